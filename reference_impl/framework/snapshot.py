@@ -1,0 +1,212 @@
+"""The scheduler's cache and its snapshot: every node with its pods, in upstream's node order.
+
+Upstream: ``pkg/scheduler/backend/cache/cache.go`` (assume/forget/add/remove, image states),
+``backend/cache/node_tree.go`` (zone round-robin node order) and ``backend/cache/snapshot.go``
+(the lists plugins read). The reference runs one scheduling loop, so the cache and the snapshot
+are one object, changed in place: the node list is rebuilt only when nodes change.
+"""
+
+from __future__ import annotations
+
+from reference_impl.framework.types import ImageStateSummary, NodeInfo, PodInfo
+from reference_impl.model.objects import (
+    LABEL_FAILURE_DOMAIN_BETA_REGION,
+    LABEL_FAILURE_DOMAIN_BETA_ZONE,
+    LABEL_TOPOLOGY_REGION,
+    LABEL_TOPOLOGY_ZONE,
+    Namespace,
+    Node,
+    Pod,
+)
+
+
+def zone_key(node: Node) -> str:
+    """``utilnode.GetZoneKey`` (component-helpers/node/topology/helpers.go): region and zone
+    joined by a NUL, beta labels first; "" when the node has neither."""
+    labels = node.labels
+    zone = labels[LABEL_FAILURE_DOMAIN_BETA_ZONE] if LABEL_FAILURE_DOMAIN_BETA_ZONE in labels \
+        else labels.get(LABEL_TOPOLOGY_ZONE, "")
+    region = labels[LABEL_FAILURE_DOMAIN_BETA_REGION] if LABEL_FAILURE_DOMAIN_BETA_REGION in labels \
+        else labels.get(LABEL_TOPOLOGY_REGION, "")
+    if region == "" and zone == "":
+        return ""
+    return region + ":\x00:" + zone
+
+
+class NodeTree:
+    """``nodeTree``: nodes grouped by zone, zones and nodes in insertion order."""
+
+    def __init__(self) -> None:
+        self.tree: dict[str, list[str]] = {}
+        self.zones: list[str] = []
+        self.num_nodes = 0
+
+    def add(self, node: Node) -> None:
+        zone = zone_key(node)
+        names = self.tree.get(zone)
+        if names is None:
+            self.zones.append(zone)
+            self.tree[zone] = [node.name]
+        elif node.name in names:
+            return
+        else:
+            names.append(node.name)
+        self.num_nodes += 1
+
+    def remove(self, node: Node) -> None:
+        zone = zone_key(node)
+        names = self.tree.get(zone)
+        if names is None or node.name not in names:
+            return
+        names.remove(node.name)
+        if not names:
+            del self.tree[zone]
+            self.zones.remove(zone)
+        self.num_nodes -= 1
+
+    def update(self, old: Node, new: Node) -> None:
+        if zone_key(old) == zone_key(new):
+            return
+        self.remove(old)
+        self.add(new)
+
+    def list(self) -> list[str]:
+        """``nodeTree.list``: one node from each zone in turn."""
+        out: list[str] = []
+        index = 0
+        while len(out) < self.num_nodes:
+            for zone in self.zones:
+                names = self.tree[zone]
+                if index < len(names):
+                    out.append(names[index])
+            index += 1
+        return out
+
+
+class Snapshot:
+    """Nodes, the pods bound or assumed on them, and the derived lists plugins read."""
+
+    def __init__(self, nodes: list[Node] = (), pods: list[Pod] = (),  # type: ignore[assignment]
+                 namespaces: dict[str, Namespace] | None = None) -> None:
+        self.node_info_map: dict[str, NodeInfo] = {}
+        self.node_tree = NodeTree()
+        self.image_states: dict[str, ImageStateSummary] = {}
+        self.namespaces: dict[str, Namespace] = dict(namespaces or {})
+        self.pod_locations: dict[str, str] = {}  # pod uid -> node name
+        self._list: list[NodeInfo] | None = None
+        self._affinity_list: list[NodeInfo] | None = None
+        self._anti_affinity_list: list[NodeInfo] | None = None
+        for node in nodes:
+            self.add_node(node)
+        for pod in pods:
+            if pod.node_name:
+                self.add_pod(pod)
+
+    # ----- nodes -----
+    def add_node(self, node: Node) -> NodeInfo:
+        ni = self.node_info_map.get(node.name)
+        if ni is None:
+            ni = NodeInfo(node)
+            self.node_info_map[node.name] = ni
+        else:
+            self.node_tree.update(ni.node, node)
+            self._remove_image_states(ni.node)
+            ni.node = node
+        self.node_tree.add(node)
+        self._add_image_states(node, ni)
+        self._invalidate()
+        return ni
+
+    def update_node(self, node: Node) -> NodeInfo:
+        return self.add_node(node)
+
+    def remove_node(self, name: str) -> None:
+        ni = self.node_info_map.pop(name, None)
+        if ni is None:
+            return
+        self.node_tree.remove(ni.node)
+        self._remove_image_states(ni.node)
+        for pi in ni.pods:
+            self.pod_locations.pop(pi.pod.uid, None)
+        self._invalidate()
+
+    def _add_image_states(self, node: Node, ni: NodeInfo) -> None:
+        summary: dict[str, ImageStateSummary] = {}
+        for image in node.images:
+            for name in image.names:
+                state = self.image_states.get(name)
+                if state is None:
+                    state = ImageStateSummary(image.size_bytes)
+                    self.image_states[name] = state
+                state.nodes.add(node.name)
+                summary.setdefault(name, state)
+        ni.image_states = summary
+
+    def _remove_image_states(self, node: Node) -> None:
+        for image in node.images:
+            for name in image.names:
+                state = self.image_states.get(name)
+                if state is not None:
+                    state.nodes.discard(node.name)
+                    if not state.nodes:
+                        del self.image_states[name]
+
+    # ----- pods -----
+    def add_pod(self, pod: Pod) -> None:
+        """Add a bound or assumed pod (``cache.AssumePod`` / ``cache.AddPod``)."""
+        ni = self.node_info_map.get(pod.node_name)
+        if ni is None:
+            raise KeyError(f"pod {pod.key} is bound to unknown node {pod.node_name!r}")
+        ni.add_pod_info(PodInfo(pod))
+        self.pod_locations[pod.uid] = pod.node_name
+        if pod.affinity is not None:
+            self._affinity_list = None
+            self._anti_affinity_list = None
+
+    def remove_pod(self, pod: Pod) -> None:
+        """``cache.ForgetPod`` / ``cache.RemovePod``."""
+        node_name = self.pod_locations.pop(pod.uid, None)
+        if node_name is None:
+            return
+        ni = self.node_info_map.get(node_name)
+        if ni is not None:
+            ni.remove_pod(pod)
+        if pod.affinity is not None:
+            self._affinity_list = None
+            self._anti_affinity_list = None
+
+    def is_assumed_or_bound(self, pod: Pod) -> bool:
+        return pod.uid in self.pod_locations
+
+    # ----- lister views (fwk.SharedLister) -----
+    def _invalidate(self) -> None:
+        self._list = None
+        self._affinity_list = None
+        self._anti_affinity_list = None
+
+    def list(self) -> list[NodeInfo]:
+        """All nodes, in the node tree's zone-interleaved order."""
+        if self._list is None:
+            self._list = [self.node_info_map[n] for n in self.node_tree.list()]
+        return self._list
+
+    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+        if self._affinity_list is None:
+            self._affinity_list = [ni for ni in self.list() if ni.pods_with_affinity]
+        return self._affinity_list
+
+    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+        if self._anti_affinity_list is None:
+            self._anti_affinity_list = [
+                ni for ni in self.list() if ni.pods_with_required_anti_affinity]
+        return self._anti_affinity_list
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        return self.node_info_map.get(node_name)
+
+    def num_nodes(self) -> int:
+        return len(self.node_info_map)
+
+    def namespace_labels(self, namespace: str) -> dict[str, str] | None:
+        ns = self.namespaces.get(namespace)
+        return None if ns is None else ns.labels
