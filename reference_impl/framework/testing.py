@@ -1,0 +1,31 @@
+"""A minimal framework handle for unit-testing plugins in isolation."""
+
+from __future__ import annotations
+
+from reference_impl.framework.snapshot import Snapshot
+from reference_impl.model.objects import Namespace, Node, Pod
+
+
+class FakeHandle:
+    """Serves a snapshot built from nodes and bound pods, and a set of feature gates."""
+
+    def __init__(self, nodes: list[Node] = (), pods: list[Pod] = (),  # type: ignore[assignment]
+                 namespaces: dict[str, Namespace] | None = None,
+                 features: dict[str, bool] | None = None, parallelism: int = 1) -> None:
+        self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
+        self._features = dict(features or {})
+        self._parallelism = parallelism
+
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def feature_enabled(self, gate: str) -> bool:
+        from reference_impl.releases import current
+
+        if gate in self._features:
+            return self._features[gate]
+        return current.feature_enabled(gate)
+
+    @property
+    def parallelism(self) -> int:
+        return self._parallelism
