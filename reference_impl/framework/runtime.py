@@ -1,0 +1,489 @@
+"""The framework runtime: runs a profile's plugins at each extension point.
+
+Upstream: ``pkg/scheduler/framework/runtime/framework.go`` (frameworkImpl and its Run* methods).
+Parallel loops of upstream (Score per node, Normalize per plugin) run sequentially here; their
+results do not depend on the order. Error messages follow upstream's wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reference_impl.framework import interfaces as itf
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.snapshot import Snapshot
+from reference_impl.framework.status import (
+    Code,
+    PluginError,
+    PostFilterResult,
+    PreFilterResult,
+    Status,
+)
+from reference_impl.framework.types import NodeInfo, PodInfo
+from reference_impl.model.objects import Pod
+
+MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
+
+
+class Diagnosis:
+    """``framework.Diagnosis``: per-node statuses of a failed attempt and the plugins involved."""
+
+    __slots__ = ("node_to_status", "absent_nodes_status", "unschedulable_plugins",
+                 "pending_plugins", "pre_filter_msg", "post_filter_msg")
+
+    def __init__(self) -> None:
+        self.node_to_status: dict[str, Status] = {}
+        # NewDefaultNodeToStatus: nodes absent from the map are UnschedulableAndUnresolvable.
+        self.absent_nodes_status: Status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+        self.unschedulable_plugins: set[str] = set()
+        self.pending_plugins: set[str] = set()
+        self.pre_filter_msg = ""
+        self.post_filter_msg = ""
+
+    def add_plugin_status(self, status: Status) -> None:
+        """``Diagnosis.AddPluginStatus``."""
+        if not status.plugin:
+            return
+        if status.code == Code.PENDING:
+            self.pending_plugins.add(status.plugin)
+        elif status.is_rejected():
+            self.unschedulable_plugins.add(status.plugin)
+
+    def status_of(self, node_name: str) -> Status:
+        s = self.node_to_status.get(node_name)
+        return s if s is not None else self.absent_nodes_status
+
+
+class FrameworkHandle:
+    """The services a Framework gets from the scheduler that runs it (``fwk.Handle`` parts)."""
+
+    def __init__(self, snapshot: Snapshot, features: Callable[[str], bool], parallelism: int,
+                 nominated_pods_for_node: Callable[[str], list[PodInfo]] | None = None,
+                 bind_pod: Callable[[Pod, str], Status | None] | None = None,
+                 rng: Any = None) -> None:
+        self._snapshot = snapshot
+        self._features = features
+        self._parallelism = parallelism
+        self._nominated = nominated_pods_for_node or (lambda name: [])
+        self._bind = bind_pod
+        self.rng = rng
+        self.framework: Framework | None = None  # set by Framework.__init__
+        self.extras: dict[str, Any] = {}  # services later subsystems add (preemption, queue)
+
+    def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+    def feature_enabled(self, gate: str) -> bool:
+        return self._features(gate)
+
+    @property
+    def parallelism(self) -> int:
+        return self._parallelism
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return self._nominated(node_name)
+
+    def bind_pod(self, pod: Pod, node_name: str) -> Status | None:
+        if self._bind is None:
+            return Status.as_error("no binder configured")
+        return self._bind(pod, node_name)
+
+
+class Framework:
+    """One profile's plugins, instantiated once and ordered per extension point.
+
+    ``plugins`` maps an extension point name (``preFilter``, ``filter``, ``score``, ...) to the
+    ordered list of ``(plugin name, weight)`` of the final, expanded profile.
+    """
+
+    def __init__(self, profile_name: str, plugins: dict[str, list[tuple[str, int]]],
+                 registry: dict[str, type[itf.Plugin]], plugin_args: dict[str, Any],
+                 handle: FrameworkHandle, percentage_of_nodes_to_score: int | None = None) -> None:
+        self.profile_name = profile_name
+        self.handle = handle
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        handle.framework = self
+        self.instances: dict[str, itf.Plugin] = {}
+        self.score_weights: dict[str, int] = {}
+
+        def get(name: str) -> itf.Plugin:
+            inst = self.instances.get(name)
+            if inst is None:
+                cls = registry.get(name)
+                if cls is None:
+                    raise ValueError(f"plugin {name!r} is not registered")
+                inst = cls(plugin_args.get(name), handle)
+                self.instances[name] = inst
+            return inst
+
+        def lst(point: str, base: type) -> list:
+            out = []
+            for name, weight in plugins.get(point, []):
+                inst = get(name)
+                if not isinstance(inst, base):
+                    raise ValueError(f"plugin {name!r} does not extend {point}")
+                out.append(inst)
+                if point == "score":
+                    self.score_weights[name] = weight
+            return out
+
+        self.pre_enqueue_plugins: list[itf.PreEnqueuePlugin] = lst("preEnqueue", itf.PreEnqueuePlugin)
+        self.queue_sort_plugins: list[itf.QueueSortPlugin] = lst("queueSort", itf.QueueSortPlugin)
+        self.pre_filter_plugins: list[itf.PreFilterPlugin] = lst("preFilter", itf.PreFilterPlugin)
+        self.filter_plugins: list[itf.FilterPlugin] = lst("filter", itf.FilterPlugin)
+        self.post_filter_plugins: list[itf.PostFilterPlugin] = lst("postFilter", itf.PostFilterPlugin)
+        self.pre_score_plugins: list[itf.PreScorePlugin] = lst("preScore", itf.PreScorePlugin)
+        self.score_plugins: list[itf.ScorePlugin] = lst("score", itf.ScorePlugin)
+        self.reserve_plugins: list[itf.ReservePlugin] = lst("reserve", itf.ReservePlugin)
+        self.permit_plugins: list[itf.PermitPlugin] = lst("permit", itf.PermitPlugin)
+        self.pre_bind_plugins: list[itf.PreBindPlugin] = lst("preBind", itf.PreBindPlugin)
+        self.bind_plugins: list[itf.BindPlugin] = lst("bind", itf.BindPlugin)
+        self.post_bind_plugins: list[itf.PostBindPlugin] = lst("postBind", itf.PostBindPlugin)
+        self._filter_pairs = [(p.name, p.filter) for p in self.filter_plugins]
+
+    # ----- queries -----
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filter_plugins)
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.post_filter_plugins)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    def queue_sort_less(self) -> Callable[[Any, Any], bool]:
+        return self.queue_sort_plugins[0].less
+
+    # ----- PreEnqueue -----
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status | None:
+        for pl in self.pre_enqueue_plugins:
+            s = pl.pre_enqueue(pod)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status.as_error(
+                    f"running PreEnqueue plugin {pl.name}: {s.message()}").with_plugin(pl.name)
+        return None
+
+    # ----- PreFilter -----
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod
+                               ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """``RunPreFilterPlugins``: merge PreFilterResults; Skip marks the Filter skipped;
+        Unschedulable runs the rest (preemption may help), UnschedulableAndUnresolvable stops."""
+        nodes = self.handle.snapshot().list()
+        skip: set[str] = set()
+        result: PreFilterResult | None = None
+        plugins_with_nodes: set[str] = set()
+        return_status: Status | None = None
+        try:
+            for pl in self.pre_filter_plugins:
+                r, s = pl.pre_filter(state, pod, nodes)
+                if s is not None and s.code == Code.SKIP:
+                    skip.add(pl.name)
+                    continue
+                if s is not None and s.code != Code.SUCCESS:
+                    s.plugin = pl.name
+                    if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                        return None, s, set()
+                    if s.code == Code.UNSCHEDULABLE:
+                        return_status = s
+                        continue
+                    return None, Status.as_error(
+                        f'running PreFilter plugin "{pl.name}": {s.message()}'
+                    ).with_plugin(pl.name), set()
+                if r is not None and r.node_names is not None:
+                    plugins_with_nodes.add(pl.name)
+                result = PreFilterResult.merge(result, r)
+                if result is not None and result.node_names is not None and not result.node_names:
+                    names = sorted(plugins_with_nodes)
+                    if len(names) == 1:
+                        msg = f"node(s) didn't satisfy plugin {names[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+                    return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), plugins_with_nodes
+            return result, return_status, plugins_with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pi: PodInfo,
+                                         node_info: NodeInfo) -> Status | None:
+        for pl in self.pre_filter_plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in state.skip_filter_plugins:
+                continue
+            s = ext.add_pod(state, pod, pi, node_info)
+            if s is not None and not s.is_success():
+                return Status.as_error(
+                    f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}')
+        return None
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pi: PodInfo,
+                                            node_info: NodeInfo) -> Status | None:
+        for pl in self.pre_filter_plugins:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.name in state.skip_filter_plugins:
+                continue
+            s = ext.remove_pod(state, pod, pi, node_info)
+            if s is not None and not s.is_success():
+                return Status.as_error(
+                    f'running RemovePod on PreFilter plugin "{pl.name}": {s.message()}')
+        return None
+
+    # ----- Filter -----
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo
+                           ) -> Status | None:
+        """``RunFilterPlugins``: the first non-success status, with its plugin set."""
+        skip = state.skip_filter_plugins
+        for name, fn in self._filter_pairs:
+            if skip and name in skip:
+                continue
+            s = fn(state, pod, node_info)
+            if s is not None and s.code != Code.SUCCESS:
+                if not s.is_rejected():
+                    s = Status.as_error(f'running "{name}" filter plugin: {s.message()}')
+                s.plugin = name
+                return s
+        return None
+
+    def run_all_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo
+                               ) -> list[tuple[str, Status | None]]:
+        """Every Filter plugin's own status on one node (for ``explain``); a plugin whose
+        PreFilter returned Skip is reported as Skip."""
+        out: list[tuple[str, Status | None]] = []
+        for name, fn in self._filter_pairs:
+            if name in state.skip_filter_plugins:
+                out.append((name, Status(Code.SKIP)))
+                continue
+            s = fn(state, pod, node_info)
+            if s is not None and s.code != Code.SUCCESS:
+                s.plugin = name
+            out.append((name, s))
+        return out
+
+    def add_ge_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo
+                              ) -> tuple[bool, CycleState, NodeInfo]:
+        """``addGENominatedPods``: nominated pods of equal or higher priority, added to a copy of
+        the node and of the state."""
+        nominated = self.handle.nominated_pods_for_node(node_info.node.name)
+        if not nominated:
+            return False, state, node_info
+        node_out = node_info.snapshot_copy()
+        state_out = state.clone()
+        added = False
+        prio = pod.priority
+        for pi in nominated:
+            if pi.pod.priority >= prio and pi.pod.uid != pod.uid:
+                node_out.add_pod_info(pi)
+                s = self.run_pre_filter_extension_add_pod(state_out, pod, pi, node_out)
+                if s is not None and not s.is_success():
+                    raise PluginError(s.message())
+                added = True
+        return added, state_out, node_out
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None:
+        """``RunFilterPluginsWithNominatedPods``: with higher-or-equal-priority nominated pods
+        added first; if that passes and pods were added, again without them."""
+        try:
+            added, state1, node1 = self.add_ge_nominated_pods(state, pod, node_info)
+        except PluginError as e:
+            return e.status
+        status = self.run_filter_plugins(state1, pod, node1)
+        if status is not None and not status.is_success() and not status.is_rejected():
+            return status
+        if not added or (status is not None and not status.is_success()):
+            return status
+        return self.run_filter_plugins(state, pod, node_info)
+
+    # ----- PostFilter -----
+    def run_post_filter_plugins(self, state: CycleState, pod: Pod, diagnosis: Diagnosis
+                                ) -> tuple[PostFilterResult | None, Status]:
+        result: PostFilterResult | None = None
+        reasons: list[str] = []
+        rejector = ""
+        for pl in self.post_filter_plugins:
+            r, s = pl.post_filter(state, pod, diagnosis)
+            if s is None or s.is_success():
+                return r, s or Status(Code.SUCCESS)
+            if s.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return r, s.with_plugin(pl.name)
+            if not s.is_rejected():
+                return None, Status.as_error(s.message()).with_plugin(pl.name)
+            if r is not None and r.nominating_info is not None and r.nominating_info.mode != 0:
+                result = r
+            reasons.extend(s.all_reasons())
+            if not rejector:
+                rejector = pl.name
+        return result, Status(Code.UNSCHEDULABLE, *reasons, plugin=rejector)
+
+    # ----- PreScore / Score -----
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                              ) -> Status | None:
+        skip: set[str] = set()
+        try:
+            for pl in self.pre_score_plugins:
+                s = pl.pre_score(state, pod, nodes)
+                if s is not None and s.code == Code.SKIP:
+                    skip.add(pl.name)
+                    continue
+                if s is not None and s.code != Code.SUCCESS:
+                    return Status.as_error(f'running PreScore plugin "{pl.name}": {s.message()}')
+            return None
+        finally:
+            state.skip_score_plugins = skip
+
+    def non_skipped_score_plugins(self, state: CycleState) -> list[itf.ScorePlugin]:
+        skip = state.skip_score_plugins
+        return [pl for pl in self.score_plugins if pl.name not in skip]
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                          ) -> tuple[list[ScoredNode] | None, Status | None]:
+        """``RunScorePlugins``: raw scores per plugin and node, NormalizeScore, range check
+        [0, 100] after normalizing, then weighted sum."""
+        plugins = self.non_skipped_score_plugins(state)
+        n = len(nodes)
+        results = [ScoredNode(ni.node.name) for ni in nodes]
+        if not plugins:
+            return results, None
+        per_plugin: list[list[list]] = []
+        for pl in plugins:
+            score = pl.score
+            lst = []
+            try:
+                for ni in nodes:
+                    lst.append([ni.node.name, score(state, pod, ni)])
+            except PluginError as e:
+                return None, Status.as_error(
+                    f'running Score plugins: plugin "{pl.name}" failed with: {e.status.message()}')
+            per_plugin.append(lst)
+        for i, pl in enumerate(plugins):
+            raw = per_plugin[i]
+            for j in range(n):
+                results[j].raw.append((pl.name, raw[j][1]))
+            if pl.has_normalize_score:
+                s = pl.normalize_score(state, pod, raw)
+                if s is not None and not s.is_success():
+                    return None, Status.as_error(
+                        f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
+                        f'{s.message()}')
+        for i, pl in enumerate(plugins):
+            weight = self.score_weights[pl.name]
+            lst = per_plugin[i]
+            for j in range(n):
+                sc = lst[j][1]
+                if sc > itf.MAX_NODE_SCORE or sc < itf.MIN_NODE_SCORE:
+                    return None, Status.as_error(
+                        "applying score defaultWeights on Score plugins: "
+                        f'plugin "{pl.name}" returns an invalid score {sc}, it should in the '
+                        f"range of [{itf.MIN_NODE_SCORE}, {itf.MAX_NODE_SCORE}] after normalizing")
+                r = results[j]
+                r.normalized.append((pl.name, sc))
+                r.weighted.append((pl.name, sc * weight))
+                r.total += sc * weight
+        return results, None
+
+    # ----- Reserve / Permit / PreBind / Bind / PostBind -----
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str
+                                    ) -> Status | None:
+        for pl in self.reserve_plugins:
+            s = pl.reserve(state, pod, node_name)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status.as_error(f'running Reserve plugin "{pl.name}": {s.message()}')
+        return None
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in reversed(self.reserve_plugins):
+            pl.unreserve(state, pod, node_name)
+
+    def run_permit_plugins(self, state: CycleState, pod: Pod, node_name: str
+                           ) -> tuple[dict[str, float], Status | None]:
+        wait_status: Status | None = None
+        wait_times: dict[str, float] = {}
+        for pl in self.permit_plugins:
+            s, timeout = pl.permit(state, pod, node_name)
+            if s is None or s.is_success():
+                continue
+            if s.is_rejected():
+                return {}, s.with_plugin(pl.name)
+            if s.code == Code.WAIT:
+                wait_times[pl.name] = min(timeout, MAX_PERMIT_TIMEOUT_SECONDS)
+                wait_status = s
+            else:
+                return {}, Status.as_error(
+                    f'running Permit plugin "{pl.name}": {s.message()}').with_plugin(pl.name)
+        if wait_status is not None:
+            wait_status.reasons.append(
+                "one or more plugins asked to wait and no plugin rejected pod")
+            return wait_times, wait_status
+        return {}, None
+
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: Pod, node_name: str
+                                 ) -> Status | None:
+        """``RunPreBindPreFlights``: Skip when every plugin skips; records skipped plugins."""
+        skip: set[str] = set()
+        returning: Status | None = Status(Code.SKIP)
+        for pl in self.pre_bind_plugins:
+            s = pl.pre_bind_pre_flight(state, pod, node_name)
+            code = Code.SUCCESS if s is None else s.code
+            if code == Code.ERROR:
+                return Status.as_error(f'running PreBindPreFlight "{pl.name}": {s.message()}')  # type: ignore[union-attr]
+            if code == Code.SUCCESS:
+                returning = None
+            elif code == Code.SKIP:
+                skip.add(pl.name)
+            else:
+                return Status.as_error(
+                    f'PreBindPreFlight {pl.name} returned "{code.upstream_name}", which is '
+                    "unsupported. It is supposed to return Success, Skip, or Error status")
+        state.skip_pre_bind_plugins = skip
+        return returning
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        for pl in self.pre_bind_plugins:
+            if pl.name in state.skip_pre_bind_plugins:
+                continue
+            s = pl.pre_bind(state, pod, node_name)
+            if s is not None and not s.is_success():
+                if s.is_rejected():
+                    return s.with_plugin(pl.name)
+                return Status.as_error(f'running PreBind plugin "{pl.name}": {s.message()}')
+        return None
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        if not self.bind_plugins:
+            return Status(Code.SKIP, "")
+        status: Status | None = None
+        for pl in self.bind_plugins:
+            status = pl.bind(state, pod, node_name)
+            if status is not None and status.code == Code.SKIP:
+                continue
+            if status is not None and not status.is_success():
+                if status.is_rejected():
+                    return status.with_plugin(pl.name)
+                return Status.as_error(f'running Bind plugin "{pl.name}": {status.message()}')
+            return status
+        return status
+
+    def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        for pl in self.post_bind_plugins:
+            pl.post_bind(state, pod, node_name)
+
+
+class ScoredNode:
+    """``fwk.NodePluginScores`` plus the raw and normalized scores, for explanations."""
+
+    __slots__ = ("name", "raw", "normalized", "weighted", "total", "randomizer")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.raw: list[tuple[str, int]] = []
+        self.normalized: list[tuple[str, int]] = []
+        self.weighted: list[tuple[str, int]] = []
+        self.total = 0
+        self.randomizer = 0
+
+    def __repr__(self) -> str:
+        return f"ScoredNode({self.name}, total={self.total})"

@@ -1,0 +1,367 @@
+"""A pod's effective resource requests, host ports, and their scheduler-unit form.
+
+Upstream:
+
+* ``staging/src/k8s.io/component-helpers/resource/helpers.go``: PodRequests,
+  AggregateContainerRequests (aggregateContainerResourcesByFn), applyNonMissing,
+  IsPodLevelRequestsSet, IsSupportedPodLevelResource;
+* ``pkg/scheduler/framework/types.go``: PodInfo.CalculateResource,
+  getNonMissingContainerRequests, Resource.Add, Resource.SetMaxResource;
+* ``pkg/scheduler/util/pod_resources.go`` (DefaultMilliCPURequest, DefaultMemoryRequest) and
+  ``pkg/scheduler/util/utils.go`` (IsScalarResourceName, GetHostPorts);
+* ``pkg/apis/core/v1/helper/helpers.go`` (IsExtendedResourceName & co).
+
+Quantities stay exact (``Fraction``) while summed and compared, as upstream's ``Quantity``
+arithmetic is exact; they become integers only in ``to_resource``/``max_resource``.
+
+Not modelled: everything derived from the pod *status* (in-place resize: container statuses,
+allocated/actuated resources, pod-level status resources; DRA node-allocatable claim statuses).
+Our pods have no status resources, and with none upstream's ``max(spec, actuated, allocated)``
+equals the spec, so the results are the same.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+
+from reference_impl.model.objects import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    PODS,
+    Container,
+    ContainerPort,
+    Pod,
+    PodResources,
+    Resource,
+)
+from reference_impl.model.quantity import milli_value, value
+
+# pkg/scheduler/util/pod_resources.go
+DEFAULT_MILLI_CPU_REQUEST = 100  # 0.1 core
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024  # 200 MB
+
+# The NonMissingContainerRequests the scheduler uses (e.g. resource_allocation.go when not
+# useRequested): cpu 100m, memory 200Mi.
+DEFAULT_NON_MISSING: dict[str, Fraction] = {
+    CPU: Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000),
+    MEMORY: Fraction(DEFAULT_MEMORY_REQUEST),
+}
+
+# k8s.io/api/core/v1/types.go
+RESOURCE_HUGEPAGES_PREFIX = "hugepages-"
+RESOURCE_ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
+RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
+DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
+CONTAINER_RESTART_POLICY_ALWAYS = "Always"
+
+ResourceList = dict[str, Fraction]
+
+__all__ = [
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_NON_MISSING",
+    "pod_requests",
+    "aggregate_container_requests",
+    "pod_limits",
+    "is_supported_pod_level_resource",
+    "is_pod_level_requests_set",
+    "is_pod_level_resources_set",
+    "is_restartable_init_container",
+    "non_missing_container_requests",
+    "compute_pod_resources",
+    "to_resource",
+    "max_resource",
+    "is_scalar_resource_name",
+    "is_extended_resource_name",
+    "host_ports",
+]
+
+
+# --- resource names (pkg/apis/core/v1/helper/helpers.go, validation IsQualifiedName) ---------
+
+_LABEL_KEY_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN_RE = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def is_qualified_name(value_: str) -> bool:
+    """``IsQualifiedName`` = ``content.IsLabelKey`` (apimachinery api/validate/content/kube.go):
+    an optional DNS-1123 subdomain prefix (<= 253) and '/', then a name (<= 63 chars)."""
+    parts = value_.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
+            return False
+    else:
+        return False
+    return 0 < len(name) <= 63 and _LABEL_KEY_NAME_RE.match(name) is not None
+
+
+def is_prefixed_native_resource(name: str) -> bool:
+    """``IsPrefixedNativeResource``: the name is in the *kubernetes.io/ namespace."""
+    return RESOURCE_DEFAULT_NAMESPACE_PREFIX in name
+
+
+def is_native_resource(name: str) -> bool:
+    """``IsNativeResource``: unprefixed, or in the *kubernetes.io/ namespace."""
+    return "/" not in name or is_prefixed_native_resource(name)
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """``IsExtendedResourceName``: not native, not ``requests.*``, and ``requests.<name>`` is a
+    qualified name."""
+    if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
+        return False
+    return is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
+
+
+def is_hugepage_resource_name(name: str) -> bool:
+    """``IsHugePageResourceName``."""
+    return name.startswith(RESOURCE_HUGEPAGES_PREFIX)
+
+
+def is_attachable_volume_resource_name(name: str) -> bool:
+    """``IsAttachableVolumeResourceName``."""
+    return name.startswith(RESOURCE_ATTACHABLE_VOLUMES_PREFIX)
+
+
+_SCALAR_CACHE: dict[str, bool] = {}
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """``schedutil.IsScalarResourceName`` (pkg/scheduler/util/utils.go): extended, hugepages,
+    prefixed native (``*kubernetes.io/*``) or attachable-volumes resources."""
+    found = _SCALAR_CACHE.get(name)
+    if found is None:
+        found = (is_extended_resource_name(name) or is_hugepage_resource_name(name)
+                 or is_prefixed_native_resource(name) or is_attachable_volume_resource_name(name))
+        _SCALAR_CACHE[name] = found
+    return found
+
+
+# --- PodRequests (component-helpers/resource/helpers.go) -------------------------------------
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    """``IsSupportedPodLevelResource``: cpu, memory and hugepages-*."""
+    return name == CPU or name == MEMORY or name.startswith(RESOURCE_HUGEPAGES_PREFIX)
+
+
+def is_pod_level_requests_set(pod: Pod) -> bool:
+    """``IsPodLevelRequestsSet``: spec.resources.requests names a supported resource."""
+    return any(is_supported_pod_level_resource(n) for n, _ in pod.pod_level_requests)
+
+
+def is_pod_level_resources_set(pod: Pod) -> bool:
+    """``IsPodLevelResourcesSet``: spec.resources requests or limits name a supported
+    resource."""
+    return (is_pod_level_requests_set(pod)
+            or any(is_supported_pod_level_resource(n) for n, _ in pod.pod_level_limits))
+
+
+def is_restartable_init_container(container: Container) -> bool:
+    """``isRestartableInitContainer``: an init container with restartPolicy Always (sidecar)."""
+    return container.restart_policy == CONTAINER_RESTART_POLICY_ALWAYS
+
+
+def _add(into: ResourceList, items: Iterable[tuple[str, Fraction]]) -> None:
+    """``addResourceList``."""
+    for name, q in items:
+        into[name] = into.get(name, 0) + q
+
+
+def _max_into(into: ResourceList, items: Iterable[tuple[str, Fraction]]) -> None:
+    """``maxResourceList``: set each resource of ``items`` to the greater value."""
+    for name, q in items:
+        cur = into.get(name)
+        if cur is None or q > cur:
+            into[name] = q
+
+
+def _apply_non_missing(reqs: tuple[tuple[str, Fraction], ...],
+                       non_missing: Mapping[str, Fraction]) -> ResourceList:
+    """``applyNonMissing``: a copy of ``reqs`` plus the ``non_missing`` value of every resource
+    the container does not name (a request explicitly set, even to zero, is kept)."""
+    out = dict(reqs)
+    for name, q in non_missing.items():
+        if name not in out:
+            out[name] = q
+    return out
+
+
+def _aggregate(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
+               non_missing: Mapping[str, Fraction] | None, limits: bool) -> ResourceList:
+    """``aggregateContainerResourcesByFn`` with spec requests (or limits).
+
+    Regular containers are summed; restartable init containers (sidecars) are added to that
+    sum too. Each init container i needs (its own resources + the sidecars started before it)
+    while it runs, and a sidecar needs the sum of all sidecars up to it; the pod needs the
+    per-resource max of the running sum and those init-phase peaks.
+    """
+    def resources_of(c: Container) -> Iterable[tuple[str, Fraction]]:
+        items = c.limits if limits else c.requests
+        if non_missing:
+            return _apply_non_missing(items, non_missing).items()
+        return items
+
+    result: ResourceList = {}
+    for c in containers:
+        _add(result, resources_of(c))
+
+    restartable: ResourceList = {}
+    init_peak: ResourceList = {}
+    for c in init_containers:
+        res = resources_of(c)
+        if is_restartable_init_container(c):
+            _add(result, res)
+            _add(restartable, res)
+            current: Iterable[tuple[str, Fraction]] = restartable.items()
+        else:
+            combined: ResourceList = {}
+            _add(combined, res)
+            _add(combined, restartable.items())
+            current = combined.items()
+        _max_into(init_peak, current)
+    _max_into(result, init_peak.items())
+    return result
+
+
+def aggregate_container_requests(pod: Pod, *,
+                                 non_missing: Mapping[str, Fraction] | None = None
+                                 ) -> ResourceList:
+    """``AggregateContainerRequests`` (without status resources): containers, sidecars and init
+    containers per the sidecar KEP formula, ``non_missing`` applied per container."""
+    return _aggregate(pod.containers, pod.init_containers, non_missing, limits=False)
+
+
+def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None,
+                 pod_level_resources: bool = True,
+                 exclude_overhead: bool = False) -> ResourceList:
+    """``PodRequests`` (component-helpers/resource/helpers.go).
+
+    The aggregate of the containers; then, if the PodLevelResources gate is on
+    (``pod_level_resources``) and spec.resources.requests names a supported resource, each
+    supported pod-level request replaces the aggregate value of that resource; then the pod
+    overhead is added (unless ``exclude_overhead``).
+    """
+    reqs = aggregate_container_requests(pod, non_missing=non_missing)
+    if pod_level_resources and is_pod_level_requests_set(pod):
+        for name, q in pod.pod_level_requests:
+            if is_supported_pod_level_resource(name):
+                reqs[name] = q
+    if not exclude_overhead and pod.overhead:
+        _add(reqs, pod.overhead)
+    return reqs
+
+
+def pod_limits(pod: Pod, *, pod_level_resources: bool = True,
+               exclude_overhead: bool = False) -> ResourceList:
+    """``PodLimits`` (without status resources): aggregated container limits, supported
+    pod-level limits replacing them when pod-level resources are set, overhead added to the
+    non-zero limits only."""
+    limits = _aggregate(pod.containers, pod.init_containers, None, limits=True)
+    if pod_level_resources and is_pod_level_resources_set(pod):
+        for name, q in pod.pod_level_limits:
+            if is_supported_pod_level_resource(name):
+                limits[name] = q
+    if not exclude_overhead:
+        for name, q in pod.overhead:
+            cur = limits.get(name)
+            if cur is not None and cur != 0:
+                limits[name] = cur + q
+    return limits
+
+
+# --- scheduler units (pkg/scheduler/framework/types.go) --------------------------------------
+
+def to_resource(reqs: Mapping[str, Fraction]) -> Resource:
+    """``NewResource`` / ``Resource.Add``: cpu in MilliValue, memory, ephemeral-storage and
+    pods in Value, scalar resources (see ``is_scalar_resource_name``) in Value; other names
+    are dropped. A scalar resource is recorded even when its value is zero."""
+    r = Resource()
+    for name, q in reqs.items():
+        if name == CPU:
+            r.milli_cpu += milli_value(q)
+        elif name == MEMORY:
+            r.memory += value(q)
+        elif name == PODS:
+            r.allowed_pod_number += value(q)
+        elif name == EPHEMERAL_STORAGE:
+            r.ephemeral_storage += value(q)
+        elif is_scalar_resource_name(name):
+            r.scalar[name] = r.scalar.get(name, 0) + value(q)
+    return r
+
+
+def max_resource(reqs: Mapping[str, Fraction], into: Resource | None = None) -> Resource:
+    """``Resource.SetMaxResource`` (on a new Resource unless ``into`` is given): per resource
+    the max of the current and the new value. Unlike ``Resource.Add`` it ignores ``pods``."""
+    r = Resource() if into is None else into
+    for name, q in reqs.items():
+        if name == MEMORY:
+            r.memory = max(r.memory, value(q))
+        elif name == CPU:
+            r.milli_cpu = max(r.milli_cpu, milli_value(q))
+        elif name == EPHEMERAL_STORAGE:
+            r.ephemeral_storage = max(r.ephemeral_storage, value(q))
+        elif is_scalar_resource_name(name):
+            r.scalar[name] = max(r.scalar.get(name, 0), value(q))
+    return r
+
+
+def non_missing_container_requests(requests: Mapping[str, Fraction],
+                                   pod_level_requests_set: bool) -> ResourceList:
+    """``getNonMissingContainerRequests`` (framework/types.go).
+
+    Without pod-level requests: cpu 100m and memory 200Mi. With them: the default for cpu
+    (memory) only if the computed pod requests have no cpu (memory) entry at all.
+    """
+    if not pod_level_requests_set:
+        return dict(DEFAULT_NON_MISSING)
+    out: ResourceList = {}
+    if CPU not in requests:
+        out[CPU] = DEFAULT_NON_MISSING[CPU]
+    if MEMORY not in requests:
+        out[MEMORY] = DEFAULT_NON_MISSING[MEMORY]
+    return out
+
+
+def compute_pod_resources(pod: Pod, *, pod_level_resources: bool = True) -> PodResources:
+    """``PodInfo.CalculateResource`` (framework/types.go).
+
+    ``requests``: PodRequests in scheduler units. ``non0_cpu``/``non0_mem``: cpu/memory of
+    PodRequests recomputed with the default requests for containers that set none (see
+    ``non_missing_container_requests``), used by the scoring plugins and NodeInfo's
+    NonZeroRequested.
+    """
+    requests = pod_requests(pod, pod_level_resources=pod_level_resources)
+    plr_set = pod_level_resources and is_pod_level_requests_set(pod)
+    non_missing = non_missing_container_requests(requests, plr_set)
+    non0 = requests
+    if non_missing:
+        non0 = pod_requests(pod, non_missing=non_missing, pod_level_resources=pod_level_resources)
+    return PodResources(
+        requests=to_resource(requests),
+        non0_cpu=milli_value(Fraction(non0.get(CPU, 0))),
+        non0_mem=value(Fraction(non0.get(MEMORY, 0))),
+    )
+
+
+# --- host ports (pkg/scheduler/util/utils.go) ------------------------------------------------
+
+def host_ports(pod: Pod) -> tuple[ContainerPort, ...]:
+    """``GetHostPorts``: the ports with hostPort > 0 of the restartable init containers
+    (sidecars, which run for the pod's whole life), then of the regular containers. Plain init
+    containers are not counted."""
+    ports: list[ContainerPort] = []
+    for c in pod.init_containers:
+        if not is_restartable_init_container(c):
+            continue
+        ports.extend(p for p in c.ports if p.host_port > 0)
+    for c in pod.containers:
+        ports.extend(p for p in c.ports if p.host_port > 0)
+    return tuple(ports)

@@ -1,0 +1,291 @@
+"""One scheduling attempt for one pod: the scheduling cycle and the binding cycle.
+
+Upstream: ``pkg/scheduler/schedule_one.go`` (scheduleOnePod, schedulingCycle, schedulingAlgorithm,
+schedulePod, findNodesThatFitPod, evaluateNominatedNode, findNodesThatPassFilters,
+numFeasibleNodesToFind, prioritizeNodes, assume, bindingCycle, handleBindingCycleError,
+handleSchedulingFailure) and ``pkg/scheduler/framework/types.go`` (FitError).
+
+Upstream filters nodes in parallel (``parallelism`` workers) and stops at the first feasible node
+past ``numFeasibleNodesToFind``, so *which* nodes are examined depends on goroutine timing once a
+cluster has 100 nodes or more. The reference models upstream run with parallelism 1: nodes are
+examined one by one from ``nextStartNodeIndex``, which is deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode
+from reference_impl.framework.snapshot import Snapshot
+from reference_impl.framework.status import (
+    MODE_OVERRIDE,
+    Code,
+    NominatingInfo,
+    Status,
+)
+from reference_impl.framework.types import NodeInfo, PodInfo
+from reference_impl.model.objects import Pod
+from reference_impl.scheduler.batch import OpportunisticBatch
+from reference_impl.scheduler.nominator import Nominator
+from reference_impl.scheduler.select_host import SortedScoredNodes
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
+ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
+
+BOUND = "Bound"
+UNSCHEDULABLE = "Unschedulable"
+ERROR = "Error"
+GATED = "Gated"
+
+
+class FitError(Exception):
+    """``framework.FitError``: no node fits; carries the diagnosis."""
+
+    def __init__(self, pod: Pod, num_all_nodes: int, diagnosis: Diagnosis) -> None:
+        super().__init__()
+        self.pod = pod
+        self.num_all_nodes = num_all_nodes
+        self.diagnosis = diagnosis
+
+    def message(self) -> str:
+        """``FitError.Error``: "0/N nodes are available: <histogram>." plus PostFilter text."""
+        d = self.diagnosis
+        msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
+        if d.pre_filter_msg:
+            msg += f" {d.pre_filter_msg}."
+        else:
+            hist: dict[str, int] = {}
+            for st in d.node_to_status.values():
+                for r in st.all_reasons():
+                    hist[r] = hist.get(r, 0) + 1
+            absent = self.num_all_nodes - len(d.node_to_status)
+            if absent > 0:
+                for r in d.absent_nodes_status.all_reasons():
+                    hist[r] = hist.get(r, 0) + absent
+            parts = sorted(f"{v} {k}" for k, v in hist.items())
+            if parts:
+                msg += " " + ", ".join(parts) + "."
+        if d.post_filter_msg:
+            msg += " " + d.post_filter_msg
+        return msg
+
+    __str__ = message
+
+
+@dataclass(slots=True)
+class ScheduleResult:
+    suggested_host: str
+    evaluated_nodes: int
+    feasible_nodes: int
+    scored: list[ScoredNode] | None = None  # None when the one-feasible-node shortcut was taken
+    feasible: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Attempt:
+    """What one scheduling attempt did, for the SimulationResult."""
+
+    pod: str
+    outcome: str
+    node: str | None = None
+    message: str = ""
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+    nominated_node: str | None = None
+    candidates: list[str] = field(default_factory=list)
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """``numFeasibleNodesToFind``: all nodes below 100; else the percentage (adaptive
+    50 - n/125, at least 5, when 0) of nodes, at least 100."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = 50 - num_all_nodes // 125
+        if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND:
+            percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND
+    num_nodes = num_all_nodes * percentage // 100
+    if num_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return MIN_FEASIBLE_NODES_TO_FIND
+    return num_nodes
+
+
+class SchedulingCore:
+    """The parts of upstream's ``Scheduler`` that one attempt uses: snapshot (cache), profiles,
+    nextStartNodeIndex, the nominator, the batching state and the global percentage."""
+
+    def __init__(self, snapshot: Snapshot, profiles: dict[str, Framework],
+                 percentage_of_nodes_to_score: int, nominator: Nominator,
+                 batching: bool = True) -> None:
+        self.snapshot = snapshot
+        self.profiles = profiles
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.next_start_node_index = 0
+        self.nominator = nominator
+        self.batch = OpportunisticBatch() if batching else None
+        self.scheduling_cycle = 0
+        self.record_scores = False  # keep raw/normalized per-plugin scores (explain)
+
+    # ----- schedulePod -----
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod,
+                     signature: object = None) -> ScheduleResult:
+        """``schedulePod``: raises FitError, or RuntimeError for an Error status."""
+        if self.snapshot.num_nodes() == 0:
+            raise NoNodesAvailable()
+        feasible, diagnosis, hint = self.find_nodes_that_fit_pod(fwk, state, pod, signature)
+        if not feasible:
+            raise FitError(pod, self.snapshot.num_nodes(), diagnosis)
+        if len(feasible) == 1:
+            node = feasible[0].node.name
+            if self.batch is not None:
+                self.batch.store_schedule_results(signature, hint, node, None,
+                                                  self.scheduling_cycle)
+            return ScheduleResult(node, 1 + len(diagnosis.node_to_status), 1, None, [node])
+        scored = self.prioritize_nodes(fwk, state, pod, feasible)
+        heap = SortedScoredNodes(scored)
+        node = heap.pop().name
+        if self.batch is not None:
+            self.batch.store_schedule_results(signature, hint, node, heap, self.scheduling_cycle)
+        return ScheduleResult(node, len(feasible) + len(diagnosis.node_to_status), len(feasible),
+                              scored, [ni.node.name for ni in feasible])
+
+    def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, pod: Pod,
+                                signature: object) -> tuple[list[NodeInfo], Diagnosis, str]:
+        """``findNodesThatFitPod``: PreFilter, the nominated (or hinted) node first, then the
+        search from nextStartNodeIndex."""
+        diagnosis = Diagnosis()
+        all_nodes = self.snapshot.list()
+        pre_res, s, unsched_plugins = fwk.run_pre_filter_plugins(state, pod)
+        diagnosis.unschedulable_plugins = set(unsched_plugins)
+        if s is not None and not s.is_success():
+            if not s.is_rejected():
+                raise SchedulingError(s.message())
+            diagnosis.absent_nodes_status = s
+            diagnosis.pre_filter_msg = s.message()
+            diagnosis.add_plugin_status(s)
+            return [], diagnosis, ""
+
+        hint = ""
+        if self.batch is not None:
+            hint = self.batch.get_node_hint(fwk, pod, signature, state, self.scheduling_cycle)
+
+        if pod.nominated_node_name or hint:
+            feasible = self.evaluate_nominated_node(fwk, state, pod, hint, diagnosis)
+            if feasible:
+                return feasible, diagnosis, hint
+
+        nodes = all_nodes
+        if pre_res is not None and pre_res.node_names is not None:
+            # Upstream iterates a Go map here (random order); the reference keeps node order.
+            names = pre_res.node_names
+            nodes = [ni for ni in all_nodes if ni.node.name in names]
+            diagnosis.absent_nodes_status = Status(
+                Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]")
+        feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+        processed = len(feasible) + len(diagnosis.node_to_status)
+        if all_nodes:
+            self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        return feasible, diagnosis, hint
+
+    def evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod: Pod, hint: str,
+                                diagnosis: Diagnosis) -> list[NodeInfo]:
+        """``evaluateNominatedNode``: the nominated node (else the batch hint) alone."""
+        name = pod.nominated_node_name or hint
+        ni = self.snapshot.get(name)
+        if ni is None:
+            return []
+        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [ni],
+                                                 rotate=False)
+
+    def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: Pod,
+                                     diagnosis: Diagnosis, nodes: list[NodeInfo],
+                                     rotate: bool = True) -> list[NodeInfo]:
+        """``findNodesThatPassFilters`` with one worker: nodes checked in order from
+        nextStartNodeIndex; the search stops at the first feasible node beyond
+        numNodesToFind (that node is dropped and not counted as processed)."""
+        n = len(nodes)
+        pct = fwk.percentage_of_nodes_to_score
+        to_find = num_feasible_nodes_to_find(
+            self.percentage_of_nodes_to_score if pct is None else pct, n)
+        if not fwk.has_score_plugins():
+            to_find = 1
+        start = self.next_start_node_index
+        if not fwk.has_filter_plugins():
+            return [nodes[(start + i) % n] for i in range(to_find)]
+        feasible: list[NodeInfo] = []
+        failed: list[tuple[str, Status]] = []
+        run = fwk.run_filter_plugins_with_nominated_pods
+        nominated_any = self.nominator.has_any()
+        run_plain = fwk.run_filter_plugins
+        error: Status | None = None
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            s = run(state, pod, ni) if nominated_any else run_plain(state, pod, ni)
+            if s is None or s.code == Code.SUCCESS:
+                if len(feasible) + 1 > to_find:
+                    break
+                feasible.append(ni)
+            elif s.code == Code.ERROR:
+                error = s
+                break
+            else:
+                failed.append((ni.node.name, s))
+        for name, st in failed:
+            diagnosis.node_to_status[name] = st
+            diagnosis.add_plugin_status(st)
+        if error is not None:
+            raise SchedulingError(error.message())
+        return feasible
+
+    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
+                         nodes: list[NodeInfo]) -> list[ScoredNode]:
+        """``prioritizeNodes`` (no extenders): PreScore, Score; without Score plugins every
+        node scores 1."""
+        if not fwk.has_score_plugins():
+            out = []
+            for ni in nodes:
+                sn = ScoredNode(ni.node.name)
+                sn.total = 1
+                out.append(sn)
+            return out
+        s = fwk.run_pre_score_plugins(state, pod, nodes)
+        if s is not None and not s.is_success():
+            raise SchedulingError(s.message())
+        scored, s = fwk.run_score_plugins(state, pod, nodes)
+        if s is not None and not s.is_success():
+            raise SchedulingError(s.message())
+        assert scored is not None
+        return scored
+
+
+class NoNodesAvailable(Exception):
+    """``ErrNoNodesAvailable``."""
+
+    def __str__(self) -> str:
+        return ERR_NO_NODES_AVAILABLE
+
+
+class SchedulingError(Exception):
+    """A plugin returned an Error status; the attempt ends with a SchedulerError."""
+
+
+def assumed_copy(pod: Pod, host: str) -> Pod:
+    """``assume``: a copy of the pod with spec.nodeName set (the queued object is untouched)."""
+    return dataclasses.replace(pod, node_name=host, nominated_node_name="")
+
+
+def clear_nomination() -> NominatingInfo:
+    return NominatingInfo("", MODE_OVERRIDE)
+
+
+__all__ = [
+    "Attempt", "BOUND", "ERROR", "FitError", "GATED", "NoNodesAvailable", "PodInfo",
+    "ScheduleResult", "SchedulingCore", "SchedulingError", "UNSCHEDULABLE", "assumed_copy",
+    "clear_nomination", "num_feasible_nodes_to_find",
+]
