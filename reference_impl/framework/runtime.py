@@ -61,13 +61,18 @@ class FrameworkHandle:
     def __init__(self, snapshot: Snapshot, features: Callable[[str], bool], parallelism: int,
                  nominated_pods_for_node: Callable[[str], list[PodInfo]] | None = None,
                  bind_pod: Callable[[Pod, str], Status | None] | None = None,
-                 rng: Any = None) -> None:
+                 rng: Any = None, pdbs: list | None = None,
+                 delete_pod: Callable[[Pod, Pod], Status | None] | None = None,
+                 clear_nominated_node_name: Callable[[Pod], None] | None = None) -> None:
         self._snapshot = snapshot
         self._features = features
         self._parallelism = parallelism
         self._nominated = nominated_pods_for_node or (lambda name: [])
         self._bind = bind_pod
-        self.rng = rng
+        self.rng = rng  # the seeded random.Random of the scheduler
+        self._pdbs = pdbs if pdbs is not None else []
+        self._delete_pod = delete_pod
+        self._clear_nnn = clear_nominated_node_name
         self.framework: Framework | None = None  # set by Framework.__init__
         self.extras: dict[str, Any] = {}  # services later subsystems add (preemption, queue)
 
@@ -83,6 +88,21 @@ class FrameworkHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self._nominated(node_name)
+
+    def pdbs(self) -> list:
+        """The PodDisruptionBudgets of the cluster (``PodDisruptionBudgetLister``)."""
+        return self._pdbs
+
+    def delete_pod(self, victim: Pod, preemptor: Pod) -> Status | None:
+        """Evict a preemption victim (the API DELETE of ``prepareCandidate``)."""
+        if self._delete_pod is None:
+            return Status.as_error("no pod deleter configured")
+        return self._delete_pod(victim, preemptor)
+
+    def clear_nominated_node_name(self, pod: Pod) -> None:
+        """``util.ClearNominatedNodeName`` for a lower-priority pod nominated to a node."""
+        if self._clear_nnn is not None:
+            self._clear_nnn(pod)
 
     def bind_pod(self, pod: Pod, node_name: str) -> Status | None:
         if self._bind is None:
