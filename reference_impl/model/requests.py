@@ -65,6 +65,7 @@ __all__ = [
     "DEFAULT_NON_MISSING",
     "pod_requests",
     "aggregate_container_requests",
+    "aggregate_container_limits",
     "pod_limits",
     "is_supported_pod_level_resource",
     "is_pod_level_requests_set",
@@ -238,6 +239,12 @@ def aggregate_container_requests(pod: Pod, *,
     return _aggregate(pod.containers, pod.init_containers, non_missing, limits=False)
 
 
+def aggregate_container_limits(pod: Pod) -> ResourceList:
+    """``AggregateContainerLimits`` (without status resources): container limits aggregated
+    like requests."""
+    return _aggregate(pod.containers, pod.init_containers, None, limits=True)
+
+
 def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None,
                  pod_level_resources: bool = True,
                  exclude_overhead: bool = False) -> ResourceList:
@@ -263,7 +270,7 @@ def pod_limits(pod: Pod, *, pod_level_resources: bool = True,
     """``PodLimits`` (without status resources): aggregated container limits, supported
     pod-level limits replacing them when pod-level resources are set, overhead added to the
     non-zero limits only."""
-    limits = _aggregate(pod.containers, pod.init_containers, None, limits=True)
+    limits = aggregate_container_limits(pod)
     if pod_level_resources and is_pod_level_resources_set(pod):
         for name, q in pod.pod_level_limits:
             if is_supported_pod_level_resource(name):

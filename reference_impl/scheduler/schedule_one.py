@@ -95,7 +95,8 @@ class Attempt:
     message: str = ""
     reasons: dict[str, list[str]] = field(default_factory=dict)
     nominated_node: str | None = None
-    candidates: list[str] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)  # the highest-scored (tied) nodes
+    victims: list[str] = field(default_factory=list)  # pods preempted for this pod
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
 
@@ -127,9 +128,18 @@ class SchedulingCore:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.next_start_node_index = 0
         self.nominator = nominator
-        self.batch = OpportunisticBatch() if batching else None
+        self.batching = batching
+        self.batches: dict[str, OpportunisticBatch] = {}  # one per profile, as upstream
         self.scheduling_cycle = 0
         self.record_scores = False  # keep raw/normalized per-plugin scores (explain)
+
+    def batch_of(self, fwk: Framework) -> OpportunisticBatch | None:
+        if not self.batching:
+            return None
+        b = self.batches.get(fwk.profile_name)
+        if b is None:
+            b = self.batches[fwk.profile_name] = OpportunisticBatch()
+        return b
 
     # ----- schedulePod -----
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod,
@@ -137,20 +147,20 @@ class SchedulingCore:
         """``schedulePod``: raises FitError, or RuntimeError for an Error status."""
         if self.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
+        batch = self.batch_of(fwk)
         feasible, diagnosis, hint = self.find_nodes_that_fit_pod(fwk, state, pod, signature)
         if not feasible:
             raise FitError(pod, self.snapshot.num_nodes(), diagnosis)
         if len(feasible) == 1:
             node = feasible[0].node.name
-            if self.batch is not None:
-                self.batch.store_schedule_results(signature, hint, node, None,
-                                                  self.scheduling_cycle)
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, node, None, self.scheduling_cycle)
             return ScheduleResult(node, 1 + len(diagnosis.node_to_status), 1, None, [node])
         scored = self.prioritize_nodes(fwk, state, pod, feasible)
         heap = SortedScoredNodes(scored)
         node = heap.pop().name
-        if self.batch is not None:
-            self.batch.store_schedule_results(signature, hint, node, heap, self.scheduling_cycle)
+        if batch is not None:
+            batch.store_schedule_results(signature, hint, node, heap, self.scheduling_cycle)
         return ScheduleResult(node, len(feasible) + len(diagnosis.node_to_status), len(feasible),
                               scored, [ni.node.name for ni in feasible])
 
@@ -171,8 +181,9 @@ class SchedulingCore:
             return [], diagnosis, ""
 
         hint = ""
-        if self.batch is not None:
-            hint = self.batch.get_node_hint(fwk, pod, signature, state, self.scheduling_cycle)
+        batch = self.batch_of(fwk)
+        if batch is not None:
+            hint = batch.get_node_hint(fwk, pod, signature, state, self.scheduling_cycle)
 
         if pod.nominated_node_name or hint:
             feasible = self.evaluate_nominated_node(fwk, state, pod, hint, diagnosis)
@@ -200,12 +211,11 @@ class SchedulingCore:
         ni = self.snapshot.get(name)
         if ni is None:
             return []
-        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [ni],
-                                                 rotate=False)
+        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [ni])
 
     def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: Pod,
-                                     diagnosis: Diagnosis, nodes: list[NodeInfo],
-                                     rotate: bool = True) -> list[NodeInfo]:
+                                     diagnosis: Diagnosis, nodes: list[NodeInfo]
+                                     ) -> list[NodeInfo]:
         """``findNodesThatPassFilters`` with one worker: nodes checked in order from
         nextStartNodeIndex; the search stops at the first feasible node beyond
         numNodesToFind (that node is dropped and not counted as processed)."""

@@ -1,0 +1,214 @@
+"""The ``kschedconf`` command line.
+
+Exit codes: 0 success; 1 a check failed or the pod did not fit; 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input or arguments: reported on stderr, exit code 2."""
+
+
+def example_cluster_path() -> str:
+    """The bundled example cluster (``reference_impl/examples/cluster.yaml``)."""
+    return str(resources.files("reference_impl.examples").joinpath("cluster.yaml"))
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", metavar="CFG.yaml",
+                   help="a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1); "
+                        f"default: the {UPSTREAM_RELEASE} default profile")
+    p.add_argument("--plugins", metavar="MODULE", action="append", default=[],
+                   help="a Python file or module with your own plugins (repeatable); enable "
+                        "them in --config")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random source (default 0)")
+    p.add_argument("--output", "-o", choices=("json", "yaml", "table"),
+                   help="output format (default: table on a terminal, json otherwise)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kschedconf",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.dedent(f"""\
+            Conformance and differential testing for the Kubernetes scheduler.
+            The reference scheduler follows upstream kube-scheduler {UPSTREAM_RELEASE}.
+
+            Inputs are Kubernetes manifests (Node, Pod, PriorityClass, PodDisruptionBudget,
+            Namespace; multi-document YAML, `kind: List` from `kubectl get -o yaml`, or JSON).
+            A pod with spec.nodeName is running there; a pod without one is pending."""),
+        epilog=textwrap.dedent("""\
+            examples:
+              kschedconf simulate --example
+              kschedconf simulate cluster.yaml --config profile.yaml -o json
+              kschedconf explain cluster.yaml --pod pod.yaml
+
+            exit codes: 0 ok, 1 a check failed / a pod did not fit, 2 usage or input error"""))
+    parser.add_argument("--version", action="version",
+                        version=f"kschedconf 0.1.0 (upstream kube-scheduler {UPSTREAM_RELEASE})")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sim = sub.add_parser(
+        "simulate", help="schedule every pending pod and print each attempt",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.dedent("""\
+            Schedule every pending pod of the cluster with the reference scheduler, one
+            attempt per pod in scheduling-queue order (priority, then creation time), and print
+            every attempt (pod, outcome Bound / Unschedulable / Error / Gated, node, per-node
+            reasons) and the final bindings. Exit code 1 if some pod stayed pending."""),
+        epilog=textwrap.dedent("""\
+            examples:
+              kschedconf simulate --example
+              kschedconf simulate nodes.yaml pods.yaml --seed 7 -o json > result.json
+              kubectl get nodes,pods,pc,pdb,ns -A -o yaml > dump.yaml && kschedconf simulate dump.yaml"""))
+    sim.add_argument("cluster", nargs="*", metavar="CLUSTER.yaml", help="manifest files")
+    sim.add_argument("--example", action="store_true",
+                     help="use the bundled example cluster")
+    _common(sim)
+
+    exp = sub.add_parser(
+        "explain", help="show every plugin's verdict and score for one pending pod",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.dedent("""\
+            Explain how the reference scheduler places one pending pod: the PreFilter
+            results; for every node, in upstream's node order, the status of every Filter plugin
+            (all of them, not only the first failure) and upstream's verdict; for the nodes
+            upstream scores, each Score plugin's raw, normalized and weighted score and the
+            total; the highest-scored nodes and the selected node. Nothing is bound.
+            Exit code 1 if the pod does not fit."""),
+        epilog=textwrap.dedent("""\
+            examples:
+              kschedconf explain cluster.yaml --pod pod.yaml
+              kschedconf explain --example --pod-name default/web-1 -o json"""))
+    exp.add_argument("cluster", nargs="*", metavar="CLUSTER.yaml", help="manifest files")
+    exp.add_argument("--example", action="store_true", help="use the bundled example cluster")
+    exp.add_argument("--pod", metavar="POD.yaml", help="the pod to explain (one Pod manifest)")
+    exp.add_argument("--pod-name", metavar="NS/NAME",
+                     help="explain a pending pod of the cluster instead of --pod")
+    _common(exp)
+    return parser
+
+
+def _format(args: argparse.Namespace) -> str:
+    if args.output:
+        return args.output
+    return "table" if sys.stdout.isatty() else "json"
+
+
+def _emit(doc: dict[str, Any], fmt: str, table: Any) -> None:
+    from conformance.output import to_json, to_yaml
+
+    if fmt == "json":
+        sys.stdout.write(to_json(doc))
+    elif fmt == "yaml":
+        sys.stdout.write(to_yaml(doc))
+    else:
+        sys.stdout.write(table(doc))
+
+
+def _load(args: argparse.Namespace) -> tuple[Any, Any]:
+    """Cluster and scheduler from the arguments; warnings go to stderr."""
+    from reference_impl.config import load_config
+    from reference_impl.model.loader import load_paths
+    from reference_impl.plugins.registry import build_registry
+    from reference_impl.scheduler.scheduler import Scheduler
+
+    paths = list(args.cluster)
+    if args.example:
+        paths.insert(0, example_cluster_path())
+    if not paths:
+        raise UsageError("no cluster given: pass manifest files or --example")
+    for p in paths:
+        if not Path(p).exists():
+            raise UsageError(f"{p}: no such file")
+    loaded = load_paths(paths)
+    for w in loaded.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    try:
+        registry = build_registry(args.plugins)
+    except (ImportError, ValueError, SyntaxError) as e:
+        raise UsageError(f"--plugins: {e}") from e
+    cfg_source: Any = args.config
+    if cfg_source is None and loaded.cluster.config is not None:
+        cfg_source = loaded.cluster.config
+    config = load_config(cfg_source, registry) if cfg_source is not None else None
+    return loaded.cluster, Scheduler(loaded.cluster, config, registry, seed=args.seed)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from conformance.output import simulation_doc, simulation_table
+
+    _, scheduler = _load(args)
+    result = scheduler.run()
+    _emit(simulation_doc(result), _format(args), simulation_table)
+    return EXIT_FAILED if result.pending else EXIT_OK
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from conformance.output import explanation_doc, explanation_table
+    from reference_impl.model.loader import load_pod_file
+    from reference_impl.scheduler.explain import explain
+
+    if bool(args.pod) == bool(args.pod_name):
+        raise UsageError("give exactly one of --pod POD.yaml or --pod-name NS/NAME")
+    cluster, scheduler = _load(args)
+    if args.pod:
+        if not Path(args.pod).exists():
+            raise UsageError(f"{args.pod}: no such file")
+        pod = load_pod_file(args.pod, cluster)
+        if pod.node_name:
+            raise UsageError(f"{args.pod}: pod {pod.key} already has spec.nodeName "
+                             f"{pod.node_name!r}; explain takes a pending pod")
+    else:
+        matches = [p for p in cluster.pods if p.key == args.pod_name]
+        if not matches:
+            raise UsageError(f"--pod-name: no pod {args.pod_name!r} in the cluster")
+        pod = matches[0]
+        if pod.node_name:
+            raise UsageError(f"--pod-name: {pod.key} is already bound to {pod.node_name}")
+    try:
+        e = explain(scheduler, pod)
+    except ValueError as err:
+        raise UsageError(str(err)) from err
+    _emit(explanation_doc(e), _format(args), explanation_table)
+    return EXIT_OK if e.selected else EXIT_FAILED
+
+
+COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from reference_impl.config import ConfigError
+    from reference_impl.model.errors import InputError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return COMMANDS[args.command](args)
+    except (UsageError, InputError, ConfigError) as e:
+        print(f"kschedconf {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

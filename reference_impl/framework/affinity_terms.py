@@ -1,0 +1,229 @@
+"""Pre-parsed inter-pod affinity terms of a pod (``fwk.AffinityTerm``, ``framework.PodInfo``).
+
+Upstream: ``staging/src/k8s.io/kube-scheduler/framework/types.go`` (AffinityTerm, Matches,
+GetAffinityTerms, newAffinityTerm, getNamespacesFromPodAffinityTerm, GetWeightedAffinityTerms,
+GetPodAffinityTerms, GetPodAntiAffinityTerms) and ``pkg/scheduler/framework/types.go``
+(NewPodInfo).
+
+matchLabelKeys / mismatchLabelKeys: upstream does not read these fields in the scheduler. The API
+server merges them into the term's labelSelector when the pod is created
+(``pkg/registry/core/pod/strategy.go`` mutatePodAffinity / applyMatchLabelKeysAndMismatchLabelKeys,
+gate MatchLabelKeysInPodAffinity, GA and locked on in v1.37.2): for every key present in the
+pod's labels, ``key In (value)`` (matchLabelKeys) or ``key NotIn (value)`` (mismatchLabelKeys) is
+appended to matchExpressions, and nothing is done when the labelSelector is nil. The reference
+model keeps the term as written in the manifest, so that admission step is applied here, when the
+terms are built. Appending the same requirement twice does not change what a selector selects, so
+a manifest that already carries the merged requirements gives the same result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+from reference_impl.api.labels import NOT_IN, Selector, compile_selector
+from reference_impl.model.objects import (
+    Affinity,
+    LabelSelector,
+    LabelSelectorRequirement,
+    Pod,
+    PodAffinityTerm,
+    WeightedPodAffinityTerm,
+)
+
+IN = "In"
+
+_EMPTY_LABELS: Mapping[str, str] = {}
+
+
+class AffinityTerm:
+    """A processed ``v1.PodAffinityTerm`` (``fwk.AffinityTerm``).
+
+    ``namespaces`` is a set; ``selector`` and ``namespace_selector`` are compiled selectors (a nil
+    selector selects nothing, an empty one everything).
+    """
+
+    __slots__ = ("namespaces", "selector", "topology_key", "namespace_selector")
+
+    def __init__(self, namespaces: set[str], selector: Selector, topology_key: str,
+                 namespace_selector: Selector) -> None:
+        self.namespaces = namespaces
+        self.selector = selector
+        self.topology_key = topology_key
+        self.namespace_selector = namespace_selector
+
+    def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
+        """``AffinityTerm.Matches``: the pod's namespace is listed or its namespace's labels
+        (``ns_labels``; ``None`` is an empty set) match the namespace selector, and the pod's
+        labels match the label selector."""
+        if pod.namespace in self.namespaces or self.namespace_selector.matches(
+                _EMPTY_LABELS if ns_labels is None else ns_labels):
+            return self.selector.matches(pod.labels)
+        return False
+
+    def __repr__(self) -> str:
+        return (f"AffinityTerm(namespaces={sorted(self.namespaces)!r}, selector={self.selector!r}, "
+                f"topology_key={self.topology_key!r}, "
+                f"namespace_selector={self.namespace_selector!r})")
+
+
+class WeightedAffinityTerm(AffinityTerm):
+    """``fwk.WeightedAffinityTerm``: an AffinityTerm with the weight of its preferred term."""
+
+    __slots__ = ("weight",)
+
+    def __init__(self, namespaces: set[str], selector: Selector, topology_key: str,
+                 namespace_selector: Selector, weight: int) -> None:
+        super().__init__(namespaces, selector, topology_key, namespace_selector)
+        self.weight = weight
+
+    def __repr__(self) -> str:
+        return f"Weighted({self.weight}, {super().__repr__()})"
+
+
+# A pod's four term lists: required affinity, required anti-affinity, preferred affinity,
+# preferred anti-affinity.
+PodInfoTerms = tuple[list[AffinityTerm], list[AffinityTerm],
+                     list[WeightedAffinityTerm], list[WeightedAffinityTerm]]
+
+
+class AffinityTermError(ValueError):
+    """A term whose selector cannot be compiled (``LabelSelectorAsSelector`` failed)."""
+
+
+@lru_cache(maxsize=8192)
+def _compile(selector: LabelSelector | None) -> Selector:
+    """``metav1.LabelSelectorAsSelector``, memoised: many pods carry identical selectors and a
+    compiled Selector is never changed in place."""
+    return compile_selector(selector)
+
+
+def merge_label_keys(term: PodAffinityTerm, pod_labels: Mapping[str, str]) -> LabelSelector | None:
+    """The term's labelSelector after admission's ``applyMatchLabelKeysAndMismatchLabelKeys``
+    (``pkg/registry/core/pod/strategy.go``): ``key In (v)`` for each matchLabelKey and
+    ``key NotIn (v)`` for each mismatchLabelKey whose key is in the pod's labels, appended in that
+    order; a nil labelSelector is left nil."""
+    selector = term.label_selector
+    if (not term.match_label_keys and not term.mismatch_label_keys) or selector is None:
+        return selector
+    extra: list[LabelSelectorRequirement] = []
+    for keys, op in ((term.match_label_keys, IN), (term.mismatch_label_keys, NOT_IN)):
+        for key in keys:
+            value = pod_labels.get(key)
+            if value is not None:
+                extra.append(LabelSelectorRequirement(key, op, (value,)))
+    if not extra:
+        return selector
+    return LabelSelector(selector.match_labels, selector.match_expressions + tuple(extra))
+
+
+def namespaces_of_term(pod: Pod, term: PodAffinityTerm) -> set[str]:
+    """``getNamespacesFromPodAffinityTerm``: the listed namespaces, or the pod's own namespace
+    when the term lists none and its namespaceSelector is nil (an empty, non-nil namespaceSelector
+    leaves the set empty: the selector then selects every namespace)."""
+    if not term.namespaces and term.namespace_selector is None:
+        return {pod.namespace}
+    return set(term.namespaces)
+
+
+def new_affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
+    """``newAffinityTerm``. Raises AffinityTermError when a selector is invalid."""
+    try:
+        selector = _compile(merge_label_keys(term, pod.labels))
+        ns_selector = _compile(term.namespace_selector)
+    except ValueError as e:
+        raise AffinityTermError(str(e)) from e
+    return AffinityTerm(namespaces_of_term(pod, term), selector, term.topology_key, ns_selector)
+
+
+def get_affinity_terms(pod: Pod, terms: tuple[PodAffinityTerm, ...]) -> list[AffinityTerm]:
+    """``GetAffinityTerms``: one AffinityTerm per v1 term, in order."""
+    return [new_affinity_term(pod, t) for t in terms]
+
+
+def get_weighted_affinity_terms(pod: Pod, terms: tuple[WeightedPodAffinityTerm, ...]
+                                ) -> list[WeightedAffinityTerm]:
+    """``GetWeightedAffinityTerms``."""
+    out: list[WeightedAffinityTerm] = []
+    for wt in terms:
+        t = new_affinity_term(pod, wt.term)
+        out.append(WeightedAffinityTerm(t.namespaces, t.selector, t.topology_key,
+                                        t.namespace_selector, wt.weight))
+    return out
+
+
+def pod_affinity_terms(affinity: Affinity | None) -> tuple[PodAffinityTerm, ...]:
+    """``GetPodAffinityTerms``: the required pod affinity terms."""
+    if affinity is not None and affinity.pod_affinity is not None:
+        return affinity.pod_affinity.required
+    return ()
+
+
+def pod_anti_affinity_terms(affinity: Affinity | None) -> tuple[PodAffinityTerm, ...]:
+    """``GetPodAntiAffinityTerms``: the required pod anti-affinity terms."""
+    if affinity is not None and affinity.pod_anti_affinity is not None:
+        return affinity.pod_anti_affinity.required
+    return ()
+
+
+def _aggregate(errors: list[str]) -> str:
+    """``utilerrors.NewAggregate(...).Error()``: one message as is, several in brackets."""
+    if len(errors) == 1:
+        return errors[0]
+    seen: list[str] = []
+    for msg in errors:
+        if msg not in seen:
+            seen.append(msg)
+    return seen[0] if len(seen) == 1 else "[" + ", ".join(seen) + "]"
+
+
+def parse_pod_info_terms(pod: Pod) -> tuple[PodInfoTerms, str | None]:
+    """``NewPodInfo``: the four term lists and the aggregated parse error (or None).
+
+    A list whose parsing failed is empty, as upstream (GetAffinityTerms returns nil on error).
+    The returned lists are freshly built and may be changed by the caller.
+    """
+    affinity = pod.affinity
+    preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+    preferred_anti: tuple[WeightedPodAffinityTerm, ...] = ()
+    if affinity is not None:
+        if affinity.pod_affinity is not None:
+            preferred = affinity.pod_affinity.preferred
+        if affinity.pod_anti_affinity is not None:
+            preferred_anti = affinity.pod_anti_affinity.preferred
+
+    errors: list[str] = []
+    required_affinity: list[AffinityTerm] = []
+    required_anti_affinity: list[AffinityTerm] = []
+    preferred_affinity: list[WeightedAffinityTerm] = []
+    preferred_anti_affinity: list[WeightedAffinityTerm] = []
+    try:
+        required_affinity = get_affinity_terms(pod, pod_affinity_terms(affinity))
+    except AffinityTermError as e:
+        errors.append(f"requiredAffinityTerms: {e}")
+    try:
+        required_anti_affinity = get_affinity_terms(pod, pod_anti_affinity_terms(affinity))
+    except AffinityTermError as e:
+        errors.append(f"requiredAntiAffinityTerms: {e}")
+    try:
+        preferred_affinity = get_weighted_affinity_terms(pod, preferred)
+    except AffinityTermError as e:
+        errors.append(f"preferredAffinityTerms: {e}")
+    try:
+        preferred_anti_affinity = get_weighted_affinity_terms(pod, preferred_anti)
+    except AffinityTermError as e:
+        errors.append(f"preferredAntiAffinityTerms: {e}")
+    terms = (required_affinity, required_anti_affinity, preferred_affinity,
+             preferred_anti_affinity)
+    return terms, (_aggregate(errors) if errors else None)
+
+
+def build_pod_info_terms(pod: Pod) -> PodInfoTerms:
+    """The terms ``PodInfo`` caches: (required affinity, required anti-affinity, preferred
+    affinity, preferred anti-affinity).
+
+    A parse error is dropped (its list stays empty), as the scheduler cache does when it builds
+    the PodInfo of a bound pod. The lists are shared by every reader of the PodInfo: callers must
+    not change them or their terms.
+    """
+    return parse_pod_info_terms(pod)[0]

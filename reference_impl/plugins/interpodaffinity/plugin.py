@@ -1,0 +1,195 @@
+"""The InterPodAffinity plugin: construction, SignPod, EventsToRegister and queueing hints.
+
+Upstream: ``pkg/scheduler/framework/plugins/interpodaffinity/plugin.go`` (v1.37.2). PreFilter/
+Filter live in ``filtering.py`` and PreScore/Score/NormalizeScore in ``scoring.py``, as upstream.
+
+Feature gates read at construction:
+
+- InterPodAffinityHostnameFastPath (alpha, off by default in v1.37.2): only the default path is
+  modelled; constructing the plugin with the gate on raises ``NotImplementedError`` rather than
+  silently differ (the fast path changes results when several nodes share a hostname label
+  value, and for the first pod of a self-affinity group).
+- InPlacePodVerticalScalingSchedulerPreemption (alpha, off): it only matters for pods whose
+  status carries a deferred resize condition, which the model has no field for; not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.config.args import InterPodAffinityArgs
+from reference_impl.framework.affinity_terms import (
+    AffinityTermError,
+    get_affinity_terms,
+    pod_affinity_terms,
+    pod_anti_affinity_terms,
+)
+from reference_impl.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    Handle,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    SignPlugin,
+)
+from reference_impl.framework.status import Code, Status
+from reference_impl.model.objects import Node, Pod
+from reference_impl.plugins import names
+from reference_impl.plugins.interpodaffinity.filtering import (
+    FilteringMixin,
+    pod_matches_all_affinity_terms,
+    pod_matches_any_affinity_terms,
+)
+from reference_impl.plugins.interpodaffinity.scoring import ScoringMixin
+
+# fwk.LabelsSignerName (staging/src/k8s.io/kube-scheduler/framework/signers.go).
+LABELS_SIGNER_NAME = "v1.Pod.Labels"
+
+# Queueing hints (fwk.QueueingHint).
+QUEUE = "Queue"
+QUEUE_SKIP = "QueueSkip"
+
+FAST_PATH_GATE = "InterPodAffinityHostnameFastPath"
+
+MIN_HARD_POD_AFFINITY_WEIGHT = 0
+MAX_HARD_POD_AFFINITY_WEIGHT = 100
+
+
+def validate_inter_pod_affinity_args(args: InterPodAffinityArgs) -> None:
+    """``ValidateInterPodAffinityArgs`` (pkg/scheduler/apis/config/validation/
+    validation_pluginargs.go): hardPodAffinityWeight in [0, 100]."""
+    w = args.hard_pod_affinity_weight
+    if w < MIN_HARD_POD_AFFINITY_WEIGHT or w > MAX_HARD_POD_AFFINITY_WEIGHT:
+        raise ValueError(f"hardPodAffinityWeight: Invalid value: {w}: not in valid range "
+                         f"[{MIN_HARD_POD_AFFINITY_WEIGHT}, {MAX_HARD_POD_AFFINITY_WEIGHT}]")
+
+
+class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlugin,
+                       PreScorePlugin, ScorePlugin, EnqueueExtensions, SignPlugin):
+    """Required and preferred inter-pod (anti-)affinity (``interpodaffinity.New``)."""
+
+    name = names.InterPodAffinity
+    has_normalize_score = True
+
+    def __init__(self, args: InterPodAffinityArgs | None = None,
+                 handle: Handle | None = None) -> None:
+        if handle is None:
+            raise ValueError("SnapshotSharedlister is nil")
+        args = InterPodAffinityArgs() if args is None else args
+        validate_inter_pod_affinity_args(args)
+        super().__init__(args, handle)
+        self.args: InterPodAffinityArgs = args
+        if handle.feature_enabled(FAST_PATH_GATE):
+            raise NotImplementedError(
+                f"{FAST_PATH_GATE} is not modelled by the reference (off by default in v1.37.2)")
+
+    # ----- SignPlugin -----
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
+        """``SignPod``: pods with pod (anti-)affinity are not signable; otherwise the pod's
+        labels are part of the signature unless ignorePreferredTermsOfExistingPods is set. The
+        labels are given as a sorted tuple of (key, value) pairs (upstream's value is the map,
+        which is serialised with sorted keys)."""
+        a = pod.affinity
+        if a is not None and (a.pod_affinity is not None or a.pod_anti_affinity is not None):
+            return None, Status(Code.UNSCHEDULABLE, "pods with InterPodAffinity are not signable")
+        if self.args.ignore_preferred_terms_of_existing_pods:
+            return None, None
+        return [(LABELS_SIGNER_NAME, tuple(sorted(pod.labels.items())))], None
+
+    # ----- EnqueueExtensions -----
+    def events_to_register(self) -> list:
+        """``EventsToRegister``: (resource, action types, queueing hint method name)."""
+        return [
+            ("AssignedPod", ("Add", "UpdatePodLabel", "Delete"),
+             "is_schedulable_after_assigned_pod_change"),
+            ("TargetPod", ("UpdatePodLabel",), "is_schedulable_after_target_pod_update_label"),
+            ("Node", ("Add", "UpdateNodeLabel"), "is_schedulable_after_node_change"),
+        ]
+
+    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old_obj: Pod | None,
+                                                 new_obj: Pod | None) -> str:
+        """``isSchedulableAfterAssignedPodChange``."""
+        original, modified = old_obj, new_obj
+        if ((modified is not None and modified.node_name == ""
+             and modified.nominated_node_name == "")
+                or (original is not None and original.node_name == ""
+                    and original.nominated_node_name == "")):
+            return QUEUE_SKIP
+        try:
+            terms = get_affinity_terms(pod, pod_affinity_terms(pod.affinity))
+            anti_terms = get_affinity_terms(pod, pod_anti_affinity_terms(pod.affinity))
+        except AffinityTermError:
+            return QUEUE
+
+        if modified is not None and original is not None:
+            # Updated: now matches all affinity terms, or no longer matches any anti-affinity term.
+            if (not pod_matches_all_affinity_terms(terms, original)
+                    and pod_matches_all_affinity_terms(terms, modified)):
+                return QUEUE
+            if (pod_matches_any_affinity_terms(anti_terms, original)
+                    and not pod_matches_any_affinity_terms(anti_terms, modified)):
+                return QUEUE
+            return QUEUE_SKIP
+
+        if modified is not None:
+            # Added.
+            return QUEUE if pod_matches_all_affinity_terms(terms, modified) else QUEUE_SKIP
+
+        # Deleted: it matched the pod's anti-affinity, or the pod matches its anti-affinity.
+        assert original is not None
+        if pod_matches_any_affinity_terms(anti_terms, original):
+            return QUEUE
+        try:
+            original_anti_terms = get_affinity_terms(
+                original, pod_anti_affinity_terms(original.affinity))
+        except AffinityTermError:
+            return QUEUE
+        if pod_matches_any_affinity_terms(original_anti_terms, pod):
+            return QUEUE
+        return QUEUE_SKIP
+
+    def is_schedulable_after_target_pod_update_label(self, pod: Pod, old_obj: Pod | None,
+                                                     new_obj: Pod | None) -> str:
+        """``isSchedulableAfterTargetPodUpdateLabel``: always Queue."""
+        return QUEUE
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Node | None,
+                                         new_obj: Node | None) -> str:
+        """``isSchedulableAfterNodeChange``."""
+        original, modified = old_obj, new_obj
+        assert modified is not None
+        try:
+            terms = get_affinity_terms(pod, pod_affinity_terms(pod.affinity))
+        except AffinityTermError:
+            return QUEUE
+        for term in terms:
+            key = term.topology_key
+            if original is None:
+                # A node with the affinity topology key was added.
+                if key in modified.labels:
+                    return QUEUE
+                continue
+            original_has = key in original.labels
+            modified_has = key in modified.labels
+            if not original_has and modified_has:
+                return QUEUE
+            if original_has and modified_has and original.labels[key] != modified.labels[key]:
+                return QUEUE
+
+        try:
+            anti_terms = get_affinity_terms(pod, pod_anti_affinity_terms(pod.affinity))
+        except AffinityTermError:
+            return QUEUE
+        for term in anti_terms:
+            if original is None:
+                # Any added node may be free of the pods the pod repels.
+                return QUEUE
+            key = term.topology_key
+            original_has = key in original.labels
+            modified_has = key in modified.labels
+            if original_has and not modified_has:
+                return QUEUE
+            if original_has and modified_has and original.labels[key] != modified.labels[key]:
+                return QUEUE
+        return QUEUE_SKIP

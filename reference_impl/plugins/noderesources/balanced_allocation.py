@@ -1,0 +1,137 @@
+"""NodeResourcesBalancedAllocation
+(``pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go``).
+
+v1.37.2 scores the *change* in balance the pod brings: with ``b(x) = int64((1 - std(x)) * 100)``
+over the node's resource fractions (float64, each capped at 1), the score is
+``50 + (50 + b(with pod) - b(without pod)) / 2`` (int64), in 50..100: 75 when the balance does not
+change, towards 100 when the pod improves it, towards 50 when it worsens it.
+
+Requests are raw (``useRequested``): node ``Requested`` (not NonZeroRequested) and the pod's
+requests without the 100m/200Mi defaults, pod-level requests included when PodLevelResources is
+on. A pod requesting none of the listed resources is skipped at PreScore.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from reference_impl.config.args import NodeResourcesBalancedAllocationArgs
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.interfaces import (
+    MAX_NODE_SCORE,
+    PreScorePlugin,
+    ScorePlugin,
+    SignPlugin,
+)
+from reference_impl.framework.status import Code, Status
+from reference_impl.framework.types import NodeInfo
+from reference_impl.model.objects import Pod
+from reference_impl.plugins import names
+from reference_impl.plugins.noderesources.fit import (
+    RESOURCES_SIGNER_NAME,
+    compute_pod_resource_request,
+    feature_enabled,
+    resource_signature,
+)
+from reference_impl.plugins.noderesources.resource_allocation import (
+    ResourceAllocationScorer,
+    go_div,
+)
+
+PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesBalancedAllocation
+
+
+def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:
+    """``balancedResourceScore``: ``int64((1 - std) * MaxNodeScore)`` where std is the standard
+    deviation of ``min(1, requested/allocatable)`` (float64) over the resources with non-zero
+    allocatable: ``|f0 - f1| / 2`` for two, the population formula for more, 0 for fewer."""
+    fractions: list[float] = []
+    total = 0.0
+    for i, cap in enumerate(allocatable):
+        if cap == 0:
+            continue
+        fraction = float(requested[i]) / float(cap)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    n = len(fractions)
+    if n == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif n > 2:
+        mean = total / float(n)
+        acc = 0.0
+        for f in fractions:
+            acc = acc + (f - mean) * (f - mean)
+        std = math.sqrt(acc / float(n))
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def balanced_resource_scorer(requested: list[int], allocated: list[int],
+                             allocatable: list[int]) -> int:
+    """``balancedResourceScorer``: ``MaxNodeScore/2 + (MaxNodeScore/2 + withPod - withoutPod)/2``
+    (int64 arithmetic), where withPod scores (node + pod) requests and withoutPod the node's."""
+    with_pod = balanced_resource_score(requested, allocatable)
+    without_pod = balanced_resource_score(allocated, allocatable)
+    half = MAX_NODE_SCORE // 2
+    return half + go_div(half + with_pod - without_pod, 2)
+
+
+def validate_balanced_allocation_args(args: NodeResourcesBalancedAllocationArgs) -> None:
+    """``ValidateNodeResourcesBalancedAllocationArgs``: no duplicate resource names, every
+    weight 1. Raises ``ValueError``."""
+    errs: list[str] = []
+    seen: set[str] = set()
+    for i, r in enumerate(args.resources):
+        if r.name in seen:
+            errs.append(f"resources[{i}].name: Duplicate value: {r.name!r}")
+        else:
+            seen.add(r.name)
+        if r.weight != 1:
+            errs.append(f"resources[{i}].weight: Invalid value: {r.weight}: must be 1")
+    if errs:
+        raise ValueError("; ".join(errs))
+
+
+class BalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
+    """``BalancedAllocation``: favours nodes whose resource usage stays balanced."""
+
+    name = names.NodeResourcesBalancedAllocation
+
+    def __init__(self, args: NodeResourcesBalancedAllocationArgs | None = None,
+                 handle: Any = None) -> None:
+        args = args if args is not None else NodeResourcesBalancedAllocationArgs()
+        validate_balanced_allocation_args(args)
+        super().__init__(args, handle)
+        self.enable_pod_level_resources = feature_enabled(handle, "PodLevelResources")
+        self.enable_dra_extended_resource = feature_enabled(handle, "DRAExtendedResource")
+        self.scorer = ResourceAllocationScorer(
+            names.NodeResourcesBalancedAllocation, balanced_resource_scorer, args.resources,
+            use_requested=True, enable_pod_level_resources=self.enable_pod_level_resources)
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """``PreScore``: Skip for a pod that requests none of the listed resources (best
+        effort; kubernetes#129138), else store its request of each."""
+        reqs = self.scorer.pod_request_list(pod)
+        if ResourceAllocationScorer.is_best_effort_pod(reqs):
+            return Status(Code.SKIP)
+        state.write(PRE_SCORE_STATE_KEY, reqs)
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """``Score``: PreScore's vector (recomputed if PreScore did not run; then 0 for a
+        best-effort pod) through ``balanced_resource_scorer``."""
+        reqs = state.get(PRE_SCORE_STATE_KEY)
+        if reqs is None:
+            reqs = self.scorer.pod_request_list(pod)
+            if ResourceAllocationScorer.is_best_effort_pod(reqs):
+                return 0
+        return self.scorer.score(node_info, reqs)
+
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
+        """``SignPod``: the same fragment as NodeResourcesFit's (computePodResourceRequest);
+        never refused in our model (no DeviceClasses)."""
+        request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        return [(RESOURCES_SIGNER_NAME, resource_signature(request))], None

@@ -1,0 +1,371 @@
+"""NodeResourcesFit (``pkg/scheduler/framework/plugins/noderesources/fit.go``).
+
+PreFilter computes the pod's request vector (``computePodResourceRequest``); Filter checks it
+against each node's free allocatable (``fitsRequest``); PreScore/Score rate nodes with the
+configured scoring strategy through ``ResourceAllocationScorer``; SignPod contributes the
+request vector to the pod's scheduling signature.
+
+Feature gates read at construction, as upstream's ``NewFit`` does (v1.37.2 defaults):
+PodLevelResources (on), DRAExtendedResource (GA, on), InPlacePodVerticalScalingSchedulerPreemption
+(alpha, off).
+
+DRA extended resources: with DRAExtendedResource on, upstream hands an extended resource to the
+DynamicResources plugin (``shouldDelegateResourceToDRA``) when the node has no device-plugin
+allocatable for it *and* a DeviceClass maps that resource name. Our model has no DeviceClasses, so
+no resource is ever delegated: every requested extended resource is checked here, SignPod never
+refuses, and scoring never counts DRA devices (see ``resource_allocation.py``).
+
+Not implemented: EventsToRegister / queueing hints (the reference has no scheduling queue
+events), ScorePlacement (TopologyAwareWorkloadScheduling, alpha, off).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from reference_impl.config.args import (
+    LEAST_ALLOCATED,
+    MOST_ALLOCATED,
+    REQUESTED_TO_CAPACITY_RATIO,
+    NodeResourcesFitArgs,
+    ScoringStrategy,
+)
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.interfaces import (
+    FilterPlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    SignPlugin,
+)
+from reference_impl.framework.status import Code, PreFilterResult, Status
+from reference_impl.framework.types import NodeInfo
+from reference_impl.model.objects import EPHEMERAL_STORAGE, Pod, Resource
+from reference_impl.model.requests import is_extended_resource_name, max_resource, pod_requests
+from reference_impl.plugins import names
+from reference_impl.plugins.noderesources.least_allocated import least_resource_scorer
+from reference_impl.plugins.noderesources.most_allocated import most_resource_scorer
+from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    requested_to_capacity_ratio_scorer,
+)
+from reference_impl.plugins.noderesources.resource_allocation import ResourceAllocationScorer
+
+PRE_FILTER_STATE_KEY = "PreFilter" + names.NodeResourcesFit
+PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesFit
+
+# staging/src/k8s.io/kube-scheduler/framework/signers.go
+RESOURCES_SIGNER_NAME = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
+
+# v1.37.2 defaults of the gates NewFit reads (pkg/features/kube_features.go).
+_GATE_DEFAULTS = {
+    "PodLevelResources": True,
+    "DRAExtendedResource": True,
+    "InPlacePodVerticalScalingSchedulerPreemption": False,
+}
+
+SUPPORTED_SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
+
+
+def feature_enabled(handle: Any, gate: str) -> bool:
+    """A gate as the plugin's handle reports it; the v1.37.2 default without a handle."""
+    if handle is None:
+        return _GATE_DEFAULTS[gate]
+    return bool(handle.feature_enabled(gate))
+
+
+# ----- the request vector ---------------------------------------------------------------------
+
+def compute_pod_resource_request(pod: Pod, enable_pod_level_resources: bool) -> Resource:
+    """``computePodResourceRequest``: ``PodRequests`` (containers, sidecars, the max of the
+    init-container peaks, pod-level requests when the gate is on, overhead) folded into a
+    ``framework.Resource`` with ``SetMaxResource`` (cpu MilliValue, others Value, scalar
+    resources by name, ``pods`` dropped)."""
+    return max_resource(pod_requests(pod, pod_level_resources=enable_pod_level_resources))
+
+
+def resource_signature(r: Resource) -> tuple:
+    """A hashable form of a ``framework.Resource`` for signatures (upstream JSON-marshals the
+    struct: MilliCPU, Memory, EphemeralStorage, AllowedPodNumber, ScalarResources)."""
+    return (r.milli_cpu, r.memory, r.ephemeral_storage, r.allowed_pod_number,
+            tuple(sorted(r.scalar.items())))
+
+
+class InsufficientResource(NamedTuple):
+    """``InsufficientResource``: a resource the node lacks for the pod."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+class PreFilterState:
+    """``preFilterState``: the pod's request vector, plus (precomputed here so Filter stays
+    lean) the scalar resources Filter checks: non-zero and not ignored, sorted by name."""
+
+    __slots__ = ("request", "scalars")
+
+    def __init__(self, request: Resource, scalars: tuple[tuple[str, int], ...]) -> None:
+        self.request = request
+        self.scalars = scalars
+
+    def clone(self) -> PreFilterState:
+        return self
+
+
+def _is_ignored(name: str, ignored_resources: frozenset[str],
+                ignored_groups: frozenset[str]) -> bool:
+    """fitsRequest's skip rule: an *extended* resource listed in ignoredResources, or whose
+    prefix (the part before the first '/') is in ignoredResourceGroups."""
+    if not is_extended_resource_name(name):
+        return False
+    if name in ignored_resources:
+        return True
+    return bool(ignored_groups) and name.split("/", 1)[0] in ignored_groups
+
+
+def new_pre_filter_state(request: Resource, ignored_resources: frozenset[str] = frozenset(),
+                         ignored_groups: frozenset[str] = frozenset()) -> PreFilterState:
+    scalars = tuple(sorted(
+        (name, q) for name, q in request.scalar.items()
+        if q != 0 and not _is_ignored(name, ignored_resources, ignored_groups)))
+    return PreFilterState(request, scalars)
+
+
+def fits_request(s: PreFilterState, node_info: NodeInfo, pod: Pod | None = None,
+                 in_place_preemption: bool = False) -> list[InsufficientResource]:
+    """``fitsRequest``: the resources the node cannot give the pod, in upstream's order:
+    pods ("Too many pods": the node's pod count + 1 exceeds its allocatable pods), cpu, memory,
+    ephemeral-storage, then scalar resources ("Insufficient <name>").
+
+    A resource is insufficient when the pod requests it (> 0) and the request exceeds
+    allocatable - requested on the node. It is *unresolvable* (no preemption can help) when
+    the request alone exceeds the node's allocatable. A pod requesting nothing only gets the pod
+    count check. Extended resources in ignoredResources / ignoredResourceGroups were dropped in
+    PreFilter. Upstream iterates the scalar resources in Go map order (random); here they come
+    sorted by name.
+    """
+    insufficient: list[InsufficientResource] = []
+    alloc = node_info.node.allocatable
+    used = node_info.requested
+    num_pods = len(node_info.pods)
+    if num_pods + 1 > alloc.allowed_pod_number:
+        insufficient.append(InsufficientResource(
+            "pods", "Too many pods", 1, num_pods, alloc.allowed_pod_number))
+
+    r = s.request
+    if r.milli_cpu == 0 and r.memory == 0 and r.ephemeral_storage == 0 and not r.scalar:
+        return insufficient
+
+    d_cpu, d_mem, d_eph = r.milli_cpu, r.memory, r.ephemeral_storage
+    scalars = s.scalars
+    if in_place_preemption and pod is not None:
+        d_cpu, d_mem, d_eph, scalars = _adjust_deltas(s, node_info, pod)
+
+    if r.milli_cpu > 0 and d_cpu > alloc.milli_cpu - used.milli_cpu:
+        insufficient.append(InsufficientResource(
+            "cpu", "Insufficient cpu", r.milli_cpu, used.milli_cpu, alloc.milli_cpu,
+            r.milli_cpu > alloc.milli_cpu))
+    if r.memory > 0 and d_mem > alloc.memory - used.memory:
+        insufficient.append(InsufficientResource(
+            "memory", "Insufficient memory", r.memory, used.memory, alloc.memory,
+            r.memory > alloc.memory))
+    if r.ephemeral_storage > 0 and d_eph > alloc.ephemeral_storage - used.ephemeral_storage:
+        insufficient.append(InsufficientResource(
+            EPHEMERAL_STORAGE, "Insufficient ephemeral-storage", r.ephemeral_storage,
+            used.ephemeral_storage, alloc.ephemeral_storage,
+            r.ephemeral_storage > alloc.ephemeral_storage))
+
+    if scalars:
+        alloc_sc = alloc.scalar
+        used_sc = used.scalar
+        req_sc = r.scalar
+        for name, delta in scalars:
+            if delta == 0:
+                continue
+            # shouldDelegateResourceToDRA: never true in our model (no DeviceClasses).
+            cap = alloc_sc.get(name, 0)
+            in_use = used_sc.get(name, 0)
+            if req_sc[name] > 0 and delta > cap - in_use:
+                insufficient.append(InsufficientResource(
+                    name, f"Insufficient {name}", req_sc[name], in_use, cap, delta > cap))
+    return insufficient
+
+
+def _adjust_deltas(s: PreFilterState, node_info: NodeInfo, pod: Pod
+                   ) -> tuple[int, int, int, tuple[tuple[str, int], ...]]:
+    """``adjustDeltasToAccomodateCacheDiscrepancy`` (gate InPlacePodVerticalScalingScheduler-
+    Preemption): for a pod already bound to this node and present in its pod list, check only
+    the growth over what the node already accounts for it: max(0, request - cached)."""
+    r = s.request
+    if not pod.node_name or pod.node_name != node_info.node.name:
+        return r.milli_cpu, r.memory, r.ephemeral_storage, s.scalars
+    cached = None
+    for pi in node_info.pods:
+        if pi.pod.uid == pod.uid:
+            cached = pi.pod.resources
+            break
+    if cached is None:
+        return r.milli_cpu, r.memory, r.ephemeral_storage, s.scalars
+    c = cached.requests
+    scalars = tuple((name, max(0, q - c.scalar.get(name, 0))) for name, q in s.scalars)
+    return (max(0, r.milli_cpu - c.milli_cpu), max(0, r.memory - c.memory),
+            max(0, r.ephemeral_storage - c.ephemeral_storage), scalars)
+
+
+# ----- scoring strategies -----------------------------------------------------------------------
+
+def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
+    """``getScorer`` / ``nodeResourceStrategyTypeMap``. The scorer embedded in Fit is built with
+    only (Name, scorer, resources): its ``enablePodLevelResources`` stays false, so Fit's
+    *scoring* computes pod requests with ``SkipPodLevelResources: true`` (pod-level requests
+    are ignored; container requests with the 100m/200Mi defaults are used) even though
+    PreFilter/Filter honour them. This is upstream v1.37.2 behaviour, kept as is."""
+    if strategy is None:
+        raise ValueError("scoring strategy not specified")
+    resources = strategy.resources
+    if strategy.type == LEAST_ALLOCATED:
+        fn = least_resource_scorer(resources)
+    elif strategy.type == MOST_ALLOCATED:
+        fn = most_resource_scorer(resources)
+    elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
+        shape = strategy.requested_to_capacity_ratio.shape  # type: ignore[union-attr]
+        fn = requested_to_capacity_ratio_scorer(resources, shape)
+    else:
+        raise ValueError(f"scoring strategy {strategy.type} is not supported")
+    return ResourceAllocationScorer(strategy.type, fn, resources, use_requested=False,
+                                    enable_pod_level_resources=False)
+
+
+def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
+    """``ValidateNodeResourcesFitArgs`` (pkg/scheduler/apis/config/validation/
+    validation_pluginargs.go); raises ``ValueError`` listing every problem."""
+    from reference_impl.model.requests import is_qualified_name
+
+    errs: list[str] = []
+    for i, res in enumerate(args.ignored_resources):
+        if not is_qualified_name(res):
+            errs.append(f"ignoredResources[{i}]: Invalid value: {res!r}: not a qualified name")
+    for i, group in enumerate(args.ignored_resource_groups):
+        if "/" in group:
+            errs.append(f"ignoredResourceGroups[{i}]: Invalid value: {group!r}: "
+                        "resource group name can't contain '/'")
+        if not is_qualified_name(group):
+            errs.append(f"ignoredResourceGroups[{i}]: Invalid value: {group!r}: "
+                        "not a qualified name")
+    st = args.scoring_strategy
+    if st is None:
+        errs.append("scoringStrategy: Required value: ScoringStrategy field is required")
+    else:
+        if st.type not in SUPPORTED_SCORING_STRATEGY_TYPES:
+            errs.append(f"scoringStrategy.type: Unsupported value: {st.type!r}")
+        for i, r in enumerate(st.resources):
+            if r.weight <= 0 or r.weight > 100:
+                errs.append(f"scoringStrategy.resources[{i}].weight: Invalid value: {r.weight}: "
+                            f"resource weight of {r.name} not in valid range (0, 100]")
+        if st.type == REQUESTED_TO_CAPACITY_RATIO:
+            if st.requested_to_capacity_ratio is None:
+                errs.append("scoringStrategy.requestedToCapacityRatio: Required value: must be "
+                            "specified when type is RequestedToCapacityRatio")
+            else:
+                errs.extend(_validate_function_shape(st.requested_to_capacity_ratio.shape))
+        elif st.requested_to_capacity_ratio is not None:
+            errs.append("scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when "
+                        "type is not RequestedToCapacityRatio")
+    if errs:
+        raise ValueError("; ".join(errs))
+
+
+def _validate_function_shape(shape: tuple) -> list[str]:
+    """``validateFunctionShape``."""
+    path = "scoringStrategy.requestedToCapacityRatio.shape"
+    if not shape:
+        return [f"{path}: Required value: at least one point must be specified"]
+    errs: list[str] = []
+    for i in range(1, len(shape)):
+        if shape[i - 1].utilization >= shape[i].utilization:
+            errs.append(f"{path}[{i}].utilization: Invalid value: {shape[i].utilization}: "
+                        "values must be sorted in increasing order")
+            break
+    for i, p in enumerate(shape):
+        if p.utilization < 0 or p.utilization > 100:
+            errs.append(f"{path}[{i}].utilization: Invalid value: {p.utilization}: "
+                        "not in valid range [0, 100]")
+        if p.score < 0 or p.score > MAX_CUSTOM_PRIORITY_SCORE:
+            errs.append(f"{path}[{i}].score: Invalid value: {p.score}: "
+                        f"not in valid range [0, {MAX_CUSTOM_PRIORITY_SCORE}]")
+    return errs
+
+
+# ----- the plugin ---------------------------------------------------------------------------------
+
+class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
+    """``Fit``: checks that a node has room for the pod's requests and scores nodes by the
+    configured strategy (LeastAllocated by default)."""
+
+    name = names.NodeResourcesFit
+
+    def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Any = None) -> None:
+        args = args if args is not None else NodeResourcesFitArgs()
+        validate_node_resources_fit_args(args)
+        super().__init__(args, handle)
+        self.scorer = get_scorer(args.scoring_strategy)
+        self.ignored_resources = frozenset(args.ignored_resources)
+        self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
+        self.enable_pod_level_resources = feature_enabled(handle, "PodLevelResources")
+        self.enable_dra_extended_resource = feature_enabled(handle, "DRAExtendedResource")
+        self.enable_in_place_preemption = feature_enabled(
+            handle, "InPlacePodVerticalScalingSchedulerPreemption")
+
+    # PreFilter / Filter
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """``PreFilter``: store the pod's request vector; never rejects."""
+        request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        state.write(PRE_FILTER_STATE_KEY, new_pre_filter_state(
+            request, self.ignored_resources, self.ignored_resource_groups))
+        return None, None
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``Filter``: Unschedulable with one reason per insufficient resource, or
+        UnschedulableAndUnresolvable if any of them is unresolvable. Error if PreFilter did not
+        run."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.as_error(
+                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        insufficient = fits_request(s, node_info, pod, self.enable_in_place_preemption)
+        if not insufficient:
+            return None
+        code = Code.UNSCHEDULABLE
+        for ir in insufficient:
+            if ir.unresolvable:
+                code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        return Status(code, *(ir.reason for ir in insufficient))
+
+    # PreScore / Score
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
+        """``PreScore``: store the pod's request of each scored resource. Never skips: a pod
+        without requests is scored with the 100m cpu / 200Mi memory defaults per container."""
+        state.write(PRE_SCORE_STATE_KEY, self.scorer.pod_request_list(pod))
+        return None
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """``Score``: the strategy's score (PreScore's vector, recomputed if PreScore did not
+        run). Error "resources not found" when no resource is configured."""
+        reqs = state.get(PRE_SCORE_STATE_KEY)
+        if reqs is None:
+            reqs = self.scorer.pod_request_list(pod)
+        return self.scorer.score(node_info, reqs)
+
+    # Sign
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
+        """``SignPod``: one fragment, the pod's request vector (computePodResourceRequest).
+        Upstream refuses to sign (Unschedulable "signature disabled when dra extended resources
+        are used in the cluster") when a requested extended resource is mapped by a
+        DeviceClass; our model has none, so it always signs."""
+        request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        return [(RESOURCES_SIGNER_NAME, resource_signature(request))], None

@@ -1,0 +1,5 @@
+"""PodTopologySpread (``pkg/scheduler/framework/plugins/podtopologyspread``)."""
+
+from reference_impl.plugins.podtopologyspread.plugin import PodTopologySpread
+
+__all__ = ["PodTopologySpread"]

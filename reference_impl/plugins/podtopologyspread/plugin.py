@@ -1,0 +1,238 @@
+"""The PodTopologySpread plugin: construction, constraint building, signing, queueing hints.
+
+Upstream: ``pkg/scheduler/framework/plugins/podtopologyspread/plugin.go`` (and
+``common.go``'s ``buildDefaultConstraints``). PreFilter/Filter live in ``filtering.py``,
+PreScore/Score/NormalizeScore in ``scoring.py``.
+
+Default constraints. A pod without ``topologySpreadConstraints`` gets the configured default
+constraints (``defaultingType: List``) or the system defaults (``defaultingType: System``:
+hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway), with one selector for all of them
+built by ``helper.DefaultSelector`` from the Services, ReplicationControllers, ReplicaSets and
+StatefulSets that select or own the pod. The reference's object model has none of those objects,
+so :meth:`PodTopologySpread.default_selector` returns the empty selector, and an empty selector
+means "no default constraints" (``buildDefaultConstraints`` returns none): exactly what upstream
+does for a pod that no Service selects and no RC/RS/StatefulSet controls. A pod is therefore
+spread only by its own constraints; SignPod still reports pods unsignable whenever default
+constraints are configured, as upstream does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference_impl.api.labels import EVERYTHING, Selector
+from reference_impl.config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
+from reference_impl.framework.interfaces import (
+    EnqueueExtensions,
+    FilterPlugin,
+    PreFilterPlugin,
+    PreScorePlugin,
+    ScorePlugin,
+    SignPlugin,
+)
+from reference_impl.framework.status import Code, Status
+from reference_impl.model.objects import (
+    DO_NOT_SCHEDULE,
+    POLICY_HONOR,
+    SCHEDULE_ANYWAY,
+    Node,
+    Pod,
+    TopologySpreadConstraint,
+)
+from reference_impl.plugins import names
+from reference_impl.plugins.podtopologyspread.common import (
+    SYSTEM_DEFAULT_CONSTRAINTS,
+    Constraint,
+    filter_topology_spread_constraints,
+    node_labels_match_spread_constraints,
+    pod_labels_match_spread_constraints,
+)
+from reference_impl.plugins.podtopologyspread.filtering import FilteringMixin
+from reference_impl.plugins.podtopologyspread.scoring import ScoringMixin
+
+# Queueing hints (fwk.QueueingHint).
+QUEUE = "Queue"
+QUEUE_SKIP = "QueueSkip"
+
+# Cluster event resources and action types (staging kube-scheduler/framework/types.go).
+ASSIGNED_POD = "AssignedPod"
+TARGET_POD = "TargetPod"
+NODE = "Node"
+
+
+class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlugin,
+                        PreScorePlugin, ScorePlugin, EnqueueExtensions, SignPlugin):
+    """Spreads pods over topology domains: filters by DoNotSchedule constraints and scores by
+    ScheduleAnyway constraints.
+
+    Feature gates read at construction, as upstream's ``feature.Features``:
+    NodeInclusionPolicyInPodTopologySpread, MatchLabelKeysInPodTopologySpread,
+    TaintTolerationComparisonOperators.
+    """
+
+    name = names.PodTopologySpread
+    has_normalize_score = True
+
+    def __init__(self, args: PodTopologySpreadArgs | None = None, handle: Any = None) -> None:
+        """``New``: with ``defaultingType: System`` the default constraints are the system ones
+        (the configured list must then be empty, which config validation enforces)."""
+        if args is None:
+            args = PodTopologySpreadArgs()
+        super().__init__(args, handle)
+        self.default_constraints: tuple[TopologySpreadConstraint, ...] = tuple(
+            args.default_constraints)
+        self.system_defaulted = False
+        if args.defaulting_type == SYSTEM_DEFAULTING:
+            self.default_constraints = SYSTEM_DEFAULT_CONSTRAINTS
+            self.system_defaulted = True
+        feature = handle.feature_enabled
+        self.enable_node_inclusion_policy = feature("NodeInclusionPolicyInPodTopologySpread")
+        self.enable_match_label_keys = feature("MatchLabelKeysInPodTopologySpread")
+        self.enable_taint_toleration_comparison_operators = feature(
+            "TaintTolerationComparisonOperators")
+
+    # ----- constraints -----
+    def _filter_constraints(self, constraints: tuple[TopologySpreadConstraint, ...],
+                            pod_labels: dict[str, str], action: str) -> list[Constraint]:
+        return filter_topology_spread_constraints(
+            constraints, pod_labels, action, self.enable_match_label_keys,
+            self.enable_node_inclusion_policy)
+
+    def default_selector(self, pod: Pod) -> Selector:
+        """``helper.DefaultSelector`` (``pkg/scheduler/framework/plugins/helper/spread.go``):
+        the merged selectors of the Services selecting the pod and of its controlling
+        ReplicationController/ReplicaSet/StatefulSet.
+
+        The model has no such objects, so this is the empty selector (what upstream computes for
+        a pod that no Service selects and no such controller owns), which disables the default
+        constraints. Override in a subclass to model those objects.
+        """
+        return EVERYTHING
+
+    def build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
+        """``buildDefaultConstraints``: the default constraints of kind ``action``, all with the
+        pod's default selector; none when that selector is empty."""
+        constraints = self._filter_constraints(self.default_constraints, pod.labels, action)
+        if not constraints:
+            return []
+        selector = self.default_selector(pod)
+        if selector.empty():
+            return []
+        for c in constraints:
+            c.selector = selector
+        return constraints
+
+    def get_constraints(self, pod: Pod) -> list[Constraint]:
+        """``getConstraints``: the pod's DoNotSchedule constraints, or the default ones when the
+        pod has no constraints at all."""
+        if pod.topology_spread_constraints:
+            return self._filter_constraints(pod.topology_spread_constraints, pod.labels,
+                                            DO_NOT_SCHEDULE)
+        return self.build_default_constraints(pod, DO_NOT_SCHEDULE)
+
+    def soft_constraints(self, pod: Pod) -> list[Constraint]:
+        """The ScheduleAnyway constraints (``initPreScoreState``): own, or default."""
+        if pod.topology_spread_constraints:
+            return self._filter_constraints(pod.topology_spread_constraints, pod.labels,
+                                            SCHEDULE_ANYWAY)
+        return self.build_default_constraints(pod, SCHEDULE_ANYWAY)
+
+    # ----- SignPod -----
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
+        """``SignPod``: spreading depends on other pods, so a pod with constraints (own or
+        defaulted: any configured default makes every pod unsignable) cannot be signed."""
+        if pod.topology_spread_constraints:
+            return None, Status(Code.UNSCHEDULABLE,
+                                "pods with topology constraints are not signable")
+        if self.default_constraints:
+            return None, Status(Code.UNSCHEDULABLE,
+                                "pods with default topology constraints are not signable")
+        return None, None
+
+    # ----- EnqueueExtensions -----
+    def events_to_register(self) -> list:
+        """``EventsToRegister``: (resource, action types, queueing hint method name)."""
+        return [
+            (ASSIGNED_POD, ("Add", "UpdatePodLabel", "Delete"),
+             "is_schedulable_after_assigned_pod_change"),
+            (TARGET_POD, ("UpdatePodToleration", "UpdatePodLabel"),
+             "is_schedulable_after_target_pod_change"),
+            (NODE, ("Add", "Delete", "UpdateNodeLabel", "UpdateNodeTaint"),
+             "is_schedulable_after_node_change"),
+        ]
+
+    def is_schedulable_after_target_pod_change(self, pod: Pod, old: Pod, new: Pod) -> str:
+        """``isSchedulableAfterTargetPodChange``: a new toleration helps when a hard constraint
+        honors taints; otherwise a label change that flips a selector match."""
+        constraints = self.get_constraints(pod)
+        if new.tolerations != old.tolerations and any(
+                c.node_taints_policy == POLICY_HONOR for c in constraints):
+            return QUEUE
+        return self._is_schedulable_after_pod_label_change(old, new, constraints)
+
+    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old: Pod | None,
+                                                 new: Pod | None) -> str:
+        """``isSchedulableAfterAssignedPodChange``: only bound or nominated pods of the same
+        namespace; an added/deleted pod matters when it matches a hard constraint's selector,
+        an updated one when a label change flips a match."""
+        if (new is not None and not _involved_in_topology_spreading(new, pod)) or (
+                old is not None and not _involved_in_topology_spreading(old, pod)):
+            return QUEUE_SKIP
+        constraints = self.get_constraints(pod)
+        if new is not None and old is not None:
+            return self._is_schedulable_after_pod_label_change(old, new, constraints)
+        if new is not None:
+            return QUEUE if pod_labels_match_spread_constraints(constraints, new.labels) \
+                else QUEUE_SKIP
+        assert old is not None
+        return QUEUE if pod_labels_match_spread_constraints(constraints, old.labels) \
+            else QUEUE_SKIP
+
+    @staticmethod
+    def _is_schedulable_after_pod_label_change(old: Pod, new: Pod,
+                                               constraints: list[Constraint]) -> str:
+        """``isSchedulableAfterPodLabelChange``."""
+        if new.labels == old.labels:
+            return QUEUE_SKIP
+        for c in constraints:
+            if c.selector.matches(old.labels) != c.selector.matches(new.labels):
+                return QUEUE
+        return QUEUE_SKIP
+
+    def is_schedulable_after_node_change(self, pod: Pod, old: Node | None,
+                                         new: Node | None) -> str:
+        """``isSchedulableAfterNodeChange``: Queue when the node (now or before) has every hard
+        constraint's topology key and the change can move a domain: added, deleted, gained or
+        lost a key, changed a key's value, or changed taints."""
+        constraints = self.get_constraints(pod)
+        old_matching = old is not None and node_labels_match_spread_constraints(
+            old.labels, constraints)
+        new_matching = new is not None and node_labels_match_spread_constraints(
+            new.labels, constraints)
+        if old is not None and new is not None:
+            if old_matching != new_matching:
+                return QUEUE
+            if new_matching and (
+                    _topology_key_labels_changed(old.labels, new.labels, constraints)
+                    or old.taints != new.taints):
+                return QUEUE
+            return QUEUE_SKIP
+        if new is not None:
+            return QUEUE if new_matching else QUEUE_SKIP
+        return QUEUE if old_matching else QUEUE_SKIP
+
+
+def _involved_in_topology_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
+    """``involvedInTopologySpreading``: bound or nominated, and in the same namespace."""
+    if incoming.node_name == "" and incoming.nominated_node_name == "":
+        return False
+    return incoming.namespace == pod_with_spreading.namespace
+
+
+def _topology_key_labels_changed(old: dict[str, str], new: dict[str, str],
+                                 constraints: list[Constraint]) -> bool:
+    """``checkTopologyKeyLabelsChanged``."""
+    for c in constraints:
+        if old.get(c.topology_key, "") != new.get(c.topology_key, ""):
+            return True
+    return False

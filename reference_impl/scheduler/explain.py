@@ -1,0 +1,176 @@
+"""Explaining one scheduling decision: every plugin's verdict and score for one pending pod.
+
+The explanation runs upstream's scheduling algorithm for the pod (``schedulePod``: the verdict,
+the examined and feasible nodes, the selected node) and, beside it, evaluates every Filter plugin
+on every node (upstream stops at the first failing plugin; the explanation shows them all) and
+the Score plugins on the nodes upstream scores. Where upstream takes the one-feasible-node
+shortcut and scores nothing, the explanation scores that node anyway and flags the shortcut.
+Nothing is bound: the cluster is left as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.runtime import Framework
+from reference_impl.framework.status import Code, Status
+from reference_impl.model.objects import Pod
+from reference_impl.scheduler.schedule_one import FitError, NoNodesAvailable, SchedulingError
+from reference_impl.scheduler.scheduler import Scheduler
+
+
+@dataclass(slots=True)
+class PluginVerdict:
+    plugin: str
+    code: str
+    reasons: list[str]
+
+
+@dataclass(slots=True)
+class PluginScore:
+    plugin: str
+    raw: int
+    normalized: int
+    weight: int
+    weighted: int
+
+
+@dataclass(slots=True)
+class NodeExplanation:
+    name: str
+    feasible: bool
+    examined: bool
+    filters: list[PluginVerdict] = field(default_factory=list)
+    scores: list[PluginScore] = field(default_factory=list)
+    total: int | None = None
+
+
+@dataclass(slots=True)
+class Explanation:
+    pod: str
+    pre_filter: list[PluginVerdict]
+    nodes: list[NodeExplanation]
+    candidates: list[str]
+    selected: str | None
+    shortcut: bool
+    message: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+
+
+def _verdict(plugin: str, status: Status | None) -> PluginVerdict:
+    if status is None:
+        return PluginVerdict(plugin, Code.SUCCESS.upstream_name, [])
+    return PluginVerdict(plugin, status.code.upstream_name, status.all_reasons())
+
+
+def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
+    """Explain how ``scheduler`` would schedule ``pod`` now (the pod is not bound)."""
+    fwk = scheduler.profiles.get(pod.scheduler_name)
+    if fwk is None:
+        raise ValueError(f"no profile for schedulerName {pod.scheduler_name!r}; profiles: "
+                         f"{', '.join(sorted(scheduler.profiles))}")
+    core = scheduler.core
+    snapshot = scheduler.snapshot
+    gate = fwk.run_pre_enqueue_plugins(pod)
+
+    # 1. PreFilter, plugin by plugin, on a state of its own.
+    pre_filter: list[PluginVerdict] = []
+    probe = CycleState()
+    nodes = snapshot.list()
+    skip: set[str] = set()
+    pre_res_names: set[str] | None = None
+    for pl in fwk.pre_filter_plugins:
+        r, s = pl.pre_filter(probe, pod, nodes)
+        pre_filter.append(_verdict(pl.name, s))
+        if s is not None and s.code == Code.SKIP:
+            skip.add(pl.name)
+        if r is not None and r.node_names is not None:
+            pre_res_names = (set(r.node_names) if pre_res_names is None
+                             else pre_res_names & r.node_names)
+    probe.skip_filter_plugins = skip
+
+    # 2. Upstream's algorithm for the verdict (on a throw-away copy of the rotation index).
+    start_index = core.next_start_node_index
+    state = CycleState()
+    selected: str | None = None
+    shortcut = False
+    scored = None
+    examined: set[str] = set()
+    message = ""
+    evaluated = feasible_count = 0
+    if gate is not None:
+        message = f"gated at PreEnqueue: {gate.message()}"
+    else:
+        try:
+            result = core.schedule_pod(fwk, state, pod, None)
+            selected = result.suggested_host
+            shortcut = result.scored is None
+            scored = result.scored
+            examined = set(result.feasible)
+            evaluated, feasible_count = result.evaluated_nodes, result.feasible_nodes
+        except FitError as fit:
+            message = fit.message()
+            evaluated = len(fit.diagnosis.node_to_status)
+        except (NoNodesAvailable, SchedulingError) as e:
+            message = str(e)
+        finally:
+            core.next_start_node_index = start_index
+
+    # 3. Every Filter plugin on every node.
+    prefilter_rejected = any(v.code in ("Unschedulable", "UnschedulableAndUnresolvable",
+                                        "Error") for v in pre_filter)
+    out_nodes: list[NodeExplanation] = []
+    for ni in nodes:
+        name = ni.node.name
+        if prefilter_rejected:
+            out_nodes.append(NodeExplanation(name, False, False))
+            continue
+        if pre_res_names is not None and name not in pre_res_names:
+            out_nodes.append(NodeExplanation(name, False, False, [PluginVerdict(
+                "PreFilterResult", Code.UNSCHEDULABLE_AND_UNRESOLVABLE.upstream_name,
+                ["node is not in the PreFilter plugins' node set"])]))
+            continue
+        try:
+            _, st1, ni1 = fwk.add_ge_nominated_pods(probe, pod, ni)
+        except Exception:  # noqa: BLE001 - an AddPod error makes every filter an Error
+            st1, ni1 = probe, ni
+        filters = [_verdict(n, s) for n, s in fwk.run_all_filter_plugins(st1, pod, ni1)]
+        verdict = fwk.run_filter_plugins_with_nominated_pods(probe, pod, ni)
+        feasible = verdict is None or verdict.is_success()
+        out_nodes.append(NodeExplanation(name, feasible, name in examined, filters))
+
+    # 4. Scores of the nodes upstream scored (or of the single feasible node).
+    if shortcut and selected is not None:
+        scored = _score(fwk, pod, [snapshot.get(selected)])
+    by_name = {sn.name: sn for sn in scored or ()}
+    for ne in out_nodes:
+        sn = by_name.get(ne.name)
+        if sn is None:
+            continue
+        raw = dict(sn.raw)
+        norm = dict(sn.normalized)
+        for plugin, weighted in sn.weighted:
+            ne.scores.append(PluginScore(plugin, raw.get(plugin, 0), norm.get(plugin, 0),
+                                         fwk.score_weights.get(plugin, 0), weighted))
+        ne.total = sn.total
+    candidates: list[str] = []
+    if by_name:
+        best = max(sn.total for sn in by_name.values())
+        candidates = [n.name for n in out_nodes if n.name in by_name
+                      and by_name[n.name].total == best]
+    return Explanation(pod.key, pre_filter, out_nodes, candidates, selected, shortcut, message,
+                       evaluated, feasible_count)
+
+
+def _score(fwk: Framework, pod: Pod, nodes: list) -> list:
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod)
+    if not fwk.has_score_plugins():
+        return []
+    s = fwk.run_pre_score_plugins(state, pod, nodes)
+    if s is not None and not s.is_success():
+        return []
+    scored, _ = fwk.run_score_plugins(state, pod, nodes)
+    return scored or []

@@ -1,0 +1,274 @@
+"""The reference scheduler: profiles, cache, nominator, and the loop that schedules pods.
+
+Upstream: ``pkg/scheduler/scheduler.go`` (New, profiles), ``pkg/scheduler/schedule_one.go``
+(scheduleOnePod, schedulingCycle, bindingCycle, handleSchedulingFailure).
+
+This module runs each pending pod once, in QueueSort order (the scheduling queue with backoff,
+cluster events and timelines is ``reference_impl/scheduler/queue``'s job).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reference_impl.config import SchedulerConfiguration, default_config
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.interfaces import Plugin
+from reference_impl.framework.runtime import Framework, FrameworkHandle
+from reference_impl.framework.snapshot import Snapshot
+from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo, Status
+from reference_impl.framework.types import PodInfo
+from reference_impl.model.objects import Cluster, Pod
+from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.releases import current
+from reference_impl.scheduler.batch import sign_pod
+from reference_impl.scheduler.nominator import Nominator
+from reference_impl.scheduler.schedule_one import (
+    BOUND,
+    ERROR,
+    GATED,
+    UNSCHEDULABLE,
+    Attempt,
+    FitError,
+    NoNodesAvailable,
+    ScheduleResult,
+    SchedulingCore,
+    SchedulingError,
+    assumed_copy,
+)
+
+
+@dataclass(slots=True, eq=False)
+class QueuedPodInfo:
+    """``framework.QueuedPodInfo``: a pod in the queue and its bookkeeping."""
+
+    pod: Pod
+    timestamp: float
+    attempts: int = 0
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    signature: str | None = None
+    gated: Status | None = None
+
+    @property
+    def pod_info(self) -> PodInfo:
+        return PodInfo(self.pod)
+
+
+class Scheduler:
+    """Builds the profiles for a cluster and schedules its pending pods."""
+
+    def __init__(self, cluster: Cluster, config: SchedulerConfiguration | None = None,
+                 registry: dict[str, type[Plugin]] | None = None, seed: int = 0,
+                 features: Callable[[str], bool] | None = None) -> None:
+        self.cluster = cluster
+        self.registry = registry if registry is not None else in_tree_registry()
+        self.config = config if config is not None else default_config(self.registry)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.features = features or current.feature_enabled
+        self.snapshot = Snapshot(cluster.nodes, cluster.pods, cluster.namespaces)
+        self.nominator = Nominator()
+        self.bindings: dict[str, str] = {}
+        self.pods_by_uid: dict[str, Pod] = {p.uid: p for p in cluster.pods}
+        self.deleted: set[str] = set()
+        for p in cluster.pods:
+            if p.node_name:
+                self.bindings[p.key] = p.node_name
+        self.profiles: dict[str, Framework] = {}
+        for prof in self.config.profiles:
+            handle = FrameworkHandle(
+                self.snapshot, self.features, self.config.parallelism,
+                nominated_pods_for_node=self.nominator.nominated_pods_for_node,
+                bind_pod=self._bind, rng=self.rng, pdbs=cluster.pdbs,
+                delete_pod=self._delete_victim,
+                clear_nominated_node_name=self._clear_nnn)
+            self.profiles[prof.scheduler_name] = Framework(
+                prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
+                prof.percentage_of_nodes_to_score)
+        self.core = SchedulingCore(self.snapshot, self.profiles,
+                                   self.config.percentage_of_nodes_to_score, self.nominator,
+                                   batching=self.features("OpportunisticBatching"))
+        for p in cluster.pods:
+            if not p.node_name and p.nominated_node_name:
+                self.nominator.add_nominated_pod(PodInfo(p), None)
+        self.attempts: list[Attempt] = []
+        self.victims_of: dict[str, list[str]] = {}
+
+    # ----- callbacks given to plugins -----
+    def _bind(self, pod: Pod, node_name: str) -> Status | None:
+        """The API Binding call of DefaultBinder."""
+        if pod.uid in self.deleted:
+            return Status.as_error(f'pods "{pod.name}" not found')
+        self.bindings[pod.key] = node_name
+        return None
+
+    def _delete_victim(self, victim: Pod, preemptor: Pod) -> Status | None:
+        self.deleted.add(victim.uid)
+        self.snapshot.remove_pod(victim)
+        self.bindings.pop(victim.key, None)
+        self.nominator.delete(victim)
+        self.victims_of.setdefault(preemptor.key, []).append(victim.key)
+        return None
+
+    def _clear_nnn(self, pod: Pod) -> None:
+        self.nominator.delete(pod)
+
+    # ----- the queue order -----
+    def queue_order(self, pending: list[Pod]) -> list[QueuedPodInfo]:
+        """Pending pods in QueueSort order; equal pods keep input order (creation time, then
+        file order)."""
+        qs = [QueuedPodInfo(p, p.creation_timestamp) for p in pending]
+        if not self.profiles:
+            return qs
+        less = next(iter(self.profiles.values())).queue_sort_less()
+
+        def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
+            if less(a, b):
+                return -1
+            if less(b, a):
+                return 1
+            return (a.pod.creation_timestamp, a.pod.order) < (b.pod.creation_timestamp,
+                                                             b.pod.order) and -1 or 1
+
+        return sorted(qs, key=functools.cmp_to_key(cmp))
+
+    def responsible_for(self, pod: Pod) -> bool:
+        return pod.scheduler_name in self.profiles
+
+    # ----- one attempt -----
+    def pre_enqueue(self, qpi: QueuedPodInfo) -> Status | None:
+        fwk = self.profiles[qpi.pod.scheduler_name]
+        return fwk.run_pre_enqueue_plugins(qpi.pod)
+
+    def schedule_one(self, qpi: QueuedPodInfo) -> Attempt:
+        """``scheduleOnePod``: the scheduling cycle, then the binding cycle."""
+        pod = qpi.pod
+        fwk = self.profiles[pod.scheduler_name]
+        qpi.attempts += 1
+        self.core.scheduling_cycle += 1
+        if self.core.batching and qpi.signature is None:
+            qpi.signature = sign_pod(fwk, pod)
+        state = CycleState()
+        try:
+            result = self.core.schedule_pod(fwk, state, pod, qpi.signature)
+        except FitError as fit:
+            return self._handle_fit_error(fwk, state, qpi, fit)
+        except NoNodesAvailable as e:
+            self.nominator.delete(pod)
+            return Attempt(pod.key, UNSCHEDULABLE, message=str(e))
+        except SchedulingError as e:
+            self.nominator.delete(pod)
+            return Attempt(pod.key, ERROR, message=str(e))
+        return self._assume_reserve_bind(fwk, state, qpi, result)
+
+    def _handle_fit_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                          fit: FitError) -> Attempt:
+        pod = qpi.pod
+        nominating: NominatingInfo | None = NominatingInfo("", MODE_OVERRIDE)
+        victims: list[str] = []
+        if fwk.has_post_filter_plugins():
+            before = len(self.victims_of.get(pod.key, []))
+            result, status = fwk.run_post_filter_plugins(state, pod, fit.diagnosis)
+            fit.diagnosis.post_filter_msg = status.message()
+            nominating = result.nominating_info if result is not None else None
+            victims = self.victims_of.get(pod.key, [])[before:]
+        qpi.unschedulable_plugins = set(fit.diagnosis.unschedulable_plugins)
+        qpi.pending_plugins = set(fit.diagnosis.pending_plugins)
+        self.nominator.add_nominated_pod(PodInfo(pod), nominating)
+        reasons = {name: st.all_reasons() for name, st in fit.diagnosis.node_to_status.items()}
+        if fit.diagnosis.pre_filter_msg:
+            for ni in self.snapshot.list():
+                reasons.setdefault(ni.node.name, fit.diagnosis.absent_nodes_status.all_reasons())
+        attempt = Attempt(pod.key, UNSCHEDULABLE, message=fit.message(), reasons=reasons)
+        nnn = self.nominator.nominated_node_of(pod)
+        attempt.nominated_node = nnn or None
+        attempt.victims = victims
+        return attempt
+
+    def _assume_reserve_bind(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                             result: ScheduleResult) -> Attempt:
+        """``prepareForBindingCycle`` and ``bindingCycle``, run to completion at once."""
+        pod = qpi.pod
+        host = result.suggested_host
+        assumed = assumed_copy(pod, host)
+        self.snapshot.add_pod(assumed)
+        self.nominator.delete(pod)
+        s = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if s is not None and not s.is_success():
+            return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+        wait_times, s = fwk.run_permit_plugins(state, assumed, host)
+        if s is not None and s.code == Code.WAIT:
+            # No Permit plugin can be allowed from outside in the reference yet: the pod waits
+            # out its timeout and is rejected, as upstream does when nobody allows it.
+            plugin, timeout = min(wait_times.items(), key=lambda kv: kv[1])
+            s = Status(Code.UNSCHEDULABLE,
+                       f"rejected due to timeout after waiting {timeout}s at plugin {plugin}",
+                       plugin=plugin)
+        if s is not None and not s.is_success():
+            return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+        if self.features("NominatedNodeNameForExpectation"):
+            s = fwk.run_pre_bind_pre_flights(state, assumed, host)
+            if s is not None and (s.code == Code.ERROR or s.is_rejected()):
+                return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+        s = fwk.run_pre_bind_plugins(state, assumed, host)
+        if s is None or s.is_success():
+            s = fwk.run_bind_plugins(state, assumed, host)
+        if s is not None and not s.is_success():
+            return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+        fwk.run_post_bind_plugins(state, assumed, host)
+        self.pods_by_uid[pod.uid] = assumed
+        return Attempt(pod.key, BOUND, node=host, evaluated_nodes=result.evaluated_nodes,
+                       feasible_nodes=result.feasible_nodes,
+                       candidates=_tie_set(result))
+
+    def _fail_after_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                           assumed: Pod, host: str, s: Status) -> Attempt:
+        """``unreserveAndForget`` then the failure handler (nomination cleared)."""
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        self.snapshot.remove_pod(assumed)
+        self.bindings.pop(assumed.key, None)
+        outcome = UNSCHEDULABLE if s.is_rejected() else ERROR
+        if s.is_rejected() and s.plugin:
+            qpi.unschedulable_plugins = {s.plugin}
+        return Attempt(qpi.pod.key, outcome, message=s.message(),
+                       reasons={host: s.all_reasons()} if s.is_rejected() else {})
+
+    # ----- the whole run -----
+    def run(self) -> SimulationResult:
+        pending = [p for p in self.cluster.pods if not p.node_name]
+        for qpi in self.queue_order([p for p in pending if self.responsible_for(p)]):
+            if qpi.pod.uid in self.deleted or qpi.pod.is_terminating:
+                continue
+            gate = self.pre_enqueue(qpi)
+            if gate is not None:
+                self.attempts.append(Attempt(qpi.pod.key, GATED, message=gate.message()))
+                continue
+            self.attempts.append(self.schedule_one(qpi))
+        return self.result()
+
+    def result(self) -> SimulationResult:
+        bound = dict(sorted(self.bindings.items()))
+        pending = sorted(p.key for p in self.cluster.pods
+                         if p.key not in self.bindings and p.uid not in self.deleted)
+        deleted = sorted(self.pods_by_uid[u].key for u in self.deleted)
+        return SimulationResult(self.seed, list(self.attempts), bound, pending, deleted)
+
+
+def _tie_set(result: ScheduleResult) -> list[str]:
+    if result.scored is None:
+        return [result.suggested_host]
+    best = max(s.total for s in result.scored)
+    return [s.name for s in result.scored if s.total == best]
+
+
+@dataclass(slots=True)
+class SimulationResult:
+    seed: int
+    attempts: list[Attempt]
+    bindings: dict[str, str]
+    pending: list[str]
+    deleted: list[str] = field(default_factory=list)
