@@ -22,6 +22,7 @@ from reference_impl.framework.interfaces import (
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.framework.types import HostPortInfo, NodeInfo
 from reference_impl.model.objects import ContainerPort, Pod
+from reference_impl.model.requests import host_ports as requests_host_ports
 from reference_impl.plugins import names
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NodePorts
@@ -33,16 +34,9 @@ QUEUE_SKIP = "QueueSkip"
 
 def get_host_ports(pod: Pod) -> tuple[ContainerPort, ...]:
     """``util.GetHostPorts``: ports with hostPort > 0 of restartable (sidecar) init containers,
-    then of the regular containers, in declaration order. This is what ``Pod.host_ports`` holds
-    (computed at load time)."""
-    ports: list[ContainerPort] = []
-    for c in pod.init_containers:
-        if c.restart_policy != "Always":
-            continue
-        ports.extend(p for p in c.ports if p.host_port > 0)
-    for c in pod.containers:
-        ports.extend(p for p in c.ports if p.host_port > 0)
-    return tuple(ports)
+    then of the regular containers. ``Pod.host_ports`` holds this (computed at load time by
+    ``reference_impl.model.requests.host_ports``, which this delegates to)."""
+    return requests_host_ports(pod)
 
 
 def host_ports_signer(pod: Pod) -> list[int]:

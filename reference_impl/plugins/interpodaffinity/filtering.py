@@ -103,7 +103,7 @@ def merge_affinity_term_namespaces_if_not_empty(snapshot: Snapshot, term: Affini
     sel = term.namespace_selector
     if sel.empty():
         return
-    if sel is not NOTHING:
+    if not sel.nothing:
         for ns in snapshot.namespaces.values():
             if sel.matches(ns.labels):
                 term.namespaces.add(ns.name)

@@ -1,0 +1,166 @@
+"""Throughput of the reference scheduler on upstream scheduler_perf's workloads.
+
+Restates, with their parameters, workloads of upstream's
+``test/integration/scheduler_perf`` (misc, affinity, topology_spreading performance-config.yaml
+and templates/node-default.yaml, pod-default.yaml, pod-with-pod-anti-affinity.yaml,
+pod-with-topology-spreading.yaml): nodes of 4 cpu, 32Gi, 110 pods; pods requesting 100m cpu and
+500Mi. As upstream does, the init pods are scheduled first (not measured), then the measured pods.
+Nodes carry a ``kubernetes.io/hostname`` label like kubelet-registered nodes.
+
+Loading (building the objects from manifests) is timed apart from scheduling. Run:
+
+    python3 bench/scheduler_perf.py            # every workload
+    python3 bench/scheduler_perf.py --only SchedulingBasic/500Nodes
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from reference_impl.model.loader import load_documents  # noqa: E402
+from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
+from reference_impl.scheduler.scheduler import Scheduler  # noqa: E402
+
+ZONES = ("moon-1", "moon-2", "moon-3")
+RESOURCES = {"limits": {"cpu": "100m", "memory": "500Mi"},
+             "requests": {"cpu": "100m", "memory": "500Mi"}}
+
+
+def node(i: int, zone: str | None = None) -> dict:
+    labels = {"kubernetes.io/hostname": f"scheduler-perf-{i}"}
+    if zone:
+        labels["topology.kubernetes.io/zone"] = zone
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": f"scheduler-perf-{i}", "labels": labels},
+            "spec": {},
+            "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
+                       "allocatable": {"pods": "110", "cpu": "4", "memory": "32Gi"}}}
+
+
+def pod_default(name: str, ns: str, t: int) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns,
+                         "creationTimestamp": _ts(t)},
+            "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.2",
+                                     "ports": [{"containerPort": 80}],
+                                     "resources": RESOURCES}]}}
+
+
+def pod_anti_affinity(name: str, ns: str, t: int) -> dict:
+    d = pod_default(name, ns, t)
+    d["metadata"]["labels"] = {"color": "green"}
+    d["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"color": "green"}},
+         "topologyKey": "kubernetes.io/hostname", "namespaces": ["sched-1", "sched-0"]}]}}
+    return d
+
+
+def pod_spreading(name: str, ns: str, t: int) -> dict:
+    d = pod_default(name, ns, t)
+    d["metadata"]["labels"] = {"color": "blue"}
+    d["spec"]["topologySpreadConstraints"] = [{
+        "maxSkew": 5, "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"color": "blue"}}}]
+    return d
+
+
+def _ts(t: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1_700_000_000 + t))
+
+
+@dataclass
+class Workload:
+    name: str
+    nodes: int
+    init_pods: int
+    measure_pods: int
+    init_template: Callable[[str, str, int], dict]
+    measure_template: Callable[[str, str, int], dict]
+    zones: bool = False
+    init_ns: str = "default"
+    measure_ns: str = "default"
+    floor: int | None = None  # upstream's CI threshold (pods/s on its 6-core runners)
+
+
+WORKLOADS = [
+    Workload("SchedulingBasic/500Nodes", 500, 500, 1000, pod_default, pod_default),
+    Workload("SchedulingBasic/5000Nodes", 5000, 1000, 1000, pod_default, pod_default, floor=680),
+    Workload("SchedulingPodAntiAffinity/500Nodes", 500, 100, 400, pod_anti_affinity,
+             pod_anti_affinity, init_ns="sched-0", measure_ns="sched-1"),
+    Workload("SchedulingPodAntiAffinity/5000Nodes", 5000, 1000, 1000, pod_anti_affinity,
+             pod_anti_affinity, init_ns="sched-0", measure_ns="sched-1", floor=180),
+    Workload("TopologySpreading/500Nodes", 500, 1000, 1000, pod_default, pod_spreading,
+             zones=True),
+    Workload("TopologySpreading/5000Nodes", 5000, 5000, 2000, pod_default, pod_spreading,
+             zones=True, floor=460),
+]
+
+
+def run(w: Workload) -> dict:
+    t0 = time.perf_counter()
+    docs = [node(i, ZONES[i % 3] if w.zones else None) for i in range(w.nodes)]
+    for ns in {w.init_ns, w.measure_ns}:
+        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    docs += [w.init_template(f"init-{i}", w.init_ns, 0) for i in range(w.init_pods)]
+    docs += [w.measure_template(f"measure-{i}", w.measure_ns, 1)
+             for i in range(w.measure_pods)]
+    cluster = load_documents(docs, source=w.name).cluster
+    scheduler = Scheduler(cluster, seed=0)
+    queue = scheduler.queue_order([p for p in cluster.pods if not p.node_name])
+    load_s = time.perf_counter() - t0
+    init = [q for q in queue if q.pod.name.startswith("init-")]
+    measure = [q for q in queue if q.pod.name.startswith("measure-")]
+    t1 = time.perf_counter()
+    for q in init:
+        scheduler.schedule_one(q)
+    init_s = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    bound = 0
+    for q in measure:
+        if scheduler.schedule_one(q).outcome == "Bound":
+            bound += 1
+    measure_s = time.perf_counter() - t2
+    return {"workload": w.name, "load_s": load_s, "init_s": init_s, "measure_s": measure_s,
+            "pods_per_s": len(measure) / measure_s if measure_s else float("inf"),
+            "bound": bound, "measured": len(measure), "floor": w.floor}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", action="append", help="run only this workload (repeatable)")
+    args = ap.parse_args()
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, cwd=Path(__file__).parent, check=False).stdout.strip()
+    except OSError:
+        commit = "?"
+    print(f"kschedconf reference scheduler, upstream {UPSTREAM_RELEASE}, commit {commit or '?'}")
+    print(f"machine: {platform.machine()} {os.cpu_count()} cpus, {platform.system()} "
+          f"{platform.release()}; Python {platform.python_version()}")
+    print(f"{'workload':40} {'load s':>8} {'init s':>8} {'measure s':>10} {'pods/s':>9}"
+          f" {'bound':>11} {'upstream CI floor':>18}")
+    for w in WORKLOADS:
+        if args.only and w.name not in args.only:
+            continue
+        r = run(w)
+        floor = f"{r['floor']}" if r["floor"] else "-"
+        print(f"{r['workload']:40} {r['load_s']:8.2f} {r['init_s']:8.2f} {r['measure_s']:10.2f}"
+              f" {r['pods_per_s']:9.1f} {r['bound']:>5}/{r['measured']:<5} {floor:>18}",
+              flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""Actuating a preemption: evicting the victims and clearing lower-priority nominations.
+
+Upstream: ``pkg/scheduler/framework/preemption/executor.go`` (Executor, NewExecutor's
+PreemptPod, actuatePodPreemption, prepareCandidate, prepareCandidateAsync,
+IsPodRunningPreemption, isRunningPreemption, clearNominatedNodeName,
+getLowerPriorityNominatedPods).
+
+Two modes, chosen by the SchedulerAsyncPreemption gate (on by default at v1.37.2):
+
+* synchronous (``prepareCandidate``): every victim not already terminating is preempted (the
+  first error stops and fails the PostFilter), *then* the nominations of lower-priority pods on
+  the node are cleared;
+* asynchronous (``prepareCandidateAsync``): the preemptor is put in the ``preempting`` set and a
+  goroutine clears the lower-priority nominations *first*, then preempts all victims but the
+  last, then (unless one of those failed) records the last victim as pending and preempts it,
+  and finally takes the preemptor out of ``preempting``. Errors never fail the PostFilter; on an
+  error the preemptor is activated. While the preemptor is in ``preempting``, DefaultPreemption's
+  PreEnqueue keeps it out of the active queue.
+
+The reference is sequential. Upstream's parallel victim deletions run one by one in victim
+order (the first failure stops the rest, as the cancelled context does). The goroutine body is
+handed to ``run_async``: by default it runs at once, inside the PostFilter call, so the
+preemption is complete when the scheduling cycle goes on. Hooks for the scheduling queue:
+
+* ``Executor.run_async(fn)``: set it to defer the goroutine (e.g. to a later point of the
+  simulated timeline); until ``fn()`` runs, ``is_pod_running_preemption(preemptor uid)`` is true;
+* ``Executor.activate(pods)``: called with ``{name: pod}`` of the preemptor when the goroutine
+  failed (``fh.Activate``); default: nothing;
+* a DELETE that returned success means the pod is gone or terminating, which is what
+  ``isRunningPreemption`` reads from the pod lister for the last victim.
+
+Not modelled: victims that are waiting pods (Permit) or pods in PreBind are preempted "in
+memory" upstream without a DELETE; the reference has neither, so every victim is deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from reference_impl.framework.preemption.types import Candidate
+from reference_impl.framework.status import Status
+from reference_impl.model.objects import Pod
+
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+class Executor:
+    """``Executor``: preempts victims for a preemptor pod, synchronously or asynchronously."""
+
+    def __init__(self, handle: object, enable_async_preemption: bool) -> None:
+        self.handle = handle
+        self.enable_async_preemption = enable_async_preemption
+        # preempting: preemptors whose asynchronous preemption is in flight (uids).
+        self.preempting: set[str] = set()
+        # lastVictimsPendingPreemption: preemptor uid -> its last victim.
+        self.last_victims_pending_preemption: dict[str, Pod] = {}
+        # Pods this executor added DisruptionTarget=True/PreemptionByScheduler to (uids).
+        self.disruption_targets: set[str] = set()
+        # (namespace, name) of pods whose DELETE succeeded: gone or terminating.
+        self.deleted: set[tuple[str, str]] = set()
+        self.run_async: Callable[[Callable[[], None]], None] | None = None
+        self.activate: Callable[[dict[str, Pod]], None] | None = None
+        # preempt_pod can be replaced (as upstream's exported PreemptPod field) in tests.
+        self.preempt_pod: Callable[[Candidate, Pod, Pod, str], Status | None] = \
+            self._preempt_pod
+
+    # ----- PreemptPod -----
+    def _preempt_pod(self, c: Candidate, preemptor: Pod, victim: Pod,
+                     plugin_name: str) -> Status | None:
+        """``PreemptPod``: patch the victim's DisruptionTarget condition, then DELETE it.
+        Returns an error status when the API call fails."""
+        self.disruption_targets.add(victim.uid)
+        s = self.handle.delete_pod(victim, preemptor)  # type: ignore[attr-defined]
+        if s is not None and not s.is_success():
+            return s
+        self.deleted.add((victim.namespace, victim.name))
+        return None
+
+    # ----- actuation -----
+    def actuate_pod_preemption(self, c: Candidate, preemptor: Pod,
+                               plugin_name: str) -> Status | None:
+        """``actuatePodPreemption``: asynchronous when SchedulerAsyncPreemption is on (always
+        Success), else synchronous."""
+        if self.enable_async_preemption:
+            self.prepare_candidate_async(c, preemptor, plugin_name)
+            return None
+        return self.prepare_candidate(c, preemptor, plugin_name)
+
+    def prepare_candidate(self, c: Candidate, preemptor: Pod, plugin_name: str) -> Status | None:
+        """``prepareCandidate``: preempt the victims (skipping those already terminating), the
+        first error fails; then clear the lower-priority nominations on the node (errors there
+        are not critical)."""
+        for victim in c.victims.pods:
+            if victim.deletion_timestamp is not None:
+                continue
+            s = self.preempt_pod(c, preemptor, victim, plugin_name)
+            if s is not None and not s.is_success():
+                return Status.as_error(s.message())
+        for p in get_lower_priority_nominated_pods(self.handle, preemptor.priority, c.name):
+            self.handle.clear_nominated_node_name(p)  # type: ignore[attr-defined]
+        return None
+
+    def prepare_candidate_async(self, c: Candidate, preemptor: Pod, plugin_name: str) -> None:
+        """``prepareCandidateAsync``: mark the preemptor as preempting and run the goroutine
+        (through ``run_async`` when set)."""
+        victim_pods = [v for v in c.victims.pods if v.deletion_timestamp is None]
+        if not victim_pods:
+            return
+        uid = preemptor.uid
+        self.preempting.add(uid)
+
+        def goroutine() -> None:
+            failed = False
+            for p in get_lower_priority_nominated_pods(self.handle, preemptor.priority, c.name):
+                self.handle.clear_nominated_node_name(p)  # type: ignore[attr-defined]
+            preempt_last_victim = True
+            if len(victim_pods) > 1:
+                for victim in victim_pods[:-1]:
+                    s = self.preempt_pod(c, preemptor, victim, plugin_name)
+                    if s is not None and not s.is_success():
+                        failed = True
+                        preempt_last_victim = False
+                        break
+            if preempt_last_victim:
+                last = victim_pods[-1]
+                self.last_victims_pending_preemption[uid] = last
+                s = self.preempt_pod(c, preemptor, last, plugin_name)
+                if s is not None and not s.is_success():
+                    failed = True
+            self.preempting.discard(uid)
+            self.last_victims_pending_preemption.pop(uid, None)
+            if failed and self.activate is not None:
+                self.activate({preemptor.name: preemptor})
+
+        if self.run_async is not None:
+            self.run_async(goroutine)
+        else:
+            goroutine()
+
+    # ----- PreEnqueue support -----
+    def is_pod_running_preemption(self, pod_uid: str) -> bool:
+        """``IsPodRunningPreemption`` / ``isRunningPreemption``: in ``preempting``, and either
+        its last victim is not registered yet or that victim still exists and is not
+        terminating (gone: its DELETE succeeded or it left the cluster's snapshot)."""
+        if pod_uid not in self.preempting:
+            return False
+        victim = self.last_victims_pending_preemption.get(pod_uid)
+        if victim is None:
+            return True
+        if (victim.namespace, victim.name) in self.deleted:
+            return False
+        if not self.handle.snapshot().is_assumed_or_bound(victim):  # type: ignore[attr-defined]
+            return False
+        return victim.deletion_timestamp is None
+
+
+def get_lower_priority_nominated_pods(handle: object, priority: int, node_name: str) -> list[Pod]:
+    """``getLowerPriorityNominatedPods``: pods nominated to the node with a lower priority."""
+    infos = handle.nominated_pods_for_node(node_name)  # type: ignore[attr-defined]
+    return [pi.pod for pi in infos if pi.pod.priority < priority]

@@ -1,0 +1,1 @@
+"""Test helpers shared by the test suite (builders of model objects)."""
