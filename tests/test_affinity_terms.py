@@ -4,7 +4,7 @@ Cases restate upstream v1.37.2 tests where they exist:
 ``staging/src/k8s.io/kube-scheduler/framework/types_test.go`` TestGetNamespacesFromPodAffinityTerm,
 ``pkg/scheduler/framework/types_test.go`` TestNewPodInfo and
 ``pkg/registry/core/pod/strategy_test.go`` Test_mutatePodAffinity (the admission step that merges
-matchLabelKeys/mismatchLabelKeys, applied here when terms are built).
+matchLabelKeys/mismatchLabelKeys, done by the reference's loader).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from reference_impl.framework.affinity_terms import (
     AffinityTerm,
     WeightedAffinityTerm,
     build_pod_info_terms,
-    merge_label_keys,
     namespaces_of_term,
     new_affinity_term,
     parse_pod_info_terms,
@@ -165,55 +164,65 @@ def test_nil_label_selector_matches_nothing() -> None:
     assert empty.matches(pod("a", labels={"x": "y"}), None)
 
 
-# --- Test_mutatePodAffinity (pkg/registry/core/pod/strategy_test.go) ---
+# --- matchLabelKeys / mismatchLabelKeys ---
+# Upstream merges them at admission (pkg/registry/core/pod/strategy.go mutatePodAffinity); the
+# reference does so in the loader. The cases of strategy_test.go Test_mutatePodAffinity are
+# restated through the loader (reference_impl.testing.builders), and the terms code is checked
+# to compile the stored selector as is (newAffinityTerm never reads the two fields).
 
 LABELS = {"country": "Japan", "city": "Kyoto"}
-ASIA = LabelSelector(match_labels=(("region", "Asia"),))
+ASIA_V1 = {"matchLabels": {"region": "Asia"}}
+
+
+def _loaded_terms(term_v1: dict) -> tuple:
+    from reference_impl.testing.builders import make_pod
+
+    weighted_v1 = {"weight": 1, "podAffinityTerm": term_v1}
+    side = {"requiredDuringSchedulingIgnoredDuringExecution": [term_v1],
+            "preferredDuringSchedulingIgnoredDuringExecution": [weighted_v1]}
+    p = make_pod("p", labels=LABELS, affinity={"podAffinity": side, "podAntiAffinity": side})
+    return p, build_pod_info_terms(p)
 
 
 def test_match_label_keys_merged_with_in_and_mismatch_with_not_in() -> None:
-    """matchLabelKeys are merged into labelSelector with In and mismatchLabelKeys are merged
-    with NotIn (all four term kinds)."""
-    t = PodAffinityTerm(ASIA, "zone", match_label_keys=("country",),
-                        mismatch_label_keys=("city",))
+    """Test_mutatePodAffinity: matchLabelKeys are merged into labelSelector with In and
+    mismatchLabelKeys are merged with NotIn (all four term kinds)."""
+    p, all_terms = _loaded_terms({"labelSelector": ASIA_V1, "topologyKey": "zone",
+                                  "matchLabelKeys": ["country"], "mismatchLabelKeys": ["city"]})
     want = LabelSelector(match_labels=(("region", "Asia"),), match_expressions=(
         req("country", "In", "Japan"), req("city", "NotIn", "Kyoto")))
-    assert merge_label_keys(t, LABELS) == want
-
-    wt = WeightedPodAffinityTerm(1, t)
-    a = Affinity(pod_affinity=PodAffinity(required=(t,), preferred=(wt,)),
-                 pod_anti_affinity=PodAffinity(required=(t,), preferred=(wt,)))
-    p = pod(labels=LABELS, affinity=a)
-    for terms in build_pod_info_terms(p):
+    assert p.affinity is not None and p.affinity.pod_affinity is not None
+    assert p.affinity.pod_affinity.required[0].label_selector == want
+    for terms in all_terms:
         assert len(terms) == 1
         sel = terms[0].selector
         assert sel.matches({"region": "Asia", "country": "Japan", "city": "Osaka"})
         assert not sel.matches({"region": "Asia", "country": "Japan", "city": "Kyoto"})
         assert not sel.matches({"region": "Asia", "country": "France", "city": "Osaka"})
-        assert repr(sel) == repr(compile_selector(want))
 
 
 def test_match_label_keys_not_in_pod_labels_are_ignored() -> None:
-    """keys, which are not found in Pod labels, are ignored."""
-    t = PodAffinityTerm(ASIA, "zone", match_label_keys=("city", "not-found"))
-    assert merge_label_keys(t, LABELS) == LabelSelector(
+    """Test_mutatePodAffinity: keys, which are not found in Pod labels, are ignored."""
+    p, _ = _loaded_terms({"labelSelector": ASIA_V1, "topologyKey": "zone",
+                          "matchLabelKeys": ["city", "not-found"]})
+    assert p.affinity is not None and p.affinity.pod_affinity is not None
+    assert p.affinity.pod_affinity.required[0].label_selector == LabelSelector(
         match_labels=(("region", "Asia"),), match_expressions=(req("city", "In", "Kyoto"),))
 
 
 def test_match_label_keys_ignored_with_nil_label_selector() -> None:
-    """matchLabelKeys is ignored if the labelSelector is nil."""
-    t = PodAffinityTerm(None, "zone", match_label_keys=("country",),
-                        mismatch_label_keys=("city",))
-    assert merge_label_keys(t, LABELS) is None
-    assert not new_affinity_term(pod(labels=LABELS), t).selector.matches(LABELS)
+    """Test_mutatePodAffinity: matchLabelKeys is ignored if the labelSelector is nil."""
+    _, all_terms = _loaded_terms({"topologyKey": "zone", "matchLabelKeys": ["country"],
+                                  "mismatchLabelKeys": ["city"]})
+    for terms in all_terms:
+        assert not terms[0].selector.matches(LABELS)
 
 
-def test_merging_twice_selects_the_same() -> None:
-    """A manifest that already carries the merged requirements selects the same pods."""
-    t = PodAffinityTerm(ASIA, "zone", match_label_keys=("country",))
-    merged = PodAffinityTerm(merge_label_keys(t, LABELS), "zone", match_label_keys=("country",))
-    once = compile_selector(merge_label_keys(t, LABELS))
-    twice = compile_selector(merge_label_keys(merged, LABELS))
-    for labels in ({"region": "Asia", "country": "Japan"}, {"region": "Asia", "country": "X"},
-                   {"country": "Japan"}):
-        assert once.matches(labels) == twice.matches(labels)
+def test_terms_compile_the_stored_selector() -> None:
+    """newAffinityTerm uses labelSelector only: match_label_keys on a model term (already
+    admitted) are not merged again, so a later label change does not alter the selector."""
+    t = PodAffinityTerm(LabelSelector(match_labels=(("region", "Asia"),)), "zone",
+                        match_label_keys=("country",))
+    term = new_affinity_term(pod(labels=LABELS), t)
+    assert term.selector.matches({"region": "Asia", "country": "France"})
+    assert repr(term.selector) == repr(compile_selector(t.label_selector))

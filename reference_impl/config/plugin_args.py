@@ -14,7 +14,6 @@ Gate-dependent rules take ``feature_enabled`` (default: the pinned release's gat
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +34,7 @@ from reference_impl.config.errors import (
     not_supported,
     required,
 )
-from reference_impl.config.schema import format_go_duration, parse_go_duration
+from reference_impl.config.schema import copy_value, format_go_duration, parse_go_duration
 from reference_impl.model.objects import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from reference_impl.releases.current import RELEASE
 from reference_impl.releases.current import feature_enabled as release_feature_enabled
@@ -48,7 +47,7 @@ _SUPPORTED_SCORING_STRATEGY_TYPES = sorted(
 
 
 def _defaults(kind: str) -> Args:
-    return copy.deepcopy(dict(RELEASE.plugin_args_defaults[kind]))
+    return copy_value(RELEASE.plugin_args_defaults[kind])
 
 
 # ---------------------------------------------------------------- defaulting (defaults.go)

@@ -185,7 +185,7 @@ def decode(value: Any, schema: Schema, path: str, errors: list[str]) -> Any:
 
 def _decode_scalar(value: Any, schema: str, path: str, errors: list[str]) -> Any:
     if schema == RAW:
-        return _copy(value)
+        return copy_value(value)
     if schema in _INT_RANGES:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -237,11 +237,12 @@ def _decode_scalar(value: Any, schema: str, path: str, errors: list[str]) -> Any
     raise AssertionError(f"unknown schema {schema!r}")
 
 
-def _copy(value: Any) -> Any:
+def copy_value(value: Any) -> Any:
+    """A deep copy with tuples as lists (the form decoded values have)."""
     if isinstance(value, Mapping):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_copy(v) for v in value]
+        return [copy_value(v) for v in value]
     return value
 
 

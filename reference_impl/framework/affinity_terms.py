@@ -5,15 +5,14 @@ GetAffinityTerms, newAffinityTerm, getNamespacesFromPodAffinityTerm, GetWeighted
 GetPodAffinityTerms, GetPodAntiAffinityTerms) and ``pkg/scheduler/framework/types.go``
 (NewPodInfo).
 
-matchLabelKeys / mismatchLabelKeys: upstream does not read these fields in the scheduler. The API
-server merges them into the term's labelSelector when the pod is created
+matchLabelKeys / mismatchLabelKeys: the scheduler does not read these fields. The API server
+merges them into the term's labelSelector when the pod is created
 (``pkg/registry/core/pod/strategy.go`` mutatePodAffinity / applyMatchLabelKeysAndMismatchLabelKeys,
-gate MatchLabelKeysInPodAffinity, GA and locked on in v1.37.2): for every key present in the
-pod's labels, ``key In (value)`` (matchLabelKeys) or ``key NotIn (value)`` (mismatchLabelKeys) is
-appended to matchExpressions, and nothing is done when the labelSelector is nil. The reference
-model keeps the term as written in the manifest, so that admission step is applied here, when the
-terms are built. Appending the same requirement twice does not change what a selector selects, so
-a manifest that already carries the merged requirements gives the same result.
+gate MatchLabelKeysInPodAffinity, GA and locked on in v1.37.2): ``key In (value)`` /
+``key NotIn (value)`` for every listed key present in the pod's labels at creation. The reference
+does that admission step when it loads a pod (``reference_impl/model/loader.py``), so the terms
+here compile ``label_selector`` exactly as stored, like upstream's ``newAffinityTerm``; a later
+change of the pod's labels does not change its selectors, as upstream.
 """
 
 from __future__ import annotations
@@ -21,17 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
-from reference_impl.api.labels import NOT_IN, Selector, compile_selector
+from reference_impl.api.labels import Selector, compile_selector
 from reference_impl.model.objects import (
     Affinity,
     LabelSelector,
-    LabelSelectorRequirement,
     Pod,
     PodAffinityTerm,
     WeightedPodAffinityTerm,
 )
-
-IN = "In"
 
 _EMPTY_LABELS: Mapping[str, str] = {}
 
@@ -98,25 +94,6 @@ def _compile(selector: LabelSelector | None) -> Selector:
     return compile_selector(selector)
 
 
-def merge_label_keys(term: PodAffinityTerm, pod_labels: Mapping[str, str]) -> LabelSelector | None:
-    """The term's labelSelector after admission's ``applyMatchLabelKeysAndMismatchLabelKeys``
-    (``pkg/registry/core/pod/strategy.go``): ``key In (v)`` for each matchLabelKey and
-    ``key NotIn (v)`` for each mismatchLabelKey whose key is in the pod's labels, appended in that
-    order; a nil labelSelector is left nil."""
-    selector = term.label_selector
-    if (not term.match_label_keys and not term.mismatch_label_keys) or selector is None:
-        return selector
-    extra: list[LabelSelectorRequirement] = []
-    for keys, op in ((term.match_label_keys, IN), (term.mismatch_label_keys, NOT_IN)):
-        for key in keys:
-            value = pod_labels.get(key)
-            if value is not None:
-                extra.append(LabelSelectorRequirement(key, op, (value,)))
-    if not extra:
-        return selector
-    return LabelSelector(selector.match_labels, selector.match_expressions + tuple(extra))
-
-
 def namespaces_of_term(pod: Pod, term: PodAffinityTerm) -> set[str]:
     """``getNamespacesFromPodAffinityTerm``: the listed namespaces, or the pod's own namespace
     when the term lists none and its namespaceSelector is nil (an empty, non-nil namespaceSelector
@@ -129,7 +106,7 @@ def namespaces_of_term(pod: Pod, term: PodAffinityTerm) -> set[str]:
 def new_affinity_term(pod: Pod, term: PodAffinityTerm) -> AffinityTerm:
     """``newAffinityTerm``. Raises AffinityTermError when a selector is invalid."""
     try:
-        selector = _compile(merge_label_keys(term, pod.labels))
+        selector = _compile(term.label_selector)
         ns_selector = _compile(term.namespace_selector)
     except ValueError as e:
         raise AffinityTermError(str(e)) from e

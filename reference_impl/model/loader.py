@@ -225,9 +225,17 @@ def read_documents(paths: Iterable[str]) -> list[tuple[str, int, Any]]:
                 raise InputError(f"cannot read file: {e.strerror or e}", source=path) from None
             except UnicodeDecodeError as e:
                 raise InputError(f"file is not UTF-8 text: {e.reason}", source=path) from None
-        is_json = path.endswith(".json") or text.lstrip().startswith(("{", "["))
-        for i, doc in _parse_text(text, source, is_json=is_json):
-            out.append((source, i, doc))
+        if path.endswith(".json"):
+            docs = _parse_text(text, source, is_json=True)
+        elif text.lstrip().startswith(("{", "[")):
+            # JSON content (exact number text) if it is one JSON value, else YAML
+            try:
+                docs = _parse_text(text, source, is_json=True)
+            except InputError:
+                docs = _parse_text(text, source, is_json=False)
+        else:
+            docs = _parse_text(text, source, is_json=False)
+        out.extend((source, i, doc) for i, doc in docs)
     return out
 
 

@@ -961,14 +961,14 @@ def test_is_schedulable_after_assigned_pod_change(name: str, pod: Pod, old: Pod 
                                                   new: Pod | None, want: str) -> None:
     """plugin_test.go Test_isSchedulableAfterAssignedPodChange."""
     pl, _ = setup([], [], TEAM_NAMESPACES)
-    assert pl.is_schedulable_after_assigned_pod_change(pod, old, new) == want
+    assert pl.is_schedulable_after_assigned_pod_change(pod, old, new) == (want, None)
 
 
 def test_is_schedulable_after_target_pod_update_label() -> None:
     """plugin_test.go Test_isSchedulableAfterTargetPodUpdateLabel."""
     pl, _ = setup([], [], TEAM_NAMESPACES)
     pod = make_pod(labels={"foo": "baz"})
-    assert pl.is_schedulable_after_target_pod_update_label(pod, pod, pod) == QUEUE
+    assert pl.is_schedulable_after_target_pod_update_label(pod, pod, pod) == (QUEUE, None)
 
 
 def _node_change_cases() -> list:
@@ -1011,12 +1011,12 @@ def test_is_schedulable_after_node_change(name: str, pod: Pod, old: Node | None,
                                           want: str) -> None:
     """plugin_test.go Test_isSchedulableAfterNodeChange."""
     pl, _ = setup([], [], TEAM_NAMESPACES)
-    assert pl.is_schedulable_after_node_change(pod, old, new) == want
+    assert pl.is_schedulable_after_node_change(pod, old, new) == (want, None)
 
 
 @pytest.mark.parametrize("name,pod,ignore,want_fragments,signable", [
     ("no affinity, default settings", make_pod(labels={"foo": "bar"}), False,
-     [("v1.Pod.Labels", (("foo", "bar"),))], True),
+     [("v1.Pod.Labels", {"foo": "bar"})], True),
     ("no affinity, ignore setting set", make_pod(labels={"foo": "bar"}), True, None, True),
     ("affinity set", make_pod(labels={"foo": "bar"}, affinity=[term(None)]), False, None, False),
 ], ids=lambda v: v if isinstance(v, str) else "")

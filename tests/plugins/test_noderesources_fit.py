@@ -678,3 +678,14 @@ def test_invalid_args(args):
     """least/most_allocated_test.go weight cases (wantErrs) and validation_pluginargs.go."""
     with pytest.raises(ValueError):
         Fit(args, FakeHandle(features=features()))
+
+
+def test_request_equal_to_allocatable_is_resolvable():
+    """fit.go fitsRequest: Unresolvable only when the request alone *exceeds* allocatable; a
+    pod requesting exactly the node's allocatable on a busy node may fit after preemption."""
+    ni = node_info(alloc_node(10, 20, 32, 5, 20, 5), resource_pod(u(5, 5, eph=1,
+                                                                     scalar={EXT_A: 1})))
+    pl = Fit(None, FakeHandle(features=features()))
+    status = run_filter(pl, resource_pod(u(10, 20, eph=20, scalar={EXT_A: 5})), ni)
+    assert status == unsched("Insufficient cpu", "Insufficient memory",
+                             "Insufficient ephemeral-storage", f"Insufficient {EXT_A}")

@@ -1464,3 +1464,35 @@ def test_is_schedulable_after_target_pod_change(name: str, pod: Pod, old: Pod, n
     """plugin_test.go Test_isSchedulableAfterTargetPodChange."""
     pl, _ = setup([], [], node_inclusion=node_inclusion)
     assert pl.is_schedulable_after_target_pod_change(pod, old, new) == want
+
+
+# ----------------------------------------------------------------------------------------------
+# common.go details not covered by an upstream table case
+# ----------------------------------------------------------------------------------------------
+
+def test_empty_selector_counts_no_pods() -> None:
+    """common.go countPodsMatchSelector: an empty selector (``labelSelector: {}``) counts no
+    existing pod, while the incoming pod still matches itself (Filter's selfMatchNum)."""
+    pod = make_pod("p", labels=FOO_L, spreads=(spread(1, "zone", DNS, LabelSelector()),))
+    pl, handle = setup(nodes_zone_node(*FOUR_NODES), _pods_a2_b1_y3())
+    cs = CycleState()
+    pl.pre_filter(cs, pod, handle.snapshot().list())
+    s = cs.read(PRE_FILTER_STATE_KEY)
+    assert s.tp_value_to_match_num == [{"zone1": 0, "zone2": 0}]
+    assert s.self_match == [1]
+    assert all(pl.filter(cs, pod, handle.snapshot().get(n)) is None for n in ALL4)
+
+
+def test_match_label_keys_do_not_turn_a_nil_selector_into_a_selector() -> None:
+    """common.go mergeLabelSetWithSelector: ``labels.Nothing()`` has no requirements to merge
+    into (``Requirements()`` reports ok=false), so a nil labelSelector stays match-nothing even
+    when the pod has the matchLabelKeys key."""
+    pod = make_pod("p", labels={"foo": "a"},
+                   spreads=(spread(1, "zone", DNS, None, match_label_keys=("foo",)),))
+    pl, handle = setup(nodes_zone_node(*FOUR_NODES), _foo_a_pods(), match_label_keys=True)
+    cs = CycleState()
+    pl.pre_filter(cs, pod, handle.snapshot().list())
+    s = cs.read(PRE_FILTER_STATE_KEY)
+    assert s.constraints == [C(1, "zone", None)]
+    assert s.tp_value_to_match_num == [{"zone1": 0, "zone2": 0}]
+    assert s.self_match == [0]

@@ -86,20 +86,20 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
 
     # ----- SignPlugin -----
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
-        """``SignPod``: pods with pod (anti-)affinity are not signable; otherwise the pod's
-        labels are part of the signature unless ignorePreferredTermsOfExistingPods is set. The
-        labels are given as a sorted tuple of (key, value) pairs (upstream's value is the map,
-        which is serialised with sorted keys)."""
+        """``SignPod``: pods with pod (anti)affinity are not signable; otherwise the pod's
+        labels (a copy of the map) are part of the signature unless
+        ignorePreferredTermsOfExistingPods is set."""
         a = pod.affinity
         if a is not None and (a.pod_affinity is not None or a.pod_anti_affinity is not None):
             return None, Status(Code.UNSCHEDULABLE, "pods with InterPodAffinity are not signable")
         if self.args.ignore_preferred_terms_of_existing_pods:
             return None, None
-        return [(LABELS_SIGNER_NAME, tuple(sorted(pod.labels.items())))], None
+        return [(LABELS_SIGNER_NAME, dict(pod.labels))], None
 
     # ----- EnqueueExtensions -----
     def events_to_register(self) -> list:
-        """``EventsToRegister``: (resource, action types, queueing hint method name)."""
+        """``EventsToRegister``: (resource, action types, queueing hint method name). A hint
+        returns (QUEUE or QUEUE_SKIP, error message or None)."""
         return [
             ("AssignedPod", ("Add", "UpdatePodLabel", "Delete"),
              "is_schedulable_after_assigned_pod_change"),
@@ -108,88 +108,90 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
         ]
 
     def is_schedulable_after_assigned_pod_change(self, pod: Pod, old_obj: Pod | None,
-                                                 new_obj: Pod | None) -> str:
+                                                 new_obj: Pod | None) -> tuple[str, str | None]:
         """``isSchedulableAfterAssignedPodChange``."""
         original, modified = old_obj, new_obj
         if ((modified is not None and modified.node_name == ""
              and modified.nominated_node_name == "")
                 or (original is not None and original.node_name == ""
                     and original.nominated_node_name == "")):
-            return QUEUE_SKIP
+            return QUEUE_SKIP, None
         try:
             terms = get_affinity_terms(pod, pod_affinity_terms(pod.affinity))
             anti_terms = get_affinity_terms(pod, pod_anti_affinity_terms(pod.affinity))
-        except AffinityTermError:
-            return QUEUE
+        except AffinityTermError as e:
+            return QUEUE, str(e)
 
         if modified is not None and original is not None:
             # Updated: now matches all affinity terms, or no longer matches any anti-affinity term.
             if (not pod_matches_all_affinity_terms(terms, original)
                     and pod_matches_all_affinity_terms(terms, modified)):
-                return QUEUE
+                return QUEUE, None
             if (pod_matches_any_affinity_terms(anti_terms, original)
                     and not pod_matches_any_affinity_terms(anti_terms, modified)):
-                return QUEUE
-            return QUEUE_SKIP
+                return QUEUE, None
+            return QUEUE_SKIP, None
 
         if modified is not None:
             # Added.
-            return QUEUE if pod_matches_all_affinity_terms(terms, modified) else QUEUE_SKIP
+            if pod_matches_all_affinity_terms(terms, modified):
+                return QUEUE, None
+            return QUEUE_SKIP, None
 
         # Deleted: it matched the pod's anti-affinity, or the pod matches its anti-affinity.
         assert original is not None
         if pod_matches_any_affinity_terms(anti_terms, original):
-            return QUEUE
+            return QUEUE, None
         try:
             original_anti_terms = get_affinity_terms(
                 original, pod_anti_affinity_terms(original.affinity))
-        except AffinityTermError:
-            return QUEUE
+        except AffinityTermError as e:
+            return QUEUE, str(e)
         if pod_matches_any_affinity_terms(original_anti_terms, pod):
-            return QUEUE
-        return QUEUE_SKIP
+            return QUEUE, None
+        return QUEUE_SKIP, None
 
     def is_schedulable_after_target_pod_update_label(self, pod: Pod, old_obj: Pod | None,
-                                                     new_obj: Pod | None) -> str:
+                                                     new_obj: Pod | None) -> tuple[str, str | None]:
         """``isSchedulableAfterTargetPodUpdateLabel``: always Queue."""
-        return QUEUE
+        return QUEUE, None
 
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Node | None,
-                                         new_obj: Node | None) -> str:
+                                         new_obj: Node | None) -> tuple[str, str | None]:
         """``isSchedulableAfterNodeChange``."""
         original, modified = old_obj, new_obj
         assert modified is not None
         try:
             terms = get_affinity_terms(pod, pod_affinity_terms(pod.affinity))
-        except AffinityTermError:
-            return QUEUE
+        except AffinityTermError as e:
+            return QUEUE, str(e)
         for term in terms:
             key = term.topology_key
             if original is None:
                 # A node with the affinity topology key was added.
                 if key in modified.labels:
-                    return QUEUE
+                    return QUEUE, None
                 continue
             original_has = key in original.labels
             modified_has = key in modified.labels
             if not original_has and modified_has:
-                return QUEUE
+                return QUEUE, None
             if original_has and modified_has and original.labels[key] != modified.labels[key]:
-                return QUEUE
+                return QUEUE, None
 
         try:
             anti_terms = get_affinity_terms(pod, pod_anti_affinity_terms(pod.affinity))
-        except AffinityTermError:
-            return QUEUE
+        except AffinityTermError as e:
+            return QUEUE, str(e)
         for term in anti_terms:
             if original is None:
                 # Any added node may be free of the pods the pod repels.
-                return QUEUE
+                return QUEUE, None
             key = term.topology_key
             original_has = key in original.labels
             modified_has = key in modified.labels
             if original_has and not modified_has:
-                return QUEUE
+                return QUEUE, None
             if original_has and modified_has and original.labels[key] != modified.labels[key]:
-                return QUEUE
-        return QUEUE_SKIP
+                return QUEUE, None
+        return QUEUE_SKIP, None

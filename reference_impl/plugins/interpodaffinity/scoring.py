@@ -89,11 +89,14 @@ class ScoringMixin:
         if not existing_node.labels:
             return
         existing_pod = existing.pod
+        # (Empty term lists are skipped before the calls: the hot loop of PreScore.)
         # The incoming pod's preferred terms (namespace selectors merged: nil labels).
-        process_terms(topo_score, state.preferred_affinity_terms, existing_pod, None,
-                      existing_node, 1)
-        process_terms(topo_score, state.preferred_anti_affinity_terms, existing_pod, None,
-                      existing_node, -1)
+        if state.preferred_affinity_terms:
+            process_terms(topo_score, state.preferred_affinity_terms, existing_pod, None,
+                          existing_node, 1)
+        if state.preferred_anti_affinity_terms:
+            process_terms(topo_score, state.preferred_anti_affinity_terms, existing_pod, None,
+                          existing_node, -1)
         # The existing pod's required affinity terms, weighted by hardPodAffinityWeight.
         hard_weight = self.args.hard_pod_affinity_weight
         if hard_weight > 0:
@@ -101,10 +104,12 @@ class ScoringMixin:
                 process_term(topo_score, t, hard_weight, incoming, state.namespace_labels,
                              existing_node, 1)
         # The existing pod's preferred terms, matched against the incoming pod.
-        process_terms(topo_score, existing.preferred_affinity_terms, incoming,
-                      state.namespace_labels, existing_node, 1)
-        process_terms(topo_score, existing.preferred_anti_affinity_terms, incoming,
-                      state.namespace_labels, existing_node, -1)
+        terms = existing.preferred_affinity_terms
+        if terms:
+            process_terms(topo_score, terms, incoming, state.namespace_labels, existing_node, 1)
+        terms = existing.preferred_anti_affinity_terms
+        if terms:
+            process_terms(topo_score, terms, incoming, state.namespace_labels, existing_node, -1)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``PreScore``. The nodes processed are all nodes of the snapshot when the pod has

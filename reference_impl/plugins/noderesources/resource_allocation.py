@@ -72,7 +72,7 @@ class ResourceAllocationScorer:
     """
 
     __slots__ = ("name", "scorer", "resources", "use_requested", "enable_pod_level_resources",
-                 "_kinds", "_skip_unrequested")
+                 "_kinds", "_skip_unrequested", "_cpu_memory_only")
 
     def __init__(self, name: str, scorer: ScorerFunc, resources: Sequence[ResourceSpec], *,
                  use_requested: bool, enable_pod_level_resources: bool) -> None:
@@ -85,6 +85,8 @@ class ResourceAllocationScorer:
         # calculateNodeAllocatableRequest: a scalar resource the pod does not request is left
         # out of the vectors (allocatable 0), so it does not weigh in the score.
         self._skip_unrequested = tuple(is_scalar_resource_name(r.name) for r in self.resources)
+        # The default resource list (cpu, memory) takes a shortcut in the per-node code.
+        self._cpu_memory_only = self._kinds == (_CPU, _MEMORY)
 
     # ----- per pod -----
     def pod_request_list(self, pod: Pod) -> tuple[int, ...]:
@@ -128,6 +130,8 @@ class ResourceAllocationScorer:
         A resource other than cpu/memory/ephemeral-storage counts only if the node lists it
         among its scalar allocatable resources.
         """
+        if self._cpu_memory_only:
+            return self._cpu_memory_vectors(node_info, pod_requests_)
         n = len(self.resources)
         requested = [0] * n
         allocated = [0] * n
@@ -162,6 +166,19 @@ class ResourceAllocationScorer:
             allocated[i] = used
             requested[i] = wrap_int64(used + pod_req)
         return requested, allocated, allocatable
+
+    def _cpu_memory_vectors(self, node_info: NodeInfo, pod_requests_: Sequence[int]
+                            ) -> tuple[list[int], list[int], list[int]]:
+        """``calculate_node_allocatable_request`` for resources == (cpu, memory)."""
+        alloc = node_info.node.allocatable
+        used = node_info.requested if self.use_requested else node_info.non_zero_requested
+        cap_cpu = alloc.milli_cpu
+        cap_mem = alloc.memory
+        used_cpu = used.milli_cpu if cap_cpu != 0 else 0
+        used_mem = used.memory if cap_mem != 0 else 0
+        return ([wrap_int64(used_cpu + pod_requests_[0]) if cap_cpu != 0 else 0,
+                 wrap_int64(used_mem + pod_requests_[1]) if cap_mem != 0 else 0],
+                [used_cpu, used_mem], [cap_cpu, cap_mem])
 
     def score(self, node_info: NodeInfo, pod_requests_: Sequence[int]) -> int:
         """``resourceAllocationScorer.score``: Error "resources not found" when no resource

@@ -1,0 +1,366 @@
+"""The preemption evaluator: find nodes where evicting lower-priority pods makes room, pick one,
+and actuate it.
+
+Upstream: ``pkg/scheduler/framework/preemption/preemption.go`` (Interface, Evaluator, evaluate,
+Preempt, findCandidates, callExtenders, SelectCandidate, pickOneNodeForPreemption,
+DryRunPreemption, GetVictimsOnNode), ``pkg/scheduler/framework/interface.go``
+(NodeToStatus.NodesForStatusCode, NewPostFilterResultWithNominatedNode) and
+``pkg/scheduler/framework/types.go`` (FitError.Error).
+
+Where upstream is not deterministic the reference picks one of its possible outcomes:
+
+* ``DryRunPreemption`` checks nodes in parallel (16 workers) and cancels the rest once it has
+  ``numCandidates`` candidates of which at least one violates no PDB; the nodes being checked
+  when that happens still finish, so more candidates than asked may come back. The reference
+  runs it with parallelism 1 (as upstream's own tests do for these cases): nodes
+  ``(offset + i) % n`` one by one, stopping right after the candidate that meets the condition.
+  The candidate lists keep their capacity: a candidate beyond ``numCandidates`` in one list is
+  dropped, as upstream's ``candidateList.add``.
+* When the absent-nodes status is not Unschedulable, ``NodesForStatusCode`` walks the Go map of
+  explicit statuses (random order). The reference lists those nodes in the snapshot's node
+  order, the order used when the absent status matches.
+* ``pickOneNodeForPreemption`` iterates a Go map of candidates (random order) and the last tie
+  goes to the first node of that order. The reference uses the candidates' order
+  (non-violating ones first, each in dry-run order).
+* Pods without ``status.startTime`` count as starting "now" (see ``schedutil``).
+
+Not modelled: re-reading the preemptor from the pod lister (the reference's pod is current) and
+scheduler extenders (the reference has none; ``callExtenders`` returns the candidates as they
+are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.preemption.disruption import PDBStatus, resolve_pdbs
+from reference_impl.framework.preemption.executor import Executor
+from reference_impl.framework.preemption.schedutil import get_earliest_pod_start_time
+from reference_impl.framework.preemption.types import (
+    Candidate,
+    CandidateList,
+    DomainVictim,
+    Victims,
+    create_domain_victims,
+    new_pod_victim,
+)
+from reference_impl.framework.runtime import Diagnosis
+from reference_impl.framework.status import (
+    MODE_OVERRIDE,
+    Code,
+    NominatingInfo,
+    PostFilterResult,
+    Status,
+)
+from reference_impl.framework.types import NodeInfo
+from reference_impl.model.objects import Pod
+
+MAX_INT32 = 2**31 - 1
+NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
+PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+
+
+class Interface(Protocol):
+    """``preemption.Interface``: what a preemption plugin supplies to the Evaluator.
+
+    ``select_victims_on_node`` receives the cycle state and node of the snapshot and the node's
+    victims. Upstream's caller passes a clone of the state and a copy of the node; here the
+    implementation must copy both before changing them. An implementation that sets
+    ``lower_priority_victims_only = True`` declares that it ignores victims whose priority is not
+    below the preemptor's (DefaultPreemption does), so the Evaluator does not build those.
+    """
+
+    lower_priority_victims_only: bool
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]: ...
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
+                                       ) -> tuple[bool, str]: ...
+
+    def select_victims_on_node(self, state: CycleState, preemptor: Pod, node_info: NodeInfo,
+                               all_possible_victims: list[DomainVictim],
+                               pdbs: Sequence[PDBStatus]
+                               ) -> tuple[list[Pod], int, Status | None]: ...
+
+    def ordered_score_funcs(self, nodes_to_victims: dict[str, Victims]
+                            ) -> list[Callable[[str], Any]] | None: ...
+
+
+def new_post_filter_result_with_nominated_node(name: str,
+                                               victims: list[Pod] | None = None
+                                               ) -> PostFilterResult:
+    """``NewPostFilterResultWithNominatedNode``: nominate ``name`` (ModeOverride); "" clears the
+    nomination. The reference also reports the victims."""
+    return PostFilterResult(NominatingInfo(name, MODE_OVERRIDE), victims)
+
+
+def nodes_for_status_code(m: Any, nodes: list[NodeInfo], code: Code) -> list[NodeInfo]:
+    """``NodeToStatus.NodesForStatusCode``: the nodes whose status (explicit, else the
+    absent-nodes status) has ``code``; ``nodes`` is the snapshot's node list."""
+    explicit: dict[str, Status] = m.node_to_status
+    if m.absent_nodes_status.code == code:
+        if not explicit:
+            return list(nodes)
+        out = []
+        for ni in nodes:
+            s = explicit.get(ni.node.name)
+            if s is None or s.code == code:
+                out.append(ni)
+        return out
+    out = []
+    for ni in nodes:
+        s = explicit.get(ni.node.name)
+        if s is not None and s.code == code:
+            out.append(ni)
+    return out
+
+
+def fit_error_message(num_all_nodes: int, node_statuses: Diagnosis) -> str:
+    """``FitError.Error`` for preemption's FitError (no PreFilter or PostFilter message):
+    "0/N nodes are available: <sorted "count reason" histogram>."."""
+    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
+    hist: dict[str, int] = {}
+    for st in node_statuses.node_to_status.values():
+        for r in st.all_reasons():
+            hist[r] = hist.get(r, 0) + 1
+    n_explicit = len(node_statuses.node_to_status)
+    if n_explicit < num_all_nodes:
+        for r in node_statuses.absent_nodes_status.all_reasons():
+            hist[r] = hist.get(r, 0) + num_all_nodes - n_explicit
+    parts = sorted(f"{v} {k}" for k, v in hist.items())
+    if parts:
+        msg += " " + ", ".join(parts) + "."
+    return msg
+
+
+def aggregate_error_message(errs: list[str]) -> str | None:
+    """``utilerrors.NewAggregate(errs).Error()``: nil for none, the message for one, else the
+    distinct messages in order, "[a, b]"."""
+    if not errs:
+        return None
+    if len(errs) == 1:
+        return errs[0]
+    seen: list[str] = []
+    for e in errs:
+        if e not in seen:
+            seen.append(e)
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"
+
+
+class Evaluator:
+    """``Evaluator``: runs the preemption logic with a given :class:`Interface`."""
+
+    def __init__(self, plugin_name: str, handle: Any, interface: Interface,
+                 executor: Executor) -> None:
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+        self.executor = executor
+
+    # ----- Preempt -----
+    def preempt(self, state: CycleState, pod: Pod, m: Any
+                ) -> tuple[PostFilterResult | None, Status]:
+        """``Preempt``: <nil, Error> on errors; <nil, Unschedulable> when the pod may not
+        preempt; <result nominating "", Unschedulable> when preemption cannot help;
+        <result nominating the node, Success> after actuating the preemption."""
+        best, fit_result, status = self.evaluate(state, pod, m)
+        if not status.is_success():
+            return fit_result, status
+        assert best is not None
+        s = self.executor.actuate_pod_preemption(best, pod, self.plugin_name)
+        if s is not None and not s.is_success():
+            return None, s
+        n = len(best.victims.pods)
+        return (new_post_filter_result_with_nominated_node(best.name, list(best.victims.pods)),
+                Status(Code.SUCCESS, f"found a potential placement for pod on node {best.name}, "
+                                     f"preempting {n} victims"))
+
+    def evaluate(self, state: CycleState, pod: Pod, m: Any
+                 ) -> tuple[Candidate | None, PostFilterResult | None, Status]:
+        """``evaluate``: eligibility, candidates, extenders, the best candidate."""
+        nominated_status = m.status_of(pod.nominated_node_name)
+        ok, msg = self.interface.pod_eligible_to_preempt_others(pod, nominated_status)
+        if not ok:
+            return None, None, Status(Code.UNSCHEDULABLE, msg)
+        all_nodes = self.handle.snapshot().list()
+        candidates, node_statuses, err = self.find_candidates(state, all_nodes, pod, m)
+        if err is not None and not candidates:
+            return None, None, Status.as_error(err)
+        if not candidates:
+            assert node_statuses is not None
+            node_statuses.absent_nodes_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                                       PREEMPTION_NOT_HELPFUL)
+            return (None, new_post_filter_result_with_nominated_node(""),
+                    Status(Code.UNSCHEDULABLE, fit_error_message(len(all_nodes), node_statuses)))
+        candidates, status = self.call_extenders(pod, candidates)
+        if status is not None and not status.is_success():
+            return None, None, status
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, None, Status(Code.UNSCHEDULABLE, "no candidate node for preemption")
+        return best, None, Status(Code.SUCCESS)
+
+    def find_candidates(self, state: CycleState, all_nodes: list[NodeInfo], pod: Pod, m: Any
+                        ) -> tuple[list[Candidate], Diagnosis | None, str | None]:
+        """``findCandidates``: the Unschedulable nodes, the PDBs, a random offset and the
+        number of candidates, then the dry run."""
+        if not all_nodes:
+            return [], None, "no nodes available"
+        potential = nodes_for_status_code(m, all_nodes, Code.UNSCHEDULABLE)
+        if not potential:
+            return [], Diagnosis(), None
+        pdbs = self.pdbs()
+        offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+
+    def pdbs(self) -> list[PDBStatus]:
+        """``getPodDisruptionBudgets``: the cluster's PDBs with their status."""
+        raw = self.handle.pdbs() if hasattr(self.handle, "pdbs") else []
+        if not raw:
+            return []
+        list_pods = getattr(self.handle, "list_pods", None)
+        if list_pods is not None:
+            pods: Iterable[Pod] = list_pods()
+        else:  # the bound and assumed pods of the snapshot, read only if a status is missing
+            pods = (pi.pod for ni in self.handle.snapshot().list() for pi in ni.pods)
+        return resolve_pdbs(raw, pods)
+
+    def call_extenders(self, pod: Pod, candidates: list[Candidate]
+                       ) -> tuple[list[Candidate], Status | None]:
+        """``callExtenders``: the reference has no extenders, so the candidates stay."""
+        return candidates, None
+
+    # ----- SelectCandidate -----
+    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+        """``SelectCandidate``: the only candidate, or the one ``pickOneNodeForPreemption``
+        picks by the plugin's score functions (or the default criteria)."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        score_funcs = self.interface.ordered_score_funcs(victims_map)
+        node = pick_one_node_for_preemption(victims_map, score_funcs)
+        victims = victims_map.get(node)
+        if victims is not None:
+            return Candidate(victims, node)
+        return candidates[0]
+
+    # ----- DryRunPreemption -----
+    def dry_run_preemption(self, state: CycleState, pod: Pod, potential_nodes: list[NodeInfo],
+                           pdbs: Sequence[PDBStatus], offset: int, num_candidates: int
+                           ) -> tuple[list[Candidate], Diagnosis, str | None]:
+        """``DryRunPreemption`` with one worker: candidates (non-violating first), the status
+        of each node that is not a candidate, and the aggregated errors."""
+        non_violating = CandidateList(num_candidates)
+        violating = CandidateList(num_candidates)
+        statuses = Diagnosis()  # NewDefaultNodeToStatus
+        errs: list[str] = []
+        iface = self.interface
+        lower_only = getattr(iface, "lower_priority_victims_only", False)
+        below = pod.priority if lower_only else None
+        n = len(potential_nodes)
+        for i in range(n):
+            ni = potential_nodes[(offset + i) % n]
+            name = ni.node.name
+            try:
+                victims = self.get_victims_on_node(ni, below)
+            except LookupError as e:
+                errs.append(str(e))
+                continue
+            if lower_only:
+                pods, num_pdb, status = iface.select_victims_on_node(state, pod, ni, victims,
+                                                                     pdbs)
+            else:
+                pods, num_pdb, status = iface.select_victims_on_node(
+                    state.clone(), pod, ni.snapshot_copy(), victims, pdbs)
+            ok = status is None or status.is_success()
+            if ok and pods:
+                c = Candidate(Victims(list(pods), num_pdb), name)
+                if num_pdb == 0:
+                    non_violating.add(c)
+                else:
+                    violating.add(c)
+                nvc, vc = non_violating.size(), violating.size()
+                if nvc > 0 and nvc + vc >= num_candidates:
+                    break
+                continue
+            if ok:
+                status = Status.as_error(f'expected at least one victim pod on node "{name}"')
+            assert status is not None
+            if status.code == Code.ERROR:
+                errs.append(status.message())
+            statuses.node_to_status[name] = status
+        return (non_violating.get() + violating.get(), statuses,
+                aggregate_error_message(errs))
+
+    def get_victims_on_node(self, node_info: NodeInfo,
+                            priority_below: int | None = None) -> list[DomainVictim]:
+        """``GetVictimsOnNode`` (GenericWorkload off, or pods without a scheduling group): each
+        pod of the node is a victim of its own. With ``priority_below`` only the pods of a lower
+        priority are built (for interfaces that ignore the others)."""
+        pods = node_info.pods
+        if priority_below is not None:
+            victims = [new_pod_victim(pi) for pi in pods if pi.pod.priority < priority_below]
+        else:
+            victims = [new_pod_victim(pi) for pi in pods]
+        return create_domain_victims(self.handle.snapshot(), victims)
+
+
+def pick_one_node_for_preemption(nodes_to_victims: dict[str, Victims],
+                                 score_funcs: list[Callable[[str], Any]] | None) -> str:
+    """``pickOneNodeForPreemption``: apply the score functions in order, keeping the nodes
+    with the highest score, until one node is left; else the first remaining node.
+
+    Default functions (victims are ordered by decreasing importance): fewest PDB violations;
+    lowest highest-victim priority; smallest sum of victim priorities (each shifted by
+    MaxInt32+1); fewest victims; latest earliest start time among the highest-priority victims.
+    """
+    if not nodes_to_victims:
+        return ""
+    all_candidates = list(nodes_to_victims)
+    if not score_funcs:
+        def min_num_pdb_violating(node: str) -> Any:
+            return -nodes_to_victims[node].num_pdb_violations
+
+        def min_highest_priority(node: str) -> Any:
+            return -nodes_to_victims[node].pods[0].priority
+
+        def min_sum_priorities(node: str) -> Any:
+            total = 0
+            for p in nodes_to_victims[node].pods:
+                total += p.priority + (MAX_INT32 + 1)
+            return -total
+
+        def min_num_pods(node: str) -> Any:
+            return -len(nodes_to_victims[node].pods)
+
+        def latest_start_time(node: str) -> Any:
+            t = get_earliest_pod_start_time(nodes_to_victims[node].pods)
+            if t is None:
+                return (-1, 0)  # math.MinInt64: below every start time
+            return t
+
+        score_funcs = [min_num_pdb_violating, min_highest_priority, min_sum_priorities,
+                       min_num_pods, latest_start_time]
+
+    for f in score_funcs:
+        selected: list[str] = []
+        max_score: Any = None
+        for node in all_candidates:
+            score = f(node)
+            if max_score is None or score > max_score:
+                max_score = score
+                selected = []
+            if score == max_score:
+                selected.append(node)
+        if len(selected) == 1:
+            return selected[0]
+        all_candidates = selected
+    return all_candidates[0]
