@@ -2,7 +2,9 @@
 
 Upstream: ``pkg/scheduler/apis/config/types_pluginargs.go``. Field names are the snake_case of
 upstream's; defaults are applied by ``reference_impl.config`` from the pinned release's data, so a
-plugin always receives a complete, validated args object.
+plugin always receives a complete, validated args object. The dataclass defaults equal what the
+pinned release's defaulting gives for empty args (``tests/test_config.py`` checks this), so a
+plugin given ``args=None`` can use ``XArgs()``.
 """
 
 from __future__ import annotations
@@ -76,7 +78,9 @@ class NodeResourcesBalancedAllocationArgs:
 @dataclass(slots=True, frozen=True)
 class VolumeBindingArgs:
     bind_timeout_seconds: int = 600
-    shape: tuple[UtilizationShapePoint, ...] = ()
+    # The default shape under StorageCapacityScoring (on in v1.37).
+    shape: tuple[UtilizationShapePoint, ...] = (UtilizationShapePoint(0, 10),
+                                                UtilizationShapePoint(100, 0))
 
 
 @dataclass(slots=True, frozen=True)

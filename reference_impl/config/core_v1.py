@@ -2,7 +2,8 @@
 
 The inputs are decoded (``schema.decode``) v1 dicts: ``TopologySpreadConstraint``
 (``PodTopologySpreadArgs.defaultConstraints``), ``metav1.LabelSelector`` and ``NodeAffinity``
-(``NodeAffinityArgs.addedAffinity``); field meanings as in ``staging/src/k8s.io/api/core/v1/types.go``.
+(``NodeAffinityArgs.addedAffinity``); field meanings as in
+``staging/src/k8s.io/api/core/v1/types.go``.
 """
 
 from __future__ import annotations

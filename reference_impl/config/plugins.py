@@ -209,7 +209,8 @@ def expand_plugins(plugins: Plugins, registry: Mapping[str, type], profile_path:
     for ref in plugins["score"].enabled + multi_point:
         cls = registry.get(ref.name)
         if cls is None:  # only when every point disables "*" (upstream then panics)
-            raise FrameworkError(where(ref, "multiPoint"), f'ScorePlugin "{ref.name}" does not exist')
+            raise FrameworkError(where(ref, "multiPoint"),
+                                 f'ScorePlugin "{ref.name}" does not exist')
         if ref.name in weights or not _implements(cls, "score"):
             continue
         weights[ref.name] = ref.weight or 1  # "a weight of zero is not permitted"

@@ -66,18 +66,24 @@ class PluginConfigEntry:
 
 @dataclass(slots=True)
 class InternalProfile:
-    scheduler_name: str
-    percentage_of_nodes_to_score: int | None
-    plugins: Plugins
-    """Merged with the defaults (``mergePlugins``), before MultiPoint expansion."""
+    """A profile; the fields that are ``None`` when decoded are set by defaulting."""
+
+    scheduler_name: str | None = None
+    percentage_of_nodes_to_score: int | None = None
+    plugins: Plugins | None = None
+    """After defaulting: merged with the defaults (``mergePlugins``), before MultiPoint
+    expansion."""
     plugin_config: list[PluginConfigEntry] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class InternalConfiguration:
-    parallelism: int
-    percentage_of_nodes_to_score: int | None
-    pod_initial_backoff_seconds: int
-    pod_max_backoff_seconds: int
-    profiles: list[InternalProfile]
+    """The configuration; the fields that are ``None`` when decoded are set by defaulting
+    (``percentage_of_nodes_to_score`` of a profile stays ``None``: the global one applies)."""
+
+    parallelism: int | None = None
+    percentage_of_nodes_to_score: int | None = None
+    pod_initial_backoff_seconds: int | None = None
+    pod_max_backoff_seconds: int | None = None
+    profiles: list[InternalProfile] = field(default_factory=list)
     extenders: list[Any] = field(default_factory=list)

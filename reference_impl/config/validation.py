@@ -50,7 +50,7 @@ def _validate_plugin_config(path: str, profile: InternalProfile, fe: Any) -> lis
     no duplicate name, not a removed plugin, args valid for the plugins of ``CONFIG_VALIDATED``."""
     errs: list[FieldError] = []
     removed = RELEASE.removed_plugins
-    for stage in _STAGES:
+    for stage in _STAGES if profile.plugins is not None else ():
         for i, p in enumerate(profile.plugins[stage].enabled):
             if p.name in removed:
                 errs.append(invalid(index(child(path, "plugins", stage, "enabled"), i), p.name,
@@ -84,11 +84,15 @@ def _same_plugin_set(x: PluginSet, y: PluginSet) -> bool:
             and [p[:2] for p in x.disabled] == [p[:2] for p in y.disabled])
 
 
+def _queue_sort(profile: InternalProfile) -> PluginSet:
+    return profile.plugins["queueSort"] if profile.plugins is not None else PluginSet()
+
+
 def _validate_common_queue_sort(profiles: list[InternalProfile]) -> list[FieldError]:
     """``validateCommonQueueSort``: every profile has profile 0's queueSort set, and the same
     args for profile 0's queue sort plugin."""
     errs: list[FieldError] = []
-    canon = profiles[0].plugins["queueSort"]
+    canon = _queue_sort(profiles[0])
     name = canon.enabled[0].name if canon.enabled else ""
     if len(canon.enabled) > 1:
         errs.append(invalid("profiles[0].plugins.queueSort.Enabled", len(canon.enabled),
@@ -98,7 +102,7 @@ def _validate_common_queue_sort(profiles: list[InternalProfile]) -> list[FieldEr
         if name and cfg.name == name:
             canon_args = cfg.args
     for i in range(1, len(profiles)):
-        curr = profiles[i].plugins["queueSort"]
+        curr = _queue_sort(profiles[i])
         if not _same_plugin_set(canon, curr):
             errs.append(invalid(f"profiles[{i}].plugins.queueSort", _plugin_set_value(curr),
                                 "must be the same for all profiles"))

@@ -28,6 +28,7 @@ Deviations (inputs that upstream handles only by overflowing or exhausting memor
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 __all__ = [
     "QuantityError",
@@ -191,11 +192,13 @@ def _dec_value(value: str) -> Fraction:
     return -mag if value[:1] == "-" else mag
 
 
+@lru_cache(maxsize=8192)
 def parse_quantity_string(s: str) -> Fraction:
     """``resource.ParseQuantity`` (quantity.go): the exact value of a quantity string.
 
     Raises ``QuantityError`` with upstream's error text (ErrFormatWrong, ErrNumeric, ErrSuffix).
-    No whitespace is allowed (see ``parse_quantity`` for manifest values).
+    No whitespace is allowed (see ``parse_quantity`` for manifest values). Results are cached
+    (a dump repeats the same few quantity strings).
     """
     if not s:
         raise QuantityError(ERR_FORMAT_WRONG)

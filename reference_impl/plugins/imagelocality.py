@@ -25,6 +25,7 @@ MAX_CONTAINER_THRESHOLD = 1000 * MB
 IMAGE_NAMES_SIGNER_NAME = "v1.Pod.Spec.CanonicalImageNames()"
 
 _MIN_INT64 = -(1 << 63)
+_MAX_INT64 = (1 << 63) - 1
 _TWO_63 = float(1 << 63)
 
 
@@ -89,6 +90,8 @@ def sum_image_scores(node_info: NodeInfo, images: tuple[str, ...], total_num_nod
         state = states.get(name)
         if state is not None:
             total += scaled_image_score(state, total_num_nodes)
+    if not _MIN_INT64 <= total <= _MAX_INT64:  # Go's int64 sum wraps around
+        total = ((total - _MIN_INT64) & ((1 << 64) - 1)) + _MIN_INT64
     return total
 
 

@@ -213,3 +213,16 @@ def test_least_requested_score(requested, capacity, want):
     """least_allocated.go leastRequestedScore in int64 arithmetic (truncating division,
     wrap-around on overflow)."""
     assert least_requested_score(requested, capacity) == want
+
+
+def test_ephemeral_storage_uses_requested_and_no_default():
+    """resource_allocation.go calculateResourceAllocatableRequest: ephemeral-storage always
+    reads the node's Requested (no non-zero default exists for it); a pod not requesting it is
+    still scored on it (it is not a scalar resource). Node 1000, used 250 by an existing pod,
+    incoming pod 0: (1000 - 250) * 100 / 1000 = 75; incoming 250: 50."""
+    nodes = [make_node("node1", {"ephemeral-storage": "1000"})]
+    existing = [PodW().node("node1").req({"ephemeral-storage": "250"}).obj()]
+    res = (ResourceSpec("ephemeral-storage", 1),)
+    assert run(res, PodW().container().obj(), nodes, existing) == [("node1", 75)]
+    assert run(res, PodW().req({"ephemeral-storage": "250"}).obj(), nodes, existing) == [
+        ("node1", 50)]

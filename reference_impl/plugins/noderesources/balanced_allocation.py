@@ -35,17 +35,38 @@ from reference_impl.plugins.noderesources.fit import (
     resource_signature,
 )
 from reference_impl.plugins.noderesources.resource_allocation import (
+    MIN_INT64,
     ResourceAllocationScorer,
     go_div,
+    wrap_int64,
 )
 
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesBalancedAllocation
+
+_TWO_63 = float(1 << 63)
+
+
+def _float_to_int64(x: float) -> int:
+    """Go's ``int64(x)``: truncation toward zero; a NaN or out-of-range value gives MinInt64
+    (amd64 CVTTSD2SQ). Only reachable here when node requests overflowed int64."""
+    if -_TWO_63 <= x < _TWO_63:
+        return int(x)
+    return MIN_INT64
 
 
 def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:
     """``balancedResourceScore``: ``int64((1 - std) * MaxNodeScore)`` where std is the standard
     deviation of ``min(1, requested/allocatable)`` (float64) over the resources with non-zero
     allocatable: ``|f0 - f1| / 2`` for two, the population formula for more, 0 for fewer."""
+    if len(allocatable) == 2 and allocatable[0] != 0 and allocatable[1] != 0:
+        # the common case (cpu, memory): the same float64 operations as below
+        f0 = float(requested[0]) / float(allocatable[0])
+        if f0 > 1:
+            f0 = 1.0
+        f1 = float(requested[1]) / float(allocatable[1])
+        if f1 > 1:
+            f1 = 1.0
+        return _float_to_int64((1 - abs((f0 - f1) / 2)) * float(MAX_NODE_SCORE))
     fractions: list[float] = []
     total = 0.0
     for i, cap in enumerate(allocatable):
@@ -66,7 +87,7 @@ def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int
         for f in fractions:
             acc = acc + (f - mean) * (f - mean)
         std = math.sqrt(acc / float(n))
-    return int((1 - std) * float(MAX_NODE_SCORE))
+    return _float_to_int64((1 - std) * float(MAX_NODE_SCORE))
 
 
 def balanced_resource_scorer(requested: list[int], allocated: list[int],
@@ -76,7 +97,7 @@ def balanced_resource_scorer(requested: list[int], allocated: list[int],
     with_pod = balanced_resource_score(requested, allocatable)
     without_pod = balanced_resource_score(allocated, allocatable)
     half = MAX_NODE_SCORE // 2
-    return half + go_div(half + with_pod - without_pod, 2)
+    return wrap_int64(half + go_div(wrap_int64(half + with_pod - without_pod), 2))
 
 
 def validate_balanced_allocation_args(args: NodeResourcesBalancedAllocationArgs) -> None:

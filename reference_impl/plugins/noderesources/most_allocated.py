@@ -6,7 +6,12 @@ from collections.abc import Sequence
 
 from reference_impl.config.args import ResourceSpec
 from reference_impl.framework.interfaces import MAX_NODE_SCORE
-from reference_impl.plugins.noderesources.resource_allocation import ScorerFunc, go_div, wrap_int64
+from reference_impl.plugins.noderesources.resource_allocation import (
+    MAX_INT64,
+    ScorerFunc,
+    go_div,
+    wrap_int64,
+)
 
 
 def most_requested_score(requested: int, capacity: int) -> int:
@@ -17,7 +22,10 @@ def most_requested_score(requested: int, capacity: int) -> int:
         return 0
     if requested > capacity:
         requested = capacity
-    return go_div(wrap_int64(requested * MAX_NODE_SCORE), capacity)
+    x = requested * MAX_NODE_SCORE
+    if 0 <= x <= MAX_INT64 and capacity > 0:  # no overflow, no negative operand
+        return x // capacity
+    return go_div(wrap_int64(x), capacity)
 
 
 def most_resource_scorer(resources: Sequence[ResourceSpec]) -> ScorerFunc:
@@ -36,6 +44,8 @@ def most_resource_scorer(resources: Sequence[ResourceSpec]) -> ScorerFunc:
             weight_sum += w
         if weight_sum == 0:
             return 0
-        return go_div(node_score, weight_sum)
+        if 0 <= node_score <= MAX_INT64 and weight_sum > 0:
+            return node_score // weight_sum
+        return go_div(wrap_int64(node_score), weight_sum)  # int64 sums wrap in Go
 
     return scorer

@@ -176,9 +176,11 @@ class ResourceAllocationScorer:
         cap_mem = alloc.memory
         used_cpu = used.milli_cpu if cap_cpu != 0 else 0
         used_mem = used.memory if cap_mem != 0 else 0
-        return ([wrap_int64(used_cpu + pod_requests_[0]) if cap_cpu != 0 else 0,
-                 wrap_int64(used_mem + pod_requests_[1]) if cap_mem != 0 else 0],
-                [used_cpu, used_mem], [cap_cpu, cap_mem])
+        req_cpu = used_cpu + pod_requests_[0] if cap_cpu != 0 else 0
+        req_mem = used_mem + pod_requests_[1] if cap_mem != 0 else 0
+        if not (MIN_INT64 <= req_cpu <= MAX_INT64 and MIN_INT64 <= req_mem <= MAX_INT64):
+            req_cpu, req_mem = wrap_int64(req_cpu), wrap_int64(req_mem)
+        return [req_cpu, req_mem], [used_cpu, used_mem], [cap_cpu, cap_mem]
 
     def score(self, node_info: NodeInfo, pod_requests_: Sequence[int]) -> int:
         """``resourceAllocationScorer.score``: Error "resources not found" when no resource

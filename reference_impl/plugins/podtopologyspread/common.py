@@ -7,10 +7,16 @@ Upstream: ``pkg/scheduler/framework/plugins/podtopologyspread/common.go`` (and t
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from reference_impl.api.labels import Selector, compile_selector, selector_from_set
+from reference_impl.api.labels import (
+    EXISTS,
+    IN,
+    Selector,
+    compile_selector,
+    selector_from_set,
+)
 from reference_impl.api.node_selectors import RequiredNodeAffinity, get_required_node_affinity
 from reference_impl.api.tolerations import do_not_schedule_taint, find_matching_untolerated_taint
 from reference_impl.model.objects import (
@@ -40,16 +46,21 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[TopologySpreadConstraint, ...] = (
 )
 
 
+PodCounter = Callable[[Sequence["PodInfo"], str], int]
+
+
 class Constraint:
     """``topologySpreadConstraint``: a v1 constraint with its selector compiled and defaults
     applied (minDomains nil → 1, nodeAffinityPolicy nil → Honor, nodeTaintsPolicy nil → Ignore).
 
-    ``honor_affinity`` / ``honor_taints`` are the two policies as booleans, precomputed for the
-    per-node loops.
+    Precomputed for the per-node loops: ``honor_affinity`` / ``honor_taints`` (the two policies
+    as booleans), ``selector_key`` (equal for equal selectors) and ``count_pods``
+    (:func:`count_pods_match_selector` specialized to this selector).
     """
 
     __slots__ = ("max_skew", "topology_key", "selector", "min_domains", "node_affinity_policy",
-                 "node_taints_policy", "honor_affinity", "honor_taints")
+                 "node_taints_policy", "honor_affinity", "honor_taints", "selector_key",
+                 "count_pods")
 
     def __init__(self, max_skew: int, topology_key: str, selector: Selector, min_domains: int = 1,
                  node_affinity_policy: str = POLICY_HONOR,
@@ -62,13 +73,18 @@ class Constraint:
         self.node_taints_policy = node_taints_policy
         self.honor_affinity = node_affinity_policy == POLICY_HONOR
         self.honor_taints = node_taints_policy == POLICY_HONOR
+        self.selector_key = selector_key(selector)
+        self.count_pods: PodCounter = make_pod_counter(selector)
+
+    def with_selector(self, selector: Selector) -> Constraint:
+        """A copy with another selector (``buildDefaultConstraints`` sets the default one)."""
+        return Constraint(self.max_skew, self.topology_key, selector, self.min_domains,
+                          self.node_affinity_policy, self.node_taints_policy)
 
     def key(self) -> tuple:
-        """A comparable form (selector requirements sorted), for tests and debugging."""
-        sel = self.selector
-        return (self.max_skew, self.topology_key, sel.nothing,
-                tuple(sorted((k, op, tuple(sorted(v))) for k, op, v in sel.requirements)),
-                self.min_domains, self.node_affinity_policy, self.node_taints_policy)
+        """A comparable form, for tests and debugging."""
+        return (self.max_skew, self.topology_key, self.selector_key, self.min_domains,
+                self.node_affinity_policy, self.node_taints_policy)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Constraint):
@@ -83,6 +99,13 @@ class Constraint:
                 f"selector={self.selector!r}, minDomains={self.min_domains}, "
                 f"nodeAffinityPolicy={self.node_affinity_policy}, "
                 f"nodeTaintsPolicy={self.node_taints_policy})")
+
+
+def selector_key(selector: Selector) -> tuple:
+    """A hashable form of a compiled selector; equal for selectors that select the same way
+    (requirements sorted)."""
+    return (selector.nothing,
+            tuple(sorted((k, op, tuple(sorted(v))) for k, op, v in selector.requirements)))
 
 
 def merge_label_set_with_selector(match_labels: Mapping[str, str], selector: Selector) -> Selector:
@@ -179,6 +202,55 @@ def count_pods_match_selector(pod_infos: Sequence[PodInfo], selector: Selector, 
     return count
 
 
+def _count_none(pod_infos: Sequence[PodInfo], ns: str) -> int:
+    return 0
+
+
+def make_pod_counter(selector: Selector) -> PodCounter:
+    """:func:`count_pods_match_selector` bound to one selector, with the common one-requirement
+    selectors (``key`` Exists, ``key In (v)``) matched inline. Same result, less work per pod.
+
+    An empty selector counts nothing (upstream's ``selector.Empty()`` check) and a nil
+    (match-nothing) selector matches nothing, so both count 0.
+    """
+    if selector.empty() or selector.nothing:
+        return _count_none
+    reqs = selector.requirements
+    if len(reqs) == 1:
+        key, op, values = reqs[0]
+        if op == EXISTS:
+            def count_exists(pod_infos: Sequence[PodInfo], ns: str) -> int:
+                n = 0
+                for pi in pod_infos:
+                    p = pi.pod
+                    if p.deletion_timestamp is None and p.namespace == ns and key in p.labels:
+                        n += 1
+                return n
+            return count_exists
+        if op == IN and len(values) == 1:
+            (value,) = values
+
+            def count_equals(pod_infos: Sequence[PodInfo], ns: str) -> int:
+                n = 0
+                for pi in pod_infos:
+                    p = pi.pod
+                    if (p.deletion_timestamp is None and p.namespace == ns
+                            and p.labels.get(key) == value):
+                        n += 1
+                return n
+            return count_equals
+    matches = selector.matches
+
+    def count_generic(pod_infos: Sequence[PodInfo], ns: str) -> int:
+        n = 0
+        for pi in pod_infos:
+            p = pi.pod
+            if p.deletion_timestamp is None and p.namespace == ns and matches(p.labels):
+                n += 1
+        return n
+    return count_generic
+
+
 def has_untolerated_do_not_schedule_taint(node: Node, pod: Pod,
                                           enable_comparison_operators: bool) -> bool:
     """``v1helper.FindMatchingUntoleratedTaint`` with ``helper.DoNotScheduleTaintsFilterFunc``:
@@ -267,8 +339,10 @@ __all__ = [
     "go_round",
     "has_untolerated_do_not_schedule_taint",
     "match_node_inclusion_policies",
+    "make_pod_counter",
     "merge_label_set_with_selector",
     "node_labels_match_spread_constraints",
     "pod_labels_match_spread_constraints",
     "required_node_affinity",
+    "selector_key",
 ]

@@ -20,7 +20,6 @@ from reference_impl.plugins.podtopologyspread.common import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
     Constraint,
-    count_pods_match_selector,
     has_untolerated_do_not_schedule_taint,
     match_node_inclusion_policies,
     node_labels_match_spread_constraints,
@@ -185,6 +184,11 @@ class FilteringMixin:
         keys = [c.topology_key for c in constraints]
         indexed = list(enumerate(constraints))
         any_policy = enable_nip and any(c.honor_affinity or c.honor_taints for c in constraints)
+        # Constraints with equal selectors count the same pods on a node: count once per node.
+        first_with_selector: dict[tuple, int] = {}
+        same_as = [first_with_selector.setdefault(c.selector_key, i) for i, c in indexed]
+        has_dups = any(j != i for i, j in enumerate(same_as))
+        counted = [-1] * n
 
         for node_info in all_nodes:
             node = node_info.node
@@ -195,6 +199,8 @@ class FilteringMixin:
             if not all(k in labels for k in keys):
                 continue
             pods = node_info.pods
+            if has_dups:
+                counted[:] = [-1] * n
             # matchNodeInclusionPolicies, with the two node checks done at most once per node.
             affinity_ok: bool | None = None
             taints_ok: bool | None = None
@@ -212,7 +218,14 @@ class FilteringMixin:
                         if not taints_ok:
                             continue
                 value = labels[c.topology_key]
-                count = count_pods_match_selector(pods, c.selector, ns) if pods else 0
+                if not pods:
+                    count = 0
+                elif has_dups:
+                    j = same_as[i]
+                    count = counted[j] if j != i and counted[j] >= 0 else c.count_pods(pods, ns)
+                    counted[i] = count
+                else:
+                    count = c.count_pods(pods, ns)
                 m = tp_maps[i]
                 m[value] = m.get(value, 0) + count
 

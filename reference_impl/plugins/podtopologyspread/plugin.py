@@ -118,9 +118,7 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         selector = self.default_selector(pod)
         if selector.empty():
             return []
-        for c in constraints:
-            c.selector = selector
-        return constraints
+        return [c.with_selector(selector) for c in constraints]
 
     def get_constraints(self, pod: Pod) -> list[Constraint]:
         """``getConstraints``: the pod's DoNotSchedule constraints, or the default ones when the

@@ -19,7 +19,6 @@ from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.model.objects import LABEL_HOSTNAME
 from reference_impl.plugins.podtopologyspread.common import (
     Constraint,
-    count_pods_match_selector,
     go_log,
     go_round,
     has_untolerated_do_not_schedule_taint,
@@ -195,7 +194,7 @@ class ScoringMixin:
                 if value not in m:
                     continue
                 if pods:
-                    m[value] += count_pods_match_selector(pods, c.selector, ns)
+                    m[value] += c.count_pods(pods, ns)
         state.write(PRE_SCORE_STATE_KEY, s)
         return None
 
@@ -218,7 +217,7 @@ class ScoringMixin:
             if tp_val is None:
                 continue
             if is_hostname[i]:
-                cnt = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+                cnt = c.count_pods(node_info.pods, pod.namespace)
             else:
                 cnt = counts[i][tp_val]
             score += float(cnt) * weights[i] + float(c.max_skew - 1)
