@@ -1065,6 +1065,8 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
     spec_priority = _int(ctx, spec.get("priority"), "spec.priority")
     preemption_policy = _one_of(ctx, spec.get("preemptionPolicy"), "spec.preemptionPolicy",
                                 (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER))
+    # The class that applies: the named one, or (no name, no explicit priority) the global
+    # default. An explicit spec.priority (as in a dump of admitted pods) is kept as is.
     pc: PriorityClass | None = None
     if pc_name:
         pc = classes.get(pc_name) or SYSTEM_PRIORITY_CLASSES.get(pc_name)
@@ -1072,21 +1074,17 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
             raise ctx.error("spec.priorityClassName",
                             f"no PriorityClass with name {pc_name!r} was found (known: "
                             + (", ".join(sorted(classes)) or "none") + ")")
-    else:
+    elif spec_priority is None and default_pc is not None:
         pc = default_pc
-        if pc is not None and spec_priority is None:
-            pc_name = pc.name
+        pc_name = pc.name
     if spec_priority is not None:
         priority = spec_priority
     elif pc is not None:
         priority = pc.value
     else:
-        priority = 0
+        priority = 0  # scheduling.DefaultPriorityWhenNoDefaultClassExists
     if preemption_policy is None:
-        if spec_priority is None and pc is not None:
-            preemption_policy = pc.preemption_policy
-        else:
-            preemption_policy = PREEMPT_LOWER_PRIORITY
+        preemption_policy = pc.preemption_policy if pc is not None else PREEMPT_LOWER_PRIORITY
 
     volumes = tuple(_map(ctx, v, f"spec.volumes[{i}]")
                     for i, v in enumerate(_list(ctx, spec.get("volumes"), "spec.volumes")))
