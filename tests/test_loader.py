@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import (
@@ -416,6 +417,8 @@ def test_priority_resolution() -> None:
         pod_dict("by-class-own-policy", priority=None, priority_class_name="def-b"),
         pod_dict("default", priority=None),
         pod_dict("system", priority=None, priority_class_name="system-node-critical"),
+        pod_dict("admitted", priority=100, priority_class_name="high"),
+        pod_dict("unknown-class-admitted", priority=3, priority_class_name="gone"),
     ]
     pods = {p.name: p for p in load_documents(docs).cluster.pods}
     assert pods["explicit"].priority == 42
@@ -423,6 +426,9 @@ def test_priority_resolution() -> None:
     assert pods["by-class-own-policy"].preemption_policy == "PreemptLowerPriority"
     assert (pods["default"].priority, pods["default"].priority_class_name) == (5, "def-a")
     assert pods["system"].priority == 2_000_001_000
+    # a dump of admitted pods: spec.priority kept, the named class still gives the policy
+    assert (pods["admitted"].priority, pods["admitted"].preemption_policy) == (100, "Never")
+    assert pods["unknown-class-admitted"].priority == 3
 
 
 def test_no_default_class_means_zero() -> None:
@@ -743,3 +749,13 @@ def test_all_or_nothing(tmp_path: Path) -> None:
 def test_error_unreadable_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot read file"):
         load_paths([str(tmp_path / "missing.yaml")])
+
+
+def test_raw_documents_are_plain_data(tmp_path: Path) -> None:
+    """Documents kept raw (config, scenario, volumes) hold plain JSON/YAML types, so they can
+    be serialised again."""
+    cfg = ('{"apiVersion": "kubescheduler.config.k8s.io/v1", '
+           '"kind": "KubeSchedulerConfiguration", "x": 0.5}')
+    r = load_paths([write(tmp_path, "cfg.json", cfg)])
+    assert type(r.cluster.config["x"]) is float
+    assert "x: 0.5" in yaml.safe_dump(r.cluster.config)

@@ -243,10 +243,6 @@ CPU700M, MEM800M = q("700m"), q("800Mi")
 CPU1200M, MEM1200M = q("1200m"), q("1200Mi")
 
 
-def milli(x: Fraction) -> int:
-    return int(x * 1000)
-
-
 CALCULATE = [
     ("requestless container", pod((ctr(),)),
      Resource(), DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST),

@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 
-class CycleState:
-    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
+class CycleState(dict):
+    """A dict of plugin state (``get`` is the plain, fast dict lookup)."""
+
+    __slots__ = ("skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
                  "record_plugin_metrics")
 
     def __init__(self) -> None:
-        self._data: dict[str, Any] = {}
+        super().__init__()
         self.skip_filter_plugins: set[str] = set()
         self.skip_score_plugins: set[str] = set()
         self.skip_pre_bind_plugins: set[str] = set()
@@ -23,22 +25,19 @@ class CycleState:
 
     def read(self, key: str) -> Any:
         """The value under key; raises ``KeyError`` when absent (upstream's ErrNotFound)."""
-        return self._data[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._data.get(key, default)
+        return self[key]
 
     def write(self, key: str, value: Any) -> None:
-        self._data[key] = value
+        self[key] = value
 
     def delete(self, key: str) -> None:
-        self._data.pop(key, None)
+        self.pop(key, None)
 
     def clone(self) -> CycleState:
         c = CycleState()
-        for k, v in self._data.items():
+        for k, v in self.items():
             clone = getattr(v, "clone", None)
-            c._data[k] = clone() if callable(clone) else v
+            c[k] = clone() if callable(clone) else v
         c.skip_filter_plugins = set(self.skip_filter_plugins)
         c.skip_score_plugins = set(self.skip_score_plugins)
         c.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)

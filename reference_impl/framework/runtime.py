@@ -357,50 +357,53 @@ class Framework:
         skip = state.skip_score_plugins
         return [pl for pl in self.score_plugins if pl.name not in skip]
 
-    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-                          ) -> tuple[list[ScoredNode] | None, Status | None]:
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                          detail: bool = True) -> tuple[list[ScoredNode] | None, Status | None]:
         """``RunScorePlugins``: raw scores per plugin and node, NormalizeScore, range check
-        [0, 100] after normalizing, then weighted sum."""
+        [0, 100] after normalizing, then weighted sum. Without ``detail`` only the totals are
+        kept (the hot path); with it, every plugin's raw, normalized and weighted score."""
         plugins = self.non_skipped_score_plugins(state)
-        n = len(nodes)
         results = [ScoredNode(ni.node.name) for ni in nodes]
         if not plugins:
             return results, None
-        per_plugin: list[list[list]] = []
+        totals = [0] * len(nodes)
         for pl in plugins:
             score = pl.score
-            lst = []
             try:
-                for ni in nodes:
-                    lst.append([ni.node.name, score(state, pod, ni)])
+                raw = [score(state, pod, ni) for ni in nodes]
             except PluginError as e:
                 return None, Status.as_error(
                     f'running Score plugins: plugin "{pl.name}" failed with: {e.status.message()}')
-            per_plugin.append(lst)
-        for i, pl in enumerate(plugins):
-            raw = per_plugin[i]
-            for j in range(n):
-                results[j].raw.append((pl.name, raw[j][1]))
             if pl.has_normalize_score:
-                s = pl.normalize_score(state, pod, raw)
+                pairs = [[r.name, v] for r, v in zip(results, raw, strict=True)]
+                s = pl.normalize_score(state, pod, pairs)
                 if s is not None and not s.is_success():
                     return None, Status.as_error(
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                         f'{s.message()}')
-        for i, pl in enumerate(plugins):
+                normalized = [p[1] for p in pairs]
+            else:
+                normalized = raw
+            if max(normalized) > itf.MAX_NODE_SCORE or min(normalized) < itf.MIN_NODE_SCORE:
+                bad = next(v for v in normalized
+                           if v > itf.MAX_NODE_SCORE or v < itf.MIN_NODE_SCORE)
+                return None, Status.as_error(
+                    "applying score defaultWeights on Score plugins: "
+                    f'plugin "{pl.name}" returns an invalid score {bad}, it should in the '
+                    f"range of [{itf.MIN_NODE_SCORE}, {itf.MAX_NODE_SCORE}] after normalizing")
             weight = self.score_weights[pl.name]
-            lst = per_plugin[i]
-            for j in range(n):
-                sc = lst[j][1]
-                if sc > itf.MAX_NODE_SCORE or sc < itf.MIN_NODE_SCORE:
-                    return None, Status.as_error(
-                        "applying score defaultWeights on Score plugins: "
-                        f'plugin "{pl.name}" returns an invalid score {sc}, it should in the '
-                        f"range of [{itf.MIN_NODE_SCORE}, {itf.MAX_NODE_SCORE}] after normalizing")
-                r = results[j]
-                r.normalized.append((pl.name, sc))
-                r.weighted.append((pl.name, sc * weight))
-                r.total += sc * weight
+            if weight == 1:
+                totals = [t + v for t, v in zip(totals, normalized, strict=True)]
+            else:
+                totals = [t + v * weight for t, v in zip(totals, normalized, strict=True)]
+            if detail:
+                name = pl.name
+                for r, rv, nv in zip(results, raw, normalized, strict=True):
+                    r.raw.append((name, rv))
+                    r.normalized.append((name, nv))
+                    r.weighted.append((name, nv * weight))
+        for r, t in zip(results, totals, strict=True):
+            r.total = t
         return results, None
 
     # ----- Reserve / Permit / PreBind / Bind / PostBind -----

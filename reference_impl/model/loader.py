@@ -159,6 +159,18 @@ class _JsonFloat(float):
         return obj
 
 
+def _plain(v: Any) -> Any:
+    """A copy of a document with ``_JsonFloat`` turned back into ``float`` (for documents kept
+    raw, which others may serialise)."""
+    if isinstance(v, _JsonFloat):
+        return float(v)
+    if isinstance(v, Mapping):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
 def _yaml_loader_class() -> type:
     """A safe loader that keeps timestamps as strings (sigs.k8s.io/yaml hands metav1.Time the
     text), using libyaml when available."""
@@ -197,9 +209,9 @@ def _parse_text(text: str, source: str, *, is_json: bool) -> list[tuple[int, Any
     return docs
 
 
-def _expand_paths(paths: Iterable[str]) -> list[str]:
+def _expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     out: list[str] = []
-    for p in paths:
+    for p in map(os.fspath, paths):
         if p != "-" and os.path.isdir(p):
             names = sorted(n for n in os.listdir(p)
                            if n.endswith((".yaml", ".yml", ".json")))
@@ -209,7 +221,7 @@ def _expand_paths(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def read_documents(paths: Iterable[str]) -> list[tuple[str, int, Any]]:
+def read_documents(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, int, Any]]:
     """All documents of the given files (a directory means its *.yaml/*.yml/*.json files,
     "-" means stdin) as (source, document number, value)."""
     out: list[tuple[str, int, Any]] = []
@@ -842,7 +854,7 @@ class _Builder:
             if self.scenario is not None:
                 raise ctx.error("", f"a second {SCENARIO_API_VERSION} document (the first is in "
                                     f"{_where(self.scenario[1])}); expected at most one")
-            self.scenario = (dict(doc), ctx)
+            self.scenario = (_plain(doc), ctx)
             return
         if not kind:
             raise ctx.error("kind", "required: every object needs a kind")
@@ -857,7 +869,7 @@ class _Builder:
             if self.config is not None:
                 raise ctx.error("", "a second KubeSchedulerConfiguration (the first is in "
                                     f"{_where(self.config[1])}); expected at most one")
-            self.config = (dict(doc), ctx)
+            self.config = (_plain(doc), ctx)
             return
         meta = _map(ctx, doc.get("metadata"), "metadata")
         name = meta.get("name")
@@ -1138,7 +1150,7 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
                                  "metadata.deletionTimestamp"),
         start_time=_time(ctx, status.get("startTime"), "status.startTime"),
         pvc_names=tuple(pvc_names),
-        volumes=tuple(dict(v) for v in volumes),
+        volumes=tuple(_plain(v) for v in volumes),
         resource_claims=tuple(claims),
     )
     try:
@@ -1193,7 +1205,7 @@ def load_documents(docs: Iterable[object], source: str = "<memory>", *,
     return b.build(require_known_nodes=require_known_nodes)
 
 
-def load_paths(paths: list[str]) -> LoadResult:
+def load_paths(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
     """Load every object of the given files (or directories, or "-" for stdin)."""
     b = _Builder()
     for source, i, doc in read_documents(paths):
@@ -1201,7 +1213,7 @@ def load_paths(paths: list[str]) -> LoadResult:
     return b.build()
 
 
-def load_pod_file(path: str, cluster: Cluster | None = None) -> Pod:
+def load_pod_file(path: str | os.PathLike[str], cluster: Cluster | None = None) -> Pod:
     """The single Pod defined in ``path``. Its priorityClassName is resolved against
     ``cluster``'s classes (if given); its nodeName is checked against ``cluster``'s nodes only
     when a cluster is given."""
@@ -1211,9 +1223,9 @@ def load_pod_file(path: str, cluster: Cluster | None = None) -> Pod:
     pods = [r for r in b.raw if r.kind == "Pod"]
     if len(pods) != 1 or len(b.raw) != 1:
         kinds = ", ".join(f"{r.kind} {r.name}" for r in b.raw) or "no objects"
-        raise InputError(f"expected exactly one Pod, found {kinds}", source=path)
+        raise InputError(f"expected exactly one Pod, found {kinds}", source=os.fspath(path))
     result = b.build(require_known_nodes=cluster is not None, base=cluster)
     if not result.cluster.pods:
         raise InputError("expected exactly one Pod, found a pod in phase Succeeded/Failed",
-                         source=path)
+                         source=os.fspath(path))
     return result.cluster.pods[0]

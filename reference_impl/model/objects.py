@@ -34,7 +34,7 @@ TAINT_NO_EXECUTE = "NoExecute"
 TOLERATION_OP_EXISTS = "Exists"
 TOLERATION_OP_EQUAL = "Equal"
 
-# Taint the node lifecycle controller puts on cordoned nodes (k8s.io/api/core/v1/well_known_taints.go).
+# Taint put on cordoned nodes (k8s.io/api/core/v1/well_known_taints.go).
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 
 # Topology spread constraint values.

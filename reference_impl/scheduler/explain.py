@@ -103,6 +103,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
     if gate is not None:
         message = f"gated at PreEnqueue: {gate.message()}"
     else:
+        core.record_scores = True
         try:
             result = core.schedule_pod(fwk, state, pod, None)
             selected = result.suggested_host
@@ -117,6 +118,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
             message = str(e)
         finally:
             core.next_start_node_index = start_index
+            core.record_scores = False
 
     # 3. Every Filter plugin on every node.
     prefilter_rejected = any(v.code in ("Unschedulable", "UnschedulableAndUnresolvable",

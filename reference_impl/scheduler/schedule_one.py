@@ -156,7 +156,8 @@ class SchedulingCore:
             if batch is not None:
                 batch.store_schedule_results(signature, hint, node, None, self.scheduling_cycle)
             return ScheduleResult(node, 1 + len(diagnosis.node_to_status), 1, None, [node])
-        scored = self.prioritize_nodes(fwk, state, pod, feasible)
+        detail = self.record_scores or (batch is not None and signature is not None)
+        scored = self.prioritize_nodes(fwk, state, pod, feasible, detail)
         heap = SortedScoredNodes(scored)
         node = heap.pop().name
         if batch is not None:
@@ -254,7 +255,7 @@ class SchedulingCore:
         return feasible
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
-                         nodes: list[NodeInfo]) -> list[ScoredNode]:
+                         nodes: list[NodeInfo], detail: bool = True) -> list[ScoredNode]:
         """``prioritizeNodes`` (no extenders): PreScore, Score; without Score plugins every
         node scores 1."""
         if not fwk.has_score_plugins():
@@ -267,7 +268,7 @@ class SchedulingCore:
         s = fwk.run_pre_score_plugins(state, pod, nodes)
         if s is not None and not s.is_success():
             raise SchedulingError(s.message())
-        scored, s = fwk.run_score_plugins(state, pod, nodes)
+        scored, s = fwk.run_score_plugins(state, pod, nodes, detail)
         if s is not None and not s.is_success():
             raise SchedulingError(s.message())
         assert scored is not None

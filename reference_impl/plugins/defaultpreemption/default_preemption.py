@@ -24,7 +24,7 @@ always true) and ``more_important_victim(v1, v2)`` (default: ``MoreImportantVict
 For the scheduling queue: ``pre_enqueue`` asks the executor whether the pod's asynchronous
 preemption is still running (see ``executor.py`` for ``run_async`` / ``activate``);
 ``events_to_register`` lists ``(resource, action types, hint method name)`` like the other
-plugins. The random offset of the dry run comes from the scheduler's seeded ``handle.rng``
+plugins, and the hint returns ``(hint, error message or None)``. The random offset of the dry run comes from the scheduler's seeded ``handle.rng``
 (``rand.Int31n(n)`` → ``rng.randrange(n)``). Plugin args are validated by the config package.
 """
 
@@ -132,11 +132,11 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
             return [(ASSIGNED_POD, (DELETE,), "is_pod_schedulable_after_assigned_pod_deletion")]
         return []
 
-    def is_pod_schedulable_after_assigned_pod_deletion(self, pod: Pod, old: Pod | None,
-                                                       new: Pod | None) -> str:
-        """``isPodSchedulableAfterAssignedPodDeletion``: always QueueSkip; the plugins whose
-        failure the preemption resolves decide the requeueing."""
-        return QUEUE_SKIP
+    def is_pod_schedulable_after_assigned_pod_deletion(self, pod: Pod, old_obj: Any,
+                                                       new_obj: Any) -> tuple[str, str | None]:
+        """``isPodSchedulableAfterAssignedPodDeletion``: always (QueueSkip, no error); the
+        plugins whose failure the preemption resolves decide the requeueing."""
+        return QUEUE_SKIP, None
 
     # ----- preemption.Interface -----
     def calculate_num_candidates(self, num_nodes: int) -> int:
