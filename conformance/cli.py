@@ -76,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
             examples:
               kschedconf simulate --example
               kschedconf simulate nodes.yaml pods.yaml --seed 7 -o json > result.json
-              kubectl get nodes,pods,pc,pdb,ns -A -o yaml > dump.yaml && kschedconf simulate dump.yaml"""))
+              kubectl get nodes,pods,pc,pdb,ns -A -o yaml > dump.yaml
+              kschedconf simulate dump.yaml"""))
     sim.add_argument("cluster", nargs="*", metavar="CLUSTER.yaml", help="manifest files")
     sim.add_argument("--example", action="store_true",
                      help="use the bundled example cluster")

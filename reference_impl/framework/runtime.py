@@ -148,11 +148,13 @@ class Framework:
                     self.score_weights[name] = weight
             return out
 
-        self.pre_enqueue_plugins: list[itf.PreEnqueuePlugin] = lst("preEnqueue", itf.PreEnqueuePlugin)
+        self.pre_enqueue_plugins: list[itf.PreEnqueuePlugin] = lst(
+            "preEnqueue", itf.PreEnqueuePlugin)
         self.queue_sort_plugins: list[itf.QueueSortPlugin] = lst("queueSort", itf.QueueSortPlugin)
         self.pre_filter_plugins: list[itf.PreFilterPlugin] = lst("preFilter", itf.PreFilterPlugin)
         self.filter_plugins: list[itf.FilterPlugin] = lst("filter", itf.FilterPlugin)
-        self.post_filter_plugins: list[itf.PostFilterPlugin] = lst("postFilter", itf.PostFilterPlugin)
+        self.post_filter_plugins: list[itf.PostFilterPlugin] = lst(
+            "postFilter", itf.PostFilterPlugin)
         self.pre_score_plugins: list[itf.PreScorePlugin] = lst("preScore", itf.PreScorePlugin)
         self.score_plugins: list[itf.ScorePlugin] = lst("score", itf.ScorePlugin)
         self.reserve_plugins: list[itf.ReservePlugin] = lst("reserve", itf.ReservePlugin)
@@ -221,7 +223,8 @@ class Framework:
                         msg = f"node(s) didn't satisfy plugin {names[0]}"
                     else:
                         msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
-                    return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), plugins_with_nodes
+                    status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
+                    return result, status, plugins_with_nodes
             return result, return_status, plugins_with_nodes
         finally:
             state.skip_filter_plugins = skip

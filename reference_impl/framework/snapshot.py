@@ -24,10 +24,12 @@ def zone_key(node: Node) -> str:
     """``utilnode.GetZoneKey`` (component-helpers/node/topology/helpers.go): region and zone
     joined by a NUL, beta labels first; "" when the node has neither."""
     labels = node.labels
-    zone = labels[LABEL_FAILURE_DOMAIN_BETA_ZONE] if LABEL_FAILURE_DOMAIN_BETA_ZONE in labels \
-        else labels.get(LABEL_TOPOLOGY_ZONE, "")
-    region = labels[LABEL_FAILURE_DOMAIN_BETA_REGION] if LABEL_FAILURE_DOMAIN_BETA_REGION in labels \
-        else labels.get(LABEL_TOPOLOGY_REGION, "")
+    zone = labels.get(LABEL_FAILURE_DOMAIN_BETA_ZONE)
+    if zone is None:
+        zone = labels.get(LABEL_TOPOLOGY_ZONE, "")
+    region = labels.get(LABEL_FAILURE_DOMAIN_BETA_REGION)
+    if region is None:
+        region = labels.get(LABEL_TOPOLOGY_REGION, "")
     if region == "" and zone == "":
         return ""
     return region + ":\x00:" + zone

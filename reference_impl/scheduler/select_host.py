@@ -3,10 +3,10 @@
 Upstream v1.37: ``pkg/scheduler/schedule_one.go`` (schedulePod) builds
 ``framework.NewSortedScoredNodes(priorityList)`` (``pkg/scheduler/framework/sorted_nodes.go``), a
 max-heap by ``TotalScore`` then ``Randomizer``, and pops its top. The older ``selectHost``
-reservoir sampling is gone. ``Randomizer`` is drawn (``rand.Int()``) only for nodes that prioritizing
-extenders scored, so with plugins only every Randomizer is 0 and ties are broken by Go's
-``container/heap`` layout: deterministic, not uniform. This module reproduces ``container/heap``
-(``Init``, ``Pop``, ``down``) exactly, so the same node wins as upstream's.
+reservoir sampling is gone. ``Randomizer`` is drawn (``rand.Int()``) only for nodes that
+prioritizing extenders scored, so with plugins only every Randomizer is 0 and ties are broken
+by Go's ``container/heap`` layout: deterministic, not uniform. This module reproduces
+``container/heap`` (``Init``, ``Pop``, ``down``) exactly, so the same node wins as upstream's.
 """
 
 from __future__ import annotations
