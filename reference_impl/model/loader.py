@@ -736,6 +736,11 @@ def _containers(ctx: _Ctx, v: object, path: str, host_network: bool,
         if restart_policy is not None:
             allowed = ("Always",) if init else ("Always", "Never", "OnFailure")
             restart_policy = _one_of(ctx, restart_policy, f"{cpath}.restartPolicy", allowed)
+        rules = tuple(_map(ctx, x, f"{cpath}.restartPolicyRules[{k}]") for k, x in
+                      enumerate(_list(ctx, c.get("restartPolicyRules"),
+                                      f"{cpath}.restartPolicyRules")))
+        mounts = tuple(_map(ctx, x, f"{cpath}.volumeMounts[{k}]") for k, x in
+                       enumerate(_list(ctx, c.get("volumeMounts"), f"{cpath}.volumeMounts")))
         out.append(Container(
             name=name,
             image=_str(ctx, c.get("image"), f"{cpath}.image"),
@@ -743,6 +748,8 @@ def _containers(ctx: _Ctx, v: object, path: str, host_network: bool,
             limits=tuple(limits.items()),
             ports=tuple(ports),
             restart_policy=restart_policy,
+            restart_policy_rules=rules,
+            volume_mounts=mounts,
         ))
     return tuple(out)
 
@@ -1059,6 +1066,12 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
     containers = _containers(ctx, spec.get("containers"), "spec.containers", host_network, False)
     init_containers = _containers(ctx, spec.get("initContainers"), "spec.initContainers",
                                   host_network, True)
+    # Ephemeral containers request no resources and open no host ports; they matter for
+    # NodeDeclaredFeatures' inference only.
+    ephemeral = _containers(ctx, spec.get("ephemeralContainers"), "spec.ephemeralContainers",
+                            False, False)
+    host_users = _bool(ctx, spec.get("hostUsers"), "spec.hostUsers") \
+        if spec.get("hostUsers") is not None else None
 
     # pod-level resources
     plr = _map(ctx, spec.get("resources"), "spec.resources")
@@ -1125,6 +1138,9 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         creation_timestamp=_time(ctx, meta.get("creationTimestamp"),
                                  "metadata.creationTimestamp") or 0.0,
         order=order,
+        ephemeral_containers=ephemeral,
+        host_network=host_network,
+        host_users=host_users,
         node_name=_str(ctx, spec.get("nodeName"), "spec.nodeName"),
         scheduler_name=_str(ctx, spec.get("schedulerName"), "spec.schedulerName")
         or DEFAULT_SCHEDULER_NAME,

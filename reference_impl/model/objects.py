@@ -207,6 +207,8 @@ class Container:
     limits: tuple[tuple[str, Fraction], ...] = ()
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
+    restart_policy_rules: tuple[dict, ...] = ()  # raw v1 ContainerRestartRule dicts
+    volume_mounts: tuple[dict, ...] = ()  # raw v1 VolumeMount dicts
 
 
 @dataclass(slots=True, frozen=True)
@@ -248,6 +250,9 @@ class Pod:
     tolerations: tuple[Toleration, ...] = ()
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
+    ephemeral_containers: tuple[Container, ...] = ()
+    host_network: bool = False
+    host_users: bool | None = None
     overhead: tuple[tuple[str, Fraction], ...] = ()
     pod_level_requests: tuple[tuple[str, Fraction], ...] = ()
     pod_level_limits: tuple[tuple[str, Fraction], ...] = ()
