@@ -58,7 +58,8 @@ def load_config(source: str | os.PathLike[str] | Mapping[str, Any], registry: Re
 
     ``registry`` maps plugin names to plugin classes; the extension points a plugin implements
     are the interface classes of ``framework/interfaces.py`` it inherits. ``feature_enabled``
-    answers the gate queries of defaulting and validation (default: the pinned release).
+    answers the gate queries of args defaulting and validation (default: the pinned release);
+    the default plugin list is the release's data, computed for the release's default gates.
     """
     if isinstance(source, Mapping):
         name, raw = "<dict>", source
@@ -89,12 +90,8 @@ def _load(raw: Any, name: str, registry: Registry, fe: FeatureGate) -> Scheduler
     field_errors = validate_configuration(internal, fe)
     if field_errors:
         raise ConfigError(name, field_errors)
-    profiles = []
-    try:
-        for i, prof in enumerate(internal.profiles):
-            profiles.append(_build_profile(prof, index("profiles", i), registry, fe))
-    except _ProfileError as e:
-        raise ConfigError(name, e.errors) from None
+    profiles = [_build_profile(prof, index("profiles", i), registry, fe, name)
+                for i, prof in enumerate(internal.profiles)]
     _check_common_queue_sort(profiles, name)
     return SchedulerConfiguration(
         parallelism=internal.parallelism,
@@ -260,14 +257,8 @@ def set_profile_defaults(prof: InternalProfile, path: str,
 
 # ------------------------------------------------------------------ building the frameworks
 
-class _ProfileError(Exception):
-    def __init__(self, errors: list[Any]) -> None:
-        super().__init__(errors)
-        self.errors = errors
-
-
-def _build_profile(prof: InternalProfile, path: str, registry: Registry,
-                   fe: FeatureGate) -> Profile:
+def _build_profile(prof: InternalProfile, path: str, registry: Registry, fe: FeatureGate,
+                   name: str) -> Profile:
     """``NewFramework`` for one profile: construct the plugins the profile needs (only
     NodeResourcesFit's constructor validates anything validation has not: its args), then the
     extension point lists."""
@@ -277,11 +268,11 @@ def _build_profile(prof: InternalProfile, path: str, registry: Registry,
             and fit is not None and fit.kind is not None):
         errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"), fe)
         if errs:
-            raise _ProfileError(errs)
+            raise ConfigError(name, errs)
     try:
         lists = expand_plugins(prof.plugins, registry, path, prof.scheduler_name)
     except FrameworkError as e:
-        raise _ProfileError([str(e)]) from None
+        raise ConfigError(name, [str(e)]) from None
     plugin_args_out = {
         cfg.name: plugin_args.to_typed(cfg.kind, cfg.args) if cfg.kind is not None else cfg.args
         for cfg in prof.plugin_config}

@@ -344,11 +344,6 @@ def validate_dynamic_resources(args: Args, path: str = "",
     return errs
 
 
-def _no_validation(args: Args, path: str = "",
-                   fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
-    return []
-
-
 # ------------------------------------------------------------- conversion to the typed args
 
 def _resources(items: list[Args]) -> tuple[a.ResourceSpec, ...]:
@@ -447,10 +442,12 @@ def set_defaults(kind: str, obj: Args, fe: FeatureGate = release_feature_enabled
 
 def validate(kind: str, obj: Args, path: str = "",
              fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
-    return VALIDATORS.get(kind, _no_validation)(obj, path, fe)
+    """The kind's ``Validate*Args``."""
+    return VALIDATORS[kind](obj, path, fe)
 
 
 def to_typed(kind: str, obj: Args) -> Any:
+    """The typed args (``config/args.py``) of a defaulted args dict."""
     return _TO_TYPED[kind](obj)
 
 

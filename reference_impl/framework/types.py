@@ -7,11 +7,20 @@ incrementally as pods are added and removed, so plugins never re-sum a node's po
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from reference_impl.model.objects import Node, Pod, Resource
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
+
+_generation = itertools.count(1)
+
+
+def next_generation() -> int:
+    """``nextGeneration``: one increasing counter for every NodeInfo change, so a
+    (node, generation) pair never repeats."""
+    return next(_generation)
 
 
 @dataclass(slots=True, eq=False)
@@ -210,7 +219,7 @@ class NodeInfo:
                     self.pvc_ref_counts.pop(key, None)
                 else:
                     self.pvc_ref_counts[key] = n
-        self.generation += 1
+        self.generation = next_generation()
 
     def snapshot_copy(self) -> NodeInfo:
         """``NodeInfo.SnapshotConcrete``: a copy whose pod lists and aggregates can be changed

@@ -24,8 +24,9 @@ always true) and ``more_important_victim(v1, v2)`` (default: ``MoreImportantVict
 For the scheduling queue: ``pre_enqueue`` asks the executor whether the pod's asynchronous
 preemption is still running (see ``executor.py`` for ``run_async`` / ``activate``);
 ``events_to_register`` lists ``(resource, action types, hint method name)`` like the other
-plugins, and the hint returns ``(hint, error message or None)``. The random offset of the dry run comes from the scheduler's seeded ``handle.rng``
-(``rand.Int31n(n)`` → ``rng.randrange(n)``). Plugin args are validated by the config package.
+plugins, and the hint returns ``(hint, error message or None)``. The random offset of the dry
+run comes from the scheduler's seeded ``handle.rng`` (``rand.Int31n(n)`` →
+``rng.randrange(n)``). Plugin args are validated by the config package.
 """
 
 from __future__ import annotations

@@ -189,6 +189,7 @@ class FilteringMixin:
         same_as = [first_with_selector.setdefault(c.selector_key, i) for i, c in indexed]
         has_dups = any(j != i for i, j in enumerate(same_as))
         counted = [-1] * n
+        cache = self._count_cache
 
         for node_info in all_nodes:
             node = node_info.node
@@ -225,7 +226,18 @@ class FilteringMixin:
                     count = counted[j] if j != i and counted[j] >= 0 else c.count_pods(pods, ns)
                     counted[i] = count
                 else:
-                    count = c.count_pods(pods, ns)
+                    # Per-node counts only change with the node's generation: reuse them.
+                    ck = (c.selector_key, ns)
+                    per_node = cache.get(ck)
+                    if per_node is None:
+                        per_node = cache[ck] = {}
+                    hit = per_node.get(node.name)
+                    gen = node_info.generation
+                    if hit is not None and hit[0] == gen:
+                        count = hit[1]
+                    else:
+                        count = c.count_pods(pods, ns)
+                        per_node[node.name] = (gen, count)
                 m = tp_maps[i]
                 m[value] = m.get(value, 0) + count
 

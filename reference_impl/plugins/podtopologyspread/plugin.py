@@ -87,6 +87,8 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
             self.system_defaulted = True
         feature = handle.feature_enabled
         self.enable_node_inclusion_policy = feature("NodeInclusionPolicyInPodTopologySpread")
+        # (selector key, namespace) -> node name -> (NodeInfo generation, matching pods)
+        self._count_cache: dict[tuple, dict[str, tuple[int, int]]] = {}
         self.enable_match_label_keys = feature("MatchLabelKeysInPodTopologySpread")
         self.enable_taint_toleration_comparison_operators = feature(
             "TaintTolerationComparisonOperators")
