@@ -41,8 +41,6 @@ from reference_impl.framework.preemption.types import Candidate
 from reference_impl.framework.status import Status
 from reference_impl.model.objects import Pod
 
-PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
-
 
 class Executor:
     """``Executor``: preempts victims for a preemptor pod, synchronously or asynchronously."""

@@ -65,8 +65,7 @@ from reference_impl.plugins import names
 
 PREEMPT_NEVER = "Never"
 
-# Queueing hints (fwk.QueueingHint) and cluster event names (kube-scheduler/framework/types.go).
-QUEUE = "Queue"
+# Queueing hint (fwk.QueueingHint) and cluster event names (kube-scheduler/framework/types.go).
 QUEUE_SKIP = "QueueSkip"
 ASSIGNED_POD = "AssignedPod"
 DELETE = "Delete"
