@@ -179,6 +179,9 @@ class Scheduler:
         qpi.unschedulable_plugins = set(fit.diagnosis.unschedulable_plugins)
         qpi.pending_plugins = set(fit.diagnosis.pending_plugins)
         self.nominator.add_nominated_pod(PodInfo(pod), nominating)
+        if nominating is not None and nominating.mode == MODE_OVERRIDE:
+            # updatePod: the API patch of status.nominatedNodeName, seen by the next attempt.
+            pod.nominated_node_name = nominating.nominated_node_name
         reasons = {name: st.all_reasons() for name, st in fit.diagnosis.node_to_status.items()}
         if fit.diagnosis.pre_filter_msg:
             for ni in self.snapshot.list():
