@@ -95,6 +95,10 @@ class Snapshot:
         self.image_states: dict[str, ImageStateSummary] = {}
         self.namespaces: dict[str, Namespace] = dict(namespaces or {})
         self.pod_locations: dict[str, str] = {}  # pod uid -> node name
+        # Names of nodes whose pods changed, in order, and a counter of node-set changes: plugins
+        # that keep cluster-wide aggregates update them from the log instead of re-walking nodes.
+        self.change_log: list[str] = []
+        self.structure_version = 0
         self._list: list[NodeInfo] | None = None
         self._affinity_list: list[NodeInfo] | None = None
         self._anti_affinity_list: list[NodeInfo] | None = None
@@ -161,6 +165,7 @@ class Snapshot:
             raise KeyError(f"pod {pod.key} is bound to unknown node {pod.node_name!r}")
         ni.add_pod_info(PodInfo(pod))
         self.pod_locations[pod.uid] = pod.node_name
+        self.change_log.append(pod.node_name)
         if pod.affinity is not None:
             self._affinity_list = None
             self._anti_affinity_list = None
@@ -173,6 +178,7 @@ class Snapshot:
         ni = self.node_info_map.get(node_name)
         if ni is not None:
             ni.remove_pod(pod)
+            self.change_log.append(node_name)
         if pod.affinity is not None:
             self._affinity_list = None
             self._anti_affinity_list = None
@@ -182,6 +188,7 @@ class Snapshot:
 
     # ----- lister views (fwk.SharedLister) -----
     def _invalidate(self) -> None:
+        self.structure_version += 1
         self._list = None
         self._affinity_list = None
         self._anti_affinity_list = None

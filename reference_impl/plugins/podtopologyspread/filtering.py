@@ -171,12 +171,77 @@ class FilteringMixin:
         NodeInclusionPolicyInPodTopologySpread) passes that constraint's inclusion policies;
         without the gate, nodes failing the pod's required node affinity are skipped entirely.
         Every eligible node's domain gets an entry, also with 0 matching pods.
+
+        The counts only change where pods or nodes changed, so they are kept per (constraints,
+        namespace, inclusion inputs) and brought up to date from the snapshot's change log; a
+        change of the node set recounts everything. The result is the same as upstream's full
+        pass over the nodes.
         """
         constraints = self.get_constraints(pod)
         if not constraints:
             return PreFilterState()
         n = len(constraints)
+        contribution = self._contribution_fn(pod, constraints)
+        snapshot = self.handle.snapshot() if self.handle is not None else None
+        incremental = snapshot is not None and all_nodes is snapshot.list()
+        key = None
+        if incremental:
+            key = self._aggregate_key(pod, constraints)
+            agg = self._aggregates.get(key)
+            if agg is not None and agg[0] == snapshot.structure_version:
+                _, log_pos, per_node, tp_maps = agg
+                log = snapshot.change_log
+                if log_pos < len(log):
+                    for name in set(log[log_pos:]):
+                        old = per_node.get(name)
+                        ni = snapshot.get(name)
+                        new = contribution(ni) if ni is not None else None
+                        if old is not None:
+                            for i, (value, count) in enumerate(old):
+                                if value is not None:
+                                    tp_maps[i][value] -= count
+                        if new is not None:
+                            for i, (value, count) in enumerate(new):
+                                if value is not None:
+                                    m = tp_maps[i]
+                                    m[value] = m.get(value, 0) + count
+                        per_node[name] = new
+                    agg[1] = len(log)
+                return self._finish(pod, constraints, [dict(m) for m in tp_maps])
         tp_maps: list[dict[str, int]] = [{} for _ in range(n)]
+        per_node: dict[str, tuple | None] = {}
+        for node_info in all_nodes:
+            contrib = contribution(node_info)
+            per_node[node_info.node.name] = contrib
+            if contrib is None:
+                continue
+            for i, (value, count) in enumerate(contrib):
+                if value is not None:
+                    m = tp_maps[i]
+                    m[value] = m.get(value, 0) + count
+        if incremental:
+            self._aggregates[key] = [snapshot.structure_version, len(snapshot.change_log),
+                                     per_node, tp_maps]
+            tp_maps = [dict(m) for m in tp_maps]
+        return self._finish(pod, constraints, tp_maps)
+
+    def _aggregate_key(self, pod: Pod, constraints: list[Constraint]) -> tuple:
+        """What the per-node counts depend on besides the nodes: the constraints' keys and
+        selectors, the namespace, and the pod's node affinity / tolerations where the inclusion
+        policies read them."""
+        affinity = None
+        if not self.enable_node_inclusion_policy or any(c.honor_affinity for c in constraints):
+            na = pod.affinity.node_affinity if pod.affinity is not None else None
+            affinity = (tuple(sorted(pod.node_selector.items())),
+                        na.required if na is not None else None)
+        tolerations = pod.tolerations if any(c.honor_taints for c in constraints) else None
+        return (tuple((c.topology_key, c.selector_key, c.honor_affinity, c.honor_taints)
+                      for c in constraints), pod.namespace, affinity, tolerations)
+
+    def _contribution_fn(self, pod: Pod, constraints: list[Constraint]):  # noqa: ANN202
+        """A function of one node giving, per constraint, (topology value, matching pods) or
+        (None, 0) when the node is not eligible for it; None when the node counts for none."""
+        n = len(constraints)
         ns = pod.namespace
         enable_nip = self.enable_node_inclusion_policy
         cmp_ops = self.enable_taint_toleration_comparison_operators
@@ -188,20 +253,21 @@ class FilteringMixin:
         first_with_selector: dict[tuple, int] = {}
         same_as = [first_with_selector.setdefault(c.selector_key, i) for i, c in indexed]
         has_dups = any(j != i for i, j in enumerate(same_as))
-        counted = [-1] * n
         cache = self._count_cache
+        ineligible = (None, 0)
 
-        for node_info in all_nodes:
+        def contribution(node_info: NodeInfo) -> tuple | None:
             node = node_info.node
             labels = node.labels
             if not enable_nip and not required.match(node):
-                continue
+                return None
             # The node must carry every topology key of the constraints.
-            if not all(k in labels for k in keys):
-                continue
+            for k in keys:
+                if k not in labels:
+                    return None
             pods = node_info.pods
-            if has_dups:
-                counted[:] = [-1] * n
+            counted = [-1] * n if has_dups else None
+            out = []
             # matchNodeInclusionPolicies, with the two node checks done at most once per node.
             affinity_ok: bool | None = None
             taints_ok: bool | None = None
@@ -211,20 +277,20 @@ class FilteringMixin:
                         if affinity_ok is None:
                             affinity_ok = required.match(node)
                         if not affinity_ok:
+                            out.append(ineligible)
                             continue
                     if c.honor_taints:
                         if taints_ok is None:
                             taints_ok = not has_untolerated_do_not_schedule_taint(
                                 node, pod, cmp_ops)
                         if not taints_ok:
+                            out.append(ineligible)
                             continue
                 value = labels[c.topology_key]
                 if not pods:
                     count = 0
-                elif has_dups:
-                    j = same_as[i]
-                    count = counted[j] if j != i and counted[j] >= 0 else c.count_pods(pods, ns)
-                    counted[i] = count
+                elif counted is not None and same_as[i] != i and counted[same_as[i]] >= 0:
+                    count = counted[same_as[i]]
                 else:
                     # Per-node counts only change with the node's generation: reuse them.
                     ck = (c.selector_key, ns)
@@ -238,9 +304,16 @@ class FilteringMixin:
                     else:
                         count = c.count_pods(pods, ns)
                         per_node[node.name] = (gen, count)
-                m = tp_maps[i]
-                m[value] = m.get(value, 0) + count
+                if counted is not None:
+                    counted[i] = count
+                out.append((value, count))
+            return tuple(out)
 
+        return contribution
+
+    def _finish(self, pod: Pod, constraints: list[Constraint],
+                tp_maps: list[dict[str, int]]) -> PreFilterState:
+        n = len(constraints)
         paths: list[CriticalPaths] = []
         for i in range(n):
             p = CriticalPaths()

@@ -89,6 +89,9 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         self.enable_node_inclusion_policy = feature("NodeInclusionPolicyInPodTopologySpread")
         # (selector key, namespace) -> node name -> (NodeInfo generation, matching pods)
         self._count_cache: dict[tuple, dict[str, tuple[int, int]]] = {}
+        # aggregate key -> [structure version, change-log position, per-node contributions,
+        #                  matching pods per topology value per constraint]
+        self._aggregates: dict[tuple, list] = {}
         self.enable_match_label_keys = feature("MatchLabelKeysInPodTopologySpread")
         self.enable_taint_toleration_comparison_operators = feature(
             "TaintTolerationComparisonOperators")
