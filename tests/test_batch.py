@@ -530,10 +530,6 @@ def test_signatures(name, plugins, fragments):
     assert decoded == fragments
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "framework.go SignPod keys the scheduler name as \"v1.Pod.Spec.SchedulerName\" and "
-    "json.Marshal gives the expected bytes; batch.py sign_pod uses the key \"SchedulerName\" "
-    "(only equality of signatures matters, so this changes no decision)"))
 @pytest.mark.parametrize("name,plugins,want", [
     ("no plugins", [], '{"v1.Pod.Spec.SchedulerName":"test-scheduler"}'),
     ("two plugins", SIGNATURE_CASES[5][1],
@@ -689,11 +685,6 @@ def test_scheduler_batches_consecutive_pods():
         ("n0", 4), ("n1", 1), ("n2", 1)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "schedule_one.go scheduleOnePod pops a terminating pod (one scheduling cycle of the queue) "
-    "and then skips it (skipPodSchedule), so the next pod's cycle is not lastCycle+1 and gets "
-    "no hint; scheduler.py run() skips terminating pods before schedule_one, without "
-    "consuming a cycle (core.scheduling_cycle)"))
 def test_a_skipped_terminating_pod_consumes_a_scheduling_cycle():
     """Derived from schedule_one.go scheduleOnePod / skipPodSchedule and batch.go
     batchStateCompatible (``cycleCount != lastCycle.cycleCount+1``)."""
@@ -705,11 +696,6 @@ def test_a_skipped_terminating_pod_consumes_a_scheduling_cycle():
         ("/b-a", 4), ("/b-b", 4)]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "explain.py explain() runs core.schedule_pod with signature None, whose "
-    "StoreScheduleResults resets the profile's OpportunisticBatch (state = nil, lastCycle = the "
-    "current cycle); only next_start_node_index is restored, so explaining a pod changes the "
-    "next real attempt (no hint)"))
 def test_explain_leaves_the_batch_state_alone():
     """explain.py promises the scheduler is left as it was; the batch state is part of it
     (not an upstream test: upstream has no explain)."""

@@ -333,11 +333,6 @@ def test_run_score_plugins_errors(name, entries, want):
     assert status_equal(status, err(want))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "framework.go RunScorePlugins runs Score of every plugin on every node before any "
-    "NormalizeScore or range check, so a later plugin's Score error wins over an earlier "
-    "plugin's out-of-range score; runtime.py run_score_plugins scores, normalizes and "
-    "range-checks plugin by plugin and reports the range error"))
 def test_run_score_plugins_score_error_precedes_range_check():
     """Derived from framework.go RunScorePlugins / normalizeScores (phase order)."""
     res, status = run_score([score_pl(SCORE_PLUGIN_1, score_res=101),
@@ -347,10 +342,6 @@ def test_run_score_plugins_score_error_precedes_range_check():
         "injecting failure."))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "framework.go normalizeScores runs every plugin's NormalizeScore before the range "
-    "check, so a later plugin's NormalizeScore error wins over an earlier plugin's invalid "
-    "score; runtime.py run_score_plugins checks the earlier plugin's range first"))
 def test_run_score_plugins_normalize_error_precedes_range_check():
     """Derived from framework.go normalizeScores (NormalizeScore loop, then weights loop)."""
     res, status = run_score([score_pl(SCORE_PLUGIN_1, score_res=101),
@@ -872,10 +863,6 @@ def test_diagnosis_add_plugin_status_ignores_statuses_without_plugin():
     assert d.unschedulable_plugins == {"A", "B"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "types.go Diagnosis.AddPluginStatus inserts a Pending status's plugin into "
-    "UnschedulablePlugins (IsRejected includes Pending) AND into PendingPlugins; runtime.py "
-    "Diagnosis.add_plugin_status puts it into pending_plugins only (if/elif)"))
 def test_diagnosis_pending_plugin_is_also_unschedulable():
     """Derived from pkg/scheduler/framework/types.go Diagnosis.AddPluginStatus."""
     d = Diagnosis()

@@ -132,10 +132,6 @@ def test_update_nominated_pod_for_node():
     assert len(n.nominated_pod_to_node) == 2
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "nominator.go addNominatedPodUnlocked asks the pod lister and does not nominate a pod that "
-    "is already scheduled (spec.nodeName set) whatever the mode; nominator.py checks node_name "
-    "only for ModeNoop and nominates a bound pod with ModeOverride"))
 def test_nominating_an_already_scheduled_pod_is_ignored():
     """scheduling_queue_test.go TestPriorityQueue_UpdateNominatedPodForNode ("Attempt to
     nominate a pod that was already scheduled in the informer cache. Nothing should change.")."""

@@ -673,11 +673,6 @@ def test_filter_error_stops_the_attempt():
     assert str(exc.value) == 'running "FakeFilter" filter plugin: injecting failure for pod p'
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "schedule_one.go findNodesThatFitPod updates nextStartNodeIndex 'regardless of whether an "
-    "error has occurred' (processed = feasible + NodeToStatus before the Error); "
-    "schedule_one.py find_nodes_that_pass_filters raises SchedulingError before "
-    "find_nodes_that_fit_pod updates next_start_node_index"))
 def test_next_start_node_index_is_updated_on_filter_error():
     """Derived from schedule_one.go findNodesThatFitPod (``always try to update the
     sched.nextStartNodeIndex regardless of whether an error has occurred``)."""
@@ -809,11 +804,6 @@ def test_missing_nominated_node_falls_back_to_all_nodes():
     assert schedule(core, fwk, mkpod("p", nnn="gone")).suggested_host == "2"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "schedule_one.go findNodesThatFitPod only logs an error of evaluateNominatedNode "
-    "(utilruntime.HandleErrorWithContext) and goes on with the full search; "
-    "schedule_one.py evaluate_nominated_node -> find_nodes_that_pass_filters raises "
-    "SchedulingError, which ends the attempt"))
 def test_nominated_node_filter_error_falls_back_to_the_search():
     """Derived from schedule_one.go findNodesThatFitPod / evaluateNominatedNode: the nominated
     node's Filter error is logged; the PreFilterResult nodes are then searched."""
@@ -993,22 +983,14 @@ SCHEDULE_ONE_CASES = [
     pytest.param(
         "reserve failed with status code rejected", {"reserve": ["FakeReserve"]},
         {"FakeReserve": one(lambda: FakeReserve(Status(UU, "rejected on reserve")))},
-        "Unschedulable", "0/1 nodes are available: 1 rejected on reserve.",
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "schedule_one.go assumeAndReserve wraps a Reserve rejection in "
-            "FitError{NumAllNodes: 1}, so the reported message is \"0/1 nodes are available: "
-            "1 <reason>.\"; scheduler.py _fail_after_assume reports the plugin's message"))),
+        "Unschedulable", "0/1 nodes are available: 1 rejected on reserve."),
     ("permit failed with status code error", {"permit": ["FakePermit"]},
      {"FakePermit": one(lambda: FakePermit(Status.as_error("permit error")))},
      "Error", 'running Permit plugin "FakePermit": permit error'),
     pytest.param(
         "permit failed with status code rejected", {"permit": ["FakePermit"]},
         {"FakePermit": one(lambda: FakePermit(Status(U, "rejected on permit")))},
-        "Unschedulable", "0/1 nodes are available: 1 rejected on permit.",
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "schedule_one.go prepareForBindingCycle wraps a Permit rejection in "
-            "FitError{NumAllNodes: 1} (\"0/1 nodes are available: 1 <reason>.\"); "
-            "scheduler.py _fail_after_assume reports the plugin's message"))),
+        "Unschedulable", "0/1 nodes are available: 1 rejected on permit."),
     ("prebindpreflight failed with status code error", {"preBind": ["FakePreBind"]},
      {"FakePreBind": one(lambda: FakePreBind(Status.as_error("on PreBindPreFlight"), None))},
      "Error", 'running PreBindPreFlight "FakePreBind": on PreBindPreFlight'),
@@ -1073,10 +1055,6 @@ def test_rejection_after_assume_unreserves_and_forgets():
     assert not sched.snapshot.is_assumed_or_bound(pod)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "waiting_pods_map.go formats the timeout as a Go time.Duration (\"15m0s\") and "
-    "schedule_one.go bindingCycle wraps the Permit rejection in a FitError{NumAllNodes: 1} "
-    "(\"0/1 nodes are available: 1 ...\"); scheduler.py writes \"900s\" and no FitError text"))
 def test_permit_timeout_message():
     """Derived from framework/runtime/waiting_pods_map.go newWaitingPod and schedule_one.go
     bindingCycle (maxTimeout 15 minutes caps a 1 h timeout)."""

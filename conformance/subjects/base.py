@@ -41,7 +41,7 @@ class Subject(ABC):
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         """Schedule the scenario from scratch (the scenario's seed applies)."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release processes, containers or files the subject holds."""
 
     def describe(self) -> dict[str, str]:

@@ -45,10 +45,10 @@ class Diagnosis:
         """``Diagnosis.AddPluginStatus``."""
         if not status.plugin:
             return
+        if status.is_rejected():
+            self.unschedulable_plugins.add(status.plugin)
         if status.code == Code.PENDING:
             self.pending_plugins.add(status.plugin)
-        elif status.is_rejected():
-            self.unschedulable_plugins.add(status.plugin)
 
     def status_of(self, node_name: str) -> Status:
         s = self.node_to_status.get(node_name)
@@ -369,14 +369,16 @@ class Framework:
         results = [ScoredNode(ni.node.name) for ni in nodes]
         if not plugins:
             return results, None
-        totals = [0] * len(nodes)
+        raws: list[list[int]] = []
         for pl in plugins:
             score = pl.score
             try:
-                raw = [score(state, pod, ni) for ni in nodes]
+                raws.append([score(state, pod, ni) for ni in nodes])
             except PluginError as e:
                 return None, Status.as_error(
                     f'running Score plugins: plugin "{pl.name}" failed with: {e.status.message()}')
+        normalized_all: list[list[int]] = []
+        for pl, raw in zip(plugins, raws, strict=True):
             if pl.has_normalize_score:
                 pairs = [[r.name, v] for r, v in zip(results, raw, strict=True)]
                 s = pl.normalize_score(state, pod, pairs)
@@ -384,16 +386,21 @@ class Framework:
                     return None, Status.as_error(
                         f'running Normalize on Score plugins: plugin "{pl.name}" failed with: '
                         f'{s.message()}')
-                normalized = [p[1] for p in pairs]
+                normalized_all.append([p[1] for p in pairs])
             else:
-                normalized = raw
-            if max(normalized) > itf.MAX_NODE_SCORE or min(normalized) < itf.MIN_NODE_SCORE:
-                bad = next(v for v in normalized
-                           if v > itf.MAX_NODE_SCORE or v < itf.MIN_NODE_SCORE)
-                return None, Status.as_error(
-                    "applying score defaultWeights on Score plugins: "
-                    f'plugin "{pl.name}" returns an invalid score {bad}, it should in the '
-                    f"range of [{itf.MIN_NODE_SCORE}, {itf.MAX_NODE_SCORE}] after normalizing")
+                normalized_all.append(raw)
+        totals = [0] * len(nodes)
+        out_of_range = any(max(v) > itf.MAX_NODE_SCORE or min(v) < itf.MIN_NODE_SCORE
+                           for v in normalized_all)
+        for j in range(len(nodes) if out_of_range else 0):
+            for pl, normalized in zip(plugins, normalized_all, strict=True):
+                v = normalized[j]
+                if v > itf.MAX_NODE_SCORE or v < itf.MIN_NODE_SCORE:
+                    return None, Status.as_error(
+                        "applying score defaultWeights on Score plugins: "
+                        f'plugin "{pl.name}" returns an invalid score {v}, it should in the '
+                        f"range of [{itf.MIN_NODE_SCORE}, {itf.MAX_NODE_SCORE}] after normalizing")
+        for pl, raw, normalized in zip(plugins, raws, normalized_all, strict=True):
             weight = self.score_weights[pl.name]
             if weight == 1:
                 totals = [t + v for t, v in zip(totals, normalized, strict=True)]

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from reference_impl.model.objects import Pod
 
 MAX_BATCH_AGE_SECONDS = 0.5
-SCHEDULER_NAME_SIGNER = "SchedulerName"
+SCHEDULER_NAME_SIGNER = "v1.Pod.Spec.SchedulerName"  # fwk.SchedulerNameSignerName
 
 
 def batchable_plugins(fwk: Framework) -> list[itf.SignPlugin] | None:

@@ -104,6 +104,8 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         message = f"gated at PreEnqueue: {gate.message()}"
     else:
         core.record_scores = True
+        batching = core.batching
+        core.batching = False  # explaining must not touch the batch state of real attempts
         try:
             result = core.schedule_pod(fwk, state, pod, None)
             selected = result.suggested_host
@@ -119,6 +121,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         finally:
             core.next_start_node_index = start_index
             core.record_scores = False
+            core.batching = batching
 
     # 3. Every Filter plugin on every node.
     prefilter_rejected = any(v.code in ("Unschedulable", "UnschedulableAndUnresolvable",

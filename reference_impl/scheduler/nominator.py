@@ -23,6 +23,8 @@ class Nominator:
         """``addNominatedPodUnlocked``: always drop the old nomination first; ModeOverride
         takes the given node, otherwise the pod's own status.nominatedNodeName."""
         self.delete(pi.pod)
+        if pi.pod.node_name:
+            return  # already scheduled: not nominated (the podLister check upstream)
         node_name = pi.pod.nominated_node_name
         if info is not None:
             if info.mode == MODE_OVERRIDE:

@@ -199,10 +199,14 @@ class SchedulingCore:
             diagnosis.absent_nodes_status = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]")
-        feasible = self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes)
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes)
+        # "always try to update the sched.nextStartNodeIndex regardless of whether an error has
+        # occurred"
         processed = len(feasible) + len(diagnosis.node_to_status)
         if all_nodes:
             self.next_start_node_index = (self.next_start_node_index + processed) % len(all_nodes)
+        if error is not None:
+            raise SchedulingError(error.message())
         return feasible, diagnosis, hint
 
     def evaluate_nominated_node(self, fwk: Framework, state: CycleState, pod: Pod, hint: str,
@@ -212,11 +216,23 @@ class SchedulingCore:
         ni = self.snapshot.get(name)
         if ni is None:
             return []
-        return self.find_nodes_that_pass_filters(fwk, state, pod, diagnosis, [ni])
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, [ni])
+        if error is not None:
+            return []  # upstream logs the error and goes on with the full search
+        return feasible
 
     def find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: Pod,
                                      diagnosis: Diagnosis, nodes: list[NodeInfo]
                                      ) -> list[NodeInfo]:
+        """The feasible nodes; a Filter Error raises SchedulingError."""
+        feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes)
+        if error is not None:
+            raise SchedulingError(error.message())
+        return feasible
+
+    def _pass_filters(self, fwk: Framework, state: CycleState, pod: Pod,
+                      diagnosis: Diagnosis, nodes: list[NodeInfo]
+                      ) -> tuple[list[NodeInfo], Status | None]:
         """``findNodesThatPassFilters`` with one worker: nodes checked in order from
         nextStartNodeIndex; the search stops at the first feasible node beyond
         numNodesToFind (that node is dropped and not counted as processed)."""
@@ -228,7 +244,7 @@ class SchedulingCore:
             to_find = 1
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
-            return [nodes[(start + i) % n] for i in range(to_find)]
+            return [nodes[(start + i) % n] for i in range(to_find)], None
         feasible: list[NodeInfo] = []
         failed: list[tuple[str, Status]] = []
         run = fwk.run_filter_plugins_with_nominated_pods
@@ -250,9 +266,7 @@ class SchedulingCore:
         for name, st in failed:
             diagnosis.node_to_status[name] = st
             diagnosis.add_plugin_status(st)
-        if error is not None:
-            raise SchedulingError(error.message())
-        return feasible
+        return feasible, error
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
                          nodes: list[NodeInfo], detail: bool = True) -> list[ScoredNode]:

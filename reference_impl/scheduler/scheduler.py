@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from reference_impl.config import SchedulerConfiguration, default_config
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import Plugin
-from reference_impl.framework.runtime import Framework, FrameworkHandle
+from reference_impl.framework.runtime import Diagnosis, Framework, FrameworkHandle
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo, Status
 from reference_impl.framework.types import PodInfo
@@ -209,8 +209,8 @@ class Scheduler:
             # out its timeout and is rejected, as upstream does when nobody allows it.
             plugin, timeout = min(wait_times.items(), key=lambda kv: kv[1])
             s = Status(Code.UNSCHEDULABLE,
-                       f"rejected due to timeout after waiting {timeout}s at plugin {plugin}",
-                       plugin=plugin)
+                       f"rejected due to timeout after waiting {go_duration(timeout)} at plugin "
+                       f"{plugin}", plugin=plugin)
         if s is not None and not s.is_success():
             return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
         if self.features("NominatedNodeNameForExpectation"):
@@ -234,17 +234,25 @@ class Scheduler:
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
         self.snapshot.remove_pod(assumed)
         self.bindings.pop(assumed.key, None)
-        outcome = UNSCHEDULABLE if s.is_rejected() else ERROR
-        if s.is_rejected() and s.plugin:
-            qpi.unschedulable_plugins = {s.plugin}
-        return Attempt(qpi.pod.key, outcome, message=s.message(),
-                       reasons={host: s.all_reasons()} if s.is_rejected() else {})
+        if not s.is_rejected():
+            return Attempt(qpi.pod.key, ERROR, message=s.message())
+        # A rejection after the node was chosen is a FitError for that one node.
+        diagnosis = Diagnosis()
+        diagnosis.node_to_status[host] = s
+        diagnosis.add_plugin_status(s)
+        qpi.unschedulable_plugins = set(diagnosis.unschedulable_plugins)
+        qpi.pending_plugins = set(diagnosis.pending_plugins)
+        fit = FitError(qpi.pod, 1, diagnosis)
+        return Attempt(qpi.pod.key, UNSCHEDULABLE, message=fit.message(),
+                       reasons={host: s.all_reasons()})
 
     # ----- the whole run -----
     def run(self) -> SimulationResult:
         pending = [p for p in self.cluster.pods if not p.node_name]
         for qpi in self.queue_order([p for p in pending if self.responsible_for(p)]):
             if qpi.pod.uid in self.deleted or qpi.pod.is_terminating:
+                # popped (a scheduling cycle is used up), then skipped (skipPodSchedule)
+                self.core.scheduling_cycle += 1
                 continue
             gate = self.pre_enqueue(qpi)
             if gate is not None:
@@ -259,6 +267,31 @@ class Scheduler:
                          if p.key not in self.bindings and p.uid not in self.deleted)
         deleted = sorted(self.pods_by_uid[u].key for u in self.deleted)
         return SimulationResult(self.seed, list(self.attempts), bound, pending, deleted)
+
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String`` for a non-negative duration (e.g. 15m0s, 10s, 1.5s,
+    1h0m0s, 500ms)."""
+    ns = round(seconds * 1_000_000_000)
+    if ns == 0:
+        return "0s"
+    if ns < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if ns >= size:
+                return _trim(ns / size) + unit
+    h, rem = divmod(ns, 3_600_000_000_000)
+    m, rem = divmod(rem, 60_000_000_000)
+    sec = _trim(rem / 1_000_000_000) + "s"
+    if h:
+        return f"{h}h{m}m{sec}"
+    if m:
+        return f"{m}m{sec}"
+    return sec
+
+
+def _trim(x: float) -> str:
+    text = f"{x:.9f}".rstrip("0").rstrip(".")
+    return text or "0"
 
 
 def _tie_set(result: ScheduleResult) -> list[str]:

@@ -1,0 +1,225 @@
+"""``kschedconf run`` and ``kschedconf reproduce``: argument parsing and handlers.
+
+``add_run_parsers(subparsers)`` adds both sub-commands to the ``kschedconf`` parser;
+``RUN_COMMANDS`` maps their names to the handlers (``args -> exit code``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import Any
+
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+_SUBJECT_HELP = ("the scheduler under test: reference (default), reference:CONFIG.yaml, "
+                 "external:COMMAND... (an executable speaking the file protocol of "
+                 "docs/subjects.md); upstream, docker, process: not available yet")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return v
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from conformance.suites import parse_shard
+
+    try:
+        return parse_shard(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix(f"--shard {text!r}: ")) from None
+
+
+def _sizes(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    known = ("small", "medium", "large")
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"expected a comma list of {', '.join(known)}")
+    return names
+
+
+def _subject_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--subject", metavar="SPEC", default="reference", help=_SUBJECT_HELP)
+    p.add_argument("--config", metavar="CFG.yaml",
+                   help="a KubeSchedulerConfiguration every scenario is scheduled with "
+                        "(replaces a generated one; external subjects find it in the scenario "
+                        f"file); default: the {UPSTREAM_RELEASE} default profile")
+    p.add_argument("--plugins", metavar="MODULE", action="append", default=[],
+                   help="a Python file or module with your own plugins for the reference "
+                        "subject (repeatable); enable them in --config")
+    p.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
+                   help="time limit of an external subject per scenario (default 60)")
+
+
+def add_run_parsers(subparsers: Any) -> None:
+    """Add ``run`` and ``reproduce`` to the ``kschedconf`` sub-command parsers."""
+    run = subparsers.add_parser(
+        "run", help="run the conformance suites (properties, golden) against a subject",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.dedent(f"""\
+            Run the conformance suites against a subject (by default the reference scheduler,
+            upstream kube-scheduler {UPSTREAM_RELEASE}).
+
+            properties: for every scenario size and every oracle, Hypothesis generates
+              scenarios, the subject schedules each, the oracle checks an invariant; a
+              violation is shrunk to a minimal counterexample written as a scenario file
+              under --out, replayable with `kschedconf reproduce`.
+            golden: the scenarios of golden/*.yaml, whose decisions were recorded from
+              upstream, must be scheduled the same way.
+
+            Each property stops at --max-examples or at its share of --budget. Profiles:
+            dev (25 examples, small clusters, failures remembered in .hypothesis/), ci (100
+            examples, small and medium clusters, deterministic), thorough (1000 examples, up
+            to 150 nodes); default: ci when $CI is set, else dev. A progress line per
+            property, then a summary; --junit writes a JUnit XML report for CI."""),
+        epilog=textwrap.dedent("""\
+            examples:
+              kschedconf run --max-examples 20
+              kschedconf run --profile ci --seed 1 --junit report.xml
+              kschedconf run --subject external:'./my-scheduler --fast' --budget 600
+              kschedconf run --config my-profile.yaml --plugins my_plugins.py
+              kschedconf run --shard 2/4 --profile ci     # 4 CI jobs, this is the 2nd
+              kschedconf reproduce kschedconf-out/<property>.yaml
+
+            exit codes: 0 all passed, 1 some property or golden scenario failed,
+            2 usage error or subject error (crash, timeout, invalid output)"""))
+    run.add_argument("--suite", choices=("properties", "golden", "all"), default="properties",
+                     help="which suite (default properties)")
+    _subject_options(run)
+    run.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
+                     help="only these oracles (default: all)")
+    run.add_argument("--sizes", metavar="LIST", type=_sizes,
+                     help="scenario sizes, a comma list of small, medium, large "
+                          "(default: the profile's)")
+    run.add_argument("--max-examples", metavar="N", type=_positive_int,
+                     help="examples per property (default: the profile's)")
+    run.add_argument("--budget", metavar="SECONDS", type=_positive_float,
+                     help="time for all properties, split evenly (what a property leaves "
+                          "goes to the next); default: no limit")
+    run.add_argument("--seed", type=int,
+                     help="derandomize: the same seed generates the same scenarios "
+                          "(default: random; the ci profile is deterministic anyway)")
+    run.add_argument("--profile", choices=("dev", "ci", "thorough"),
+                     help="Hypothesis settings profile (default: ci if $CI is set, else dev)")
+    run.add_argument("--no-database", action="store_true",
+                     help="do not read or write the Hypothesis example database "
+                          "(.hypothesis/)")
+    run.add_argument("--no-shrink", action="store_true",
+                     help="report the first failure found without minimizing it")
+    run.add_argument("--shard", metavar="K/N", type=_shard,
+                     help="run only the K-th of N shards of the property list (for parallel "
+                          "CI jobs; on one machine, use the pytest plugin with pytest-xdist, "
+                          "`pytest -n auto`, to use every core)")
+    run.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
+    run.add_argument("--out", metavar="DIR", default="kschedconf-out",
+                     help="where counterexamples are written (default kschedconf-out/)")
+    run.add_argument("--golden-dir", metavar="DIR",
+                     help="directory of golden scenarios (default: golden/)")
+
+    rep = subparsers.add_parser(
+        "reproduce", help="replay a counterexample or golden scenario file on a subject",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.dedent("""\
+            Replay a scenario file (a counterexample written by `kschedconf run`, a golden
+            scenario, or any scenario) on a subject, apply the oracles and print the
+            subject's bindings and every violation. Oracles: --oracle, else the one named in
+            the file's `# oracle:` header line, else all. A golden file's recorded decisions
+            are compared as well."""),
+        epilog=textwrap.dedent("""\
+            examples:
+              kschedconf reproduce kschedconf-out/<property>.yaml
+              kschedconf reproduce case.yaml --subject external:./my-scheduler --oracle NAME
+
+            exit codes: 0 no violation, 1 violations (or different decisions), 2 usage or
+            subject error"""))
+    rep.add_argument("file", metavar="FILE", help="the scenario YAML file")
+    _subject_options(rep)
+    rep.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
+                     help="the oracles to apply (default: the file's, else all)")
+
+
+def _err(command: str, message: str) -> int:
+    print(f"kschedconf {command}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from conformance import runner
+    from conformance.subjects.base import SubjectError
+
+    opts = runner.RunOptions(
+        suite=args.suite, subject=args.subject, config=args.config, plugins=list(args.plugins),
+        oracles=list(args.oracle), families=list(args.sizes or ()),
+        max_examples=args.max_examples, budget=args.budget, seed=args.seed,
+        profile=args.profile or runner.env_profile(), database=not args.no_database,
+        shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,
+        subject_timeout=args.subject_timeout, shrink=not args.no_shrink)
+    try:
+        report = runner.run(opts)
+    except SubjectError as e:
+        return _err("run", f"subject error: {e}")
+    except ValueError as e:  # runner.UsageError and option validation
+        return _err("run", str(e))
+    if report.error:
+        print(f"kschedconf run: subject error: {report.error.splitlines()[0]}", file=sys.stderr)
+    return report.exit_code
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from conformance import runner
+    from conformance.subjects.base import SubjectError
+
+    try:
+        outcome = runner.reproduce(args.file, args.subject, list(args.oracle),
+                                   config=args.config, plugins=list(args.plugins),
+                                   timeout=args.subject_timeout)
+    except SubjectError as e:
+        return _err("reproduce", f"subject error: {e}")
+    except ValueError as e:
+        return _err("reproduce", str(e))
+    return outcome.exit_code
+
+
+RUN_COMMANDS = {"run": cmd_run, "reproduce": cmd_reproduce}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``run`` and ``reproduce`` alone (``python -m conformance.commands_run``); the
+    ``kschedconf`` command registers them with ``add_run_parsers``."""
+    parser = argparse.ArgumentParser(prog="kschedconf")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_run_parsers(sub)
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return RUN_COMMANDS[args.command](args)
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

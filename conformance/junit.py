@@ -1,0 +1,122 @@
+"""JUnit XML reports of ``kschedconf run`` (written with the ``junit-xml`` package).
+
+One ``<testsuite>`` per suite that ran (``properties``, ``golden``); one ``<testcase>`` per
+property (scenario family × oracle) or golden scenario. The suite's ``<properties>`` carry the
+seed, the versions (upstream release of ``reference_impl/releases/pinned.py``, kschedconf), the
+subject's description and the command that reruns the run; every test case carries its own
+``<properties>`` (oracle, examples run, stop reason, counterexample file, reproduce command),
+which CI systems (GitLab, Jenkins, GitHub test reporters) show next to the case. A failure's
+message is the violated invariant; its text holds every violation and the reproduce command.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PASSED = "passed"
+FAILED = "failed"
+ERROR = "error"
+SKIPPED = "skipped"
+
+
+@dataclass(slots=True)
+class CaseResult:
+    """The outcome of one property or golden scenario."""
+
+    suite: str  # "properties" or "golden"
+    classname: str  # e.g. "kschedconf.properties.small"
+    name: str  # e.g. the oracle name, or the golden file's stem
+    status: str = PASSED
+    seconds: float = 0.0
+    examples: int = 0  # generated examples run before the first failure (or in all)
+    shrinks: int = 0  # examples run while shrinking a failure
+    stopped_by: str = ""  # "max_examples", "budget", "failure", "error"
+    message: str = ""  # one line: the violated invariant / the error
+    details: str = ""  # every violation, the reproduce command
+    counterexample: str | None = None  # path of the counterexample scenario file
+    reproduce: str = ""  # the command that replays the counterexample
+    properties: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.suite}/{self.name}" if self.suite == "golden" else self.name
+
+
+def _case(r: CaseResult):  # -> junit_xml.TestCase
+    from junit_xml import TestCase
+
+    out = []
+    if r.suite == "properties":
+        out.append(f"{r.examples} examples, {r.shrinks} shrink steps, {r.seconds:.2f} s, "
+                   f"stopped by {r.stopped_by or 'max_examples'}")
+    if r.counterexample:
+        out.append(f"counterexample: {r.counterexample}")
+    if r.reproduce:
+        out.append(f"reproduce: {r.reproduce}")
+    tc = TestCase(r.name, classname=r.classname, elapsed_sec=round(r.seconds, 3),
+                  stdout="\n".join(out) or None)
+    if r.status == FAILED:
+        tc.add_failure_info(message=r.message, output=r.details or r.message,
+                            failure_type="InvariantViolation")
+    elif r.status == ERROR:
+        tc.add_error_info(message=r.message, output=r.details or r.message,
+                          error_type="SubjectError")
+    elif r.status == SKIPPED:
+        tc.add_skipped_info(message=r.message or "not run")
+    return tc
+
+
+def _case_properties(r: CaseResult) -> dict[str, str]:
+    props = dict(r.properties)
+    if r.suite == "properties":
+        props["examples"] = str(r.examples)
+        props["shrinks"] = str(r.shrinks)
+        props["stopped_by"] = r.stopped_by or "max_examples"
+    if r.counterexample:
+        props["counterexample"] = r.counterexample
+    if r.reproduce:
+        props["reproduce"] = r.reproduce
+    return props
+
+
+def junit_string(cases: Sequence[CaseResult], properties: Mapping[str, str],
+                 name: str = "kschedconf") -> str:
+    """The JUnit XML document of a run (see the module docstring)."""
+    from junit_xml import TestSuite, to_xml_report_string
+
+    suites = []
+    by_suite: dict[str, list[CaseResult]] = {}
+    for c in cases:
+        by_suite.setdefault(c.suite, []).append(c)
+    for suite_name, rs in by_suite.items():
+        suites.append(TestSuite(f"{name}.{suite_name}", [_case(r) for r in rs],
+                                properties={k: str(v) for k, v in properties.items()}))
+    if not suites:
+        suites.append(TestSuite(name, [], properties=dict(properties)))
+    text = to_xml_report_string(suites, prettyprint=False, encoding="utf-8")
+    # junit-xml has no per-testcase properties; add them (the layout pytest's record_property
+    # writes: <testcase><properties><property name= value=/></properties>...).
+    root = ET.fromstring(text)
+    by_key = {(c.classname, c.name): c for c in cases}
+    for el in root.iter("testcase"):
+        c = by_key.get((el.get("classname", ""), el.get("name", "")))
+        if c is None:
+            continue
+        props = ET.Element("properties")
+        for k, v in _case_properties(c).items():
+            ET.SubElement(props, "property", name=k, value=v)
+        el.insert(0, props)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit(path: str | Path, cases: Sequence[CaseResult],
+                properties: Mapping[str, str]) -> Path:
+    p = Path(path)
+    if p.parent and not p.parent.exists():
+        p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(junit_string(cases, properties), encoding="utf-8")
+    return p

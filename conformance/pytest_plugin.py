@@ -1,0 +1,133 @@
+"""pytest plugin (entry point ``pytest11``: ``kschedconf``): write your own scheduler
+properties with kschedconf's strategies and oracles, run them with pytest.
+
+Fixtures (session-scoped, so Hypothesis tests may use them):
+
+* ``kschedconf_subject`` — the subject under test, chosen with ``--kschedconf-subject SPEC``
+  (``reference`` by default; ``reference:CONFIG.yaml``, ``external:COMMAND...``), with
+  ``--kschedconf-config`` and ``--kschedconf-plugins`` for the reference;
+* ``kschedconf_oracles`` — ``{name: check}`` of ``oracles.ALL_ORACLES`` (only those named by
+  ``--kschedconf-oracle``, when given);
+* ``kschedconf_check`` — ``check(scenario, oracles=None)``: runs the subject on the scenario,
+  applies the oracles (all selected ones, or the given names / mapping) and fails the test
+  with every violation; returns the :class:`~conformance.subjects.base.SubjectResult`.
+
+Example::
+
+    from hypothesis import given
+    from strategies import SMALL, scenarios
+
+    @given(scenario=scenarios(SMALL))  # by keyword: pytest fills the fixture
+    def test_my_cluster_shapes(kschedconf_check, scenario):
+        kschedconf_check(scenario)
+
+pytest's own ``--junitxml`` then reports these tests; ``pytest -n auto`` (pytest-xdist) spreads
+them over the machine's cores; ``--hypothesis-profile kschedconf-ci`` uses kschedconf's CI
+settings profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+import pytest
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("kschedconf", "kschedconf scheduler conformance")
+    group.addoption("--kschedconf-subject", metavar="SPEC", default="reference",
+                    help="subject of the kschedconf fixtures: reference (default), "
+                         "reference:CONFIG.yaml, external:COMMAND...")
+    group.addoption("--kschedconf-config", metavar="CFG.yaml", default=None,
+                    help="KubeSchedulerConfiguration of the reference subject")
+    group.addoption("--kschedconf-plugins", metavar="MODULE", action="append", default=[],
+                    help="Python plugin module for the reference subject (repeatable)")
+    group.addoption("--kschedconf-oracle", metavar="NAME", action="append", default=[],
+                    help="only these oracles in kschedconf_oracles / kschedconf_check "
+                         "(repeatable; default all)")
+    group.addoption("--kschedconf-subject-timeout", metavar="SECONDS", type=float,
+                    default=None, help="time limit of an external subject per scenario")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # Register the kschedconf-dev/-ci/-thorough Hypothesis profiles before Hypothesis' own
+    # plugin loads --hypothesis-profile, so that --hypothesis-profile kschedconf-ci works.
+    import conformance.suites  # noqa: F401
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    spec = config.getoption("--kschedconf-subject", default="reference")
+    if spec == "reference" and not config.getoption("--kschedconf-config", default=None):
+        return None
+    return f"kschedconf subject: {spec}"
+
+
+class ConformanceFailure(AssertionError):
+    """Raised by ``kschedconf_check`` when an oracle finds violations."""
+
+
+def format_findings(findings: Iterable[Any], scenario: Any) -> str:
+    items = [str(f) for f in findings]
+    head = (f"{len(items)} violation(s) on scenario {getattr(scenario, 'name', '?')} "
+            f"(seed {getattr(scenario, 'seed', '?')}):")
+    return "\n".join([head, *(f"  {line}" for item in items for line in item.splitlines())])
+
+
+def check_scenario(subject: Any, scenario: Any,
+                   oracles: Mapping[str, Callable[[Any], list[Any]]]) -> Any:
+    """Run ``subject`` on ``scenario`` and raise :class:`ConformanceFailure` listing every
+    violation of ``oracles``; returns the SubjectResult. A SubjectError propagates."""
+    from conformance.suites import evaluate
+
+    result, findings = evaluate(subject, scenario, oracles)
+    if findings:
+        raise ConformanceFailure(format_findings(findings, scenario))
+    return result
+
+
+@pytest.fixture(scope="session")
+def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Any]:
+    from conformance.runner import make_subject
+    from conformance.subjects.base import SubjectError
+
+    opt = request.config.getoption
+    try:
+        subject = make_subject(opt("--kschedconf-subject"), config=opt("--kschedconf-config"),
+                               plugins=opt("--kschedconf-plugins"),
+                               timeout=opt("--kschedconf-subject-timeout"))
+    except (SubjectError, ValueError) as e:
+        pytest.fail(f"kschedconf subject: {e}", pytrace=False)
+    with subject:
+        yield subject
+
+
+@pytest.fixture(scope="session")
+def kschedconf_oracles(request: pytest.FixtureRequest) -> dict[str, Callable[[Any], list[Any]]]:
+    from conformance.suites import select_oracles
+
+    try:
+        return select_oracles(request.config.getoption("--kschedconf-oracle"))
+    except ValueError as e:
+        pytest.fail(f"--kschedconf-oracle: {e}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def kschedconf_check(kschedconf_subject: Any,
+                     kschedconf_oracles: dict[str, Callable[[Any], list[Any]]]
+                     ) -> Callable[..., Any]:
+    def check(scenario: Any,
+              oracles: Iterable[str] | Mapping[str, Callable[[Any], list[Any]]] | None = None
+              ) -> Any:
+        if oracles is None:
+            chosen: Mapping[str, Callable[[Any], list[Any]]] = kschedconf_oracles
+        elif isinstance(oracles, Mapping):
+            chosen = oracles
+        else:
+            from conformance.suites import select_oracles
+
+            chosen = select_oracles(list(oracles))
+        return check_scenario(kschedconf_subject, scenario, chosen)
+
+    return check

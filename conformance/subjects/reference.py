@@ -1,0 +1,96 @@
+"""The reference scheduler as a subject.
+
+``ReferenceSubject()`` is the reference with the pinned release's default profile;
+``ReferenceSubject(config_path, plugin_modules)`` is the reference with a user's
+KubeSchedulerConfiguration and out-of-tree Python plugins (the same as
+``kschedconf simulate --config CFG --plugins MOD``).
+
+Which configuration applies to a scenario: the subject's own ``config_path`` if given, else the
+scenario's ``KubeSchedulerConfiguration`` document, else the release's default profile.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+
+class ReferenceSubject(Subject):
+    """The in-process reference scheduler (``reference_impl``)."""
+
+    name = "reference"
+    reports_scores = True
+
+    def __init__(self, config_path: str | os.PathLike[str] | None = None,
+                 plugin_modules: Sequence[str] = ()) -> None:
+        from reference_impl.config import load_config
+        from reference_impl.config.errors import ConfigError
+        from reference_impl.plugins.registry import build_registry
+
+        self.config_path = os.fspath(config_path) if config_path is not None else None
+        self.plugin_modules = tuple(plugin_modules)
+        try:
+            self.registry = build_registry(list(self.plugin_modules))
+        except (ImportError, ValueError, SyntaxError, OSError) as e:
+            raise SubjectError(f"plugins {', '.join(self.plugin_modules)}: {e}") from e
+        self.config: Any = None
+        if self.config_path is not None:
+            if not os.path.exists(self.config_path):
+                raise SubjectError(f"{self.config_path}: no such file")
+            try:
+                self.config = load_config(self.config_path, self.registry)
+            except ConfigError as e:
+                raise SubjectError(str(e)) from e
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        """Load the scenario's manifests, build the scheduler with the scenario's seed and
+        schedule every pending pod: one attempt per pod in queue order
+        (``Scheduler.run``), or, when the scenario has a timeline (a ``kschedconf/v1``
+        Scenario document), the run over virtual time with the scheduling queue
+        (``run_simulation``; the result then has the timeline fields and ``trace`` holds the
+        queue operations). An invalid scenario or configuration is a :class:`SubjectError`;
+        any other exception is a crash of the reference and propagates."""
+        from conformance.output import simulation_doc
+        from reference_impl.config import load_config
+        from reference_impl.config.errors import ConfigError
+        from reference_impl.model.errors import InputError
+        from reference_impl.model.loader import load_documents
+        from reference_impl.scheduler.scheduler import Scheduler
+
+        timeline = None
+        try:
+            loaded = load_documents(scenario.documents, source=scenario.name)
+            config = self.config
+            if config is None:
+                raw = scenario.config if scenario.config is not None else loaded.cluster.config
+                if raw is not None:
+                    config = load_config(raw, self.registry)
+            if loaded.scenario is not None:
+                from reference_impl.model.scenario import parse_scenario
+
+                timeline = parse_scenario(loaded.scenario, loaded.cluster, source=scenario.name)
+        except (InputError, ConfigError) as e:
+            raise SubjectError(f"the reference rejected scenario {scenario.name}: {e}") from e
+        scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed)
+        if timeline is None:
+            return SubjectResult(simulation_doc(scheduler.run()))
+        from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
+
+        result = run_simulation(scheduler, timeline, trace=True)
+        doc = merge_simulation_doc(simulation_doc(result), result)
+        trace = doc.pop("trace", None)
+        return SubjectResult(doc, trace=trace)
+
+    def describe(self) -> dict[str, str]:
+        d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,
+             "implementation": "kschedconf reference_impl (Python)"}
+        if self.config_path:
+            d["config"] = self.config_path
+        if self.plugin_modules:
+            d["plugins"] = ", ".join(self.plugin_modules)
+        return d

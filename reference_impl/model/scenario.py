@@ -1,0 +1,426 @@
+"""The Scenario document: a timeline of cluster changes for the simulation.
+
+A Scenario is one YAML/JSON document among the inputs::
+
+    apiVersion: kschedconf/v1
+    kind: Scenario
+    metadata: {name: scale-up}          # optional
+    spec:
+      until: 10m                        # optional: stop the virtual clock there
+      events:
+      - at: 30s                         # a Go duration ("1m30s", "250ms") or seconds
+        action: createNode
+        node: {metadata: {name: n3}, status: {allocatable: {cpu: "4", memory: 8Gi}}}
+      - {at: 45, action: createPod, pod: {metadata: {name: web-9}, spec: {...}}}
+      - {at: 1m, action: labelNode, node: n1, labels: {zone: b, old-label: null}}
+      - {at: 1m, action: taintNode, node: n1, taints: [{key: k, value: v, effect: NoSchedule}]}
+      - {at: 2m, action: untaintNode, node: n1, taints: [{key: k}]}      # effect optional
+      - {at: 2m, action: cordon, node: n2}                             # uncordon likewise
+      - {at: 3m, action: removeSchedulingGates, pod: default/batch-1}  # gates: [a] for some
+      - {at: 4m, action: finishPod, pod: default/web-1}     # a running pod completes
+      - {at: 5m, action: deletePod, pod: web-2}             # namespace "default" if omitted
+      - {at: 6m, action: deleteNode, node: n2}              # its pods are deleted with it
+
+``createPod`` / ``createNode`` take an inline manifest (``kind``/``apiVersion`` may be
+omitted), read by the same loader as the cluster files, with the cluster's PriorityClasses.
+Every other action names its target: ``node: NAME`` or ``pod: [NAMESPACE/]NAME``.
+
+The document is checked as a whole before anything runs: each event's fields, and that each
+target exists at that time (in the cluster, or created by an earlier event, and not deleted
+before). Events at the same time apply in document order. Bad input raises one
+:class:`~reference_impl.model.errors.InputError` naming the document, the event index and the
+field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_impl.model.errors import InputError
+from reference_impl.model.loader import SCENARIO_API_VERSION, load_documents, read_documents
+from reference_impl.model.objects import (
+    TAINT_NO_EXECUTE,
+    TAINT_NO_SCHEDULE,
+    TAINT_PREFER_NO_SCHEDULE,
+    Cluster,
+    Node,
+    Pod,
+    Taint,
+)
+from reference_impl.scheduler.clock import parse_duration
+
+SCENARIO_KIND = "Scenario"
+
+CREATE_POD = "createPod"
+DELETE_POD = "deletePod"
+CREATE_NODE = "createNode"
+DELETE_NODE = "deleteNode"
+CORDON = "cordon"
+UNCORDON = "uncordon"
+LABEL_NODE = "labelNode"
+TAINT_NODE = "taintNode"
+UNTAINT_NODE = "untaintNode"
+REMOVE_SCHEDULING_GATES = "removeSchedulingGates"
+FINISH_POD = "finishPod"
+
+# action -> (required fields, optional fields) besides "at" and "action"
+ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    CREATE_POD: (("pod",), ()),
+    DELETE_POD: (("pod",), ()),
+    CREATE_NODE: (("node",), ()),
+    DELETE_NODE: (("node",), ()),
+    CORDON: (("node",), ()),
+    UNCORDON: (("node",), ()),
+    LABEL_NODE: (("node", "labels"), ()),
+    TAINT_NODE: (("node", "taints"), ()),
+    UNTAINT_NODE: (("node", "taints"), ()),
+    REMOVE_SCHEDULING_GATES: (("pod",), ("gates",)),
+    FINISH_POD: (("pod",), ()),
+}
+_NODE_TARGET = {DELETE_NODE, CORDON, UNCORDON, LABEL_NODE, TAINT_NODE, UNTAINT_NODE}
+_POD_TARGET = {DELETE_POD, REMOVE_SCHEDULING_GATES, FINISH_POD}
+_EFFECTS = (TAINT_NO_SCHEDULE, TAINT_PREFER_NO_SCHEDULE, TAINT_NO_EXECUTE)
+
+
+@dataclass(slots=True)
+class TimelineEvent:
+    """One change of the timeline, parsed. ``at`` is virtual-clock nanoseconds; ``index`` the
+    position in ``spec.events``; ``target`` the node name or pod key (namespace/name)."""
+
+    at: int
+    action: str
+    index: int
+    target: str = ""
+    pod: Pod | None = None
+    node: Node | None = None
+    labels: dict[str, str | None] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    untaints: tuple[tuple[str, str], ...] = ()  # (key, effect or "" for every effect)
+    gates: tuple[str, ...] | None = None  # removeSchedulingGates: None = all of them
+
+
+@dataclass(slots=True)
+class Scenario:
+    """A parsed Scenario: events sorted by time (document order within a time)."""
+
+    name: str = ""
+    until: int | None = None
+    events: list[TimelineEvent] = field(default_factory=list)
+    source: str = "<memory>"
+    document: int | None = None
+
+
+class _Where:
+    __slots__ = ("source", "document", "obj")
+
+    def __init__(self, source: str, document: int | None, obj: str) -> None:
+        self.source = source
+        self.document = document
+        self.obj = obj
+
+    def error(self, field_path: str, message: str) -> InputError:
+        return InputError(message, source=self.source, document=self.document, obj=self.obj,
+                          field=field_path)
+
+
+def _type_name(v: object) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, Mapping):
+        return "mapping"
+    if isinstance(v, list):
+        return "list"
+    return type(v).__name__
+
+
+def _duration(w: _Where, v: object, path: str) -> int:
+    try:
+        d = parse_duration(v)
+    except ValueError as e:
+        raise w.error(path, str(e)) from None
+    if d < 0:
+        raise w.error(path, f"must not be negative, got {v!r}")
+    return d
+
+
+def _name(w: _Where, v: object, path: str, what: str) -> str:
+    if not isinstance(v, str) or not v:
+        raise w.error(path, f"expected the {what} name (a non-empty string), got "
+                            f"{_type_name(v)} {v!r}")
+    return v
+
+
+def _pod_key(w: _Where, v: object, path: str) -> str:
+    text = _name(w, v, path, "pod")
+    ns, sep, name = text.partition("/")
+    if not sep:
+        return f"default/{text}"
+    if not ns or not name or "/" in name:
+        raise w.error(path, f"expected NAMESPACE/NAME or NAME, got {text!r}")
+    return text
+
+
+def _priority_class_docs(cluster: Cluster | None) -> list[dict]:
+    """The cluster's PriorityClasses as manifests, so inline pods resolve against them."""
+    if cluster is None:
+        return []
+    return [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": pc.name}, "value": pc.value,
+             "globalDefault": pc.global_default, "preemptionPolicy": pc.preemption_policy}
+            for pc in cluster.priority_classes.values()]
+
+
+def _manifest(w: _Where, v: object, path: str, kind: str, extra: list[dict]) -> Any:
+    """Load one inline Pod/Node manifest with the loader; its errors are re-anchored at
+    ``path``."""
+    if not isinstance(v, Mapping):
+        raise w.error(path, f"expected a {kind} manifest (a mapping), got {_type_name(v)}")
+    doc = dict(v)
+    got_kind = doc.setdefault("kind", kind)
+    if got_kind != kind:
+        raise w.error(f"{path}.kind", f"expected kind {kind}, got {got_kind!r}")
+    doc.setdefault("apiVersion", "v1")
+    try:
+        result = load_documents([doc, *extra], source=w.source, require_known_nodes=False)
+    except InputError as e:
+        sub = f"{path}.{e.field}" if e.field else path
+        msg = f"{e.obj}: {e.message}" if e.obj else e.message
+        raise w.error(sub, msg) from None
+    objs = result.cluster.pods if kind == "Pod" else result.cluster.nodes
+    if len(objs) != 1:
+        why = "; ".join(result.warnings) or "nothing was read"
+        raise w.error(path, f"expected exactly one {kind}: {why}")
+    return objs[0]
+
+
+def _labels(w: _Where, v: object, path: str) -> dict[str, str | None]:
+    if not isinstance(v, Mapping) or not v:
+        raise w.error(path, "expected a non-empty mapping of label keys to values "
+                            "(null removes the label)")
+    out: dict[str, str | None] = {}
+    for k, val in v.items():
+        if not isinstance(k, str) or not k:
+            raise w.error(path, f"expected label keys to be non-empty strings, got {k!r}")
+        if val is not None and not isinstance(val, str):
+            raise w.error(f"{path}[{k}]", f"expected a string or null, got {_type_name(val)} "
+                                          f"{val!r} (quote it in YAML)")
+        out[k] = val
+    return out
+
+
+def _taint_list(w: _Where, v: object, path: str, *, removing: bool) -> list[tuple[int, dict]]:
+    if isinstance(v, Mapping):
+        v = [v]
+    if not isinstance(v, list) or not v:
+        raise w.error(path, "expected a non-empty list of taints ({key, value, effect})")
+    out = []
+    allowed = {"key", "value", "effect"}
+    for i, t in enumerate(v):
+        tpath = f"{path}[{i}]"
+        if not isinstance(t, Mapping):
+            raise w.error(tpath, f"expected a taint mapping, got {_type_name(t)}")
+        unknown = sorted(set(t) - allowed)
+        if unknown:
+            raise w.error(f"{tpath}.{unknown[0]}", "unknown field; a taint has key, value, "
+                                                   "effect")
+        key = t.get("key")
+        if not isinstance(key, str) or not key:
+            raise w.error(f"{tpath}.key", "required: a non-empty string")
+        value = t.get("value", "")
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise w.error(f"{tpath}.value", f"expected a string, got {_type_name(value)}")
+        effect = t.get("effect")
+        if effect is None and removing:
+            effect = ""
+        elif effect not in _EFFECTS:
+            raise w.error(f"{tpath}.effect", f"expected one of {', '.join(_EFFECTS)}, got "
+                                             f"{effect!r}")
+        out.append((i, {"key": key, "value": value, "effect": effect}))
+    return out
+
+
+def parse_scenario(doc: Mapping[str, Any], cluster: Cluster | None = None, *,
+                   source: str = "<memory>", document: int | None = None) -> Scenario:
+    """Parse and check a Scenario document against the starting ``cluster`` (without a
+    cluster, the targets are not checked and inline pods see no PriorityClasses)."""
+    w = _Where(source, document, "Scenario")
+    if not isinstance(doc, Mapping):
+        raise w.error("", f"expected a mapping, got {_type_name(doc)}")
+    if doc.get("apiVersion") != SCENARIO_API_VERSION:
+        raise w.error("apiVersion", f"expected {SCENARIO_API_VERSION!r}, got "
+                                    f"{doc.get('apiVersion')!r}")
+    if doc.get("kind") != SCENARIO_KIND:
+        raise w.error("kind", f"expected {SCENARIO_KIND!r}, got {doc.get('kind')!r}")
+    meta = doc.get("metadata") or {}
+    if not isinstance(meta, Mapping):
+        raise w.error("metadata", f"expected a mapping, got {_type_name(meta)}")
+    name = meta.get("name") or ""
+    if not isinstance(name, str):
+        raise w.error("metadata.name", f"expected a string, got {_type_name(name)}")
+    if name:
+        w.obj = f"Scenario {name}"
+    unknown_top = sorted(set(doc) - {"apiVersion", "kind", "metadata", "spec"})
+    if unknown_top:
+        raise w.error(unknown_top[0], "unknown field (expected apiVersion, kind, metadata, "
+                                      "spec)")
+    spec = doc.get("spec")
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, Mapping):
+        raise w.error("spec", f"expected a mapping, got {_type_name(spec)}")
+    unknown_spec = sorted(set(spec) - {"until", "events"})
+    if unknown_spec:
+        raise w.error(f"spec.{unknown_spec[0]}", "unknown field (expected until, events)")
+    until = None
+    if spec.get("until") is not None:
+        until = _duration(w, spec["until"], "spec.until")
+    raw_events = spec.get("events")
+    if raw_events is None:
+        raw_events = []
+    if not isinstance(raw_events, list):
+        raise w.error("spec.events", f"expected a list of events, got {_type_name(raw_events)}")
+    pcs = _priority_class_docs(cluster)
+    events = [_event(w, e, i, pcs) for i, e in enumerate(raw_events)]
+    events.sort(key=lambda e: (e.at, e.index))
+    if cluster is not None:
+        _check_targets(w, events, cluster)
+    return Scenario(name, until, events, source, document)
+
+
+def _event(w: _Where, e: object, i: int, pcs: list[dict]) -> TimelineEvent:
+    path = f"spec.events[{i}]"
+    if not isinstance(e, Mapping):
+        raise w.error(path, f"expected an event mapping, got {_type_name(e)}")
+    action = e.get("action")
+    if action not in ACTIONS:
+        raise w.error(f"{path}.action", f"expected one of {', '.join(ACTIONS)}, got {action!r}")
+    if "at" not in e:
+        raise w.error(f"{path}.at", "required: when the event happens (e.g. 30s, 1m30s, or a "
+                                    "number of seconds)")
+    at = _duration(w, e["at"], f"{path}.at")
+    required, optional = ACTIONS[action]
+    allowed = {"at", "action", *required, *optional}
+    for k in e:
+        if k not in allowed:
+            raise w.error(f"{path}.{k}", f"unknown field for action {action} (expected "
+                                         f"{', '.join(sorted(allowed))})")
+    for k in required:
+        if e.get(k) is None:
+            raise w.error(f"{path}.{k}", f"required for action {action}")
+    ev = TimelineEvent(at, action, i)
+    if action == CREATE_POD:
+        ev.pod = _manifest(w, e["pod"], f"{path}.pod", "Pod", pcs)
+        ev.target = ev.pod.key
+    elif action == CREATE_NODE:
+        ev.node = _manifest(w, e["node"], f"{path}.node", "Node", [])
+        ev.target = ev.node.name
+    elif action in _NODE_TARGET:
+        ev.target = _name(w, e["node"], f"{path}.node", "node")
+    else:
+        ev.target = _pod_key(w, e["pod"], f"{path}.pod")
+    if action == LABEL_NODE:
+        ev.labels = _labels(w, e["labels"], f"{path}.labels")
+    elif action == TAINT_NODE:
+        ev.taints = tuple(Taint(t["key"], t["value"], t["effect"])
+                          for _, t in _taint_list(w, e["taints"], f"{path}.taints",
+                                                  removing=False))
+    elif action == UNTAINT_NODE:
+        ev.untaints = tuple((t["key"], t["effect"])
+                            for _, t in _taint_list(w, e["taints"], f"{path}.taints",
+                                                    removing=True))
+    elif action == REMOVE_SCHEDULING_GATES and e.get("gates") is not None:
+        gates = e["gates"]
+        if (not isinstance(gates, list) or not gates
+                or not all(isinstance(g, str) and g for g in gates)):
+            raise w.error(f"{path}.gates", "expected a non-empty list of gate names (omit it "
+                                           "to remove every gate)")
+        ev.gates = tuple(gates)
+    return ev
+
+
+def _check_targets(w: _Where, events: list[TimelineEvent], cluster: Cluster) -> None:
+    """Each target exists when its event happens: in the cluster or created earlier, and not
+    deleted before (preemption may still delete a pod first; that is skipped at run time)."""
+    nodes: dict[str, Node] = {n.name: n for n in cluster.nodes}
+    pods: dict[str, Pod] = {p.key: p for p in cluster.pods}
+    for ev in events:
+        path = f"spec.events[{ev.index}]"
+        when = f"at {ev.at / 1e9:g}s"
+        if ev.action == CREATE_NODE:
+            if ev.target in nodes:
+                raise w.error(f"{path}.node.metadata.name",
+                              f"node {ev.target!r} already exists {when}")
+            nodes[ev.target] = ev.node  # type: ignore[assignment]
+        elif ev.action == CREATE_POD:
+            assert ev.pod is not None
+            if ev.target in pods:
+                raise w.error(f"{path}.pod.metadata.name",
+                              f"pod {ev.target!r} already exists {when}")
+            if ev.pod.node_name and ev.pod.node_name not in nodes:
+                raise w.error(f"{path}.pod.spec.nodeName",
+                              f"node {ev.pod.node_name!r} does not exist {when}")
+            pods[ev.target] = ev.pod
+        elif ev.action in _NODE_TARGET:
+            if ev.target not in nodes:
+                raise w.error(f"{path}.node", f"node {ev.target!r} does not exist {when} (not "
+                                              "in the cluster, or not created by an earlier "
+                                              "event, or deleted before)")
+            if ev.action == DELETE_NODE:
+                del nodes[ev.target]
+                for key in [k for k, p in pods.items() if p.node_name == ev.target]:
+                    del pods[key]
+        else:
+            pod = pods.get(ev.target)
+            if pod is None:
+                raise w.error(f"{path}.pod", f"pod {ev.target!r} does not exist {when} (not in "
+                                             "the cluster, or not created by an earlier "
+                                             "event, or deleted before)")
+            if ev.action == REMOVE_SCHEDULING_GATES:
+                if not pod.scheduling_gates:
+                    raise w.error(f"{path}.pod", f"pod {ev.target!r} has no scheduling gates")
+                if ev.gates is not None:
+                    missing = [g for g in ev.gates if g not in pod.scheduling_gates]
+                    if missing:
+                        raise w.error(f"{path}.gates", f"pod {ev.target!r} has no gate "
+                                                       f"{missing[0]!r} (it has "
+                                                       f"{', '.join(pod.scheduling_gates)})")
+                remaining = () if ev.gates is None else tuple(
+                    g for g in pod.scheduling_gates if g not in ev.gates)
+                pods[ev.target] = _with_gates(pod, remaining)
+            elif ev.action in (DELETE_POD, FINISH_POD):
+                del pods[ev.target]
+
+
+def _with_gates(pod: Pod, gates: tuple[str, ...]) -> Pod:
+    return dataclasses.replace(pod, scheduling_gates=gates)
+
+
+def find_scenario_documents(paths: Iterable[str]) -> list[tuple[str, int, Any]]:
+    """The ``kschedconf/v1`` Scenario documents of the input files (source, number, doc)."""
+    return [(src, n, doc) for src, n, doc in read_documents(paths)
+            if isinstance(doc, Mapping) and doc.get("apiVersion") == SCENARIO_API_VERSION
+            and doc.get("kind") == SCENARIO_KIND]
+
+
+def load_scenario(paths: Iterable[str], cluster: Cluster | None = None) -> Scenario | None:
+    """The one Scenario among the input files (None if there is none)."""
+    docs = find_scenario_documents(paths)
+    if not docs:
+        return None
+    if len(docs) > 1:
+        src, n, _ = docs[1]
+        raise InputError(f"a second Scenario (the first is in {docs[0][0]}, document "
+                         f"{docs[0][1]}); expected at most one", source=src, document=n)
+    src, n, doc = docs[0]
+    return parse_scenario(doc, cluster, source=src, document=n)
