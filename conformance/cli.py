@@ -67,10 +67,14 @@ def build_parser() -> argparse.ArgumentParser:
         "simulate", help="schedule every pending pod and print each attempt",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.dedent("""\
-            Schedule every pending pod of the cluster with the reference scheduler, one
-            attempt per pod in scheduling-queue order (priority, then creation time), and print
-            every attempt (pod, outcome Bound / Unschedulable / Error / Gated, node, per-node
-            reasons) and the final bindings. Exit code 0 once the simulation ran; with
+            Schedule every pending pod of the cluster with the reference scheduler and its
+            scheduling queue (activeQ, backoffQ, unschedulable pods, cluster events) on a
+            virtual clock, and print every attempt (virtual time, pod, outcome Bound /
+            Unschedulable / Error, node, per-node reasons, nominated node, victims, the queue it
+            came from and the event that moved it back) and the final bindings.
+            An optional `kind: Scenario` document (apiVersion kschedconf/v1) among the inputs
+            adds a timeline: pods and nodes created or deleted, cordons, label and taint
+            changes, gate removals at virtual times. The run ends at quiescence or --until. Exit code 0 once the simulation ran; with
             --fail-on-pending, 1 if some pod stayed pending."""),
         epilog=textwrap.dedent("""\
             examples:
@@ -83,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="use the bundled example cluster")
     sim.add_argument("--fail-on-pending", action="store_true",
                      help="exit with 1 if any pod is still pending at the end")
+    sim.add_argument("--until", metavar="DURATION",
+                     help="stop at this virtual time (e.g. 90s, 10m; default: the Scenario's "
+                          "spec.until, else when nothing more can happen)")
+    sim.add_argument("--trace", action="store_true",
+                     help="add the queue operations (add, pop, move, backoff, flush) to the "
+                          "output, for oracles")
     _common(sim)
 
     exp = sub.add_parser(
@@ -151,15 +161,26 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     if cfg_source is None and loaded.cluster.config is not None:
         cfg_source = loaded.cluster.config
     config = load_config(cfg_source, registry) if cfg_source is not None else None
+    args._loaded = loaded
     return loaded.cluster, Scheduler(loaded.cluster, config, registry, seed=args.seed)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from conformance.output import simulation_doc, simulation_table
 
-    _, scheduler = _load(args)
-    result = scheduler.run()
-    _emit(simulation_doc(result), _format(args), simulation_table)
+    from reference_impl.model.scenario import parse_scenario
+    from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
+
+    cluster, scheduler = _load(args)
+    scenario = None
+    if args._loaded.scenario is not None:
+        scenario = parse_scenario(args._loaded.scenario, cluster, source="the inputs")
+    try:
+        result = run_simulation(scheduler, scenario, until=args.until, trace=args.trace)
+    except ValueError as e:
+        raise UsageError(f"--until: {e}") from e
+    doc = merge_simulation_doc(simulation_doc(result), result)
+    _emit(doc, _format(args), simulation_table)
     return EXIT_FAILED if (args.fail_on_pending and result.pending) else EXIT_OK
 
 

@@ -127,8 +127,13 @@ def simulation_table(doc: dict[str, Any]) -> str:
         detail = a["node"] or a["message"]
         if a.get("nominatedNode"):
             detail += f" (nominated {a['nominatedNode']})"
-        rows.append([a["pod"], a["outcome"], detail])
+        if a.get("victims"):
+            detail += f" (preempting {', '.join(a['victims'])})"
+        if len(detail) > 110:
+            detail = detail[:107] + "..."
+        when = f"{a['time']:g}s" if a.get("time") is not None else ""
+        rows.append([when, a["pod"], str(a.get("attempt", "")), a["outcome"], detail])
     bound = len(doc["bindings"])
-    text = _table(rows, ["pod", "outcome", "node / reason"])
+    text = _table(rows, ["time", "pod", "try", "outcome", "node / reason"])
     return (f"{text}\n\n{bound} pods bound, {len(doc['pending'])} pending"
             f" (seed {doc['seed']}, upstream {doc['upstreamRelease']})\n")

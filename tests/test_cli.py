@@ -162,3 +162,51 @@ def test_unknown_plugin_in_config_is_a_usage_error(tmp_path: Path, cluster: Path
     code, _, err = run(capsys, "simulate", str(cluster), "--config", str(cfg))
     assert code == 2
     assert "NoSuchPlugin" in err
+
+
+TIMELINE = """\
+---
+apiVersion: kschedconf/v1
+kind: Scenario
+metadata: {name: scale-up}
+spec:
+  events:
+  - at: 30s
+    action: createNode
+    node:
+      apiVersion: v1
+      kind: Node
+      metadata: {name: n4}
+      status: {allocatable: {cpu: "16", memory: 32Gi, pods: "110"}}
+"""
+
+
+def test_simulate_timeline_binds_after_node_added(cluster: Path, tmp_path: Path,
+                                                  capsys) -> None:
+    scn = tmp_path / "timeline.yaml"
+    scn.write_text(TIMELINE)
+    code, out, _ = run(capsys, "simulate", str(cluster), str(scn), "--trace", "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("SimulationResult"))
+    last = [a for a in doc["attempts"] if a["pod"] == "default/big"][-1]
+    assert (last["time"], last["outcome"], last["node"], last["event"]) == (
+        30.0, "Bound", "n4", "NodeAdd")
+    assert doc["pending"] == [] and doc["endTime"] == 30.0
+    assert any(t["op"] == "pop" for t in doc["trace"])
+
+
+def test_simulate_until_stops_before_the_event(cluster: Path, tmp_path: Path, capsys) -> None:
+    scn = tmp_path / "timeline.yaml"
+    scn.write_text(TIMELINE)
+    code, out, _ = run(capsys, "simulate", str(cluster), str(scn), "--until", "10s", "-o",
+                       "json")
+    doc = json.loads(out)
+    assert doc["pending"] == ["default/big"] and doc["stoppedBy"] == "until"
+
+
+def test_bad_timeline_is_an_input_error(cluster: Path, tmp_path: Path, capsys) -> None:
+    scn = tmp_path / "timeline.yaml"
+    scn.write_text(TIMELINE.replace("createNode", "explodeNode"))
+    code, _, err = run(capsys, "simulate", str(cluster), str(scn))
+    assert code == 2 and "spec.events[0].action" in err
