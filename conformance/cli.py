@@ -74,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
             came from and the event that moved it back) and the final bindings.
             An optional `kind: Scenario` document (apiVersion kschedconf/v1) among the inputs
             adds a timeline: pods and nodes created or deleted, cordons, label and taint
-            changes, gate removals at virtual times. The run ends at quiescence or --until. Exit code 0 once the simulation ran; with
-            --fail-on-pending, 1 if some pod stayed pending."""),
+            changes, gate removals at virtual times. The run ends at quiescence or --until.
+            Exit code 0 once the simulation ran; with --fail-on-pending, 1 if some pod stayed
+            pending."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf simulate --example
@@ -167,7 +168,6 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from conformance.output import simulation_doc, simulation_table
-
     from reference_impl.model.scenario import parse_scenario
     from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
 
