@@ -163,6 +163,9 @@ class Framework:
         self.bind_plugins: list[itf.BindPlugin] = lst("bind", itf.BindPlugin)
         self.post_bind_plugins: list[itf.PostBindPlugin] = lst("postBind", itf.PostBindPlugin)
         self._filter_pairs = [(p.name, p.filter) for p in self.filter_plugins]
+        # PreFilterExtensions() is fixed per plugin: resolve it once.
+        self._pre_filter_exts = [(p.name, ext) for p in self.pre_filter_plugins
+                                 if (ext := p.pre_filter_extensions()) is not None]
 
     # ----- queries -----
     def has_filter_plugins(self) -> bool:
@@ -231,26 +234,26 @@ class Framework:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pi: PodInfo,
                                          node_info: NodeInfo) -> Status | None:
-        for pl in self.pre_filter_plugins:
-            ext = pl.pre_filter_extensions()
-            if ext is None or pl.name in state.skip_filter_plugins:
+        skip = state.skip_filter_plugins
+        for name, ext in self._pre_filter_exts:
+            if name in skip:
                 continue
             s = ext.add_pod(state, pod, pi, node_info)
-            if s is not None and not s.is_success():
+            if s is not None and s.code != Code.SUCCESS:
                 return Status.as_error(
-                    f'running AddPod on PreFilter plugin "{pl.name}": {s.message()}')
+                    f'running AddPod on PreFilter plugin "{name}": {s.message()}')
         return None
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pi: PodInfo,
                                             node_info: NodeInfo) -> Status | None:
-        for pl in self.pre_filter_plugins:
-            ext = pl.pre_filter_extensions()
-            if ext is None or pl.name in state.skip_filter_plugins:
+        skip = state.skip_filter_plugins
+        for name, ext in self._pre_filter_exts:
+            if name in skip:
                 continue
             s = ext.remove_pod(state, pod, pi, node_info)
-            if s is not None and not s.is_success():
+            if s is not None and s.code != Code.SUCCESS:
                 return Status.as_error(
-                    f'running RemovePod on PreFilter plugin "{pl.name}": {s.message()}')
+                    f'running RemovePod on PreFilter plugin "{name}": {s.message()}')
         return None
 
     # ----- Filter -----
