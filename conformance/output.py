@@ -44,6 +44,15 @@ def explanation_doc(e: Explanation) -> dict[str, Any]:
         "evaluatedNodes": e.evaluated_nodes,
         "feasibleNodes": e.feasible_nodes,
         "message": e.message,
+        "preemption": None if e.preemption is None else {
+            "eligible": e.preemption.eligible,
+            "message": e.preemption.message,
+            "candidates": [{"node": c.node, "victims": c.victims,
+                            "pdbViolations": c.pdb_violations} for c in e.preemption.candidates],
+            "selected": e.preemption.selected,
+            "victims": e.preemption.victims,
+            "notCandidates": e.preemption.not_candidates,
+        },
     }
 
 
@@ -118,6 +127,15 @@ def explanation_table(doc: dict[str, Any]) -> str:
         parts.append(f"highest-scored: {', '.join(doc['candidates'])}")
     else:
         parts.append(f"unschedulable: {doc['message']}")
+        pre = doc.get("preemption")
+        if pre:
+            parts.append(f"preemption: {pre['message']}")
+            for c in pre["candidates"]:
+                mark = "*" if c["node"] == pre["selected"] else " "
+                parts.append(f"  {mark} candidate {c['node']}: victims {', '.join(c['victims'])}"
+                             f" ({c['pdbViolations']} PDB violations)")
+            for node, why in pre["notCandidates"].items():
+                parts.append(f"    {node}: {'; '.join(why)}")
     return "\n".join(parts) + "\n"
 
 

@@ -210,3 +210,55 @@ def test_bad_timeline_is_an_input_error(cluster: Path, tmp_path: Path, capsys) -
     scn.write_text(TIMELINE.replace("createNode", "explodeNode"))
     code, _, err = run(capsys, "simulate", str(cluster), str(scn))
     assert code == 2 and "spec.events[0].action" in err
+
+
+PREEMPTION = """\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1},
+   status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2},
+   status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3},
+   spec: {taints: [{key: x, effect: NoSchedule}]},
+   status: {allocatable: {cpu: "8", memory: 4Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: low1, namespace: default},
+   spec: {nodeName: n1, priority: 1, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: low2, namespace: default},
+   spec: {nodeName: n2, priority: 5, containers: [{name: c, resources: {requests: {cpu: 1500m}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: high, namespace: default},
+   spec: {priority: 100, containers: [{name: c, resources: {requests: {cpu: "1"}}}]}}
+"""
+
+
+def test_explain_shows_what_preemption_would_do(tmp_path: Path, capsys) -> None:
+    c = tmp_path / "c.yaml"
+    c.write_text(PREEMPTION)
+    code, out, _ = run(capsys, "explain", str(c), "--pod-name", "default/high", "-o", "json")
+    assert code == 1
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("Explanation"))
+    pre = doc["preemption"]
+    # SelectCandidate: the lowest highest-victim priority (1 on n1 beats 5 on n2)
+    assert pre["selected"] == "n1" and pre["victims"] == ["default/low1"]
+    assert {c["node"] for c in pre["candidates"]} == {"n1", "n2"}
+    assert pre["notCandidates"]["n3"] == [
+        "preemption cannot help: node(s) had untolerated taint(s)"]
+    # explaining evicts nothing
+    code, out, _ = run(capsys, "explain", str(c), "--pod-name", "default/high", "-o", "json")
+    assert json.loads(out)["preemption"]["selected"] == "n1"
+
+
+def test_simulate_preempts_then_binds(tmp_path: Path, capsys) -> None:
+    c = tmp_path / "c.yaml"
+    c.write_text(PREEMPTION)
+    code, out, _ = run(capsys, "simulate", str(c), "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("SimulationResult"))
+    high = [a for a in doc["attempts"] if a["pod"] == "default/high"]
+    assert high[0]["outcome"] == "Unschedulable"
+    assert high[0]["nominatedNode"] == "n1" and high[0]["victims"] == ["default/low1"]
+    assert high[-1]["outcome"] == "Bound" and high[-1]["node"] == "n1"
+    assert doc["deleted"] == ["default/low1"]
+    assert doc["bindings"]["default/high"] == "n1"

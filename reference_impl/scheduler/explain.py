@@ -47,6 +47,25 @@ class NodeExplanation:
 
 
 @dataclass(slots=True)
+class PreemptionCandidate:
+    node: str
+    victims: list[str]
+    pdb_violations: int
+
+
+@dataclass(slots=True)
+class PreemptionExplanation:
+    """What DefaultPreemption would do for an unschedulable pod (nothing is evicted)."""
+
+    eligible: bool
+    message: str
+    candidates: list[PreemptionCandidate] = field(default_factory=list)
+    selected: str | None = None
+    victims: list[str] = field(default_factory=list)
+    not_candidates: dict[str, list[str]] = field(default_factory=dict)  # node -> why not
+
+
+@dataclass(slots=True)
 class Explanation:
     pod: str
     pre_filter: list[PluginVerdict]
@@ -57,6 +76,7 @@ class Explanation:
     message: str = ""
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
+    preemption: PreemptionExplanation | None = None
 
 
 def _verdict(plugin: str, status: Status | None) -> PluginVerdict:
@@ -100,6 +120,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
     examined: set[str] = set()
     message = ""
     evaluated = feasible_count = 0
+    fit_error: FitError | None = None
     if gate is not None:
         message = f"gated at PreEnqueue: {gate.message()}"
     else:
@@ -116,6 +137,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         except FitError as fit:
             message = fit.message()
             evaluated = len(fit.diagnosis.node_to_status)
+            fit_error = fit
         except (NoNodesAvailable, SchedulingError) as e:
             message = str(e)
         finally:
@@ -165,8 +187,61 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         best = max(sn.total for sn in by_name.values())
         candidates = [n.name for n in out_nodes if n.name in by_name
                       and by_name[n.name].total == best]
+    preemption = None
+    if fit_error is not None:
+        preemption = explain_preemption(scheduler, fwk, state, pod, fit_error)
     return Explanation(pod.key, pre_filter, out_nodes, candidates, selected, shortcut, message,
-                       evaluated, feasible_count)
+                       evaluated, feasible_count, preemption)
+
+
+def explain_preemption(scheduler: Scheduler, fwk: Framework, state: CycleState, pod: Pod,
+                       fit: FitError) -> PreemptionExplanation | None:
+    """DefaultPreemption's evaluation (``Evaluator``: eligibility, findCandidates,
+    SelectCandidate) without actuating it; the random candidate offset is drawn from a copy of
+    the scheduler's random state."""
+    plugin = next((p for p in fwk.post_filter_plugins if hasattr(p, "evaluator")), None)
+    if plugin is None:
+        return None
+    ev = plugin.evaluator
+    diagnosis = fit.diagnosis
+    nominated_status = diagnosis.status_of(pod.nominated_node_name)
+    ok, msg = plugin.pod_eligible_to_preempt_others(pod, nominated_status)
+    if not ok:
+        return PreemptionExplanation(False, msg or "the pod may not preempt")
+    rng_state = scheduler.rng.getstate()
+    try:
+        all_nodes = scheduler.snapshot.list()
+        candidates, statuses, err = ev.find_candidates(state, all_nodes, pod, diagnosis)
+        best = ev.select_candidate(candidates) if candidates else None
+    finally:
+        scheduler.rng.setstate(rng_state)
+    out = PreemptionExplanation(True, err or "")
+    cand_names = set()
+    for c in candidates:
+        cand_names.add(c.name)
+        out.candidates.append(PreemptionCandidate(c.name, [v.key for v in c.victims.pods],
+                                                  c.victims.num_pdb_violations))
+    for ni in all_nodes:
+        name = ni.node.name
+        if name in cand_names:
+            continue
+        st = diagnosis.status_of(name)
+        if st.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+            out.not_candidates[name] = ["preemption cannot help: " + r
+                                        for r in st.all_reasons()] or [
+                "preemption cannot help (UnschedulableAndUnresolvable)"]
+        elif statuses is not None and name in statuses.node_to_status:
+            out.not_candidates[name] = statuses.node_to_status[name].all_reasons()
+        else:
+            out.not_candidates[name] = ["not examined: enough candidates were found first"]
+    if best is not None:
+        out.selected = best.name
+        out.victims = [v.key for v in best.victims.pods]
+        out.message = (f"would nominate {best.name}, preempting {len(out.victims)} pod(s)"
+                       if not err else err)
+    elif not out.message:
+        out.message = "preemption is not helpful: no node can be freed for this pod"
+    return out
 
 
 def _score(fwk: Framework, pod: Pod, nodes: list) -> list:
