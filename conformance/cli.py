@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance.commands_run import RUN_COMMANDS, add_run_parsers
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 EXIT_OK = 0
@@ -116,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--pod-name", metavar="NS/NAME",
                      help="explain a pending pod of the cluster instead of --pod")
     _common(exp)
+    add_run_parsers(sub)
     return parser
 
 
@@ -156,7 +158,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
         print(f"warning: {w}", file=sys.stderr)
     try:
         registry = build_registry(args.plugins)
-    except (ImportError, ValueError, SyntaxError) as e:
+    except (ImportError, ValueError, SyntaxError, OSError) as e:
         raise UsageError(f"--plugins: {e}") from e
     cfg_source: Any = args.config
     if cfg_source is None and loaded.cluster.config is not None:
@@ -214,7 +216,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK if e.selected else EXIT_FAILED
 
 
-COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain}
+COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

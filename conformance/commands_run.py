@@ -190,6 +190,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from conformance import runner
     from conformance.subjects.base import SubjectError
+    from reference_impl.model.errors import InputError
 
     try:
         outcome = runner.reproduce(args.file, args.subject, list(args.oracle),
@@ -197,7 +198,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                                    timeout=args.subject_timeout)
     except SubjectError as e:
         return _err("reproduce", f"subject error: {e}")
-    except ValueError as e:
+    except (ValueError, InputError) as e:  # ConfigError is a ValueError
         return _err("reproduce", str(e))
     return outcome.exit_code
 

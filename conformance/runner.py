@@ -209,12 +209,19 @@ class Progress:
         self.stream.flush()
 
 
+def describe_subject(subject: Subject) -> str:
+    """``reference (upstreamRelease=v1.37.2, ...)``: the subject's name and details."""
+    d = dict(subject.describe())
+    name = d.pop("subject", subject.name)
+    return f"{name} ({', '.join(f'{k}={v}' for k, v in d.items())})" if d else name
+
+
 def _counterexample_notes(prop_id: str, oracle: str, findings: Sequence[Any], subject: Subject,
-                          reproduce: str, seed: int | None) -> list[str]:
+                          reproduce: str, seed: str) -> list[str]:
     notes = [f"property: {prop_id}", f"oracle: {oracle}",
-             f"subject: {' '.join(f'{k}={v}' for k, v in subject.describe().items())}",
+             f"subject: {describe_subject(subject)}",
              f"upstream: {UPSTREAM_RELEASE}",
-             f"run-seed: {seed if seed is not None else 'random'}",
+             f"run-seed: {seed}",
              f"reproduce: {reproduce}"]
     for f in findings[:20]:
         first, *rest = str(f).splitlines() or [""]
@@ -227,6 +234,7 @@ def _counterexample_notes(prop_id: str, oracle: str, findings: Sequence[Any], su
 
 def _property_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, Any] | None,
                     progress: Progress, report: RunReport) -> None:
+    from hypothesis import settings
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     from conformance import suites
@@ -239,8 +247,6 @@ def _property_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, An
     if opts.shard:
         props = suites.select_shard(props, *opts.shard)
     max_examples = opts.max_examples if opts.max_examples is not None else base.max_examples
-    from hypothesis import settings
-
     if not opts.database:
         base = settings(base, database=None)
     elif opts.seed is None and not base.derandomize:
@@ -278,8 +284,7 @@ def _property_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, An
                           stopped_by=st.stopped_by,
                           properties={"property": prop.id, "oracle": prop.oracle,
                                       "family": prop.family,
-                                      "seed": str(opts.seed) if opts.seed is not None
-                                      else "random",
+                                      "seed": seed_label(opts),
                                       "rerun": rerun_command(opts, families, opts.seed,
                                                              prop.oracle, prop.family)})
         if st.subject_error is not None:
@@ -294,7 +299,8 @@ def _property_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, An
             scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
                                      f"{prop.file_stem}",
                                      _counterexample_notes(prop.id, prop.oracle, findings,
-                                                           subject, case.reproduce, opts.seed))
+                                                           subject, case.reproduce,
+                                                           seed_label(opts)))
             scenario.write(path)
             case.counterexample = str(path)
             case.status = FAILED
@@ -302,6 +308,9 @@ def _property_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, An
             case.message = first
             extra = (" (shrinking stopped by the budget: the smallest failure found so far)"
                      if st.shrink_cut else "")
+            if st.flaky:
+                extra += (" (it did not fail again when replayed: the subject or oracle may be "
+                          "nondeterministic)")
             case.details = "\n".join([f"{len(findings)} violation(s) on the minimal "
                                       f"counterexample{extra}:",
                                       *[str(f) for f in findings],
@@ -360,33 +369,28 @@ def _golden_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, Any]
         else:
             if decisions.upstream_release:
                 case.properties["recorded_with"] = decisions.upstream_release
+            diffs: list[str] = []
             try:
                 result = subject.run(suites.with_config(scenario, config_doc))
             except SubjectError as e:
                 case.status, case.message, case.details = ERROR, str(e).splitlines()[0], str(e)
                 report.error = str(e)
-            except Exception as e:
-                case.status = FAILED
-                case.message = f"{subject.name} raised {type(e).__name__}: {e}"
-                case.details = case.message
+            except Exception as e:  # a crash of an in-process subject
+                diffs = [f"{subject.name} raised {type(e).__name__}: {e}"]
             else:
                 diffs = suites.compare_golden(decisions, result.result)
-                if diffs:
-                    case.status = FAILED
-                    case.message = diffs[0]
-            if case.status == FAILED:
+            if diffs:
+                case.status, case.message = FAILED, diffs[0]
                 out = out_dir / f"golden-{path.stem}.yaml"
                 case.reproduce = reproduce_command(str(out), opts, None)
-                diffs_text = case.details or "\n".join(
-                    suites.compare_golden(decisions, result.result))
-                notes = [f"golden: {path}", f"subject: {subject.name}",
+                notes = [f"golden: {path}", f"subject: {describe_subject(subject)}",
                          f"reproduce: {case.reproduce}",
-                         *[f"difference: {d}" for d in diffs_text.splitlines()[:40]]]
+                         *[f"difference: {d}" for d in diffs[:40]]]
                 s = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
                                   f"golden-{path.stem}", notes)
                 suites.write_scenario_file(out, s, decisions)
                 case.counterexample = str(out)
-                case.details = "\n".join([diffs_text, f"counterexample: {out}",
+                case.details = "\n".join([*diffs, f"counterexample: {out}",
                                           f"reproduce: {case.reproduce}"])
         case.seconds = time.monotonic() - t0
         report.cases.append(case)
@@ -395,13 +399,22 @@ def _golden_cases(opts: RunOptions, subject: Subject, config_doc: dict[str, Any]
             return
 
 
+def seed_label(opts: RunOptions) -> str:
+    """The seed as reports show it: the number, ``derandomized`` (ci profile) or ``random``."""
+    from conformance import suites
+
+    if opts.seed is not None:
+        return str(opts.seed)
+    return "derandomized" if suites.PROFILES[opts.profile].get("derandomize") else "random"
+
+
 def run_properties_header(opts: RunOptions, subject: Subject) -> dict[str, str]:
     props = {
         "kschedconf.version": KSCHEDCONF_VERSION,
         "upstream.release": UPSTREAM_RELEASE,
         "suite": opts.suite,
         "profile": opts.profile,
-        "seed": str(opts.seed) if opts.seed is not None else "random",
+        "seed": seed_label(opts),
         "subject.spec": opts.subject,
     }
     for k, v in subject.describe().items():
@@ -447,14 +460,19 @@ def run(opts: RunOptions, stream: TextIO | None = None) -> RunReport:
     except SubjectError as e:
         report.error = str(e)
         stream.write(f"subject error: {e}\n")
+        if opts.junit:
+            report.cases.append(CaseResult("properties", "kschedconf.subject", opts.subject,
+                                           status=ERROR, message=str(e).splitlines()[0],
+                                           details=str(e)))
+            write_junit(opts.junit, report.cases, {"subject.spec": opts.subject,
+                                                   "upstream.release": UPSTREAM_RELEASE})
         return report
     families = list(opts.families) or list(suites.PROFILE_FAMILIES[opts.profile])
     report.properties = run_properties_header(opts, subject)
     report.properties["rerun"] = rerun_command(opts, families, opts.seed)
-    desc = ", ".join(f"{k}={v}" for k, v in subject.describe().items())
-    stream.write(f"kschedconf run: suite {opts.suite}, subject {desc}; upstream "
-                 f"{UPSTREAM_RELEASE}; profile {opts.profile}; seed "
-                 f"{opts.seed if opts.seed is not None else 'random'}\n")
+    stream.write(f"kschedconf run: suite {opts.suite}; subject {describe_subject(subject)}; "
+                 f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed "
+                 f"{seed_label(opts)}\n")
     progress = Progress(stream)
     try:
         with subject:
@@ -537,16 +555,18 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
         scenario = suites.with_config(scenario, read_config_doc(config))
     out = ReproduceOutcome(oracles=list(checks))
     with make_subject(subject_spec, config=config, plugins=plugins, timeout=timeout) as subject:
-        desc = ", ".join(f"{k}={v}" for k, v in subject.describe().items())
-        stream.write(f"scenario {path} (seed {scenario.seed}); subject {desc}\n")
+        stream.write(f"scenario {path} (seed {scenario.seed}); subject "
+                     f"{describe_subject(subject)}\n")
         if notes.get("subject"):
             stream.write(f"found with: {notes['subject']}\n")
         result, out.findings = suites.evaluate(subject, scenario, checks)
         out.result = result.result if result is not None else None
     if out.result is not None:
-        stream.write(f"{len(out.result.get('bindings', {}))} pods bound, "
-                     f"{len(out.result.get('pending', []))} pending; bindings:\n")
-        for pod, node in out.result.get("bindings", {}).items():
+        bindings = out.result.get("bindings", {})
+        pending = out.result.get("pending", [])
+        stream.write(f"{len(bindings)} pods bound, {len(pending)} pending"
+                     + (f" ({', '.join(pending)})" if pending else "") + "\n")
+        for pod, node in bindings.items():
             stream.write(f"  {pod} -> {node}\n")
         if decisions is not None:
             out.golden_differences = suites.compare_golden(decisions, out.result)

@@ -44,6 +44,9 @@ CRASH = "subject-crash"
 
 _COMMON: dict[str, Any] = {
     "deadline": None,  # scheduling a scenario has no fixed time bound
+    # no "explain" phase: it re-runs the failing scenario many times to annotate a printout
+    # kschedconf does not show
+    "phases": [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
     "suppress_health_check": list(HealthCheck),  # large generated inputs are the point
     "report_multiple_bugs": False,
     "print_blob": False,
@@ -243,6 +246,7 @@ class PropertyState:
     subject_error: SubjectError | None = None
     stopped_by: str = "max_examples"
     shrink_cut: bool = False  # shrinking stopped at the shrink deadline
+    flaky: bool = False  # the failure did not happen again when replayed
     error: str = ""
 
     @property
@@ -327,10 +331,19 @@ def run_property(prop: Property, subject: Subject, check: Callable[[Any], list[A
     except Exception as e:  # PropertyViolation, or Hypothesis' Flaky/Unsatisfiable...
         if state.failure is not None:
             state.stopped_by = "failure"
+            state.flaky = _is_flaky(e)
         else:
             state.stopped_by = "error"
             state.error = f"{type(e).__name__}: {e}"
     return state
+
+
+def _is_flaky(e: BaseException) -> bool:
+    from hypothesis.errors import Flaky
+
+    if isinstance(e, Flaky):
+        return True
+    return isinstance(e, BaseExceptionGroup) and any(_is_flaky(x) for x in e.exceptions)
 
 
 def no_shrink(base: settings) -> settings:

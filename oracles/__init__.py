@@ -1,0 +1,45 @@
+"""Invariant oracles: independent judges of any scheduler's decisions.
+
+Per-scenario oracles are functions ``check(ctx: OracleContext) -> list[Violation]``, registered
+in :data:`ALL_ORACLES` by name. Helpers that need more than one run of a subject (statistics
+over seeds, metamorphic relations) live in :mod:`oracles.tie_uniformity` and
+:mod:`oracles.determinism`. See ``docs/oracles.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from oracles import (
+    consistency,
+    filters_honoured,
+    no_false_unschedulable,
+    no_overcommit,
+    preemption,
+    queue_fairness,
+    score_optimality,
+)
+from oracles.base import OracleContext, Violation
+
+Oracle = Callable[[OracleContext], list[Violation]]
+
+ALL_ORACLES: dict[str, Oracle] = {
+    consistency.NAME: consistency.check,
+    no_overcommit.NAME: no_overcommit.check,
+    filters_honoured.NAME: filters_honoured.check,
+    no_false_unschedulable.NAME: no_false_unschedulable.check,
+    score_optimality.NAME: score_optimality.check,
+    preemption.NAME: preemption.check,
+    queue_fairness.NAME: queue_fairness.check,
+}
+
+
+def run_oracles(ctx: OracleContext, names: list[str] | None = None) -> list[Violation]:
+    """Run the named oracles (all by default) on one context."""
+    out: list[Violation] = []
+    for name in names or list(ALL_ORACLES):
+        out += ALL_ORACLES[name](ctx)
+    return out
+
+
+__all__ = ["ALL_ORACLES", "Oracle", "OracleContext", "Violation", "run_oracles"]

@@ -118,7 +118,8 @@ class ExternalSubject(Subject):
             where = "/".join(str(p) for p in first.absolute_path) or "(document)"
             raise self._fail(f"the result does not match the SimulationResult schema: "
                              f"{where}: {first.message}", err)
-        return SubjectResult(doc)
+        trace = doc.get("trace")
+        return SubjectResult(doc, trace=trace if isinstance(trace, list) else None)
 
     def describe(self) -> dict[str, str]:
         return {"subject": self.name, "command": self.command,

@@ -48,19 +48,21 @@ class ReferenceSubject(Subject):
                 raise SubjectError(str(e)) from e
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
-        """Load the scenario's manifests, build the scheduler with the scenario's seed and
-        schedule every pending pod: one attempt per pod in queue order
-        (``Scheduler.run``), or, when the scenario has a timeline (a ``kschedconf/v1``
-        Scenario document), the run over virtual time with the scheduling queue
-        (``run_simulation``; the result then has the timeline fields and ``trace`` holds the
-        queue operations). An invalid scenario or configuration is a :class:`SubjectError`;
-        any other exception is a crash of the reference and propagates."""
+        """Load the scenario's manifests, build the scheduler with the scenario's seed and run
+        it as ``kschedconf simulate`` does: the scheduling queue over virtual time
+        (``run_simulation``), with the scenario's timeline (a ``kschedconf/v1`` Scenario
+        document) if it has one, until quiescence. The result carries the timing fields;
+        ``trace`` holds the queue operations. An invalid scenario or configuration is a
+        :class:`SubjectError`; any other exception is a crash of the reference and
+        propagates."""
         from conformance.output import simulation_doc
         from reference_impl.config import load_config
         from reference_impl.config.errors import ConfigError
         from reference_impl.model.errors import InputError
         from reference_impl.model.loader import load_documents
+        from reference_impl.model.scenario import parse_scenario
         from reference_impl.scheduler.scheduler import Scheduler
+        from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
 
         timeline = None
         try:
@@ -71,16 +73,10 @@ class ReferenceSubject(Subject):
                 if raw is not None:
                     config = load_config(raw, self.registry)
             if loaded.scenario is not None:
-                from reference_impl.model.scenario import parse_scenario
-
                 timeline = parse_scenario(loaded.scenario, loaded.cluster, source=scenario.name)
         except (InputError, ConfigError) as e:
             raise SubjectError(f"the reference rejected scenario {scenario.name}: {e}") from e
         scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed)
-        if timeline is None:
-            return SubjectResult(simulation_doc(scheduler.run()))
-        from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
-
         result = run_simulation(scheduler, timeline, trace=True)
         doc = merge_simulation_doc(simulation_doc(result), result)
         trace = doc.pop("trace", None)

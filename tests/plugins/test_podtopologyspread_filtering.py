@@ -1378,7 +1378,7 @@ def test_is_schedulable_after_node_change(name: str, pod: Pod, old: Node | None,
                                           new: Node | None, want: str) -> None:
     """plugin_test.go Test_isSchedulableAfterNodeChange."""
     pl, _ = setup([], [])
-    assert pl.is_schedulable_after_node_change(pod, old, new) == want
+    assert pl.is_schedulable_after_node_change(pod, old, new) == (want, None)
 
 
 def _ap(labels: dict[str, str] | None = None, node: str = "fake-node", ns: str = "",
@@ -1433,7 +1433,7 @@ def test_is_schedulable_after_assigned_pod_change(name: str, pod: Pod, old: Pod 
                                                   new: Pod | None, want: str) -> None:
     """plugin_test.go Test_isSchedulableAfterAssignedPodChange."""
     pl, _ = setup([], [])
-    assert pl.is_schedulable_after_assigned_pod_change(pod, old, new) == want
+    assert pl.is_schedulable_after_assigned_pod_change(pod, old, new) == (want, None)
 
 
 def _target(taints_policy: str) -> Pod:
@@ -1463,7 +1463,7 @@ def test_is_schedulable_after_target_pod_change(name: str, pod: Pod, old: Pod, n
                                                 want: str, node_inclusion: bool) -> None:
     """plugin_test.go Test_isSchedulableAfterTargetPodChange."""
     pl, _ = setup([], [], node_inclusion=node_inclusion)
-    assert pl.is_schedulable_after_target_pod_change(pod, old, new) == want
+    assert pl.is_schedulable_after_target_pod_change(pod, old, new) == (want, None)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -107,9 +107,14 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
             ("Node", ("Add", "UpdateNodeLabel"), "is_schedulable_after_node_change"),
         ]
 
-    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old_obj: Pod | None,
-                                                 new_obj: Pod | None) -> tuple[str, str | None]:
-        """``isSchedulableAfterAssignedPodChange``."""
+    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                 ) -> tuple[str, str | None]:
+        """``isSchedulableAfterAssignedPodChange``: an added pod matching all affinity terms, an
+        updated pod now matching all affinity terms or no longer matching an anti-affinity term,
+        a deleted pod matching an anti-affinity term or whose anti-affinity the pod matches."""
+        err = _as(old_obj, new_obj, Pod, "*v1.Pod")
+        if err is not None:
+            return QUEUE, err
         original, modified = old_obj, new_obj
         if ((modified is not None and modified.node_name == ""
              and modified.nominated_node_name == "")
@@ -151,14 +156,19 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
             return QUEUE, None
         return QUEUE_SKIP, None
 
-    def is_schedulable_after_target_pod_update_label(self, pod: Pod, old_obj: Pod | None,
-                                                     new_obj: Pod | None) -> tuple[str, str | None]:
+    def is_schedulable_after_target_pod_update_label(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                     ) -> tuple[str, str | None]:
         """``isSchedulableAfterTargetPodUpdateLabel``: always Queue."""
         return QUEUE, None
 
-    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Node | None,
-                                         new_obj: Node | None) -> tuple[str, str | None]:
-        """``isSchedulableAfterNodeChange``."""
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                         ) -> tuple[str, str | None]:
+        """``isSchedulableAfterNodeChange``: an added node, or a node whose affinity topology
+        key appeared or changed value, or whose anti-affinity topology key disappeared or changed
+        value (any added node for a pod with anti-affinity)."""
+        err = _as(old_obj, new_obj, Node, "*v1.Node")
+        if err is not None:
+            return QUEUE, err
         original, modified = old_obj, new_obj
         assert modified is not None
         try:
@@ -195,3 +205,13 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
             if original_has and modified_has and original.labels[key] != modified.labels[key]:
                 return QUEUE, None
         return QUEUE_SKIP, None
+
+
+def _as(old_obj: Any, new_obj: Any, cls: type, type_name: str) -> str | None:
+    """``util.As[T]`` (pkg/scheduler/util/utils.go): an error message when the new object, then
+    the old one, is neither None nor a ``cls``."""
+    if new_obj is not None and not isinstance(new_obj, cls):
+        return f"expected {type_name}, but got {type(new_obj).__name__}"
+    if old_obj is not None and not isinstance(old_obj, cls):
+        return f"expected {type_name}, but got {type(old_obj).__name__}"
+    return None

@@ -6,8 +6,8 @@ configured scoring strategy through ``ResourceAllocationScorer``; SignPod contri
 request vector to the pod's scheduling signature.
 
 Feature gates read at construction, as upstream's ``NewFit`` does (v1.37.2 defaults):
-PodLevelResources (on), DRAExtendedResource (GA, on), InPlacePodVerticalScalingSchedulerPreemption
-(alpha, off).
+PodLevelResources (on), DRAExtendedResource (GA, on), InPlacePodVerticalScaling (GA, on),
+InPlacePodVerticalScalingSchedulerPreemption (alpha, off).
 
 DRA extended resources: with DRAExtendedResource on, upstream hands an extended resource to the
 DynamicResources plugin (``shouldDelegateResourceToDRA``) when the node has no device-plugin
@@ -15,13 +15,18 @@ allocatable for it *and* a DeviceClass maps that resource name. Our model has no
 no resource is ever delegated: every requested extended resource is checked here, SignPod never
 refuses, and scoring never counts DRA devices (see ``resource_allocation.py``).
 
-Not implemented: EventsToRegister / queueing hints (the reference has no scheduling queue
-events), ScorePlacement (TopologyAwareWorkloadScheduling, alpha, off).
+EventsToRegister and the queueing hints follow upstream exactly. Pod *status* is not modelled, so
+``IsPodResizeDeferred`` is always false (it only matters with the alpha
+InPlacePodVerticalScalingSchedulerPreemption gate) and ``PodRequests`` with
+``UseStatusResources`` reads the spec only. DeviceClass events carry any object with ``name``
+and ``extended_resource_name`` (:class:`DeviceClassLike`; the model has no DeviceClasses).
+
+Not implemented: ScorePlacement (TopologyAwareWorkloadScheduling, alpha, off).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from reference_impl.config.args import (
     LEAST_ALLOCATED,
@@ -32,6 +37,7 @@ from reference_impl.config.args import (
 )
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
+    EnqueueExtensions,
     FilterPlugin,
     PreFilterPlugin,
     PreScorePlugin,
@@ -40,8 +46,13 @@ from reference_impl.framework.interfaces import (
 )
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.framework.types import NodeInfo
-from reference_impl.model.objects import EPHEMERAL_STORAGE, Pod, Resource
-from reference_impl.model.requests import is_extended_resource_name, max_resource, pod_requests
+from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, Resource
+from reference_impl.model.requests import (
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    max_resource,
+    pod_requests,
+)
 from reference_impl.plugins import names
 from reference_impl.plugins.noderesources.least_allocated import least_resource_scorer
 from reference_impl.plugins.noderesources.most_allocated import most_resource_scorer
@@ -61,8 +72,22 @@ RESOURCES_SIGNER_NAME = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
 _GATE_DEFAULTS = {
     "PodLevelResources": True,
     "DRAExtendedResource": True,
+    "InPlacePodVerticalScaling": True,
     "InPlacePodVerticalScalingSchedulerPreemption": False,
 }
+
+# Queueing hints (fwk.QueueingHint) and the event resources Fit registers
+# (staging/src/k8s.io/kube-scheduler/framework/types.go).
+QUEUE = "Queue"
+QUEUE_SKIP = "QueueSkip"
+ASSIGNED_POD = "AssignedPod"
+TARGET_POD = "TargetPod"
+NODE = "Node"
+DEVICE_CLASS = "resource.k8s.io/DeviceClass"
+
+# resourceapi.ResourceDeviceClassPrefix (staging/src/k8s.io/api/resource/v1/types.go): the
+# implicit extended resource name of a DeviceClass is this prefix + the class name.
+RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 
 SUPPORTED_SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
 
@@ -216,6 +241,74 @@ def _adjust_deltas(s: PreFilterState, node_info: NodeInfo, pod: Pod
             max(0, r.ephemeral_storage - c.ephemeral_storage), scalars)
 
 
+# ----- queueing hint helpers ---------------------------------------------------------------------
+
+@runtime_checkable
+class DeviceClassLike(Protocol):
+    """What the DeviceClass hint reads of a ``resourceapi.DeviceClass``: ``metadata.name`` and
+    ``spec.extendedResourceName`` (None when unset)."""
+
+    name: str
+    extended_resource_name: str | None
+
+
+def as_objects(old_obj: Any, new_obj: Any, cls: type, type_name: str) -> str | None:
+    """``util.As[T]`` (pkg/scheduler/util/utils.go): an error message when the new object, then
+    the old one, is neither None nor a ``cls``; None when both are fine."""
+    if new_obj is not None and not isinstance(new_obj, cls):
+        return f"expected {type_name}, but got {type(new_obj).__name__}"
+    if old_obj is not None and not isinstance(old_obj, cls):
+        return f"expected {type_name}, but got {type(old_obj).__name__}"
+    return None
+
+
+def is_pod_resize_deferred(pod: Pod) -> bool:
+    """``resource.IsPodResizeDeferred`` (staging/src/k8s.io/component-helpers/resource/
+    helpers.go): the pod's PodResizePending condition has reason Deferred. Pod status
+    conditions are not modelled, so never."""
+    return False
+
+
+def is_fit(pod: Pod, node: Node | None, enable_pod_level_resources: bool) -> bool:
+    """``isFit`` (fit.go): the pod fits an otherwise empty NodeInfo of ``node`` (``Fits``: the
+    pod's request vector, no ignored resources); False for no node."""
+    if node is None:
+        return False
+    request = compute_pod_resource_request(pod, enable_pod_level_resources)
+    return not fits_request(new_pre_filter_state(request), NodeInfo(node), pod, False)
+
+
+def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node,
+                                           enable_pod_level_resources: bool) -> bool:
+    """``haveAnyRequestedResourcesIncreased`` (fit.go): the node's allowed pod number grew, or
+    the allocatable of a resource the pod requests (non-zero) grew.
+
+    Upstream also returns True for a requested scalar resource that ``shouldDelegateResourceToDRA``
+    hands to DRA (no device-plugin allocatable and a DeviceClass maps it); with no DeviceClasses
+    in the model that never happens.
+    """
+    req = compute_pod_resource_request(pod, enable_pod_level_resources)
+    old_alloc = original.allocatable
+    new_alloc = modified.allocatable
+    if new_alloc.allowed_pod_number > old_alloc.allowed_pod_number:
+        return True
+    if (req.milli_cpu == 0 and req.memory == 0 and req.ephemeral_storage == 0
+            and not req.scalar):
+        return False
+    if ((req.milli_cpu > 0 and new_alloc.milli_cpu > old_alloc.milli_cpu)
+            or (req.memory > 0 and new_alloc.memory > old_alloc.memory)
+            or (req.ephemeral_storage > 0
+                and new_alloc.ephemeral_storage > old_alloc.ephemeral_storage)):
+        return True
+    for name, q in req.scalar.items():
+        if q == 0:
+            continue
+        if new_alloc.scalar.get(name, 0) > old_alloc.scalar.get(name, 0):
+            return True
+        # shouldDelegateResourceToDRA: never true in our model (no DeviceClasses).
+    return False
+
+
 # ----- scoring strategies -----------------------------------------------------------------------
 
 def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
@@ -302,7 +395,8 @@ def _validate_function_shape(shape: tuple) -> list[str]:
 
 # ----- the plugin ---------------------------------------------------------------------------------
 
-class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin):
+class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, ScorePlugin,
+          SignPlugin):
     """``Fit``: checks that a node has room for the pod's requests and scores nodes by the
     configured strategy (LeastAllocated by default)."""
 
@@ -317,8 +411,165 @@ class Fit(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.enable_pod_level_resources = feature_enabled(handle, "PodLevelResources")
         self.enable_dra_extended_resource = feature_enabled(handle, "DRAExtendedResource")
+        self.enable_in_place_pod_vertical_scaling = feature_enabled(
+            handle, "InPlacePodVerticalScaling")
         self.enable_in_place_preemption = feature_enabled(
             handle, "InPlacePodVerticalScalingSchedulerPreemption")
+
+    # EnqueueExtensions
+    def events_to_register(self) -> list:
+        """``EventsToRegister``: (resource, action types, hint method name). Assigned pod
+        deletions and node additions / allocatable changes always; DeviceClass additions and
+        updates with DRAExtendedResource; scale-downs of assigned pods and of the pod itself with
+        InPlacePodVerticalScaling; scale-ups with InPlacePodVerticalScalingSchedulerPreemption."""
+        events: list[tuple[str, tuple[str, ...], str]] = [
+            (ASSIGNED_POD, ("Delete",), "is_schedulable_after_assigned_pod_delete"),
+            (NODE, ("Add", "UpdateNodeAllocatable"), "is_schedulable_after_node_change"),
+        ]
+        if self.enable_dra_extended_resource:
+            events.append((DEVICE_CLASS, ("Add", "Update"),
+                           "is_schedulable_after_device_class_event"))
+        if self.enable_in_place_pod_vertical_scaling:
+            events.append((ASSIGNED_POD, ("UpdatePodScaleDown",),
+                           "is_schedulable_after_assigned_pod_scale_down"))
+            events.append((TARGET_POD, ("UpdatePodScaleDown",),
+                           "is_schedulable_after_target_pod_scale_down"))
+        if self.enable_in_place_preemption:
+            events.append((ASSIGNED_POD, ("UpdatePodScaleUp",),
+                           "is_schedulable_after_assigned_pod_scale_up"))
+            events.append((TARGET_POD, ("UpdatePodScaleUp",),
+                           "is_schedulable_after_target_pod_scale_up"))
+        return events
+
+    def is_schedulable_after_assigned_pod_delete(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                 ) -> tuple[str, str | None]:
+        """``isSchedulableAfterAssignedPodDelete``: QueueSkip when the deleted pod was neither
+        bound nor nominated (or, for a deferred resize, on another node); else Queue."""
+        err = as_objects(old_obj, new_obj, Pod, "*v1.Pod")
+        if err is not None:
+            return QUEUE, err
+        deleted: Pod = old_obj
+        if deleted.node_name == "" and deleted.nominated_node_name == "":
+            return QUEUE_SKIP, None
+        if self.enable_in_place_preemption and is_pod_resize_deferred(pod):
+            if deleted.node_name != pod.node_name:
+                return QUEUE_SKIP, None
+        return QUEUE, None
+
+    def is_schedulable_after_target_pod_scale_down(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                   ) -> tuple[str, str | None]:
+        """``isSchedulableAfterTargetPodScaleDown``: the pod itself asks for less: Queue."""
+        return QUEUE, None
+
+    def is_schedulable_after_target_pod_scale_up(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                 ) -> tuple[str, str | None]:
+        """``isSchedulableAfterTargetPodScaleUp``: Queue only for a deferred resize."""
+        if not is_pod_resize_deferred(pod):
+            return QUEUE_SKIP, None
+        return QUEUE, None
+
+    def is_schedulable_after_assigned_pod_scale_up(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                   ) -> tuple[str, str | None]:
+        """``isSchedulableAfterAssignedPodScaleUp``: Queue only for a deferred resize and a pod
+        scaled up on the same node."""
+        err = as_objects(old_obj, new_obj, Pod, "*v1.Pod")
+        if err is not None:
+            return QUEUE, err
+        modified: Pod = new_obj
+        if not is_pod_resize_deferred(pod):
+            return QUEUE_SKIP, None
+        if modified.node_name != pod.node_name:
+            return QUEUE_SKIP, None
+        return QUEUE, None
+
+    def is_schedulable_after_assigned_pod_scale_down(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                     ) -> tuple[str, str | None]:
+        """``isSchedulableAfterAssignedPodScaleDown``: Queue when the scale-down lowered a
+        resource the pod requests."""
+        err = as_objects(old_obj, new_obj, Pod, "*v1.Pod")
+        if err is not None:
+            return QUEUE, err
+        if not self.have_enough_relevant_resources_decreased(pod, old_obj, new_obj):
+            return QUEUE_SKIP, None
+        return QUEUE, None
+
+    def have_enough_relevant_resources_decreased(self, target: Pod, original: Pod,
+                                                 modified: Pod) -> bool:
+        """``haveEnoughRelevantResourcesDecreased``: the modified pod is bound (on the target's
+        node, for a deferred resize) and its request (``SetMaxResource`` of ``PodRequests``,
+        pod-level requests included) of a resource the target requests (non-zero) went down:
+        cpu, memory, ephemeral-storage or a scalar resource."""
+        if modified.node_name == "":
+            return False
+        if self.enable_in_place_preemption and is_pod_resize_deferred(target):
+            if modified.node_name != target.node_name:
+                return False
+        # PodResourcesOptions{UseStatusResources: InPlacePodVerticalScaling, ...}: the status
+        # resources are not modelled, so the spec's requests are used.
+        original_max = max_resource(pod_requests(original))
+        modified_max = max_resource(pod_requests(modified))
+        for name, q in pod_requests(target).items():
+            if q == 0:
+                continue
+            if name == CPU:
+                if original_max.milli_cpu > modified_max.milli_cpu:
+                    return True
+            elif name == MEMORY:
+                if original_max.memory > modified_max.memory:
+                    return True
+            elif name == EPHEMERAL_STORAGE:
+                if original_max.ephemeral_storage > modified_max.ephemeral_storage:
+                    return True
+            elif is_scalar_resource_name(name) and (
+                    original_max.scalar.get(name, 0) > modified_max.scalar.get(name, 0)):
+                return True
+        return False
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                         ) -> tuple[str, str | None]:
+        """``isSchedulableAfterNodeChange``: QueueSkip when the pod would not fit the (empty)
+        node; Queue for an added node; for an update, Queue only when the allowed pod number or
+        the allocatable of a requested resource grew."""
+        err = as_objects(old_obj, new_obj, Node, "*v1.Node")
+        if err is not None:
+            return QUEUE, err
+        original: Node | None = old_obj
+        modified: Node | None = new_obj
+        if self.enable_in_place_preemption and is_pod_resize_deferred(pod):
+            if modified is None or modified.name != pod.node_name:
+                return QUEUE_SKIP, None
+        plr = self.enable_pod_level_resources
+        if not is_fit(pod, modified, plr):
+            return QUEUE_SKIP, None
+        if original is None:
+            return QUEUE, None
+        assert modified is not None
+        if not have_any_requested_resources_increased(pod, original, modified, plr):
+            return QUEUE_SKIP, None
+        return QUEUE, None
+
+    def is_schedulable_after_device_class_event(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                ) -> tuple[str, str | None]:
+        """``isSchedulableAfterDeviceClassEvent``: an update that keeps the extended resource
+        name is skipped; an added class whose implicit name (``deviceclass.resource.kubernetes.io/
+        <name>``) the pod requests, or a class whose extendedResourceName the pod requests,
+        queues the pod."""
+        err = as_objects(old_obj, new_obj, DeviceClassLike, "*v1.DeviceClass")
+        if err is not None:
+            return QUEUE, err
+        original: DeviceClassLike | None = old_obj
+        modified: DeviceClassLike = new_obj
+        if original is not None:
+            if (original.extended_resource_name or "") == (modified.extended_resource_name or ""):
+                return QUEUE_SKIP, None
+        else:
+            # Only an added class is checked for the implicit name: names never change.
+            if RESOURCE_DEVICE_CLASS_PREFIX + modified.name in pod_requests(pod):
+                return QUEUE, None
+        if modified.extended_resource_name is not None:
+            if modified.extended_resource_name in pod_requests(pod):
+                return QUEUE, None
+        return QUEUE_SKIP, None
 
     # PreFilter / Filter
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

@@ -164,37 +164,65 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
              "is_schedulable_after_node_change"),
         ]
 
-    def is_schedulable_after_target_pod_change(self, pod: Pod, old: Pod, new: Pod) -> str:
+    def _hint_constraints(self, pod: Pod) -> tuple[list[Constraint] | None, str | None]:
+        """``getConstraints`` for the hints: the constraints, or the wrapped error upstream
+        returns when the pod's (or the default) constraints do not parse."""
+        try:
+            return self.get_constraints(pod), None
+        except ValueError as e:
+            what = ("obtaining pod's hard topology spread constraints"
+                    if pod.topology_spread_constraints
+                    else "setting default hard topology spread constraints")
+            return None, f"{what}: {e}"
+
+    def is_schedulable_after_target_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                               ) -> tuple[str, str | None]:
         """``isSchedulableAfterTargetPodChange``: a new toleration helps when a hard constraint
         honors taints; otherwise a label change that flips a selector match."""
-        constraints = self.get_constraints(pod)
+        err = _as(old_obj, new_obj, Pod, "*v1.Pod")
+        if err is not None:
+            return QUEUE, err
+        old: Pod = old_obj
+        new: Pod = new_obj
+        constraints, err = self._hint_constraints(pod)
+        if constraints is None:
+            return QUEUE, err
         if new.tolerations != old.tolerations and any(
                 c.node_taints_policy == POLICY_HONOR for c in constraints):
-            return QUEUE
-        return self._is_schedulable_after_pod_label_change(old, new, constraints)
+            return QUEUE, None
+        return self._is_schedulable_after_pod_label_change(old, new, constraints), None
 
-    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old: Pod | None,
-                                                 new: Pod | None) -> str:
+    def is_schedulable_after_assigned_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                 ) -> tuple[str, str | None]:
         """``isSchedulableAfterAssignedPodChange``: only bound or nominated pods of the same
         namespace; an added/deleted pod matters when it matches a hard constraint's selector,
         an updated one when a label change flips a match."""
+        err = _as(old_obj, new_obj, Pod, "*v1.Pod")
+        if err is not None:
+            return QUEUE, err
+        old: Pod | None = old_obj
+        new: Pod | None = new_obj
         if (new is not None and not _involved_in_topology_spreading(new, pod)) or (
                 old is not None and not _involved_in_topology_spreading(old, pod)):
-            return QUEUE_SKIP
-        constraints = self.get_constraints(pod)
+            return QUEUE_SKIP, None
+        constraints, err = self._hint_constraints(pod)
+        if constraints is None:
+            return QUEUE, err
         if new is not None and old is not None:
-            return self._is_schedulable_after_pod_label_change(old, new, constraints)
+            return self._is_schedulable_after_pod_label_change(old, new, constraints), None
         if new is not None:
-            return QUEUE if pod_labels_match_spread_constraints(constraints, new.labels) \
-                else QUEUE_SKIP
+            if pod_labels_match_spread_constraints(constraints, new.labels):
+                return QUEUE, None
+            return QUEUE_SKIP, None
         assert old is not None
-        return QUEUE if pod_labels_match_spread_constraints(constraints, old.labels) \
-            else QUEUE_SKIP
+        if pod_labels_match_spread_constraints(constraints, old.labels):
+            return QUEUE, None
+        return QUEUE_SKIP, None
 
     @staticmethod
     def _is_schedulable_after_pod_label_change(old: Pod, new: Pod,
                                                constraints: list[Constraint]) -> str:
-        """``isSchedulableAfterPodLabelChange``."""
+        """``isSchedulableAfterPodLabelChange`` (never fails: the hint alone)."""
         if new.labels == old.labels:
             return QUEUE_SKIP
         for c in constraints:
@@ -202,27 +230,44 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
                 return QUEUE
         return QUEUE_SKIP
 
-    def is_schedulable_after_node_change(self, pod: Pod, old: Node | None,
-                                         new: Node | None) -> str:
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                         ) -> tuple[str, str | None]:
         """``isSchedulableAfterNodeChange``: Queue when the node (now or before) has every hard
         constraint's topology key and the change can move a domain: added, deleted, gained or
         lost a key, changed a key's value, or changed taints."""
-        constraints = self.get_constraints(pod)
+        err = _as(old_obj, new_obj, Node, "*v1.Node")
+        if err is not None:
+            return QUEUE, err
+        old: Node | None = old_obj
+        new: Node | None = new_obj
+        constraints, err = self._hint_constraints(pod)
+        if constraints is None:
+            return QUEUE, err
         old_matching = old is not None and node_labels_match_spread_constraints(
             old.labels, constraints)
         new_matching = new is not None and node_labels_match_spread_constraints(
             new.labels, constraints)
         if old is not None and new is not None:
             if old_matching != new_matching:
-                return QUEUE
+                return QUEUE, None
             if new_matching and (
                     _topology_key_labels_changed(old.labels, new.labels, constraints)
                     or old.taints != new.taints):
-                return QUEUE
-            return QUEUE_SKIP
+                return QUEUE, None
+            return QUEUE_SKIP, None
         if new is not None:
-            return QUEUE if new_matching else QUEUE_SKIP
-        return QUEUE if old_matching else QUEUE_SKIP
+            return (QUEUE if new_matching else QUEUE_SKIP), None
+        return (QUEUE if old_matching else QUEUE_SKIP), None
+
+
+def _as(old_obj: Any, new_obj: Any, cls: type, type_name: str) -> str | None:
+    """``util.As[T]`` (pkg/scheduler/util/utils.go): an error message when the new object, then
+    the old one, is neither None nor a ``cls``."""
+    if new_obj is not None and not isinstance(new_obj, cls):
+        return f"expected {type_name}, but got {type(new_obj).__name__}"
+    if old_obj is not None and not isinstance(old_obj, cls):
+        return f"expected {type_name}, but got {type(old_obj).__name__}"
+    return None
 
 
 def _involved_in_topology_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:

@@ -1,0 +1,110 @@
+"""The oracle interface: a context to judge and the violations an oracle reports.
+
+An oracle is a function ``check(ctx: OracleContext) -> list[Violation]``. The context holds the
+scenario (manifests, configuration, seed), the initial cluster loaded by the trusted model layer,
+and what the subject produced: its ``SimulationResult`` document, its queue trace (or ``None``)
+and its per-pod explanations. Oracles never call the reference scheduler's plugins, framework or
+scheduler code: they restate the invariants themselves (``oracles/rules.py``), so a bug planted in
+the reference cannot hide from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import SubjectResult
+from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
+from oracles.rules import FilterConfig
+from reference_impl.model.loader import load_documents
+from reference_impl.model.objects import Cluster, Pod
+
+
+@dataclass(slots=True, frozen=True)
+class Violation:
+    """A broken invariant: which oracle, which pod and node (when one is concerned), and one
+    readable paragraph saying what rule broke with which numbers."""
+
+    oracle: str
+    pod: str | None
+    node: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = " ".join(x for x in (self.pod and f"pod {self.pod}",
+                                     self.node and f"node {self.node}") if x)
+        return f"[{self.oracle}] {where + ': ' if where else ''}{self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"oracle": self.oracle, "pod": self.pod, "node": self.node,
+                "message": self.message}
+
+
+@dataclass
+class OracleContext:
+    """Everything an oracle may look at.
+
+    ``cluster`` is the *initial* cluster (pending pods have no node); oracles that judge a
+    decision "at that time" walk the attempts with :class:`oracles.replay.Replay`.
+    ``explanations`` maps a pod key to an ``Explanation`` document describing the attempt that
+    bound (or last tried) that pod.
+    """
+
+    scenario: ScenarioInput
+    cluster: Cluster
+    result: dict[str, Any]
+    trace: list[dict[str, Any]] | None = None
+    explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    timeline: dict[str, Any] | None = None  # the raw kschedconf/v1 Scenario document
+    _filter_cache: dict[str, FilterConfig] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def build(cls, scenario: ScenarioInput, run: SubjectResult | dict[str, Any],
+              trace: list[dict[str, Any]] | None = None) -> OracleContext:
+        """The context for ``scenario`` judged against a subject's run (a ``SubjectResult``
+        or a bare SimulationResult document)."""
+        loaded = load_documents(scenario.documents)
+        if isinstance(run, SubjectResult):
+            result, trace, expl = run.result, run.trace, dict(run.explanations)
+        else:
+            result, expl = run, {}
+        return cls(scenario, loaded.cluster, result, trace, expl, loaded.scenario)
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        return self.scenario.config or self.cluster.config
+
+    @cached_property
+    def scheduler(self) -> SchedulerView:
+        return read_scheduler_config(self.config)
+
+    @cached_property
+    def pods_by_key(self) -> dict[str, Pod]:
+        return {p.key: p for p in self.cluster.pods}
+
+    @property
+    def attempts(self) -> list[dict[str, Any]]:
+        return list(self.result.get("attempts") or [])
+
+
+    def profile_for(self, pod: Pod) -> ProfileView | None:
+        """The profile that schedules ``pod`` (by schedulerName), None if no profile does."""
+        return self.scheduler.profile_of(pod.scheduler_name)
+
+    def filters_for(self, pod: Pod) -> FilterConfig | None:
+        """The restated Filter rules that apply to ``pod`` (its profile's enabled filters and
+        their args); None when no profile schedules the pod."""
+        prof = self.profile_for(pod)
+        if prof is None:
+            return None
+        cached = self._filter_cache.get(prof.scheduler_name)
+        if cached is None:
+            cached = FilterConfig(
+                enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")),
+                ignored_resources=prof.fit_ignored_resources,
+                ignored_groups=prof.fit_ignored_groups,
+                added_affinity=prof.added_affinity)
+            self._filter_cache[prof.scheduler_name] = cached
+        return cached

@@ -1,0 +1,64 @@
+"""Oracle ``no_overcommit``: a bind never over-commits the node.
+
+Invariant: after every bind, on the chosen node, for every resource the bound pod requests (a
+request > 0): the sum of the effective requests of the node's pods (upstream ``PodRequests``:
+regular containers summed, init containers and sidecars per the sidecar formula, pod overhead,
+pod-level resources replacing the container aggregate) is at most the node's allocatable; and
+the number of pods on the node is at most its allocatable ``pods``. Covered: cpu, memory,
+ephemeral-storage and every scalar resource (extended resources, hugepages-*, ...).
+
+Upstream rule: ``pkg/scheduler/framework/plugins/noderesources/fit.go`` (``fitsRequest``), with
+requests from ``staging/src/k8s.io/component-helpers/resource/helpers.go`` (``PodRequests``).
+The rule is only checked for resources the pod requests, exactly as upstream: a node that the
+input already over-commits may still take a pod that does not request the over-committed
+resource. Binds of pods whose profile disables NodeResourcesFit are not judged, and extended
+resources the profile's NodeResourcesFitArgs ignore are skipped.
+"""
+
+from __future__ import annotations
+
+from oracles.base import OracleContext, Violation
+from oracles.replay import BOUND, Replay
+from oracles.rules import fmt_amount, is_ignored_resource, requests_of, sum_requests
+
+NAME = "no_overcommit"
+
+
+def check(ctx: OracleContext) -> list[Violation]:
+    """After every bind, the chosen node's pods request at most its allocatable for every resource
+    the bound pod requests, and their count is at most allocatable pods
+    (noderesources/fit.go fitsRequest; see the module docstring)."""
+    out: list[Violation] = []
+    for step in Replay.of(ctx):
+        if step.outcome != BOUND or step.pod is None or step.node not in step.state.nodes:
+            continue
+        pod, node_name = step.pod, step.node
+        cfg = ctx.filters_for(pod)
+        if cfg is None or "NodeResourcesFit" not in cfg.enabled:
+            continue
+        node = step.state.nodes[node_name]
+        before = step.state.pods_on.get(node_name, [])
+        alloc = node.allocatable
+        count = len(before) + 1
+        if count > alloc.allowed_pod_number:
+            out.append(Violation(NAME, pod.key, node_name, (
+                f"binding {pod.key} makes {count} pods on {node_name}, but the node's "
+                f"allocatable pods is {alloc.allowed_pod_number}")))
+        req = requests_of(pod)
+        used = sum_requests(before)
+        rows = [("cpu", req.milli_cpu, used.milli_cpu, alloc.milli_cpu),
+                ("memory", req.memory, used.memory, alloc.memory),
+                ("ephemeral-storage", req.ephemeral_storage, used.ephemeral_storage,
+                 alloc.ephemeral_storage)]
+        for name, want in sorted(req.scalar.items()):
+            if is_ignored_resource(name, cfg.ignored_resources, cfg.ignored_groups):
+                continue
+            rows.append((name, want, used.scalar.get(name, 0), alloc.scalar.get(name, 0)))
+        for name, want, have, cap in rows:
+            if want > 0 and have + want > cap:
+                out.append(Violation(NAME, pod.key, node_name, (
+                    f"binding {pod.key} over-commits {name} on {node_name}: the {len(before)} "
+                    f"pod(s) already there request {fmt_amount(name, have)}, the pod requests "
+                    f"{fmt_amount(name, want)}, total {fmt_amount(name, have + want)} > "
+                    f"allocatable {fmt_amount(name, cap)}")))
+    return out

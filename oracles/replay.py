@@ -1,0 +1,405 @@
+"""Replaying a subject's attempts over the initial cluster, to judge each decision "at that time".
+
+:class:`Replay` walks the ``attempts`` of a SimulationResult in order, starting from the initial
+cluster, and keeps a :class:`ClusterState`: the pods bound to each node (the input's running
+pods, then every Bound attempt), pods removed as preemption victims, and the nominations
+(``status.nominatedNodeName`` of the input, then each attempt's ``nominatedNode``). For each
+attempt it yields a :class:`Step` holding the state *before* the attempt's effects, so an oracle
+can ask what was true when the subject decided.
+
+Effects of an attempt, applied after the step is yielded:
+
+* ``Bound``: the pod is bound to ``node`` and loses its nomination. Victims reported on a Bound
+  attempt (a subject that preempts and binds at once) are removed *before* the step is yielded.
+* ``Unschedulable`` / ``Error`` / ``Nominated``: the victims are deleted; the pod's nomination
+  becomes the attempt's ``nominatedNode`` (absent or null clears it), as upstream's failure
+  handler records the nominator's answer.
+* ``Gated``: nothing changes.
+
+After an attempt with victims, the pods nominated to the preemption's node with a lower
+priority than the preemptor lose their nomination (upstream ``prepareCandidate``).
+
+Timeline events (a ``kschedconf/v1`` Scenario document: nodes or pods added, updated or
+deleted at virtual times) are :class:`TimelineEvent` objects with a ``time`` and an ``apply``
+function; when attempts carry a ``time`` (seconds), every event with ``time <= attempt time`` is
+applied before that attempt (events at the same instant come first, as the simulation applies
+the events due before it pops), and the remaining events after the last attempt.
+:func:`timeline_events` reads them from the Scenario document.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oracles.rules import World
+from reference_impl.model.objects import Cluster, Node, Pod
+from reference_impl.model.scenario import parse_scenario
+
+BOUND = "Bound"
+UNSCHEDULABLE = "Unschedulable"
+ERROR = "Error"
+GATED = "Gated"
+NOMINATED = "Nominated"
+
+
+@dataclass
+class ClusterState:
+    """The cluster at one point of the replay. Oracles read it; only the replay changes it."""
+
+    nodes: dict[str, Node]
+    pods_on: dict[str, list[Pod]]
+    location: dict[str, str]  # bound pod key -> node
+    pending: dict[str, Pod]  # pending pod key -> spec
+    nominated: dict[str, str]  # pending pod key -> nominated node
+    ns_labels: dict[str, dict[str, str]]
+    deleted: list[str] = field(default_factory=list)  # victims / deleted pods, in order
+    victims_of: dict[str, list[str]] = field(default_factory=dict)  # preemptor -> victims
+    anomalies: list[tuple[int, str, str]] = field(default_factory=list)  # (attempt, pod, what)
+    time: float | None = None
+
+    @classmethod
+    def initial(cls, cluster: Cluster) -> ClusterState:
+        nodes = {n.name: n for n in cluster.nodes}
+        pods_on: dict[str, list[Pod]] = {n: [] for n in nodes}
+        location: dict[str, str] = {}
+        pending: dict[str, Pod] = {}
+        nominated: dict[str, str] = {}
+        for p in cluster.pods:
+            if p.node_name:
+                pods_on.setdefault(p.node_name, []).append(p)
+                location[p.key] = p.node_name
+            else:
+                pending[p.key] = p
+                if p.nominated_node_name:
+                    nominated[p.key] = p.nominated_node_name
+        ns = {name: dict(n.labels) for name, n in cluster.namespaces.items()}
+        return cls(nodes, pods_on, location, pending, nominated, ns)
+
+    # --- reading ---
+    def world(self) -> World:
+        """The current state as a filter pass sees it (shares this state's lists: use it
+        before the replay moves on)."""
+        return World(self.nodes, self.pods_on, self.ns_labels)
+
+    def pod(self, key: str) -> Pod | None:
+        """The current object of a pod: its pending spec, or its bound copy."""
+        p = self.pending.get(key)
+        if p is not None:
+            return p
+        node = self.location.get(key)
+        if node is None:
+            return None
+        for q in self.pods_on.get(node, ()):
+            if q.key == key:
+                return q
+        return None
+
+    def bound_pod(self, key: str) -> tuple[str, Pod] | None:
+        node = self.location.get(key)
+        if node is None:
+            return None
+        for q in self.pods_on.get(node, ()):
+            if q.key == key:
+                return node, q
+        return None
+
+    def bindings(self) -> dict[str, str]:
+        return dict(self.location)
+
+    # --- changing (the replay and timeline events) ---
+    def bind(self, key: str, node: str) -> Pod | None:
+        spec = self.pending.pop(key, None)
+        if spec is None:
+            return None
+        bound = dataclasses.replace(spec, node_name=node, nominated_node_name="")
+        self.pods_on.setdefault(node, []).append(bound)
+        self.location[key] = node
+        self.nominated.pop(key, None)
+        return bound
+
+    def delete_pod(self, key: str, record: bool = True) -> Pod | None:
+        """Remove a pod (bound or pending); returns it, or None if unknown. ``record``: list
+        it in ``deleted``."""
+        self.nominated.pop(key, None)
+        spec = self.pending.pop(key, None)
+        if spec is None:
+            node = self.location.pop(key, None)
+            pods = self.pods_on.get(node, []) if node is not None else []
+            for i, q in enumerate(pods):
+                if q.key == key:
+                    spec = pods.pop(i)
+                    break
+        if spec is not None and record:
+            self.deleted.append(key)
+        return spec
+
+    def add_pod(self, pod: Pod) -> None:
+        if pod.node_name:
+            self.pods_on.setdefault(pod.node_name, []).append(pod)
+            self.location[pod.key] = pod.node_name
+        else:
+            self.pending[pod.key] = pod
+            if pod.nominated_node_name:
+                self.nominated[pod.key] = pod.nominated_node_name
+        self.ns_labels.setdefault(pod.namespace,
+                                  {"kubernetes.io/metadata.name": pod.namespace})
+
+    def update_pod(self, pod: Pod) -> None:
+        self.delete_pod(pod.key, record=False)
+        self.add_pod(pod)
+
+    def add_node(self, node: Node) -> None:
+        self.nodes[node.name] = node
+        self.pods_on.setdefault(node.name, [])
+
+    def update_node(self, node: Node) -> None:
+        self.nodes[node.name] = node
+
+    def remove_node(self, name: str) -> None:
+        self.nodes.pop(name, None)
+
+
+@dataclass(slots=True)
+class TimelineEvent:
+    """Something that happens to the cluster at a virtual time (seconds)."""
+
+    time: float
+    description: str
+    apply: Callable[[ClusterState], None]
+
+
+@dataclass(slots=True)
+class Step:
+    """One attempt and the state it was decided in."""
+
+    index: int
+    attempt: dict[str, Any]
+    pod: Pod | None  # the pod's object at that time (None: unknown to the replay)
+    state: ClusterState
+    # Victims of a Bound attempt, removed from ``state`` before the step: (node, pod).
+    removed: list[tuple[str, Pod]] = field(default_factory=list)
+    # Pods that had scheduling gates at some moment of this attempt's instant: before, between
+    # or after the timeline events of exactly that time (a subject may record a Gated verdict
+    # at queue-add time, before or while the events of the same instant apply).
+    gated_this_instant: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        return self.attempt.get("pod", "")
+
+    @property
+    def outcome(self) -> str:
+        return self.attempt.get("outcome", "")
+
+    @property
+    def node(self) -> str | None:
+        return self.attempt.get("node")
+
+    @property
+    def victims(self) -> list[str]:
+        return list(self.attempt.get("victims") or ())
+
+    @property
+    def nominated_node(self) -> str | None:
+        return self.attempt.get("nominatedNode")
+
+
+class Replay:
+    """Walks a SimulationResult's attempts over the initial cluster (see the module doc)."""
+
+    def __init__(self, cluster: Cluster, attempts: Sequence[Mapping[str, Any]],
+                 events: Iterable[TimelineEvent] = ()) -> None:
+        self.cluster = cluster
+        self.attempts = [dict(a) for a in attempts]
+        self.events = sorted(events, key=lambda e: e.time)
+        self.final: ClusterState | None = None
+
+    @classmethod
+    def of(cls, ctx: Any) -> Replay:
+        """The replay of an :class:`~oracles.base.OracleContext`."""
+        return cls(ctx.cluster, ctx.attempts, timeline_events(ctx.timeline, ctx.cluster))
+
+    def __iter__(self) -> Iterator[Step]:
+        state = ClusterState.initial(self.cluster)
+        pending_events = list(self.events)
+        gated_time: float | None = None
+        gated: set[str] = set()
+        for i, a in enumerate(self.attempts):
+            t = a.get("time")
+            key = a.get("pod", "")
+            if t is not None:
+                while pending_events and pending_events[0].time < t:
+                    ev = pending_events.pop(0)
+                    state.time = ev.time
+                    ev.apply(state)
+                if gated_time != t:
+                    gated_time, gated = t, _gated_keys(state)
+                while pending_events and pending_events[0].time <= t:
+                    pending_events.pop(0).apply(state)
+                    gated |= _gated_keys(state)
+                state.time = float(t)
+            outcome = a.get("outcome")
+            removed: list[tuple[str, Pod]] = []
+            if outcome == BOUND and a.get("victims"):
+                removed = self._remove_victims(state, i, key, a["victims"])
+            pod = state.pending.get(key)
+            if pod is None and key in state.location:
+                state.anomalies.append((i, key, f"attempt for a pod already bound to "
+                                                f"{state.location[key]}"))
+            elif pod is None:
+                state.anomalies.append((i, key, "attempt for a pod unknown to the scenario "
+                                                "(or deleted)"))
+            now_gated = frozenset(gated | _gated_keys(state)) if t is not None else frozenset()
+            yield Step(i, a, pod, state, removed, now_gated)
+            self._apply(state, i, key, a)
+        for ev in pending_events:
+            state.time = ev.time
+            ev.apply(state)
+        self.final = state
+
+    def run(self) -> ClusterState:
+        """Replay everything; the final state."""
+        for _ in self:
+            pass
+        assert self.final is not None
+        return self.final
+
+    # --- effects ---
+    @staticmethod
+    def _remove_victims(state: ClusterState, i: int, preemptor: str,
+                        victims: Sequence[str]) -> list[tuple[str, Pod]]:
+        removed = []
+        for v in victims:
+            where = state.location.get(v)
+            gone = state.delete_pod(v)
+            if gone is None:
+                state.anomalies.append((i, v, f"victim of {preemptor} is not a pod of the "
+                                              "cluster at that time"))
+            elif where is not None:
+                removed.append((where, gone))
+            state.victims_of.setdefault(preemptor, []).append(v)
+        return removed
+
+    @staticmethod
+    def _clear_lower_nominations(state: ClusterState, preemptor: str, node: str | None) -> None:
+        """``prepareCandidate`` (preemption/executor.go): pods nominated to the preemption's
+        node with a lower priority than the preemptor lose their nomination."""
+        me = state.pending.get(preemptor)
+        if me is None or not node:
+            return
+        for k, n in list(state.nominated.items()):
+            p = state.pending.get(k)
+            if n == node and k != preemptor and p is not None and p.priority < me.priority:
+                del state.nominated[k]
+
+    def _apply(self, state: ClusterState, i: int, key: str, a: Mapping[str, Any]) -> None:
+        outcome = a.get("outcome")
+        if outcome == BOUND:
+            node = a.get("node")
+            if not node or node not in state.nodes:
+                state.anomalies.append((i, key, f"bound to {node!r}, which is not a node"))
+                return
+            if key in state.pending:
+                if a.get("victims"):
+                    self._clear_lower_nominations(state, key, node)
+                state.bind(key, node)
+            return
+        if outcome in (UNSCHEDULABLE, ERROR, NOMINATED):
+            if a.get("victims"):
+                self._remove_victims(state, i, key, a["victims"])
+                self._clear_lower_nominations(state, key, a.get("nominatedNode"))
+            if key in state.pending:
+                nnn = a.get("nominatedNode")
+                if nnn:
+                    state.nominated[key] = nnn
+                else:
+                    state.nominated.pop(key, None)
+
+
+def _gated_keys(state: ClusterState) -> set[str]:
+    return {k for k, p in state.pending.items() if p.scheduling_gates}
+
+
+def timeline_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
+                    ) -> list[TimelineEvent]:
+    """The timeline of a ``kschedconf/v1`` Scenario document as replay events.
+
+    The document is parsed by the model layer (``reference_impl/model/scenario.py``:
+    ``parse_scenario``); what each action does to the cluster is restated here from the
+    Scenario format: ``createPod``/``createNode`` add the object (skipped if it exists),
+    ``deletePod`` removes a pending or running pod, ``finishPod`` a running one,
+    ``deleteNode`` removes the node and the pods running on it, ``cordon``/``uncordon`` set
+    ``spec.unschedulable``, ``labelNode`` sets labels (null removes), ``taintNode`` adds taints
+    (replacing one with the same key and effect), ``untaintNode`` removes the taints with that
+    key (and effect, when given), ``removeSchedulingGates`` drops the named gates (all when none
+    are named). Events whose target is gone are skipped.
+    """
+    if not scenario_doc:
+        return []
+    parsed = parse_scenario(scenario_doc, cluster)
+    return [TimelineEvent(te.at / 1e9, f"{te.action} {te.target}", _applier(te))
+            for te in parsed.events]
+
+
+def _applier(te: Any) -> Callable[[ClusterState], None]:
+    action, target = te.action, te.target
+
+    def apply(state: ClusterState) -> None:
+        if action == "createPod":
+            if te.pod.key not in state.pending and te.pod.key not in state.location and (
+                    not te.pod.node_name or te.pod.node_name in state.nodes):
+                state.add_pod(te.pod)
+        elif action == "deletePod":
+            state.delete_pod(target, record=False)
+        elif action == "finishPod":
+            if target in state.location:
+                state.delete_pod(target, record=False)
+        elif action == "createNode":
+            if target not in state.nodes:
+                state.add_node(te.node)
+        elif action == "deleteNode":
+            if target in state.nodes:
+                for p in list(state.pods_on.get(target, ())):
+                    state.delete_pod(p.key, record=False)
+                state.remove_node(target)
+        elif action == "removeSchedulingGates":
+            pod = state.pending.get(target)
+            if pod is not None and pod.scheduling_gates:
+                gates = () if te.gates is None else tuple(
+                    g for g in pod.scheduling_gates if g not in te.gates)
+                state.pending[target] = dataclasses.replace(pod, scheduling_gates=gates)
+        elif target in state.nodes:
+            node = state.nodes[target]
+            state.update_node(_changed_node(node, te))
+
+    return apply
+
+
+def _changed_node(node: Node, te: Any) -> Node:
+    if te.action in ("cordon", "uncordon"):
+        return dataclasses.replace(node, unschedulable=te.action == "cordon")
+    if te.action == "labelNode":
+        labels = dict(node.labels)
+        for k, v in te.labels.items():
+            if v is None:
+                labels.pop(k, None)
+            else:
+                labels[k] = v
+        return dataclasses.replace(node, labels=labels)
+    if te.action == "taintNode":
+        taints = list(node.taints)
+        for t in te.taints:
+            same = [i for i, o in enumerate(taints) if o.key == t.key and o.effect == t.effect]
+            if same:
+                taints[same[0]] = t
+            else:
+                taints.append(t)
+        return dataclasses.replace(node, taints=tuple(taints))
+    if te.action == "untaintNode":
+        return dataclasses.replace(node, taints=tuple(
+            t for t in node.taints
+            if not any(t.key == k and (not e or t.effect == e) for k, e in te.untaints)))
+    return node

@@ -1,0 +1,41 @@
+"""Whole scenarios (``conformance.scenario.ScenarioInput``): a cluster with running pods that
+fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a seed.
+
+The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,
+then the timeline (``kschedconf/v1`` Scenario) if any; the configuration is ``config``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hypothesis import strategies as st
+
+from conformance.scenario import ScenarioInput
+from strategies.clusters import clusters, pending_pods
+from strategies.configs import scheduler_configs, scheduler_names_of
+from strategies.sizes import SMALL, Sizes, resolve_features
+from strategies.timelines import timelines
+
+__all__ = ["scenarios"]
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
+              name: str = "generated") -> ScenarioInput:
+    """A whole scenario. ``features`` (default: all of ``ALL_FEATURES``) limits what may appear;
+    without "config" there is never a configuration, without "timeline" never a timeline."""
+    f = resolve_features(features)
+    config = None
+    if "config" in f:
+        config = draw(st.none() | scheduler_configs(sizes, f))
+    names = scheduler_names_of(config)
+    cluster = draw(clusters(sizes, f, names))
+    pending = draw(pending_pods(cluster, sizes, f, names))
+    documents = cluster.documents(pending)
+    if "timeline" in f:
+        timeline = draw(st.none() | timelines(cluster, pending, sizes, f, names))
+        if timeline is not None:
+            documents.append(timeline)
+    seed = draw(st.integers(0, 2**16))
+    return ScenarioInput(documents, config, seed, name)
