@@ -4,6 +4,10 @@ Favours nodes that already hold the pod's images. Each image of the pod (init co
 containers, image volumes) present on the node contributes its size scaled by the share of
 nodes holding it (``size * numNodes / totalNumNodes``, float64 then int64); the sum, clamped to
 [23 MiB, 1000 MiB * number of images], is mapped linearly onto 0..100.
+
+No EventsToRegister, as upstream: a Score-only plugin is no enqueue extension
+(``runtime/framework.go`` shouldHaveEnqueueExtensions: PreEnqueue, PreFilter, Filter, Reserve,
+Permit), so it is not in the queueing hint map and never decides a requeue.
 """
 
 from __future__ import annotations

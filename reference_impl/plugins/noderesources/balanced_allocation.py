@@ -9,6 +9,10 @@ change, towards 100 when the pod improves it, towards 50 when it worsens it.
 Requests are raw (``useRequested``): node ``Requested`` (not NonZeroRequested) and the pod's
 requests without the 100m/200Mi defaults, pod-level requests included when PodLevelResources is
 on. A pod requesting none of the listed resources is skipped at PreScore.
+
+No EventsToRegister, as upstream: a PreScore/Score-only plugin is no enqueue extension
+(``runtime/framework.go`` shouldHaveEnqueueExtensions: PreEnqueue, PreFilter, Filter, Reserve,
+Permit), so it is not in the queueing hint map and never decides a requeue.
 """
 
 from __future__ import annotations
