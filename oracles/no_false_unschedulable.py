@@ -36,7 +36,9 @@ from oracles.rules import (
     PodFit,
     fit_reasons,
     nominated_for,
+    port_conflict,
     requests_of,
+    resource_shortfalls,
     sum_requests,
     unmodelled_pod_features,
 )
@@ -61,14 +63,24 @@ def feasible_nodes(pod: Pod, state: ClusterState, cfg: FilterConfig) -> list[str
 
 def preemption_nodes(pod: Pod, state: ClusterState, cfg: FilterConfig) -> list[str]:
     """Nodes where the pod passes every restated rule once every lower-priority pod on that
-    node is removed (``SelectVictimsOnNode``'s first check), which have such a pod."""
+    node is removed (``SelectVictimsOnNode``'s first check), which have such a pod. Nodes that
+    fail a rule no removal can change (static rules, resources or ports still short with only
+    the higher-priority and nominated pods) are ruled out before the full check."""
     world = state.world()
+    base = PodFit(pod, world, cfg)
     out = []
-    for name in state.nodes:
+    for name, node in state.nodes.items():
         lower = [p.key for p in state.pods_on.get(name, ()) if p.priority < pod.priority]
-        if not lower:
+        if not lower or base.static_reasons(name):
             continue
         nominated = nominated_for(pod, name, state.nominated, state.pending)
+        keep = [p for p in state.pods_on.get(name, ()) if p.priority >= pod.priority]
+        keep += nominated
+        if "NodeResourcesFit" in cfg.enabled and resource_shortfalls(
+                base.req, node, keep, cfg.ignored_resources, cfg.ignored_groups):
+            continue
+        if "NodePorts" in cfg.enabled and pod.host_ports and port_conflict(pod.host_ports, keep):
+            continue
         if not fit_reasons(pod, name, world.without(name, lower), cfg, nominated):
             out.append(name)
     return out

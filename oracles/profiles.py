@@ -3,12 +3,14 @@
 The oracles need to know, per profile (``schedulerName``): which Filter rules apply (a profile
 may disable NodePorts, ...), whether DefaultPreemption runs at PostFilter, which QueueSort plugin
 orders the queue, the NodeResourcesFit ignored resources, the NodeAffinity ``addedAffinity``, and
-the queue's backoff settings. The file is decoded and defaulted by the configuration layer
-(``reference_impl/config``: strict v1 decoding, ``setDefaults_KubeSchedulerProfile`` merging the
-profile's plugin sets into the release's default plugins); *which extension points a plugin
-implements* is a small table written here for the in-tree plugins, so no plugin code is involved.
+the queue's backoff settings. This is read from the raw v1 document here, without the reference's
+configuration code (a planted bug there must not change what the oracles expect): the release's
+default plugins, ``mergePluginSet`` and the MultiPoint expansion are restated below. The
+document is assumed valid (the subject rejects an invalid one).
 
-Upstream: ``pkg/scheduler/apis/config/v1/default_plugins.go`` (mergePlugins) and
+Upstream: ``pkg/scheduler/apis/config/v1/default_plugins.go`` (getDefaultPlugins with the
+v1.37.2 default gates, mergePlugins / mergePluginSet), ``pkg/scheduler/apis/config/v1/
+defaults.go`` (one profile ``default-scheduler`` when none is given; backoff 1 s / 10 s) and
 ``pkg/scheduler/framework/runtime/framework.go`` (expandMultiPointPlugins: a MultiPoint plugin
 runs at every extension point it implements unless that point disables it or ``*``).
 """
@@ -19,9 +21,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_impl.config.core_v1 import node_affinity as _node_affinity_from_v1
-from reference_impl.config.loader import decode_configuration, set_defaults
-from reference_impl.model.objects import DEFAULT_SCHEDULER_NAME, NodeSelector
+from reference_impl.model.objects import (
+    DEFAULT_SCHEDULER_NAME,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+)
+
+# getDefaultPlugins of v1.37.2 after applyFeatureGates with the default gates
+# (NodeDeclaredFeatures appended; DynamicResources inserted before DefaultPreemption).
+DEFAULT_MULTI_POINT = (
+    "SchedulingGates", "PrioritySort", "NodeName", "NodeUnschedulable", "TaintToleration",
+    "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
+    "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
+    "DefaultPreemption", "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder",
+    "NodeDeclaredFeatures",
+)
+DEFAULT_INITIAL_BACKOFF_SECONDS = 1
+DEFAULT_MAX_BACKOFF_SECONDS = 10
 
 # The Filter rules the oracles restate (oracles/rules.py).
 RESTATED_FILTERS = frozenset({
@@ -110,9 +127,14 @@ class ProfileView:
     @property
     def added_affinity(self) -> NodeSelector | None:
         """``NodeAffinityArgs.addedAffinity`` required terms (enforced on every pod)."""
-        raw = self.args.get("NodeAffinity", {}).get("addedAffinity")
-        na = _node_affinity_from_v1(raw) if raw else None
-        return na.required if na is not None else None
+        raw = (self.args.get("NodeAffinity", {}).get("addedAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution")
+        if raw is None:
+            return None
+        return NodeSelector(tuple(
+            NodeSelectorTerm(_requirements(t.get("matchExpressions")),
+                             _requirements(t.get("matchFields")))
+            for t in raw.get("nodeSelectorTerms") or ()))
 
     def unrestated_rejecters(self) -> list[str]:
         """Plugins enabled at a rejecting point whose rules the oracles do not restate and
@@ -146,36 +168,54 @@ def _implements(plugin: str, point: str) -> bool:
     return True if known is None else point in known
 
 
+def _requirements(items: Any) -> tuple[NodeSelectorRequirement, ...]:
+    return tuple(NodeSelectorRequirement(r.get("key", ""), r.get("operator", ""),
+                                         tuple(r.get("values") or ()))
+                 for r in items or ())
+
+
+def _names(plugin_set: Mapping[str, Any] | None, field_name: str) -> list[str]:
+    return [p.get("name", "") for p in (plugin_set or {}).get(field_name) or ()]
+
+
 def read_scheduler_config(config: Mapping[str, Any] | None) -> SchedulerView:
     """The profiles of ``config`` (a KubeSchedulerConfiguration dict, or ``None`` for the
-    defaults: one profile ``default-scheduler`` with the default plugins)."""
-    raw = dict(config) if config else {
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
-    internal = decode_configuration(raw, "<scenario config>")
-    set_defaults(internal)
+    defaults: one profile ``default-scheduler`` with the default plugins).
+
+    ``mergePluginSet``: the default MultiPoint plugins stay unless MultiPoint disables them (or
+    ``*``), the profile's MultiPoint plugins are added; every other extension point has no
+    defaults. Then each point runs its own enabled plugins plus the MultiPoint plugins that
+    implement it and that the point does not disable (nor ``*``).
+    """
+    config = config or {}
+    raw_profiles = list(config.get("profiles") or [{}])
     profiles: dict[str, ProfileView] = {}
-    for prof in internal.profiles:
-        plugins = prof.plugins or {}
-        multi = plugins.get("multiPoint")
-        view = ProfileView(prof.scheduler_name or DEFAULT_SCHEDULER_NAME,
-                           percentage_of_nodes_to_score=prof.percentage_of_nodes_to_score)
+    for raw in raw_profiles:
+        name = raw.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        plugins = raw.get("plugins") or {}
+        multi_cfg = plugins.get("multiPoint")
+        off = set(_names(multi_cfg, "disabled"))
+        multi = [] if "*" in off else [p for p in DEFAULT_MULTI_POINT if p not in off]
+        multi += [p for p in _names(multi_cfg, "enabled") if p not in multi]
+        view = ProfileView(name, percentage_of_nodes_to_score=raw.get(
+            "percentageOfNodesToScore"))
         for point in _POINTS:
-            ps = plugins.get(point)
-            names = [p.name for p in ps.enabled] if ps is not None else []
-            disabled = {p.name for p in ps.disabled} if ps is not None else set()
-            if multi is not None and "*" not in disabled:
-                for p in multi.enabled:
-                    if (p.name not in disabled and p.name not in names
-                            and _implements(p.name, point)):
-                        names.append(p.name)
+            names = _names(plugins.get(point), "enabled")
+            disabled = set(_names(plugins.get(point), "disabled"))
+            if "*" not in disabled:
+                names += [p for p in multi if p not in disabled and p not in names
+                          and _implements(p, point)]
             view.points[point] = names
-        for entry in prof.plugin_config:
-            if isinstance(entry.args, dict):
-                view.args[entry.name] = entry.args
-        profiles[view.scheduler_name] = view
+        for entry in raw.get("pluginConfig") or ():
+            if isinstance(entry.get("args"), Mapping):
+                view.args[entry.get("name", "")] = dict(entry["args"])
+        profiles[name] = view
+    initial = config.get("podInitialBackoffSeconds")
+    maximum = config.get("podMaxBackoffSeconds")
     return SchedulerView(
         profiles,
-        pod_initial_backoff_seconds=float(internal.pod_initial_backoff_seconds or 0),
-        pod_max_backoff_seconds=float(internal.pod_max_backoff_seconds or 0),
-        percentage_of_nodes_to_score=internal.percentage_of_nodes_to_score or 0,
+        pod_initial_backoff_seconds=float(
+            DEFAULT_INITIAL_BACKOFF_SECONDS if initial is None else initial),
+        pod_max_backoff_seconds=float(DEFAULT_MAX_BACKOFF_SECONDS if maximum is None else maximum),
+        percentage_of_nodes_to_score=config.get("percentageOfNodesToScore") or 0,
     )

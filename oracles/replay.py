@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,7 +185,7 @@ class Step:
     # Pods that had scheduling gates at some moment of this attempt's instant: before, between
     # or after the timeline events of exactly that time (a subject may record a Gated verdict
     # at queue-add time, before or while the events of the same instant apply).
-    gated_this_instant: frozenset[str] = frozenset()
+    gated_this_instant: AbstractSet[str] = frozenset()
 
     @property
     def key(self) -> str:
@@ -252,8 +253,7 @@ class Replay:
             elif pod is None:
                 state.anomalies.append((i, key, "attempt for a pod unknown to the scenario "
                                                 "(or deleted)"))
-            now_gated = frozenset(gated | _gated_keys(state)) if t is not None else frozenset()
-            yield Step(i, a, pod, state, removed, now_gated)
+            yield Step(i, a, pod, state, removed, gated if t is not None else frozenset())
             self._apply(state, i, key, a)
         for ev in pending_events:
             state.time = ev.time

@@ -503,7 +503,9 @@ class PodFit:
                         self.existing_anti.setdefault(k, []).append(other.key)
 
     # --- the rules ---
-    def reasons(self, node_name: str) -> list[str]:
+    def static_reasons(self, node_name: str) -> list[str]:
+        """The rules that do not depend on the node's pods: NodeName, NodeUnschedulable,
+        TaintToleration, NodeAffinity."""
         node = self.world.nodes.get(node_name)
         if node is None:
             return [f"node {node_name} does not exist"]
@@ -526,6 +528,15 @@ class PodFit:
             why = required_node_affinity_mismatch(pod, node)
             if why is not None:
                 out.append(f"NodeAffinity: {why}")
+        return out
+
+    def reasons(self, node_name: str) -> list[str]:
+        """Every restated rule the pod breaks on ``node_name`` (empty: it fits)."""
+        out = self.static_reasons(node_name)
+        node = self.world.nodes.get(node_name)
+        if node is None:
+            return out
+        pod, cfg, en = self.pod, self.cfg, self.cfg.enabled
         on_node = self.world.on(node_name)
         if "NodePorts" in en and pod.host_ports:
             c = port_conflict(pod.host_ports, on_node)

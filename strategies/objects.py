@@ -716,7 +716,7 @@ def pod_from_template(template: Mapping[str, Any], name: str, *, node_name: str 
                       owner: Doc | None = None, creation_timestamp: str | None = None) -> Doc:
     """A copy of ``template`` named ``name``, bound to ``node_name`` if given (a running pod),
     with an owner reference and a creation timestamp if given."""
-    meta = dict(template["metadata"])
+    meta = _deep_copy(template["metadata"])  # no sharing: YAML would write anchors
     out: Doc = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **meta}}
     if creation_timestamp:
         out["metadata"]["creationTimestamp"] = creation_timestamp

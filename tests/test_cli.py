@@ -257,7 +257,7 @@ def test_simulate_preempts_then_binds(tmp_path: Path, capsys) -> None:
     doc = json.loads(out)
     jsonschema.validate(doc, schema("SimulationResult"))
     high = [a for a in doc["attempts"] if a["pod"] == "default/high"]
-    assert high[0]["outcome"] == "Unschedulable"
+    assert high[0]["outcome"] == "Nominated"
     assert high[0]["nominatedNode"] == "n1" and high[0]["victims"] == ["default/low1"]
     assert high[-1]["outcome"] == "Bound" and high[-1]["node"] == "n1"
     assert doc["deleted"] == ["default/low1"]

@@ -181,7 +181,7 @@ def test_preemption_victim_delete_is_seen_in_flight():
                       make_pod("high", cpu="2", priority=100)])
     res = run_simulation(Scheduler(c), trace=True)
     assert timeline(res) == [
-        (0.0, 1, "activeQ", "UnscheduledPodAdd", "Unschedulable", None),
+        (0.0, 1, "activeQ", "UnscheduledPodAdd", "Nominated", None),
         (0.0, 2, "backoffQ", "AssignedPodDelete", "Bound", "n1"),
     ]
     assert res.attempts[0].victims == ["default/low"]
@@ -292,7 +292,7 @@ def test_preemption_clears_lower_priority_nomination():
     s = Scheduler(c)
     res = run_simulation(s, trace=True)
     assert timeline(res, "default/h") == [
-        (0.0, 1, "activeQ", "UnscheduledPodAdd", "Unschedulable", None),
+        (0.0, 1, "activeQ", "UnscheduledPodAdd", "Nominated", None),
         (0.0, 2, "backoffQ", "AssignedPodDelete", "Bound", "n1"),
     ]
     m = next(p for p in s.cluster.pods if p.name == "m")

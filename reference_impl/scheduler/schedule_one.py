@@ -40,6 +40,7 @@ BOUND = "Bound"
 UNSCHEDULABLE = "Unschedulable"
 ERROR = "Error"
 GATED = "Gated"
+NOMINATED = "Nominated"  # unschedulable now; preemption nominated a node (and evicted victims)
 
 
 class FitError(Exception):

@@ -30,6 +30,7 @@ from reference_impl.scheduler.schedule_one import (
     BOUND,
     ERROR,
     GATED,
+    NOMINATED,
     UNSCHEDULABLE,
     Attempt,
     FitError,
@@ -186,7 +187,10 @@ class Scheduler:
         if fit.diagnosis.pre_filter_msg:
             for ni in self.snapshot.list():
                 reasons.setdefault(ni.node.name, fit.diagnosis.absent_nodes_status.all_reasons())
-        attempt = Attempt(pod.key, UNSCHEDULABLE, message=fit.message(), reasons=reasons)
+        nominated = (nominating is not None and nominating.mode == MODE_OVERRIDE
+                     and bool(nominating.nominated_node_name))
+        attempt = Attempt(pod.key, NOMINATED if nominated else UNSCHEDULABLE,
+                          message=fit.message(), reasons=reasons)
         nnn = self.nominator.nominated_node_of(pod)
         attempt.nominated_node = nnn or None
         attempt.victims = victims

@@ -53,7 +53,14 @@ from reference_impl.scheduler.queue.scheduling_queue import (
     profile_pre_enqueue_plugins,
     profile_queueing_hint_map,
 )
-from reference_impl.scheduler.schedule_one import BOUND, ERROR, GATED, UNSCHEDULABLE, Attempt
+from reference_impl.scheduler.schedule_one import (
+    BOUND,
+    ERROR,
+    GATED,
+    NOMINATED,
+    UNSCHEDULABLE,
+    Attempt,
+)
 from reference_impl.scheduler.scheduler import Scheduler, SimulationResult
 
 LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
@@ -339,7 +346,7 @@ class Simulation:
         pod = self.pods.get(qpi.pod.key)
         if pod is None or pod.uid != qpi.pod.uid:
             return
-        reason = (POD_REASON_UNSCHEDULABLE if attempt.outcome == UNSCHEDULABLE
+        reason = (POD_REASON_UNSCHEDULABLE if attempt.outcome in (UNSCHEDULABLE, NOMINATED)
                   else POD_REASON_SCHEDULER_ERROR)
         condition = (reason, attempt.message)
         nnn = self.s.nominator.nominated_node_of(pod)
