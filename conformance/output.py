@@ -71,6 +71,8 @@ def simulation_doc(r: SimulationResult) -> dict[str, Any]:
             "nominatedNode": a.nominated_node,
             "candidates": a.candidates,
             "victims": a.victims,
+            "evaluatedNodes": a.evaluated_nodes,
+            "feasibleNodes": a.feasible_nodes,
         } for a in r.attempts],
         "bindings": r.bindings,
         "pending": r.pending,

@@ -190,7 +190,8 @@ class Scheduler:
         nominated = (nominating is not None and nominating.mode == MODE_OVERRIDE
                      and bool(nominating.nominated_node_name))
         attempt = Attempt(pod.key, NOMINATED if nominated else UNSCHEDULABLE,
-                          message=fit.message(), reasons=reasons)
+                          message=fit.message(), reasons=reasons,
+                          evaluated_nodes=len(fit.diagnosis.node_to_status))
         nnn = self.nominator.nominated_node_of(pod)
         attempt.nominated_node = nnn or None
         attempt.victims = victims
