@@ -37,6 +37,7 @@ from strategies.sizes import SMALL, Sizes, resolve_features
 
 __all__ = [
     "PodContext",
+    "NodeTemplate",
     "node_templates",
     "node_from_template",
     "nodes",
@@ -58,6 +59,9 @@ __all__ = [
     "resolve_priority",
     "format_cpu",
     "format_bytes",
+    "aggregate_container_requests",
+    "stable_uid",
+    "sometimes",
 ]
 
 Doc = dict[str, Any]

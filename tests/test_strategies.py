@@ -47,6 +47,7 @@ from strategies import (
     scheduler_names_of,
     timelines,
 )
+from strategies.objects import resolve_priority
 from strategies.vocabulary import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -334,7 +335,9 @@ def test_generated_configs_load(cfg: dict) -> None:
 @FAST
 @given(scenarios())
 def test_scenarios_roundtrip_load_and_validate(s: ScenarioInput) -> None:
-    back = ScenarioInput.from_yaml(s.to_yaml())
+    text = s.to_yaml()
+    assert "&id" not in text  # no YAML anchors: every object is written out
+    back = ScenarioInput.from_yaml(text)
     assert back.documents == s.documents and back.config == s.config and back.seed == s.seed
     result = load_documents(s.documents)
     errors = [e for d in s.documents if d.get("kind") != "Scenario" for e in _api_errors(d)]
@@ -344,6 +347,21 @@ def test_scenarios_roundtrip_load_and_validate(s: ScenarioInput) -> None:
     assert len({(p.namespace, p.name) for p in result.cluster.pods}) == len(docs_pods)
     if s.config is not None:
         load_config(s.config, REGISTRY)
+
+
+@FAST
+@given(scenarios(features=ALL_FEATURES - {"timeline", "config"}))
+def test_explicit_priorities_are_what_admission_computes(s: ScenarioInput) -> None:
+    """plugin/pkg/admission/priority/admission.go: a pod's spec.priority and
+    spec.preemptionPolicy, when given, equal what its class (or the global default) says."""
+    classes = _kind(s.documents, "PriorityClass")
+    loaded = {p.name: p for p in load_documents(s.documents).cluster.pods}
+    for doc in _pod_docs(s):
+        priority, policy = resolve_priority(doc["spec"].get("priorityClassName", ""), classes)
+        assert doc["spec"].get("priority", priority) == priority
+        assert doc["spec"].get("preemptionPolicy", policy) == policy
+        assert loaded[doc["metadata"]["name"]].priority == priority
+        assert loaded[doc["metadata"]["name"]].preemption_policy == policy
 
 
 @FAST
