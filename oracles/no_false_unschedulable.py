@@ -151,6 +151,10 @@ def check(ctx: OracleContext) -> list[Violation]:
         if state.nominated.get(pod.key) and state.victims_of.get(pod.key):
             continue  # upstream: victims may still be terminating on the nominated node
         nodes = preemption_nodes(pod, state, cfg)
+        if nodes and prof.preemption_num_candidates(len(nodes)) == 0:
+            # Upstream keeps no candidate at all when the profile's candidate count is 0 (e.g.
+            # minCandidateNodesAbsolute 0 and few nodes); the potential nodes are at least these.
+            continue
         if nodes:
             n = nodes[0]
             lower = [p for p in state.pods_on.get(n, ()) if p.priority < pod.priority]

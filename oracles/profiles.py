@@ -110,6 +110,16 @@ class ProfileView:
         """DefaultPreemption runs at PostFilter."""
         return self.enabled("DefaultPreemption", "postFilter")
 
+    def preemption_num_candidates(self, num_nodes: int) -> int:
+        """``DefaultPreemption.calculateNumCandidates``: numNodes·percentage/100, at least the
+        absolute minimum, at most numNodes (args defaults 10 % and 100)."""
+        args = self.args.get("DefaultPreemption", {}) or {}
+        pct = args.get("minCandidateNodesPercentage")
+        absolute = args.get("minCandidateNodesAbsolute")
+        n = num_nodes * (10 if pct is None else int(pct)) // 100
+        n = max(n, 100 if absolute is None else int(absolute))
+        return min(n, num_nodes)
+
     @property
     def queue_sort(self) -> str:
         qs = self.points.get("queueSort", [])
