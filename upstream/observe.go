@@ -1,0 +1,131 @@
+package main
+
+// Observation points on the real scheduler, all through its public surface: the profiles map
+// holds our wrapper around each profile's framework (it forwards every call and looks at a few
+// results), and the scheduler's NextEntity and FailureHandler fields are wrapped.
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+)
+
+// observedFramework is a profile's framework with a few calls observed.
+type observedFramework struct {
+	framework.Framework
+	w  *world
+	pe *preemptionNotes
+	// lastScores holds the scores of the last RunScorePlugins call (explain and simulate).
+	lastScores []fwk.NodePluginScores
+	lastNodes  []string
+}
+
+// RunScorePlugins: the scores upstream computed (for the tie set of the chosen node).
+func (f *observedFramework) RunScorePlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, *fwk.Status) {
+	ns, st := f.Framework.RunScorePlugins(ctx, state, pod, nodes)
+	f.lastNodes = f.lastNodes[:0]
+	for _, n := range nodes {
+		f.lastNodes = append(f.lastNodes, n.Node().Name)
+	}
+	// A copy: the caller turns the slice into a heap in place (NewSortedScoredNodes).
+	f.lastScores = append([]fwk.NodePluginScores(nil), ns...)
+	if f.w.rec != nil && st.IsSuccess() {
+		f.w.rec.scored(pod, f.lastScores)
+	}
+	return ns, st
+}
+
+// RunPostFilterPlugins: preemption. Before the real PostFilter runs, a side-effect-free dry run
+// over every potential node records where upstream's choice depends on randomness.
+func (f *observedFramework) RunPostFilterPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	var dry *dryRun
+	if f.pe != nil {
+		dry = f.pe.before(ctx, f.Framework, state, pod, m)
+	}
+	res, st := f.Framework.RunPostFilterPlugins(ctx, state, pod, m)
+	nominated := ""
+	if st.IsSuccess() && res != nil && res.NominatingInfo != nil {
+		nominated = res.NominatingInfo.NominatedNodeName
+	}
+	if nominated != "" {
+		// An asynchronous preemption goroutine deletes the victims (SchedulerAsyncPreemption):
+		// settle waits for it, unless no victim needs an API call.
+		if dry == nil || dry.needsAPICall(nominated) {
+			atomic.AddInt64(&f.w.preemptionsStarted, 1)
+		}
+		if f.pe != nil && dry != nil {
+			f.pe.after(pod, dry, nominated)
+		}
+	}
+	return res, st
+}
+
+// RunPermitPlugins: a Success (or Wait) here means the binding cycle goroutine starts.
+func (f *observedFramework) RunPermitPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) (map[string]time.Duration, *fwk.Status) {
+	waits, st := f.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
+	if st.IsSuccess() || st.IsWait() {
+		f.w.mu.Lock()
+		f.w.bindingInProgress[string(pod.UID)] = true
+		f.w.mu.Unlock()
+	}
+	return waits, st
+}
+
+// RunPostBindPlugins: the last step of a successful binding cycle.
+func (f *observedFramework) RunPostBindPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) {
+	f.Framework.RunPostBindPlugins(ctx, state, pod, nodeName)
+	f.w.mu.Lock()
+	delete(f.w.bindingInProgress, string(pod.UID))
+	f.w.mu.Unlock()
+}
+
+// observe installs the wrappers on the scheduler.
+func (w *world) observe(pe bool) {
+	for name, prof := range w.sched.Profiles {
+		of := &observedFramework{Framework: prof, w: w}
+		if pe {
+			of.pe = newPreemptionNotes(w, prof)
+		}
+		w.sched.Profiles[name] = of
+	}
+	next := w.sched.NextEntity
+	w.sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
+		e, err := next(logger)
+		if err != nil || e == nil || w.rec == nil {
+			return e, err
+		}
+		if qpi, ok := e.(*framework.QueuedPodInfo); ok && qpi.Pod != nil {
+			if !w.rec.popped(qpi) {
+				// Not attempted again (single pass or per-pod attempt limit): the pod leaves the
+				// queue as if its scheduling cycle ended without requeueing.
+				w.sched.SchedulingQueue.Done(qpi.Pod.UID)
+				return nil, nil
+			}
+		}
+		return e, err
+	}
+	schedulePod := w.sched.SchedulePod
+	w.sched.SchedulePod = func(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
+		res, err := schedulePod(ctx, fw, state, podInfo)
+		if err == nil && w.rec != nil {
+			w.rec.scheduled(podInfo.Pod, res.EvaluatedNodes, res.FeasibleNodes)
+		}
+		return res, err
+	}
+	fail := w.sched.FailureHandler
+	w.sched.FailureHandler = func(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo, start time.Time) {
+		if w.rec != nil {
+			w.rec.failed(w, podInfo, status, nominatingInfo)
+		}
+		fail(ctx, fw, podInfo, status, nominatingInfo, start)
+		w.mu.Lock()
+		delete(w.bindingInProgress, string(podInfo.Pod.UID))
+		w.mu.Unlock()
+	}
+}
