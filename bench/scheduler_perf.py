@@ -188,10 +188,58 @@ def run(w: Workload) -> dict:
             "bound": bound, "measured": len(measure), "floor": w.floor}
 
 
+def workload_documents(w: Workload) -> list[dict]:
+    docs = [node(i, ZONES[i % 3] if w.zones else None) for i in range(w.nodes)]
+    for ns in sorted({w.init_ns, w.measure_ns}):
+        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    docs += [w.init_template(f"init-{i}", w.init_ns, 0) for i in range(w.init_pods)]
+    docs += [w.measure_template(f"measure-{i}", w.measure_ns, 1)
+             for i in range(w.measure_pods)]
+    return docs
+
+
+def run_side_by_side(w: Workload, upstream_bin: str) -> dict:
+    """The whole workload (init and measured pods, from the same manifests) through the
+    reference's simulation and through the upstream subject (the real kube-scheduler in
+    process), wall time of each; pods/s counts every pod scheduled."""
+    import json
+    import tempfile
+
+    import yaml
+
+    from reference_impl.scheduler.simulation import run_simulation
+
+    docs = workload_documents(w)
+    pods = w.init_pods + w.measure_pods
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "workload.yaml"
+        path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": docs}))
+        t0 = time.perf_counter()
+        ref = run_simulation(Scheduler(load_documents(docs, source=w.name).cluster, seed=0))
+        ref_s = time.perf_counter() - t0
+        out = Path(tmp) / "up.json"
+        t1 = time.perf_counter()
+        proc = subprocess.run([upstream_bin, "simulate", str(path), "--output", str(out),
+                               "--timeout", "1800s"], capture_output=True, text=True,
+                              check=False)
+        up_s = time.perf_counter() - t1
+        if proc.returncode not in (0, 1):
+            raise RuntimeError(f"upstream subject failed: {proc.stderr[-500:]}")
+        up = json.loads(out.read_text())
+    same = up["bindings"] == ref.bindings
+    return {"workload": w.name, "ref_pods_s": pods / ref_s, "up_pods_s": pods / up_s,
+            "ratio": (pods / ref_s) / (pods / up_s), "same_bindings": same}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", action="append", help="run only this workload (repeatable)")
+    ap.add_argument("--upstream", metavar="BIN", nargs="?",
+                    const="upstream/bin/kschedconf-upstream",
+                    help="also run each workload through the upstream subject (default binary: "
+                         "upstream/bin/kschedconf-upstream, built by upstream/build.sh) and print "
+                         "both throughputs and their ratio")
     args = ap.parse_args()
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -211,6 +259,16 @@ def main() -> int:
         print(f"{r['workload']:40} {r['load_s']:8.2f} {r['init_s']:8.2f} {r['measure_s']:10.2f}"
               f" {r['pods_per_s']:9.1f} {r['bound']:>5}/{r['measured']:<5} {floor:>18}",
               flush=True)
+    if args.upstream:
+        print(f"\nside by side, whole workload (every pod, same manifests, wall time):\n"
+              f"{'workload':40} {'reference pods/s':>17} {'upstream pods/s':>16} "
+              f"{'ref/upstream':>13} {'same bindings':>14}")
+        for w in WORKLOADS:
+            if (args.only and w.name not in args.only) or w.preemption:
+                continue
+            r = run_side_by_side(w, args.upstream)
+            print(f"{r['workload']:40} {r['ref_pods_s']:17.1f} {r['up_pods_s']:16.1f} "
+                  f"{r['ratio']:13.2f} {str(r['same_bindings']):>14}", flush=True)
     return 0
 
 
