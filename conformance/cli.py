@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance.commands_mutants import MUTANTS_COMMANDS, add_mutants_parser
 from conformance.commands_run import RUN_COMMANDS, add_run_parsers
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="explain a pending pod of the cluster instead of --pod")
     _common(exp)
     add_run_parsers(sub)
+    add_mutants_parser(sub)
     return parser
 
 
@@ -216,7 +218,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK if e.selected else EXIT_FAILED
 
 
-COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS}
+COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS, **MUTANTS_COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

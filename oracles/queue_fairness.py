@@ -54,7 +54,7 @@ from reference_impl.model.objects import (
 from reference_impl.model.scenario import parse_scenario
 
 NAME = "queue_fairness"
-ACTIVE, BACKOFF, UNSCHEDULABLE = "Active", "Backoff", "Unschedulable"
+ACTIVE, BACKOFF, UNSCHEDULABLE = "activeQ", "backoffQ", "unschedulablePods"
 BACKOFF_COMPLETE = "BackoffComplete"
 FLUSH_PERIOD = 1.0  # seconds between flushBackoffQCompleted runs (the ordering window too)
 EPS = 1e-9

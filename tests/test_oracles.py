@@ -646,29 +646,29 @@ def fairness_with(trace: list[dict], docs: list[dict] | None = None,
 
 
 def test_queue_fairness_trace_priority_and_fifo() -> None:
-    adds = [rec(0, "add", "a", to="Active"), rec(0, "add", "b", to="Active")]
+    adds = [rec(0, "add", "a", to="activeQ"), rec(0, "add", "b", to="activeQ")]
     assert fairness_with(adds + [rec(0, "pop", "b", **{"from": "activeQ"}),
                                  rec(0, "pop", "a", **{"from": "activeQ"})]) == []
     v = one(fairness_with(adds + [rec(0, "pop", "a", **{"from": "activeQ"}),
                                   rec(0, "pop", "b", **{"from": "activeQ"})]))
     assert "priority 1" in v.message and "priority 10" in v.message
-    fifo = [rec(0, "add", "a", to="Active"), rec(2, "add", "c", to="Active"),
+    fifo = [rec(0, "add", "a", to="activeQ"), rec(2, "add", "c", to="activeQ"),
             rec(3, "pop", "c", **{"from": "activeQ"}), rec(3, "pop", "a", **{"from": "activeQ"})]
     v = one(fairness_with(fifo))
     assert "queued at 2s" in v.message and "queued at 0s" in v.message
 
 
 def test_queue_fairness_trace_backoff_bounds() -> None:
-    base = [rec(0, "add", "a", to="Active"), rec(0, "pop", "a", **{"from": "activeQ"}),
-            rec(5, "requeue", "a", to="Backoff", event="ScheduleAttemptFailure")]
-    ok = base + [rec(6, "flush", "a", to="Active", event="BackoffComplete"),
+    base = [rec(0, "add", "a", to="activeQ"), rec(0, "pop", "a", **{"from": "activeQ"}),
+            rec(5, "requeue", "a", to="backoffQ", event="ScheduleAttemptFailure")]
+    ok = base + [rec(6, "flush", "a", to="activeQ", event="BackoffComplete"),
                  rec(6, "pop", "a", **{"from": "activeQ"})]
     assert fairness_with(ok) == []
-    early = base + [rec(5.5, "flush", "a", to="Active", event="BackoffComplete"),
+    early = base + [rec(5.5, "flush", "a", to="activeQ", event="BackoffComplete"),
                     rec(5.5, "pop", "a", **{"from": "activeQ"})]
     v = one(fairness_with(early))
     assert "5.5s" in v.message and "not before 6s" in v.message
-    stuck = base + [rec(17, "add", "b", to="Active"), rec(17, "pop", "b", **{"from": "activeQ"})]
+    stuck = base + [rec(17, "add", "b", to="activeQ"), rec(17, "pop", "b", **{"from": "activeQ"})]
     v = one(fairness_with(stuck, stoppedBy="until"))
     assert "still in backoffQ" in v.message and "10" in v.message
     # A configured maximum of 20s makes the same trace fine.
@@ -676,9 +676,9 @@ def test_queue_fairness_trace_backoff_bounds() -> None:
 
 
 def test_queue_fairness_trace_backoffq_pop_and_starvation() -> None:
-    trace = [rec(0, "add", "a", to="Active"), rec(0, "add", "b", to="Active"),
+    trace = [rec(0, "add", "a", to="activeQ"), rec(0, "add", "b", to="activeQ"),
              rec(0, "pop", "b", **{"from": "activeQ"}),
-             rec(0, "requeue", "b", to="Backoff", event="ScheduleAttemptFailure"),
+             rec(0, "requeue", "b", to="backoffQ", event="ScheduleAttemptFailure"),
              rec(0, "pop", "b", **{"from": "backoffQ"})]
     vs = fairness_with(trace, stoppedBy="quiescence")
     assert any("pops default/b from backoffQ while activeQ holds default/a" in v.message

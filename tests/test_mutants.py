@@ -1,0 +1,304 @@
+"""Tests of the mutant catalogue and of ``kschedconf mutants`` (conformance/mutants.py).
+
+Each mutant must change the reference's behaviour on its own witness scenario (so no mutant is
+an "equivalent mutant" by accident), its patch must be undone on exit, and the runner must
+report caught / survived / ineffective correctly.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+from conformance import mutants as m
+from conformance.commands_mutants import main as mutants_main
+from conformance.subjects.reference import ReferenceSubject
+from oracles import ALL_ORACLES
+
+ALL = [mu.name for mu in m.CATALOGUE]
+
+
+def _bindings(result: dict[str, Any]) -> tuple:
+    return (result["bindings"], result["pending"], result["deleted"],
+            [(a["pod"], a["outcome"], a.get("node"), a.get("time")) for a in result["attempts"]])
+
+
+def _patched_values(mutant: m.Mutant) -> list[tuple[Any, str, Any]]:
+    """(owner, name, current raw value) of every attribute the mutant's patches touch."""
+    m._load_reference()
+    out = []
+    for p in mutant.patches:
+        owner, attr, raw, original = m._resolve(p.target)
+        out.append((owner, attr, raw))
+        if p.everywhere:
+            out += [(mod, name, vars(mod)[name])
+                    for mod, name in m._binding_sites(owner, attr, original)]
+    return out
+
+
+# ----------------------------------------------------------------------------- the catalogue
+
+def test_catalogue_size_and_names() -> None:
+    assert len(m.CATALOGUE) >= 25
+    assert len(set(ALL)) == len(ALL)
+    assert all(n == n.lower() and " " not in n for n in ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_mutant_is_documented(name: str) -> None:
+    mu = m.get(name)
+    assert mu.summary and mu.upstream and mu.shows and mu.area
+    assert mu.patches
+    assert set(mu.oracles) <= set(ALL_ORACLES), mu.oracles
+    assert "/root/" not in mu.upstream + mu.shows + mu.equivalent + mu.missing_oracle
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_mutant_changes_its_witness_and_is_restored(name: str) -> None:
+    """The witness is scheduled differently with the mutant, the same again after it; every
+    patched attribute is back to the very same object."""
+    mu = m.get(name)
+    ref = ReferenceSubject()
+    before = _patched_values(mu)
+    genuine = ref.run(mu.witness()).result
+    with mu.applied():
+        during = _patched_values(mu)
+        mutated = ref.run(mu.witness()).result
+    after_values = _patched_values(mu)
+    again = ref.run(mu.witness()).result
+    assert _bindings(genuine) != _bindings(mutated), f"{name} is equivalent on its witness"
+    assert _bindings(again) == _bindings(genuine)
+    assert all(b[2] is a[2] for a, b in zip(before, after_values, strict=True))
+    assert any(b[2] is not d[2] for b, d in zip(before, during, strict=True))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_witness_is_fair_and_blind_spots_are_documented(name: str) -> None:
+    """The genuine reference violates no oracle on the witness (a fair input). When no oracle
+    rejects the mutated reference even there, the catalogue must name the missing oracle;
+    when some do, they include the ones the catalogue expects."""
+    mu = m.get(name)
+    w = m.check_witness(mu)
+    assert w.differs
+    assert w.genuine_violations == []
+    if not w.caught_by:
+        assert mu.missing_oracle, f"{name}: no oracle sees it and no missing oracle is named"
+    elif mu.oracles:
+        assert set(mu.oracles) & set(w.caught_by), (name, w.caught_by)
+
+
+# ----------------------------------------------------------------------------- patching
+
+def test_patch_restored_after_an_exception() -> None:
+    mu = m.get("fit-ignores-pod-count")
+    before = _patched_values(mu)
+    with pytest.raises(RuntimeError), mu.applied():
+        raise RuntimeError("boom")
+    assert [x[2] for x in _patched_values(mu)] == [x[2] for x in before]
+
+
+def test_everywhere_patch_reaches_names_imported_elsewhere() -> None:
+    """``pod_requests`` is imported by name into NodeResourcesFit and the scoring helper: the
+    overhead mutant must replace those bindings too, and restore them."""
+    from reference_impl.model import requests
+    from reference_impl.plugins.noderesources import fit, resource_allocation
+
+    genuine = requests.pod_requests
+    with m.get("requests-ignore-overhead").applied():
+        assert requests.pod_requests is not genuine
+        assert fit.pod_requests is requests.pod_requests
+        assert resource_allocation.pod_requests is requests.pod_requests
+    assert fit.pod_requests is genuine and resource_allocation.pod_requests is genuine
+
+
+def test_unknown_target_is_an_error_and_earlier_patches_are_undone() -> None:
+    from reference_impl.plugins.noderesources import fit
+
+    genuine = fit.fits_request
+    bad = (m.Patch("reference_impl.plugins.noderesources.fit:fits_request",
+                   lambda orig: lambda *a, **k: []),
+           m.Patch("reference_impl.plugins.noderesources.fit:no_such_function",
+                   lambda orig: orig))
+    with pytest.raises(m.MutantError), m.patched(bad):
+        pass
+    assert fit.fits_request is genuine
+    with pytest.raises(m.MutantError):
+        with m.patched((m.Patch("reference_impl.plugins.nodeports:NodePorts.nope",
+                                lambda orig: orig),)):
+            pass
+
+
+def test_mutant_subject_patches_only_while_scheduling() -> None:
+    from reference_impl.plugins.nodeunschedulable import NodeUnschedulable
+
+    genuine = NodeUnschedulable.__dict__["filter"]
+    mu = m.get("nodeunschedulable-ignored")
+    result = m.MutantSubject(mu).run(mu.witness())
+    assert result.result["bindings"] == {"default/p": "n1"}
+    assert NodeUnschedulable.__dict__["filter"] is genuine
+
+
+def test_select_and_unknown_names() -> None:
+    assert [x.name for x in m.select([])] == ALL
+    two = m.select(["queue-fifo,fit-ignores-pod-count"])
+    assert [x.name for x in two] == ["fit-ignores-pod-count", "queue-fifo"]  # catalogue order
+    with pytest.raises(m.MutantError):
+        m.select(["no-such-mutant"])
+
+
+# ----------------------------------------------------------------------------- the runner
+
+def test_ineffective_mutant_is_reported() -> None:
+    """A patch that changes nothing must not be counted as caught or survived."""
+    noop = m.Mutant(name="noop", area="test", summary="nothing", upstream="-",
+                    patches=(m.Patch("reference_impl.plugins.noderesources.fit:fits_request",
+                                     lambda orig: orig),),
+                    witness=m.get("fit-ignores-pod-count").witness, shows="-")
+    out = m.run_mutant(noop, m.MutantsOptions(max_examples=5, budget=None))
+    assert out.status == m.INEFFECTIVE
+    assert out.properties == []
+
+
+def test_run_mutant_caught_reports_oracle_examples_and_seconds() -> None:
+    out = m.run_mutant(m.get("nodeaffinity-ignores-nodeselector"),
+                       m.MutantsOptions(max_examples=300, budget=None))
+    assert out.status == m.CAUGHT
+    assert "filters_honoured" in out.caught_by
+    assert out.examples is not None and 1 <= out.examples <= 300
+    assert out.seconds is not None and out.seconds >= 0
+    assert out.witness_caught_by == ["filters_honoured"]
+    assert out.message.startswith("[filters_honoured]")
+
+
+def test_survivor_notes() -> None:
+    blind = m.MutantOutcome("x", "a", "s", status=m.SURVIVED, missing_oracle="an oracle Y")
+    assert blind.survivor_note().startswith("blind:") and "an oracle Y" in blind.survivor_note()
+    seen = m.MutantOutcome("x", "a", "s", status=m.SURVIVED, witness_caught_by=["preemption"],
+                           examples_run=40)
+    assert seen.survivor_note().startswith("coverage: preemption")
+    assert "40 generated" in seen.survivor_note()
+
+
+def _outcome(status: str) -> m.MutantOutcome:
+    return m.MutantOutcome("x", "a", "s", status=status)
+
+
+def test_report_percent_threshold_and_exit_codes() -> None:
+    opts = m.MutantsOptions()
+    nine = [_outcome(m.CAUGHT)] * 9
+    assert m.MutantsReport(nine + [_outcome(m.SURVIVED)], opts).exit_code == m.EXIT_OK
+    r = m.MutantsReport(nine[:8] + [_outcome(m.SURVIVED)] * 2, opts)
+    assert r.percent == 80.0 and r.exit_code == m.EXIT_FAILED
+    # a documented-equivalent survivor is not counted
+    r = m.MutantsReport(nine + [_outcome(m.EQUIVALENT)], opts)
+    assert r.percent == 100.0 and len(r.counted) == 9 and r.exit_code == m.EXIT_OK
+    assert m.MutantsReport(nine + [_outcome(m.INEFFECTIVE)], opts).exit_code == m.EXIT_USAGE
+    assert m.MutantsReport(nine + [_outcome(m.ERROR)], opts).exit_code == m.EXIT_USAGE
+
+
+def test_budget_shares_leftover_time() -> None:
+    b = m._Budget(100.0, 2, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0})  # 200 worker-seconds
+    assert b.start("a") == 50.0
+    assert b.start("b") == 50.0
+    b.finish("a", 10.0)  # a left 40 s unused
+    assert b.start("c") == pytest.approx((200 - 10 - 50) / 2)
+    assert m._Budget(None, 2, {"a": 1.0}).start("a") is None
+    w = m._Budget(100.0, 1, {"blind": m.BLIND_WEIGHT, "seen": 1.0})
+    assert w.start("blind") == pytest.approx(100 * m.BLIND_WEIGHT / (1 + m.BLIND_WEIGHT))
+
+
+def test_plan_runs_blind_mutants_first_with_a_smaller_weight() -> None:
+    mus = m.select(["nodeunschedulable-ignored,score-weights-dropped"])
+    order, weights = m._plan(mus, [])
+    assert [x.name for x in order] == ["score-weights-dropped", "nodeunschedulable-ignored"]
+    assert weights == {"score-weights-dropped": m.BLIND_WEIGHT,
+                       "nodeunschedulable-ignored": 1.0}
+
+
+def test_second_round_gives_leftover_time_to_seen_survivors(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Survivors whose witness the oracles reject get a second Hypothesis run (seed + 1) for
+    their remaining examples; counts and times add up."""
+    calls: list[tuple[str, int, int]] = []
+
+    def fake_run(mu: m.Mutant, opts: m.MutantsOptions, share: float | None) -> m.MutantOutcome:
+        calls.append((mu.name, opts.seed, opts.max_examples))
+        o = m.MutantOutcome(mu.name, mu.area, mu.summary, total_seconds=0.1)
+        if mu.name == "score-weights-dropped":  # blind: never run again
+            o.status, o.examples_run = m.SURVIVED, 100
+            return o
+        o.witness_caught_by = ["no_overcommit"]
+        o.properties = [m.PropertyOutcome(m.ALL_ORACLES_PROPERTY, "small", False, 100, 2.0)]
+        if opts.seed == 7:
+            o.status, o.examples_run = m.SURVIVED, 100
+        else:
+            o.status, o.examples_run, o.examples, o.seconds = m.CAUGHT, 30, 30, 1.5
+            o.caught_by = ["no_overcommit"]
+        return o
+
+    monkeypatch.setattr(m, "run_mutant", fake_run)
+    report = m.run_mutants(m.MutantsOptions(only=["requests-ignore-overhead,score-weights-dropped"],
+                                            budget=60.0, max_examples=500, seed=7, jobs=1))
+    assert calls == [("score-weights-dropped", 7, 500), ("requests-ignore-overhead", 7, 500),
+                     ("requests-ignore-overhead", 8, 400)]
+    overhead = report.outcomes[0]
+    assert overhead.status == m.CAUGHT
+    assert overhead.examples == 130 and overhead.examples_run == 130
+    assert overhead.seconds == pytest.approx(3.5)
+    assert report.outcomes[1].status == m.SURVIVED
+
+
+# ----------------------------------------------------------------------------- the command
+
+def test_cli_two_mutants_json(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    junit = tmp_path / "mutants.xml"
+    code = mutants_main(["mutants", "--only", "fit-ignores-pod-count,scheduling-gates-ignored",
+                         "--max-examples", "30", "--jobs", "2", "--junit", str(junit),
+                         "-o", "json"])
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["kind"] == "MutantsReport"
+    assert [x["name"] for x in doc["mutants"]] == ["fit-ignores-pod-count",
+                                                    "scheduling-gates-ignored"]
+    assert doc["total"] == 2 and doc["maxExamples"] == 30
+    for x in doc["mutants"]:
+        assert x["status"] in (m.CAUGHT, m.SURVIVED)
+        assert x["witnessCaughtBy"]
+        assert all(p["examples"] <= 30 for p in x["properties"])
+        if x["status"] == m.CAUGHT:
+            assert x["caughtBy"] and x["examples"] >= 1 and x["seconds"] is not None
+    assert code == (0 if doc["percent"] >= 90 else 1)
+    assert doc["passed"] == (code == 0)
+    assert "mutant(s)" in captured.err
+    root = ET.parse(junit).getroot()
+    assert {tc.get("name") for tc in root.iter("testcase")} == {
+        "fit-ignores-pod-count", "scheduling-gates-ignored"}
+
+
+def test_cli_table_list_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert mutants_main(["mutants", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in ALL)
+    assert mutants_main(["mutants", "--only", "nope"]) == 2
+    assert "unknown mutant" in capsys.readouterr().err
+    code = mutants_main(["mutants", "--only", "scheduling-gates-ignored", "--max-examples",
+                         "60", "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split()[:3] == ["MUTANT", "STATUS", "CAUGHT"]
+    assert "caught 1/1 (100.0 %)" in out if code == 0 else "caught 0/1" in out
+
+
+def test_per_property_mode_runs_each_oracle() -> None:
+    opts = m.MutantsOptions(max_examples=3, budget=None, per_property=True,
+                            oracles=["consistency", "filters_honoured"])
+    out = m.run_mutant(m.get("scheduling-gates-ignored"), opts)
+    assert [p.oracle for p in out.properties] == ["consistency", "filters_honoured"]
+    assert all(p.examples <= 3 for p in out.properties)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
