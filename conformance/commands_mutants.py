@@ -95,8 +95,19 @@ def add_mutants_parser(subparsers: Any) -> None:
                    help="run every oracle as its own property on its own scenarios, exactly as "
                         "`kschedconf run` does (default: generate each scenario once and let "
                         "every oracle judge it, several times cheaper)")
+    p.add_argument("--no-golden", action="store_true",
+                   help="skip the golden suite (decisions recorded from upstream in golden/), "
+                        "which runs for a mutant the property suite did not catch")
+    p.add_argument("--golden-dir", metavar="DIR", default=None,
+                   help="golden scenarios (default: golden/ here, else the project's)")
     p.add_argument("--list", action="store_true",
                    help="print the catalogue (name, area, what it breaks) and exit")
+
+
+def _golden_dir() -> object:
+    from conformance.suites import default_golden_dir
+
+    return default_golden_dir()
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:
@@ -112,7 +123,9 @@ def cmd_mutants(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     opts = m.MutantsOptions(only=[s.name for s in selected] if args.only else (),
                             budget=args.budget, max_examples=args.max_examples,
-                            seed=args.seed, jobs=args.jobs, per_property=args.per_property)
+                            seed=args.seed, jobs=args.jobs, per_property=args.per_property,
+                            golden=not args.no_golden,
+                            golden_dir=args.golden_dir or str(_golden_dir()))
     per = "property" if opts.per_property else "mutant"
     print(f"kschedconf mutants: {len(selected)} mutant(s), up to {opts.max_examples} scenarios "
           f"per {per}, budget {opts.budget:g}s, seed {opts.seed}", file=sys.stderr)

@@ -1362,6 +1362,8 @@ class MutantsOptions:
     families: Sequence[str] = ("small",)
     oracles: Sequence[str] = ()  # default: every oracle
     per_property: bool = False  # one Hypothesis run per oracle, as `kschedconf run`
+    golden: bool = True  # then the golden suite: decisions recorded from upstream
+    golden_dir: str = "golden"
 
 
 @dataclass(slots=True)
@@ -1488,6 +1490,10 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
                 remaining = share - (time.monotonic() - t0)
                 deadline = time.monotonic() + max(remaining, 0.0) / (len(runs) - i)
             out.properties.append(_run_one(prop, subject, run_checks, base, opts, deadline))
+        if opts.golden and not any(p.failed for p in out.properties):
+            golden = _run_golden(subject, opts.golden_dir)
+            if golden is not None:
+                out.properties.append(golden)
     except Exception as e:  # a broken patch target, an oracle or harness bug
         out.status = ERROR
         out.message = f"{type(e).__name__}: {e}"
@@ -1507,6 +1513,39 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
         out.status = EQUIVALENT
     out.total_seconds = time.monotonic() - t0
     return out
+
+
+GOLDEN_PROPERTY = "golden"
+
+
+def _run_golden(subject: Subject, directory: str) -> PropertyOutcome | None:
+    """The golden suite (``kschedconf run --suite golden``): every golden scenario through the
+    mutated reference, its decisions compared with those recorded from upstream; stops at the
+    first scenario that differs. None when there are no golden files."""
+    from conformance import suites
+
+    files = suites.golden_files(directory)
+    if not files:
+        return None
+    start = time.monotonic()
+    for i, path in enumerate(files, 1):
+        scenario, decisions, _ = suites.read_scenario_file(path)
+        if decisions is None:
+            continue
+        try:
+            result = subject.run(scenario).result
+        except Exception as e:  # a crash of the mutated reference is a catch too
+            diffs = [f"the subject raised {type(e).__name__}: {e}"]
+        else:
+            diffs = suites.compare_golden(decisions, result)
+        if diffs:
+            elapsed = time.monotonic() - start
+            return PropertyOutcome(GOLDEN_PROPERTY, "golden", True, i, elapsed,
+                                   caught_by=[GOLDEN_PROPERTY], detected_after=elapsed,
+                                   stopped_by="failure",
+                                   message=f"{path.name}: {diffs[0]}")
+    return PropertyOutcome(GOLDEN_PROPERTY, "golden", False, len(files),
+                           time.monotonic() - start, stopped_by="exhausted")
 
 
 def _run_one(prop: Any, subject: Subject, checks: Mapping[str, Callable[[Any], list[Any]]],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -294,10 +295,21 @@ def test_cli_table_list_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_per_property_mode_runs_each_oracle() -> None:
     opts = m.MutantsOptions(max_examples=3, budget=None, per_property=True,
-                            oracles=["consistency", "filters_honoured"])
+                            oracles=["consistency", "filters_honoured"], golden=False)
     out = m.run_mutant(m.get("scheduling-gates-ignored"), opts)
     assert [p.oracle for p in out.properties] == ["consistency", "filters_honoured"]
     assert all(p.examples <= 3 for p in out.properties)
+
+
+def test_golden_phase_catches_a_scoring_mutant_the_properties_miss() -> None:
+    """The scoring mutants are invisible to the invariant oracles; the golden decisions,
+    recorded from upstream, catch them."""
+    opts = m.MutantsOptions(max_examples=3, budget=None, golden_dir=str(
+        Path(__file__).resolve().parent.parent / "golden"))
+    out = m.run_mutant(m.get("score-weights-dropped"), opts)
+    assert out.status == m.CAUGHT and out.caught_by == ["golden"]
+    genuine_only = m.MutantsOptions(max_examples=3, budget=None, golden=False)
+    assert m.run_mutant(m.get("score-weights-dropped"), genuine_only).status != m.CAUGHT
 
 
 if __name__ == "__main__":  # pragma: no cover
