@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance.commands_diff import DIFF_COMMANDS, add_diff_parsers
 from conformance.commands_mutants import MUTANTS_COMMANDS, add_mutants_parser
 from conformance.commands_run import RUN_COMMANDS, add_run_parsers
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(exp)
     add_run_parsers(sub)
     add_mutants_parser(sub)
+    add_diff_parsers(sub)
     return parser
 
 
@@ -218,7 +220,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK if e.selected else EXIT_FAILED
 
 
-COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS, **MUTANTS_COMMANDS}
+COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS, **MUTANTS_COMMANDS,
+            **DIFF_COMMANDS}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,13 +34,13 @@ SHRINK_MIN_SECONDS = 2.0
 KSCHEDCONF_VERSION = "0.1.0"
 
 #: Subjects named in the design that are not implemented yet.
-PLANNED_SUBJECTS = {
-    "upstream": "the upstream Go kube-scheduler (built from the pinned release) as a subject",
-    "docker": "a control-plane backend running kube-scheduler in a container",
-    "process": "a control-plane backend running kube-scheduler as a local process",
-}
-SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...",
-                 *PLANNED_SUBJECTS)
+PLANNED_SUBJECTS: dict[str, str] = {}
+#: Control-plane backends (conformance/backends, docs/backends.md): a real kube-scheduler
+#: against a real kube-apiserver.
+BACKEND_SUBJECTS = ("process", "docker", "kubeconfig")
+SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...", "upstream",
+                 "upstream:BINARY", "process", "process:CONFIG.yaml", "docker", "docker:IMAGE",
+                 "kubeconfig:CONTEXT", *PLANNED_SUBJECTS)
 
 
 class SubjectUnavailable(SubjectError):
@@ -52,11 +52,15 @@ class UsageError(ValueError):
 
 
 def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str] = (),
-                 timeout: float | None = None) -> Subject:
+                 timeout: float | None = None,
+                 i_own_this_cluster: str | None = None) -> Subject:
     """A subject from its spec: ``reference``, ``reference:CONFIG.yaml``,
-    ``external:COMMAND...``; ``upstream``, ``docker`` and ``process`` are reserved for
-    later subjects. ``config``/``plugins`` apply to the reference (``--config``,
-    ``--plugins``); ``timeout`` to external commands."""
+    ``external:COMMAND...``, ``upstream`` (the real kube-scheduler, ``upstream/bin/
+    kschedconf-upstream``; ``upstream:BINARY`` names another build), the control-plane
+    backends ``process[:CONFIG.yaml]``, ``docker[:SCHEDULER_IMAGE]`` and ``kubeconfig:CONTEXT``
+    (with ``i_own_this_cluster=CONTEXT``; docs/backends.md). ``config``/``plugins`` apply to
+    the reference (``--config``, ``--plugins``), ``config`` to the backends too; ``timeout``
+    to external commands and upstream, and per scenario to the backends."""
     from conformance.subjects.external import DEFAULT_TIMEOUT, ExternalSubject
     from conformance.subjects.reference import ReferenceSubject
 
@@ -72,10 +76,25 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
             raise UsageError("--subject external:COMMAND needs a command, e.g. "
                              "external:'./my-scheduler --flag'")
         return ExternalSubject(arg, timeout=timeout if timeout is not None else DEFAULT_TIMEOUT)
+    if kind == "upstream":
+        from conformance.subjects.upstream import DEFAULT_TIMEOUT as UP_TIMEOUT
+        from conformance.subjects.upstream import UpstreamSubject
+
+        return UpstreamSubject(arg.strip() or None,
+                               timeout=timeout if timeout is not None else UP_TIMEOUT)
+    if kind in BACKEND_SUBJECTS:
+        # process[:CFG.yaml], docker[:IMAGE], kubeconfig:CONTEXT (--i-own-this-cluster CONTEXT)
+        from conformance.backends import make_backend_subject
+
+        try:
+            return make_backend_subject(kind, arg.strip(), config=config, timeout=timeout,
+                                        i_own_this_cluster=i_own_this_cluster)
+        except ValueError as e:
+            raise UsageError(str(e)) from e
     if kind in PLANNED_SUBJECTS:
         raise SubjectUnavailable(f"subject {kind!r} ({PLANNED_SUBJECTS[kind]}) is not "
-                                 "available yet; use reference, reference:CONFIG.yaml or "
-                                 "external:COMMAND")
+                                 "available yet; use reference, reference:CONFIG.yaml, "
+                                 "external:COMMAND or upstream")
     raise UsageError(f"unknown subject {spec!r}; expected one of: {', '.join(SUBJECT_SPECS)}")
 
 

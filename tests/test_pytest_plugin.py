@@ -104,9 +104,9 @@ def test_subject_option(isolated: pytest.Pytester, tmp_path: Path) -> None:
 def test_unavailable_subject_is_reported(isolated: pytest.Pytester) -> None:
     isolated.makepyfile(test_user=USER_TESTS.replace("EXPECTED_SUBJECT", "'reference'"))
     result = isolated.runpytest("-p", "conformance.pytest_plugin", "-p", "no:cacheprovider",
-                                "--kschedconf-subject=upstream", "-k", "test_subject")
+                                "--kschedconf-subject=no-such-subject", "-k", "test_subject")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*kschedconf subject: subject 'upstream'*not available yet*"])
+    result.stdout.fnmatch_lines(["*kschedconf subject: unknown subject 'no-such-subject'*"])
 
 
 def test_hypothesis_profiles_are_registered() -> None:

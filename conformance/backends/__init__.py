@@ -1,0 +1,54 @@
+"""Control-plane backends: a real kube-scheduler deciding against a real kube-apiserver.
+
+* ``process`` (:mod:`conformance.backends.process`): etcd, kube-apiserver and kube-scheduler of
+  the pinned release as local processes (binaries from ``backends/build.sh``);
+* ``docker`` (:mod:`conformance.backends.docker_launcher`): the same as containers;
+* ``kubeconfig`` (:mod:`conformance.backends.kubeconfig`): a throwaway cluster someone else
+  runs (kind, KWOK), used only with ``--i-own-this-cluster CONTEXT``.
+
+All of them drive the API server with :mod:`conformance.backends.driver` and return the
+``SimulationResult`` document. See ``docs/backends.md``.
+"""
+
+from __future__ import annotations
+
+from conformance.backends.driver import RUN_LABEL, ApiError, ClusterApi, Driver, DriverOptions
+from conformance.subjects.base import Subject
+
+__all__ = ["RUN_LABEL", "ApiError", "ClusterApi", "Driver", "DriverOptions",
+           "make_backend_subject"]
+
+
+def make_backend_subject(kind: str, arg: str, *, config: str | None = None,
+                         timeout: float | None = None,
+                         i_own_this_cluster: str | None = None) -> Subject:
+    """The backend subject of a ``--subject`` spec (``ValueError`` for a bad spec):
+
+    * ``process`` / ``process:CONFIG.yaml`` — local processes (``config`` is the same as the
+      spec's file);
+    * ``docker`` / ``docker:SCHEDULER_IMAGE`` — containers; the scheduler image defaults to the
+      pinned release's, ``config`` is the scheduler's configuration;
+    * ``kubeconfig:CONTEXT`` — an existing throwaway cluster; ``i_own_this_cluster`` must name
+      the same context.
+    """
+    kw: dict[str, float] = {} if timeout is None else {"timeout": timeout}
+    if kind == "process":
+        if arg and config and arg != config:
+            raise ValueError(f"--subject process:{arg} and --config {config}: give the "
+                             "configuration once")
+        from conformance.backends.process import ProcessSubject
+
+        return ProcessSubject(arg or config or None, **kw)
+    if kind == "docker":
+        from conformance.backends.docker_launcher import DockerSubject
+
+        return DockerSubject(scheduler_image=arg or None, config_path=config, **kw)
+    if kind == "kubeconfig":
+        if not arg:
+            raise ValueError("--subject kubeconfig:CONTEXT needs the context of a throwaway "
+                             "cluster (kind, KWOK) and --i-own-this-cluster CONTEXT")
+        from conformance.backends.kubeconfig import KubeconfigSubject
+
+        return KubeconfigSubject(arg, i_own_this_cluster=i_own_this_cluster,
+                                 config_path=config, **kw)
+    raise ValueError(f"unknown backend {kind!r} (known: process, docker, kubeconfig)")

@@ -1,0 +1,450 @@
+"""The ``docker`` backend: etcd, kube-apiserver and kube-scheduler as containers.
+
+With the Docker SDK (``docker.from_env()``: ``DOCKER_HOST`` and friends apply) the launcher
+
+* creates a private bridge network ``kschedconf-<run>`` for the run;
+* starts etcd (``registry.k8s.io/etcd``, the version the pinned release requires), reachable
+  only on that network;
+* starts kube-apiserver (``registry.k8s.io/kube-apiserver:<pinned release>``) with the same flags
+  as the process backend, its port published on ``127.0.0.1`` only, on a port Docker picks;
+* per scenario, starts kube-scheduler (``registry.k8s.io/kube-scheduler:<pinned release>``, or
+  the user's image: ``--subject docker:IMAGE``) with the scenario's configuration (or the
+  user's, ``--config``), its metrics port also published on ``127.0.0.1`` only.
+
+Certificates, kubeconfigs and the scheduler's configuration are copied into the containers
+(``put_archive``, so a remote Docker daemon works too; nothing is bind-mounted). Every container
+and the network carry the labels ``kschedconf.io/run=<run>`` and ``kschedconf.io/owner=<host>:
+<pid>``; they are removed on success, failure, timeout, Ctrl-C and SIGTERM, and
+:func:`sweep_stale` removes those of a dead runner. Images are pulled only when missing. A
+component that fails to start is a :class:`SubjectError` with the tail of its log.
+
+Commands for a machine with Docker: ``docs/backends.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import socket
+import ssl
+import tarfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.backends import cleanup
+from conformance.backends.certs import CertBundle, make_certs
+from conformance.backends.driver import RUN_LABEL, KubeApi, parse_metrics, scheduler_config
+from conformance.backends.process import (
+    DISABLED_ADMISSION,
+    SCHEDULER_FEATURE_GATES,
+    SERVICE_CIDR,
+)
+from conformance.backends.subject import OwnedControlPlaneSubject
+from conformance.subjects.base import SubjectError
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+REGISTRY = "registry.k8s.io"
+#: etcd image of the version k8s.io/kubernetes of the pinned release requires (backends/go.mod)
+ETCD_IMAGE = f"{REGISTRY}/etcd:3.7.0-0"
+APISERVER_IMAGE = f"{REGISTRY}/kube-apiserver:{UPSTREAM_RELEASE}"
+SCHEDULER_IMAGE = f"{REGISTRY}/kube-scheduler:{UPSTREAM_RELEASE}"
+OWNER_LABEL = "kschedconf.io/owner"
+FILES = "/kschedconf"  # where the run's files are copied in each container
+API_PORT = 6443
+SCHEDULER_PORT = 10259
+LOOPBACK = "127.0.0.1"
+LOG_TAIL_LINES = 30
+START_TIMEOUT = 90.0
+
+
+def owner_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _tar(files: dict[str, bytes]) -> bytes:
+    """A tar archive of ``{path inside FILES: content}``."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            info.mtime = int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _kubeconfig(server: str) -> bytes:
+    doc = {
+        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
+        "clusters": [{"name": "kschedconf", "cluster": {
+            "server": server, "certificate-authority": f"{FILES}/pki/ca.crt"}}],
+        "users": [{"name": "kschedconf-admin", "user": {
+            "client-certificate": f"{FILES}/pki/client.crt",
+            "client-key": f"{FILES}/pki/client.key"}}],
+        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
+                                                         "user": "kschedconf-admin"}}],
+    }
+    return yaml.safe_dump(doc, sort_keys=False).encode()
+
+
+def sweep_stale(client: Any) -> list[str]:
+    """Remove kschedconf containers and networks whose owner (a runner on this host) is gone."""
+    host = socket.gethostname()
+    removed: list[str] = []
+
+    def dead(labels: dict[str, str]) -> bool:
+        owner = labels.get(OWNER_LABEL, "")
+        h, _, pid = owner.rpartition(":")
+        if h != host or not pid.isdigit():
+            return False
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
+    for c in client.containers.list(all=True, filters={"label": OWNER_LABEL}):
+        if dead(c.labels or {}):
+            with contextlib.suppress(Exception):
+                c.remove(force=True)
+                removed.append(c.name)
+    for n in client.networks.list(filters={"label": OWNER_LABEL}):
+        if dead((n.attrs or {}).get("Labels") or {}):
+            with contextlib.suppress(Exception):
+                n.remove()
+                removed.append(n.name)
+    return removed
+
+
+class DockerControlPlane:
+    """The containers of one run (see the module docstring)."""
+
+    def __init__(self, client: Any = None, *, scheduler_image: str | None = None,
+                 etcd_image: str = ETCD_IMAGE, apiserver_image: str = APISERVER_IMAGE,
+                 run_id: str | None = None, start_timeout: float = START_TIMEOUT,
+                 pull: bool = True) -> None:
+        self._client = client
+        self.etcd_image = etcd_image
+        self.apiserver_image = apiserver_image
+        self.scheduler_image = scheduler_image or SCHEDULER_IMAGE
+        from conformance.backends.driver import new_run_id
+
+        self.run_id = run_id or new_run_id()
+        self.start_timeout = start_timeout
+        self.pull = pull
+        self.labels = {RUN_LABEL: self.run_id, OWNER_LABEL: owner_id()}
+        self.cleanup: cleanup.Cleanup | None = None
+        self.dir: Path | None = None
+        self.certs: CertBundle | None = None
+        self.network: Any = None
+        self.containers: dict[str, Any] = {}
+        self.api_port = 0
+        self.scheduler_port = 0
+        self.scheduler: Any = None
+        self.scheduler_runs = 0
+        self._api: KubeApi | None = None
+        self._ssl: ssl.SSLContext | None = None
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            try:
+                import docker
+            except ImportError as e:
+                raise SubjectError("docker backend: the Docker SDK is not installed "
+                                   "(pip install 'kschedconf[backends]')") from e
+            try:
+                self._client = docker.from_env()
+                self._client.ping()
+            except Exception as e:  # DockerException, connection refused, no socket
+                raise SubjectError(f"docker backend: no Docker engine reachable ({e}); "
+                                   "start Docker or set DOCKER_HOST") from e
+        return self._client
+
+    def name(self, component: str) -> str:
+        return f"kschedconf-{self.run_id}-{component}"
+
+    # ----- helpers -----
+    def _ensure_image(self, image: str) -> None:
+        from_sdk = _docker_errors()
+        try:
+            self.client.images.get(image)
+            return
+        except from_sdk.ImageNotFound:
+            if not self.pull:
+                raise SubjectError(f"docker backend: image {image} is not present and pulling "
+                                   "is off") from None
+        repo, _, tag = image.rpartition(":")
+        if not repo or "/" in tag:
+            repo, tag = image, "latest"
+        try:
+            self.client.images.pull(repo, tag=tag)
+        except from_sdk.APIError as e:
+            raise SubjectError(f"docker backend: cannot pull {image}: {e}") from e
+
+    def _logs(self, component: str) -> str:
+        c = self.containers.get(component)
+        if c is None:
+            return ""
+        try:
+            data = c.logs(tail=LOG_TAIL_LINES)
+        except Exception as e:
+            return f"(no logs: {e})"
+        return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+
+    def _fail(self, component: str, what: str) -> SubjectError:
+        msg = f"docker backend: {component} {what}"
+        tail = self._logs(component).rstrip()
+        if tail:
+            msg += f"\n--- {component} log (tail) ---\n{tail}"
+        return SubjectError(msg)
+
+    def _run(self, component: str, image: str, command: list[str], files: dict[str, bytes],
+             ports: dict[str, tuple[str, int | None]] | None = None) -> Any:
+        """Create the container, copy ``files`` in, start it; registered for removal."""
+        assert self.cleanup is not None
+        from_sdk = _docker_errors()
+        self._ensure_image(image)
+        try:
+            c = self.client.containers.create(
+                image, command=command, name=self.name(component), labels=dict(self.labels),
+                network=self.network.name, ports=ports or {}, detach=True)
+        except from_sdk.APIError as e:
+            raise SubjectError(f"docker backend: cannot create the {component} container: "
+                               f"{e}") from e
+        self.containers[component] = c
+        self.cleanup.push(f"container {component}", lambda: c.remove(force=True))
+        if files:
+            c.put_archive(FILES, _tar(files))
+        try:
+            c.start()
+        except from_sdk.APIError as e:
+            raise self._fail(component, f"did not start: {e}") from e
+        return c
+
+    def _published(self, c: Any, port: int) -> int:
+        c.reload()
+        bindings = (c.attrs.get("NetworkSettings", {}).get("Ports") or {}).get(f"{port}/tcp")
+        if not bindings:
+            raise SubjectError(f"docker backend: port {port} of {c.name} is not published")
+        return int(bindings[0]["HostPort"])
+
+    def ssl_context(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            assert self.certs is not None
+            ctx = ssl.create_default_context(cafile=str(self.certs.ca_cert))
+            ctx.load_cert_chain(str(self.certs.client_cert), str(self.certs.client_key))
+            self._ssl = ctx
+        return self._ssl
+
+    def http_get(self, url: str, timeout: float = 2.0) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(url, timeout=timeout,  # noqa: S310
+                                        context=self.ssl_context()) as r:
+                return r.status, r.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode("utf-8", "replace")
+
+    def _wait_ready(self, component: str, url: str) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        last = ""
+        c = self.containers[component]
+        while True:
+            with contextlib.suppress(Exception):
+                c.reload()
+            if getattr(c, "status", "running") in ("exited", "dead"):
+                raise self._fail(component, "exited while starting")
+            try:
+                status, body = self.http_get(url)
+                if status == 200 and "ok" in body:
+                    return
+                last = f"HTTP {status}: {body.strip()[-300:]}"
+            except (OSError, ssl.SSLError) as e:
+                last = str(e)
+            if time.monotonic() > deadline:
+                raise self._fail(component, f"not ready after {self.start_timeout:g} s "
+                                            f"({url}: {last})")
+            time.sleep(0.2)
+
+    # ----- the control plane -----
+    def start(self) -> None:
+        self.cleanup = cleanup.Cleanup("docker backend")
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
+        assert self.cleanup is not None
+        with contextlib.suppress(Exception):
+            sweep_stale(self.client)
+        self.dir = cleanup.make_temp_dir("docker")
+        d = self.dir
+        self.cleanup.push("temporary directory", lambda: cleanup.remove_dir(d))
+        apiserver = self.name("apiserver")
+        self.certs = c = make_certs(d / "pki", hosts=(LOOPBACK, "localhost", apiserver))
+        pki = {f"pki/{p.name}": p.read_bytes() for p in (
+            c.ca_cert, c.server_cert, c.server_key, c.client_cert, c.client_key, c.sa_key,
+            c.sa_pub)}
+        self.network = self.client.networks.create(f"kschedconf-{self.run_id}",
+                                                   driver="bridge", labels=dict(self.labels))
+        net = self.network
+        self.cleanup.push("network", lambda: net.remove())
+        etcd = self.name("etcd")
+        self._run("etcd", self.etcd_image, [
+            "etcd", "--name", "kschedconf", "--data-dir", "/var/lib/etcd",
+            "--listen-client-urls", "http://0.0.0.0:2379",
+            "--advertise-client-urls", f"http://{etcd}:2379",
+            "--listen-peer-urls", "http://127.0.0.1:2380",
+            "--initial-advertise-peer-urls", "http://127.0.0.1:2380",
+            "--initial-cluster", "kschedconf=http://127.0.0.1:2380",
+            "--unsafe-no-fsync", "--log-level", "warn"], {})
+        self._run("apiserver", self.apiserver_image, [
+            "kube-apiserver", f"--etcd-servers=http://{etcd}:2379",
+            f"--secure-port={API_PORT}", f"--tls-cert-file={FILES}/pki/server.crt",
+            f"--tls-private-key-file={FILES}/pki/server.key",
+            f"--client-ca-file={FILES}/pki/ca.crt", "--anonymous-auth=false",
+            f"--requestheader-client-ca-file={FILES}/pki/ca.crt",
+            "--requestheader-allowed-names=kschedconf-no-front-proxy",
+            "--authorization-mode=AlwaysAllow",
+            "--service-account-issuer=https://kubernetes.default.svc",
+            f"--service-account-key-file={FILES}/pki/sa.pub",
+            f"--service-account-signing-key-file={FILES}/pki/sa.key",
+            f"--service-cluster-ip-range={SERVICE_CIDR}", "--endpoint-reconciler-type=none",
+            "--enable-admission-plugins=NamespaceLifecycle",
+            f"--disable-admission-plugins={','.join(DISABLED_ADMISSION)}",
+            "--enable-priority-and-fairness=false", "--profiling=false", "--v=1"],
+            pki, ports={f"{API_PORT}/tcp": (LOOPBACK, None)})
+        self.api_port = self._published(self.containers["apiserver"], API_PORT)
+        self._pki = pki
+        self._wait_ready("apiserver", f"https://{LOOPBACK}:{self.api_port}/readyz")
+        self.kubeconfig = d / "kubeconfig.yaml"
+        from conformance.backends.process import write_kubeconfig
+
+        write_kubeconfig(self.kubeconfig, f"https://{LOOPBACK}:{self.api_port}", c)
+
+    def api(self) -> KubeApi:
+        if self._api is None:
+            assert self.dir is not None
+            self._api = KubeApi.from_kubeconfig(str(self.kubeconfig),
+                                                discovery_cache=str(self.dir / "discovery.json"))
+        return self._api
+
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        self.stop_scheduler()
+        self.scheduler_runs += 1
+        cfg = scheduler_config(config, f"{FILES}/kubeconfig")
+        files = dict(self._pki)
+        files["kubeconfig"] = _kubeconfig(f"https://{self.name('apiserver')}:{API_PORT}")
+        files["scheduler.yaml"] = yaml.safe_dump(cfg, sort_keys=False).encode()
+        component = f"scheduler-{self.scheduler_runs}"
+        self.scheduler = self._run(component, self.scheduler_image, [
+            "kube-scheduler", f"--config={FILES}/scheduler.yaml",
+            f"--secure-port={SCHEDULER_PORT}", f"--tls-cert-file={FILES}/pki/server.crt",
+            f"--tls-private-key-file={FILES}/pki/server.key",
+            f"--authentication-kubeconfig={FILES}/kubeconfig",
+            f"--authorization-kubeconfig={FILES}/kubeconfig",
+            "--authentication-tolerate-lookup-failure",
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+            f"--feature-gates={SCHEDULER_FEATURE_GATES}", "--v=2"],
+            files, ports={f"{SCHEDULER_PORT}/tcp": (LOOPBACK, None)})
+        self._scheduler_component = component
+        self.scheduler_port = self._published(self.scheduler, SCHEDULER_PORT)
+        self._wait_ready(component, f"https://{LOOPBACK}:{self.scheduler_port}/readyz")
+
+    def stop_scheduler(self) -> None:
+        c, self.scheduler = self.scheduler, None
+        if c is None:
+            return
+        component = self._scheduler_component
+        self.containers.pop(component, None)
+        if self.cleanup is not None:
+            self.cleanup.pop_and_run(f"container {component}")
+
+    def scheduler_metrics(self) -> dict[str, float] | None:
+        if self.scheduler is None:
+            return None
+        try:
+            status, body = self.http_get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics")
+        except (OSError, ssl.SSLError):
+            return None
+        return parse_metrics(body) if status == 200 else None
+
+    def stop(self) -> None:
+        self.scheduler = None
+        self._api = None
+        self._ssl = None
+        if self.cleanup is not None:
+            self.cleanup.run()
+            self.cleanup = None
+        self.containers.clear()
+        self.network = None
+
+
+def _docker_errors() -> Any:
+    """``docker.errors`` (ImageNotFound, APIError), or stand-ins when the SDK is missing."""
+    try:
+        from docker import errors
+
+        return errors
+    except ImportError:  # pragma: no cover - the client property reports the missing SDK
+        class _E:
+            class ImageNotFound(Exception):
+                pass
+
+            class APIError(Exception):
+                pass
+        return _E
+
+
+class DockerSubject(OwnedControlPlaneSubject):
+    """``--subject docker`` / ``docker:SCHEDULER_IMAGE``: the control plane in containers."""
+
+    name = "docker"
+
+    def __init__(self, scheduler_image: str | None = None, config_path: str | None = None, *,
+                 client: Any = None, time_scale: float = 1.0, settle: float = 0.5,
+                 timeout: float = 120.0, start_timeout: float = START_TIMEOUT) -> None:
+        super().__init__(config_path=config_path, time_scale=time_scale, settle=settle,
+                         timeout=timeout)
+        self.cp = DockerControlPlane(client, scheduler_image=scheduler_image,
+                                     start_timeout=start_timeout)
+
+    def start_control_plane(self) -> None:
+        self.cp.start()
+
+    def api(self) -> KubeApi:
+        return self.cp.api()
+
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        self.cp.start_scheduler(config)
+
+    def stop_scheduler(self) -> None:
+        self.cp.stop_scheduler()
+
+    def scheduler_metrics(self) -> dict[str, float] | None:
+        return self.cp.scheduler_metrics()
+
+    def stop_control_plane(self) -> None:
+        self.cp.stop()
+
+    def control_plane_running(self) -> bool:
+        return self._started and self.cp.cleanup is not None
+
+    def describe(self) -> dict[str, str]:
+        d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,
+             "implementation": "kube-scheduler, kube-apiserver, etcd in Docker containers",
+             "schedulerImage": self.cp.scheduler_image}
+        if self.config_path:
+            d["config"] = self.config_path
+        return d

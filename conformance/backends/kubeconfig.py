@@ -1,0 +1,171 @@
+"""The ``kubeconfig`` backend: an existing throwaway cluster (kind, KWOK) and its scheduler.
+
+``--subject kubeconfig:CONTEXT`` runs every scenario on the cluster of that kubeconfig context
+(``$KUBECONFIG`` or ``~/.kube/config``) and judges whatever scheduler that cluster runs. It
+refuses to start unless ``--i-own-this-cluster CONTEXT`` names the same context: it creates
+nodes, and a real cluster's scheduler may place the scenario's pods on them.
+
+What it creates, all labelled ``kschedconf.io/run=<run>`` and deleted after each scenario:
+
+* namespaces ``<run>-<namespace>`` for the scenario's namespaces (pod affinity namespace lists
+  and ``kubernetes.io/metadata.name`` selectors follow the mapping; names are mapped back in the
+  result);
+* nodes ``<run>-<node>`` (KWOK clusters manage such fake nodes; on kind they are API objects no
+  kubelet runs, which the scheduler treats like any node);
+* PriorityClasses (and ``<run>-p<value>-<policy>`` classes for explicit priorities: the
+  cluster's Priority admission plugin is on), PDBs, pods.
+
+It refuses a cluster where nodes it did not create are schedulable (``spec.unschedulable`` not
+set): the scheduler could put the scenario's pods there. Cordon them first
+(``kubectl cordon NODE``), or use a KWOK cluster without nodes.
+
+Differences from the process backend (see docs/backends.md): the scheduler already runs, so
+pending pods are created held by a ``kschedconf.io/hold`` scheduling gate and released one by
+one in queue order; the cluster's own controllers run (the disruption controller rewrites PDB
+status; garbage collection is why owner references are dropped); its scheduler configuration
+is whatever the cluster runs (``--config`` is only used to know the profiles' schedulerNames);
+metrics are not read (quiescence is judged by settle time alone).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from typing import Any
+
+from conformance.backends import cleanup
+from conformance.backends.driver import (
+    RUN_LABEL,
+    ApiError,
+    ClusterApi,
+    Driver,
+    DriverOptions,
+    KubeApi,
+    new_run_id,
+)
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+
+def check_ownership(context: str, i_own_this_cluster: str | None) -> None:
+    """Refuse unless the user named the same context with ``--i-own-this-cluster``."""
+    if not i_own_this_cluster:
+        raise SubjectError(
+            f"kubeconfig backend: refusing to touch context {context!r} without "
+            f"--i-own-this-cluster {context} (it creates nodes and pods there and deletes them "
+            f"afterwards; use a throwaway kind or KWOK cluster)")
+    if i_own_this_cluster != context:
+        raise SubjectError(
+            f"kubeconfig backend: --i-own-this-cluster names {i_own_this_cluster!r} but the "
+            f"subject is context {context!r}; they must be the same")
+
+
+def foreign_schedulable_nodes(api: ClusterApi) -> list[str]:
+    """Nodes this tool did not create that the scheduler could use."""
+    nodes, _ = api.list("Node")
+    out = []
+    for n in nodes:
+        meta = n.get("metadata") or {}
+        if RUN_LABEL in (meta.get("labels") or {}):
+            continue
+        if not (n.get("spec") or {}).get("unschedulable"):
+            out.append(str(meta.get("name")))
+    return out
+
+
+class KubeconfigSubject(Subject):
+    """``--subject kubeconfig:CONTEXT`` with ``--i-own-this-cluster CONTEXT``."""
+
+    name = "kubeconfig"
+
+    def __init__(self, context: str, *, i_own_this_cluster: str | None = None,
+                 kubeconfig: str | None = None, config_path: str | None = None,
+                 api: ClusterApi | None = None, time_scale: float = 1.0, settle: float = 1.0,
+                 timeout: float = 180.0) -> None:
+        check_ownership(context, i_own_this_cluster)
+        self.context = context
+        self.kubeconfig = kubeconfig
+        self.config_path = config_path
+        self.config_doc: dict[str, Any] | None = None
+        if config_path is not None:
+            from conformance.runner import UsageError, read_config_doc
+
+            try:
+                self.config_doc = read_config_doc(config_path)
+            except UsageError as e:
+                raise SubjectError(str(e)) from e
+        self._api = api
+        self.time_scale = time_scale
+        self.settle = settle
+        self.timeout = timeout
+        self.prefix = new_run_id()
+        self._counter = itertools.count(1)
+        self.last_warnings: list[str] = []
+        self._cleanup: cleanup.Cleanup | None = None
+        self._tmp = None
+
+    def api(self) -> ClusterApi:
+        if self._api is None:
+            try:
+                import kubernetes  # noqa: F401
+            except ImportError as e:
+                raise SubjectError("kubeconfig backend: the kubernetes client is not installed "
+                                   "(pip install 'kschedconf[backends]')") from e
+            self._cleanup = cleanup.Cleanup("kubeconfig backend")
+            self._tmp = cleanup.make_temp_dir("kubeconfig")
+            tmp = self._tmp
+            self._cleanup.push("temporary directory", lambda: cleanup.remove_dir(tmp))
+            path = self.kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] \
+                or os.path.expanduser("~/.kube/config")
+            try:
+                self._api = KubeApi.from_kubeconfig(path, self.context,
+                                                    discovery_cache=str(tmp / "discovery.json"))
+            except Exception as e:
+                raise SubjectError(f"kubeconfig backend: cannot use context {self.context!r} "
+                                   f"of {path}: {e}") from e
+        return self._api
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        api = self.api()
+        try:
+            foreign = foreign_schedulable_nodes(api)
+        except ApiError as e:
+            raise SubjectError(f"kubeconfig backend: cannot list nodes of context "
+                               f"{self.context!r}: {e.message}") from e
+        if foreign:
+            raise SubjectError(
+                f"kubeconfig backend: context {self.context!r} has schedulable nodes this tool "
+                f"did not create ({', '.join(foreign[:10])}); the scheduler could place the "
+                f"scenario's pods there. Cordon them (kubectl cordon NODE) or use a KWOK "
+                f"cluster without nodes")
+        if self.config_doc is not None:
+            scenario = ScenarioInput(scenario.documents, self.config_doc, scenario.seed,
+                                     scenario.name, scenario.notes)
+        run_id = f"{self.prefix}-{next(self._counter)}"
+        driver = Driver(api, DriverOptions(run_id=run_id, mode="shared",
+                                           time_scale=self.time_scale, settle=self.settle,
+                                           timeout=self.timeout,
+                                           namespace_prefix=f"{run_id}-",
+                                           node_prefix=f"{run_id}-", rename_for_order=False))
+        cl = self._cleanup or cleanup.Cleanup("kubeconfig backend")
+        self._cleanup = cl
+        cl.push(f"objects of {run_id}", lambda: driver.delete_owned())
+        try:
+            doc = driver.run(scenario, hooks=None)
+        finally:
+            cl.pop_and_run(f"objects of {run_id}")
+            self.last_warnings = list(driver.warnings)
+        return SubjectResult(doc)
+
+    def close(self) -> None:
+        if self._cleanup is not None:
+            with contextlib.suppress(Exception):
+                self._cleanup.run()
+            self._cleanup = None
+
+    def describe(self) -> dict[str, str]:
+        return {"subject": self.name, "context": self.context,
+                "upstreamRelease": UPSTREAM_RELEASE,
+                "implementation": "the scheduler of an existing throwaway cluster"}

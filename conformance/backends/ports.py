@@ -1,0 +1,95 @@
+"""Free loopback ports that parallel runs do not hand out twice.
+
+A port is free when binding ``127.0.0.1:0`` returns it; between closing that socket and the
+control-plane process binding it, another run on the same machine could draw the same number.
+So every port handed out is also *reserved*: an exclusive ``flock`` on a file named after it in
+a shared directory of the machine's temporary directory, held until :meth:`PortReservation.release`.
+Two kschedconf processes never reserve the same port; anything else that grabs a port in that
+window makes the component fail to start ("address already in use"), which the launchers detect
+and retry with new ports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+LOOPBACK = "127.0.0.1"
+_LOCK_DIR_NAME = "kschedconf-ports"
+_MAX_TRIES = 200
+
+
+def lock_dir() -> Path:
+    """The directory of port lock files (shared by every kschedconf process of this user)."""
+    d = Path(tempfile.gettempdir()) / f"{_LOCK_DIR_NAME}-{os.getuid()}"
+    d.mkdir(mode=0o700, exist_ok=True)
+    return d
+
+
+def _probe_free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return int(s.getsockname()[1])
+
+
+def port_is_free(port: int) -> bool:
+    """True when ``127.0.0.1:port`` can be bound right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((LOOPBACK, port))
+        except OSError:
+            return False
+    return True
+
+
+class PortReservation:
+    """Ports reserved for one control plane; release them when it is gone."""
+
+    def __init__(self) -> None:
+        self._held: dict[int, int] = {}  # port -> fd of its lock file
+
+    @property
+    def ports(self) -> list[int]:
+        return list(self._held)
+
+    def take(self) -> int:
+        """A free loopback port, reserved against other kschedconf processes."""
+        d = lock_dir()
+        for _ in range(_MAX_TRIES):
+            port = _probe_free_port()
+            if port in self._held:
+                continue
+            fd = os.open(d / f"{port}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as e:
+                os.close(fd)
+                if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    continue  # another run holds it
+                raise
+            self._held[port] = fd
+            return port
+        raise OSError("no free loopback port found")
+
+    def take_many(self, n: int) -> list[int]:
+        return [self.take() for _ in range(n)]
+
+    def release(self) -> None:
+        """Drop every reservation (the lock files stay: deleting them would race)."""
+        for fd in self._held.values():
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._held.clear()
+
+    def __enter__(self) -> PortReservation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

@@ -1,0 +1,378 @@
+"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler as local processes.
+
+Binaries (``backends/build.sh`` builds them from the pinned release): the directory given, else
+``$KSCHEDCONF_BACKENDS_BIN``, else ``backends/bin`` of this checkout, else ``$PATH``.
+
+Everything listens on free loopback ports (reserved against parallel runs, see ``ports.py``)
+and lives in a private temporary directory: etcd's data, fresh certificates (``certs.py``),
+kubeconfigs, the scheduler's configuration and each component's log. kube-apiserver runs with
+``--authorization-mode=AlwaysAllow`` and client-certificate authentication only (anonymous
+requests are refused), the admission plugins that would change or reject scenario objects off
+(see :data:`DISABLED_ADMISSION`), and no endpoint reconciler. kube-scheduler gets a kubeconfig
+with the client certificate, serves its metrics over TLS with the run's serving certificate,
+and runs the scenario's KubeSchedulerConfiguration with parallelism 1 and leader election off.
+
+Failures to start are :class:`SubjectError` carrying the tail of the component's log; every
+process group and the temporary directory are removed on success, failure, timeout, Ctrl-C
+and SIGTERM (``cleanup.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.backends import cleanup
+from conformance.backends.certs import CertBundle, make_certs
+from conformance.backends.driver import KubeApi, parse_metrics, scheduler_config
+from conformance.backends.ports import LOOPBACK, PortReservation
+from conformance.backends.subject import OwnedControlPlaneSubject
+from conformance.subjects.base import SubjectError
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+BINARIES = ("etcd", "kube-apiserver", "kube-scheduler")
+REPO_BIN = Path(__file__).resolve().parents[2] / "backends" / "bin"
+LOG_TAIL_LINES = 30
+START_TIMEOUT = 60.0
+PORT_RETRIES = 3
+
+#: Admission plugins on by default in the pinned release that would change or refuse the
+#: scenario's objects: ServiceAccount (no service accounts exist), TaintNodesByCondition (adds
+#: node.kubernetes.io/not-ready to new nodes), DefaultTolerationSeconds (adds tolerations),
+#: Priority (the driver writes the priority the reference resolved, explicit ones included),
+#: RuntimeClass (refuses spec.overhead without a RuntimeClass), LimitRanger, ResourceQuota,
+#: PodSecurity, PodTopologyLabels and the rest of the defaults that have nothing to do here.
+DISABLED_ADMISSION = (
+    "ServiceAccount", "TaintNodesByCondition", "DefaultTolerationSeconds", "Priority",
+    "RuntimeClass", "LimitRanger", "ResourceQuota", "PodSecurity", "PodTopologyLabels",
+    "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
+    "PodGroupProtection", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+    "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "CertificateApproval",
+    "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
+    "DefaultIngressClass", "NodeDeclaredFeatureValidator", "PodResizeValidator",
+)
+SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes there
+#: client-go's streaming lists replay an informer's initial state from a map (random order):
+#: the scheduler would receive the nodes (whose order decides equal scores) and the pending
+#: pods (whose order decides the queue among equal priorities) shuffled. With plain LIST
+#: requests it receives them in the API server's key order, which the driver controls. Only
+#: how the informers load their first state changes; nothing of scheduling.
+SCHEDULER_FEATURE_GATES = "WatchListClient=false"
+
+
+def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
+    """The three binaries, or a :class:`SubjectError` saying how to build them."""
+    dirs: list[Path] = []
+    if bin_dir:
+        dirs.append(Path(bin_dir))
+    elif os.environ.get("KSCHEDCONF_BACKENDS_BIN"):
+        dirs.append(Path(os.environ["KSCHEDCONF_BACKENDS_BIN"]))
+    else:
+        dirs.append(REPO_BIN)
+    out: dict[str, Path] = {}
+    for name in BINARIES:
+        for d in dirs:
+            p = d / name
+            if os.access(p, os.X_OK):
+                out[name] = p
+                break
+        else:
+            found = None if bin_dir else shutil.which(name)
+            if found is None:
+                raise SubjectError(
+                    f"process backend: {name} not found in {', '.join(map(str, dirs))}"
+                    f"{'' if bin_dir else ' or on PATH'}; build the binaries of the pinned "
+                    f"release {UPSTREAM_RELEASE} with backends/build.sh (needs Go)")
+            out[name] = Path(found)
+    return out
+
+
+def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+class _Component:
+    def __init__(self, name: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+        self.name = name
+        self.proc = proc
+        self.log = log
+
+
+class PortInUse(SubjectError):
+    """A component could not bind its port (another program took it): retry."""
+
+
+class ProcessControlPlane:
+    """etcd + kube-apiserver (+ one kube-scheduler at a time) in a temporary directory."""
+
+    def __init__(self, bin_dir: str | None = None, *, start_timeout: float = START_TIMEOUT,
+                 keep_dir: bool = False) -> None:
+        self.bins = find_binaries(bin_dir)
+        self.start_timeout = start_timeout
+        self.keep_dir = keep_dir
+        self.cleanup: cleanup.Cleanup | None = None
+        self.dir: Path | None = None
+        self.certs: CertBundle | None = None
+        self.ports = PortReservation()
+        self.etcd_port = self.api_port = self.peer_port = 0
+        self.scheduler: _Component | None = None
+        self.scheduler_port = 0
+        self.components: list[_Component] = []
+        self._api: KubeApi | None = None
+        self._ssl: ssl.SSLContext | None = None
+        self.scheduler_runs = 0
+
+    # ----- helpers -----
+    def _fail(self, comp: _Component, what: str) -> SubjectError:
+        tail = log_tail(comp.log)
+        cls = PortInUse if "address already in use" in tail else SubjectError
+        msg = f"process backend: {comp.name} {what}"
+        if tail:
+            msg += f"\n--- {comp.name} log (tail) ---\n{tail}"
+        return cls(msg)
+
+    def _spawn(self, name: str, argv: list[str]) -> _Component:
+        assert self.dir is not None and self.cleanup is not None
+        log = self.dir / f"{name}.log"
+        try:
+            proc = cleanup.spawn(argv, log=log, cwd=str(self.dir))
+        except OSError as e:
+            raise SubjectError(f"process backend: cannot start {name}: {e}") from e
+        comp = _Component(name, proc, log)
+        self.cleanup.push(f"process {name}", lambda: cleanup.stop_process(proc))
+        self.components.append(comp)
+        return comp
+
+    def ssl_context(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            assert self.certs is not None
+            ctx = ssl.create_default_context(cafile=str(self.certs.ca_cert))
+            ctx.load_cert_chain(str(self.certs.client_cert), str(self.certs.client_key))
+            self._ssl = ctx
+        return self._ssl
+
+    def _get(self, url: str, timeout: float = 2.0) -> tuple[int, str]:
+        ctx = self.ssl_context() if url.startswith("https") else None
+        try:
+            with urllib.request.urlopen(url, timeout=timeout, context=ctx) as r:  # noqa: S310
+                return r.status, r.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode("utf-8", "replace")
+
+    def _wait(self, comp: _Component, url: str, ok: str, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        last = ""
+        while True:
+            if comp.proc.poll() is not None:
+                raise self._fail(comp, f"exited with code {comp.proc.returncode} while "
+                                       "starting")
+            try:
+                status, body = self._get(url)
+                if status == 200 and ok in body:
+                    return
+                last = f"HTTP {status}: {body.strip()[-300:]}"
+            except (OSError, ssl.SSLError) as e:
+                last = str(e)
+            if time.monotonic() > deadline:
+                raise self._fail(comp, f"not ready after {timeout:g} s ({url}: {last})")
+            time.sleep(0.1)
+
+    # ----- the control plane -----
+    def start(self) -> None:
+        cleanup.sweep_stale_dirs()
+        for attempt in range(PORT_RETRIES):
+            try:
+                self._start_once()
+                return
+            except PortInUse:
+                self.stop()
+                if attempt == PORT_RETRIES - 1:
+                    raise
+
+    def _start_once(self) -> None:
+        self.cleanup = cleanup.Cleanup("process backend")
+        self.dir = cleanup.make_temp_dir("process")
+        d = self.dir
+        if not self.keep_dir:
+            self.cleanup.push("temporary directory", lambda: cleanup.remove_dir(d))
+        self.cleanup.push("port reservations", self.ports.release)
+        self.certs = make_certs(d / "pki")
+        self.etcd_port, self.peer_port, self.api_port = self.ports.take_many(3)
+        etcd_url = f"http://{LOOPBACK}:{self.etcd_port}"
+        peer_url = f"http://{LOOPBACK}:{self.peer_port}"
+        etcd = self._spawn("etcd", [
+            str(self.bins["etcd"]), "--name", "kschedconf", "--data-dir", str(d / "etcd"),
+            "--listen-client-urls", etcd_url, "--advertise-client-urls", etcd_url,
+            "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+            "--initial-cluster", f"kschedconf={peer_url}", "--unsafe-no-fsync",
+            "--log-level", "warn"])
+        self._wait(etcd, f"{etcd_url}/health", '"health":"true"', self.start_timeout)
+        c = self.certs
+        api = self._spawn("kube-apiserver", [
+            str(self.bins["kube-apiserver"]),
+            f"--etcd-servers={etcd_url}",
+            f"--bind-address={LOOPBACK}", f"--advertise-address={LOOPBACK}",
+            f"--secure-port={self.api_port}", f"--cert-dir={d / 'apiserver-certs'}",
+            f"--tls-cert-file={c.server_cert}", f"--tls-private-key-file={c.server_key}",
+            f"--client-ca-file={c.ca_cert}", "--anonymous-auth=false",
+            f"--requestheader-client-ca-file={c.ca_cert}",
+            "--requestheader-allowed-names=kschedconf-no-front-proxy",
+            "--authorization-mode=AlwaysAllow",
+            "--service-account-issuer=https://kubernetes.default.svc",
+            f"--service-account-key-file={c.sa_pub}",
+            f"--service-account-signing-key-file={c.sa_key}",
+            f"--service-cluster-ip-range={SERVICE_CIDR}",
+            "--endpoint-reconciler-type=none",
+            "--enable-admission-plugins=NamespaceLifecycle",
+            f"--disable-admission-plugins={','.join(DISABLED_ADMISSION)}",
+            "--enable-priority-and-fairness=false", "--profiling=false",
+            "--watch-cache=true", "--v=1"])
+        self._wait(api, f"https://{LOOPBACK}:{self.api_port}/readyz", "ok", self.start_timeout)
+        self.kubeconfig = d / "kubeconfig.yaml"
+        write_kubeconfig(self.kubeconfig, f"https://{LOOPBACK}:{self.api_port}", c)
+
+    def api(self) -> KubeApi:
+        if self._api is None:
+            assert self.dir is not None
+            self._api = KubeApi.from_kubeconfig(str(self.kubeconfig),
+                                                discovery_cache=str(self.dir / "discovery.json"))
+        return self._api
+
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        assert self.dir is not None and self.certs is not None and self.cleanup is not None
+        self.stop_scheduler()
+        self.scheduler_runs += 1
+        cfg_path = self.dir / f"scheduler-{self.scheduler_runs}.yaml"
+        cfg = scheduler_config(config, str(self.kubeconfig))
+        cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+        for attempt in range(PORT_RETRIES):
+            self.scheduler_port = self.ports.take()
+            c = self.certs
+            comp = self._spawn("kube-scheduler", [
+                str(self.bins["kube-scheduler"]), f"--config={cfg_path}",
+                f"--bind-address={LOOPBACK}", f"--secure-port={self.scheduler_port}",
+                f"--tls-cert-file={c.server_cert}", f"--tls-private-key-file={c.server_key}",
+                f"--authentication-kubeconfig={self.kubeconfig}",
+                f"--authorization-kubeconfig={self.kubeconfig}",
+                "--authentication-tolerate-lookup-failure",
+                "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+                f"--feature-gates={SCHEDULER_FEATURE_GATES}", "--v=2"])
+            self.scheduler = comp
+            try:
+                self._wait(comp, f"https://{LOOPBACK}:{self.scheduler_port}/readyz", "ok",
+                           self.start_timeout)
+                return
+            except PortInUse:
+                self.stop_scheduler()
+                if attempt == PORT_RETRIES - 1:
+                    raise
+            except SubjectError:
+                self.stop_scheduler()
+                raise
+
+    def stop_scheduler(self) -> None:
+        comp, self.scheduler = self.scheduler, None
+        if comp is None:
+            return
+        cleanup.stop_process(comp.proc)
+        if comp in self.components:
+            self.components.remove(comp)
+        if self.cleanup is not None:
+            self.cleanup.pop_and_run("process kube-scheduler")
+
+    def scheduler_metrics(self) -> dict[str, float] | None:
+        if self.scheduler is None or self.scheduler.proc.poll() is not None:
+            return None
+        try:
+            status, body = self._get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics", 2.0)
+        except (OSError, ssl.SSLError):
+            return None
+        return parse_metrics(body) if status == 200 else None
+
+    def check_alive(self) -> None:
+        for comp in self.components:
+            if comp.proc.poll() is not None:
+                raise self._fail(comp, f"exited with code {comp.proc.returncode}")
+
+    def stop(self) -> None:
+        self.scheduler = None
+        self._api = None
+        self._ssl = None
+        self.components.clear()
+        if self.cleanup is not None:
+            self.cleanup.run()
+            self.cleanup = None
+
+
+def write_kubeconfig(path: Path, server: str, certs: CertBundle) -> None:
+    """A kubeconfig for ``server`` authenticating with the run's client certificate."""
+    doc = {
+        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
+        "clusters": [{"name": "kschedconf", "cluster": {
+            "server": server, "certificate-authority": str(certs.ca_cert)}}],
+        "users": [{"name": "kschedconf-admin", "user": {
+            "client-certificate": str(certs.client_cert),
+            "client-key": str(certs.client_key)}}],
+        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
+                                                         "user": "kschedconf-admin"}}],
+    }
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    os.chmod(path, 0o600)
+
+
+class ProcessSubject(OwnedControlPlaneSubject):
+    """``--subject process`` / ``process:CFG.yaml``: the pinned release's kube-scheduler,
+    kube-apiserver and etcd as local processes."""
+
+    name = "process"
+
+    def __init__(self, config_path: str | None = None, *, bin_dir: str | None = None,
+                 time_scale: float = 1.0, settle: float = 0.5, timeout: float = 120.0,
+                 start_timeout: float = START_TIMEOUT) -> None:
+        super().__init__(config_path=config_path, time_scale=time_scale, settle=settle,
+                         timeout=timeout)
+        self.cp = ProcessControlPlane(bin_dir, start_timeout=start_timeout)
+
+    def start_control_plane(self) -> None:
+        self.cp.start()
+
+    def api(self) -> KubeApi:
+        return self.cp.api()
+
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        self.cp.check_alive()
+        self.cp.start_scheduler(config)
+
+    def stop_scheduler(self) -> None:
+        self.cp.stop_scheduler()
+
+    def scheduler_metrics(self) -> dict[str, float] | None:
+        return self.cp.scheduler_metrics()
+
+    def stop_control_plane(self) -> None:
+        self.cp.stop()
+
+    def control_plane_running(self) -> bool:
+        return self._started and self.cp.cleanup is not None
+
+    def describe(self) -> dict[str, str]:
+        d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,
+             "implementation": "kube-scheduler, kube-apiserver, etcd as local processes",
+             "binaries": str(self.cp.bins["kube-scheduler"].parent)}
+        if self.config_path:
+            d["config"] = self.config_path
+        return d
+

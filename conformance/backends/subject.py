@@ -1,0 +1,132 @@
+"""The subject shared by the launchers that own their control plane (process, docker).
+
+The control plane (etcd and kube-apiserver) starts on the first scenario and serves every
+scenario of the subject's life; each scenario gets a fresh kube-scheduler started *after* its
+objects exist (so the scheduler's informers hand it the whole cluster before it schedules
+anything: see ``driver.py``), and a fresh run id: after the scenario everything labelled with
+it is deleted, the scheduler stopped, and the next scenario starts from an empty cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import time
+from abc import abstractmethod
+from typing import Any
+
+from conformance.backends.driver import ClusterApi, Driver, DriverOptions, new_run_id
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import Subject, SubjectError, SubjectResult
+
+
+class OwnedControlPlaneSubject(Subject):
+    """Base of ``process`` and ``docker``: subclasses start/stop the components."""
+
+    reports_scores = False
+
+    def __init__(self, *, config_path: str | None = None, time_scale: float = 1.0,
+                 settle: float = 0.5, timeout: float = 120.0) -> None:
+        self.config_path = config_path
+        self.config_doc: dict[str, Any] | None = None
+        if config_path is not None:
+            from conformance.runner import UsageError, read_config_doc
+
+            try:
+                self.config_doc = read_config_doc(config_path)
+            except UsageError as e:
+                raise SubjectError(str(e)) from e
+        self.time_scale = time_scale
+        self.settle = settle
+        self.timeout = timeout
+        self.run_prefix = new_run_id()
+        self._counter = itertools.count(1)
+        self._started = False
+        self.last_warnings: list[str] = []
+        self.timings: dict[str, float] = {}
+        self.scenarios_run = 0
+
+    # ----- what a launcher provides -----
+    @abstractmethod
+    def start_control_plane(self) -> None:
+        """Start etcd and kube-apiserver and wait until they are ready."""
+
+    @abstractmethod
+    def api(self) -> ClusterApi:
+        """A client of the running API server."""
+
+    @abstractmethod
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        """Start kube-scheduler with the scenario's configuration; return when ready."""
+
+    @abstractmethod
+    def stop_scheduler(self) -> None: ...
+
+    @abstractmethod
+    def scheduler_metrics(self) -> dict[str, float] | None: ...
+
+    @abstractmethod
+    def stop_control_plane(self) -> None: ...
+
+    def control_plane_running(self) -> bool:
+        """False once the control plane is gone (closed, or stopped by a signal handler)."""
+        return self._started
+
+    # ----- the subject -----
+    def _ensure_started(self) -> None:
+        if self._started:
+            return
+        t = time.monotonic()
+        try:
+            self.start_control_plane()
+        except BaseException:
+            self.stop_control_plane()
+            raise
+        self._started = True
+        self.timings["control_plane_start"] = time.monotonic() - t
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        self._ensure_started()
+        if self.config_doc is not None:
+            scenario = ScenarioInput(scenario.documents, self.config_doc, scenario.seed,
+                                     scenario.name, scenario.notes)
+        run_id = f"{self.run_prefix}-{next(self._counter)}"
+        driver = Driver(self.api(), DriverOptions(run_id=run_id, mode="owned",
+                                                  time_scale=self.time_scale,
+                                                  settle=self.settle, timeout=self.timeout))
+        try:
+            doc = driver.run(scenario, hooks=self)
+        except BaseException:
+            self._after(driver)  # best effort: never hides what stopped the run
+            raise
+        problems = self._after(driver)
+        if problems:
+            raise SubjectError(f"{self.name}: could not clean up after scenario "
+                               f"{scenario.name}: {'; '.join(problems)}")
+        self.scenarios_run += 1
+        return SubjectResult(doc)
+
+    def _after(self, driver: Driver) -> list[str]:
+        """Stop the scenario's scheduler and delete everything labelled with its run id.
+        Never raises (a control plane already stopped by a signal handler is not an error
+        here); returns the problems."""
+        with contextlib.suppress(Exception):
+            self.stop_scheduler()
+        self.last_warnings = list(driver.warnings)
+        self.timings.update({f"last_{k}": v for k, v in driver.seconds.items()})
+        if not self.control_plane_running():
+            return []
+        t = time.monotonic()
+        try:
+            problems = driver.delete_owned()
+            driver.finalize_namespaces()
+        except Exception as e:
+            problems = [f"{type(e).__name__}: {e}"]
+        self.timings["last_cleanup"] = time.monotonic() - t
+        return problems
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.stop_scheduler()
+        self.stop_control_plane()
+        self._started = False

@@ -1,0 +1,941 @@
+"""The control-plane driver (conformance/backends/driver.py) against an in-memory API server.
+
+``FakeApi`` implements the driver's ``ClusterApi`` (create / get / patch / delete / list / watch
+/ finalize) over dicts, with resourceVersions, label and field selectors, watch streams, the
+``SchedulingGated`` condition the API server adds to gated pods, and a log of every call. A
+``FakeScheduler`` plays kube-scheduler through the same API (binds pods, writes
+``PodScheduled=False`` conditions, preempts: DisruptionTarget condition, delete, ``Preempted``
+event), so the driver's plan, object creation, watch-based reconstruction of attempts, timeline,
+quiescence and cleanup are checked without a network.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from conformance.backends.driver import (
+    HOLD_GATE,
+    RUN_LABEL,
+    ApiError,
+    Driver,
+    DriverOptions,
+    Naming,
+    Recorder,
+    parse_metrics,
+    profile_scheduler_names,
+    scheduler_config,
+)
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import SubjectError
+
+# --- the fake API server -------------------------------------------------------------------------
+
+NAMESPACED = {"Pod", "PodDisruptionBudget", "Event"}
+
+
+def _merge(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            out.pop(k, None)
+        else:
+            out[k] = _merge(out.get(k), v)
+    return out
+
+
+def _selector_match(sel: str | None, labels: dict[str, str]) -> bool:
+    if not sel:
+        return True
+    for part in sel.split(","):
+        k, _, v = part.partition("=")
+        if labels.get(k) != v:
+            return False
+    return True
+
+
+def _field_match(sel: str | None, obj: dict[str, Any]) -> bool:
+    if not sel:
+        return True
+    for part in sel.split(","):
+        k, _, v = part.partition("=")
+        if str(obj.get(k)) != v:
+            return False
+    return True
+
+
+class FakeApi:
+    def __init__(self) -> None:
+        self.objects: dict[tuple[str, str, str], dict[str, Any]] = {}
+        self.rv = itertools.count(100)
+        self.uids = itertools.count(1)
+        self.calls: list[tuple[str, ...]] = []
+        self.watchers: list[tuple[str, str | None, str | None, queue.Queue[Any]]] = []
+        self.history: list[tuple[int, str, str, dict[str, Any]]] = []  # (rv, kind, type, obj)
+        self.lock = threading.RLock()
+        self.refuse: Callable[[str, dict[str, Any]], str | None] = lambda kind, obj: None
+        for ns in ("default", "kube-system"):
+            self.objects[("Namespace", "", ns)] = {
+                "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns},
+                             "uid": f"ns-{ns}", "resourceVersion": "1"}}
+
+    # helpers
+    def _key(self, kind: str, name: str, ns: str | None) -> tuple[str, str, str]:
+        return (kind, (ns or "default") if kind in NAMESPACED else "", name)
+
+    def _emit(self, kind: str, typ: str, obj: dict[str, Any]) -> None:
+        self.history.append((int(obj["metadata"]["resourceVersion"]), kind, typ,
+                             copy.deepcopy(obj)))
+        for wkind, lsel, fsel, q in list(self.watchers):
+            if wkind == kind and _selector_match(lsel, obj["metadata"].get("labels") or {}) \
+                    and _field_match(fsel, obj):
+                q.put((typ, copy.deepcopy(obj)))
+
+    def _store(self, kind: str, obj: dict[str, Any], typ: str) -> dict[str, Any]:
+        obj["metadata"]["resourceVersion"] = str(next(self.rv))
+        m = obj["metadata"]
+        self.objects[self._key(kind, m["name"], m.get("namespace"))] = obj
+        self._emit(kind, typ, obj)
+        return copy.deepcopy(obj)
+
+    # ClusterApi
+    def create(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
+        with self.lock:
+            obj = copy.deepcopy(obj)
+            m = obj.setdefault("metadata", {})
+            self.calls.append(("create", kind, m.get("namespace", ""), m.get("name", "")))
+            why = self.refuse(kind, obj)
+            if why:
+                raise ApiError(422, why)
+            if kind in NAMESPACED:
+                m.setdefault("namespace", "default")
+                if ("Namespace", "", m["namespace"]) not in self.objects:
+                    raise ApiError(404, f'namespaces "{m["namespace"]}" not found')
+            key = self._key(kind, m["name"], m.get("namespace"))
+            if key in self.objects:
+                raise ApiError(409, f'{kind} "{m["name"]}" already exists')
+            m["uid"] = f"uid-{next(self.uids)}"
+            if kind == "Namespace":
+                m.setdefault("labels", {})["kubernetes.io/metadata.name"] = m["name"]
+            if kind == "Pod":
+                st = obj.setdefault("status", {})
+                st["phase"] = "Pending"
+                if obj.get("spec", {}).get("schedulingGates"):
+                    st["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                         "reason": "SchedulingGated",
+                                         "message": "Scheduling is blocked due to non-empty "
+                                                    "scheduling gates"}]
+            return self._store(kind, obj, "ADDED")
+
+    def get(self, kind: str, name: str, namespace: str | None = None) -> dict[str, Any] | None:
+        with self.lock:
+            o = self.objects.get(self._key(kind, name, namespace))
+            return copy.deepcopy(o) if o is not None else None
+
+    def patch(self, kind: str, name: str, patch: Any, namespace: str | None = None, *,
+              status: bool = False, patch_type: str = "merge") -> dict[str, Any]:
+        with self.lock:
+            self.calls.append(("patch", kind, namespace or "", name,
+                               "status" if status else "", json.dumps(patch, sort_keys=True)))
+            key = self._key(kind, name, namespace)
+            obj = self.objects.get(key)
+            if obj is None:
+                raise ApiError(404, f'{kind} "{name}" not found')
+            if patch_type == "json":
+                obj = copy.deepcopy(obj)
+                for op in patch:
+                    assert op["op"] == "replace"
+                    parts = op["path"].strip("/").split("/")
+                    cur = obj
+                    for p in parts[:-1]:
+                        cur = cur.setdefault(p, {})
+                    cur[parts[-1]] = copy.deepcopy(op["value"])
+            else:
+                obj = _merge(obj, patch)
+            return self._store(kind, obj, "MODIFIED")
+
+    def delete(self, kind: str, name: str, namespace: str | None = None,
+               grace_period_seconds: int | None = 0) -> bool:
+        with self.lock:
+            self.calls.append(("delete", kind, namespace or "", name))
+            key = self._key(kind, name, namespace)
+            obj = self.objects.pop(key, None)
+            if obj is None:
+                return False
+            obj["metadata"]["resourceVersion"] = str(next(self.rv))
+            self._emit(kind, "DELETED", obj)
+            return True
+
+    def list(self, kind: str, *, label_selector: str | None = None,
+             field_selector: str | None = None) -> tuple[list[dict[str, Any]], str]:
+        with self.lock:
+            items = [copy.deepcopy(o) for (k, _, _), o in sorted(self.objects.items())
+                     if k == kind and _selector_match(label_selector,
+                                                      o["metadata"].get("labels") or {})
+                     and _field_match(field_selector, o)]
+            return items, str(next(self.rv))
+
+    def watch(self, kind: str, sink: Any, stop: threading.Event, *, resource_version: str,
+              label_selector: str | None = None, field_selector: str | None = None) -> None:
+        q: queue.Queue[Any] = queue.Queue()
+        entry = (kind, label_selector, field_selector, q)
+        with self.lock:  # changes after resource_version first, as the API server does
+            for rv, k, typ, obj in self.history:
+                if rv > int(resource_version) and k == kind and _selector_match(
+                        label_selector, obj["metadata"].get("labels") or {}) and \
+                        _field_match(field_selector, obj):
+                    q.put((typ, copy.deepcopy(obj)))
+            self.watchers.append(entry)
+        try:
+            while not stop.is_set():
+                try:
+                    typ, obj = q.get(timeout=0.02)
+                except queue.Empty:
+                    continue
+                sink(typ, obj)
+        finally:
+            with self.lock:
+                self.watchers.remove(entry)
+
+    def finalize_namespace(self, name: str) -> None:
+        self.calls.append(("finalize", "Namespace", "", name))
+
+    # inspection
+    def names(self, kind: str) -> list[str]:
+        return sorted(n for (k, _, n) in self.objects if k == kind)
+
+    def pods(self) -> dict[str, dict[str, Any]]:
+        return {f"{ns}/{n}": o for (k, ns, n), o in self.objects.items() if k == "Pod"}
+
+
+class FakeScheduler:
+    """Plays kube-scheduler through the fake API: ``script(api, sched)`` runs in a thread
+    when the driver starts the scheduler."""
+
+    def __init__(self, api: FakeApi, script: Callable[[FakeApi, FakeScheduler], None]) -> None:
+        self.api = api
+        self.script = script
+        self.configs: list[Any] = []
+        self.done = threading.Event()
+        self.stopped = 0
+        self.started_with: list[str] = []
+
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        self.configs.append(config)
+        self.started_with = sorted(self.api.pods())
+
+        def go() -> None:
+            try:
+                self.script(self.api, self)
+            finally:
+                self.done.set()
+        threading.Thread(target=go, daemon=True).start()
+
+    def stop_scheduler(self) -> None:
+        self.stopped += 1
+
+    def scheduler_metrics(self) -> dict[str, float] | None:
+        return {"active": 0.0 if self.done.is_set() else 1.0, "backoff": 0.0}
+
+    # what a scheduler does
+    def bind(self, ns: str, name: str, node: str) -> None:
+        self.api.patch("Pod", name, {"spec": {"nodeName": node}, "status": {"conditions": [
+            {"type": "PodScheduled", "status": "True"}]}}, ns)
+
+    def fail(self, ns: str, name: str, message: str, nominated: str | None = None,
+             reason: str = "Unschedulable") -> None:
+        st: dict[str, Any] = {"conditions": [{"type": "PodScheduled", "status": "False",
+                                              "reason": reason, "message": message}]}
+        if nominated is not None:
+            st["nominatedNodeName"] = nominated
+        self.api.patch("Pod", name, {"status": st}, ns, status=True)
+
+    def preempt(self, victim_ns: str, victim: str, preemptor_ns: str, preemptor: str,
+                node: str, event: bool = True) -> None:
+        self.api.patch("Pod", victim, {"status": {"conditions": [
+            {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+             "message": "default-scheduler: preempting to accommodate a higher priority pod"}]}},
+            victim_ns, status=True)
+        pre = self.api.get("Pod", preemptor, preemptor_ns)
+        assert pre is not None
+        if event:
+            self.api.create("Event", {"metadata": {"name": f"{victim}.1", "namespace": victim_ns},
+                                      "reason": "Preempted",
+                                      "involvedObject": {"kind": "Pod", "namespace": victim_ns,
+                                                         "name": victim},
+                                      "related": {"kind": "Pod", "namespace": preemptor_ns,
+                                                  "name": preemptor,
+                                                  "uid": pre["metadata"]["uid"]},
+                                      "message": f"Preempted by pod {pre['metadata']['uid']} "
+                                                 f"on node {node}"})
+        self.api.delete("Pod", victim, victim_ns)
+
+
+# --- scenario builders ---------------------------------------------------------------------------
+
+def node(name: str, cpu: str = "4", **labels: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
+            "status": {"capacity": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, cpu: str = "1", ns: str = "default", **spec: Any) -> dict[str, Any]:
+    status = spec.pop("status", None)
+    meta: dict[str, Any] = {"name": name, "namespace": ns, "labels": {"app": name}}
+    if "ownerReferences" in spec:
+        meta["ownerReferences"] = spec.pop("ownerReferences")
+    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                         "spec": {"containers": [{"name": "c", "resources": {
+                             "requests": {"cpu": cpu}}}], **spec}}
+    if status:
+        p["status"] = status
+    return p
+
+
+def pclass(name: str, value: int, **kw: Any) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, **kw}
+
+
+def timeline(*events: dict[str, Any], until: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"events": list(events)}
+    if until:
+        spec["until"] = until
+    return {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": spec}
+
+
+def scenario(*docs: dict[str, Any], config: dict[str, Any] | None = None,
+             seed: int = 7) -> ScenarioInput:
+    return ScenarioInput(list(docs), config, seed, "t")
+
+
+def opts(**kw: Any) -> DriverOptions:
+    base: dict[str, Any] = {"run_id": "ks-test", "settle": 0.05, "timeout": 10.0,
+                            "time_scale": 0.01}
+    base.update(kw)
+    return DriverOptions(**base)
+
+
+def run(docs: list[dict[str, Any]], script: Callable[[FakeApi, FakeScheduler], None], *,
+        api: FakeApi | None = None, **kw: Any) -> tuple[dict[str, Any], FakeApi, Driver,
+                                                       FakeScheduler]:
+    api = api or FakeApi()
+    sched = FakeScheduler(api, script)
+    d = Driver(api, opts(**kw))
+    doc = d.run(scenario(*docs), hooks=sched)
+    return doc, api, d, sched
+
+
+# --- the plan ------------------------------------------------------------------------------------
+
+def test_plan_owned_mode_manifests() -> None:
+    api = FakeApi()
+    d = Driver(api, opts())
+    plan = d.plan(scenario(
+        pclass("high", 1000, preemptionPolicy="Never"),
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team",
+                                                               "labels": {"env": "prod"}}},
+        node("b"), node("a"),
+        pod("run", nodeName="b", status={"phase": "Running",
+                                         "startTime": "2024-01-01T00:00:00Z"}),
+        pod("p", priorityClassName="high", ns="team"),
+        pod("explicit", priority=5,
+            ownerReferences=[{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs",
+                              "uid": "u1", "controller": True}]),
+        {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+         "metadata": {"name": "pdb", "namespace": "team"},
+         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "p"}}},
+         "status": {"disruptionsAllowed": 2}}))
+    # nodes not in name order: renamed so that the API's name order is the input order
+    assert [o["metadata"]["name"] for o, _ in plan.nodes] == ["n000-b", "n001-a"]
+    assert d.naming.node_back("n000-b") == "b"
+    assert any("node names" in w for w in d.warnings)
+    # every object labelled with the run
+    for obj in [*plan.namespaces, *plan.priority_classes, *(o for o, _ in plan.nodes),
+                *(pp.manifest for pp in plan.running + plan.pending)]:
+        assert obj["metadata"]["labels"][RUN_LABEL] == "ks-test"
+    # allocatable defaults to capacity (SetDefaults_NodeStatus)
+    assert plan.nodes[0][0]["status"]["allocatable"]["cpu"] == "4"
+    running = plan.running[0]
+    assert running.manifest["spec"]["nodeName"] == "n000-b"
+    assert running.status == {"phase": "Running", "startTime": "2024-01-01T00:00:00Z"}
+    pend = {pp.key: pp for pp in plan.pending}
+    p = pend["team/p"].manifest
+    assert p["spec"]["priority"] == 1000 and p["spec"]["preemptionPolicy"] == "Never"
+    assert p["spec"]["terminationGracePeriodSeconds"] == 0
+    assert p["spec"]["containers"][0]["image"] == "registry.k8s.io/pause:3.10"
+    e = pend["default/explicit"].manifest
+    assert e["spec"]["priority"] == 5 and e["spec"]["preemptionPolicy"] == "PreemptLowerPriority"
+    assert e["metadata"]["ownerReferences"][0]["name"] == "rs"  # kept: no garbage collector
+    (pdb, pdb_status), = plan.pdbs
+    assert pdb["metadata"]["namespace"] == "team"
+    assert pdb_status == {"disruptionsAllowed": 2, "currentHealthy": 0, "desiredHealthy": 0,
+                          "expectedPods": 0}
+    ns = {n["metadata"]["name"]: n for n in plan.namespaces}
+    assert ns["team"]["metadata"]["labels"] == {"env": "prod", RUN_LABEL: "ks-test"}
+
+
+def test_plan_renames_pending_pods_only_when_their_names_are_out_of_queue_order() -> None:
+    d = Driver(FakeApi(), opts())
+    plan = d.plan(scenario(node("n1"), *[pod(f"p-{i}") for i in (0, 1, 2)]))
+    assert [pp.manifest["metadata"]["name"] for pp in plan.pending] == ["p-0", "p-1", "p-2"]
+    d = Driver(FakeApi(), opts())
+    plan = d.plan(scenario(node("n1"), *[pod(f"p-{i}") for i in (9, 10, 11)]))
+    assert not d.warnings
+    # "p-10" < "p-9" by name: the namespace's pending pods get rank prefixes
+    assert [pp.manifest["metadata"]["name"] for pp in plan.pending] == [
+        "q000-p-9", "q001-p-10", "q002-p-11"]
+    assert d.naming.pod_back("default", "q001-p-10") == "default/p-10"
+    # creationTimestamp decides the queue order before input order
+    d = Driver(FakeApi(), opts())
+    b = pod("b")
+    b["metadata"]["creationTimestamp"] = "2024-01-01T00:00:00Z"
+    a = pod("a")
+    a["metadata"]["creationTimestamp"] = "2024-01-02T00:00:00Z"
+    plan = d.plan(scenario(node("n1"), a, b))
+    assert [pp.key for pp in plan.pending] == ["default/b", "default/a"]
+    assert [pp.manifest["metadata"]["name"] for pp in plan.pending] == ["q000-b", "q001-a"]
+
+
+def test_plan_orders_namespaces_and_warns_about_interleaved_pods() -> None:
+    # zz's pod comes first: namespaces renamed in the order of their first pending pod
+    d = Driver(FakeApi(), opts())
+    plan = d.plan(scenario(node("n1"), pod("x", ns="zz"), pod("y", ns="aa"),
+                           pod("z", ns="zz")))
+    assert d.naming.namespaces == {"zz": "s0-zz", "aa": "s1-aa"}
+    assert {n["metadata"]["name"] for n in plan.namespaces} >= {"s0-zz", "s1-aa"}
+    # ... but zz/z after aa/y cannot be: a warning
+    assert [w for w in d.warnings if "same priority" in w] == [
+        "pending pods default/y and default/z have the same priority but the scheduler "
+        "queues default/z first (it receives pods namespace by namespace); their order may "
+        "differ from the reference's".replace("default/y", "aa/y").replace("default/z",
+                                                                         "zz/z")]
+    d = Driver(FakeApi(), opts())
+    d.plan(scenario(node("n1"), pod("x", ns="aa"), pod("y", ns="zz")))
+    assert not d.warnings and d.naming.namespaces["aa"] == "aa"
+    # different priorities: their order is the priorities', names stay
+    d = Driver(FakeApi(), opts())
+    d.plan(scenario(pclass("hi", 5), node("n1"), pod("x", ns="zz", priorityClassName="hi"),
+                    pod("y", ns="aa")))
+    assert not d.warnings and d.naming.namespaces["zz"] == "zz"
+
+
+def test_plan_shared_mode_maps_names_and_leaves_priority_to_admission() -> None:
+    d = Driver(FakeApi(), opts(mode="shared", namespace_prefix="ks-test-",
+                               node_prefix="ks-test-", rename_for_order=False))
+    affinity = {
+        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": ["b"]}]}]}},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "h",
+            "namespaces": ["team"],
+            "namespaceSelector": {"matchExpressions": [
+                {"key": "kubernetes.io/metadata.name", "operator": "In",
+                 "values": ["default"]}]}}]}}
+    plan = d.plan(scenario(
+        pclass("high", 1000), node("b"), node("a"),
+        pod("classed", priorityClassName="high"),
+        pod("same", priorityClassName="high", priority=1000),
+        pod("odd", priority=7, affinity=affinity,
+            ownerReferences=[{"apiVersion": "v1", "kind": "ReplicationController",
+                              "name": "rc", "uid": "u"}])))
+    assert [o["metadata"]["name"] for o, _ in plan.nodes] == ["ks-test-b", "ks-test-a"]
+    pend = {pp.key: pp.manifest for pp in plan.pending}
+    assert pend["default/classed"]["metadata"]["namespace"] == "ks-test-default"
+    assert "priority" not in pend["default/classed"]["spec"]
+    assert "priority" not in pend["default/same"]["spec"]
+    odd = pend["default/odd"]
+    assert odd["spec"]["priorityClassName"] == "ks-test-p7-preemptlowerpriority"
+    assert "priority" not in odd["spec"] and "ownerReferences" not in odd["metadata"]
+    assert any(pc["metadata"]["name"] == "ks-test-p7-preemptlowerpriority"
+               and pc["value"] == 7 for pc in plan.priority_classes)
+    terms = odd["spec"]["affinity"]
+    assert terms["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"][0]["matchFields"][0]["values"] == ["ks-test-b"]
+    anti = terms["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert anti["namespaces"] == ["ks-test-team"]
+    assert anti["namespaceSelector"]["matchExpressions"][0]["values"] == ["ks-test-default"]
+
+
+def test_plan_rejects_invalid_scenarios_as_subject_errors() -> None:
+    d = Driver(FakeApi(), opts())
+    with pytest.raises(SubjectError, match="not valid input"):
+        d.plan(scenario(node("n1"), pod("p", priorityClassName="nope")))
+
+
+# --- runs ----------------------------------------------------------------------------------------
+
+def test_run_creates_objects_before_the_scheduler_and_reconstructs_attempts() -> None:
+    docs = [pclass("high", 100), pclass("low", 1), node("n1", "2"), node("n2", "2"),
+            pod("victim", "2", nodeName="n2", priorityClassName="low"),
+            pod("a", "1"), pod("big", "3"), pod("boss", "2", priorityClassName="high")]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        s.bind("default", "a", "n1")
+        s.fail("default", "big", "0/2 nodes are available: 2 Insufficient cpu.")
+        s.fail("default", "big", "0/2 nodes are available: 2 Insufficient cpu.")  # no change
+        s.fail("default", "boss", "0/2 nodes are available: 2 Insufficient cpu. preemption: "
+                                  "...", nominated="n2")
+        s.preempt("default", "victim", "default", "boss", "n2")
+        s.bind("default", "boss", "n2")
+
+    doc, api, d, sched = run(docs, script)
+    # everything existed when the scheduler started (it lists them before scheduling)
+    assert sched.started_with == ["default/a", "default/big", "default/boss",
+                                  "default/victim"]
+    assert sched.configs == [None] and sched.stopped == 1
+    assert doc["kind"] == "SimulationResult" and doc["seed"] == 7
+    outcomes = [(a["pod"], a["outcome"], a["node"], a["nominatedNode"], a["victims"])
+                for a in doc["attempts"]]
+    assert outcomes == [
+        ("default/a", "Bound", "n1", None, []),
+        ("default/big", "Unschedulable", None, None, []),
+        ("default/boss", "Nominated", None, "n2", ["default/victim"]),
+        ("default/boss", "Bound", "n2", None, []),
+    ]
+    assert doc["bindings"] == {"default/a": "n1", "default/boss": "n2"}
+    assert doc["pending"] == ["default/big"]
+    assert doc["deleted"] == ["default/victim"]
+    assert doc["stoppedBy"] == "quiescence"
+    big = [a for a in doc["attempts"] if a["pod"] == "default/big"][0]
+    assert big["message"] == "0/2 nodes are available: 2 Insufficient cpu." and \
+        big["reasons"] == {}
+    import jsonschema
+
+    from conformance.output import schema
+
+    jsonschema.validate(doc, schema("SimulationResult"))
+    # running pod: created bound, then its status
+    assert ("patch", "Pod", "default", "victim", "status",
+            json.dumps({"status": {"phase": "Running"}}, sort_keys=True)) in api.calls
+    creates = [c for c in api.calls if c[0] == "create" and c[1] in ("Node", "Pod")]
+    assert [c[3] for c in creates] == ["n1", "n2", "victim", "a", "big", "boss"]
+
+
+def test_victims_without_a_preempted_event_go_to_the_pod_nominated_to_their_node() -> None:
+    docs = [pclass("high", 100), node("n1", "1"),
+            pod("low", "1", nodeName="n1"), pod("hi", "1", priorityClassName="high")]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        s.fail("default", "hi", "0/1 nodes are available: 1 Insufficient cpu.", nominated="n1")
+        s.preempt("default", "low", "default", "hi", "n1", event=False)
+        s.bind("default", "hi", "n1")
+
+    doc, *_ = run(docs, script)
+    nominated = [a for a in doc["attempts"] if a["outcome"] == "Nominated"]
+    assert nominated[0]["victims"] == ["default/low"] and doc["deleted"] == ["default/low"]
+
+
+def test_renamed_nodes_and_pods_are_mapped_back() -> None:
+    docs = [node("zeta"), node("alpha"), pod("p-9"), pod("p-10")]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        assert api.names("Node") == ["n000-zeta", "n001-alpha"]
+        s.bind("default", "q000-p-9", "n000-zeta")
+        s.bind("default", "q001-p-10", "n001-alpha")
+
+    doc, *_ = run(docs, script)
+    assert doc["bindings"] == {"default/p-10": "alpha", "default/p-9": "zeta"}
+    assert [a["pod"] for a in doc["attempts"]] == ["default/p-9", "default/p-10"]
+
+
+def test_renamed_namespaces_are_mapped_back_and_followed_by_affinity_terms() -> None:
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": "h",
+        "namespaces": ["zz"]}]}}
+    docs = [node("n1"), pod("x", ns="zz"), pod("y", ns="aa", affinity=anti)]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        assert sorted(api.pods()) == ["s0-zz/x", "s1-aa/y"]
+        y = api.get("Pod", "y", "s1-aa")
+        assert y["spec"]["affinity"]["podAntiAffinity"][
+            "requiredDuringSchedulingIgnoredDuringExecution"][0]["namespaces"] == ["s0-zz"]
+        s.bind("s0-zz", "x", "n1")
+        s.fail("s1-aa", "y", "0/1 nodes are available: 1 node(s) didn't match pod "
+                             "anti-affinity rules.")
+
+    doc, api, d, _ = run(docs, script)
+    assert doc["bindings"] == {"zz/x": "n1"} and doc["pending"] == ["aa/y"]
+    d.delete_owned(timeout=1.0)
+    assert not {"s0-zz", "s1-aa"} & set(api.names("Namespace"))
+
+
+def test_error_and_gated_records() -> None:
+    docs = [node("n1"), pod("e"), pod("g", schedulingGates=[{"name": "x"}, {"name": "y"}])]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        s.fail("default", "e", "boom", reason="SchedulerError")
+
+    doc, *_ = run(docs, script)
+    recs = [(a["pod"], a["outcome"], a["message"]) for a in doc["attempts"]]
+    assert ("default/g", "Gated", "waiting for scheduling gates: [x y]") in recs
+    assert ("default/e", "Error", "boom") in recs
+    assert doc["pending"] == ["default/e", "default/g"]
+
+
+def test_pods_of_another_scheduler_are_not_gated_records() -> None:
+    docs = [node("n1"), pod("other", schedulerName="not-mine",
+                            schedulingGates=[{"name": "x"}])]
+    doc, *_ = run(docs, lambda api, s: None)
+    assert doc["attempts"] == [] and doc["pending"] == ["default/other"]
+
+
+def test_terminating_pods_are_force_deleted() -> None:
+    docs = [node("n1"), pod("p", nodeName="n1")]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        api.patch("Pod", "p", {"metadata": {"deletionTimestamp": "2024-01-01T00:00:00Z"}},
+                  "default")
+
+    doc, api, *_ = run(docs, script)
+    assert ("delete", "Pod", "default", "p") in api.calls
+
+
+def test_timeline_events_become_api_calls() -> None:
+    docs = [node("n1", "1"), node("n2", "1"),
+            pod("r1", nodeName="n1"), pod("r2", nodeName="n2"), pod("b2", "0"),
+            pod("g", schedulingGates=[{"name": "a"}, {"name": "b"}]),
+            timeline(
+                {"at": "1s", "action": "createNode", "node": {"metadata": {"name": "n3"},
+                                                              "status": {"allocatable": {
+                                                                  "cpu": "2"}}}},
+                {"at": "2s", "action": "cordon", "node": "n1"},
+                {"at": "2s", "action": "labelNode", "node": "n2",
+                 "labels": {"zone": "b", "kubernetes.io/hostname": None}},
+                {"at": "3s", "action": "taintNode", "node": "n2",
+                 "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]},
+                {"at": "4s", "action": "untaintNode", "node": "n2", "taints": [{"key": "k"}]},
+                {"at": "5s", "action": "removeSchedulingGates", "pod": "g", "gates": ["a"]},
+                {"at": "6s", "action": "finishPod", "pod": "r1"},
+                {"at": "7s", "action": "deleteNode", "node": "n2"},
+                {"at": "8s", "action": "createPod", "pod": {
+                    "metadata": {"name": "late"},
+                    "spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+                {"at": "9s", "action": "deletePod", "pod": "late"})]
+    doc, api, d, _ = run(docs, lambda api, s: s.bind("default", "b2", "n2"))
+    patches = [c for c in api.calls if c[0] == "patch" and c[1] == "Node"]
+    bodies = [json.loads(c[5]) for c in patches]
+    assert {"spec": {"unschedulable": True}} in bodies
+    assert {"metadata": {"labels": {"zone": "b", "kubernetes.io/hostname": None}}} in bodies
+    assert {"spec": {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}} in bodies
+    assert {"spec": {"taints": []}} in bodies
+    gate_patch = [c for c in api.calls if c[0] == "patch" and c[3] == "g"]
+    assert json.loads(gate_patch[-1][5]) == [{"op": "replace", "path": "/spec/schedulingGates",
+                                              "value": [{"name": "b"}]}]
+    assert ("patch", "Pod", "default", "r1", "status",
+            json.dumps({"status": {"phase": "Succeeded"}})) in api.calls
+    assert ("delete", "Node", "", "n2") in api.calls
+    # the pod garbage collector's part: the pod running there and the one bound there
+    assert ("delete", "Pod", "default", "r2") in api.calls
+    assert ("delete", "Pod", "default", "b2") in api.calls
+    assert ("create", "Node", "", "n3") in api.calls
+    assert ("create", "Pod", "default", "late") in api.calls
+    assert doc["finished"] == ["default/r1"]
+    assert doc["removed"] == ["default/b2", "default/late", "default/r2"]
+    assert [e["action"] for e in doc["timeline"]] == [
+        "createNode", "cordon", "labelNode", "taintNode", "untaintNode",
+        "removeSchedulingGates", "finishPod", "deleteNode", "createPod", "deletePod"]
+    assert all(e["result"] == "applied" for e in doc["timeline"])
+    assert [e["time"] for e in doc["timeline"]] == [1, 2, 2, 3, 4, 5, 6, 7, 8, 9]
+    gated = [a for a in doc["attempts"] if a["outcome"] == "Gated"]
+    assert [g["message"] for g in gated] == ["waiting for scheduling gates: [a b]",
+                                             "waiting for scheduling gates: [b]"]
+    assert gated[1]["time"] == 5.0
+    assert doc["bindings"] == {}
+    assert doc["pending"] == ["default/g"]
+
+
+def test_timeline_times_map_to_virtual_time_and_until_stops_the_run() -> None:
+    docs = [node("n1"), pod("p"),
+            timeline({"at": "10s", "action": "cordon", "node": "n1"},
+                     {"at": "1h", "action": "uncordon", "node": "n1"}, until="30s")]
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        s.bind("default", "p", "n1")
+
+    doc, api, *_ = run(docs, script)
+    assert [e["action"] for e in doc["timeline"]] == ["cordon"]
+    assert not any(c[0] == "patch" and "false" in c[-1] for c in api.calls)
+    assert doc["stoppedBy"] == "until" and doc["endTime"] == 30.0
+    assert doc["attempts"][0]["time"] < 10.0
+
+
+def test_virtual_clock_is_piecewise_and_never_passes_the_next_event() -> None:
+    d = Driver(FakeApi(), opts(time_scale=0.5))
+    d.segments = [(100.0, 0), (101.0, 5_000_000_000)]
+    d._next_event_at = 9_000_000_000
+    assert d._virtual(99.0) == 0.0
+    assert d._virtual(100.5) == 1.0
+    assert d._virtual(100.99) == pytest.approx(1.98)
+    assert d._virtual(104.0) == pytest.approx(9 - 1e-6)  # clamped before the next event
+    d.segments = [(100.0, 0), (100.1, 5_000_000_000)]
+    assert d._virtual(100.09) == pytest.approx(0.18)
+    d.segments = [(100.0, 0), (110.0, 5_000_000_000)]
+    assert d._virtual(109.0) == pytest.approx(5 - 1e-6)  # waited long: still before event 1
+
+
+def test_no_quiescence_is_a_subject_error() -> None:
+    api = FakeApi()
+
+    class Busy(FakeScheduler):
+        def scheduler_metrics(self) -> dict[str, float] | None:
+            return {"active": 3.0, "backoff": 0.0}
+
+    sched = Busy(api, lambda a, s: None)
+    d = Driver(api, opts(timeout=0.5))
+    with pytest.raises(SubjectError, match="did not settle"):
+        d.run(scenario(node("n1"), pod("p")), hooks=sched)
+    assert sched.stopped == 1
+
+
+def test_refused_objects_are_subject_errors_naming_the_object() -> None:
+    api = FakeApi()
+    api.refuse = lambda kind, obj: ("spec.containers[0].image: Required value"
+                                    if kind == "Pod" else None)
+    d = Driver(api, opts())
+    with pytest.raises(SubjectError, match="refused Pod default/p: spec.containers"):
+        d.run(scenario(node("n1"), pod("p")), hooks=FakeScheduler(api, lambda a, s: None))
+
+
+def test_owned_mode_needs_hooks() -> None:
+    with pytest.raises(SubjectError, match="launcher"):
+        Driver(FakeApi(), opts()).run(scenario(node("n1")))
+
+
+# --- shared mode ---------------------------------------------------------------------------------
+
+def test_shared_mode_holds_pending_pods_and_releases_them_in_queue_order() -> None:
+    api = FakeApi()
+    released: list[str] = []
+    orig = api.patch
+
+    def patch(kind: str, name: str, body: Any, namespace: str | None = None,
+              **kw: Any) -> dict[str, Any]:
+        out = orig(kind, name, body, namespace, **kw)
+        if kw.get("patch_type") == "json" and kind == "Pod":
+            released.append(name)
+            # the cluster's scheduler reacts at once
+            threading.Thread(target=lambda: orig(
+                "Pod", name, {"spec": {"nodeName": "ks-test-n1"}}, namespace),
+                daemon=True).start()
+        return out
+
+    api.patch = patch  # type: ignore[method-assign]
+    d = Driver(api, opts(mode="shared", namespace_prefix="ks-test-", node_prefix="ks-test-",
+                         rename_for_order=False))
+    created_gates: dict[str, Any] = {}
+    orig_create = api.create
+
+    def create(kind: str, obj: dict[str, Any]) -> dict[str, Any]:
+        if kind == "Pod":
+            created_gates[obj["metadata"]["name"]] = obj["spec"].get("schedulingGates")
+        return orig_create(kind, obj)
+
+    api.create = create  # type: ignore[method-assign]
+    doc = d.run(scenario(pclass("high", 10), node("n1", "8"), pod("low1"), pod("hi",
+                         priorityClassName="high"), pod("low2"),
+                         pod("gated", schedulingGates=[{"name": "mine"}])), hooks=None)
+    assert created_gates["low1"] == [{"name": HOLD_GATE}]
+    assert created_gates["gated"] == [{"name": HOLD_GATE}, {"name": "mine"}]
+    assert released == ["hi", "low1", "low2", "gated"]
+    assert doc["bindings"] == {"default/gated": "n1", "default/hi": "n1",
+                               "default/low1": "n1", "default/low2": "n1"}
+
+
+# --- cleanup -------------------------------------------------------------------------------------
+
+def test_delete_owned_removes_exactly_the_runs_objects_and_restores_namespaces() -> None:
+    api = FakeApi()
+    api.create("Node", {"metadata": {"name": "someone-elses"}})
+    api.create("Pod", {"metadata": {"name": "theirs", "namespace": "default"}})
+    api.patch("Namespace", "default", {"metadata": {"labels": {"keep": "me"}}})
+    docs = [{"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": "default", "labels": {"team": "a"}}},
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "extra"}},
+            pclass("high", 5), node("n1"), pod("p", ns="extra"), pod("q")]
+    doc, api, d, _ = run(docs, lambda a, s: None, api=api)
+    problems = d.delete_owned(timeout=1.0)
+    d.finalize_namespaces()
+    assert problems == []
+    assert api.names("Node") == ["someone-elses"]
+    assert sorted(api.pods()) == ["default/theirs"]
+    assert api.names("PriorityClass") == []
+    assert "extra" not in api.names("Namespace") and "default" in api.names("Namespace")
+    labels = api.get("Namespace", "default")["metadata"]["labels"]
+    assert labels == {"kubernetes.io/metadata.name": "default", "keep": "me"}
+
+
+def test_namespace_labels_are_replaced_while_the_scenario_runs() -> None:
+    api = FakeApi()
+    api.patch("Namespace", "default", {"metadata": {"labels": {"stale": "x"}}})
+    seen: list[dict[str, str]] = []
+
+    def script(a: FakeApi, s: FakeScheduler) -> None:
+        seen.append(a.get("Namespace", "default")["metadata"]["labels"])
+
+    run([{"apiVersion": "v1", "kind": "Namespace",
+          "metadata": {"name": "default", "labels": {"team": "a"}}}, node("n1")], script,
+        api=api)
+    assert seen == [{"kubernetes.io/metadata.name": "default", "team": "a",
+                     RUN_LABEL: "ks-test"}]
+
+
+# --- small pieces --------------------------------------------------------------------------------
+
+def test_recorder_signature_rules() -> None:
+    naming = Naming()
+    naming.set_pod("default/p", ("default", "p"))
+    t = [0.0]
+    rec = Recorder(naming, lambda k: True, lambda w: t[0])
+    rec.pending_keys = {"default/p"}
+
+    def pod_obj(reason: str = "", message: str = "", nnn: str = "",
+                node_name: str = "") -> dict[str, Any]:
+        st: dict[str, Any] = {}
+        if reason:
+            st["conditions"] = [{"type": "PodScheduled", "status": "False", "reason": reason,
+                                 "message": message}]
+        if nnn:
+            st["nominatedNodeName"] = nnn
+        return {"metadata": {"namespace": "default", "name": "p", "uid": "u1"},
+                "spec": {"nodeName": node_name}, "status": st}
+
+    rec.on_pod("ADDED", pod_obj(), 0)
+    rec.on_pod("MODIFIED", pod_obj("Unschedulable", "m1"), 0)
+    rec.on_pod("MODIFIED", pod_obj("Unschedulable", "m1"), 0)  # nothing new
+    rec.on_pod("MODIFIED", pod_obj("Unschedulable", "m1", "n1"), 0)  # nomination: an attempt
+    rec.on_pod("MODIFIED", pod_obj("Unschedulable", "m1"), 0)  # cleared by someone: not one
+    rec.on_pod("MODIFIED", pod_obj("Unschedulable", "m2"), 0)  # new verdict
+    rec.on_pod("MODIFIED", pod_obj("", "", "", "n1"), 0)
+    rec.on_pod("MODIFIED", pod_obj("", "", "", "n1"), 0)
+    assert [(a["outcome"], a["message"], a["nominatedNode"], a["node"])
+            for a in rec.attempts] == [
+        ("Unschedulable", "m1", None, None), ("Nominated", "m1", "n1", None),
+        ("Unschedulable", "m2", None, None), ("Bound", "", None, "n1")]
+    # pods of other runs are ignored
+    other = pod_obj("Unschedulable", "x")
+    other["metadata"]["name"] = "stranger"
+    assert rec.on_pod("MODIFIED", other, 0) is None and len(rec.attempts) == 4
+
+
+def test_scheduler_config_and_profiles() -> None:
+    cfg = scheduler_config(None, "/k")
+    assert cfg == {"apiVersion": "kubescheduler.config.k8s.io/v1",
+                   "kind": "KubeSchedulerConfiguration",
+                   "clientConnection": {"kubeconfig": "/k", "qps": 5000.0, "burst": 10000},
+                   "leaderElection": {"leaderElect": False}, "parallelism": 1}
+    user = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "parallelism": 16, "leaderElection": {"leaderElect": True},
+            "profiles": [{"schedulerName": "a"}, {"schedulerName": "b"}]}
+    cfg = scheduler_config(user, "/k")
+    assert cfg["parallelism"] == 1 and cfg["leaderElection"] == {"leaderElect": False}
+    assert cfg["profiles"] == user["profiles"] and user["parallelism"] == 16  # not mutated
+    assert scheduler_config(user, "/k", parallelism=None)["parallelism"] == 16
+    assert profile_scheduler_names(user) == {"a", "b"}
+    assert profile_scheduler_names(None) == {"default-scheduler"}
+    assert profile_scheduler_names({"profiles": [{}]}) == {"default-scheduler"}
+
+
+def test_parse_metrics() -> None:
+    text = """# HELP scheduler_pending_pods x
+# TYPE scheduler_pending_pods gauge
+scheduler_pending_pods{queue="active"} 2
+scheduler_pending_pods{queue="backoff"} 0
+scheduler_pending_pods{queue="gated"} 1
+scheduler_pending_pods{queue="unschedulable"} 3
+scheduler_pending_pods_other{queue="active"} 9
+"""
+    assert parse_metrics(text) == {"active": 2.0, "backoff": 0.0, "gated": 1.0,
+                                   "unschedulable": 3.0}
+    assert parse_metrics("") == {}
+
+
+def test_quiet_without_metrics_waits_four_settle_periods() -> None:
+    api = FakeApi()
+    d = Driver(api, opts(settle=0.2))
+    d.recorder = Recorder(Naming(), lambda k: True, lambda w: 0.0)
+    d.recorder.last_change = time.monotonic() - 0.5
+    assert not d._quiet(None)
+    d.recorder.last_change = time.monotonic() - 0.9
+    assert d._quiet(None)
+    d.recorder.terminating.add("default/x")
+    assert not d._quiet(None)
+
+
+# --- the kubeconfig backend (shared mode on someone's cluster) ---------------------------------
+
+def test_kubeconfig_backend_refuses_without_the_ownership_flag() -> None:
+    from conformance.backends.kubeconfig import KubeconfigSubject
+    from conformance.runner import UsageError, make_subject
+
+    with pytest.raises(SubjectError, match="without --i-own-this-cluster kind-ks"):
+        KubeconfigSubject("kind-ks")
+    with pytest.raises(SubjectError, match="must be the same"):
+        KubeconfigSubject("kind-ks", i_own_this_cluster="prod")
+    with pytest.raises(SubjectError, match="without --i-own-this-cluster"):
+        make_subject("kubeconfig:kind-ks")
+    with pytest.raises(UsageError, match="needs the context"):
+        make_subject("kubeconfig:", i_own_this_cluster="x")
+    s = make_subject("kubeconfig:kind-ks", i_own_this_cluster="kind-ks")
+    assert isinstance(s, KubeconfigSubject) and s.describe()["context"] == "kind-ks"
+
+
+def test_kubeconfig_backend_refuses_clusters_with_schedulable_foreign_nodes() -> None:
+    from conformance.backends.kubeconfig import KubeconfigSubject
+
+    api = FakeApi()
+    api.create("Node", {"metadata": {"name": "kind-worker"}})
+    api.create("Node", {"metadata": {"name": "kind-control-plane"},
+                        "spec": {"unschedulable": True}})
+    s = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks", api=api, settle=0.05)
+    with pytest.raises(SubjectError, match=r"schedulable nodes this tool did not create "
+                                           r"\(kind-worker\)"):
+        s.run(scenario(node("n1"), pod("p")))
+    assert not any(c[0] == "create" and c[1] == "Pod" for c in api.calls)
+
+
+def test_kubeconfig_backend_runs_in_its_own_namespaces_and_cleans_up() -> None:
+    from conformance.backends.kubeconfig import KubeconfigSubject
+
+    api = FakeApi()
+    api.create("Node", {"metadata": {"name": "kind-control-plane"},
+                        "spec": {"unschedulable": True}})
+    api.create("Pod", {"metadata": {"name": "coredns", "namespace": "kube-system"}})
+    orig = api.patch
+
+    def patch(kind: str, name: str, body: Any, namespace: str | None = None,
+              **kw: Any) -> dict[str, Any]:
+        out = orig(kind, name, body, namespace, **kw)
+        if kw.get("patch_type") == "json" and kind == "Pod":  # released: the cluster binds it
+            node_name = sorted(n for n in api.names("Node") if n.endswith("-n1"))[0]
+            threading.Thread(target=lambda: orig("Pod", name, {"spec": {
+                "nodeName": node_name}}, namespace), daemon=True).start()
+        return out
+
+    api.patch = patch  # type: ignore[method-assign]
+    s = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks", api=api, settle=0.05,
+                          timeout=10)
+    with s:
+        doc = s.run(scenario(node("n1"), pod("p", ns="apps"))).result
+        created_ns = [c[3] for c in api.calls if c[0] == "create" and c[1] == "Namespace"]
+        created_nodes = [c[3] for c in api.calls if c[0] == "create" and c[1] == "Node"
+                         and c[3] != "kind-control-plane"]
+    run_id = created_nodes[0][: -len("-n1")]
+    assert created_ns == [f"{run_id}-apps"] and run_id.startswith(s.prefix)
+    assert doc["bindings"] == {"apps/p": "n1"}
+    # only the cluster's own objects are left
+    assert api.names("Node") == ["kind-control-plane"]
+    assert sorted(api.pods()) == ["kube-system/coredns"]
+    assert f"{run_id}-apps" not in api.names("Namespace")

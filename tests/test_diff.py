@@ -1,0 +1,355 @@
+"""``kschedconf diff``: the differential runner (conformance/diff.py), the upstream subject
+(conformance/subjects/upstream.py) and the commands (conformance/commands_diff.py).
+
+The comparison logic and a planted divergence (a fake "upstream" that binds one pod elsewhere)
+need no Go; the runs against the real upstream scheduler are skipped when
+``upstream/bin/kschedconf-upstream`` is not built.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import diff, suites
+from conformance.commands_diff import main as diff_main
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+needs_upstream = pytest.mark.skipif(
+    not binary_available(),
+    reason="the upstream subject is not built: run `bash upstream/build.sh` (needs Go and the "
+           "Go module proxy)")
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+def node(name: str, cpu: str = "4") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, cpu: str = "1", **spec: Any) -> dict[str, Any]:
+    status = spec.pop("status", None)
+    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "namespace": "default"},
+                         "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                             "requests": {"cpu": cpu}}}], **spec}}
+    if status:
+        p["status"] = status
+    return p
+
+
+def attempt(pod: str, outcome: str = "Bound", node: str | None = "n1", **kw: Any) -> dict:
+    a = {"pod": pod, "outcome": outcome, "node": node, "reasons": {}, "message": "",
+         "nominatedNode": None, "candidates": [node] if node else [], "victims": [],
+         "evaluatedNodes": 2, "feasibleNodes": 2, "time": 0, "attempt": 1,
+         "queue": "activeQ"}
+    a.update(kw)
+    return a
+
+
+def result(*attempts: dict, **kw: Any) -> dict[str, Any]:
+    bindings = {a["pod"]: a["node"] for a in attempts if a["outcome"] == "Bound"}
+    doc = {"attempts": list(attempts), "bindings": bindings, "pending": [], "deleted": [],
+           "removed": [], "finished": [], "timeline": [], "endTime": 0,
+           "stoppedBy": "quiescence"}
+    doc.update(kw)
+    return doc
+
+
+class MovesOneBinding(Subject):
+    """A planted divergence: the reference, except that the first pod bound goes to a node
+    that was not among the highest-scored ones (a different binding, not a tie)."""
+
+    name = "fake-upstream"
+
+    def __init__(self) -> None:
+        self.ref = ReferenceSubject()
+        self.calls = 0
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        self.calls += 1
+        doc = copy.deepcopy(self.ref.run(scenario).result)
+        for a in doc["attempts"]:
+            if a["outcome"] == "Bound":
+                a["node"] = "elsewhere"
+                a["candidates"] = ["elsewhere"]
+                doc["bindings"][a["pod"]] = "elsewhere"
+                break
+        return SubjectResult(doc)
+
+
+class ExplainsDifferently(MovesOneBinding):
+    """A planted lockstep divergence: explanations whose first node's NodeResourcesFit
+    verdict has another reason (whole runs are the reference's own)."""
+
+    name = "fake-explaining-upstream"
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        return self.ref.run(scenario)
+
+    def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
+        doc = diff.ReferenceSide().explain(scenario, pod)
+        for f in doc["nodes"][0]["filters"] if doc["nodes"] else []:
+            if f["plugin"] == "NodeResourcesFit":
+                f["reasons"] = [*f["reasons"], "planted reason"]
+        return doc
+
+
+# --- comparison logic (no Go) ------------------------------------------------------------------
+
+def test_whole_identical_runs_have_no_divergence() -> None:
+    r = result(attempt("default/a"), attempt("default/b", node="n2", candidates=["n2"]))
+    cmp = diff.compare_whole(r, copy.deepcopy(r))
+    assert cmp.divergences == [] and cmp.tie_breaks == []
+
+
+def test_whole_binding_difference_is_located() -> None:
+    r = result(attempt("default/a"), attempt("default/b", node="n2", candidates=["n2"]))
+    u = result(attempt("default/a"), attempt("default/b", node="n3", candidates=["n3"]))
+    cmp = diff.compare_whole(r, u)
+    roots = [d for d in cmp.divergences if not d.consequence]
+    assert [(d.path, d.field, d.pod, d.reference, d.upstream) for d in roots] == [
+        ("attempts[1].candidates", "attempts[*].candidates", "default/b", ["n2"], ["n3"])]
+    later = {d.path for d in cmp.divergences if d.consequence}
+    assert {"attempts[1].node", "bindings.default/b"} <= later
+    assert str(roots[0]).startswith("[whole] attempts[1].candidates (attempt 1, pod default/b)")
+
+
+def test_whole_tie_break_is_not_a_divergence() -> None:
+    r = result(attempt("default/a", node="n1", candidates=["n1", "n2"]),
+               attempt("default/b", node="n2", candidates=["n2"]))
+    u = result(attempt("default/a", node="n2", candidates=["n1", "n2"]),
+               attempt("default/b", node="n1", candidates=["n1"]))
+    cmp = diff.compare_whole(r, u)
+    assert cmp.divergences == []
+    assert [(t.pod, t.reference, t.upstream, t.ties) for t in cmp.tie_breaks] == [
+        ("default/a", "n1", "n2", ["n1", "n2"])]
+    assert cmp.stopped_at == 0
+
+
+def test_whole_numbers_compare_as_numbers_and_gated_records_apart() -> None:
+    gated = attempt("default/g", "Gated", None, message="waiting", queue=None, attempt=0)
+    r = result(gated, attempt("default/a", time=0.0), endTime=0.0)
+    u = result(attempt("default/a", time=0), gated, dict(gated, message="again"), endTime=0)
+    cmp = diff.compare_whole(r, u)
+    assert [(d.path, d.reference, d.upstream) for d in cmp.divergences] == [
+        ("gated.default/g", ["waiting"], ["waiting", "again"])]
+
+
+def test_preemption_tie_upstream_breaks_at_random() -> None:
+    class P:
+        def __init__(self, priority: int, start: float | None) -> None:
+            self.priority, self.start_time = priority, start
+
+    pods = {"v1": P(10, None), "v2": P(10, None), "v3": P(10, 5.0), "v4": P(20, None)}
+    # victims without start time read time.Now(): a tie broken by Go map order
+    assert diff.random_preemption_choice({"a": ["v1"], "b": ["v2"]}, {}, pods) == {"a", "b"}
+    # a real start time is earlier than "now": b wins for sure
+    assert diff.random_preemption_choice({"a": ["v3"], "b": ["v2"]}, {}, pods) == set()
+    # an earlier criterion decides: lower victim priority, fewer PDB violations
+    assert diff.random_preemption_choice({"a": ["v4"], "b": ["v2"]}, {}, pods) == set()
+    assert diff.random_preemption_choice({"a": ["v1"], "b": ["v2"]}, {"a": 1}, pods) == set()
+
+
+def test_explanations_keyed_by_node_and_plugin() -> None:
+    def expl(reason: str, total: int) -> dict[str, Any]:
+        return {"pod": "default/p", "preFilter": [{"plugin": "NodeResourcesFit",
+                                                   "code": "Success", "reasons": []}],
+                "nodes": [{"name": "n1", "feasible": True, "examined": True,
+                           "filters": [{"plugin": "NodeResourcesFit", "code": "Success",
+                                        "reasons": []},
+                                       {"plugin": "TaintToleration", "code": "Success",
+                                        "reasons": [reason] if reason else []}],
+                           "scores": [{"plugin": "ImageLocality", "raw": 1, "normalized": 2,
+                                       "weight": 1, "weighted": total}], "total": total}],
+                "candidates": ["n1"], "selected": "n1", "shortcut": True,
+                "evaluatedNodes": 1, "feasibleNodes": 1, "message": "", "preemption": None}
+    divs, ties = diff.compare_explanations(expl("", 2), expl("x", 3), "default/p", 4)
+    got = {(d.field, d.node, d.plugin, d.consequence) for d in divs}
+    assert got == {("nodes.*.filters.*.reasons", "n1", "TaintToleration", False),
+                   ("nodes.*.scores.*.weighted", "n1", "ImageLocality", True),
+                   ("nodes.*.total", "n1", None, True)}
+    assert all(d.step == 4 and d.pod == "default/p" for d in divs) and ties == []
+
+
+def test_lockstep_states_apply_upstream_outcomes() -> None:
+    sc = ScenarioInput([node("n1"), pod("low", nodeName="n1"), pod("a"), pod("b")])
+    run = result(attempt("default/a", "Nominated", None, nominatedNode="n1",
+                         victims=["default/low"]),
+                 attempt("default/b", node="n1"), attempt("default/a", node="n1"))
+    steps, notes = diff.lockstep_states(sc, run)
+    assert [(s.index, s.pod) for s in steps] == [(0, "default/a"), (1, "default/b"),
+                                                 (2, "default/a")]
+    last = {diff._pod_key(d): d for d in steps[2].scenario.documents if d["kind"] == "Pod"}
+    assert "default/low" not in last
+    assert last["default/b"]["spec"]["nodeName"] == "n1"
+    assert last["default/a"]["status"]["nominatedNodeName"] == "n1"
+    first = {diff._pod_key(d) for d in steps[0].scenario.documents if d["kind"] == "Pod"}
+    assert "default/low" in first  # earlier states are untouched (copy on write)
+    assert notes == []
+
+
+def test_known_divergences_file_and_matchers(tmp_path: Path) -> None:
+    known = diff.load_known()  # the shipped file parses
+    assert {k.id for k in known} >= {"pdb-status-not-computed-upstream"}
+    d = diff.Divergence("lockstep", "explain[default/p].nodes.n1.filters.X.reasons",
+                        "nodes.*.filters.*.reasons", [], ["r"], pod="default/p", node="n1",
+                        plugin="X", step=0)
+    f = tmp_path / "known.yaml"
+    f.write_text("divergences:\n- id: k1\n  reason: because\n  match:\n"
+                 "    field: nodes.*.filters.*.reasons\n    plugin: X\n    upstream: '\"r\"'\n")
+    (k1,) = diff.load_known(f)
+    assert k1.matches(d)
+    d.plugin = "Y"
+    assert not k1.matches(d)
+    f.write_text("divergences:\n- id: k2\n  reason: r\n  match: {colour: red}\n")
+    with pytest.raises(diff.UsageError, match="unknown match keys"):
+        diff.load_known(f)
+
+
+def test_upstream_subject_missing_binary_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SubjectError, match=r"build it with `bash upstream/build.sh`"):
+        UpstreamSubject(tmp_path / "no-such-binary")
+    assert default_binary().name == "kschedconf-upstream"
+
+
+# --- a planted divergence (no Go) --------------------------------------------------------------
+
+def test_planted_divergence_is_found_shrunk_saved_and_replayable(tmp_path: Path) -> None:
+    fake = MovesOneBinding()
+    junit = tmp_path / "diff.xml"
+    opts = diff.DiffOptions(scenarios=6, sizes=["small"], seed=3, mode="whole",
+                            out=str(tmp_path / "out"), junit=str(junit), shrink_time=30)
+    out = io.StringIO()
+    report = diff.run_diff(opts, out, upstream=fake)
+    text = out.getvalue()
+    assert report.exit_code == 1, text
+    assert report.unexplained > 0 and "scenarios/s" in text
+    (minimal,) = report.minimal
+    assert minimal.shrunk, minimal.note
+    assert ("whole", "attempts[*].candidates", "") in minimal.signatures
+    scenario, _, notes = suites.read_scenario_file(minimal.path)
+    kinds = [d["kind"] for d in scenario.documents]
+    assert kinds.count("Node") == 1 and kinds.count("Pod") == 1, kinds  # minimal
+    assert notes["reproduce"] == f"kschedconf diff --replay {minimal.path} --mode whole"
+    # the JUnit report parses and names the failure and its minimal scenario
+    root = ET.parse(junit).getroot()
+    cases = list(root.iter("testcase"))
+    assert len(cases) == 6
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert failed and all(c.get("classname") == "kschedconf.diff.small" for c in cases)
+    props = {p.get("name"): p.get("value") for p in failed[0].iter("property")}
+    assert props["counterexample"] == minimal.path
+    # replaying the file finds it again; against the reference itself there is nothing
+    rep = diff.replay(diff.DiffOptions(replay=minimal.path, mode="whole"), io.StringIO(),
+                      upstream=MovesOneBinding())
+    assert rep.exit_code == 1 and rep.results[0].unexplained[0].upstream == ["elsewhere"]
+    same = diff.replay(diff.DiffOptions(replay=minimal.path), io.StringIO(),
+                       upstream=ReferenceSubject())
+    assert same.exit_code == 0
+
+
+def test_known_divergence_is_reported_as_known(tmp_path: Path) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text("divergences:\n- id: planted\n  reason: the fake moves one pod\n"
+                     "  match:\n    mode: whole\n    field: attempts[*].candidates\n")
+    out = io.StringIO()
+    report = diff.run_diff(diff.DiffOptions(scenarios=4, seed=3, mode="whole",
+                                            known=str(known), out=str(tmp_path)),
+                           out, upstream=MovesOneBinding())
+    assert report.exit_code == 0, out.getvalue()
+    known_divs = [d for r in report.results for d in r.known]
+    assert known_divs and {d.known for d in known_divs} == {"planted"}
+    assert "known divergences: planted" in out.getvalue()
+    assert report.minimal == []
+
+
+def test_planted_lockstep_divergence(tmp_path: Path) -> None:
+    out = io.StringIO()
+    report = diff.run_diff(diff.DiffOptions(scenarios=3, seed=5, mode="lockstep",
+                                            shrink=False, out=str(tmp_path)),
+                           out, upstream=ExplainsDifferently())
+    assert report.exit_code == 1, out.getvalue()
+    d = next(d for r in report.results for d in r.unexplained)
+    assert (d.mode, d.field, d.plugin) == ("lockstep", "nodes.*.filters.*.reasons",
+                                           "NodeResourcesFit")
+    assert d.upstream[-1] == "planted reason" and d.node
+
+
+def test_diff_command_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        diff_main(["diff", "--sizes", "huge"])
+    assert e.value.code == 2
+    assert diff_main(["diff", "--replay", "/no/such/file.yaml"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert diff.parse_sizes("small=3,large=1") == {"small": 3, "large": 1}
+    assert diff.family_counts(7, ["small", "medium"]) == {"small": 4, "medium": 3}
+
+
+# --- against the real upstream scheduler -------------------------------------------------------
+
+@needs_upstream
+def test_upstream_subject_serves_simulate_and_explain() -> None:
+    from conformance.runner import make_subject
+
+    docs = [node("n1", "2"), node("n2", "4"), pod("p1", "1"), pod("p2", "3")]
+    with make_subject("upstream") as up:
+        assert isinstance(up, UpstreamSubject)
+        res = up.run(ScenarioInput(docs)).result
+        assert res["bindings"] == {"default/p1": "n2", "default/p2": "n2"}
+        e = up.explain(ScenarioInput(docs), "default/p2")
+        assert e["selected"] == "n2" and [n["name"] for n in e["nodes"]] == ["n1", "n2"]
+        with pytest.raises(SubjectError, match="no pod"):
+            up.explain(ScenarioInput(docs), "default/nope")
+        assert up.run(ScenarioInput(docs)).result == res  # the process is reused
+        assert up.describe()["upstreamRelease"] == "v1.37.2"
+
+
+@needs_upstream
+def test_diff_generated_and_golden_against_upstream(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    junit = tmp_path / "diff.xml"
+    code = diff_main(["diff", "--scenarios", "20", "--seed", "7", "--golden",
+                      "--golden-dir", str(GOLDEN), "--junit", str(junit), "--out",
+                      str(tmp_path / "out"), "--shrink-time", "20"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "scenarios/s" in out and "0 unexplained divergence(s)" in out
+    root = ET.parse(junit).getroot()
+    cases = list(root.iter("testcase"))
+    n_golden = len(suites.golden_files(GOLDEN))
+    assert len(cases) == 20 + n_golden
+    assert sum(c.get("classname") == "kschedconf.diff.golden" for c in cases) == n_golden
+    assert not [c for c in cases if c.find("failure") is not None or c.find("error")
+                is not None]
+
+
+def test_pdb_status_is_filled_for_both_sides() -> None:
+    owner = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u1",
+              "controller": True}]
+    running = [pod(f"w{i}", nodeName="n1") for i in range(3)]
+    for p in running:
+        p["metadata"].update(labels={"app": "w"}, ownerReferences=owner)
+    pdbs = [{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+             "metadata": {"name": "one"}, "spec": {"selector": {"matchLabels": {"app": "w"}},
+                                                   "maxUnavailable": 1}},
+            {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+             "metadata": {"name": "given"}, "spec": {"selector": {}, "minAvailable": 0},
+             "status": {"disruptionsAllowed": 7}}]
+    sc = ScenarioInput([node("n1"), *running, *pdbs])
+    filled = diff.fill_pdb_status(sc)
+    status = {d["metadata"]["name"]: d.get("status") for d in filled.documents
+              if d["kind"] == "PodDisruptionBudget"}
+    assert status == {"one": {"disruptionsAllowed": 1}, "given": {"disruptionsAllowed": 7}}
+    assert "status" not in sc.documents[-2]  # the input is not changed

@@ -1,0 +1,365 @@
+"""The docker backend (conformance/backends/docker_launcher.py) against the Docker SDK's
+interface: a fake client object records the calls (images, networks, containers, port
+bindings, labels, archives, removals); health checks are answered by a stub. No Docker engine
+is needed (there is none on the CI machine).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.backends import docker_launcher as dl
+from conformance.backends.driver import RUN_LABEL
+from conformance.subjects.base import SubjectError
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+
+class ImageNotFound(Exception):
+    pass
+
+
+class APIError(Exception):
+    pass
+
+
+class FakeErrors:
+    ImageNotFound = ImageNotFound
+    APIError = APIError
+
+
+class FakeContainer:
+    def __init__(self, client: FakeClient, image: str, command: list[str], name: str,
+                 labels: dict[str, str], network: str, ports: dict[str, Any]) -> None:
+        self.client = client
+        self.image = image
+        self.command = command
+        self.name = name
+        self.labels = labels
+        self.network = network
+        self.ports_requested = ports
+        self.status = "created"
+        self.archives: list[tuple[str, dict[str, bytes]]] = []
+        self.removed = False
+        self.attrs: dict[str, Any] = {"NetworkSettings": {"Ports": {}}}
+
+    def put_archive(self, path: str, data: bytes) -> bool:
+        files = {}
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            for m in tar.getmembers():
+                f = tar.extractfile(m)
+                files[m.name] = f.read() if f else b""
+        self.archives.append((path, files))
+        return True
+
+    def start(self) -> None:
+        self.client.log.append(("start", self.name))
+        if self.name in self.client.fail_start:
+            raise APIError(f"cannot start {self.name}")
+        self.status = "running"
+        ports = {}
+        for spec, (host_ip, host_port) in self.ports_requested.items():
+            self.client.next_port += 1
+            ports[spec] = [{"HostIp": host_ip, "HostPort": str(host_port or
+                                                               self.client.next_port)}]
+        self.attrs["NetworkSettings"]["Ports"] = ports
+
+    def reload(self) -> None:
+        if self.name in self.client.exit_after_start and self.status == "running":
+            self.status = "exited"
+
+    def logs(self, tail: int = 0) -> bytes:
+        return f"log of {self.name}\nlast line of {self.name}\n".encode()
+
+    def remove(self, force: bool = False) -> None:
+        assert force
+        self.removed = True
+        self.client.log.append(("remove", self.name))
+
+
+class FakeNetwork:
+    def __init__(self, client: FakeClient, name: str, driver: str,
+                 labels: dict[str, str]) -> None:
+        self.client = client
+        self.name = name
+        self.driver = driver
+        self.attrs = {"Labels": labels}
+        self.removed = False
+
+    def remove(self) -> None:
+        self.removed = True
+        self.client.log.append(("remove-network", self.name))
+
+
+class FakeClient:
+    def __init__(self, present: tuple[str, ...] = ()) -> None:
+        self.present = set(present)
+        self.pulled: list[tuple[str, str]] = []
+        self.created: list[FakeContainer] = []
+        self.networks_created: list[FakeNetwork] = []
+        self.log: list[tuple[str, str]] = []
+        self.fail_start: set[str] = set()
+        self.exit_after_start: set[str] = set()
+        self.next_port = 40000
+        client = self
+
+        class Images:
+            def get(self, image: str) -> object:
+                if image not in client.present:
+                    raise ImageNotFound(image)
+                return object()
+
+            def pull(self, repo: str, tag: str | None = None) -> object:
+                client.pulled.append((repo, tag or ""))
+                client.present.add(f"{repo}:{tag}")
+                return object()
+
+        class Networks:
+            def create(self, name: str, driver: str = "", labels: Any = None,
+                       **kw: Any) -> FakeNetwork:
+                n = FakeNetwork(client, name, driver, dict(labels or {}))
+                client.networks_created.append(n)
+                return n
+
+            def list(self, filters: Any = None) -> list[FakeNetwork]:
+                return [n for n in client.networks_created if not n.removed]
+
+        class Containers:
+            def create(self, image: str, command: list[str], name: str,
+                       labels: dict[str, str], network: str, ports: dict[str, Any],
+                       detach: bool) -> FakeContainer:
+                assert detach
+                c = FakeContainer(client, image, command, name, labels, network, ports)
+                client.created.append(c)
+                return c
+
+            def list(self, all: bool = False, filters: Any = None) -> list[FakeContainer]:
+                return [c for c in client.created if not c.removed]
+
+        self.images = Images()
+        self.networks = Networks()
+        self.containers = Containers()
+
+    def ping(self) -> bool:
+        return True
+
+
+@pytest.fixture(autouse=True)
+def sdk_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dl, "_docker_errors", lambda: FakeErrors)
+
+
+def plane(client: FakeClient, ready: Any = None, **kw: Any) -> dl.DockerControlPlane:
+    cp = dl.DockerControlPlane(client, run_id="kstest", start_timeout=0.5, **kw)
+    cp.http_get = ready or (lambda url, timeout=2.0: (200, "ok"))  # type: ignore[method-assign]
+    return cp
+
+
+def by_suffix(client: FakeClient, suffix: str) -> FakeContainer:
+    (c,) = [c for c in client.created if c.name.endswith(suffix)]
+    return c
+
+
+def test_start_creates_network_and_containers_with_labels_images_and_loopback_ports() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE,))
+    cp = plane(client)
+    cp.start()
+    try:
+        (net,) = client.networks_created
+        assert net.name == "kschedconf-kstest" and net.driver == "bridge"
+        assert net.attrs["Labels"][RUN_LABEL] == "kstest"
+        assert net.attrs["Labels"][dl.OWNER_LABEL].endswith(f":{os.getpid()}")
+        # images of the pinned release; only missing ones are pulled
+        assert dl.APISERVER_IMAGE == f"registry.k8s.io/kube-apiserver:{UPSTREAM_RELEASE}"
+        assert client.pulled == [("registry.k8s.io/kube-apiserver", UPSTREAM_RELEASE)]
+        etcd, api = by_suffix(client, "-etcd"), by_suffix(client, "-apiserver")
+        assert etcd.image == dl.ETCD_IMAGE and api.image == dl.APISERVER_IMAGE
+        for c in (etcd, api):
+            assert c.network == "kschedconf-kstest"
+            assert c.labels[RUN_LABEL] == "kstest"
+        assert etcd.ports_requested == {}  # etcd is reachable on the private network only
+        assert api.ports_requested == {"6443/tcp": ("127.0.0.1", None)}
+        assert cp.api_port == 40001
+        assert "--etcd-servers=http://kschedconf-kstest-etcd:2379" in api.command
+        assert "--authorization-mode=AlwaysAllow" in api.command
+        assert "--anonymous-auth=false" in api.command
+        # certificates copied in (no bind mounts), serving cert valid for the container name
+        (path, files), = api.archives
+        assert path == "/kschedconf" and "pki/server.crt" in files and "pki/sa.key" in files
+        from cryptography import x509
+
+        cert = x509.load_pem_x509_certificate(files["pki/server.crt"])
+        sans = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        assert "kschedconf-kstest-apiserver" in sans.get_values_for_type(x509.DNSName)
+        assert cp.dir is not None and cp.dir.exists()
+        kubeconfig = yaml.safe_load(cp.kubeconfig.read_text())
+        assert kubeconfig["clusters"][0]["cluster"]["server"] == "https://127.0.0.1:40001"
+    finally:
+        d = cp.dir
+        cp.stop()
+    assert etcd.removed and api.removed and net.removed
+    assert client.log[-3:] == [("remove", api.name), ("remove", etcd.name),
+                               ("remove-network", net.name)]
+    assert d is not None and not d.exists()
+
+
+def test_scheduler_per_scenario_with_user_image_and_config() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE, "me/sched:dev"))
+    cp = plane(client, scheduler_image="me/sched:dev")
+    cp.start()
+    try:
+        cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1",
+               "kind": "KubeSchedulerConfiguration", "profiles": [{"schedulerName": "mine"}]}
+        cp.start_scheduler(cfg)
+        s1 = by_suffix(client, "-scheduler-1")
+        assert s1.image == "me/sched:dev" and s1.ports_requested == {
+            "10259/tcp": ("127.0.0.1", None)}
+        (path, files), = s1.archives
+        sched_cfg = yaml.safe_load(files["scheduler.yaml"])
+        assert sched_cfg["profiles"] == [{"schedulerName": "mine"}]
+        assert sched_cfg["parallelism"] == 1
+        assert sched_cfg["leaderElection"] == {"leaderElect": False}
+        assert sched_cfg["clientConnection"]["kubeconfig"] == "/kschedconf/kubeconfig"
+        kc = yaml.safe_load(files["kubeconfig"])
+        assert kc["clusters"][0]["cluster"]["server"] == "https://kschedconf-kstest-apiserver:6443"
+        assert f"--config={dl.FILES}/scheduler.yaml" in s1.command
+        cp.start_scheduler(None)  # next scenario: the old scheduler goes first
+        assert s1.removed
+        s2 = by_suffix(client, "-scheduler-2")
+        assert not s2.removed
+        assert cp.scheduler_port == int(
+            s2.attrs["NetworkSettings"]["Ports"]["10259/tcp"][0]["HostPort"])
+        cp.stop_scheduler()
+        assert s2.removed
+    finally:
+        cp.stop()
+    assert all(c.removed for c in client.created)
+
+
+def test_default_scheduler_image_is_the_pinned_release() -> None:
+    cp = plane(FakeClient())
+    assert cp.scheduler_image == f"registry.k8s.io/kube-scheduler:{UPSTREAM_RELEASE}"
+
+
+def test_apiserver_never_ready_is_an_error_with_its_log_and_everything_is_removed() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE))
+    cp = plane(client, ready=lambda url, timeout=2.0: (500, "[-]etcd failed"))
+    with pytest.raises(SubjectError) as e:
+        cp.start()
+    assert "apiserver not ready" in str(e.value)
+    assert "last line of kschedconf-kstest-apiserver" in str(e.value)
+    assert "[-]etcd failed" in str(e.value)
+    assert client.created and all(c.removed for c in client.created)
+    assert all(n.removed for n in client.networks_created)
+
+
+def test_container_that_exits_is_reported_and_removed() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE))
+    client.exit_after_start.add("kschedconf-kstest-apiserver")
+    cp = plane(client, ready=lambda url, timeout=2.0: (_ for _ in ()).throw(OSError("refused")))
+    with pytest.raises(SubjectError, match="exited while starting"):
+        cp.start()
+    assert all(c.removed for c in client.created)
+
+
+def test_start_failure_of_a_container_removes_the_others() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE))
+    client.fail_start.add("kschedconf-kstest-apiserver")
+    cp = plane(client)
+    with pytest.raises(SubjectError, match="did not start"):
+        cp.start()
+    assert [c.removed for c in client.created] == [True, True]
+    assert client.networks_created[0].removed
+
+
+def test_keyboard_interrupt_while_waiting_removes_everything() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE))
+
+    def interrupted(url: str, timeout: float = 2.0) -> tuple[int, str]:
+        raise KeyboardInterrupt
+
+    cp = plane(client, ready=interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cp.start()
+    assert len(client.created) == 2 and all(c.removed for c in client.created)
+    assert client.networks_created[0].removed
+    assert cp.dir is not None and not cp.dir.exists()
+
+
+def test_keyboard_interrupt_during_a_scenario_removes_everything_on_close() -> None:
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE, dl.SCHEDULER_IMAGE))
+    subject = dl.DockerSubject(client=client, start_timeout=0.5)
+    subject.cp.http_get = lambda url, timeout=2.0: (200, "ok")  # type: ignore[method-assign]
+
+    def boom(*a: Any, **k: Any) -> Any:
+        raise KeyboardInterrupt
+
+    subject.api = boom  # type: ignore[method-assign]
+    from conformance.scenario import ScenarioInput
+
+    with pytest.raises(KeyboardInterrupt), subject:
+        subject.run(ScenarioInput([], None, 0, "s"))
+    assert client.created and all(c.removed for c in client.created)
+    assert all(n.removed for n in client.networks_created)
+
+
+def test_pull_failure_is_a_subject_error() -> None:
+    client = FakeClient()
+
+    def fail(repo: str, tag: str | None = None) -> None:
+        raise APIError("denied")
+
+    client.images.pull = fail  # type: ignore[method-assign]
+    cp = plane(client)
+    with pytest.raises(SubjectError, match="cannot pull registry.k8s.io/etcd"):
+        cp.start()
+    assert all(n.removed for n in client.networks_created)
+
+
+def test_no_engine_is_a_clear_subject_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import docker
+
+    def no_engine() -> None:
+        raise docker.errors.DockerException("Error while fetching server API version")
+
+    monkeypatch.setattr(docker, "from_env", no_engine)
+    cp = dl.DockerControlPlane(None, run_id="x")
+    with pytest.raises(SubjectError, match="no Docker engine reachable"):
+        _ = cp.client
+
+
+def test_sweep_removes_only_containers_of_dead_owners_on_this_host() -> None:
+    import socket
+
+    client = FakeClient()
+    host = socket.gethostname()
+    mine = FakeContainer(client, "i", [], "alive", {dl.OWNER_LABEL: f"{host}:{os.getpid()}"},
+                         "n", {})
+    dead = FakeContainer(client, "i", [], "dead", {dl.OWNER_LABEL: f"{host}:999999999"}, "n",
+                         {})
+    other = FakeContainer(client, "i", [], "remote", {dl.OWNER_LABEL: "elsewhere:1"}, "n", {})
+    client.created += [mine, dead, other]
+    net = FakeNetwork(client, "old", "bridge", {dl.OWNER_LABEL: f"{host}:999999999"})
+    client.networks_created.append(net)
+    assert sorted(dl.sweep_stale(client)) == ["dead", "old"]
+    assert dead.removed and net.removed and not mine.removed and not other.removed
+
+
+def test_make_subject_docker_specs(tmp_path: Any) -> None:
+    from conformance.runner import make_subject
+
+    s = make_subject("docker")
+    assert isinstance(s, dl.DockerSubject) and s.cp.scheduler_image == dl.SCHEDULER_IMAGE
+    assert s.cp._client is None  # nothing connects before the first scenario
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump({"apiVersion": "kubescheduler.config.k8s.io/v1",
+                                   "kind": "KubeSchedulerConfiguration"}))
+    s = make_subject("docker:me/kube-scheduler:dev", config=str(cfg), timeout=33)
+    assert s.cp.scheduler_image == "me/kube-scheduler:dev"
+    assert s.config_doc is not None and s.timeout == 33
+    assert s.describe()["schedulerImage"] == "me/kube-scheduler:dev"
