@@ -353,3 +353,29 @@ def test_pdb_status_is_filled_for_both_sides() -> None:
               if d["kind"] == "PodDisruptionBudget"}
     assert status == {"one": {"disruptionsAllowed": 1}, "given": {"disruptionsAllowed": 7}}
     assert "status" not in sc.documents[-2]  # the input is not changed
+
+
+def test_upstream_subject_survives_a_dying_or_silent_process(tmp_path: Path) -> None:
+    """Rejections, a process that exits and one that does not answer (a stand-in binary)."""
+    from conformance.subjects.upstream import ScenarioRejected
+
+    script = tmp_path / "kschedconf-upstream"
+    script.write_text("#!/bin/sh\n"
+                      "[ \"$1\" = serve ] || exit 2\n"
+                      "read line; echo '{\"error\": \"bad input\"}'\n"
+                      "read line; echo 'dying' >&2; exit 3\n")
+    script.chmod(0o755)
+    sc = ScenarioInput([node("n1")], name="s")
+    with UpstreamSubject(script, timeout=5) as up:
+        with pytest.raises(ScenarioRejected, match="bad input"):
+            up.run(sc)
+        with pytest.raises(SubjectError, match=r"exited with code 3(.|\n)*dying"):
+            up.run(sc)
+        with pytest.raises(ScenarioRejected):  # a new process
+            up.run(sc)
+    silent = tmp_path / "silent"
+    silent.write_text("#!/bin/sh\nexec sleep 30\n")
+    silent.chmod(0o755)
+    with UpstreamSubject(silent, timeout=0.5) as up, \
+            pytest.raises(SubjectError, match="no answer within 0.5 s"):
+        up.run(sc)

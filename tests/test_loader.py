@@ -759,3 +759,19 @@ def test_raw_documents_are_plain_data(tmp_path: Path) -> None:
     r = load_paths([write(tmp_path, "cfg.json", cfg)])
     assert type(r.cluster.config["x"]) is float
     assert "x: 0.5" in yaml.safe_dump(r.cluster.config)
+
+
+def test_global_default_class_applies_to_a_pod_with_explicit_priority() -> None:
+    """plugin/pkg/admission/priority/admission.go: a pod without priorityClassName gets the
+    global default class (name and preemptionPolicy) even when it states spec.priority.
+    (Found by tests/test_strategies.py on generated scenarios.)"""
+    from reference_impl.model.loader import load_documents
+
+    docs = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": "low"}, "value": -10, "globalDefault": True,
+             "preemptionPolicy": "Never"},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+             "spec": {"priority": -10, "containers": [{"name": "c"}]}}]
+    (pod,) = load_documents(docs, require_known_nodes=False).cluster.pods
+    assert (pod.priority, pod.priority_class_name, pod.preemption_policy) == (
+        -10, "low", "Never")

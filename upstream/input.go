@@ -423,7 +423,9 @@ func admitPod(p *v1.Pod, classes []*schedulingv1.PriorityClass) error {
 		if pc == nil && p.Spec.Priority == nil {
 			return fmt.Errorf("no PriorityClass with name %q was found", name)
 		}
-	} else if p.Spec.Priority == nil {
+	} else {
+		// admission/priority: a pod without a class name gets the global default class, also
+		// when it gives spec.priority (admission only checks that the two agree).
 		for _, c := range classes {
 			if c.GlobalDefault && (pc == nil || pc.Value > c.Value) {
 				pc = c

@@ -2,12 +2,14 @@
 
 ``upstream/bin/kschedconf-upstream`` (built by ``bash upstream/build.sh``; see
 ``upstream/README.md``) links ``k8s.io/kubernetes/pkg/scheduler`` of the pinned release and runs
-it in process against a fake API server. This subject keeps **one** ``kschedconf-upstream
-serve`` process running and talks to it in JSON lines: one request per scenario
+it in process against a fake API server. This subject keeps a long-running
+``kschedconf-upstream serve`` process (by default one; ``workers=N`` allows N at once for
+requests from several threads) and talks to it in JSON lines: one request per scenario
 (``{"mode": "simulate"|"explain", "documents": [...], "config": {...}|null, "seed": N,
 "pod": "ns/name"}``), one answer line per request (a ``SimulationResult``, an ``Explanation``,
-or ``{"error": "..."}``). A process that dies or does not answer in time is ended and started
-again for the next request.
+or ``{"error": "..."}``, raised as :class:`ScenarioRejected`). A process that dies or does not
+answer in time is ended (a :class:`SubjectError` with the tail of its stderr) and replaced for
+the next request.
 
 ``UpstreamSubject.run(scenario)`` is the ``Subject`` interface (the SimulationResult; upstream
 attempts have no ``event`` field); ``simulate(scenario, notes=True)`` also returns upstream's

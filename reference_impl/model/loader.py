@@ -1090,8 +1090,9 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
     spec_priority = _int(ctx, spec.get("priority"), "spec.priority")
     preemption_policy = _one_of(ctx, spec.get("preemptionPolicy"), "spec.preemptionPolicy",
                                 (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER))
-    # The class that applies: the named one, or (no name, no explicit priority) the global
-    # default. An explicit spec.priority (as in a dump of admitted pods) is kept as is.
+    # The class that applies (admission/priority): the named one, or without a name the global
+    # default, also when the pod gives spec.priority (admission only checks that they agree); an
+    # explicit spec.priority (as in a dump of admitted pods) is kept as is.
     pc: PriorityClass | None = None
     if pc_name:
         pc = classes.get(pc_name) or SYSTEM_PRIORITY_CLASSES.get(pc_name)
@@ -1099,7 +1100,7 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
             raise ctx.error("spec.priorityClassName",
                             f"no PriorityClass with name {pc_name!r} was found (known: "
                             + (", ".join(sorted(classes)) or "none") + ")")
-    elif spec_priority is None and default_pc is not None:
+    elif default_pc is not None:
         pc = default_pc
         pc_name = pc.name
     if spec_priority is not None:
