@@ -19,7 +19,9 @@ EXIT_USAGE = 2
 
 _SUBJECT_HELP = ("the scheduler under test: reference (default), reference:CONFIG.yaml, "
                  "external:COMMAND... (an executable speaking the file protocol of "
-                 "docs/subjects.md); upstream, docker, process: not available yet")
+                 "docs/subjects.md), upstream (the real kube-scheduler, built by "
+                 "upstream/build.sh), process / docker / kubeconfig:CONTEXT (a real control "
+                 "plane, docs/backends.md)")
 
 
 def _positive_float(text: str) -> float:
