@@ -85,6 +85,13 @@ def add_diff_parsers(subparsers: Any) -> None:
               same cluster (every filter's code and reasons on every node, raw/normalized/
               weighted scores, the highest-scored set, preemption candidates and victims);
               then upstream's actual outcome is applied to both, so nothing cascades.
+            decisions: for a real control plane (--upstream process, docker,
+              kubeconfig:CONTEXT), which shows only what the API shows: its result is
+              judged by every invariant oracle, and its decisions (bindings, pending pods,
+              victims, nominations, pending pods' messages, timeline) must equal the
+              reference's unless the scenario has a timing hazard (retries racing
+              asynchronous bindings, namespace order of equal-priority pods, batching,
+              wall-clock timers, random preemption ties; docs/backends.md), reported apart.
 
             A binding that differs only within the tie set is a tie-break difference,
             reported apart (expected: 0). Divergences listed in
@@ -97,6 +104,7 @@ def add_diff_parsers(subparsers: Any) -> None:
               kschedconf diff --scenarios 240 --sizes small=120,medium=100,large=20 --golden
               kschedconf diff --golden --scenarios 0 --mode lockstep --junit diff.xml
               kschedconf diff --replay kschedconf-out/diff-lockstep-nodes-filters-reasons.yaml
+              kschedconf diff --upstream process --scenarios 60 --golden --seed 1
 
             exit codes: 0 no unexplained divergence, 1 some, 2 usage or subject error"""))
     d.add_argument("--scenarios", metavar="N", type=_count, default=20,
@@ -112,8 +120,11 @@ def add_diff_parsers(subparsers: Any) -> None:
                    help="the same seed generates the same scenarios (default: random, printed)")
     d.add_argument("--budget", metavar="SECONDS", type=_positive_float,
                    help="stop generating scenarios after this time (shrinking comes after)")
-    d.add_argument("--mode", choices=("lockstep", "whole", "both"), default="both",
-                   help="which comparison (default both)")
+    d.add_argument("--mode", choices=("auto", "lockstep", "whole", "both", "decisions"),
+                   default="auto",
+                   help="which comparison: both = whole + lockstep; auto (default) = both, "
+                        "or decisions when --upstream is a real control plane (process, "
+                        "docker, kubeconfig:CONTEXT)")
     d.add_argument("--config", metavar="CFG.yaml",
                    help="schedule every scenario with this KubeSchedulerConfiguration")
     d.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
@@ -142,6 +153,9 @@ def add_diff_parsers(subparsers: Any) -> None:
                         "as the disruption controller would for the initial cluster (default; "
                         "the upstream subject has no disruption controller), or leave them "
                         "as they are")
+    d.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                   help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
+                        "throwaway cluster kschedconf may create and delete objects in")
 
     g = subparsers.add_parser(
         "golden", help="record (from upstream) or verify the golden scenarios",
@@ -178,6 +192,9 @@ def add_diff_parsers(subparsers: Any) -> None:
                      help="the subject decisions are recorded from (default upstream)")
     rec.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
                      help="time limit of one upstream request")
+    rec.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                     help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
+                          "throwaway cluster kschedconf may create and delete objects in")
     ver = gsub.add_parser("verify", help="check a subject against the recorded decisions")
     ver.add_argument("--subject", metavar="SPEC", default="reference",
                      help="the subject (default reference)")
@@ -187,6 +204,9 @@ def add_diff_parsers(subparsers: Any) -> None:
     ver.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
     ver.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
                      help="time limit of an external subject per scenario")
+    ver.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                     help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
+                          "throwaway cluster kschedconf may create and delete objects in")
     lst = gsub.add_parser("list", help="list the golden scenarios")
     lst.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
 
@@ -207,7 +227,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         out=args.out, config=args.config, mode=args.mode, shrink=not args.no_shrink,
         shrink_time=args.shrink_time, upstream=args.upstream, known=args.known,
         max_steps=args.max_steps, subject_timeout=args.subject_timeout, replay=args.replay,
-        workers=args.workers, pdb_status=args.pdb_status)
+        workers=args.workers, pdb_status=args.pdb_status,
+        i_own_this_cluster=args.i_own_this_cluster)
     try:
         report = diff.replay(opts) if args.replay else diff.run_diff(opts)
     except ValueError as e:  # diff.UsageError, runner.UsageError
@@ -303,7 +324,8 @@ def cmd_golden_record(args: argparse.Namespace) -> int:
         command += f" --upstream {shlex.quote(args.upstream)}"
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d")
     try:
-        subject = make_subject(args.upstream, timeout=args.subject_timeout)
+        subject = make_subject(args.upstream, timeout=args.subject_timeout,
+                               i_own_this_cluster=args.i_own_this_cluster)
     except (SubjectError, ValueError) as e:
         return _err("golden record", str(e))
     release = getattr(subject, "release", UPSTREAM_RELEASE)
@@ -426,7 +448,8 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
                                          f"{directory}")
         files = [p for p in files if p.stem in args.only]
     try:
-        subject = make_subject(args.subject, timeout=args.subject_timeout)
+        subject = make_subject(args.subject, timeout=args.subject_timeout,
+                               i_own_this_cluster=args.i_own_this_cluster)
     except (SubjectError, ValueError) as e:
         return _err("golden verify", str(e))
     t0 = time.monotonic()

@@ -73,6 +73,10 @@ def _subject_options(p: argparse.ArgumentParser) -> None:
                         "subject (repeatable); enable them in --config")
     p.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
                    help="time limit of an external subject per scenario (default 60)")
+    p.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                   help="with --subject kubeconfig:CONTEXT: name the same context to confirm "
+                        "it is a throwaway cluster (kind, KWOK) whose nodes and pods "
+                        "kschedconf may create and delete")
 
 
 def add_run_parsers(subparsers: Any) -> None:
@@ -103,6 +107,8 @@ def add_run_parsers(subparsers: Any) -> None:
               kschedconf run --subject external:'./my-scheduler --fast' --budget 600
               kschedconf run --config my-profile.yaml --plugins my_plugins.py
               kschedconf run --shard 2/4 --profile ci     # 4 CI jobs, this is the 2nd
+              kschedconf run --subject process --suite all --budget 600
+              kschedconf run --subject kubeconfig:kind-test --i-own-this-cluster kind-test
               kschedconf reproduce kschedconf-out/<property>.yaml
 
             exit codes: 0 all passed, 1 some property or golden scenario failed,
@@ -177,7 +183,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_examples=args.max_examples, budget=args.budget, seed=args.seed,
         profile=args.profile or runner.env_profile(), database=not args.no_database,
         shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,
-        subject_timeout=args.subject_timeout, shrink=not args.no_shrink)
+        subject_timeout=args.subject_timeout, shrink=not args.no_shrink,
+        i_own_this_cluster=args.i_own_this_cluster)
     try:
         report = runner.run(opts)
     except SubjectError as e:
@@ -197,7 +204,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         outcome = runner.reproduce(args.file, args.subject, list(args.oracle),
                                    config=args.config, plugins=list(args.plugins),
-                                   timeout=args.subject_timeout)
+                                   timeout=args.subject_timeout,
+                                   i_own_this_cluster=args.i_own_this_cluster)
     except SubjectError as e:
         return _err("reproduce", f"subject error: {e}")
     except (ValueError, InputError) as e:  # ConfigError is a ValueError

@@ -74,8 +74,10 @@ EXIT_ERROR = 2
 
 WHOLE = "whole"
 LOCKSTEP = "lockstep"
+DECISIONS = "decisions"  # conformance/decisions.py: a real control plane
 MODES = (WHOLE, LOCKSTEP)
-MODE_CHOICES = ("lockstep", "whole", "both")
+ALL_MODES = (WHOLE, LOCKSTEP, DECISIONS)
+MODE_CHOICES = ("auto", "lockstep", "whole", "both", "decisions")
 FAMILIES = ("small", "medium", "large")
 DEFAULT_OUT = "kschedconf-out"
 DEFAULT_SHRINK_TIME = 120.0
@@ -323,8 +325,8 @@ def load_known(path: str | Path | None = None) -> list[KnownDivergence]:
             raise UsageError(f"{where}: unknown match keys {sorted(unknown)}")
         fields = m.get("field") or ()
         fields = (fields,) if isinstance(fields, str) else tuple(str(f) for f in fields)
-        if m.get("mode") not in (None, WHOLE, LOCKSTEP):
-            raise UsageError(f"{where}: match.mode must be whole or lockstep")
+        if m.get("mode") not in (None, *ALL_MODES):
+            raise UsageError(f"{where}: match.mode must be one of {', '.join(ALL_MODES)}")
         try:
             ref_re = re.compile(m["reference"]) if m.get("reference") else None
             up_re = re.compile(m["upstream"]) if m.get("upstream") else None
@@ -1152,6 +1154,9 @@ class ScenarioDiff:
     attempts: int = 0
     steps: int = 0
     later_attempts_differing: int = 0
+    #: decisions mode: why the decisions were not compared exactly (empty: they were)
+    hazards: list[str] = field(default_factory=list)
+    decisions_compared: bool = False
 
     @property
     def unexplained(self) -> list[Divergence]:
@@ -1209,6 +1214,10 @@ def diff_scenario(scenario: ScenarioInput, ref: Side, up: Side, modes: Sequence[
                 out.notes.append(f"upstream note: {n}")
             if not has_timeline(scenario):
                 up_base_run = u_doc
+    if DECISIONS in modes:
+        from conformance.decisions import compare_scenario
+
+        compare_scenario(scenario, ref, up, out, executor)
     if LOCKSTEP in modes and not up.can_explain:
         out.notes.append(f"lockstep: skipped ({up.name} cannot explain)")
     elif lock:
@@ -1288,7 +1297,7 @@ class DiffOptions:
     junit: str | None = None
     out: str = DEFAULT_OUT
     config: str | None = None
-    mode: str = "both"
+    mode: str = "auto"
     shrink: bool = True
     shrink_time: float = DEFAULT_SHRINK_TIME
     upstream: str = "upstream"
@@ -1298,6 +1307,7 @@ class DiffOptions:
     replay: str | None = None
     workers: int = 4
     pdb_status: str = "fill"  # "fill" or "as-is" (see fill_pdb_status)
+    i_own_this_cluster: str | None = None  # --upstream kubeconfig:CONTEXT needs it
 
 
 @dataclass(slots=True)
@@ -1336,9 +1346,15 @@ class DiffReport:
         return EXIT_FAILED if self.unexplained else EXIT_OK
 
 
-def resolve_modes(mode: str) -> list[str]:
+def resolve_modes(mode: str, up: Side | None = None) -> list[str]:
+    """The comparisons of a ``--mode``: ``both`` is whole and lockstep; ``auto`` is
+    ``decisions`` against a real control plane (a subject with ``real_control_plane``), else
+    both."""
     if mode not in MODE_CHOICES:
         raise UsageError(f"--mode {mode!r}: expected one of {', '.join(MODE_CHOICES)}")
+    if mode == "auto":
+        subject = getattr(up, "subject", None)
+        mode = DECISIONS if getattr(subject, "real_control_plane", False) else "both"
     return list(MODES) if mode == "both" else [mode]
 
 
@@ -1467,7 +1483,7 @@ class Differ:
         self.ref = ref
         self.up = up
         self.stream = stream
-        self.modes = resolve_modes(opts.mode)
+        self.modes = resolve_modes(opts.mode, up)
         self.known = load_known(opts.known)
         self.config_doc = _read_config(opts.config) if opts.config else None
         self.report = DiffReport()
@@ -1599,7 +1615,7 @@ class Differ:
         seen = self.seen.get(family, {})
         target = fingerprint(scenario)
         wanted = set(sigs)
-        modes = [m for m in MODES if any(sig[0] == m for sig in sigs)]
+        modes = [m for m in ALL_MODES if any(sig[0] == m for sig in sigs)]
         best: list[tuple[tuple[int, int], ScenarioInput, ScenarioDiff]] = []
         steps = [0]
         reached = [False]
@@ -1662,7 +1678,7 @@ class Differ:
 
     def reproduce(self, path: Path) -> str:
         parts = ["kschedconf", "diff", "--replay", shlex.quote(str(path))]
-        if self.opts.mode != "both":
+        if self.opts.mode != "auto":
             parts += ["--mode", self.opts.mode]
         if self.opts.config:
             parts += ["--config", shlex.quote(self.opts.config)]
@@ -1756,7 +1772,8 @@ def make_sides(opts: DiffOptions, upstream: Subject | Side | None = None,
     if isinstance(upstream, Side):
         return ref, upstream
     if upstream is None:
-        upstream = make_subject(opts.upstream, timeout=opts.subject_timeout)
+        upstream = make_subject(opts.upstream, timeout=opts.subject_timeout,
+                                i_own_this_cluster=opts.i_own_this_cluster)
         if hasattr(upstream, "workers"):
             upstream.workers = max(1, opts.workers)  # type: ignore[attr-defined]
     return ref, SubjectSide(upstream)
@@ -1853,6 +1870,9 @@ def _write_junit(opts: DiffOptions, report: DiffReport) -> None:
         c = CaseResult("diff", f"kschedconf.diff.{r.family or 'replay'}", r.name,
                        seconds=r.seconds,
                        properties={"modes": ",".join(r.modes), "attempts": str(r.attempts),
+                                   **({"decisions_compared": str(r.decisions_compared).lower(),
+                                       "timing_hazards": "; ".join(r.hazards)}
+                                      if DECISIONS in r.modes else {}),
                                    "lockstep_steps": str(r.steps),
                                    "divergences": str(len(r.unexplained)),
                                    "known_divergences": str(len(r.known)),
@@ -1923,6 +1943,18 @@ def summary(report: DiffReport, opts: DiffOptions, stream: TextIO) -> None:
         stream.write(f"tie-break differences: {len(ties)}\n")
         for t in ties[:10]:
             stream.write(f"    {t}\n")
+    dec = [r for r in res if DECISIONS in r.modes]
+    if dec:
+        exact = sum(1 for r in dec if r.decisions_compared)
+        kinds: dict[str, int] = {}
+        for r in dec:
+            for h in r.hazards:
+                kinds[h.split(":", 1)[0]] = kinds.get(h.split(":", 1)[0], 0) + 1
+        stream.write(f"decisions: {exact} of {len(dec)} scenarios compared exactly with the "
+                     f"reference; all {len(dec)} judged by the oracles; not compared exactly "
+                     f"(timing hazards): {len(dec) - exact}"
+                     + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + ")"
+                        if kinds else "") + "\n")
     whole = sum(1 for r in res if WHOLE in r.modes)
     steps = sum(r.steps for r in res)
     secs = report.compare_seconds or report.seconds

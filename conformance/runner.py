@@ -133,6 +133,7 @@ class RunOptions:
     golden_dir: str | None = None
     subject_timeout: float | None = None
     shrink: bool = True
+    i_own_this_cluster: str | None = None  # kubeconfig:CONTEXT needs the same context here
 
 
 @dataclass(slots=True)
@@ -161,6 +162,8 @@ def reproduce_command(path: str, opts: RunOptions, oracle: str | None) -> str:
         parts += ["--config", _q(opts.config)]
     for m in opts.plugins:
         parts += ["--plugins", _q(m)]
+    if opts.i_own_this_cluster:
+        parts += ["--i-own-this-cluster", _q(opts.i_own_this_cluster)]
     if oracle:
         parts += ["--oracle", _q(oracle)]
     return " ".join(parts)
@@ -177,6 +180,8 @@ def rerun_command(opts: RunOptions, families: Sequence[str], seed: int | None,
         parts += ["--config", _q(opts.config)]
     for m in opts.plugins:
         parts += ["--plugins", _q(m)]
+    if opts.i_own_this_cluster:
+        parts += ["--i-own-this-cluster", _q(opts.i_own_this_cluster)]
     if opts.max_examples is not None:
         parts += ["--max-examples", str(opts.max_examples)]
     if family or families:
@@ -475,7 +480,8 @@ def run(opts: RunOptions, stream: TextIO | None = None) -> RunReport:
     t0 = time.monotonic()
     try:
         subject = make_subject(opts.subject, config=opts.config, plugins=opts.plugins,
-                               timeout=opts.subject_timeout)
+                               timeout=opts.subject_timeout,
+                               i_own_this_cluster=opts.i_own_this_cluster)
     except SubjectError as e:
         report.error = str(e)
         stream.write(f"subject error: {e}\n")
@@ -549,7 +555,7 @@ class ReproduceOutcome:
 
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
               config: str | None = None, plugins: Sequence[str] = (),
-              timeout: float | None = None,
+              timeout: float | None = None, i_own_this_cluster: str | None = None,
               stream: TextIO | None = None) -> ReproduceOutcome:
     """Replay one scenario file on a subject and apply the oracles (the ones given, else the
     one named in the file's ``# oracle:`` note, else all); a golden file's decisions are
@@ -573,7 +579,8 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
     if config:
         scenario = suites.with_config(scenario, read_config_doc(config))
     out = ReproduceOutcome(oracles=list(checks))
-    with make_subject(subject_spec, config=config, plugins=plugins, timeout=timeout) as subject:
+    with make_subject(subject_spec, config=config, plugins=plugins, timeout=timeout,
+                      i_own_this_cluster=i_own_this_cluster) as subject:
         stream.write(f"scenario {path} (seed {scenario.seed}); subject "
                      f"{describe_subject(subject)}\n")
         if notes.get("subject"):

@@ -18,6 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -939,3 +940,40 @@ def test_kubeconfig_backend_runs_in_its_own_namespaces_and_cleans_up() -> None:
     assert api.names("Node") == ["kind-control-plane"]
     assert sorted(api.pods()) == ["kube-system/coredns"]
     assert f"{run_id}-apps" not in api.names("Namespace")
+
+
+def test_ownership_flag_reaches_the_subject_from_every_command(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--i-own-this-cluster`` on run, reproduce, diff and golden verify: without it the
+    kubeconfig subject is refused with a message naming the flag; with it the subject is made
+    and goes on to read the kubeconfig (here a missing file: a subject error naming it)."""
+    from conformance.cli import main
+
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing-kubeconfig"))
+    case = tmp_path / "case.yaml"
+    ScenarioInput([node("n1"), pod("p")], None, 0, "case").write(case)
+    commands = [
+        ["run", "--suite", "golden", "--out", str(tmp_path / "out")],
+        ["reproduce", str(case)],
+        ["diff", "--replay", str(case)],
+        ["golden", "verify", "--only", "fit-cpu-memory"],
+    ]
+    for argv in commands:
+        spec = ["--upstream" if argv[0] == "diff" else "--subject", "kubeconfig:kind-ks"]
+        assert main([*argv, *spec]) == 2, argv
+        err = capsys.readouterr()
+        assert "--i-own-this-cluster kind-ks" in err.out + err.err, argv
+        assert main([*argv, *spec, "--i-own-this-cluster", "kind-ks"]) == 2, argv
+        err = capsys.readouterr()
+        text = err.out + err.err
+        assert "missing-kubeconfig" in text and "refusing" not in text, (argv, text)
+
+
+def test_rerun_and_reproduce_commands_keep_the_ownership_flag() -> None:
+    from conformance.runner import RunOptions, reproduce_command, rerun_command
+
+    opts = RunOptions(subject="kubeconfig:kind-ks", i_own_this_cluster="kind-ks")
+    assert "--i-own-this-cluster kind-ks" in rerun_command(opts, ["small"], 1)
+    assert "--i-own-this-cluster kind-ks" in reproduce_command("c.yaml", opts, None)
+    assert "--i-own-this-cluster" not in rerun_command(RunOptions(), ["small"], 1)

@@ -79,6 +79,7 @@ class KubeconfigSubject(Subject):
     """``--subject kubeconfig:CONTEXT`` with ``--i-own-this-cluster CONTEXT``."""
 
     name = "kubeconfig"
+    real_control_plane = True
 
     def __init__(self, context: str, *, i_own_this_cluster: str | None = None,
                  kubeconfig: str | None = None, config_path: str | None = None,

@@ -24,6 +24,7 @@ class OwnedControlPlaneSubject(Subject):
     """Base of ``process`` and ``docker``: subclasses start/stop the components."""
 
     reports_scores = False
+    real_control_plane = True
 
     def __init__(self, *, config_path: str | None = None, time_scale: float = 1.0,
                  settle: float = 0.5, timeout: float = 120.0) -> None:

@@ -36,6 +36,9 @@ class Subject(ABC):
     #: True when the subject reports every attempt's examined/feasible nodes faithfully enough
     #: for score-optimality checks (the reference and the upstream subject do).
     reports_scores: bool = False
+    #: True for a real kube-apiserver + kube-scheduler (conformance/backends): only what the
+    #: API shows is reported, and some choices hang on wall-clock timing.
+    real_control_plane: bool = False
 
     @abstractmethod
     def run(self, scenario: ScenarioInput) -> SubjectResult:

@@ -1,0 +1,375 @@
+"""Decisions mode of ``kschedconf diff``: the reference against a real control plane.
+
+A real kube-scheduler behind a real kube-apiserver (the ``process``, ``docker`` and
+``kubeconfig`` subjects, ``conformance/backends``) shows only what the API shows: bindings,
+pod conditions, nominations, deletions. It explains nothing (no lockstep), reports no per-node
+reasons, scores, node counts, queue or attempt numbers (no whole-run comparison of attempts),
+and some of its choices hang on wall-clock timing. So in decisions mode each scenario is judged
+in two ways:
+
+1. **Oracles, always.** The real scheduler's result is checked by every invariant oracle
+   (``oracles/``: consistency, no overcommit, filters honoured, preemption rules, queue order,
+   ...). A violation is an unexplained divergence (field ``oracle.<name>``) whatever the
+   timing.
+2. **The reference's exact decisions, where timing cannot change them.** The decisions are the
+   end state and what the API records of each pod (:func:`decisions_of`): bindings, pending
+   pods, deleted pods (preemption victims), removed and finished pods, each pod's nominations
+   (node and victims), the last scheduling-failure message of each pending pod, and the
+   timeline events applied. They are compared with the reference's unless the scenario has a
+   *timing hazard* (:func:`timing_hazards`): a documented reason why the real scheduler's
+   decisions depend on timing or on what the API cannot reproduce. The hazards are judged
+   from the scenario, the reference's run and the driver's warnings about the scenario --
+   never from the real run's result -- so a scenario is not excused because it diverged.
+
+The hazards (docs/backends.md, "what remains racy"):
+
+* ``namespace-order`` -- pending pods of equal priority in different namespaces, interleaved
+  in the scenario: the scheduler's informers receive pods namespace by namespace, so its queue
+  order differs from the scenario's (the driver warns).
+* ``retry-race`` -- a pod's attempt failed and other pods were attempted after it: the failed
+  pod is moved back to the queue by the informer event of another pod's (asynchronous)
+  binding or deletion, so whether its retry comes before or after other pods' attempts (and
+  with which ``nextStartNodeIndex``) depends on timing.
+* ``batching`` -- two pending pods with the same scheduling signature in a profile whose
+  plugins all sign: opportunistic batching reuses the previous pod's scores depending on
+  whether its binding is confirmed and on a 500 ms wall-clock age
+  (``pkg/scheduler/framework/runtime/batch.go``).
+* ``wall-clock-timers`` -- a timeline event within a second of a retry that waits for its
+  backoff, or a virtual timeline longer than the 5-minute unschedulable flush: backoff ends
+  and flushes run on the wall clock in a real scheduler (``scheduling_queue.go``).
+* ``preemption-tie`` -- a preemption whose candidate nodes tie on every criterion
+  ``pickOneNodeForPreemption`` checks that it can tell apart for sure (the last one reads
+  ``time.Now()`` for victims without a start time, and a complete tie goes to Go map order),
+  or whose dry run starts at a random node offset among more potential nodes than it tries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
+
+from conformance.scenario import ScenarioInput
+
+if TYPE_CHECKING:
+    from conformance.diff import ScenarioDiff, Side
+
+DECISIONS = "decisions"
+
+#: Decision fields compared (each a dict keyed by pod, or a sorted list of pods).
+DECISION_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "nominations",
+                   "pendingMessages", "timeline")
+FAILED_OUTCOMES = ("Unschedulable", "Error", "Nominated")
+#: ``podMaxInUnschedulablePodsDuration``: pods waiting longer are flushed back (5 minutes).
+UNSCHEDULABLE_FLUSH_SECONDS = 300.0
+#: How close (virtual seconds) a retry and a timeline event must be to race on a wall clock:
+#: the backoff flush ticker runs every second from the scheduler's start.
+TIMER_WINDOW_SECONDS = 1.0
+
+
+def decisions_of(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What a real control plane's API shows of a SimulationResult (see the module
+    docstring), normalized for comparison."""
+    attempts = [a for a in doc.get("attempts") or [] if a.get("outcome") != "Gated"]
+    nominations: dict[str, list[dict[str, Any]]] = {}
+    last: dict[str, Mapping[str, Any]] = {}
+    for a in attempts:
+        pod = str(a.get("pod"))
+        last[pod] = a
+        if a.get("outcome") == "Nominated":
+            nominations.setdefault(pod, []).append(
+                {"node": a.get("nominatedNode"), "victims": sorted(a.get("victims") or [])})
+    pending = sorted(doc.get("pending") or [])
+    messages = {p: str(last[p].get("message") or "") for p in pending
+                if p in last and last[p].get("outcome") in FAILED_OUTCOMES}
+    timeline = [{"action": e.get("action"), "target": e.get("target"),
+                 "result": e.get("result")} for e in doc.get("timeline") or []]
+    return {
+        "bindings": dict(sorted((doc.get("bindings") or {}).items())),
+        "pending": pending,
+        "deleted": sorted(doc.get("deleted") or []),
+        "removed": sorted(doc.get("removed") or []),
+        "finished": sorted(doc.get("finished") or []),
+        "nominations": dict(sorted(nominations.items())),
+        "pendingMessages": dict(sorted(messages.items())),
+        "timeline": timeline,
+    }
+
+
+def compare_decisions(ref_doc: Mapping[str, Any], real_doc: Mapping[str, Any]) -> list[Any]:
+    """The differences of the decisions (:func:`decisions_of`) of the reference's and the
+    real scheduler's results, as :class:`~conformance.diff.Divergence` of mode
+    ``decisions``: one per differing pod of a per-pod field, one per differing list."""
+    from conformance.diff import Divergence
+
+    r, u = decisions_of(ref_doc), decisions_of(real_doc)
+    out: list[Divergence] = []
+    for f in DECISION_FIELDS:
+        rv, uv = r[f], u[f]
+        if rv == uv:
+            continue
+        if isinstance(rv, dict):
+            for pod in sorted(set(rv) | set(uv)):
+                a, b = rv.get(pod, _ABSENT), uv.get(pod, _ABSENT)
+                if a != b:
+                    node = b if f == "bindings" and isinstance(b, str) else None
+                    out.append(Divergence(DECISIONS, f"{f}.{pod}", f"{f}.*",
+                                          _value(a), _value(b), pod=pod, node=node))
+        elif f in ("pending", "deleted", "removed", "finished"):
+            changed = sorted(set(rv) ^ set(uv))
+            out.append(Divergence(DECISIONS, f, f, rv, uv,
+                                  pod=changed[0] if len(changed) == 1 else None))
+        else:
+            out.append(Divergence(DECISIONS, f, f, rv, uv))
+    # a different binding explains the differences of the end state that follow from it
+    if any(d.field in ("bindings.*", "nominations.*") for d in out):
+        first = out[0].field
+        for d in out:
+            d.consequence = d.field != first and d.field in (
+                "pending", "deleted", "pendingMessages.*")
+    return out
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+_ABSENT = _Absent()
+
+
+def _value(v: Any) -> Any:
+    return None if v is _ABSENT else v
+
+
+# --- timing hazards ----------------------------------------------------------------------------
+
+def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
+                   driver_warnings: Sequence[str] = (),
+                   preemption_ties: Sequence[str] = ()) -> list[str]:
+    """Why the real scheduler's decisions on this scenario may differ from the reference's by
+    timing alone (see the module docstring); empty: compare them exactly. Judged from the
+    scenario, the reference's run (``ref_doc``), the driver's warnings about the scenario
+    (from its plan, before anything runs) and the preemptions the reference found tied
+    (``preemption_ties``: pods, see :func:`conformance.diff.random_preemption_choice`)."""
+    out: list[str] = []
+    for w in driver_warnings:
+        if "same priority" in w:
+            out.append(f"namespace-order: {w}")
+            break
+    attempts = [a for a in ref_doc.get("attempts") or [] if a.get("outcome") != "Gated"]
+    race = _retry_race(attempts, [float(e.get("time") or 0.0)
+                                  for e in ref_doc.get("timeline") or []])
+    if race:
+        out.append(f"retry-race: {race}")
+    signed = _batching_pods(scenario)
+    if signed:
+        out.append(f"batching: pending pods {', '.join(signed[:2])} have the same scheduling "
+                   f"signature in a profile whose plugins all sign")
+    timer = _timer_hazard(ref_doc, attempts)
+    if timer:
+        out.append(f"wall-clock-timers: {timer}")
+    if preemption_ties:
+        out.append(f"preemption-tie: the preemption of {', '.join(preemption_ties)} is "
+                   f"decided at random upstream")
+    return out
+
+
+def _retry_race(attempts: Sequence[Mapping[str, Any]],
+                events: Sequence[float] = ()) -> str:
+    """A pod failed, was attempted again, and another pod's attempt came in between with no
+    timeline event separating it from the retry (timeline events wait for quiescence, so what
+    came before one is settled): the failed pod was moved back by an informer event whose
+    arrival (after an asynchronous binding or deletion) decides where its retry lands among
+    the other pods' attempts. A retry by the unschedulable flush that fails as before is no
+    race (it changes nothing; ``_timer_hazard`` judges the others)."""
+    from reference_impl.scheduler.queue.events import UNSCHEDULABLE_TIMEOUT
+
+    for i, a in enumerate(attempts):
+        if a.get("outcome") not in FAILED_OUTCOMES:
+            continue
+        pod = a.get("pod")
+        j = next((k for k in range(i + 1, len(attempts)) if attempts[k].get("pod") == pod),
+                 None)
+        if j is None:
+            continue
+        r = attempts[j]
+        if r.get("event") == UNSCHEDULABLE_TIMEOUT and r.get("outcome") == a.get("outcome") \
+                and r.get("message") == a.get("message"):
+            continue
+        t_retry = float(r.get("time") or 0.0)
+        for b in attempts[i + 1:j]:
+            t = float(b.get("time") or 0.0)
+            if b.get("pod") != pod and not any(t < e <= t_retry for e in events):
+                return (f"{pod} failed ({a.get('outcome')}) at attempt {i} and was retried "
+                        f"at attempt {j}, after {b.get('pod')}'s attempt")
+    return ""
+
+
+def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, Any]]) -> str:
+    """A retry whose time the wall clock decides: one after a backoff within a second of a
+    timeline event, or one made by the 5-minute unschedulable flush that changed something
+    (a flushed retry failing again as before leaves no trace in the API either)."""
+    from reference_impl.scheduler.queue.events import BACKOFF_COMPLETE, UNSCHEDULABLE_TIMEOUT
+
+    events = [float(e.get("time") or 0.0) for e in ref_doc.get("timeline") or []]
+    previous: dict[str, Mapping[str, Any]] = {}
+    for a in attempts:
+        pod = str(a.get("pod"))
+        before = previous.get(pod)
+        previous[pod] = a
+        if a.get("event") == UNSCHEDULABLE_TIMEOUT and (
+                before is None or a.get("outcome") != before.get("outcome")
+                or a.get("message") != before.get("message")):
+            return (f"{pod} was retried by the {UNSCHEDULABLE_FLUSH_SECONDS:g}s unschedulable "
+                    f"flush at {a.get('time')}s with another outcome")
+        if a.get("queue") != "backoffQ" and a.get("event") != BACKOFF_COMPLETE:
+            continue
+        t = float(a.get("time") or 0.0)
+        for e in events:
+            if e != t and abs(e - t) <= TIMER_WINDOW_SECONDS:
+                return (f"{pod} retried at {t:g}s after its backoff, within "
+                        f"{TIMER_WINDOW_SECONDS:g}s of the timeline event at {e:g}s")
+    return ""
+
+
+def _batching_pods(scenario: ScenarioInput) -> list[str]:
+    """Two pending pods with one signature in a profile where opportunistic batching is on
+    (every PreFilter/Filter/PreScore/Score plugin signs: ``batchable_plugins``)."""
+    from reference_impl.config import load_config
+    from reference_impl.model.loader import load_documents
+    from reference_impl.plugins.registry import build_registry
+    from reference_impl.scheduler.batch import sign_pod
+    from reference_impl.scheduler.scheduler import Scheduler
+
+    try:
+        loaded = load_documents(scenario.documents, source=scenario.name)
+        raw = scenario.config if scenario.config is not None else loaded.cluster.config
+        registry = build_registry()
+        config = load_config(raw, registry) if raw is not None else None
+        sched = Scheduler(loaded.cluster, config, registry, seed=scenario.seed)
+    except Exception:  # noqa: BLE001 - an invalid scenario: both sides reject it
+        return []
+    seen: dict[tuple[str, str], str] = {}
+    for pod in loaded.cluster.pods:
+        fwk = sched.profiles.get(pod.scheduler_name)
+        if pod.node_name or fwk is None:
+            continue
+        sig = sign_pod(fwk, pod)
+        if sig is None:
+            continue
+        key = f"{pod.namespace}/{pod.name}"
+        first = seen.setdefault((pod.scheduler_name, sig), key)
+        if first != key:
+            return [first, key]
+    return []
+
+
+# --- one scenario ------------------------------------------------------------------------------
+
+def compare_scenario(scenario: ScenarioInput, ref: Side, up: Side, out: ScenarioDiff,
+                     executor: Executor | None = None) -> None:
+    """Decisions mode on one scenario (the module docstring): both sides run it; the real
+    result is judged by every oracle; its decisions are compared with the reference's unless
+    the scenario has a timing hazard. Adds to ``out`` (divergences, hazards, notes)."""
+    from conformance.diff import Divergence, _is_rejection, _simulate
+
+    u_future = executor.submit(_simulate, up, scenario) if executor is not None else None
+    r_doc, r_err = _simulate(ref, scenario, reference=True)
+    u_doc, u_err = u_future.result() if u_future is not None else _simulate(up, scenario)
+    if r_err or u_err:
+        if not (r_err and u_err):
+            out.divergences.append(Divergence(DECISIONS, "simulate", "simulate",
+                                              r_err or "a SimulationResult",
+                                              u_err or "a SimulationResult"))
+        elif not _is_rejection(r_err) or not _is_rejection(u_err):
+            out.divergences.append(Divergence(DECISIONS, "simulate", "simulate", r_err, u_err))
+        return
+    assert r_doc is not None and u_doc is not None
+    r_doc.pop("_notes", None)
+    u_doc.pop("_notes", None)
+    out.attempts = len(u_doc.get("attempts") or [])
+    subject = getattr(up, "subject", None)
+    for f in oracle_findings(scenario, u_doc, subject):
+        out.divergences.append(Divergence(DECISIONS, f"oracle.{f.oracle}", f"oracle.{f.oracle}",
+                                          "no violation", f.text))
+    warnings = list(getattr(subject, "last_warnings", None) or [])
+    out.hazards = timing_hazards(scenario, r_doc, warnings,
+                                 tied_preemptions(scenario, ref, r_doc))
+    found = compare_decisions(r_doc, u_doc)
+    if out.hazards:
+        # compared all the same, for the record: a difference is timing-dependent, not
+        # unexplained (classify() leaves divergences already marked known alone)
+        label = "timing-hazard:" + ",".join(sorted({h.split(":", 1)[0] for h in out.hazards}))
+        for d in found:
+            d.known = label
+        out.notes.append("decisions: the exact comparison with the reference does not count "
+                         "(timing hazards: " + "; ".join(out.hazards) + ")"
+                         + (f"; {len(found)} timing-dependent difference(s)" if found else
+                            "; they agree"))
+    else:
+        out.decisions_compared = True
+    out.divergences += found
+
+
+def oracle_findings(scenario: ScenarioInput, doc: Mapping[str, Any],
+                    subject: Any) -> list[Any]:
+    """Every invariant oracle on a subject's result (``suites.check_result``)."""
+    from conformance import suites
+    from conformance.subjects.base import SubjectResult
+
+    return suites.check_result(scenario, SubjectResult(dict(doc)), subject,
+                               suites.select_oracles(None))
+
+
+def tied_preemptions(scenario: ScenarioInput, ref: Side, ref_doc: Mapping[str, Any]
+                     ) -> list[str]:
+    """The pods whose preemption (a ``Nominated`` attempt of the reference's run) upstream
+    would decide at random: candidate nodes tied on every criterion it can tell apart
+    (``random_preemption_choice``), or more potential nodes than the dry run tries (it starts
+    at a random offset). Attempts after a timeline event are not judged (their cluster is
+    not reconstructed): they count as tied."""
+    from conformance.diff import (
+        Rejected,
+        has_timeline,
+        model_pods,
+        random_preemption_choice,
+        state_before,
+        without_timeline,
+    )
+
+    attempts = list(ref_doc.get("attempts") or [])
+    events = [float(e.get("time") or 0.0) for e in ref_doc.get("timeline") or []]
+    base = without_timeline(scenario) if has_timeline(scenario) else scenario
+    out: list[str] = []
+    for i, a in enumerate(attempts):
+        if a.get("outcome") != "Nominated":
+            continue
+        pod = str(a.get("pod"))
+        if any(e <= float(a.get("time") or 0.0) for e in events):
+            out.append(pod)
+            continue
+        state = state_before(base, attempts, i)
+        if state is None:
+            out.append(pod)
+            continue
+        try:
+            e = ref.explain(state, pod)
+        except Rejected:
+            out.append(pod)
+            continue
+        pre = e.get("preemption") or {}
+        cands = pre.get("candidates") or []
+        sampled = any("not examined" in " ".join(map(str, why))
+                      for why in (pre.get("notCandidates") or {}).values())
+        if sampled or random_preemption_choice(
+                {c["node"]: list(c.get("victims") or []) for c in cands},
+                {c["node"]: int(c.get("pdbViolations") or 0) for c in cands},
+                model_pods(state)):
+            out.append(pod)
+    return out
+
+
+def canonical(doc: Any) -> str:
+    return json.dumps(doc, sort_keys=True, default=str)

@@ -1,0 +1,295 @@
+"""``kschedconf diff`` in decisions mode (conformance/decisions.py): the reference against a real
+control plane, which shows only what the API shows and decides some things by timing.
+
+The runs use fake control-plane subjects (the reference, stripped of what the API cannot show,
+with planted bugs) so they need no binaries; tests/test_process_backend.py and `.ci/run` drive
+the real one.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import decisions, diff, suites
+from conformance.scenario import ScenarioInput
+from conformance.subjects.base import Subject, SubjectResult
+from conformance.subjects.reference import ReferenceSubject
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+
+
+def node(name: str, cpu: str = "4") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def pod(name: str, cpu: str = "1", namespace: str = "default", **spec: Any) -> dict[str, Any]:
+    status = spec.pop("status", None)
+    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "namespace": namespace},
+                         "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                             "requests": {"cpu": cpu}}}], **spec}}
+    if status:
+        p["status"] = status
+    return p
+
+
+def golden(name: str) -> ScenarioInput:
+    sc, _, _ = suites.read_scenario_file(GOLDEN / f"{name}.yaml")
+    return sc
+
+
+def reference_doc(sc: ScenarioInput) -> dict[str, Any]:
+    return ReferenceSubject().run(sc).result
+
+
+class FakeControlPlane(Subject):
+    """The reference seen through an API: no reasons, node counts, queue or attempt numbers.
+    ``plant`` changes the result (a planted bug)."""
+
+    name = "fake-control-plane"
+    real_control_plane = True
+
+    def __init__(self, plant: Any = None, warnings: list[str] | None = None) -> None:
+        self.ref = ReferenceSubject()
+        self.plant = plant
+        self.last_warnings = list(warnings or [])
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        doc = copy.deepcopy(self.ref.run(scenario).result)
+        for a in doc["attempts"]:
+            a.update(reasons={}, evaluatedNodes=None, feasibleNodes=None, queue=None,
+                     attempt=None, candidates=[])
+        if self.plant is not None:
+            self.plant(scenario, doc)
+        return SubjectResult(doc)
+
+
+def run(scenario: ScenarioInput, subject: Subject, **opts: Any) -> diff.DiffReport:
+    opts.setdefault("shrink", False)
+    out = io.StringIO()
+    options = diff.DiffOptions(**opts)
+    differ = diff.Differ(options, diff.ReferenceSide(), diff.SubjectSide(subject), out)
+    res = differ.compare(scenario, "test")
+    report = diff.DiffReport()
+    report.results.append(res)
+    return report
+
+
+# --- what is compared --------------------------------------------------------------------------
+
+def test_decisions_are_what_the_api_shows() -> None:
+    doc = reference_doc(golden("preemption-by-priority-order"))
+    d = decisions.decisions_of(doc)
+    assert d["bindings"] == {"default/high": "n2", "default/mid": "n1"}
+    assert set(d["nominations"]) == {"default/high", "default/mid"}
+    assert d["nominations"]["default/high"][0]["node"] == "n2"
+    assert d["deleted"] == sorted(doc["deleted"]) and d["deleted"]
+    # attempt details the API does not show are not part of the decisions
+    stripped = copy.deepcopy(doc)
+    for a in stripped["attempts"]:
+        a.update(reasons={}, evaluatedNodes=None, queue=None, attempt=None, time=99.0)
+    assert decisions.decisions_of(stripped) == d
+
+
+def test_pending_pods_keep_their_last_failure_message() -> None:
+    doc = reference_doc(golden("fit-cpu-memory"))
+    msgs = decisions.decisions_of(doc)["pendingMessages"]
+    assert msgs["default/too-much-memory"].startswith(
+        "0/3 nodes are available: 3 Insufficient memory.")
+    assert set(msgs) == set(doc["pending"])
+
+
+def test_a_different_binding_is_a_root_and_what_follows_is_a_consequence() -> None:
+    ref = reference_doc(golden("fit-cpu-memory"))
+    real = copy.deepcopy(ref)
+    real["bindings"]["default/a"] = "medium"
+    real["pending"] = sorted([*real["pending"], "default/b"])
+    del real["bindings"]["default/b"]
+    found = decisions.compare_decisions(ref, real)
+    roots = [d for d in found if not d.consequence]
+    assert [(d.field, d.pod) for d in roots][:1] == [("bindings.*", "default/a")]
+    assert any(d.field == "pending" and d.consequence for d in found)
+    assert all(d.mode == decisions.DECISIONS for d in found)
+
+
+# --- timing hazards ----------------------------------------------------------------------------
+
+def test_no_hazard_when_a_failed_pod_is_never_retried() -> None:
+    sc = golden("fit-cpu-memory")
+    assert decisions.timing_hazards(sc, reference_doc(sc)) == []
+
+
+def test_retries_separated_by_a_timeline_event_are_no_race() -> None:
+    sc = golden("queue-backoff-after-taint-removed")
+    assert decisions.timing_hazards(sc, reference_doc(sc)) == []
+
+
+def test_a_retry_interleaved_with_other_pods_is_a_race() -> None:
+    sc = golden("preemption-by-priority-order")
+    (h,) = decisions.timing_hazards(sc, reference_doc(sc))
+    assert h.startswith("retry-race: default/high failed (Nominated)")
+
+
+def test_driver_queue_order_warning_is_a_hazard() -> None:
+    sc = golden("fit-cpu-memory")
+    w = ("pending pods s1-b/x and s0-a/y have the same priority but the scheduler queues "
+         "s0-a/y first (it receives pods namespace by namespace)")
+    (h,) = decisions.timing_hazards(sc, reference_doc(sc), [w])
+    assert h.startswith("namespace-order:")
+    assert decisions.timing_hazards(sc, reference_doc(sc), ["node names are not in input "
+                                                            "order"]) == []
+
+
+def test_batching_is_a_hazard_only_where_every_plugin_signs() -> None:
+    no_pts = {"apiVersion": "kubescheduler.config.k8s.io/v1",
+              "kind": "KubeSchedulerConfiguration",
+              "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {
+                  "disabled": [{"name": "PodTopologySpread"}]}}}]}
+    docs = [node("n1"), node("n2"), pod("a"), pod("b")]
+    batched = ScenarioInput(copy.deepcopy(docs), no_pts, 0, "batched")
+    hazards = decisions.timing_hazards(batched, reference_doc(batched))
+    assert [h.split(":")[0] for h in hazards] == ["batching"]
+    assert "default/a, default/b" in hazards[0]
+    # the default profile: PodTopologySpread's system defaults make pods unsignable
+    default = ScenarioInput(copy.deepcopy(docs), None, 0, "default")
+    assert decisions.timing_hazards(default, reference_doc(default)) == []
+    # different requests: different signatures
+    other = ScenarioInput([node("n1"), node("n2"), pod("a"), pod("b", cpu="2")], no_pts, 0,
+                          "other")
+    assert decisions.timing_hazards(other, reference_doc(other)) == []
+
+
+def test_wall_clock_timers() -> None:
+    sc = ScenarioInput([node("n1")], None, 0, "t")
+    base = {"timeline": [{"time": 2.5, "action": "createNode", "target": "n2",
+                          "result": "applied"}], "endTime": 3.0}
+    fail = {"pod": "default/p", "outcome": "Unschedulable", "message": "no", "time": 0.0,
+            "queue": "activeQ", "event": "UnschedulableTimeout"}
+    near = dict(base, attempts=[
+        {**fail, "event": "UnscheduledPodAdd"},
+        {**fail, "time": 2.0, "queue": "backoffQ", "event": "NodeAdd"}])
+    (h,) = decisions.timing_hazards(sc, near)
+    assert h.startswith("wall-clock-timers: default/p retried at 2s after its backoff")
+    far = dict(base, attempts=[
+        {**fail, "event": "UnscheduledPodAdd"},
+        {**fail, "time": 1.0, "queue": "backoffQ", "event": "NodeAdd"}])
+    assert decisions.timing_hazards(sc, far) == []
+    flushed_same = dict(base, timeline=[], endTime=330.0, attempts=[
+        {**fail, "event": "UnscheduledPodAdd"}, {**fail, "time": 300.0}])
+    assert decisions.timing_hazards(sc, flushed_same) == []
+    flushed_bound = dict(base, timeline=[], endTime=330.0, attempts=[
+        {**fail, "event": "UnscheduledPodAdd"},
+        {**fail, "time": 300.0, "outcome": "Bound", "message": ""}])
+    assert [h.split(":")[0] for h in decisions.timing_hazards(sc, flushed_bound)] == [
+        "wall-clock-timers"]
+
+
+def test_tied_preemption_candidates_are_a_hazard() -> None:
+    started = {"startTime": "2026-01-01T00:00:00Z", "phase": "Running"}
+    docs = [node("n1", cpu="2"), node("n2", cpu="2"),
+            pod("v1", cpu="2", nodeName="n1", priority=1, status=started),
+            pod("v2", cpu="2", nodeName="n2", priority=1, status=started),
+            pod("boss", cpu="2", priority=100)]
+    sc = ScenarioInput(docs, None, 0, "tied")
+    ref = diff.ReferenceSide()
+    doc = reference_doc(sc)
+    assert decisions.tied_preemptions(sc, ref, doc) == ["default/boss"]
+    # one victim started later: pickOneNodeForPreemption prefers its node, no tie
+    docs[3] = pod("v2", cpu="2", nodeName="n2", priority=1,
+                  status={"startTime": "2026-01-02T00:00:00Z", "phase": "Running"})
+    sc2 = ScenarioInput(docs, None, 0, "untied")
+    assert decisions.tied_preemptions(sc2, ref, reference_doc(sc2)) == []
+
+
+# --- whole runs against fake control planes ----------------------------------------------------
+
+def test_a_faithful_control_plane_has_no_divergence() -> None:
+    out = io.StringIO()
+    opts = diff.DiffOptions(scenarios=12, golden=True, seed=5, shrink=False, workers=1)
+    report = diff.run_diff(opts, out, upstream=FakeControlPlane())
+    text = out.getvalue()
+    assert report.error == "" and report.unexplained == 0, text
+    assert "modes decisions" in text
+    compared = sum(r.decisions_compared for r in report.results)
+    assert compared >= 60, text  # most golden scenarios have no timing hazard
+    assert "scenarios compared exactly with the reference" in text
+
+
+def _move_last_binding(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
+    bound = [a for a in doc["attempts"] if a["outcome"] == "Bound"]
+    a = bound[-1]
+    nodes = [d["metadata"]["name"] for d in scenario.documents if d.get("kind") == "Node"]
+    other = next(n for n in nodes if n != a["node"])
+    a["node"] = other
+    doc["bindings"][a["pod"]] = other
+
+
+def test_a_planted_binding_bug_is_an_unexplained_decision_divergence() -> None:
+    sc = ScenarioInput([node("n1", cpu="8"), node("n2", cpu="8"), pod("a"), pod("b")], None,
+                       0, "planted")
+    report = run(sc, FakeControlPlane(plant=_move_last_binding))
+    (res,) = report.results
+    assert res.decisions_compared and not res.hazards
+    fields = {d.field for d in res.unexplained}
+    assert "bindings.*" in fields
+
+
+def test_a_planted_overcommit_is_caught_by_the_oracles_even_with_a_hazard() -> None:
+    sc = golden("preemption-by-priority-order")
+
+    def overcommit(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
+        # keep the victims: both preemptors and their victims share the nodes
+        doc["deleted"] = []
+
+    report = run(sc, FakeControlPlane(plant=overcommit))
+    (res,) = report.results
+    assert res.hazards and not res.decisions_compared
+    oracle = [d for d in res.unexplained if d.field.startswith("oracle.")]
+    assert oracle, [str(d) for d in res.divergences]
+    # the decision difference itself is timing-dependent in this scenario: reported, known
+    assert any(d.known and d.known.startswith("timing-hazard:retry-race")
+               for d in res.divergences if d.field == "deleted")
+
+
+def test_a_binding_difference_under_a_hazard_is_reported_as_timing_dependent() -> None:
+    sc = golden("preemption-by-priority-order")
+
+    def swap(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
+        b = doc["bindings"]
+        b["default/high"], b["default/mid"] = b["default/mid"], b["default/high"]
+        for a in doc["attempts"]:
+            if a["outcome"] == "Bound":
+                a["node"] = b[a["pod"]]
+
+    (res,) = run(sc, FakeControlPlane(plant=swap)).results
+    assert res.divergences and not res.unexplained
+    assert {d.known for d in res.divergences} == {"timing-hazard:retry-race"}
+
+
+# --- options -----------------------------------------------------------------------------------
+
+def test_auto_mode_picks_decisions_for_a_real_control_plane() -> None:
+    assert diff.resolve_modes("auto", diff.SubjectSide(FakeControlPlane())) == ["decisions"]
+    assert diff.resolve_modes("auto", diff.SubjectSide(ReferenceSubject())) == [
+        "whole", "lockstep"]
+    assert diff.resolve_modes("decisions") == ["decisions"]
+    with pytest.raises(diff.UsageError):
+        diff.resolve_modes("sometimes")
+
+
+def test_known_divergences_may_name_the_decisions_mode(tmp_path: Path) -> None:
+    f = tmp_path / "known.yaml"
+    f.write_text("apiVersion: kschedconf/v1\nkind: KnownDivergences\ndivergences:\n"
+                 "- id: x\n  reason: r\n  match: {mode: decisions, field: 'bindings.*'}\n")
+    (k,) = diff.load_known(f)
+    assert k.mode == "decisions"
+    f.write_text(f.read_text().replace("mode: decisions", "mode: sideways"))
+    with pytest.raises(diff.UsageError, match="match.mode must be one of"):
+        diff.load_known(f)
