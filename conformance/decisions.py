@@ -66,6 +66,8 @@ UNSCHEDULABLE_FLUSH_SECONDS = 300.0
 #: How close (virtual seconds) a retry and a timeline event must be to race on a wall clock:
 #: the backoff flush ticker runs every second from the scheduler's start.
 TIMER_WINDOW_SECONDS = 1.0
+#: ``DefaultPodMaxBackoffDuration`` (``pkg/scheduler/apis/config/v1/defaults.go``): 10 s.
+DEFAULT_MAX_BACKOFF_SECONDS = 10.0
 
 
 def decisions_of(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -167,7 +169,7 @@ def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
     if signed:
         out.append(f"batching: pending pods {', '.join(signed[:2])} have the same scheduling "
                    f"signature in a profile whose plugins all sign")
-    timer = _timer_hazard(ref_doc, attempts)
+    timer = _timer_hazard(ref_doc, attempts, _max_backoff(scenario))
     if timer:
         out.append(f"wall-clock-timers: {timer}")
     if preemption_ties:
@@ -207,13 +209,39 @@ def _retry_race(attempts: Sequence[Mapping[str, Any]],
     return ""
 
 
-def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, Any]]) -> str:
+def _max_backoff(scenario: ScenarioInput) -> float:
+    """``podMaxBackoffSeconds`` of the scenario's configuration (default 10)."""
+    cfg = scenario.config if isinstance(scenario.config, Mapping) else None
+    if cfg is None:
+        cfg = next((d for d in scenario.documents if isinstance(d, Mapping)
+                    and d.get("kind") == "KubeSchedulerConfiguration"), None)
+    try:
+        return float((cfg or {}).get("podMaxBackoffSeconds") or DEFAULT_MAX_BACKOFF_SECONDS)
+    except (TypeError, ValueError):
+        return DEFAULT_MAX_BACKOFF_SECONDS
+
+
+def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, Any]],
+                  max_backoff: float = 10.0) -> str:
     """A retry whose time the wall clock decides: one after a backoff within a second of a
-    timeline event, or one made by the 5-minute unschedulable flush that changed something
-    (a flushed retry failing again as before leaves no trace in the API either)."""
+    timeline event; a pending pod whose backoff may end on either side of ``spec.until``
+    (its last failure less than podMaxBackoffSeconds + 1 s before the end of a run stopped by
+    ``until``); or one made by the 5-minute unschedulable flush that changed something (a
+    flushed retry failing again as before leaves no trace in the API either)."""
     from reference_impl.scheduler.queue.events import BACKOFF_COMPLETE, UNSCHEDULABLE_TIMEOUT
 
     events = [float(e.get("time") or 0.0) for e in ref_doc.get("timeline") or []]
+    end = float(ref_doc.get("endTime") or 0.0)
+    if ref_doc.get("stoppedBy") == "until":
+        last_failure: dict[str, float] = {}
+        for a in attempts:
+            if a.get("outcome") in FAILED_OUTCOMES:
+                last_failure[str(a.get("pod"))] = float(a.get("time") or 0.0)
+        for pod in ref_doc.get("pending") or []:
+            t = last_failure.get(pod)
+            if t is not None and end - t < max_backoff + TIMER_WINDOW_SECONDS:
+                return (f"{pod} last failed at {t:g}s, its backoff (up to {max_backoff:g}s) "
+                        f"may end on either side of the end of the run at {end:g}s")
     previous: dict[str, Mapping[str, Any]] = {}
     for a in attempts:
         pod = str(a.get("pod"))

@@ -525,6 +525,49 @@ def test_run_creates_objects_before_the_scheduler_and_reconstructs_attempts() ->
     assert [c[3] for c in creates] == ["n1", "n2", "victim", "a", "big", "boss"]
 
 
+class LoggingScheduler(FakeScheduler):
+    """A fake scheduler with a kube-scheduler log (``--v=3`` lines) the driver can read."""
+
+    def __init__(self, api: FakeApi, script: Callable[[FakeApi, FakeScheduler], None]) -> None:
+        super().__init__(api, script)
+        self.lines: list[str] = []
+
+    def log(self, msg: str, **kv: str) -> None:
+        rest = " ".join(f"{k}={json.dumps(v)}" for k, v in kv.items())
+        self.lines.append(f'I1202 10:00:00.000000   1 schedule_one.go:1] "{msg}" {rest}')
+
+    def scheduler_log(self) -> str:
+        return "\n".join(self.lines)
+
+
+def test_attempts_follow_the_scheduling_cycles_of_the_scheduler_log() -> None:
+    """kube-scheduler binds in a goroutine: the API can show the next pod's failure before
+    the binding that caused it. With the scheduler's log the attempts come in cycle order."""
+    docs = [node("n1", "1"), pod("a", "1"), pod("b", "1")]
+    msg = "0/1 nodes are available: 1 Insufficient cpu."
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        assert isinstance(s, LoggingScheduler)
+        s.log("Attempting to schedule pod", pod="default/a")
+        s.log("Attempting to schedule pod", pod="default/b")
+        s.log("Unable to schedule pod; no fit; waiting", pod="default/b", err=msg)
+        s.fail("default", "b", msg)  # the API sees b's failure first
+        s.bind("default", "a", "n1")
+        s.log("Successfully bound pod to node", pod="default/a", node="n1")
+
+    for with_log in (False, True):
+        api = FakeApi()
+        sched = LoggingScheduler(api, script)
+        if not with_log:
+            sched.scheduler_log = lambda: ""  # type: ignore[method-assign]
+        doc = Driver(api, opts()).run(scenario(*docs), hooks=sched)
+        order = [(a["pod"], a["outcome"]) for a in doc["attempts"]]
+        if with_log:
+            assert order == [("default/a", "Bound"), ("default/b", "Unschedulable")]
+        else:
+            assert order == [("default/b", "Unschedulable"), ("default/a", "Bound")]
+
+
 def test_victims_without_a_preempted_event_go_to_the_pod_nominated_to_their_node() -> None:
     docs = [pclass("high", 100), node("n1", "1"),
             pod("low", "1", nodeName="n1"), pod("hi", "1", priorityClassName="high")]

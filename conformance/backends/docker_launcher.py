@@ -43,6 +43,7 @@ from conformance.backends.driver import RUN_LABEL, KubeApi, parse_metrics, sched
 from conformance.backends.process import (
     DISABLED_ADMISSION,
     SCHEDULER_FEATURE_GATES,
+    SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
 )
 from conformance.backends.subject import OwnedControlPlaneSubject
@@ -356,7 +357,7 @@ class DockerControlPlane:
             f"--authorization-kubeconfig={FILES}/kubeconfig",
             "--authentication-tolerate-lookup-failure",
             "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-            f"--feature-gates={SCHEDULER_FEATURE_GATES}", "--v=2"],
+            f"--feature-gates={SCHEDULER_FEATURE_GATES}", f"--v={SCHEDULER_VERBOSITY}"],
             files, ports={f"{SCHEDULER_PORT}/tcp": (LOOPBACK, None)})
         self._scheduler_component = component
         self.scheduler_port = self._published(self.scheduler, SCHEDULER_PORT)
@@ -379,6 +380,16 @@ class DockerControlPlane:
         except (OSError, ssl.SSLError):
             return None
         return parse_metrics(body) if status == 200 else None
+
+    def scheduler_log(self) -> str | None:
+        """The running scheduler container's whole log (``docker logs``)."""
+        if self.scheduler is None:
+            return None
+        try:
+            data = self.scheduler.logs()
+        except Exception:  # noqa: BLE001 - a missing log only costs the ordering
+            return None
+        return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
 
     def stop(self) -> None:
         self.scheduler = None
@@ -434,6 +445,9 @@ class DockerSubject(OwnedControlPlaneSubject):
 
     def scheduler_metrics(self) -> dict[str, float] | None:
         return self.cp.scheduler_metrics()
+
+    def scheduler_log(self) -> str | None:
+        return self.cp.scheduler_log()
 
     def stop_control_plane(self) -> None:
         self.cp.stop()

@@ -69,6 +69,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from conformance.backends.scheduler_log import order_attempts, parse_cycles
 from conformance.scenario import ScenarioInput
 from conformance.subjects.base import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -651,6 +652,9 @@ class SchedulerHooks(Protocol):
 
     def scheduler_metrics(self) -> dict[str, float] | None: ...
 
+    # optional: ``scheduler_log() -> str | None``, the running scheduler's log (``--v=3``),
+    # whose scheduling cycles order the attempts (``scheduler_log.py``)
+
 
 class Driver:
     """Runs scenarios against one API server (see the module docstring)."""
@@ -1020,6 +1024,7 @@ class Driver:
         t_begin = time.monotonic()
         plan = self.plan(scenario)
         owned = self.opt.mode == "owned"
+        self._hooks = hooks
         if owned and hooks is None:
             raise SubjectError("owned mode needs a launcher to start kube-scheduler")
         self.segments: list[tuple[float, int]] = []
@@ -1381,6 +1386,7 @@ class Driver:
                 end_v: float | None) -> dict[str, Any]:
         rec = self.recorder
         rec.attribute_remaining()
+        self._order_by_scheduler_log(rec)
         bindings: dict[str, str] = {}
         pending: list[str] = []
         all_keys = set(self._responsible) | set(rec.states)
@@ -1415,6 +1421,31 @@ class Driver:
             "finished": sorted(self.finished),
             "timeline": applied,
         }
+
+    def _order_by_scheduler_log(self, rec: Recorder) -> None:
+        """Put the observed attempts in the order of the scheduler's cycles when the launcher
+        can read its log (see ``scheduler_log.py``: the API shows bindings late)."""
+        read = getattr(getattr(self, "_hooks", None), "scheduler_log", None)
+        if not callable(read):
+            return
+        try:
+            text = read()
+        except Exception as e:  # noqa: BLE001 - a missing log only costs the ordering
+            self.warnings.append(f"could not read the scheduler's log to order attempts: {e}")
+            return
+        if not text:
+            return
+        cycles = parse_cycles(text.splitlines())
+        if not cycles:
+            self.warnings.append("the scheduler's log shows no scheduling cycle (is it run "
+                                 "with --v=3?): attempts are in the order the API showed them")
+            return
+
+        def key(api: str) -> str | None:
+            ns, _, name = api.partition("/")
+            return self.naming.pod_back(ns, name)
+
+        rec.attempts[:] = order_attempts(rec.attempts, cycles, key)
 
     # ----- cleanup -----
     def delete_owned(self, timeout: float = 30.0) -> list[str]:

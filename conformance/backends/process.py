@@ -67,6 +67,9 @@ SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes
 #: requests it receives them in the API server's key order, which the driver controls. Only
 #: how the informers load their first state changes; nothing of scheduling.
 SCHEDULER_FEATURE_GATES = "WatchListClient=false"
+#: Verbosity 3 logs the start of every scheduling cycle, which orders the attempts the API
+#: shows (``scheduler_log.py``).
+SCHEDULER_VERBOSITY = 3
 
 
 def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
@@ -144,9 +147,9 @@ class ProcessControlPlane:
             msg += f"\n--- {comp.name} log (tail) ---\n{tail}"
         return cls(msg)
 
-    def _spawn(self, name: str, argv: list[str]) -> _Component:
+    def _spawn(self, name: str, argv: list[str], log_name: str | None = None) -> _Component:
         assert self.dir is not None and self.cleanup is not None
-        log = self.dir / f"{name}.log"
+        log = self.dir / f"{log_name or name}.log"
         try:
             proc = cleanup.spawn(argv, log=log, cwd=str(self.dir))
         except OSError as e:
@@ -269,7 +272,9 @@ class ProcessControlPlane:
                 f"--authorization-kubeconfig={self.kubeconfig}",
                 "--authentication-tolerate-lookup-failure",
                 "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-                f"--feature-gates={SCHEDULER_FEATURE_GATES}", "--v=2"])
+                f"--feature-gates={SCHEDULER_FEATURE_GATES}", f"--v={SCHEDULER_VERBOSITY}"],
+                # a log per scheduler: its cycles order this scenario's attempts
+                log_name=f"kube-scheduler-{self.scheduler_runs}-{attempt}")
             self.scheduler = comp
             try:
                 self._wait(comp, f"https://{LOOPBACK}:{self.scheduler_port}/readyz", "ok",
@@ -301,6 +306,15 @@ class ProcessControlPlane:
         except (OSError, ssl.SSLError):
             return None
         return parse_metrics(body) if status == 200 else None
+
+    def scheduler_log(self) -> str | None:
+        """The running scheduler's log so far."""
+        if self.scheduler is None:
+            return None
+        try:
+            return self.scheduler.log.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
 
     def check_alive(self) -> None:
         for comp in self.components:
@@ -361,6 +375,9 @@ class ProcessSubject(OwnedControlPlaneSubject):
 
     def scheduler_metrics(self) -> dict[str, float] | None:
         return self.cp.scheduler_metrics()
+
+    def scheduler_log(self) -> str | None:
+        return self.cp.scheduler_log()
 
     def stop_control_plane(self) -> None:
         self.cp.stop()

@@ -69,6 +69,10 @@ class OwnedControlPlaneSubject(Subject):
     @abstractmethod
     def stop_control_plane(self) -> None: ...
 
+    def scheduler_log(self) -> str | None:
+        """The running scheduler's log (``--v=3``: it orders the attempts); None if none."""
+        return None
+
     def control_plane_running(self) -> bool:
         """False once the control plane is gone (closed, or stopped by a signal handler)."""
         return self._started
