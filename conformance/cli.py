@@ -21,6 +21,7 @@ from reference_impl.releases.pinned import UPSTREAM_RELEASE
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 
 class UsageError(Exception):
@@ -225,6 +226,7 @@ COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS, **
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from conformance.backends.cleanup import Terminated
     from reference_impl.config import ConfigError
     from reference_impl.model.errors import InputError
 
@@ -240,6 +242,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
+    except Terminated as e:  # SIGTERM / SIGHUP, after everything was released
+        print(f"kschedconf {args.command}: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        # every subject has released its processes, containers and directories on the way
+        # up (finally blocks); say so instead of printing a traceback
+        print(f"kschedconf {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

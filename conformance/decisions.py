@@ -223,12 +223,13 @@ def _max_backoff(scenario: ScenarioInput) -> float:
 
 def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, Any]],
                   max_backoff: float = 10.0) -> str:
-    """A retry whose time the wall clock decides: one after a backoff within a second of a
-    timeline event; a pending pod whose backoff may end on either side of ``spec.until``
-    (its last failure less than podMaxBackoffSeconds + 1 s before the end of a run stopped by
-    ``until``); or one made by the 5-minute unschedulable flush that changed something (a
-    flushed retry failing again as before leaves no trace in the API either)."""
-    from reference_impl.scheduler.queue.events import BACKOFF_COMPLETE, UNSCHEDULABLE_TIMEOUT
+    """A retry whose time the wall clock decides: any retry within a second of a timeline
+    event (not at the same instant: that one the event caused); a pending pod whose backoff
+    may end on either side of ``spec.until`` (its last failure less than podMaxBackoffSeconds
+    + 1 s before the end of a run stopped by ``until``); or a retry by the 5-minute
+    unschedulable flush that changed something (a flushed retry failing again as before
+    leaves no trace in the API either)."""
+    from reference_impl.scheduler.queue.events import UNSCHEDULABLE_TIMEOUT
 
     events = [float(e.get("time") or 0.0) for e in ref_doc.get("timeline") or []]
     end = float(ref_doc.get("endTime") or 0.0)
@@ -252,12 +253,12 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
                 or a.get("message") != before.get("message")):
             return (f"{pod} was retried by the {UNSCHEDULABLE_FLUSH_SECONDS:g}s unschedulable "
                     f"flush at {a.get('time')}s with another outcome")
-        if a.get("queue") != "backoffQ" and a.get("event") != BACKOFF_COMPLETE:
+        if before is None:  # a first attempt: the pod was created, not retried
             continue
         t = float(a.get("time") or 0.0)
         for e in events:
             if e != t and abs(e - t) <= TIMER_WINDOW_SECONDS:
-                return (f"{pod} retried at {t:g}s after its backoff, within "
+                return (f"{pod} retried at {t:g}s (after a backoff or an event), within "
                         f"{TIMER_WINDOW_SECONDS:g}s of the timeline event at {e:g}s")
     return ""
 

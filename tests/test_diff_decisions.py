@@ -176,7 +176,7 @@ def test_wall_clock_timers() -> None:
         {**fail, "event": "UnscheduledPodAdd"},
         {**fail, "time": 2.0, "queue": "backoffQ", "event": "NodeAdd"}])
     (h,) = decisions.timing_hazards(sc, near)
-    assert h.startswith("wall-clock-timers: default/p retried at 2s after its backoff")
+    assert h.startswith("wall-clock-timers: default/p retried at 2s")
     far = dict(base, attempts=[
         {**fail, "event": "UnscheduledPodAdd"},
         {**fail, "time": 1.0, "queue": "backoffQ", "event": "NodeAdd"}])

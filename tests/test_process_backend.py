@@ -324,3 +324,60 @@ def test_parallel_runs_do_not_collide() -> None:
     for r in results:
         assert isinstance(r, dict), r
     assert decisions(results[0]) == decisions(results[1])
+
+
+def _processes_mentioning(text: str) -> list[str]:
+    out = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmd:
+            out.append(f"{p.name}: {cmd[:120]}")
+    return out
+
+
+@needs_binaries
+@pytest.mark.parametrize("sig,code,says", [
+    (signal.SIGINT, 130, "interrupted"),
+    (signal.SIGTERM, 143, "terminated by SIGTERM"),
+    (signal.SIGHUP, 129, "terminated by SIGHUP"),
+])
+def test_stopping_kschedconf_diff_midway_leaves_nothing_behind(
+        tmp_path: Path, sig: signal.Signals, code: int, says: str) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP in the middle of `kschedconf diff --upstream process` (the
+    control plane runs, a worker thread is driving a scenario): the command says so and exits
+    with 128 + the signal; no component process, temporary directory or port lock is left."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", "diff", "--upstream", "process",
+         "--scenarios", "40", "--seed", "1", "--no-shrink", "--out", str(tmp_path / "out")],
+        cwd=ROOT, env={**os.environ, "TMPDIR": str(tmp), "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not any(
+                "kube-scheduler" in p for p in _processes_mentioning(str(tmp))):
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            time.sleep(0.2)
+        components = _processes_mentioning(str(tmp))
+        assert len(components) == 3, components  # etcd, kube-apiserver, kube-scheduler
+        time.sleep(1.0)  # into the scenario
+        child.send_signal(sig)
+        assert child.wait(timeout=120) == code
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    err = child.stderr.read() if child.stderr else ""
+    assert says in err and "Traceback" not in err, err
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _processes_mentioning(str(tmp)):
+        time.sleep(0.1)
+    assert _processes_mentioning(str(tmp)) == []
+    left = [p for p in tmp.rglob("*") if p.is_file() or p.name.startswith("kschedconf-cp")]
+    assert left == []

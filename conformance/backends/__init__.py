@@ -31,6 +31,11 @@ def make_backend_subject(kind: str, arg: str, *, config: str | None = None,
     * ``kubeconfig:CONTEXT`` — an existing throwaway cluster; ``i_own_this_cluster`` must name
       the same context.
     """
+    from conformance.backends import cleanup
+
+    # the SIGTERM/SIGHUP handlers that release everything can only be set from the main
+    # thread; subjects are made there even when a worker thread starts their control plane
+    cleanup.install_handlers()
     kw: dict[str, float] = {} if timeout is None else {"timeout": timeout}
     if kind == "process":
         if arg and config and arg != config:

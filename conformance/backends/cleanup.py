@@ -38,6 +38,7 @@ OWNER_FILE = "owner.pid"
 _lock = threading.RLock()
 _live: list[Cleanup] = []
 _installed = False
+_signals_installed = False
 _previous: dict[int, Any] = {}
 
 
@@ -95,6 +96,21 @@ def run_all() -> None:
         c.run()
 
 
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM/SIGHUP after everything was released. Not a
+    ``SystemExit``: Hypothesis treats that as a test failure and would go on generating; like
+    ``KeyboardInterrupt`` this stops everything. ``kschedconf`` exits with ``128 + signum``;
+    uncaught elsewhere, :func:`_excepthook` exits with that status too."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
 def _on_signal(signum: int, frame: Any) -> None:
     run_all()
     prev = _previous.get(signum)
@@ -103,20 +119,43 @@ def _on_signal(signum: int, frame: Any) -> None:
         return
     if prev == signal.SIG_IGN:
         return
-    # default action: exit with the conventional status, running finally blocks and atexit
-    raise SystemExit(128 + signum)
+    # default action: unwind (finally blocks run), then exit with the conventional status
+    raise Terminated(signum)
+
+
+def _excepthook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+    if isinstance(value, Terminated):
+        sys.stderr.write(f"{value}\n")
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        run_all()
+        os._exit(value.exit_code)
+    _previous_excepthook(kind, value, tb)
+
+
+_previous_excepthook = sys.excepthook
 
 
 def install_handlers() -> None:
-    """Install the atexit hook and (from the main thread) the SIGTERM/SIGHUP handlers, once."""
-    global _installed
+    """Install the atexit hook once, and the SIGTERM/SIGHUP handlers once from the main thread
+    (signal handlers can only be set there: a backend first started in a worker thread gets
+    them from the next call made on the main thread, e.g. when its subject is made)."""
+    global _installed, _signals_installed
     with _lock:
-        if _installed:
-            return
+        first = not _installed
         _installed = True
-    atexit.register(run_all)
+    if first:
+        atexit.register(run_all)
     if threading.current_thread() is not threading.main_thread():
         return
+    with _lock:
+        if _signals_installed:
+            return
+        _signals_installed = True
+    if sys.excepthook is not _excepthook:
+        globals()["_previous_excepthook"] = sys.excepthook
+        sys.excepthook = _excepthook
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):
             prev = signal.getsignal(sig)

@@ -6,7 +6,9 @@ So every port handed out is also *reserved*: an exclusive ``flock`` on a file na
 a shared directory of the machine's temporary directory, held until :meth:`PortReservation.release`.
 Two kschedconf processes never reserve the same port; anything else that grabs a port in that
 window makes the component fail to start ("address already in use"), which the launchers detect
-and retry with new ports.
+and retry with new ports. A released reservation deletes its lock file while still holding the
+lock; a process that opened the file before it was deleted sees that the file it locked is no
+longer the one at that path and tries again (the usual lock-file protocol), so nothing piles up.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class PortReservation:
 
     def __init__(self) -> None:
         self._held: dict[int, int] = {}  # port -> fd of its lock file
+        self._dir: Path | None = None
 
     @property
     def ports(self) -> list[int]:
@@ -64,7 +67,8 @@ class PortReservation:
             port = _probe_free_port()
             if port in self._held:
                 continue
-            fd = os.open(d / f"{port}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            path = d / f"{port}.lock"
+            fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as e:
@@ -72,7 +76,15 @@ class PortReservation:
                 if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     continue  # another run holds it
                 raise
+            try:
+                current = os.stat(path).st_ino
+            except FileNotFoundError:
+                current = None
+            if current != os.fstat(fd).st_ino:  # released and deleted meanwhile: not ours
+                os.close(fd)
+                continue
             self._held[port] = fd
+            self._dir = d
             return port
         raise OSError("no free loopback port found")
 
@@ -80,8 +92,12 @@ class PortReservation:
         return [self.take() for _ in range(n)]
 
     def release(self) -> None:
-        """Drop every reservation (the lock files stay: deleting them would race)."""
-        for fd in self._held.values():
+        """Drop every reservation: delete each lock file while holding its lock, then
+        unlock."""
+        for port, fd in self._held.items():
+            if self._dir is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._dir / f"{port}.lock")
             with contextlib.suppress(OSError):
                 fcntl.flock(fd, fcntl.LOCK_UN)
             with contextlib.suppress(OSError):
