@@ -17,6 +17,10 @@ at that attempt:
    ``PodEligibleToPreemptOthers`` refuses a pod that already has a nominated node with victims
    still terminating; the replay cannot see termination, so a pod that already preempted
    victims and still holds a nomination is never reported here.
+   Victims of a preemption whose preemptor was not attempted again yet may still be in the
+   scheduler's cache (SchedulerAsyncPreemption: ``prepareCandidateAsync`` deletes them in a
+   goroutine while other pods are scheduled): invariant 1 counts a node as feasible only if
+   it is also feasible with them still there (``ClusterState.with_terminating``).
 3. An attempt reported ``Gated`` concerns a pod that has scheduling gates (before or after the
    timeline events of that same instant: a pod is gated when it is added to the queue, which
    may come before the events due at the same time).
@@ -136,6 +140,9 @@ def check(ctx: OracleContext) -> list[Violation]:
             continue
         state = step.state
         fits = feasible_nodes(pod, state, cfg)
+        if fits and state.terminating:
+            # victims of a preemption still in flight may still occupy their nodes upstream
+            fits = [n for n in fits if n in feasible_nodes(pod, state.with_terminating(), cfg)]
         if fits:
             listed = "; ".join(free_summary(pod, n, state) for n in fits[:MAX_LISTED])
             more = f" (and {len(fits) - MAX_LISTED} more)" if len(fits) > MAX_LISTED else ""

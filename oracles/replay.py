@@ -58,6 +58,10 @@ class ClusterState:
     ns_labels: dict[str, dict[str, str]]
     deleted: list[str] = field(default_factory=list)  # victims / deleted pods, in order
     victims_of: dict[str, list[str]] = field(default_factory=dict)  # preemptor -> victims
+    #: victims whose deletion may still be in flight: removed by a preemption whose preemptor
+    #: has not been attempted again (victim key -> (node, pod)); see ``with_terminating``
+    terminating: dict[str, tuple[str, Pod]] = field(default_factory=dict)
+    terminating_of: dict[str, list[str]] = field(default_factory=dict)  # preemptor -> victims
     anomalies: list[tuple[int, str, str]] = field(default_factory=list)  # (attempt, pod, what)
     time: float | None = None
 
@@ -97,6 +101,20 @@ class ClusterState:
             if q.key == key:
                 return q
         return None
+
+    def with_terminating(self) -> ClusterState:
+        """This state with the victims whose deletion may still be in flight put back on
+        their nodes. Upstream actuates preemption asynchronously (SchedulerAsyncPreemption,
+        on by default; ``prepareCandidateAsync`` in ``pkg/scheduler/framework/preemption/
+        executor.go``): other pods' cycles can run while the victims are still in the
+        scheduler's cache, and the preemptor itself is retried only after its preemption
+        finished. A subject that deletes victims at once (the reference) never needs it."""
+        if not self.terminating:
+            return self
+        pods_on = {n: list(ps) for n, ps in self.pods_on.items()}
+        for node, pod in self.terminating.values():
+            pods_on.setdefault(node, []).append(pod)
+        return dataclasses.replace(self, pods_on=pods_on)
 
     def bound_pod(self, key: str) -> tuple[str, Pod] | None:
         node = self.location.get(key)
@@ -243,6 +261,8 @@ class Replay:
                     gated |= _gated_keys(state)
                 state.time = float(t)
             outcome = a.get("outcome")
+            for v in state.terminating_of.pop(key, ()):  # its preemption has finished
+                state.terminating.pop(v, None)
             removed: list[tuple[str, Pod]] = []
             if outcome == BOUND and a.get("victims"):
                 removed = self._remove_victims(state, i, key, a["victims"])
@@ -309,7 +329,9 @@ class Replay:
             return
         if outcome in (UNSCHEDULABLE, ERROR, NOMINATED):
             if a.get("victims"):
-                self._remove_victims(state, i, key, a["victims"])
+                for node, pod in self._remove_victims(state, i, key, a["victims"]):
+                    state.terminating[pod.key] = (node, pod)
+                    state.terminating_of.setdefault(key, []).append(pod.key)
                 self._clear_lower_nominations(state, key, a.get("nominatedNode"))
             if key in state.pending:
                 nnn = a.get("nominatedNode")

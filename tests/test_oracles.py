@@ -461,6 +461,22 @@ def test_no_false_unschedulable_requires_preemption_when_it_would_help() -> None
     assert nfu(equal, [unschedulable("high")]) == []
 
 
+def test_no_false_unschedulable_allows_victims_still_terminating() -> None:
+    """Upstream deletes a preemption's victims asynchronously: until the preemptor is tried
+    again, another pod may still find them on the node. Once the preemptor was retried, a
+    verdict that ignores the freed room is a violation again."""
+    docs = [node("n1", cpu="2"), pod("low", cpu="1", node="n1", priority=1),
+            pod("boss", cpu="2", priority=100),
+            pod("small", cpu="2", priority=200, preemptionPolicy="Never")]
+    nominated = unschedulable("boss", nominated="n1", victims=["low"], outcome="Nominated")
+    # small (not counting boss's lower-priority nomination) fits n1 only once low is gone,
+    # which it may not be yet: not judged false
+    assert nfu(docs, [nominated, unschedulable("small")]) == []
+    # boss's own retry comes after its preemption finished: n1 is free for it
+    v = one(nfu(docs, [nominated, unschedulable("boss", nominated="n1")]))
+    assert v.node == "n1" and v.pod == "default/boss"
+
+
 def test_no_false_unschedulable_gated() -> None:
     assert "no scheduling gates" in one(nfu([node("n1"), pod("p")], [gated("p")])).message
     docs = [node("n1"), pod("p", schedulingGates=[{"name": "wait"}])]

@@ -75,6 +75,9 @@ from conformance.subjects.base import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 RUN_LABEL = "kschedconf.io/run"
+#: Evaluator.Preempt's message when it nominates a node (pkg/scheduler/framework/preemption/
+#: preemption.go), part of the pod's PodScheduled condition message.
+PREEMPTION_FOUND = "preemption: found a potential placement for pod on node"
 HOLD_GATE = "kschedconf.io/hold"
 DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -571,8 +574,12 @@ class Recorder:
                 new_nomination = bool(nnn) and (prev is None or prev[2] != nnn)
                 if reason in (UNSCHEDULABLE, "SchedulerError") and (new_verdict or
                                                                      new_nomination):
+                    # a new preemption to the node the pod was already nominated to shows
+                    # only in the message (Evaluator.Preempt's status, preemption.go)
+                    preempted = bool(nnn) and PREEMPTION_FOUND in message
                     outcome = (ERROR if reason == "SchedulerError"
-                               else NOMINATED if new_nomination else UNSCHEDULABLE)
+                               else NOMINATED if new_nomination or preempted
+                               else UNSCHEDULABLE)
                     self._record(key, outcome, wall, message=message,
                                  nominated=self.naming.node_back(nnn) if nnn else None)
                 elif reason == "SchedulingGated" and new_verdict and self.responsible(key):
