@@ -1871,7 +1871,7 @@ def _write_junit(opts: DiffOptions, report: DiffReport) -> None:
                        seconds=r.seconds,
                        properties={"modes": ",".join(r.modes), "attempts": str(r.attempts),
                                    **({"decisions_compared": str(r.decisions_compared).lower(),
-                                       "timing_hazards": "; ".join(r.hazards)}
+                                       "timing_hazards": " | ".join(r.hazards)}
                                       if DECISIONS in r.modes else {}),
                                    "lockstep_steps": str(r.steps),
                                    "divergences": str(len(r.unexplained)),

@@ -228,6 +228,9 @@ def test_scheduler_per_scenario_with_user_image_and_config() -> None:
         kc = yaml.safe_load(files["kubeconfig"])
         assert kc["clusters"][0]["cluster"]["server"] == "https://kschedconf-kstest-apiserver:6443"
         assert f"--config={dl.FILES}/scheduler.yaml" in s1.command
+        # verbosity 3 logs every scheduling cycle; its whole log orders the attempts
+        assert "--v=3" in s1.command
+        assert cp.scheduler_log() == f"log of {s1.name}\nlast line of {s1.name}\n"
         cp.start_scheduler(None)  # next scenario: the old scheduler goes first
         assert s1.removed
         s2 = by_suffix(client, "-scheduler-2")
@@ -235,7 +238,7 @@ def test_scheduler_per_scenario_with_user_image_and_config() -> None:
         assert cp.scheduler_port == int(
             s2.attrs["NetworkSettings"]["Ports"]["10259/tcp"][0]["HostPort"])
         cp.stop_scheduler()
-        assert s2.removed
+        assert s2.removed and cp.scheduler_log() is None
     finally:
         cp.stop()
     assert all(c.removed for c in client.created)

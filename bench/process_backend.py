@@ -1,0 +1,103 @@
+"""Set-up time and throughput of the process backend (a real etcd, kube-apiserver and
+kube-scheduler as local processes), beside the reference on the same scenarios.
+
+Draws generated scenarios (the ``small`` family of ``kschedconf diff``, fixed seed), runs each on
+the process backend and on the reference, and prints the control plane's start time, the time
+per scenario split into its phases (objects created, kube-scheduler ready, scheduling until
+quiescence, cleanup), scenarios per second for both, and their ratio. Needs the binaries
+(``bash backends/build.sh``). Run:
+
+    python3 bench/process_backend.py [--scenarios 30] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from conformance import diff  # noqa: E402
+from conformance.backends.process import ProcessSubject  # noqa: E402
+from conformance.scenario import ScenarioInput  # noqa: E402
+from conformance.subjects.reference import ReferenceSubject  # noqa: E402
+from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
+
+
+class _Enough(Exception):
+    pass
+
+
+def draw(n: int, seed: int) -> list[ScenarioInput]:
+    got: list[ScenarioInput] = []
+
+    def body(sc: ScenarioInput) -> None:
+        got.append(diff.fill_pdb_status(sc))
+        if len(got) >= n:
+            raise _Enough
+
+    try:
+        diff._hypothesis_test("small", n, seed, body, shrink=False)()
+    except _Enough:
+        pass
+    except Exception as e:  # noqa: BLE001 - Hypothesis wraps the stop signal
+        if not got:
+            raise RuntimeError(f"no scenario drawn: {e}") from e
+    return got[:n]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenarios", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    scenarios = draw(args.scenarios, args.seed)
+    print(f"process backend, upstream {UPSTREAM_RELEASE}; {platform.machine()} "
+          f"{os.cpu_count()} cpus, Python {platform.python_version()}; "
+          f"{len(scenarios)} generated small scenarios, seed {args.seed}")
+    ref = ReferenceSubject()
+    t = time.perf_counter()
+    for sc in scenarios:
+        ref.run(sc)
+    ref_secs = time.perf_counter() - t
+
+    subject = ProcessSubject()
+    phases: dict[str, list[float]] = {}
+    per: list[float] = []
+    try:
+        t_all = time.perf_counter()
+        for sc in scenarios:
+            t = time.perf_counter()
+            subject.run(sc)
+            per.append(time.perf_counter() - t)
+            for k in ("last_setup", "last_scheduler_start", "last_run", "last_cleanup"):
+                if k in subject.timings:
+                    phases.setdefault(k.removeprefix("last_"), []).append(subject.timings[k])
+        real_secs = time.perf_counter() - t_all
+        start = subject.timings.get("control_plane_start", 0.0)
+    finally:
+        subject.close()
+    print(f"control plane start (etcd + kube-apiserver ready): {start:.2f} s")
+    print(f"per scenario: mean {statistics.mean(per):.2f} s, median "
+          f"{statistics.median(per):.2f} s, max {max(per):.2f} s")
+    names = {"setup": "objects created", "scheduler_start": "kube-scheduler ready",
+             "run": "driver total", "cleanup": "objects deleted"}
+    for k, v in phases.items():
+        print(f"  {names.get(k, k):22s} mean {statistics.mean(v):.3f} s")
+    real_rate = len(scenarios) / real_secs
+    ref_rate = len(scenarios) / ref_secs
+    print(f"process backend: {real_rate:.2f} scenarios/s (first scenario includes the control "
+          f"plane start)")
+    print(f"reference:       {ref_rate:.1f} scenarios/s")
+    print(f"ratio reference/process: {ref_rate / real_rate:.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
