@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import tarfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -242,6 +243,37 @@ def test_scheduler_per_scenario_with_user_image_and_config() -> None:
     finally:
         cp.stop()
     assert all(c.removed for c in client.created)
+
+
+def _pinned_kubernetes_source() -> Path | None:
+    """k8s.io/kubernetes of the pinned release in the Go module cache (the backends and
+    upstream builds download it), if there."""
+    import shutil
+    import subprocess
+
+    if shutil.which("go") is None:
+        return None
+    try:
+        cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True,
+                               timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    d = Path(cache) / f"k8s.io/kubernetes@{UPSTREAM_RELEASE}"
+    return d if d.is_dir() else None
+
+
+def test_etcd_image_is_kubeadms_for_the_pinned_release() -> None:
+    """The etcd image tag is the one kubeadm of the pinned release deploys."""
+    import re
+
+    src = _pinned_kubernetes_source()
+    if src is None:
+        pytest.skip("k8s.io/kubernetes of the pinned release is not in the Go module cache "
+                    "(bash backends/build.sh downloads it)")
+    text = (src / "cmd/kubeadm/app/constants/constants.go").read_text()
+    m = re.search(r'DefaultEtcdVersion = "([^"]+)"', text)
+    assert m is not None
+    assert dl.ETCD_IMAGE == f"registry.k8s.io/etcd:{m.group(1)}"
 
 
 def test_default_scheduler_image_is_the_pinned_release() -> None:

@@ -51,7 +51,8 @@ from conformance.subjects.base import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 REGISTRY = "registry.k8s.io"
-#: etcd image of the version k8s.io/kubernetes of the pinned release requires (backends/go.mod)
+#: etcd image of the pinned release: kubeadm's ``DefaultEtcdVersion`` (cmd/kubeadm/app/constants/
+#: constants.go), the etcd server version k8s.io/kubernetes requires (backends/go.mod)
 ETCD_IMAGE = f"{REGISTRY}/etcd:3.7.0-0"
 APISERVER_IMAGE = f"{REGISTRY}/kube-apiserver:{UPSTREAM_RELEASE}"
 SCHEDULER_IMAGE = f"{REGISTRY}/kube-scheduler:{UPSTREAM_RELEASE}"
