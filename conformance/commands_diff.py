@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.commands_run import apply_backend_options, backend_options
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 EXIT_OK = 0
@@ -147,7 +148,9 @@ def add_diff_parsers(subparsers: Any) -> None:
     d.add_argument("--max-steps", metavar="N", type=_positive_int,
                    help="lockstep: at most N explained attempts per scenario (default all)")
     d.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
-                   help="time limit of one upstream request (default 120)")
+                   help="time limit of one upstream request (default 120); with a real "
+                        "control plane, of one scenario from the scheduler's start (120)")
+    backend_options(d)
     d.add_argument("--pdb-status", choices=("fill", "as-is"), default="fill",
                    help="PodDisruptionBudgets without status.disruptionsAllowed: fill it in "
                         "as the disruption controller would for the initial cluster (default; "
@@ -203,7 +206,9 @@ def add_diff_parsers(subparsers: Any) -> None:
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     ver.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
     ver.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
-                     help="time limit of an external subject per scenario")
+                     help="time limit of one scenario (external subjects, real control "
+                          "planes)")
+    backend_options(ver, config=False)
     ver.add_argument("--i-own-this-cluster", metavar="CONTEXT",
                      help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
                           "throwaway cluster kschedconf may create and delete objects in")
@@ -220,6 +225,10 @@ def _err(command: str, message: str) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from conformance import diff
+
+    problem = apply_backend_options(args, "upstream")
+    if problem:
+        return _err("diff", problem)
 
     opts = diff.DiffOptions(
         scenarios=args.scenarios, sizes=args.sizes, golden=args.golden,
@@ -447,6 +456,9 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
             return _err("golden verify", f"no golden file named {', '.join(unknown)} in "
                                          f"{directory}")
         files = [p for p in files if p.stem in args.only]
+    problem = apply_backend_options(args)
+    if problem:
+        return _err("golden verify", problem)
     try:
         subject = make_subject(args.subject, timeout=args.subject_timeout,
                                i_own_this_cluster=args.i_own_this_cluster)

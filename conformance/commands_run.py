@@ -72,11 +72,54 @@ def _subject_options(p: argparse.ArgumentParser) -> None:
                    help="a Python file or module with your own plugins for the reference "
                         "subject (repeatable); enable them in --config")
     p.add_argument("--subject-timeout", metavar="SECONDS", type=_positive_float,
-                   help="time limit of an external subject per scenario (default 60)")
+                   help="time limit of one scenario: external subjects (default 60), "
+                        "upstream (120), real control planes from the scheduler's start "
+                        "until quiet (120)")
+    backend_options(p)
     p.add_argument("--i-own-this-cluster", metavar="CONTEXT",
                    help="with --subject kubeconfig:CONTEXT: name the same context to confirm "
                         "it is a throwaway cluster (kind, KWOK) whose nodes and pods "
                         "kschedconf may create and delete")
+
+
+def backend_options(p: argparse.ArgumentParser, *, config: bool = True) -> None:
+    """``--scheduler-image`` and ``--scheduler-config``: your kube-scheduler build and
+    profile on a real control plane (see :func:`apply_backend_options`)."""
+    p.add_argument("--scheduler-image", metavar="IMAGE",
+                   help="with the docker subject: the kube-scheduler image to test (your "
+                        "build; the same as docker:IMAGE); default "
+                        f"registry.k8s.io/kube-scheduler:{UPSTREAM_RELEASE}")
+    if config:
+        p.add_argument("--scheduler-config", metavar="CFG.yaml",
+                       help="with the process or docker subject: the "
+                            "KubeSchedulerConfiguration kube-scheduler runs (your profile; "
+                            "the same as --config, which the reference side reads too)")
+
+
+def apply_backend_options(args: argparse.Namespace, attr: str = "subject") -> str | None:
+    """Fold ``--scheduler-image`` into the subject spec (``docker:IMAGE``) and
+    ``--scheduler-config`` into ``--config``, so rerun and reproduce commands name them the
+    one way; the error message when they do not fit the subject, else None."""
+    spec = str(getattr(args, attr))
+    kind, _, arg = spec.partition(":")
+    flag = f"--{attr}"
+    image = getattr(args, "scheduler_image", None)
+    if image:
+        if kind != "docker":
+            return (f"--scheduler-image is for {flag} docker (a containerised "
+                    f"kube-scheduler), not {spec!r}")
+        if arg and arg != image:
+            return f"{flag} {spec} and --scheduler-image {image}: give the image once"
+        setattr(args, attr, f"docker:{image}")
+    cfg = getattr(args, "scheduler_config", None)
+    if cfg:
+        if kind not in ("process", "docker"):
+            return (f"--scheduler-config is for {flag} process or docker (the real "
+                    f"kube-scheduler's profile); with {spec!r} use --config")
+        if getattr(args, "config", None) and args.config != cfg:
+            return f"--config {args.config} and --scheduler-config {cfg}: give it once"
+        args.config = cfg
+    return None
 
 
 def add_run_parsers(subparsers: Any) -> None:
@@ -108,6 +151,8 @@ def add_run_parsers(subparsers: Any) -> None:
               kschedconf run --config my-profile.yaml --plugins my_plugins.py
               kschedconf run --shard 2/4 --profile ci     # 4 CI jobs, this is the 2nd
               kschedconf run --subject process --suite all --budget 600
+              kschedconf run --subject docker --scheduler-image me/kube-scheduler:dev \
+                  --scheduler-config my-profile.yaml --suite all --budget 900
               kschedconf run --subject kubeconfig:kind-test --i-own-this-cluster kind-test
               kschedconf reproduce kschedconf-out/<property>.yaml
 
@@ -177,6 +222,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from conformance import runner
     from conformance.subjects.base import SubjectError
 
+    problem = apply_backend_options(args)
+    if problem:
+        return _err("run", problem)
     opts = runner.RunOptions(
         suite=args.suite, subject=args.subject, config=args.config, plugins=list(args.plugins),
         oracles=list(args.oracle), families=list(args.sizes or ()),
@@ -201,6 +249,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from conformance.subjects.base import SubjectError
     from reference_impl.model.errors import InputError
 
+    problem = apply_backend_options(args)
+    if problem:
+        return _err("reproduce", problem)
     try:
         outcome = runner.reproduce(args.file, args.subject, list(args.oracle),
                                    config=args.config, plugins=list(args.plugins),

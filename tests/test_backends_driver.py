@@ -744,6 +744,97 @@ def test_no_quiescence_is_a_subject_error() -> None:
     assert sched.stopped == 1
 
 
+def test_a_scheduler_that_dies_midway_is_a_subject_error_not_a_result() -> None:
+    """A launcher whose component died says so through ``check_alive`` during the scenario:
+    the run stops with that error (log tail included by the launcher) instead of waiting for
+    quiescence and returning pods as pending (a false divergence)."""
+    api = FakeApi()
+
+    class Dies(FakeScheduler):
+        checks = 0
+
+        def scheduler_metrics(self) -> dict[str, float] | None:
+            return None  # a dead scheduler has no metrics endpoint
+
+        def check_alive(self) -> None:
+            self.checks += 1
+            if self.done.is_set():
+                raise SubjectError("process backend: kube-scheduler exited with code 2\n"
+                                   "--- kube-scheduler log (tail) ---\npanic: boom")
+
+    sched = Dies(api, lambda a, s: s.bind("default", "p", "n1"))
+    d = Driver(api, opts(timeout=5.0))
+    with pytest.raises(SubjectError, match="exited with code 2(.|\n)*panic: boom"):
+        d.run(scenario(node("n1"), pod("p"), pod("q")), hooks=sched)
+    assert sched.checks >= 1 and sched.stopped == 1
+
+
+class _BrokenWatchApi(FakeApi):
+    """A FakeApi whose pod watch reports errors as KubeApi.watch does."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self.errors = errors
+
+    def watch(self, kind: str, sink: Any, stop: threading.Event, **kw: Any) -> None:
+        if kind == "Pod":
+            for e in self.errors:
+                sink("ERROR", e)
+        super().watch(kind, sink, stop, **kw)
+
+
+def test_a_watch_that_lost_events_is_a_subject_error() -> None:
+    api = _BrokenWatchApi([{"message": "the watch of Pods expired (resource version 7): "
+                                       "Gone", "lost": True}])
+    d = Driver(api, opts())
+    with pytest.raises(SubjectError, match="expired(.|\n)*would miss changes"):
+        d.run(scenario(node("n1"), pod("p")),
+              hooks=FakeScheduler(api, lambda a, s: s.bind("default", "p", "n1")))
+
+
+def test_broken_watch_streams_are_resumed_then_an_unreachable_api_server_is_an_error() -> None:
+    from conformance.backends.driver import MAX_WATCH_FAILURES
+
+    few = _BrokenWatchApi([{"message": "the watch of Pods broke: ProtocolError", "lost": False}])
+    doc, _, d, _ = run([node("n1"), pod("p")], lambda a, s: s.bind("default", "p", "n1"),
+                       api=few)
+    assert doc["bindings"] == {"default/p": "n1"}
+    assert any("1 watch stream(s) broke and were resumed" in w for w in d.warnings)
+    many = _BrokenWatchApi([{"message": "the watch of Pods broke: ConnectionRefused",
+                             "lost": False}] * MAX_WATCH_FAILURES)
+    with pytest.raises(SubjectError, match="stopped answering(.|\n)*ConnectionRefused"):
+        run([node("n1"), pod("p")], lambda a, s: None, api=many)
+
+
+def test_pending_pods_are_read_back_with_their_conditions() -> None:
+    """What the watch did not deliver is taken from the final read of the run's pods (the
+    scheduler-reported PodScheduled condition), and said in the warnings."""
+    message = "0/1 nodes are available: 1 Insufficient cpu."
+
+    def script(a: FakeApi, s: FakeScheduler) -> None:
+        s.bind("default", "a", "n1")
+        with a.lock:  # a change no watcher is told of
+            key = a._key("Pod", "big", "default")
+            obj = copy.deepcopy(a.objects[key])
+            obj["status"]["conditions"] = [{"type": "PodScheduled", "status": "False",
+                                            "reason": "Unschedulable", "message": message}]
+            obj["metadata"]["resourceVersion"] = str(next(a.rv))
+            a.objects[key] = obj
+
+    doc, _, d, _ = run([node("n1", "2"), pod("a"), pod("big", "4")], script)
+    assert doc["pending"] == ["default/big"]
+    last = [a for a in doc["attempts"] if a["pod"] == "default/big"]
+    assert [(a["outcome"], a["message"]) for a in last] == [("Unschedulable", message)]
+    assert any("read-back found what the watch did not show: default/big Unschedulable" in w
+               for w in d.warnings)
+    # with nothing missed the read-back adds nothing
+    doc2, _, d2, _ = run([node("n1", "2"), pod("a"), pod("big", "4")],
+                         lambda a, s: (s.bind("default", "a", "n1"),
+                                       s.fail("default", "big", message)))
+    assert [a["outcome"] for a in doc2["attempts"]] == ["Bound", "Unschedulable"]
+    assert not any("read-back" in w for w in d2.warnings)
+
+
 def test_refused_objects_are_subject_errors_naming_the_object() -> None:
     api = FakeApi()
     api.refuse = lambda kind, obj: ("spec.containers[0].image: Required value"

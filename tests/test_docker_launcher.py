@@ -1,17 +1,28 @@
 """The docker backend (conformance/backends/docker_launcher.py) against the Docker SDK's
 interface: a fake client object records the calls (images, networks, containers, port
 bindings, labels, archives, removals); health checks are answered by a stub. No Docker engine
-is needed (there is none on the CI machine).
+is needed. Every call the launcher makes on the fake is first bound to the signature of the
+real SDK method it stands for (docker-py's ``ImageCollection``, ``ContainerCollection``,
+``Container``, ...), and container options go through the SDK's own argument check, so a
+call the SDK would refuse fails here too; the fake engine also refuses what the real one does
+(``put_archive`` into a directory the image does not have). ``tests/test_docker_engine.py``
+runs the launcher against a real engine where there is one.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import io
 import os
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import docker.models.containers as sdk_containers
+import docker.models.images as sdk_images
+import docker.models.networks as sdk_networks
 import pytest
 import yaml
 
@@ -34,30 +45,70 @@ class FakeErrors:
     APIError = APIError
 
 
+def sdk(real: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Check each call of the decorated fake method against the real SDK method's signature
+    (a TypeError, as the SDK would raise, for an argument it does not take)."""
+    sig = inspect.signature(real)
+
+    def wrap(fake: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fake)
+        def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            sig.bind(self, *args, **kwargs)
+            return fake(self, *args, **kwargs)
+        return checked
+    return wrap
+
+
+#: directories of an image's filesystem (a distroless image with the binary in /usr/local/bin)
+IMAGE_DIRS = {"/", "/usr", "/usr/local", "/usr/local/bin", "/etc", "/tmp"}
+
+
 class FakeContainer:
     def __init__(self, client: FakeClient, image: str, command: list[str], name: str,
-                 labels: dict[str, str], network: str, ports: dict[str, Any]) -> None:
+                 labels: dict[str, str], network: str, ports: dict[str, Any],
+                 entrypoint: list[str] | None = None) -> None:
         self.client = client
         self.image = image
-        self.command = command
+        self.entrypoint = entrypoint
+        self.args = command
+        self.command = (entrypoint or []) + list(command)  # what runs in the container
         self.name = name
         self.labels = labels
         self.network = network
         self.ports_requested = ports
         self.status = "created"
         self.archives: list[tuple[str, dict[str, bytes]]] = []
+        self.dirs = set(IMAGE_DIRS)
+        self.files: dict[str, bytes] = {}
         self.removed = False
-        self.attrs: dict[str, Any] = {"NetworkSettings": {"Ports": {}}}
+        self.attrs: dict[str, Any] = {"NetworkSettings": {"Ports": {}}, "State": {}}
 
+    @sdk(sdk_containers.Container.put_archive)
     def put_archive(self, path: str, data: bytes) -> bool:
+        # the engine extracts into an existing directory only ("Could not find the file ...
+        # in container": 404), as docker-py's docstring says: "path: Path inside the
+        # container where the file(s) will be extracted. Must exist."
+        if (path.rstrip("/") or "/") not in self.dirs:
+            raise APIError(f"404 Client Error: Could not find the file {path} in container "
+                           f"{self.name}")
         files = {}
+        base = path.rstrip("/")
         with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             for m in tar.getmembers():
+                full = f"{base}/{m.name}"
+                if m.isdir():
+                    self.dirs.add(full)
+                    continue
+                parent = full.rsplit("/", 1)[0] or "/"
+                if parent not in self.dirs:
+                    raise APIError(f"extracting {full}: no directory {parent}")
                 f = tar.extractfile(m)
-                files[m.name] = f.read() if f else b""
-        self.archives.append((path, files))
+                files[full] = self.files[full] = f.read() if f else b""
+        self.archives.append((path, {k.removeprefix(f"{dl.FILES}/"): v
+                                     for k, v in files.items()}))
         return True
 
+    @sdk(sdk_containers.Container.start)
     def start(self) -> None:
         self.client.log.append(("start", self.name))
         if self.name in self.client.fail_start:
@@ -70,13 +121,17 @@ class FakeContainer:
                                                                self.client.next_port)}]
         self.attrs["NetworkSettings"]["Ports"] = ports
 
+    @sdk(sdk_containers.Container.reload)
     def reload(self) -> None:
         if self.name in self.client.exit_after_start and self.status == "running":
             self.status = "exited"
+            self.attrs["State"] = {"Status": "exited", "ExitCode": 1}
 
-    def logs(self, tail: int = 0) -> bytes:
+    @sdk(sdk_containers.Container.logs)
+    def logs(self, tail: int | str = "all") -> bytes:
         return f"log of {self.name}\nlast line of {self.name}\n".encode()
 
+    @sdk(sdk_containers.Container.remove)
     def remove(self, force: bool = False) -> None:
         assert force
         self.removed = True
@@ -92,6 +147,7 @@ class FakeNetwork:
         self.attrs = {"Labels": labels}
         self.removed = False
 
+    @sdk(sdk_networks.Network.remove)
     def remove(self) -> None:
         self.removed = True
         self.client.log.append(("remove-network", self.name))
@@ -110,35 +166,49 @@ class FakeClient:
         client = self
 
         class Images:
-            def get(self, image: str) -> object:
-                if image not in client.present:
-                    raise ImageNotFound(image)
+            @sdk(sdk_images.ImageCollection.get)
+            def get(self, name: str) -> object:
+                if name not in client.present:
+                    raise ImageNotFound(name)
                 return object()
 
-            def pull(self, repo: str, tag: str | None = None) -> object:
-                client.pulled.append((repo, tag or ""))
-                client.present.add(f"{repo}:{tag}")
+            @sdk(sdk_images.ImageCollection.pull)
+            def pull(self, repository: str, tag: str | None = None, **kw: Any) -> object:
+                from docker.utils import parse_repository_tag
+
+                repo, parsed = parse_repository_tag(repository)  # as the SDK does
+                tag = tag or parsed or "latest"
+                client.pulled.append((repo, tag))
+                client.present.add(f"{repo}{'@' if ':' in tag else ':'}{tag}")
                 return object()
 
         class Networks:
+            @sdk(sdk_networks.NetworkCollection.create)
             def create(self, name: str, driver: str = "", labels: Any = None,
                        **kw: Any) -> FakeNetwork:
                 n = FakeNetwork(client, name, driver, dict(labels or {}))
                 client.networks_created.append(n)
                 return n
 
+            @sdk(sdk_networks.NetworkCollection.list)
             def list(self, filters: Any = None) -> list[FakeNetwork]:
                 return [n for n in client.networks_created if not n.removed]
 
         class Containers:
-            def create(self, image: str, command: list[str], name: str,
-                       labels: dict[str, str], network: str, ports: dict[str, Any],
-                       detach: bool) -> FakeContainer:
-                assert detach
-                c = FakeContainer(client, image, command, name, labels, network, ports)
+            @sdk(sdk_containers.ContainerCollection.create)
+            def create(self, image: str, command: list[str] | None = None,
+                       **kwargs: Any) -> FakeContainer:
+                # the SDK's own check of the options (TypeError for one it does not know)
+                sdk_containers._create_container_args(
+                    {"image": image, "command": command, "version": "1.41", **kwargs})
+                assert kwargs.get("detach", True)
+                c = FakeContainer(client, image, list(command or []), kwargs["name"],
+                                  kwargs.get("labels") or {}, kwargs["network"],
+                                  kwargs.get("ports") or {}, kwargs.get("entrypoint"))
                 client.created.append(c)
                 return c
 
+            @sdk(sdk_containers.ContainerCollection.list)
             def list(self, all: bool = False, filters: Any = None) -> list[FakeContainer]:
                 return [c for c in client.created if not c.removed]
 
@@ -179,6 +249,8 @@ def test_start_creates_network_and_containers_with_labels_images_and_loopback_po
         assert dl.APISERVER_IMAGE == f"registry.k8s.io/kube-apiserver:{UPSTREAM_RELEASE}"
         assert client.pulled == [("registry.k8s.io/kube-apiserver", UPSTREAM_RELEASE)]
         etcd, api = by_suffix(client, "-etcd"), by_suffix(client, "-apiserver")
+        # kubeadm's way: the first word of the command replaces the image's ENTRYPOINT
+        assert api.entrypoint == ["kube-apiserver"] and etcd.entrypoint == ["etcd"]
         assert etcd.image == dl.ETCD_IMAGE and api.image == dl.APISERVER_IMAGE
         for c in (etcd, api):
             assert c.network == "kschedconf-kstest"
@@ -191,7 +263,8 @@ def test_start_creates_network_and_containers_with_labels_images_and_loopback_po
         assert "--anonymous-auth=false" in api.command
         # certificates copied in (no bind mounts), serving cert valid for the container name
         (path, files), = api.archives
-        assert path == "/kschedconf" and "pki/server.crt" in files and "pki/sa.key" in files
+        assert path == "/" and "pki/server.crt" in files and "pki/sa.key" in files
+        assert f"{dl.FILES}/pki" in api.dirs  # the archive brought its directories
         from cryptography import x509
 
         cert = x509.load_pem_x509_certificate(files["pki/server.crt"])
@@ -346,7 +419,7 @@ def test_keyboard_interrupt_during_a_scenario_removes_everything_on_close() -> N
 def test_pull_failure_is_a_subject_error() -> None:
     client = FakeClient()
 
-    def fail(repo: str, tag: str | None = None) -> None:
+    def fail(repository: str, tag: str | None = None, **kw: Any) -> None:
         raise APIError("denied")
 
     client.images.pull = fail  # type: ignore[method-assign]

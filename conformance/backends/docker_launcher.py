@@ -51,11 +51,30 @@ from conformance.subjects.base import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 REGISTRY = "registry.k8s.io"
-#: etcd image of the pinned release: kubeadm's ``DefaultEtcdVersion`` (cmd/kubeadm/app/constants/
-#: constants.go), the etcd server version k8s.io/kubernetes requires (backends/go.mod)
-ETCD_IMAGE = f"{REGISTRY}/etcd:3.7.0-0"
-APISERVER_IMAGE = f"{REGISTRY}/kube-apiserver:{UPSTREAM_RELEASE}"
-SCHEDULER_IMAGE = f"{REGISTRY}/kube-scheduler:{UPSTREAM_RELEASE}"
+#: where the control-plane images come from, as kubeadm's ``imageRepository``: a mirror, or
+#: ``kschedconf.local`` for the images ``backends/images.sh`` builds from the pinned source
+REPOSITORY_ENV = "KSCHEDCONF_IMAGE_REPOSITORY"
+#: etcd image tag of the pinned release: kubeadm's ``DefaultEtcdVersion`` (cmd/kubeadm/app/
+#: constants/constants.go), the etcd server version k8s.io/kubernetes requires (backends/go.mod)
+ETCD_TAG = "3.7.0-0"
+
+
+def image_repository() -> str:
+    return (os.environ.get(REPOSITORY_ENV) or REGISTRY).rstrip("/")
+
+
+def default_images(repository: str | None = None) -> dict[str, str]:
+    """The images of the pinned release in ``repository`` (default: ``$KSCHEDCONF_IMAGE_
+    REPOSITORY``, else registry.k8s.io), named as kubeadm names them."""
+    r = repository or image_repository()
+    return {"etcd": f"{r}/etcd:{ETCD_TAG}",
+            "kube-apiserver": f"{r}/kube-apiserver:{UPSTREAM_RELEASE}",
+            "kube-scheduler": f"{r}/kube-scheduler:{UPSTREAM_RELEASE}"}
+
+
+ETCD_IMAGE = default_images(REGISTRY)["etcd"]
+APISERVER_IMAGE = default_images(REGISTRY)["kube-apiserver"]
+SCHEDULER_IMAGE = default_images(REGISTRY)["kube-scheduler"]
 OWNER_LABEL = "kschedconf.io/owner"
 FILES = "/kschedconf"  # where the run's files are copied in each container
 API_PORT = 6443
@@ -70,11 +89,23 @@ def owner_id() -> str:
 
 
 def _tar(files: dict[str, bytes]) -> bytes:
-    """A tar archive of ``{path inside FILES: content}``."""
+    """A tar archive of ``{path inside FILES: content}`` to extract at ``/``: it holds the
+    ``FILES`` directory itself (and its subdirectories), since ``put_archive`` needs its
+    target directory to exist and the images do not have ``FILES``."""
     buf = io.BytesIO()
+    top = FILES.strip("/")
+    dirs = {top} | {f"{top}/{d}" for name in files
+                    for d in ["/".join(name.split("/")[:i])
+                              for i in range(1, name.count("/") + 1)]}
     with tarfile.open(fileobj=buf, mode="w") as tar:
+        for d in sorted(dirs):
+            info = tarfile.TarInfo(d)
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o755
+            info.mtime = int(time.time())
+            tar.addfile(info)
         for name, data in files.items():
-            info = tarfile.TarInfo(name)
+            info = tarfile.TarInfo(f"{top}/{name}")
             info.size = len(data)
             info.mode = 0o644
             info.mtime = int(time.time())
@@ -131,13 +162,15 @@ class DockerControlPlane:
     """The containers of one run (see the module docstring)."""
 
     def __init__(self, client: Any = None, *, scheduler_image: str | None = None,
-                 etcd_image: str = ETCD_IMAGE, apiserver_image: str = APISERVER_IMAGE,
+                 etcd_image: str | None = None, apiserver_image: str | None = None,
                  run_id: str | None = None, start_timeout: float = START_TIMEOUT,
                  pull: bool = True) -> None:
         self._client = client
-        self.etcd_image = etcd_image
-        self.apiserver_image = apiserver_image
-        self.scheduler_image = scheduler_image or SCHEDULER_IMAGE
+        images = default_images()
+        self.etcd_image = etcd_image or images["etcd"]
+        self.apiserver_image = apiserver_image or images["kube-apiserver"]
+        self.scheduler_image = scheduler_image or images["kube-scheduler"]
+        self.last_scheduler_tail = ""
         from conformance.backends.driver import new_run_id
 
         self.run_id = run_id or new_run_id()
@@ -177,6 +210,8 @@ class DockerControlPlane:
 
     # ----- helpers -----
     def _ensure_image(self, image: str) -> None:
+        """Pull ``image`` unless the engine has it (a tag, or a ``@sha256:`` digest: the
+        SDK's ``pull`` parses either)."""
         from_sdk = _docker_errors()
         try:
             self.client.images.get(image)
@@ -185,13 +220,13 @@ class DockerControlPlane:
             if not self.pull:
                 raise SubjectError(f"docker backend: image {image} is not present and pulling "
                                    "is off") from None
-        repo, _, tag = image.rpartition(":")
-        if not repo or "/" in tag:
-            repo, tag = image, "latest"
-        try:
-            self.client.images.pull(repo, tag=tag)
         except from_sdk.APIError as e:
-            raise SubjectError(f"docker backend: cannot pull {image}: {e}") from e
+            raise SubjectError(f"docker backend: cannot inspect image {image}: {e}") from e
+        try:
+            self.client.images.pull(image)
+        except from_sdk.APIError as e:
+            raise SubjectError(f"docker backend: cannot pull {image}: {e} (set "
+                               f"{REPOSITORY_ENV} for a mirror of {REGISTRY})") from e
 
     def _logs(self, component: str) -> str:
         c = self.containers.get(component)
@@ -212,22 +247,28 @@ class DockerControlPlane:
 
     def _run(self, component: str, image: str, command: list[str], files: dict[str, bytes],
              ports: dict[str, tuple[str, int | None]] | None = None) -> Any:
-        """Create the container, copy ``files`` in, start it; registered for removal."""
+        """Create the container, copy ``files`` in, start it; registered for removal.
+
+        ``command[0]`` is the entrypoint and the rest its arguments, as kubeadm's static pod
+        manifests give ``command`` (cmd/kubeadm/app/phases/controlplane/manifests.go): the
+        image's own ENTRYPOINT (``/go-runner`` in the release images, anything in a user's
+        build) is replaced, so only ``command[0]`` on the image's PATH matters."""
         assert self.cleanup is not None
         from_sdk = _docker_errors()
         self._ensure_image(image)
         try:
             c = self.client.containers.create(
-                image, command=command, name=self.name(component), labels=dict(self.labels),
-                network=self.network.name, ports=ports or {}, detach=True)
+                image, entrypoint=command[:1], command=command[1:], name=self.name(component),
+                labels=dict(self.labels), network=self.network.name, ports=ports or {},
+                detach=True)
         except from_sdk.APIError as e:
             raise SubjectError(f"docker backend: cannot create the {component} container: "
                                f"{e}") from e
         self.containers[component] = c
         self.cleanup.push(f"container {component}", lambda: c.remove(force=True))
-        if files:
-            c.put_archive(FILES, _tar(files))
         try:
+            if files:
+                c.put_archive("/", _tar(files))
             c.start()
         except from_sdk.APIError as e:
             raise self._fail(component, f"did not start: {e}") from e
@@ -290,6 +331,7 @@ class DockerControlPlane:
         assert self.cleanup is not None
         with contextlib.suppress(Exception):
             sweep_stale(self.client)
+        cleanup.sweep_stale_dirs()
         self.dir = cleanup.make_temp_dir("docker")
         d = self.dir
         self.cleanup.push("temporary directory", lambda: cleanup.remove_dir(d))
@@ -369,6 +411,7 @@ class DockerControlPlane:
         if c is None:
             return
         component = self._scheduler_component
+        self.last_scheduler_tail = self._logs(component)  # the container goes now
         self.containers.pop(component, None)
         if self.cleanup is not None:
             self.cleanup.pop_and_run(f"container {component}")
@@ -381,6 +424,25 @@ class DockerControlPlane:
         except (OSError, ssl.SSLError):
             return None
         return parse_metrics(body) if status == 200 else None
+
+    def check_alive(self) -> None:
+        """A :class:`SubjectError` with its log tail when a container has stopped."""
+        for component, c in list(self.containers.items()):
+            try:
+                c.reload()
+            except Exception as e:  # noqa: BLE001 - a container gone from the engine
+                raise SubjectError(f"docker backend: {component} container is gone: "
+                                   f"{e}") from e
+            if getattr(c, "status", "running") in ("exited", "dead"):
+                code = (getattr(c, "attrs", None) or {}).get("State", {}).get("ExitCode")
+                raise self._fail(component, "exited" + (f" with code {code}"
+                                                        if code is not None else ""))
+
+    def scheduler_log_tail(self) -> str:
+        """The last lines of the current (or the last stopped) scheduler's log."""
+        if self.scheduler is not None:
+            return self._logs(self._scheduler_component)
+        return self.last_scheduler_tail
 
     def scheduler_log(self) -> str | None:
         """The running scheduler container's whole log (``docker logs``)."""
@@ -449,6 +511,12 @@ class DockerSubject(OwnedControlPlaneSubject):
 
     def scheduler_log(self) -> str | None:
         return self.cp.scheduler_log()
+
+    def check_alive(self) -> None:
+        self.cp.check_alive()
+
+    def scheduler_log_tail(self) -> str:
+        return self.cp.scheduler_log_tail()
 
     def stop_control_plane(self) -> None:
         self.cp.stop()

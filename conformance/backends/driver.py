@@ -75,6 +75,14 @@ from conformance.subjects.base import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 RUN_LABEL = "kschedconf.io/run"
+#: seconds one API request may take (the client's ``_request_timeout``)
+REQUEST_TIMEOUT = 30.0
+#: seconds the API server keeps one watch open before the driver resumes it
+WATCH_SECONDS = 60
+#: broken watch streams in one scenario after which the API server counts as unreachable
+MAX_WATCH_FAILURES = 20
+#: seconds between liveness checks of the launcher's components during a scenario
+ALIVE_CHECK_INTERVAL = 0.25
 #: Evaluator.Preempt's message when it nominates a node (pkg/scheduler/framework/preemption/
 #: preemption.go), part of the pod's PodScheduled condition message.
 PREEMPTION_FOUND = "preemption: found a potential placement for pod on node"
@@ -195,7 +203,8 @@ class KubeApi:
         from kubernetes.dynamic.exceptions import DynamicApiError
 
         try:
-            resp = self.dyn.request(method, path, body=body, serialize=False, **params)
+            resp = self.dyn.request(method, path, body=body, serialize=False,
+                                    _request_timeout=REQUEST_TIMEOUT, **params)
         except DynamicApiError as e:
             raise ApiError(int(e.status or 0), _api_message(e.body, e.summary())) from None
         except ApiException as e:
@@ -244,27 +253,59 @@ class KubeApi:
     def watch(self, kind: str, sink: WatchSink, stop: threading.Event, *,
               resource_version: str, label_selector: str | None = None,
               field_selector: str | None = None) -> None:
+        """Stream ``kind`` from ``resource_version`` into ``sink`` until ``stop`` is set.
+
+        The server ends a watch after ``WATCH_SECONDS``; it is resumed from the last
+        resource version seen, so nothing is missed. Setting ``stop`` shuts the open stream
+        down at once (a waiter thread closes its socket). A broken stream is reported to the
+        sink as ``ERROR`` and resumed; an expired resource version (HTTP 410: events were
+        lost) is reported as ``ERROR`` with ``lost: True`` and ends the watch."""
         from kubernetes import watch
+        from kubernetes.client.exceptions import ApiException
 
         resource = self.dyn.resources.get(api_version=_API_VERSIONS[kind], kind=kind)
         rv = resource_version
+        current: list[Any] = []
+
+        def shut_down_on_stop() -> None:
+            stop.wait()
+            for w in list(current):
+                resp = getattr(w, "_resp", None)  # the open stream (kubernetes.watch.Watch)
+                with contextlib.suppress(Exception):
+                    w.stop()
+                    if resp is not None:
+                        resp.shutdown()
+        threading.Thread(target=shut_down_on_stop, name=f"kschedconf-watch-{kind}-stop",
+                         daemon=True).start()
         while not stop.is_set():
             w = watch.Watch()
+            current[:] = [w]
             try:
                 for ev in self.dyn.watch(resource, label_selector=label_selector,
                                          field_selector=field_selector, resource_version=rv,
-                                         timeout=1, watcher=w, allow_watch_bookmarks=True):
+                                         timeout=WATCH_SECONDS, watcher=w,
+                                         allow_watch_bookmarks=True):
                     raw = ev.get("raw_object") or {}
                     rv = raw.get("metadata", {}).get("resourceVersion", rv) or rv
                     if ev.get("type") in ("ADDED", "MODIFIED", "DELETED"):
                         sink(ev["type"], raw)
                     if stop.is_set():
-                        w.stop()
                         break
-            except Exception as e:  # a broken stream: report it, the driver decides
+            except ApiException as e:
                 if stop.is_set():
                     return
-                sink("ERROR", {"message": f"{type(e).__name__}: {e}"})
+                if e.status == 410:
+                    sink("ERROR", {"message": f"the watch of {kind}s expired (resource "
+                                              f"version {rv}): {e.reason}", "lost": True})
+                    return
+                sink("ERROR", {"message": f"the watch of {kind}s failed: HTTP {e.status} "
+                                          f"{e.reason}", "lost": False})
+                stop.wait(0.2)
+            except Exception as e:  # a broken stream: report it, resume from rv
+                if stop.is_set():
+                    return
+                sink("ERROR", {"message": f"the watch of {kind}s broke: "
+                                          f"{type(e).__name__}: {e}", "lost": False})
                 stop.wait(0.2)
 
     def finalize_namespace(self, name: str) -> None:
@@ -1036,6 +1077,8 @@ class Driver:
             raise SubjectError("owned mode needs a launcher to start kube-scheduler")
         self.segments: list[tuple[float, int]] = []
         self._next_event_at: int | None = None
+        self.watch_lost: list[str] = []
+        self._last_alive_check = 0.0
         self.recorder = rec = Recorder(self.naming,
                                        lambda key: self._responsible.get(key, False),
                                        self._virtual)
@@ -1117,7 +1160,10 @@ class Driver:
             kind, t, obj, wall = item
             handled = True
             if t == "ERROR":
-                self.recorder.errors.append(str(obj.get("message")))
+                if obj.get("lost"):
+                    self.watch_lost.append(str(obj.get("message")))
+                else:
+                    self.recorder.errors.append(str(obj.get("message")))
             elif kind == "Pod":
                 force = self.recorder.on_pod(t, obj, wall)
                 if force is not None:
@@ -1160,6 +1206,7 @@ class Driver:
         while True:
             self._next_event_at = within[idx].at if idx < len(within) else None
             now = time.monotonic()
+            self._check_health(hooks, now)
             if now - t0 > self.opt.timeout:
                 raise SubjectError(
                     f"the scheduler did not settle within {self.opt.timeout:g} s "
@@ -1187,7 +1234,62 @@ class Driver:
                 break
             self._drain(0.05)
         self._drain(0.0)
+        self._check_health(hooks, time.monotonic(), force=True)
+        self._read_back()
         return self._result(plan, applied, stopped_by, end_v)
+
+    def _check_health(self, hooks: SchedulerHooks | None, now: float, *,
+                      force: bool = False) -> None:
+        """Raise :class:`SubjectError` when the result could not be trusted: a component of
+        the launcher died (its ``check_alive`` says which, with its log), a watch lost events
+        (expired resource version) or the API server stopped answering the watches."""
+        if self.watch_lost:
+            raise SubjectError(f"{self.watch_lost[0]}; the scenario's result would miss "
+                               "changes")
+        errors = self.recorder.errors
+        if len(errors) >= MAX_WATCH_FAILURES:
+            raise SubjectError(f"the API server stopped answering: {len(errors)} broken "
+                               f"watch streams, the last: {errors[-1]}")
+        check = getattr(hooks, "check_alive", None)
+        if callable(check) and (force or now - self._last_alive_check >= ALIVE_CHECK_INTERVAL):
+            self._last_alive_check = now
+            check()
+
+    def _read_back(self) -> None:
+        """Read the run's pods back once the scheduler is done: bindings and the
+        scheduler-reported ``PodScheduled`` conditions of pending pods, as the API has them
+        now. The watch already showed them; anything it missed is recorded (an attempt seen
+        at this moment) and said in :attr:`warnings`."""
+        rec = self.recorder
+        try:
+            pods, _ = self.api.list("Pod", label_selector=self.selector)
+        except ApiError as e:
+            raise SubjectError(f"could not read the pods back: {e.message}") from e
+        before = len(rec.attempts)
+        now = time.monotonic()
+        seen: set[str] = set()
+        for obj in pods:
+            meta = obj.get("metadata") or {}
+            key = self.naming.pod_back(str(meta.get("namespace", "")),
+                                       str(meta.get("name", "")))
+            if key is None:
+                continue
+            seen.add(key)
+            if not meta.get("deletionTimestamp"):
+                rec.on_pod("MODIFIED", obj, now)
+        for key, st in rec.states.items():
+            if not st.gone and key not in seen and st.uid:
+                ns, name = self.naming.pod(key)
+                rec.on_pod("DELETED", {"metadata": {"namespace": ns, "name": name}}, now)
+                self.warnings.append(f"pod {key}: deleted, but the watch did not show it")
+        missed = rec.attempts[before:]
+        if missed:
+            self.warnings.append(
+                "the final read-back found what the watch did not show: "
+                + "; ".join(f"{a['pod']} {a['outcome']}" for a in missed))
+        if rec.errors:
+            self.warnings.append(f"{len(rec.errors)} watch stream(s) broke and were resumed "
+                                 f"(the last: {rec.errors[-1]})")
 
     # ----- held pods (shared mode) -----
     def _release_held(self, plan: Plan) -> None:

@@ -91,18 +91,20 @@ class PortReservation:
     def take_many(self, n: int) -> list[int]:
         return [self.take() for _ in range(n)]
 
-    def release(self) -> None:
-        """Drop every reservation: delete each lock file while holding its lock, then
-        unlock."""
-        for port, fd in self._held.items():
+    def release(self, port: int | None = None) -> None:
+        """Drop the reservation of ``port`` (default: every one): delete its lock file while
+        holding its lock, then unlock."""
+        for p in ([port] if port is not None else list(self._held)):
+            fd = self._held.pop(p, None)
+            if fd is None:
+                continue
             if self._dir is not None:
                 with contextlib.suppress(OSError):
-                    os.unlink(self._dir / f"{port}.lock")
+                    os.unlink(self._dir / f"{p}.lock")
             with contextlib.suppress(OSError):
                 fcntl.flock(fd, fcntl.LOCK_UN)
             with contextlib.suppress(OSError):
                 os.close(fd)
-        self._held.clear()
 
     def __enter__(self) -> PortReservation:
         return self

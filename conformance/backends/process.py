@@ -132,6 +132,7 @@ class ProcessControlPlane:
         self.ports = PortReservation()
         self.etcd_port = self.api_port = self.peer_port = 0
         self.scheduler: _Component | None = None
+        self.last_scheduler: _Component | None = None
         self.scheduler_port = 0
         self.components: list[_Component] = []
         self._api: KubeApi | None = None
@@ -292,11 +293,13 @@ class ProcessControlPlane:
         comp, self.scheduler = self.scheduler, None
         if comp is None:
             return
+        self.last_scheduler = comp  # its log stays in the directory until the end
         cleanup.stop_process(comp.proc)
         if comp in self.components:
             self.components.remove(comp)
         if self.cleanup is not None:
             self.cleanup.pop_and_run("process kube-scheduler")
+        self.ports.release(self.scheduler_port)  # one per scenario: do not let them pile up
 
     def scheduler_metrics(self) -> dict[str, float] | None:
         if self.scheduler is None or self.scheduler.proc.poll() is not None:
@@ -317,9 +320,15 @@ class ProcessControlPlane:
             return None
 
     def check_alive(self) -> None:
+        """A :class:`SubjectError` with its log tail when a component has exited."""
         for comp in self.components:
             if comp.proc.poll() is not None:
                 raise self._fail(comp, f"exited with code {comp.proc.returncode}")
+
+    def scheduler_log_tail(self) -> str:
+        """The last lines of the current (or the last stopped) scheduler's log."""
+        comp = self.scheduler or self.last_scheduler
+        return log_tail(comp.log) if comp is not None else ""
 
     def stop(self) -> None:
         self.scheduler = None
@@ -372,6 +381,12 @@ class ProcessSubject(OwnedControlPlaneSubject):
 
     def stop_scheduler(self) -> None:
         self.cp.stop_scheduler()
+
+    def check_alive(self) -> None:
+        self.cp.check_alive()
+
+    def scheduler_log_tail(self) -> str:
+        return self.cp.scheduler_log_tail()
 
     def scheduler_metrics(self) -> dict[str, float] | None:
         return self.cp.scheduler_metrics()

@@ -73,6 +73,14 @@ class OwnedControlPlaneSubject(Subject):
         """The running scheduler's log (``--v=3``: it orders the attempts); None if none."""
         return None
 
+    def check_alive(self) -> None:
+        """Raise :class:`SubjectError` (with the component's log tail) when a component of
+        the control plane has died; the driver asks during every scenario."""
+
+    def scheduler_log_tail(self) -> str:
+        """The last lines of the running scheduler's log ("" if none)."""
+        return ""
+
     def control_plane_running(self) -> bool:
         """False once the control plane is gone (closed, or stopped by a signal handler)."""
         return self._started
@@ -101,6 +109,12 @@ class OwnedControlPlaneSubject(Subject):
                                                   settle=self.settle, timeout=self.timeout))
         try:
             doc = driver.run(scenario, hooks=self)
+        except SubjectError as e:
+            tail = "" if "log (tail) ---" in str(e) else self._log_tail()
+            self._after(driver)
+            if tail:
+                raise SubjectError(f"{e}\n--- kube-scheduler log (tail) ---\n{tail}") from e
+            raise
         except BaseException:
             self._after(driver)  # best effort: never hides what stopped the run
             raise
@@ -110,6 +124,12 @@ class OwnedControlPlaneSubject(Subject):
                                f"{scenario.name}: {'; '.join(problems)}")
         self.scenarios_run += 1
         return SubjectResult(doc)
+
+    def _log_tail(self) -> str:
+        try:
+            return self.scheduler_log_tail().rstrip()
+        except Exception:  # noqa: BLE001 - the error being reported matters more
+            return ""
 
     def _after(self, driver: Driver) -> list[str]:
         """Stop the scenario's scheduler and delete everything labelled with its run id.
