@@ -65,3 +65,25 @@ def test_a_lock_file_deleted_by_its_release_is_not_reused(
     assert sorted(p.name for p in lock_dir().iterdir()) == [f"{got}.lock"]
     b.release()
     assert list(lock_dir().iterdir()) == []
+
+
+def test_one_port_is_released_alone() -> None:
+    r = PortReservation()
+    a, b = r.take_many(2)
+    r.release(a)
+    assert r.ports == [b] and sorted(p.name for p in lock_dir().iterdir()) == [f"{b}.lock"]
+    r.release(a)  # twice: nothing happens
+    r.release()
+    assert list(lock_dir().iterdir()) == []
+
+
+def test_stale_lock_files_are_swept_and_held_ones_kept() -> None:
+    """A runner killed with SIGKILL leaves its lock files (the kernel drops the locks): the
+    next run deletes those, never one a live reservation holds."""
+    live = PortReservation()
+    held = live.take()
+    (lock_dir() / "40001.lock").write_text("")  # left by a killed runner
+    assert ports.sweep_stale_locks() == [40001]
+    assert sorted(p.name for p in lock_dir().iterdir()) == [f"{held}.lock"]
+    live.release()
+    assert list(lock_dir().iterdir()) == []

@@ -49,6 +49,34 @@ def port_is_free(port: int) -> bool:
     return True
 
 
+def sweep_stale_locks() -> list[int]:
+    """Delete the lock files no process holds (left by a runner killed with SIGKILL: the
+    kernel dropped its locks, the files stayed); the ports they name."""
+    d = lock_dir()
+    swept: list[int] = []
+    for path in d.glob("*.lock"):
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # held: a live run's reservation
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                os.unlink(path)
+                with contextlib.suppress(ValueError):
+                    swept.append(int(path.stem))
+        except FileNotFoundError:
+            pass
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+    return swept
+
+
 class PortReservation:
     """Ports reserved for one control plane; release them when it is gone."""
 

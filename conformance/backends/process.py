@@ -34,7 +34,7 @@ import yaml
 from conformance.backends import cleanup
 from conformance.backends.certs import CertBundle, make_certs
 from conformance.backends.driver import KubeApi, parse_metrics, scheduler_config
-from conformance.backends.ports import LOOPBACK, PortReservation
+from conformance.backends.ports import LOOPBACK, PortReservation, sweep_stale_locks
 from conformance.backends.subject import OwnedControlPlaneSubject
 from conformance.subjects.base import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -197,6 +197,7 @@ class ProcessControlPlane:
     # ----- the control plane -----
     def start(self) -> None:
         cleanup.sweep_stale_dirs()
+        sweep_stale_locks()
         for attempt in range(PORT_RETRIES):
             try:
                 self._start_once()

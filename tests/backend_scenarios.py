@@ -1,0 +1,78 @@
+"""Hand-written scenarios that the real control-plane backends (process, docker) run and
+compare with the reference (tests/test_process_backend.py, tests/test_docker_engine.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def node(name: str, cpu: str, labels: dict[str, str] | None = None,
+         taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    n: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
+                         "metadata": {"name": name, "labels": labels or {}},
+                         "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+    if taints:
+        n["spec"] = {"taints": taints}
+    return n
+
+
+def pod(name: str, cpu: str = "0", **spec: Any) -> dict[str, Any]:
+    status = spec.pop("status", None)
+    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "namespace": "default",
+                                      "labels": {"app": name}},
+                         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause",
+                                                  "resources": {"requests": {"cpu": cpu}}}],
+                                  **spec}}
+    if status:
+        p["status"] = status
+    return p
+
+
+def pclass(name: str, value: int) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value}
+
+
+TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+SCENARIOS: dict[str, list[dict[str, Any]]] = {
+    # least allocated, a taint, a pod that fits nowhere
+    "resources": [node("n1", "2"), node("n2", "4"), node("n3", "8", taints=[TAINT]),
+                  pod("p1", "1500m"), pod("p2", "2"), pod("p3", "3"), pod("p4", "1")],
+    # toleration, required node affinity, a node selector nobody matches
+    "affinity": [node("a", "4", {"zone": "a"}), node("b", "4", {"zone": "b"}),
+                 node("gpu", "16", {"zone": "a"}, taints=[TAINT]),
+                 pod("tolerant", "1", tolerations=[{"key": "dedicated", "operator": "Equal",
+                                                    "value": "gpu", "effect": "NoSchedule"}]),
+                 pod("zoneb", "1", affinity={"nodeAffinity": {
+                     "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                         {"matchExpressions": [{"key": "zone", "operator": "In",
+                                                "values": ["b"]}]}]}}}),
+                 pod("any", "1"), pod("picky", "1", nodeSelector={"zone": "c"})],
+    # the victim that started last is preempted, the preemptor binds there
+    "preemption": [pclass("high", 1000), pclass("low", 10), node("x", "1"), node("y", "1"),
+                   pod("old", "1", nodeName="x", priorityClassName="low",
+                       status={"startTime": "2024-01-01T00:00:00Z"}),
+                   pod("young", "1", nodeName="y", priorityClassName="low",
+                       status={"startTime": "2024-01-01T01:00:00Z"}),
+                   pod("boss", "1", priorityClassName="high")],
+    # scheduling gates; names out of order (renamed for the queue, mapped back)
+    "gates": [node("zz", "2"), node("aa", "2"),
+              pod("w-10", "1", schedulingGates=[{"name": "example.com/wait"}]),
+              pod("w-9", "1"), pod("w-11", "1")],
+    # a timeline: a node appears, one is cordoned, a gate is lifted, a pod is deleted
+    "timeline": [node("n1", "1"), pod("big", "2"), pod("small", "1"),
+                 pod("held", "1", schedulingGates=[{"name": "g"}]),
+                 {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": [
+                     {"at": "10s", "action": "createNode", "node": {
+                         "metadata": {"name": "n2"},
+                         "status": {"allocatable": {"cpu": "4", "memory": "8Gi",
+                                                    "pods": "110"}}}},
+                     {"at": "20s", "action": "cordon", "node": "n1"},
+                     {"at": "30s", "action": "removeSchedulingGates", "pod": "held"},
+                     {"at": "40s", "action": "deletePod", "pod": "small"}]}}],
+}
+
+
+def decisions(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return doc["bindings"], doc["pending"], doc["deleted"]
