@@ -19,8 +19,10 @@ at that attempt:
    victims and still holds a nomination is never reported here.
    Victims of a preemption whose preemptor was not attempted again yet may still be in the
    scheduler's cache (SchedulerAsyncPreemption: ``prepareCandidateAsync`` deletes them in a
-   goroutine while other pods are scheduled): invariant 1 counts a node as feasible only if
-   it is also feasible with them still there (``ClusterState.with_terminating``).
+   goroutine while other pods are scheduled): invariant 1 counts a node as feasible, and
+   invariant 2 a node as a preemption candidate, only if it is also one with them still there
+   (``ClusterState.with_terminating``; found by the docker backend's differential run: a pod
+   whose required anti-affinity matched another preemption's victims, still in the cache).
 3. An attempt reported ``Gated`` concerns a pod that has scheduling gates (before or after the
    timeline events of that same instant: a pod is gated when it is added to the queue, which
    may come before the events due at the same time).
@@ -158,6 +160,11 @@ def check(ctx: OracleContext) -> list[Violation]:
         if state.nominated.get(pod.key) and state.victims_of.get(pod.key):
             continue  # upstream: victims may still be terminating on the nominated node
         nodes = preemption_nodes(pod, state, cfg)
+        if nodes and state.terminating:
+            # the dry run sees victims still in flight too: a node counts only if removing
+            # its lower-priority pods makes room also with them still there
+            nodes = [n for n in nodes if n in preemption_nodes(pod, state.with_terminating(),
+                                                               cfg)]
         if nodes and prof.preemption_num_candidates(len(nodes)) == 0:
             # Upstream keeps no candidate at all when the profile's candidate count is 0 (e.g.
             # minCandidateNodesAbsolute 0 and few nodes); the potential nodes are at least these.

@@ -477,6 +477,28 @@ def test_no_false_unschedulable_allows_victims_still_terminating() -> None:
     assert v.node == "n1" and v.pod == "default/boss"
 
 
+def test_no_false_unschedulable_preemption_also_sees_victims_still_terminating() -> None:
+    """Found by the docker backend's differential run: a pod whose required anti-affinity
+    matches another preemption's victims, still in the scheduler's cache, has no preemption
+    candidate in their topology domain; upstream's dry run reports it Unschedulable. Once the
+    victims' preemptor was retried (they are gone), the same verdict is a violation."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"tier": "backend"}},
+        "topologyKey": "topology.kubernetes.io/zone"}]}}
+    z = {"topology.kubernetes.io/zone": "z1"}
+    docs = [node("n1", cpu="1", labels=z), node("n2", cpu="1", labels=z),
+            pod("victim", cpu="1", node="n1", priority=1, labels={"tier": "backend"}),
+            pod("filler", cpu="1", node="n2", priority=1),
+            pod("boss", cpu="1", priority=100),
+            pod("picky", cpu="1", priority=100, affinity=anti)]
+    nominated = unschedulable("boss", nominated="n1", victims=["victim"], outcome="Nominated")
+    # picky could preempt filler on n2 only once victim (same zone) is gone: it may not be yet
+    assert nfu(docs, [nominated, unschedulable("picky")]) == []
+    # after boss's retry its victim is gone: n2 is a preemption candidate for picky
+    v = one(nfu(docs, [nominated, bound("boss", "n1"), unschedulable("picky")]))
+    assert v.node == "n2" and "default/filler (priority 1)" in v.message
+
+
 def test_no_false_unschedulable_gated() -> None:
     assert "no scheduling gates" in one(nfu([node("n1"), pod("p")], [gated("p")])).message
     docs = [node("n1"), pod("p", schedulingGates=[{"name": "wait"}])]
