@@ -258,12 +258,13 @@ def test_stopping_kschedconf_run_midway_leaves_nothing_behind(
         assert len(containers) == 3 and len(networks) == 1, (containers, networks)
         time.sleep(1.0)  # into the scenario
         child.send_signal(sig)
-        assert child.wait(timeout=120) == code
+        got = child.wait(timeout=120)
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
     err = child.stderr.read() if child.stderr else ""
+    assert got == code, err
     assert "Traceback" not in err, err
     assert owned_by(child.pid) == ([], [])
     assert CLIENT is not None
