@@ -446,8 +446,8 @@ def test_plan_shared_mode_maps_names_and_leaves_priority_to_admission() -> None:
                 {"key": "kubernetes.io/metadata.name", "operator": "In",
                  "values": ["default"]}]}}]}}
     plan = d.plan(scenario(
-        pclass("high", 1000), node("b"), node("a"),
-        pod("classed", priorityClassName="high"),
+        pclass("high", 1000), pclass("usual", 50, globalDefault=True), node("b"), node("a"),
+        pod("classed", priorityClassName="high"), pod("plain"),
         pod("same", priorityClassName="high", priority=1000),
         pod("odd", priority=7, affinity=affinity,
             ownerReferences=[{"apiVersion": "v1", "kind": "ReplicationController",
@@ -455,8 +455,16 @@ def test_plan_shared_mode_maps_names_and_leaves_priority_to_admission() -> None:
     assert [o["metadata"]["name"] for o, _ in plan.nodes] == ["ks-test-b", "ks-test-a"]
     pend = {pp.key: pp.manifest for pp in plan.pending}
     assert pend["default/classed"]["metadata"]["namespace"] == "ks-test-default"
+    # the cluster's own classes (a "high" may exist there) and its global default never
+    # decide: every pod names a class of this run with the priority the reference resolved
     assert "priority" not in pend["default/classed"]["spec"]
-    assert "priority" not in pend["default/same"]["spec"]
+    assert pend["default/classed"]["spec"]["priorityClassName"] == \
+        pend["default/same"]["spec"]["priorityClassName"] == "ks-test-p1000-preemptlowerpriority"
+    assert pend["default/plain"]["spec"]["priorityClassName"] == "ks-test-p50-preemptlowerpriority"
+    assert sorted(pc["metadata"]["name"] for pc in plan.priority_classes) == [
+        "ks-test-p1000-preemptlowerpriority", "ks-test-p50-preemptlowerpriority",
+        "ks-test-p7-preemptlowerpriority"]
+    assert not any(pc["globalDefault"] for pc in plan.priority_classes)
     odd = pend["default/odd"]
     assert odd["spec"]["priorityClassName"] == "ks-test-p7-preemptlowerpriority"
     assert "priority" not in odd["spec"] and "ownerReferences" not in odd["metadata"]
@@ -1074,6 +1082,24 @@ def test_kubeconfig_backend_runs_in_its_own_namespaces_and_cleans_up() -> None:
     assert api.names("Node") == ["kind-control-plane"]
     assert sorted(api.pods()) == ["kube-system/coredns"]
     assert f"{run_id}-apps" not in api.names("Namespace")
+
+
+def test_kubeconfig_backend_reports_what_it_could_not_delete() -> None:
+    from conformance.backends.kubeconfig import KubeconfigSubject
+
+    api = FakeApi()
+    orig = api.delete
+
+    def delete(kind: str, name: str, namespace: str | None = None, **kw: Any) -> bool:
+        if kind == "Node":
+            raise ApiError(403, "nodes is forbidden: User cannot delete resource")
+        return orig(kind, name, namespace, **kw)
+
+    api.delete = delete  # type: ignore[method-assign]
+    s = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks", api=api, settle=0.05,
+                          timeout=5)
+    with s, pytest.raises(SubjectError, match="could not delete everything(.|\n)*forbidden"):
+        s.run(scenario(node("n1")))
 
 
 def test_ownership_flag_reaches_the_subject_from_every_command(

@@ -18,8 +18,9 @@ preemption victim must go at once, as in the reference) and an image when they h
 driver also force-deletes any of its pods left terminating. Priorities: with the ``Priority``
 admission plugin off (process and docker backends) the driver writes ``spec.priority`` and
 ``spec.preemptionPolicy`` exactly as the reference loader resolved them; on someone else's
-cluster (admission on) it leaves them to the admission plugin and creates a PriorityClass for
-an explicit priority no class gives.
+cluster (admission on) each pod names a PriorityClass of the run for its resolved priority and
+preemption policy (the scenario's classes are not created there: the cluster may have its own
+of those names, and a ``globalDefault`` would change its default).
 
 **Queue order.** Upstream's PrioritySort pops equal-priority pods by the time they entered
 the queue. When the scheduler starts after the objects exist (process, docker), it receives
@@ -777,7 +778,10 @@ class Driver:
             self._label(meta)
             plan.namespaces.append({"apiVersion": "v1", "kind": "Namespace", "metadata": meta})
         for pc in cluster.priority_classes.values():
-            if pc.name in SYSTEM_PRIORITY_CLASSES:
+            if pc.name in SYSTEM_PRIORITY_CLASSES or self.opt.mode == "shared":
+                # on someone's cluster the scenario's classes are not created under their
+                # names (they may exist, and a globalDefault would change the cluster's
+                # default): pods get classes of this run instead (_admission_priority)
                 continue
             d = raw_of("PriorityClass", None, pc.name)
             meta = _clean_meta(d.get("metadata"), keep_owners=False)
@@ -820,13 +824,6 @@ class Driver:
             plan.nodes.append(self.node_manifest(d, name))
 
         # Pods
-        classes = {pc.name: pc for pc in cluster.priority_classes.values()}
-        default_pc = None
-        for pc in cluster.priority_classes.values():
-            if pc.global_default and (default_pc is None or pc.value < default_pc.value):
-                default_pc = pc
-        self._classes = classes
-        self._default_pc = default_pc
         for p in cluster.pods:
             d = raw_of("Pod", p.namespace, p.name)
             pp = self.pod_manifest(d, p, plan)
@@ -936,22 +933,15 @@ class Driver:
                           p.scheduler_name in plan.responsible_names, tuple(p.scheduling_gates))
 
     def _admission_priority(self, spec: dict[str, Any], p: Any, plan: Plan) -> None:
-        """Admission computes priorities on a shared cluster: keep the class name, drop an
-        explicit value the class gives anyway; otherwise create a class for that value."""
-        cls = self._classes.get(p.priority_class_name) if p.priority_class_name else None
-        if cls is None and p.priority_class_name in SYSTEM_PRIORITY_CLASSES:
+        """Admission computes priorities on a shared cluster, from a class: a system class
+        stays; every other pod gets the class of this run for the priority and preemption
+        policy the reference loader resolved (``<run>-p<value>-<policy>``), so neither the
+        cluster's classes nor its global default decide, and nothing of the cluster's is
+        changed."""
+        if p.priority_class_name in SYSTEM_PRIORITY_CLASSES:
             spec.pop("priority", None)
+            spec.pop("preemptionPolicy", None)
             return
-        if cls is not None and cls.value == p.priority:
-            spec.pop("priority", None)
-            return
-        if cls is None and not p.priority_class_name:
-            default = self._default_pc
-            if (default.value if default else 0) == p.priority and \
-                    p.preemption_policy == (default.preemption_policy if default
-                                            else "PreemptLowerPriority"):
-                spec.pop("priority", None)
-                return
         name = f"{self.opt.run_id}-p{p.priority}-{p.preemption_policy.lower()}"
         if all(pc["metadata"]["name"] != name for pc in plan.priority_classes):
             meta: dict[str, Any] = {"name": name}
@@ -1562,6 +1552,7 @@ class Driver:
         no namespace controller would), restore the labels of namespaces that existed before.
         Returns what could not be deleted."""
         problems: list[str] = []
+        refused: set[str] = set()  # kinds whose deletion was refused: not waited for
         sel = self.selector
         for kind in ("Pod", "PodDisruptionBudget", "Node", "PriorityClass"):
             try:
@@ -1576,6 +1567,7 @@ class Driver:
                                     grace_period_seconds=0 if kind == "Pod" else None)
                 except ApiError as e:
                     problems.append(f"delete {kind} {m.get('name')}: {e.message}")
+                    refused.add(kind)
         for name, labels in self.touched_namespaces.items():
             cur = self.api.get("Namespace", name)
             if cur is None:
@@ -1601,6 +1593,8 @@ class Driver:
                 problems.append(f"delete Namespace {name}: {e.message}")
         deadline = time.monotonic() + timeout
         for kind in ("Pod", "Node"):
+            if kind in refused:
+                continue
             while time.monotonic() < deadline:
                 items, _ = self.api.list(kind, label_selector=sel)
                 if not items:

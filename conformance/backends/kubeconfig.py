@@ -12,8 +12,10 @@ What it creates, all labelled ``kschedconf.io/run=<run>`` and deleted after each
   result);
 * nodes ``<run>-<node>`` (KWOK clusters manage such fake nodes; on kind they are API objects no
   kubelet runs, which the scheduler treats like any node);
-* PriorityClasses (and ``<run>-p<value>-<policy>`` classes for explicit priorities: the
-  cluster's Priority admission plugin is on), PDBs, pods.
+* PriorityClasses ``<run>-p<value>-<policy>``, one per priority and preemption policy the
+  reference resolved (the cluster's Priority admission plugin is on; the scenario's own
+  classes are not created: the cluster may have classes of those names, and a
+  ``globalDefault`` would change its default), PDBs, pods.
 
 It refuses a cluster where nodes it did not create are schedulable (``spec.unschedulable`` not
 set): the scheduler could put the scenario's pods there. Cordon them first
@@ -152,12 +154,20 @@ class KubeconfigSubject(Subject):
                                            node_prefix=f"{run_id}-", rename_for_order=False))
         cl = self._cleanup or cleanup.Cleanup("kubeconfig backend")
         self._cleanup = cl
-        cl.push(f"objects of {run_id}", lambda: driver.delete_owned())
+        left: list[str] = []
+
+        def delete_owned() -> None:
+            left.extend(driver.delete_owned())
+
+        cl.push(f"objects of {run_id}", delete_owned)
         try:
             doc = driver.run(scenario, hooks=None)
         finally:
             cl.pop_and_run(f"objects of {run_id}")
             self.last_warnings = list(driver.warnings)
+        if left:
+            raise SubjectError(f"kubeconfig backend: could not delete everything of run "
+                               f"{run_id} (label {driver.selector}): {'; '.join(left)}")
         return SubjectResult(doc)
 
     def close(self) -> None:
