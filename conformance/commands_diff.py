@@ -448,7 +448,10 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     from conformance.subjects.base import SubjectError
 
     directory = golden_dir(args.golden_dir)
-    files = suites.golden_files(directory)
+    try:
+        files = suites.golden_files(directory)
+    except ValueError as e:
+        return _err("golden verify", str(e))
     if args.only:
         stems = {p.stem for p in files}
         unknown = [n for n in args.only if n not in stems]
@@ -492,8 +495,11 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
 def cmd_golden_list(args: argparse.Namespace) -> int:
     from conformance import suites
 
-    directory = golden_dir(args.golden_dir)
-    for path in suites.golden_files(directory):
+    try:
+        files = suites.golden_files(golden_dir(args.golden_dir))
+    except ValueError as e:
+        return _err("golden list", str(e))
+    for path in files:
         _, decisions, notes = suites.read_scenario_file(path)
         rec = decisions.upstream_release if decisions else "no decisions"
         print(f"{path.stem:<40} {rec:<10} {notes.get('covers', '')}")

@@ -482,19 +482,24 @@ def compare_golden(expected: GoldenDecisions, result: Mapping[str, Any]) -> list
 
 
 def golden_files(directory: str | Path) -> list[Path]:
+    """The golden scenario files of ``directory``; a ``ValueError`` when it has none (a
+    golden suite that checks nothing must not pass)."""
     d = Path(directory)
-    if not d.is_dir():
-        return []
-    return sorted(p for p in d.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    files = sorted(p for p in d.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()) \
+        if d.is_dir() else []
+    if not files:
+        raise ValueError(f"no golden scenarios in {d}: expected *.yaml files (recorded by "
+                         "`kschedconf golden record`); --golden-dir names another directory")
+    return files
 
 
 def default_golden_dir() -> Path:
-    """``golden/`` of the current directory if there is one, else the one next to the
-    installed ``conformance`` package (a source checkout)."""
-    here = Path("golden")
-    if here.is_dir():
-        return here
-    return Path(__file__).resolve().parent.parent / "golden"
+    """The golden scenarios installed with kschedconf (the ``golden`` package: the checkout's
+    ``golden/`` in an editable install). Another directory is named with ``--golden-dir``;
+    the current directory's ``golden/`` is never picked up by accident."""
+    from golden import GOLDEN_DIR
+
+    return GOLDEN_DIR
 
 
 def with_config(scenario: ScenarioInput, config: Mapping[str, Any] | None) -> ScenarioInput:
