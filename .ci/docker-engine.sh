@@ -10,6 +10,7 @@ state="${TMPDIR:-/tmp}/kschedconf-ci-dockerd"
 case "${1:-}" in
   start)
     if docker info >/dev/null 2>&1; then
+      rm -f "$state.started"  # not ours: stop leaves it alone
       echo "docker-engine: an engine is already running"; exit 0
     fi
     if ! command -v dockerd >/dev/null 2>&1; then
@@ -23,6 +24,7 @@ case "${1:-}" in
     mkdir -p "$state"
     dockerd --data-root "$state/data" --exec-root "$state/exec" \
         --pidfile "$state/dockerd.pid" >"$state/dockerd.log" 2>&1 &
+    touch "$state.started"
     for _ in $(seq 1 60); do
       if docker info >/dev/null 2>&1; then
         echo "docker-engine: dockerd $(docker version --format '{{.Server.Version}}') is up"
@@ -34,7 +36,8 @@ case "${1:-}" in
     tail -20 "$state/dockerd.log" >&2
     ;;
   stop)
-    if [ -f "$state/dockerd.pid" ]; then
+    if [ -f "$state.started" ] && [ -f "$state/dockerd.pid" ]; then
+      rm -f "$state.started"
       pid="$(cat "$state/dockerd.pid")"
       kill "$pid" 2>/dev/null
       for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done

@@ -223,6 +223,32 @@ class FakeClient:
 @pytest.fixture(autouse=True)
 def sdk_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(dl, "_docker_errors", lambda: FakeErrors)
+    monkeypatch.delenv(dl.REPOSITORY_ENV, raising=False)  # the defaults are tested here
+
+
+def test_image_repository_replaces_the_registry_of_every_default_image(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(dl.REPOSITORY_ENV, "mirror.example.com/k8s/")
+    cp = dl.DockerControlPlane(FakeClient(), run_id="x")
+    assert (cp.etcd_image, cp.apiserver_image, cp.scheduler_image) == (
+        f"mirror.example.com/k8s/etcd:{dl.ETCD_TAG}",
+        f"mirror.example.com/k8s/kube-apiserver:{UPSTREAM_RELEASE}",
+        f"mirror.example.com/k8s/kube-scheduler:{UPSTREAM_RELEASE}")
+    # the user's own scheduler image stays as given
+    assert dl.DockerControlPlane(FakeClient(), scheduler_image="me/s:1").scheduler_image == \
+        "me/s:1"
+
+
+def test_digest_references_are_pulled_by_digest() -> None:
+    digest = "sha256:" + "a" * 64
+    client = FakeClient(present=(dl.ETCD_IMAGE, dl.APISERVER_IMAGE))
+    cp = plane(client, scheduler_image=f"me/sched@{digest}")
+    cp.start()
+    try:
+        cp.start_scheduler(None)
+        assert client.pulled == [("me/sched", digest)]
+    finally:
+        cp.stop()
 
 
 def plane(client: FakeClient, ready: Any = None, **kw: Any) -> dl.DockerControlPlane:

@@ -380,8 +380,8 @@ GOLDEN_SCENARIO = ScenarioInput(list(yaml.safe_load_all(textwrap.dedent("""\
 def test_golden_suite(capsys, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, out, _ = run(capsys, "run", "--suite", "golden", "--golden-dir", str(empty))
-    assert code == 0 and "0 golden scenarios" in out
+    code, out, err = run(capsys, "run", "--suite", "golden", "--golden-dir", str(empty))
+    assert code == 2 and "no golden scenarios" in err  # checking nothing is not a pass
 
     gdir = tmp_path / "golden"
     right = suites.GoldenDecisions({"default/running": "a", "default/web": "b"},

@@ -4,6 +4,7 @@ file protocol (docs/subjects.md) and its error paths, and the ``make_subject`` f
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 import time
@@ -137,6 +138,8 @@ def test_external_subject_follows_the_file_protocol(tmp_path: Path, monkeypatch)
     cmd = script(tmp_path, "echo_ref.py", ECHO_REFERENCE.format(root=root))
     log = tmp_path / "log.json"
     monkeypatch.setenv("KS_LOG", str(log))
+    for k in [k for k in os.environ if k.startswith("KSCHEDCONF_")]:
+        monkeypatch.delenv(k)  # only what the protocol sets may be seen below
     subject = ExternalSubject(cmd, timeout=30)
     s = scenario(seed=11)
     s.config = MOST_ALLOCATED

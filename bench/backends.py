@@ -1,13 +1,16 @@
-"""Set-up time and throughput of the process backend (a real etcd, kube-apiserver and
-kube-scheduler as local processes), beside the reference on the same scenarios.
+"""Set-up time and throughput of the real control-plane backends (etcd, kube-apiserver and
+kube-scheduler as local processes, or as Docker containers), beside the reference on the same
+scenarios.
 
 Draws generated scenarios (the ``small`` family of ``kschedconf diff``, fixed seed), runs each on
-the process backend and on the reference, and prints the control plane's start time, the time
-per scenario split into its phases (objects created, kube-scheduler ready, scheduling until
-quiescence, cleanup), scenarios per second for both, and their ratio. Needs the binaries
-(``bash backends/build.sh``). Run:
+the backend and on the reference, and prints the control plane's start time, the time per
+scenario split into its phases (objects created, kube-scheduler ready, scheduling until
+quiescence, cleanup), scenarios per second for both, and their ratio. The process backend needs
+the binaries (``bash backends/build.sh``), the docker backend an engine and the images
+(``bash backends/images.sh`` and ``KSCHEDCONF_IMAGE_REPOSITORY=kschedconf.local`` where
+registry.k8s.io is out of reach). Run:
 
-    python3 bench/process_backend.py [--scenarios 30] [--seed 1]
+    python3 bench/backends.py [--backend process|docker|both] [--scenarios 30] [--seed 1]
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance import diff  # noqa: E402
-from conformance.backends.process import ProcessSubject  # noqa: E402
+from conformance.backends import make_backend_subject  # noqa: E402
 from conformance.scenario import ScenarioInput  # noqa: E402
 from conformance.subjects.reference import ReferenceSubject  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
@@ -56,18 +59,25 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenarios", type=int, default=30)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--backend", choices=("process", "docker", "both"), default="process")
     args = ap.parse_args()
     scenarios = draw(args.scenarios, args.seed)
-    print(f"process backend, upstream {UPSTREAM_RELEASE}; {platform.machine()} "
-          f"{os.cpu_count()} cpus, Python {platform.python_version()}; "
-          f"{len(scenarios)} generated small scenarios, seed {args.seed}")
+    print(f"upstream {UPSTREAM_RELEASE}; {platform.machine()} {os.cpu_count()} cpus, Python "
+          f"{platform.python_version()}; {len(scenarios)} generated small scenarios, seed "
+          f"{args.seed}")
     ref = ReferenceSubject()
     t = time.perf_counter()
     for sc in scenarios:
         ref.run(sc)
-    ref_secs = time.perf_counter() - t
+    ref_rate = len(scenarios) / (time.perf_counter() - t)
+    print(f"reference: {ref_rate:.1f} scenarios/s")
+    for kind in (("process", "docker") if args.backend == "both" else (args.backend,)):
+        measure(kind, scenarios, ref_rate)
+    return 0
 
-    subject = ProcessSubject()
+
+def measure(kind: str, scenarios: list[ScenarioInput], ref_rate: float) -> None:
+    subject = make_backend_subject(kind, "")
     phases: dict[str, list[float]] = {}
     per: list[float] = []
     try:
@@ -76,27 +86,24 @@ def main() -> int:
             t = time.perf_counter()
             subject.run(sc)
             per.append(time.perf_counter() - t)
+            timings = getattr(subject, "timings", {})
             for k in ("last_setup", "last_scheduler_start", "last_run", "last_cleanup"):
-                if k in subject.timings:
-                    phases.setdefault(k.removeprefix("last_"), []).append(subject.timings[k])
+                if k in timings:
+                    phases.setdefault(k.removeprefix("last_"), []).append(timings[k])
         real_secs = time.perf_counter() - t_all
-        start = subject.timings.get("control_plane_start", 0.0)
+        start = getattr(subject, "timings", {}).get("control_plane_start", 0.0)
     finally:
         subject.close()
-    print(f"control plane start (etcd + kube-apiserver ready): {start:.2f} s")
-    print(f"per scenario: mean {statistics.mean(per):.2f} s, median "
+    print(f"{kind} backend: control plane start (etcd + kube-apiserver ready): {start:.2f} s")
+    print(f"  per scenario: mean {statistics.mean(per):.2f} s, median "
           f"{statistics.median(per):.2f} s, max {max(per):.2f} s")
     names = {"setup": "objects created", "scheduler_start": "kube-scheduler ready",
              "run": "driver total", "cleanup": "objects deleted"}
     for k, v in phases.items():
-        print(f"  {names.get(k, k):22s} mean {statistics.mean(v):.3f} s")
+        print(f"    {names.get(k, k):22s} mean {statistics.mean(v):.3f} s")
     real_rate = len(scenarios) / real_secs
-    ref_rate = len(scenarios) / ref_secs
-    print(f"process backend: {real_rate:.2f} scenarios/s (first scenario includes the control "
-          f"plane start)")
-    print(f"reference:       {ref_rate:.1f} scenarios/s")
-    print(f"ratio reference/process: {ref_rate / real_rate:.0f}x")
-    return 0
+    print(f"  {kind} backend: {real_rate:.2f} scenarios/s (the first scenario includes the "
+          f"control plane start); ratio reference/{kind}: {ref_rate / real_rate:.0f}x")
 
 
 if __name__ == "__main__":
