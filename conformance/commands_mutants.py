@@ -99,7 +99,7 @@ def add_mutants_parser(subparsers: Any) -> None:
                    help="skip the golden suite (decisions recorded from upstream in golden/), "
                         "which runs for a mutant the property suite did not catch")
     p.add_argument("--golden-dir", metavar="DIR", default=None,
-                   help="golden scenarios (default: golden/ here, else the project's)")
+                   help="golden scenarios (default: those installed with kschedconf)")
     p.add_argument("--list", action="store_true",
                    help="print the catalogue (name, area, what it breaks) and exit")
 

@@ -189,7 +189,8 @@ def add_run_parsers(subparsers: Any) -> None:
     run.add_argument("--out", metavar="DIR", default="kschedconf-out",
                      help="where counterexamples are written (default kschedconf-out/)")
     run.add_argument("--golden-dir", metavar="DIR",
-                     help="directory of golden scenarios (default: golden/)")
+                     help="directory of golden scenarios (default: those installed with "
+                          "kschedconf)")
 
     rep = subparsers.add_parser(
         "reproduce", help="replay a counterexample or golden scenario file on a subject",

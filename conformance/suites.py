@@ -494,12 +494,12 @@ def golden_files(directory: str | Path) -> list[Path]:
 
 
 def default_golden_dir() -> Path:
-    """The golden scenarios installed with kschedconf (the ``golden`` package: the checkout's
-    ``golden/`` in an editable install). Another directory is named with ``--golden-dir``;
-    the current directory's ``golden/`` is never picked up by accident."""
-    from golden import GOLDEN_DIR
-
-    return GOLDEN_DIR
+    """The golden scenarios installed with kschedconf: the ``golden`` package, which the
+    distribution installs beside ``conformance`` (the checkout's ``golden/`` in an editable
+    install). It is found by that path, not by ``import golden``, so that neither a
+    ``golden/`` of the current directory nor another ``golden`` package on ``sys.path`` can
+    stand in for it. Another directory is named with ``--golden-dir``."""
+    return Path(__file__).resolve().parent.parent / "golden"
 
 
 def with_config(scenario: ScenarioInput, config: Mapping[str, Any] | None) -> ScenarioInput:
