@@ -1017,6 +1017,34 @@ def test_quiet_without_metrics_waits_four_settle_periods() -> None:
     assert not d._quiet(None)
 
 
+def test_a_failed_metrics_read_after_a_good_one_is_not_quiet() -> None:
+    """Found by the docker differential on a busy machine: the metrics request timed out
+    (2 s), and the fallback judged by time alone declared the run over with 12 pods still in
+    the active queue. Once the gauge has been read in a scenario, an unreadable one (or a
+    page without it) means: not known yet, ask again."""
+    class Flaky(FakeScheduler):
+        answers: list[dict[str, float] | None] = []
+
+        def scheduler_metrics(self) -> dict[str, float] | None:
+            return self.answers.pop(0) if self.answers else None
+
+    api = FakeApi()
+    d = Driver(api, opts(settle=0.2))
+    d.recorder = Recorder(Naming(), lambda k: True, lambda w: 0.0)
+    d.recorder.last_change = time.monotonic() - 5.0
+    hooks = Flaky(api, lambda a, s: None)
+    hooks.answers = [{"active": 12.0, "backoff": 0.0}, None, {}, {"active": 0.0,
+                                                                 "backoff": 0.0}]
+    assert not d._quiet(hooks)  # 12 pods queued
+    assert not d._quiet(hooks)  # timed out: unknown, not quiet
+    assert not d._quiet(hooks)  # no gauge on the page: unknown
+    assert d._quiet(hooks)
+    # a scheduler whose gauge was never readable is judged by time alone
+    d2 = Driver(api, opts(settle=0.2))
+    d2.recorder = d.recorder
+    assert d2._quiet(Flaky(api, lambda a, s: None))
+
+
 # --- the kubeconfig backend (shared mode on someone's cluster) ---------------------------------
 
 def test_kubeconfig_backend_refuses_without_the_ownership_flag() -> None:

@@ -712,6 +712,7 @@ class Driver:
         self.api = api
         self.opt = options
         self.selector = f"{RUN_LABEL}={options.run_id}"
+        self._metrics_seen = False  # the scheduler_pending_pods gauge was read this scenario
         self.warnings: list[str] = []
         self.naming = Naming(namespace_prefix=options.namespace_prefix,
                              node_prefix=options.node_prefix)
@@ -1069,6 +1070,7 @@ class Driver:
         self._next_event_at: int | None = None
         self.watch_lost: list[str] = []
         self._last_alive_check = 0.0
+        self._metrics_seen = False
         self.recorder = rec = Recorder(self.naming,
                                        lambda key: self._responsible.get(key, False),
                                        self._virtual)
@@ -1181,8 +1183,14 @@ class Driver:
                 metrics = hooks.scheduler_metrics()
             except Exception:
                 metrics = None
-        if metrics is None:
+        if not metrics or "active" not in metrics:
+            # A failed read (a busy machine: the request timed out) is no sign of quiet once
+            # the gauge has been read in this scenario: try again. Only a scheduler whose
+            # gauge was never readable is judged by time alone.
+            if self._metrics_seen:
+                return False
             return since >= 4 * self.opt.settle
+        self._metrics_seen = True
         return metrics.get("active", 0) == 0 and metrics.get("backoff", 0) == 0
 
     def _loop(self, plan: Plan, later: list[PlannedEvent], applied: list[dict[str, Any]],
