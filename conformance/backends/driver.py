@@ -1070,7 +1070,6 @@ class Driver:
         self._next_event_at: int | None = None
         self.watch_lost: list[str] = []
         self._last_alive_check = 0.0
-        self._metrics_seen = False
         self.recorder = rec = Recorder(self.naming,
                                        lambda key: self._responsible.get(key, False),
                                        self._virtual)
