@@ -62,6 +62,8 @@ class ClusterState:
     #: has not been attempted again (victim key -> (node, pod)); see ``with_terminating``
     terminating: dict[str, tuple[str, Pod]] = field(default_factory=dict)
     terminating_of: dict[str, list[str]] = field(default_factory=dict)  # preemptor -> victims
+    #: victims whose preemptor is being retried: gone from the next attempt on
+    expiring: list[str] = field(default_factory=list)
     anomalies: list[tuple[int, str, str]] = field(default_factory=list)  # (attempt, pod, what)
     time: float | None = None
 
@@ -261,8 +263,15 @@ class Replay:
                     gated |= _gated_keys(state)
                 state.time = float(t)
             outcome = a.get("outcome")
-            for v in state.terminating_of.pop(key, ()):  # its preemption has finished
+            # The preemptor is retried once its preemption's API calls are done, but the
+            # scheduler's cache may still hold the victims at that retry (upstream then says
+            # "not eligible due to a terminating pod on the nominated node":
+            # PodEligibleToPreemptOthers, pkg/scheduler/framework/plugins/defaultpreemption/
+            # default_preemption.go): they stay possibly terminating through that attempt
+            # and are gone from the next attempt on.
+            for v in state.expiring:
                 state.terminating.pop(v, None)
+            state.expiring = state.terminating_of.pop(key, [])
             removed: list[tuple[str, Pod]] = []
             if outcome == BOUND and a.get("victims"):
                 removed = self._remove_victims(state, i, key, a["victims"])
