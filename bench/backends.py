@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance import diff  # noqa: E402
 from conformance.backends import make_backend_subject  # noqa: E402
-from conformance.scenario import ScenarioInput  # noqa: E402
+from conformance.core.scenario import ScenarioInput  # noqa: E402
 from conformance.subjects.reference import ReferenceSubject  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 

@@ -16,16 +16,9 @@ from typing import Any
 from conformance.commands_diff import DIFF_COMMANDS, add_diff_parsers
 from conformance.commands_mutants import MUTANTS_COMMANDS, add_mutants_parser
 from conformance.commands_run import RUN_COMMANDS, add_run_parsers
+from conformance.core.errors import UsageError
+from conformance.core.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
-
-
-class UsageError(Exception):
-    """Bad input or arguments: reported on stderr, exit code 2."""
 
 
 def example_cluster_path() -> str:
@@ -133,7 +126,7 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _emit(doc: dict[str, Any], fmt: str, table: Any) -> None:
-    from conformance.output import to_json, to_yaml
+    from conformance.core.documents import to_json, to_yaml
 
     if fmt == "json":
         sys.stdout.write(to_json(doc))
@@ -174,7 +167,8 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from conformance.output import simulation_doc, simulation_table
+    from conformance.core.documents import simulation_doc
+    from conformance.reporters.tables import simulation_table
     from reference_impl.model.scenario import parse_scenario
     from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
 
@@ -192,7 +186,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from conformance.output import explanation_doc, explanation_table
+    from conformance.core.documents import explanation_doc
+    from conformance.reporters.tables import explanation_table
     from reference_impl.model.loader import load_pod_file
     from reference_impl.scheduler.explain import explain
 

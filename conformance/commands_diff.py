@@ -24,11 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from conformance.commands_run import apply_backend_options, backend_options
+from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 GENERATOR = "generate.py"
 
@@ -313,8 +310,8 @@ def _decision_changes(old: Any, new: Any) -> list[str]:
 
 def cmd_golden_record(args: argparse.Namespace) -> int:
     from conformance import suites
+    from conformance.core.subject import SubjectError
     from conformance.runner import make_subject
-    from conformance.subjects.base import SubjectError
 
     directory = golden_dir(args.golden_dir)
     try:
@@ -413,7 +410,7 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
     """Run every golden file on the subject: (file, differences, seconds). A golden file
     without decisions is a difference; a subject crash is a difference naming it."""
     from conformance import suites
-    from conformance.subjects.base import SubjectError
+    from conformance.core.subject import SubjectError
 
     out = []
     for path in files:
@@ -443,9 +440,10 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
 
 def cmd_golden_verify(args: argparse.Namespace) -> int:
     from conformance import suites
-    from conformance.junit import FAILED, CaseResult, write_junit
-    from conformance.runner import describe_subject, make_subject
-    from conformance.subjects.base import SubjectError
+    from conformance.core.results import FAILED, CaseResult
+    from conformance.core.subject import SubjectError, describe_subject
+    from conformance.reporters.junit import write_junit
+    from conformance.runner import make_subject
 
     directory = golden_dir(args.golden_dir)
     try:

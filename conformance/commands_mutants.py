@@ -12,9 +12,7 @@ import sys
 import textwrap
 from typing import Any
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+from conformance.core.exits import EXIT_OK, EXIT_USAGE
 
 
 def _positive_float(text: str) -> float:

@@ -11,11 +11,8 @@ import sys
 import textwrap
 from typing import Any
 
+from conformance.core.exits import EXIT_OK, EXIT_USAGE
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 _SUBJECT_HELP = ("the scheduler under test: reference (default), reference:CONFIG.yaml, "
                  "external:COMMAND... (an executable speaking the file protocol of "
@@ -221,7 +218,7 @@ def _err(command: str, message: str) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from conformance import runner
-    from conformance.subjects.base import SubjectError
+    from conformance.core.subject import SubjectError
 
     problem = apply_backend_options(args)
     if problem:
@@ -247,7 +244,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from conformance import runner
-    from conformance.subjects.base import SubjectError
+    from conformance.core.subject import SubjectError
     from reference_impl.model.errors import InputError
 
     problem = apply_backend_options(args)

@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 
 if TYPE_CHECKING:
     from conformance.diff import ScenarioDiff, Side
@@ -323,7 +323,7 @@ def compare_scenario(scenario: ScenarioInput, ref: Side, up: Side, out: Scenario
     for f in oracle_findings(scenario, u_doc, subject):
         out.divergences.append(Divergence(DECISIONS, f"oracle.{f.oracle}", f"oracle.{f.oracle}",
                                           "no violation", f.text))
-    warnings = list(getattr(subject, "last_warnings", None) or [])
+    warnings = list(getattr(up, "last_warnings", None) or [])
     out.hazards = timing_hazards(scenario, r_doc, warnings,
                                  tied_preemptions(scenario, ref, r_doc))
     found = compare_decisions(r_doc, u_doc)
@@ -346,7 +346,7 @@ def oracle_findings(scenario: ScenarioInput, doc: Mapping[str, Any],
                     subject: Any) -> list[Any]:
     """Every invariant oracle on a subject's result (``suites.check_result``)."""
     from conformance import suites
-    from conformance.subjects.base import SubjectResult
+    from conformance.core.subject import SubjectResult
 
     return suites.check_result(scenario, SubjectResult(dict(doc)), subject,
                                suites.select_oracles(None))

@@ -63,14 +63,13 @@ from typing import Any, TextIO
 
 import yaml
 
-from conformance.junit import ERROR, FAILED, SKIPPED, CaseResult, write_junit
-from conformance.scenario import CONFIG_KIND, ScenarioInput
-from conformance.subjects.base import Subject, SubjectError
+from conformance.core.errors import UsageError
+from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
+from conformance.core.scenario import ScenarioInput, read_config_doc
+from conformance.core.subject import ScenarioRejected, Subject, SubjectError
+from conformance.reporters.junit import write_junit
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_ERROR = 2
 
 WHOLE = "whole"
 LOCKSTEP = "lockstep"
@@ -96,10 +95,6 @@ END_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "timeline
 _MISSING = object()
 #: A kind of divergence: (mode, field pattern, plugin or "").
 Sig = tuple[str, str, str]
-
-
-class UsageError(ValueError):
-    """Bad options (exit code 2)."""
 
 
 class Rejected(Exception):
@@ -392,56 +387,6 @@ class Side:
         pass
 
 
-class ReferenceSide(Side):
-    """The reference scheduler, in process."""
-
-    name = "reference"
-
-    def __init__(self, config_path: str | None = None, plugins: Sequence[str] = ()) -> None:
-        from conformance.subjects.reference import ReferenceSubject
-
-        self.subject = ReferenceSubject(config_path, plugins)
-
-    def simulate(self, scenario: ScenarioInput) -> tuple[dict[str, Any], list[str]]:
-        try:
-            return self.subject.run(scenario).result, []
-        except SubjectError as e:
-            raise Rejected(str(e)) from e
-
-    def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
-        from conformance.output import explanation_doc
-        from reference_impl.config import load_config
-        from reference_impl.config.errors import ConfigError
-        from reference_impl.model.errors import InputError
-        from reference_impl.model.loader import load_documents
-        from reference_impl.scheduler.explain import explain
-        from reference_impl.scheduler.scheduler import Scheduler
-
-        s = self.subject
-        try:
-            loaded = load_documents(scenario.documents, source=scenario.name)
-            config = s.config
-            if config is None:
-                raw = scenario.config if scenario.config is not None else loaded.cluster.config
-                if raw is not None:
-                    config = load_config(raw, s.registry)
-        except (InputError, ConfigError) as e:
-            raise Rejected(f"the reference rejected scenario {scenario.name}: {e}") from e
-        matches = [p for p in loaded.cluster.pods if p.key == pod]
-        if not matches:
-            raise Rejected(f"no pod {pod!r} in the cluster")
-        if matches[0].node_name:
-            raise Rejected(f"{pod} is already bound to {matches[0].node_name}")
-        scheduler = Scheduler(loaded.cluster, config, s.registry, seed=scenario.seed)
-        try:
-            return explanation_doc(explain(scheduler, matches[0]))
-        except ValueError as e:  # no profile for the pod's schedulerName
-            raise Rejected(str(e)) from e
-
-    def describe(self) -> dict[str, str]:
-        return self.subject.describe()
-
-
 class SubjectSide(Side):
     """Any :class:`Subject` as the "upstream" side. ``explain`` (lockstep mode) needs a
     subject with an ``explain(scenario, pod)`` method, as the upstream subject has; notes
@@ -450,26 +395,20 @@ class SubjectSide(Side):
     def __init__(self, subject: Subject) -> None:
         self.subject = subject
         self.name = subject.name
-        self.can_explain = callable(getattr(subject, "explain", None))
+        self.can_explain = subject.can_explain
+        self.last_warnings: list[str] = []
 
     def simulate(self, scenario: ScenarioInput) -> tuple[dict[str, Any], list[str]]:
-        from conformance.subjects.upstream import ScenarioRejected
-
         try:
-            sim = getattr(self.subject, "simulate", None)
-            if callable(sim):
-                doc = dict(sim(scenario, notes=True))
-                notes = doc.pop("notes", None) or []
-                return doc, [str(n) for n in notes]
-            return self.subject.run(scenario).result, []
+            res = self.subject.run(scenario)
         except ScenarioRejected as e:
             raise Rejected(str(e)) from e
+        self.last_warnings = list(res.warnings)
+        return res.result, list(res.notes)
 
     def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
-        from conformance.subjects.upstream import ScenarioRejected
-
         try:
-            return self.subject.explain(scenario, pod)  # type: ignore[attr-defined]
+            return self.subject.explain(scenario, pod)
         except ScenarioRejected as e:
             raise Rejected(str(e)) from e
 
@@ -478,6 +417,14 @@ class SubjectSide(Side):
 
     def close(self) -> None:
         self.subject.close()
+
+
+def ReferenceSide(config_path: str | None = None,  # noqa: N802 - stands for the old class
+                  plugins: Sequence[str] = ()) -> SubjectSide:
+    """The reference scheduler, in process, as a side."""
+    from conformance.subjects.reference import ReferenceSubject
+
+    return SubjectSide(ReferenceSubject(config_path, plugins))
 
 
 # --- deepdiff ----------------------------------------------------------------------------------
@@ -1342,7 +1289,7 @@ class DiffReport:
     @property
     def exit_code(self) -> int:
         if self.error:
-            return EXIT_ERROR
+            return EXIT_USAGE
         return EXIT_FAILED if self.unexplained else EXIT_OK
 
 
@@ -1485,7 +1432,7 @@ class Differ:
         self.stream = stream
         self.modes = resolve_modes(opts.mode, up)
         self.known = load_known(opts.known)
-        self.config_doc = _read_config(opts.config) if opts.config else None
+        self.config_doc = read_config_doc(opts.config) if opts.config else None
         self.report = DiffReport()
         self.deadline: float | None = None
         # fingerprint -> signatures of the unexplained divergences, per family (shrinking)
@@ -1747,19 +1694,6 @@ def fill_pdb_status(scenario: ScenarioInput) -> ScenarioInput:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:80] or "divergence"
-
-
-def _read_config(path: str) -> dict[str, Any]:
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"--config {path}: no such file")
-    try:
-        docs = [d for d in yaml.safe_load_all(p.read_text(encoding="utf-8")) if d is not None]
-    except yaml.YAMLError as e:
-        raise UsageError(f"--config {path}: invalid YAML: {e}") from e
-    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != CONFIG_KIND:
-        raise UsageError(f"--config {path}: expected one {CONFIG_KIND} document")
-    return docs[0]
 
 
 def make_sides(opts: DiffOptions, upstream: Subject | Side | None = None,

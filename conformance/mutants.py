@@ -45,8 +45,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectResult
+from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectResult
 
 # --------------------------------------------------------------------------------------------
 # Patching
@@ -1347,7 +1348,6 @@ THRESHOLD = 90.0
 DEFAULT_BUDGET = 300.0  # seconds, wall clock, for the whole catalogue
 DEFAULT_MAX_EXAMPLES = 1000
 DEFAULT_SEED = 0
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 #: the pseudo-oracle of the shared property (every oracle on each generated scenario)
 ALL_ORACLES_PROPERTY = "all-oracles"
 
@@ -1824,8 +1824,9 @@ def to_json(report: MutantsReport) -> str:
 def write_junit_report(path: str, report: MutantsReport) -> None:
     """One test case per mutant: caught passes, survived fails, equivalent is skipped,
     ineffective / error are errors."""
-    from conformance.junit import ERROR as J_ERROR
-    from conformance.junit import FAILED, PASSED, SKIPPED, CaseResult, write_junit
+    from conformance.core.results import ERROR as J_ERROR
+    from conformance.core.results import FAILED, PASSED, SKIPPED, CaseResult
+    from conformance.reporters.junit import write_junit
 
     cases = []
     for o in report.outcomes:

@@ -89,8 +89,8 @@ def check_scenario(subject: Any, scenario: Any,
 
 @pytest.fixture(scope="session")
 def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Any]:
+    from conformance.core.subject import SubjectError
     from conformance.runner import make_subject
-    from conformance.subjects.base import SubjectError
 
     opt = request.config.getoption
     try:

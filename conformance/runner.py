@@ -18,16 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
-from conformance.junit import ERROR, FAILED, PASSED, SKIPPED, CaseResult, write_junit
-from conformance.scenario import CONFIG_KIND, ScenarioInput
-from conformance.subjects.base import Subject, SubjectError
+from conformance.core.errors import UsageError
+from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.core.results import ERROR, FAILED, PASSED, SKIPPED, CaseResult
+from conformance.core.scenario import ScenarioInput, read_config_doc
+from conformance.core.subject import Subject, SubjectError, describe_subject
+from conformance.reporters.junit import write_junit
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_ERROR = 2
 
 DEFAULT_OUT = "kschedconf-out"
 SHRINK_MIN_SECONDS = 2.0
@@ -45,10 +42,6 @@ SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...", "u
 
 class SubjectUnavailable(SubjectError):
     """A subject kind that is planned but not available yet."""
-
-
-class UsageError(ValueError):
-    """Bad options (exit code 2)."""
 
 
 def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str] = (),
@@ -98,21 +91,6 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
     raise UsageError(f"unknown subject {spec!r}; expected one of: {', '.join(SUBJECT_SPECS)}")
 
 
-def read_config_doc(path: str) -> dict[str, Any]:
-    """The KubeSchedulerConfiguration document of ``--config`` (put into every scenario, so
-    external subjects and counterexample files see it)."""
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"--config {path}: no such file")
-    try:
-        docs = [d for d in yaml.safe_load_all(p.read_text(encoding="utf-8")) if d is not None]
-    except yaml.YAMLError as e:
-        raise UsageError(f"--config {path}: invalid YAML: {e}") from e
-    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != CONFIG_KIND:
-        raise UsageError(f"--config {path}: expected one {CONFIG_KIND} document")
-    return docs[0]
-
-
 @dataclass(slots=True)
 class RunOptions:
     suite: str = "properties"
@@ -146,7 +124,7 @@ class RunReport:
     @property
     def exit_code(self) -> int:
         if self.error or any(c.status == ERROR for c in self.cases):
-            return EXIT_ERROR
+            return EXIT_USAGE
         if any(c.status == FAILED for c in self.cases):
             return EXIT_FAILED
         return EXIT_OK
@@ -231,13 +209,6 @@ class Progress:
         else:
             self.stream.write(line + "\n")
         self.stream.flush()
-
-
-def describe_subject(subject: Subject) -> str:
-    """``reference (upstreamRelease=v1.37.2, ...)``: the subject's name and details."""
-    d = dict(subject.describe())
-    name = d.pop("subject", subject.name)
-    return f"{name} ({', '.join(f'{k}={v}' for k, v in d.items())})" if d else name
 
 
 def _counterexample_notes(prop_id: str, oracle: str, findings: Sequence[Any], subject: Subject,

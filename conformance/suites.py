@@ -30,8 +30,8 @@ import yaml
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectError, SubjectResult
 
 SUITES = ("properties", "golden", "all")
 FAMILIES = ("small", "medium", "large")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 
 Doc = dict[str, Any]
 

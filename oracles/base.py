@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectResult
 from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
 from oracles.rules import FilterConfig
 from reference_impl.model.loader import load_documents

@@ -33,8 +33,8 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject
 from oracles.base import Violation
 from oracles.profiles import read_scheduler_config
 from oracles.transforms import (

@@ -34,8 +34,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject
 from oracles.base import Violation
 from oracles.transforms import rename_nodes, scenario_node_names
 

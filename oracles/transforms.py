@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 
 UNFIT_NODE_NAME = "kschedconf-metamorphic-unfit"
 UNFIT_TAINT_KEY = "kschedconf.io/metamorphic-unfit"

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from hypothesis import strategies as st
 
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
 from strategies.sizes import SMALL, Sizes, resolve_features

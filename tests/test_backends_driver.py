@@ -35,8 +35,8 @@ from conformance.backends.driver import (
     profile_scheduler_names,
     scheduler_config,
 )
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import SubjectError
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
 
 # --- the fake API server -------------------------------------------------------------------------
 
@@ -523,7 +523,7 @@ def test_run_creates_objects_before_the_scheduler_and_reconstructs_attempts() ->
         big["reasons"] == {}
     import jsonschema
 
-    from conformance.output import schema
+    from conformance.core.documents import schema
 
     jsonschema.validate(doc, schema("SimulationResult"))
     # running pod: created bound, then its status

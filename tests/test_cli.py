@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from conformance.cli import main
-from conformance.output import schema
+from conformance.core.documents import schema
 
 ROOT = Path(__file__).resolve().parent.parent
 CLUSTER = """\

@@ -18,8 +18,8 @@ import pytest
 
 from conformance import diff, suites
 from conformance.commands_diff import main as diff_main
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectError, SubjectResult
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
 
@@ -94,12 +94,13 @@ class ExplainsDifferently(MovesOneBinding):
     verdict has another reason (whole runs are the reference's own)."""
 
     name = "fake-explaining-upstream"
+    can_explain = True
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         return self.ref.run(scenario)
 
     def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
-        doc = diff.ReferenceSide().explain(scenario, pod)
+        doc = self.ref.explain(scenario, pod)
         for f in doc["nodes"][0]["filters"] if doc["nodes"] else []:
             if f["plugin"] == "NodeResourcesFit":
                 f["reasons"] = [*f["reasons"], "planted reason"]

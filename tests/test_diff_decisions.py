@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from conformance import decisions, diff, suites
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectResult
 from conformance.subjects.reference import ReferenceSubject
 
 ROOT = Path(__file__).resolve().parent.parent

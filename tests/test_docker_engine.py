@@ -30,9 +30,9 @@ from backend_scenarios import SCENARIOS, decisions, node, pod
 
 from conformance.backends import docker_launcher as dl
 from conformance.backends.driver import RUN_LABEL
-from conformance.output import schema
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import SubjectError
+from conformance.core.documents import schema
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
 from conformance.subjects.reference import ReferenceSubject
 
 ROOT = Path(__file__).resolve().parent.parent

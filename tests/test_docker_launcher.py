@@ -28,7 +28,7 @@ import yaml
 
 from conformance.backends import docker_launcher as dl
 from conformance.backends.driver import RUN_LABEL
-from conformance.subjects.base import SubjectError
+from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 
@@ -434,7 +434,7 @@ def test_keyboard_interrupt_during_a_scenario_removes_everything_on_close() -> N
         raise KeyboardInterrupt
 
     subject.api = boom  # type: ignore[method-assign]
-    from conformance.scenario import ScenarioInput
+    from conformance.core.scenario import ScenarioInput
 
     with pytest.raises(KeyboardInterrupt), subject:
         subject.run(ScenarioInput([], None, 0, "s"))

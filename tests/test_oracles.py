@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectResult
 from conformance.subjects.reference import ReferenceSubject
 from oracles import (
     ALL_ORACLES,
@@ -869,7 +869,7 @@ def test_reference_timeline_run_with_trace_has_no_violations() -> None:
 
 
 def test_reference_with_explanations_satisfies_score_optimality() -> None:
-    from conformance.output import explanation_doc
+    from conformance.core.documents import explanation_doc
     from reference_impl.model.loader import load_documents
     from reference_impl.scheduler.explain import explain
     from reference_impl.scheduler.scheduler import Scheduler

@@ -83,13 +83,13 @@ def test_the_wheel_holds_the_golden_scenarios_schemas_and_known_divergences(
     in_wheel = sorted(n.removeprefix("golden/") for n in names
                       if re.fullmatch(r"golden/[^/]+\.yaml", n))
     assert in_wheel == GOLDEN_YAML
-    schemas = sorted(f"conformance/schemas/{p.name}"
-                     for p in (ROOT / "conformance" / "schemas").glob("*.json"))
+    schemas = sorted(f"conformance/core/schemas/{p.name}"
+                     for p in (ROOT / "conformance" / "core" / "schemas").glob("*.json"))
     assert schemas and set(schemas) <= names
     assert {"golden/__init__.py", "golden/generate.py",
             "conformance/known_divergences.yaml",
-            "conformance/schemas/SimulationResult.schema.json",
-            "conformance/schemas/Explanation.schema.json"} <= names
+            "conformance/core/schemas/SimulationResult.schema.json",
+            "conformance/core/schemas/Explanation.schema.json"} <= names
 
 
 def test_an_installed_kschedconf_finds_its_golden_scenarios_from_any_directory(

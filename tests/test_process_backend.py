@@ -22,9 +22,9 @@ import pytest
 from backend_scenarios import SCENARIOS, decisions
 
 from conformance.backends.process import REPO_BIN, ProcessSubject, find_binaries
-from conformance.output import schema
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import SubjectError
+from conformance.core.documents import schema
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
 from conformance.subjects.reference import ReferenceSubject
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,7 +168,7 @@ def test_repo_bin_is_the_build_scripts_output() -> None:
 CHILD = r"""
 import sys, time
 from conformance.backends.process import ProcessSubject
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 
 s = ProcessSubject(settle=3600, timeout=3600)  # never quiet: the run is still going on
 orig = s.start_scheduler

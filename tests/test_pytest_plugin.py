@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 USER_TESTS = '''
 from hypothesis import HealthCheck, given, settings
 
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 from strategies import SMALL, scenarios
 
 SCENARIO = ScenarioInput([

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from conformance import suites
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
 
 WRONG_SUBJECT = """\

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conformance.output import simulation_doc
+from conformance.core.documents import simulation_doc
 from reference_impl.config import load_config
 from reference_impl.framework import interfaces as itf
 from reference_impl.framework.status import Code, Status

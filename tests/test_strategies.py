@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 from reference_impl.api.node_selectors import get_required_node_affinity
 from reference_impl.api.tolerations import do_not_schedule_taint, find_matching_untolerated_taint
 from reference_impl.config import load_config

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
 from conformance.runner import UsageError, make_subject
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import SubjectError
 from conformance.subjects.external import ExternalSubject, stderr_tail
 from conformance.subjects.reference import ReferenceSubject
 
@@ -115,7 +115,7 @@ def test_reference_runs_a_timeline_over_virtual_time() -> None:
 ECHO_REFERENCE = """\
 import json, os, sys
 sys.path.insert(0, {root!r})
-from conformance.scenario import ScenarioInput
+from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
 scenario_path, flag, out, seed_flag, seed = sys.argv[1:]
 with open(os.environ["KS_LOG"], "w") as f:

@@ -13,7 +13,7 @@ All of them drive the API server with :mod:`conformance.backends.driver` and ret
 from __future__ import annotations
 
 from conformance.backends.driver import RUN_LABEL, ApiError, ClusterApi, Driver, DriverOptions
-from conformance.subjects.base import Subject
+from conformance.core.subject import Subject
 
 __all__ = ["RUN_LABEL", "ApiError", "ClusterApi", "Driver", "DriverOptions",
            "make_backend_subject"]

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance.core.errors import Terminated
+
 TEMP_PREFIX = "kschedconf-cp-"
 OWNER_FILE = "owner.pid"
 
@@ -94,21 +96,6 @@ def run_all() -> None:
         stacks = list(_live)
     for c in reversed(stacks):
         c.run()
-
-
-class Terminated(BaseException):
-    """Raised in the main thread by SIGTERM/SIGHUP after everything was released. Not a
-    ``SystemExit``: Hypothesis treats that as a test failure and would go on generating; like
-    ``KeyboardInterrupt`` this stops everything. ``kschedconf`` exits with ``128 + signum``;
-    uncaught elsewhere, :func:`_excepthook` exits with that status too."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(f"terminated by {signal.Signals(signum).name}")
-        self.signum = signum
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum
 
 
 def _on_signal(signum: int, frame: Any) -> None:

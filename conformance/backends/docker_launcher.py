@@ -47,7 +47,7 @@ from conformance.backends.process import (
     SERVICE_CIDR,
 )
 from conformance.backends.subject import OwnedControlPlaneSubject
-from conformance.subjects.base import SubjectError
+from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 REGISTRY = "registry.k8s.io"

@@ -71,8 +71,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from conformance.backends.scheduler_log import order_attempts, parse_cycles
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import SubjectError
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 RUN_LABEL = "kschedconf.io/run"

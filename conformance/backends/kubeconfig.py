@@ -46,8 +46,9 @@ from conformance.backends.driver import (
     KubeApi,
     new_run_id,
 )
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput, read_config_doc
+from conformance.core.subject import Subject, SubjectError, SubjectResult
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 
@@ -93,7 +94,6 @@ class KubeconfigSubject(Subject):
         self.config_path = config_path
         self.config_doc: dict[str, Any] | None = None
         if config_path is not None:
-            from conformance.runner import UsageError, read_config_doc
 
             try:
                 self.config_doc = read_config_doc(config_path)
@@ -105,7 +105,6 @@ class KubeconfigSubject(Subject):
         self.timeout = timeout
         self.prefix = new_run_id()
         self._counter = itertools.count(1)
-        self.last_warnings: list[str] = []
         self._cleanup: cleanup.Cleanup | None = None
         self._tmp = None
 
@@ -164,11 +163,10 @@ class KubeconfigSubject(Subject):
             doc = driver.run(scenario, hooks=None)
         finally:
             cl.pop_and_run(f"objects of {run_id}")
-            self.last_warnings = list(driver.warnings)
         if left:
             raise SubjectError(f"kubeconfig backend: could not delete everything of run "
                                f"{run_id} (label {driver.selector}): {'; '.join(left)}")
-        return SubjectResult(doc)
+        return SubjectResult(doc, warnings=list(driver.warnings))
 
     def close(self) -> None:
         if self._cleanup is not None:

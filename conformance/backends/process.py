@@ -36,7 +36,7 @@ from conformance.backends.certs import CertBundle, make_certs
 from conformance.backends.driver import KubeApi, parse_metrics, scheduler_config
 from conformance.backends.ports import LOOPBACK, PortReservation, sweep_stale_locks
 from conformance.backends.subject import OwnedControlPlaneSubject
-from conformance.subjects.base import SubjectError
+from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 BINARIES = ("etcd", "kube-apiserver", "kube-scheduler")

@@ -16,8 +16,9 @@ from abc import abstractmethod
 from typing import Any
 
 from conformance.backends.driver import ClusterApi, Driver, DriverOptions, new_run_id
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput, read_config_doc
+from conformance.core.subject import Subject, SubjectError, SubjectResult
 
 
 class OwnedControlPlaneSubject(Subject):
@@ -31,7 +32,6 @@ class OwnedControlPlaneSubject(Subject):
         self.config_path = config_path
         self.config_doc: dict[str, Any] | None = None
         if config_path is not None:
-            from conformance.runner import UsageError, read_config_doc
 
             try:
                 self.config_doc = read_config_doc(config_path)
@@ -43,7 +43,6 @@ class OwnedControlPlaneSubject(Subject):
         self.run_prefix = new_run_id()
         self._counter = itertools.count(1)
         self._started = False
-        self.last_warnings: list[str] = []
         self.timings: dict[str, float] = {}
         self.scenarios_run = 0
 
@@ -123,7 +122,7 @@ class OwnedControlPlaneSubject(Subject):
             raise SubjectError(f"{self.name}: could not clean up after scenario "
                                f"{scenario.name}: {'; '.join(problems)}")
         self.scenarios_run += 1
-        return SubjectResult(doc)
+        return SubjectResult(doc, warnings=list(driver.warnings))
 
     def _log_tail(self) -> str:
         try:
@@ -137,7 +136,6 @@ class OwnedControlPlaneSubject(Subject):
         here); returns the problems."""
         with contextlib.suppress(Exception):
             self.stop_scheduler()
-        self.last_warnings = list(driver.warnings)
         self.timings.update({f"last_{k}": v for k, v in driver.seconds.items()})
         if not self.control_plane_running():
             return []

@@ -1,5 +1,5 @@
 """Subjects under test: anything that schedules a scenario and returns a SimulationResult."""
 
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.subject import Subject, SubjectError, SubjectResult
 
 __all__ = ["Subject", "SubjectError", "SubjectResult"]

@@ -4,7 +4,7 @@ For every scenario the runner writes the scenario YAML to a temporary directory 
 
     COMMAND... SCENARIO.yaml --output RESULT.json --seed N
 
-The command must write a ``SimulationResult`` document (JSON, ``conformance/schemas/
+The command must write a ``SimulationResult`` document (JSON, ``conformance/core/schemas/
 SimulationResult.schema.json``) to ``RESULT.json`` and exit 0. Anything else (a non-zero exit,
 no or invalid output, a timeout) is a :class:`SubjectError` carrying the tail of the command's
 stderr. The protocol is documented in ``docs/subjects.md``.
@@ -22,8 +22,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectError, SubjectResult
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: Version of the file protocol, passed to the command as ``KSCHEDCONF_PROTOCOL``.
@@ -76,7 +76,7 @@ class ExternalSubject(Subject):
         return SubjectError(msg)
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
-        from conformance.output import schema
+        from conformance.core.documents import schema
 
         with tempfile.TemporaryDirectory(prefix="kschedconf-") as tmp:
             scenario_path = Path(tmp) / "scenario.yaml"

@@ -13,11 +13,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.documents import explanation_doc, simulation_doc
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import (
+    Document,
+    ScenarioRejected,
+    Subject,
+    SubjectError,
+    SubjectResult,
+)
+from reference_impl.config import load_config
+from reference_impl.config.errors import ConfigError
+from reference_impl.config.types import SchedulerConfiguration
+from reference_impl.model.errors import InputError
+from reference_impl.model.loader import LoadResult, load_documents
+from reference_impl.model.scenario import parse_scenario
+from reference_impl.plugins.registry import build_registry
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from reference_impl.scheduler.explain import explain
+from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
 
 
 class ReferenceSubject(Subject):
@@ -25,20 +41,17 @@ class ReferenceSubject(Subject):
 
     name = "reference"
     reports_scores = True
+    can_explain = True
 
     def __init__(self, config_path: str | os.PathLike[str] | None = None,
                  plugin_modules: Sequence[str] = ()) -> None:
-        from reference_impl.config import load_config
-        from reference_impl.config.errors import ConfigError
-        from reference_impl.plugins.registry import build_registry
-
         self.config_path = os.fspath(config_path) if config_path is not None else None
         self.plugin_modules = tuple(plugin_modules)
         try:
             self.registry = build_registry(list(self.plugin_modules))
         except (ImportError, ValueError, SyntaxError, OSError) as e:
             raise SubjectError(f"plugins {', '.join(self.plugin_modules)}: {e}") from e
-        self.config: Any = None
+        self.config: SchedulerConfiguration | None = None
         if self.config_path is not None:
             if not os.path.exists(self.config_path):
                 raise SubjectError(f"{self.config_path}: no such file")
@@ -55,16 +68,23 @@ class ReferenceSubject(Subject):
         ``trace`` holds the queue operations. An invalid scenario or configuration is a
         :class:`SubjectError`; any other exception is a crash of the reference and
         propagates."""
-        from conformance.output import simulation_doc
-        from reference_impl.config import load_config
-        from reference_impl.config.errors import ConfigError
-        from reference_impl.model.errors import InputError
-        from reference_impl.model.loader import load_documents
-        from reference_impl.model.scenario import parse_scenario
-        from reference_impl.scheduler.scheduler import Scheduler
-        from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
-
+        loaded, config = self._load(scenario)
         timeline = None
+        if loaded.scenario is not None:
+            try:
+                timeline = parse_scenario(loaded.scenario, loaded.cluster, source=scenario.name)
+            except InputError as e:
+                raise ScenarioRejected(f"the reference rejected scenario {scenario.name}: "
+                                       f"{e}") from e
+        scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed)
+        result = run_simulation(scheduler, timeline, trace=True)
+        doc = merge_simulation_doc(simulation_doc(result), result)
+        trace = doc.pop("trace", None)
+        return SubjectResult(doc, trace=trace)
+
+    def _load(self, scenario: ScenarioInput) -> tuple[LoadResult, SchedulerConfiguration | None]:
+        """The scenario's cluster and the configuration that applies (the module docstring);
+        invalid input is :class:`ScenarioRejected`."""
         try:
             loaded = load_documents(scenario.documents, source=scenario.name)
             config = self.config
@@ -72,15 +92,28 @@ class ReferenceSubject(Subject):
                 raw = scenario.config if scenario.config is not None else loaded.cluster.config
                 if raw is not None:
                     config = load_config(raw, self.registry)
-            if loaded.scenario is not None:
-                timeline = parse_scenario(loaded.scenario, loaded.cluster, source=scenario.name)
         except (InputError, ConfigError) as e:
-            raise SubjectError(f"the reference rejected scenario {scenario.name}: {e}") from e
+            raise ScenarioRejected(f"the reference rejected scenario {scenario.name}: "
+                                   f"{e}") from e
+        return loaded, config
+
+    def explain(self, scenario: ScenarioInput, pod: str) -> Document:
+        """Every plugin's verdict and score for pending pod ``pod`` (``ns/name``)."""
+        loaded, config = self._load(scenario)
+        matches = [p for p in loaded.cluster.pods if p.key == pod]
+        if not matches:
+            raise ScenarioRejected(f"no pod {pod!r} in the cluster")
+        if matches[0].node_name:
+            raise ScenarioRejected(f"{pod} is already bound to {matches[0].node_name}")
         scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed)
-        result = run_simulation(scheduler, timeline, trace=True)
-        doc = merge_simulation_doc(simulation_doc(result), result)
-        trace = doc.pop("trace", None)
-        return SubjectResult(doc, trace=trace)
+        try:
+            return explanation_doc(explain(scheduler, matches[0]))
+        except ValueError as e:  # no profile for the pod's schedulerName
+            raise ScenarioRejected(str(e)) from e
+
+    @property
+    def release(self) -> str:
+        return UPSTREAM_RELEASE
 
     def describe(self) -> dict[str, str]:
         d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,

@@ -29,8 +29,8 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from conformance.scenario import ScenarioInput
-from conformance.subjects.base import Subject, SubjectError, SubjectResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
 from conformance.subjects.external import stderr_tail
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -38,11 +38,6 @@ from reference_impl.releases.pinned import UPSTREAM_RELEASE
 BINARY_ENV = "KSCHEDCONF_UPSTREAM_BINARY"
 DEFAULT_TIMEOUT = 120.0
 BUILD_HINT = "build it with `bash upstream/build.sh` (needs Go and the Go module proxy)"
-
-
-class ScenarioRejected(SubjectError):
-    """Upstream refused the scenario (invalid input or configuration): the answer was
-    ``{"error": ...}``, the process is fine."""
 
 
 def default_binary() -> Path:
@@ -125,6 +120,7 @@ class UpstreamSubject(Subject):
     an idle process of a pool of at most ``workers`` (started when first needed)."""
 
     name = "upstream"
+    can_explain = True
     reports_scores = True
 
     def __init__(self, binary: str | os.PathLike[str] | None = None,
@@ -237,9 +233,9 @@ class UpstreamSubject(Subject):
         return doc
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
-        doc = self.simulate(scenario)
-        doc.pop("notes", None)
-        return SubjectResult(doc)
+        doc = self.simulate(scenario, notes=True)
+        notes = [str(n) for n in doc.pop("notes", None) or []]
+        return SubjectResult(doc, notes=notes)
 
     def explain(self, scenario: ScenarioInput, pod: str | dict[str, Any]) -> dict[str, Any]:
         """The Explanation of ``pod`` (``"ns/name"`` of a pending pod of the scenario, or a Pod

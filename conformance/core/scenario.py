@@ -1,10 +1,6 @@
-"""A scenario: the input every subject runs and every oracle judges.
-
-A scenario is a list of Kubernetes manifests (v1 dicts: Nodes, Pods, PriorityClasses, PDBs,
-Namespaces, optionally a ``kschedconf/v1 Scenario`` timeline document), an optional
-KubeSchedulerConfiguration (dict) and a seed. It is written to and read from one multi-document
-YAML file, the format of counterexamples and ``kschedconf reproduce``.
-"""
+"""The scenario document: manifests, an optional KubeSchedulerConfiguration and a seed, the
+input every subject runs and every oracle judges; one multi-document YAML file on disk (the
+format of counterexamples and ``kschedconf reproduce``)."""
 
 from __future__ import annotations
 
@@ -14,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from conformance.core.errors import UsageError
 
 SCENARIO_HEADER = "# kschedconf scenario"
 CONFIG_KIND = "KubeSchedulerConfiguration"
@@ -65,3 +63,18 @@ class ScenarioInput:
     def read(cls, path: str | Path) -> ScenarioInput:
         p = Path(path)
         return cls.from_yaml(p.read_text(), name=p.stem)
+
+
+def read_config_doc(path: str) -> dict[str, Any]:
+    """The one KubeSchedulerConfiguration document of file ``path`` (``--config``); a missing
+    file, bad YAML or any other content is a :class:`UsageError` naming the file."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"--config {path}: no such file")
+    try:
+        docs = [d for d in yaml.safe_load_all(p.read_text(encoding="utf-8")) if d is not None]
+    except yaml.YAMLError as e:
+        raise UsageError(f"--config {path}: invalid YAML: {e}") from e
+    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("kind") != CONFIG_KIND:
+        raise UsageError(f"--config {path}: expected one {CONFIG_KIND} document")
+    return docs[0]

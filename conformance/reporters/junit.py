@@ -13,36 +13,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-PASSED = "passed"
-FAILED = "failed"
-ERROR = "error"
-SKIPPED = "skipped"
-
-
-@dataclass(slots=True)
-class CaseResult:
-    """The outcome of one property or golden scenario."""
-
-    suite: str  # "properties" or "golden"
-    classname: str  # e.g. "kschedconf.properties.small"
-    name: str  # e.g. the oracle name, or the golden file's stem
-    status: str = PASSED
-    seconds: float = 0.0
-    examples: int = 0  # generated examples run before the first failure (or in all)
-    shrinks: int = 0  # examples run while shrinking a failure
-    stopped_by: str = ""  # "max_examples", "budget", "failure", "error"
-    message: str = ""  # one line: the violated invariant / the error
-    details: str = ""  # every violation, the reproduce command
-    counterexample: str | None = None  # path of the counterexample scenario file
-    reproduce: str = ""  # the command that replays the counterexample
-    properties: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def id(self) -> str:
-        return f"{self.suite}/{self.name}" if self.suite == "golden" else self.name
+from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 
 
 def _case(r: CaseResult):  # -> junit_xml.TestCase

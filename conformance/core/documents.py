@@ -1,0 +1,91 @@
+"""The versioned output documents (``apiVersion: kschedconf/v1``) ``Explanation`` and
+``SimulationResult``: JSON-able dicts with a fixed key order (byte-identical for the same inputs
+and seed), their JSON Schemas (``conformance/core/schemas/``) and their JSON/YAML text."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from reference_impl.scheduler.explain import Explanation
+from reference_impl.scheduler.scheduler import SimulationResult
+
+API_VERSION = "kschedconf/v1"
+
+
+def explanation_doc(e: Explanation) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Explanation",
+        "upstreamRelease": UPSTREAM_RELEASE,
+        "pod": e.pod,
+        "preFilter": [{"plugin": v.plugin, "code": v.code, "reasons": v.reasons}
+                      for v in e.pre_filter],
+        "nodes": [{
+            "name": n.name,
+            "feasible": n.feasible,
+            "examined": n.examined,
+            "filters": [{"plugin": v.plugin, "code": v.code, "reasons": v.reasons}
+                        for v in n.filters],
+            "scores": [{"plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
+                        "weight": s.weight, "weighted": s.weighted} for s in n.scores],
+            "total": n.total,
+        } for n in e.nodes],
+        "candidates": e.candidates,
+        "selected": e.selected,
+        "shortcut": e.shortcut,
+        "evaluatedNodes": e.evaluated_nodes,
+        "feasibleNodes": e.feasible_nodes,
+        "message": e.message,
+        "preemption": None if e.preemption is None else {
+            "eligible": e.preemption.eligible,
+            "message": e.preemption.message,
+            "candidates": [{"node": c.node, "victims": c.victims,
+                            "pdbViolations": c.pdb_violations} for c in e.preemption.candidates],
+            "selected": e.preemption.selected,
+            "victims": e.preemption.victims,
+            "notCandidates": e.preemption.not_candidates,
+        },
+    }
+
+
+def simulation_doc(r: SimulationResult) -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "SimulationResult",
+        "upstreamRelease": UPSTREAM_RELEASE,
+        "seed": r.seed,
+        "attempts": [{
+            "pod": a.pod,
+            "outcome": a.outcome,
+            "node": a.node,
+            "reasons": {k: a.reasons[k] for k in sorted(a.reasons)},
+            "message": a.message,
+            "nominatedNode": a.nominated_node,
+            "candidates": a.candidates,
+            "victims": a.victims,
+            "evaluatedNodes": a.evaluated_nodes,
+            "feasibleNodes": a.feasible_nodes,
+        } for a in r.attempts],
+        "bindings": r.bindings,
+        "pending": r.pending,
+        "deleted": r.deleted,
+    }
+
+
+def schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema shipped for an output kind (``Explanation``, ``SimulationResult``)."""
+    text = resources.files("conformance.core.schemas").joinpath(f"{kind}.schema.json").read_text()
+    return json.loads(text)
+
+
+def to_json(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_yaml(doc: dict[str, Any]) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)

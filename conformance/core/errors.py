@@ -1,0 +1,33 @@
+"""The harness's errors: what is the user's fault, what is the subject's, and a stop by signal."""
+
+from __future__ import annotations
+
+import signal
+
+
+class UsageError(ValueError):
+    """Bad options or input files (exit code 2); the message names the option or file."""
+
+
+class SubjectError(Exception):
+    """The subject could not produce a result (crash, timeout, invalid output); never a
+    verdict about scheduling."""
+
+
+class ScenarioRejected(SubjectError):
+    """The subject refused the scenario as invalid input (a manifest or configuration it does
+    not accept), as opposed to failing while scheduling it."""
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM/SIGHUP after everything was released. Not a
+    ``SystemExit``: Hypothesis treats that as a test failure and would go on generating; like
+    ``KeyboardInterrupt`` this stops everything. ``kschedconf`` exits with ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum

@@ -1,0 +1,1 @@
+"""Reporters: they consume a run's events and render them (console, JUnit XML, JSON report)."""

@@ -1,0 +1,70 @@
+"""Tables of the output documents for a terminal (``--output table``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [len(h) for h in header]
+    for r in rows:
+        for i, c in enumerate(r):
+            widths[i] = max(widths[i], len(c))
+    line = "  ".join(h.ljust(widths[i]) for i, h in enumerate(header))
+    out = [line, "  ".join("-" * w for w in widths)]
+    for r in rows:
+        out.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(r)))
+    return "\n".join(out)
+
+
+def explanation_table(doc: dict[str, Any]) -> str:
+    parts = [f"pod {doc['pod']}  (upstream {doc['upstreamRelease']})", ""]
+    pf = [[v["plugin"], v["code"], "; ".join(v["reasons"])] for v in doc["preFilter"]]
+    if pf:
+        parts += ["PreFilter", _table(pf, ["plugin", "code", "reasons"]), ""]
+    rows = []
+    for n in doc["nodes"]:
+        failed = [f"{f['plugin']}: {'; '.join(f['reasons']) or f['code']}"
+                  for f in n["filters"] if f["code"] not in ("Success", "Skip")]
+        mark = "*" if n["name"] == doc["selected"] else ""
+        rows.append([mark + n["name"], "yes" if n["feasible"] else "no",
+                     "" if n["total"] is None else str(n["total"]),
+                     " ".join(f"{s['plugin']}={s['weighted']}" for s in n["scores"]),
+                     " | ".join(failed)])
+    parts += ["Nodes (upstream order; * = selected)",
+              _table(rows, ["node", "feasible", "total", "weighted scores", "failed filters"]),
+              ""]
+    if doc["selected"]:
+        sc = " (one feasible node: upstream skips scoring)" if doc["shortcut"] else ""
+        parts.append(f"selected: {doc['selected']}{sc}")
+        parts.append(f"highest-scored: {', '.join(doc['candidates'])}")
+    else:
+        parts.append(f"unschedulable: {doc['message']}")
+        pre = doc.get("preemption")
+        if pre:
+            parts.append(f"preemption: {pre['message']}")
+            for c in pre["candidates"]:
+                mark = "*" if c["node"] == pre["selected"] else " "
+                parts.append(f"  {mark} candidate {c['node']}: victims {', '.join(c['victims'])}"
+                             f" ({c['pdbViolations']} PDB violations)")
+            for node, why in pre["notCandidates"].items():
+                parts.append(f"    {node}: {'; '.join(why)}")
+    return "\n".join(parts) + "\n"
+
+
+def simulation_table(doc: dict[str, Any]) -> str:
+    rows = []
+    for a in doc["attempts"]:
+        detail = a["node"] or a["message"]
+        if a.get("nominatedNode"):
+            detail += f" (nominated {a['nominatedNode']})"
+        if a.get("victims"):
+            detail += f" (preempting {', '.join(a['victims'])})"
+        if len(detail) > 110:
+            detail = detail[:107] + "..."
+        when = f"{a['time']:g}s" if a.get("time") is not None else ""
+        rows.append([when, a["pod"], str(a.get("attempt", "")), a["outcome"], detail])
+    bound = len(doc["bindings"])
+    text = _table(rows, ["time", "pod", "try", "outcome", "node / reason"])
+    return (f"{text}\n\n{bound} pods bound, {len(doc['pending'])} pending"
+            f" (seed {doc['seed']}, upstream {doc['upstreamRelease']})\n")
