@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from conformance.core.events import Event, RunFinished
 from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 
 
@@ -87,9 +88,21 @@ def junit_string(cases: Sequence[CaseResult], properties: Mapping[str, str],
 
 
 def write_junit(path: str | Path, cases: Sequence[CaseResult],
-                properties: Mapping[str, str]) -> Path:
+                properties: Mapping[str, str], name: str = "kschedconf") -> Path:
     p = Path(path)
     if p.parent and not p.parent.exists():
         p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(junit_string(cases, properties), encoding="utf-8")
+    p.write_text(junit_string(cases, properties, name), encoding="utf-8")
     return p
+
+
+class JUnitReporter:
+    """Writes the JUnit XML report of a run when it finishes (interrupted runs included)."""
+
+    def __init__(self, path: str | Path, name: str = "kschedconf") -> None:
+        self.path = Path(path)
+        self.name = name
+
+    def handle(self, event: Event) -> None:
+        if isinstance(event, RunFinished):
+            write_junit(self.path, event.summary.cases, event.summary.properties, self.name)
