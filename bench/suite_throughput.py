@@ -11,7 +11,6 @@ examples and examples per second. Run:
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import platform
 import sys
@@ -20,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.runner import RunOptions, run  # noqa: E402
+from conformance.core.events import EventBus  # noqa: E402
+from conformance.engines.run import RunOptions, run  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 
 
@@ -34,7 +34,7 @@ def main() -> int:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as out:
         report = run(RunOptions(budget=args.budget, seed=args.seed, database=False,
-                                max_examples=args.max_examples, out=out), stream=io.StringIO())
+                                max_examples=args.max_examples, out=out), EventBus())
     print(f"kschedconf default suite on the reference scheduler (upstream {UPSTREAM_RELEASE}); "
           f"{platform.machine()} {os.cpu_count()} cpus, Python {platform.python_version()}; "
           f"budget {args.budget:g}s, seed {args.seed}")

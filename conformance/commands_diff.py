@@ -23,8 +23,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.commands_run import apply_backend_options, backend_options
+from conformance.cli.run import apply_backend_options, backend_options
 from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.engines.golden import (
+    GOLDEN_KIND,
+    GoldenDecisions,
+    compare_golden,
+    default_golden_dir,
+    golden_files,
+    read_scenario_file,
+)
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 GENERATOR = "generate.py"
@@ -237,7 +245,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         i_own_this_cluster=args.i_own_this_cluster)
     try:
         report = diff.replay(opts) if args.replay else diff.run_diff(opts)
-    except ValueError as e:  # diff.UsageError, runner.UsageError
+    except ValueError as e:  # diff.UsageError, UsageError
         return _err("diff", str(e))
     if report.error:
         print(f"kschedconf diff: subject error: {report.error.splitlines()[0]}",
@@ -248,9 +256,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # --- golden ------------------------------------------------------------------------------------
 
 def golden_dir(arg: str | None) -> Path:
-    from conformance import suites
 
-    return Path(arg) if arg else suites.default_golden_dir()
+    return Path(arg) if arg else default_golden_dir()
 
 
 def load_definitions(directory: Path) -> dict[str, Any]:
@@ -309,9 +316,8 @@ def _decision_changes(old: Any, new: Any) -> list[str]:
 
 
 def cmd_golden_record(args: argparse.Namespace) -> int:
-    from conformance import suites
     from conformance.core.subject import SubjectError
-    from conformance.runner import make_subject
+    from conformance.subjects.factory import make_subject
 
     directory = golden_dir(args.golden_dir)
     try:
@@ -362,14 +368,14 @@ def cmd_golden_record(args: argparse.Namespace) -> int:
                 for n in rnd:
                     print(f"          {n}")
                 continue
-            new = suites.GoldenDecisions.from_result(result, source=(
+            new = GoldenDecisions.from_result(result, source=(
                 f"kschedconf-upstream serve: kube-scheduler {release} in process "
                 f"(fake API server, virtual clock), seed {scenario.seed}"))
             new.upstream_release = release
             old_inputs = old = None
             if path.exists():
                 try:
-                    old_scenario, old, _ = suites.read_scenario_file(path)
+                    old_scenario, old, _ = read_scenario_file(path)
                     old_inputs = (old_scenario.documents, old_scenario.config,
                                   old_scenario.seed)
                 except ValueError:
@@ -409,15 +415,14 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
                   ) -> list[tuple[Path, list[str], float]]:
     """Run every golden file on the subject: (file, differences, seconds). A golden file
     without decisions is a difference; a subject crash is a difference naming it."""
-    from conformance import suites
     from conformance.core.subject import SubjectError
 
     out = []
     for path in files:
         t0 = time.monotonic()
-        scenario, decisions, _ = suites.read_scenario_file(path)
+        scenario, decisions, _ = read_scenario_file(path)
         if decisions is None:
-            diffs = [f"{path}: no {suites.GOLDEN_KIND} document"]
+            diffs = [f"{path}: no {GOLDEN_KIND} document"]
         else:
             try:
                 result = subject.run(scenario).result
@@ -426,7 +431,7 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
             except Exception as e:  # noqa: BLE001 - a crash of an in-process subject
                 diffs = [f"{subject.name} raised {type(e).__name__}: {e}"]
             else:
-                diffs = suites.compare_golden(decisions, result)
+                diffs = compare_golden(decisions, result)
         secs = time.monotonic() - t0
         out.append((path, diffs, secs))
         if stream is not None:
@@ -439,15 +444,14 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
 
 
 def cmd_golden_verify(args: argparse.Namespace) -> int:
-    from conformance import suites
     from conformance.core.results import FAILED, CaseResult
     from conformance.core.subject import SubjectError, describe_subject
     from conformance.reporters.junit import write_junit
-    from conformance.runner import make_subject
+    from conformance.subjects.factory import make_subject
 
     directory = golden_dir(args.golden_dir)
     try:
-        files = suites.golden_files(directory)
+        files = golden_files(directory)
     except ValueError as e:
         return _err("golden verify", str(e))
     if args.only:
@@ -491,14 +495,13 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_list(args: argparse.Namespace) -> int:
-    from conformance import suites
 
     try:
-        files = suites.golden_files(golden_dir(args.golden_dir))
+        files = golden_files(golden_dir(args.golden_dir))
     except ValueError as e:
         return _err("golden list", str(e))
     for path in files:
-        _, decisions, notes = suites.read_scenario_file(path)
+        _, decisions, notes = read_scenario_file(path)
         rec = decisions.upstream_release if decisions else "no decisions"
         print(f"{path.stem:<40} {rec:<10} {notes.get('covers', '')}")
     return EXIT_OK

@@ -103,7 +103,7 @@ def add_mutants_parser(subparsers: Any) -> None:
 
 
 def _golden_dir() -> object:
-    from conformance.suites import default_golden_dir
+    from conformance.engines.golden import default_golden_dir
 
     return default_golden_dir()
 

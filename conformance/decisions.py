@@ -51,6 +51,7 @@ from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
 from conformance.core.scenario import ScenarioInput
+from oracles.judge import check_result, select_oracles
 
 if TYPE_CHECKING:
     from conformance.diff import ScenarioDiff, Side
@@ -344,12 +345,11 @@ def compare_scenario(scenario: ScenarioInput, ref: Side, up: Side, out: Scenario
 
 def oracle_findings(scenario: ScenarioInput, doc: Mapping[str, Any],
                     subject: Any) -> list[Any]:
-    """Every invariant oracle on a subject's result (``suites.check_result``)."""
-    from conformance import suites
+    """Every invariant oracle on a subject's result (``check_result``)."""
     from conformance.core.subject import SubjectResult
 
-    return suites.check_result(scenario, SubjectResult(dict(doc)), subject,
-                               suites.select_oracles(None))
+    return check_result(scenario, SubjectResult(dict(doc)), subject,
+                               select_oracles(None))
 
 
 def tied_preemptions(scenario: ScenarioInput, ref: Side, ref_doc: Mapping[str, Any]

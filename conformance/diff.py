@@ -68,6 +68,7 @@ from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import ScenarioRejected, Subject, SubjectError
+from conformance.engines.golden import default_golden_dir, golden_files, read_scenario_file
 from conformance.reporters.junit import write_junit
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -1356,7 +1357,7 @@ def fingerprint(scenario: ScenarioInput) -> str:
 
 
 def _strategy(family: str) -> Any:
-    from conformance.suites import scenario_strategy
+    from strategies.families import scenario_strategy
 
     return scenario_strategy(family)
 
@@ -1509,11 +1510,10 @@ class Differ:
 
     # ----- golden scenarios -----
     def golden(self, progress: Progress) -> None:
-        from conformance import suites
 
         directory = Path(self.opts.golden_dir) if self.opts.golden_dir else \
-            suites.default_golden_dir()
-        files = suites.golden_files(directory)
+            default_golden_dir()
+        files = golden_files(directory)
         t0 = time.monotonic()
         before = len(self.report.results)
         for path in files:
@@ -1521,7 +1521,7 @@ class Differ:
                     len(self.report.results) > before:
                 progress.line("  golden: stopped by the budget")
                 break
-            scenario, _, _ = suites.read_scenario_file(path)
+            scenario, _, _ = read_scenario_file(path)
             scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
                                      f"golden-{path.stem}")
             res = self.compare(scenario, "golden")
@@ -1700,7 +1700,7 @@ def make_sides(opts: DiffOptions, upstream: Subject | Side | None = None,
                reference: Side | None = None) -> tuple[Side, Side]:
     """The reference side and the upstream side (``--upstream SPEC``: ``upstream`` by default;
     any subject spec works for whole mode)."""
-    from conformance.runner import make_subject
+    from conformance.subjects.factory import make_subject
 
     ref = reference or ReferenceSide()
     if isinstance(upstream, Side):
@@ -1745,10 +1745,9 @@ def run_diff(opts: DiffOptions, stream: TextIO | None = None,
     report.properties = _header(opts, ref, up, report.seed)
     total = sum(counts.values())
     if opts.golden:
-        from conformance import suites
 
-        d = Path(opts.golden_dir) if opts.golden_dir else suites.default_golden_dir()
-        total += len(suites.golden_files(d))
+        d = Path(opts.golden_dir) if opts.golden_dir else default_golden_dir()
+        total += len(golden_files(d))
     stream.write(f"kschedconf diff: reference vs {up.name} ({_describe(up)}); upstream "
                  f"{UPSTREAM_RELEASE}; modes {', '.join(differ.modes)}; seed {report.seed}; "
                  f"{', '.join(f'{n} {k}' for k, n in counts.items() if n)}"
@@ -1911,7 +1910,6 @@ def replay(opts: DiffOptions, stream: TextIO | None = None,
            reference: Side | None = None) -> DiffReport:
     """``kschedconf diff --replay FILE``: compare one scenario file and print every
     divergence."""
-    from conformance import suites
 
     stream = stream or sys.stdout
     assert opts.replay is not None
@@ -1919,7 +1917,7 @@ def replay(opts: DiffOptions, stream: TextIO | None = None,
     if not path.is_file():
         raise UsageError(f"--replay {path}: no such file")
     try:
-        scenario, _, notes = suites.read_scenario_file(path)
+        scenario, _, notes = read_scenario_file(path)
     except ValueError as e:
         raise UsageError(str(e)) from e
     report = DiffReport(seed=opts.seed)

@@ -48,6 +48,15 @@ from typing import Any, TextIO
 from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
+from conformance.engines.golden import compare_golden, golden_files, read_scenario_file
+from conformance.engines.properties import (
+    Property,
+    no_shrink,
+    profile_settings,
+    property_list,
+    run_property,
+)
+from oracles.judge import check_result, select_oracles
 
 # --------------------------------------------------------------------------------------------
 # Patching
@@ -1322,14 +1331,13 @@ def check_witness(mutant: Mutant, oracle_names: Sequence[str] = ()) -> WitnessCh
     """Schedule the witness with the genuine and the mutated reference and apply the oracles to
     both results: the mutant must change the decisions; ``caught_by`` tells whether the oracles
     can see the bug at all (on an input that exposes it)."""
-    from conformance import suites
 
-    checks = suites.select_oracles(oracle_names)
+    checks = select_oracles(oracle_names)
     genuine, mutated = _witness_runs(mutant)
     scenario = mutant.witness()
     subject = MutantSubject(mutant)
-    bad = suites.check_result(scenario, mutated, subject, checks)
-    good = suites.check_result(scenario, genuine, subject, checks)
+    bad = check_result(scenario, mutated, subject, checks)
+    good = check_result(scenario, genuine, subject, checks)
     return WitnessCheck(_decisions(genuine.result) != _decisions(mutated.result),
                         sorted({f.oracle for f in bad}), [str(f) for f in good])
 
@@ -1454,7 +1462,6 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
     With ``opts.per_property`` every (family, oracle) property runs on its own scenarios, as
     ``kschedconf run`` does, each stopping at its first failure; ``caught_by`` lists every
     property that failed."""
-    from conformance import suites
 
     t0 = time.monotonic()
     out = MutantOutcome(mutant.name, mutant.area, mutant.summary,
@@ -1476,14 +1483,14 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
             return out
         from hypothesis import settings
 
-        checks = suites.select_oracles(opts.oracles)
-        base = settings(suites.no_shrink(suites.profile_settings("dev")), database=None)
+        checks = select_oracles(opts.oracles)
+        base = settings(no_shrink(profile_settings("dev")), database=None)
         subject = MutantSubject(mutant)
         if opts.per_property:
             runs = [(p, {p.oracle: checks[p.oracle]})
-                    for p in suites.property_list(list(opts.families), list(checks))]
+                    for p in property_list(list(opts.families), list(checks))]
         else:
-            runs = [(suites.Property(f, ALL_ORACLES_PROPERTY), checks) for f in opts.families]
+            runs = [(Property(f, ALL_ORACLES_PROPERTY), checks) for f in opts.families]
         for i, (prop, run_checks) in enumerate(runs):
             deadline = None
             if share is not None:
@@ -1522,15 +1529,14 @@ def _run_golden(subject: Subject, directory: str) -> PropertyOutcome | None:
     """The golden suite (``kschedconf run --suite golden``): every golden scenario through the
     mutated reference, its decisions compared with those recorded from upstream; stops at the
     first scenario that differs. None when there are no golden files."""
-    from conformance import suites
 
     try:
-        files = suites.golden_files(directory)
+        files = golden_files(directory)
     except ValueError:
         return None
     start = time.monotonic()
     for i, path in enumerate(files, 1):
-        scenario, decisions, _ = suites.read_scenario_file(path)
+        scenario, decisions, _ = read_scenario_file(path)
         if decisions is None:
             continue
         try:
@@ -1538,7 +1544,7 @@ def _run_golden(subject: Subject, directory: str) -> PropertyOutcome | None:
         except Exception as e:  # a crash of the mutated reference is a catch too
             diffs = [f"the subject raised {type(e).__name__}: {e}"]
         else:
-            diffs = suites.compare_golden(decisions, result)
+            diffs = compare_golden(decisions, result)
         if diffs:
             elapsed = time.monotonic() - start
             return PropertyOutcome(GOLDEN_PROPERTY, "golden", True, i, elapsed,
@@ -1552,7 +1558,6 @@ def _run_golden(subject: Subject, directory: str) -> PropertyOutcome | None:
 def _run_one(prop: Any, subject: Subject, checks: Mapping[str, Callable[[Any], list[Any]]],
              base: Any, opts: MutantsOptions, deadline: float | None) -> PropertyOutcome:
     """One Hypothesis run (no shrinking) of ``prop`` applying ``checks`` to each scenario."""
-    from conformance import suites
 
     start = time.monotonic()
     first: list[tuple[float, list[str]]] = []
@@ -1572,7 +1577,7 @@ def _run_one(prop: Any, subject: Subject, checks: Mapping[str, Callable[[Any], l
             first.append((time.monotonic() - start, fired))
         return found
 
-    st = suites.run_property(prop, subject, check, base=base,
+    st = run_property(prop, subject, check, base=base,
                              max_examples=opts.max_examples, seed=opts.seed, deadline=deadline)
     if st.failure is None and (st.error or st.subject_error is not None):
         raise RuntimeError(f"property {prop.id}: {st.error or st.subject_error}")
@@ -1584,7 +1589,7 @@ def _run_one(prop: Any, subject: Subject, checks: Mapping[str, Callable[[Any], l
         out.message = text.removeprefix(f"[{ALL_ORACLES_PROPERTY}] ")[:300]
         if first:
             out.detected_after, out.caught_by = first[0][0], sorted(first[0][1])
-        else:  # the mutated reference crashed (suites.CRASH)
+        else:  # the mutated reference crashed (CRASH)
             out.detected_after = st.seconds
             out.caught_by = sorted({f.oracle for f in findings})
     return out

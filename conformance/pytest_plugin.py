@@ -10,7 +10,7 @@ Fixtures (session-scoped, so Hypothesis tests may use them):
   ``--kschedconf-oracle``, when given);
 * ``kschedconf_check`` — ``check(scenario, oracles=None)``: runs the subject on the scenario,
   applies the oracles (all selected ones, or the given names / mapping) and fails the test
-  with every violation; returns the :class:`~conformance.subjects.base.SubjectResult`.
+  with every violation; returns the :class:`~conformance.core.subject.SubjectResult`.
 
 Example::
 
@@ -29,9 +29,18 @@ settings profile.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
 
 import pytest
+
+# importing the properties engine registers the kschedconf-dev/-ci/-thorough Hypothesis
+# profiles before Hypothesis' own plugin reads --hypothesis-profile
+import conformance.engines.properties  # noqa: F401
+from conformance.core.errors import SubjectError
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectResult
+from conformance.subjects.factory import make_subject
+from oracles import Oracle
+from oracles.judge import evaluate, select_oracles
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,13 +59,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     default=None, help="time limit of an external subject per scenario")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config: pytest.Config) -> None:
-    # Register the kschedconf-dev/-ci/-thorough Hypothesis profiles before Hypothesis' own
-    # plugin loads --hypothesis-profile, so that --hypothesis-profile kschedconf-ci works.
-    import conformance.suites  # noqa: F401
-
-
 def pytest_report_header(config: pytest.Config) -> str | None:
     spec = config.getoption("--kschedconf-subject", default="reference")
     if spec == "reference" and not config.getoption("--kschedconf-config", default=None):
@@ -68,19 +70,16 @@ class ConformanceFailure(AssertionError):
     """Raised by ``kschedconf_check`` when an oracle finds violations."""
 
 
-def format_findings(findings: Iterable[Any], scenario: Any) -> str:
+def format_findings(findings: Iterable[object], scenario: ScenarioInput) -> str:
     items = [str(f) for f in findings]
-    head = (f"{len(items)} violation(s) on scenario {getattr(scenario, 'name', '?')} "
-            f"(seed {getattr(scenario, 'seed', '?')}):")
+    head = f"{len(items)} violation(s) on scenario {scenario.name} (seed {scenario.seed}):"
     return "\n".join([head, *(f"  {line}" for item in items for line in item.splitlines())])
 
 
-def check_scenario(subject: Any, scenario: Any,
-                   oracles: Mapping[str, Callable[[Any], list[Any]]]) -> Any:
+def check_scenario(subject: Subject, scenario: ScenarioInput,
+                   oracles: Mapping[str, Oracle]) -> SubjectResult | None:
     """Run ``subject`` on ``scenario`` and raise :class:`ConformanceFailure` listing every
     violation of ``oracles``; returns the SubjectResult. A SubjectError propagates."""
-    from conformance.suites import evaluate
-
     result, findings = evaluate(subject, scenario, oracles)
     if findings:
         raise ConformanceFailure(format_findings(findings, scenario))
@@ -88,10 +87,7 @@ def check_scenario(subject: Any, scenario: Any,
 
 
 @pytest.fixture(scope="session")
-def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Any]:
-    from conformance.core.subject import SubjectError
-    from conformance.runner import make_subject
-
+def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Subject]:
     opt = request.config.getoption
     try:
         subject = make_subject(opt("--kschedconf-subject"), config=opt("--kschedconf-config"),
@@ -104,9 +100,7 @@ def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def kschedconf_oracles(request: pytest.FixtureRequest) -> dict[str, Callable[[Any], list[Any]]]:
-    from conformance.suites import select_oracles
-
+def kschedconf_oracles(request: pytest.FixtureRequest) -> dict[str, Oracle]:
     try:
         return select_oracles(request.config.getoption("--kschedconf-oracle"))
     except ValueError as e:
@@ -114,20 +108,18 @@ def kschedconf_oracles(request: pytest.FixtureRequest) -> dict[str, Callable[[An
 
 
 @pytest.fixture(scope="session")
-def kschedconf_check(kschedconf_subject: Any,
-                     kschedconf_oracles: dict[str, Callable[[Any], list[Any]]]
-                     ) -> Callable[..., Any]:
-    def check(scenario: Any,
-              oracles: Iterable[str] | Mapping[str, Callable[[Any], list[Any]]] | None = None
-              ) -> Any:
+def kschedconf_check(kschedconf_subject: Subject,
+                     kschedconf_oracles: dict[str, Oracle]
+                     ) -> Callable[..., SubjectResult | None]:
+    def check(scenario: ScenarioInput,
+              oracles: Iterable[str] | Mapping[str, Oracle] | None = None
+              ) -> SubjectResult | None:
         if oracles is None:
-            chosen: Mapping[str, Callable[[Any], list[Any]]] = kschedconf_oracles
+            chosen: Mapping[str, Oracle] = kschedconf_oracles
         elif isinstance(oracles, Mapping):
             chosen = oracles
         else:
-            from conformance.suites import select_oracles
-
-            chosen = select_oracles(list(oracles))
+                    chosen = select_oracles(list(oracles))
         return check_scenario(kschedconf_subject, scenario, chosen)
 
     return check

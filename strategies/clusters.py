@@ -23,8 +23,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+import strategies.vocabulary as v
 from reference_impl.model.quantity import parse_quantity
-from strategies import vocabulary as v
 from strategies._cache import sampled
 from strategies.objects import (
     PodContext,

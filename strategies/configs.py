@@ -23,7 +23,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies import vocabulary as v
+import strategies.vocabulary as v
 from strategies._cache import sampled
 from strategies.objects import node_affinities
 from strategies.sizes import SMALL, Sizes, resolve_features

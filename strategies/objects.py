@@ -29,8 +29,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+import strategies.vocabulary as v
 from reference_impl.model.quantity import parse_quantity
-from strategies import vocabulary as v
 from strategies._cache import sampled
 from strategies.quantities import COUNT, CPU, MEMORY, quantity_values
 from strategies.sizes import SMALL, Sizes, resolve_features

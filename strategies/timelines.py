@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies import vocabulary as v
+import strategies.vocabulary as v
 from strategies._cache import sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import (

@@ -1049,7 +1049,8 @@ def test_a_failed_metrics_read_after_a_good_one_is_not_quiet() -> None:
 
 def test_kubeconfig_backend_refuses_without_the_ownership_flag() -> None:
     from conformance.backends.kubeconfig import KubeconfigSubject
-    from conformance.runner import UsageError, make_subject
+    from conformance.core.errors import UsageError
+    from conformance.subjects.factory import make_subject
 
     with pytest.raises(SubjectError, match="without --i-own-this-cluster kind-ks"):
         KubeconfigSubject("kind-ks")
@@ -1159,7 +1160,7 @@ def test_ownership_flag_reaches_the_subject_from_every_command(
 
 
 def test_rerun_and_reproduce_commands_keep_the_ownership_flag() -> None:
-    from conformance.runner import RunOptions, reproduce_command, rerun_command
+    from conformance.engines.run import RunOptions, reproduce_command, rerun_command
 
     opts = RunOptions(subject="kubeconfig:kind-ks", i_own_this_cluster="kind-ks")
     assert "--i-own-this-cluster kind-ks" in rerun_command(opts, ["small"], 1)

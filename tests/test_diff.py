@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from conformance import diff, suites
+from conformance import diff
 from conformance.commands_diff import main as diff_main
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectError, SubjectResult
+from conformance.engines.golden import golden_files, read_scenario_file
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
 
@@ -240,7 +241,7 @@ def test_planted_divergence_is_found_shrunk_saved_and_replayable(tmp_path: Path)
     (minimal,) = report.minimal
     assert minimal.shrunk, minimal.note
     assert ("whole", "attempts[*].candidates", "") in minimal.signatures
-    scenario, _, notes = suites.read_scenario_file(minimal.path)
+    scenario, _, notes = read_scenario_file(minimal.path)
     kinds = [d["kind"] for d in scenario.documents]
     assert kinds.count("Node") == 1 and kinds.count("Pod") == 1, kinds  # minimal
     assert notes["reproduce"] == f"kschedconf diff --replay {minimal.path} --mode whole"
@@ -302,7 +303,7 @@ def test_diff_command_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 @needs_upstream
 def test_upstream_subject_serves_simulate_and_explain() -> None:
-    from conformance.runner import make_subject
+    from conformance.subjects.factory import make_subject
 
     docs = [node("n1", "2"), node("n2", "4"), pod("p1", "1"), pod("p2", "3")]
     with make_subject("upstream") as up:
@@ -329,7 +330,7 @@ def test_diff_generated_and_golden_against_upstream(tmp_path: Path,
     assert "scenarios/s" in out and "0 unexplained divergence(s)" in out
     root = ET.parse(junit).getroot()
     cases = list(root.iter("testcase"))
-    n_golden = len(suites.golden_files(GOLDEN))
+    n_golden = len(golden_files(GOLDEN))
     assert len(cases) == 20 + n_golden
     assert sum(c.get("classname") == "kschedconf.diff.golden" for c in cases) == n_golden
     assert not [c for c in cases if c.find("failure") is not None or c.find("error")

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from conformance import decisions, diff, suites
+from conformance import decisions, diff
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
+from conformance.engines.golden import read_scenario_file
 from conformance.subjects.reference import ReferenceSubject
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ def pod(name: str, cpu: str = "1", namespace: str = "default", **spec: Any) -> d
 
 
 def golden(name: str) -> ScenarioInput:
-    sc, _, _ = suites.read_scenario_file(GOLDEN / f"{name}.yaml")
+    sc, _, _ = read_scenario_file(GOLDEN / f"{name}.yaml")
     return sc
 
 

@@ -485,7 +485,7 @@ def test_sweep_removes_only_containers_of_dead_owners_on_this_host() -> None:
 
 
 def test_make_subject_docker_specs(tmp_path: Any) -> None:
-    from conformance.runner import make_subject
+    from conformance.subjects.factory import make_subject
 
     s = make_subject("docker")
     assert isinstance(s, dl.DockerSubject) and s.cp.scheduler_image == dl.SCHEDULER_IMAGE

@@ -15,15 +15,18 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import suites
 from conformance.commands_diff import load_definitions
 from conformance.commands_diff import main as diff_main
+from conformance.core.events import EventBus
+from conformance.engines.golden import GOLDEN_KIND, compare_golden, golden_files, read_scenario_file
+from conformance.engines.run import RunOptions, run
+from conformance.reporters.console import ConsoleReporter
 from conformance.subjects.reference import ReferenceSubject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-FILES = suites.golden_files(GOLDEN)
+FILES = golden_files(GOLDEN)
 
 
 @pytest.fixture(scope="module")
@@ -33,15 +36,15 @@ def reference() -> ReferenceSubject:
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_reference_makes_the_recorded_decisions(path: Path, reference: ReferenceSubject) -> None:
-    scenario, decisions, _ = suites.read_scenario_file(path)
+    scenario, decisions, _ = read_scenario_file(path)
     assert decisions is not None, f"{path} has no GoldenDecisions document"
     result = reference.run(scenario).result
-    assert suites.compare_golden(decisions, result) == []
+    assert compare_golden(decisions, result) == []
 
 
 def _decisions_doc(path: Path) -> dict[str, Any]:
     docs = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
-    assert docs[-1]["kind"] == suites.GOLDEN_KIND, "GoldenDecisions must be the last document"
+    assert docs[-1]["kind"] == GOLDEN_KIND, "GoldenDecisions must be the last document"
     return docs[-1]
 
 
@@ -53,7 +56,7 @@ def test_enough_golden_scenarios_with_provenance() -> None:
         assert "kube-scheduler" in doc["source"] and "kschedconf-upstream" in doc["source"]
         assert doc["recordedWith"].startswith("kschedconf golden record"), path
         assert len(doc["recordedAt"]) == 10, path  # YYYY-MM-DD
-        _, _, notes = suites.read_scenario_file(path)
+        _, _, notes = read_scenario_file(path)
         assert notes.get("covers"), f"{path}: no `# covers:` header line"
 
 
@@ -63,14 +66,14 @@ def test_files_are_the_generator_definitions() -> None:
     defs = load_definitions(GOLDEN)
     assert sorted(defs) == sorted(p.stem for p in FILES)
     for path in FILES:
-        scenario, _, _ = suites.read_scenario_file(path)
+        scenario, _, _ = read_scenario_file(path)
         want = defs[path.stem].scenario()
         assert (scenario.documents, scenario.config, scenario.seed) == (
             want.documents, want.config, want.seed), path.stem
 
 
 def _kinds(path: Path) -> set[str]:
-    scenario, _, _ = suites.read_scenario_file(path)
+    scenario, _, _ = read_scenario_file(path)
     return {d.get("kind", "") for d in scenario.documents} | (
         {"KubeSchedulerConfiguration"} if scenario.config else set())
 
@@ -91,7 +94,7 @@ def test_the_corpus_covers_what_it_should() -> None:
     assert sum("KubeSchedulerConfiguration" in k for k in kinds) >= 6
     big = []
     for p in FILES:
-        scenario, _, _ = suites.read_scenario_file(p)
+        scenario, _, _ = read_scenario_file(p)
         big.append(sum(d.get("kind") == "Node" for d in scenario.documents))
     assert sum(n > 100 for n in big) >= 4 and max(big) >= 300
     deleted = [_decisions_doc(p).get("deleted") for p in FILES]
@@ -100,11 +103,10 @@ def test_the_corpus_covers_what_it_should() -> None:
 
 def test_run_suite_golden_reads_the_same_files(tmp_path: Path) -> None:
     """``kschedconf run --suite golden`` (the golden suite) agrees with `golden verify`."""
-    from conformance import runner
 
     out = io.StringIO()
-    report = runner.run(runner.RunOptions(suite="golden", golden_dir=str(GOLDEN),
-                                          out=str(tmp_path)), stream=out)
+    report = run(RunOptions(suite="golden", golden_dir=str(GOLDEN), out=str(tmp_path)),
+                 EventBus([ConsoleReporter(out)]))
     assert report.exit_code == 0, out.getvalue()
     assert len([c for c in report.cases if c.suite == "golden"]) == len(FILES)
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.engines.golden import default_golden_dir, golden_files
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN_YAML = sorted(p.name for p in (ROOT / "golden").glob("*.yaml"))
 
@@ -103,9 +105,10 @@ def test_an_installed_kschedconf_finds_its_golden_scenarios_from_any_directory(
     (elsewhere / "golden" / "__init__.py").write_text(
         "from pathlib import Path\nGOLDEN_DIR = Path(__file__).parent\n")
     (elsewhere / "golden" / "mine.yaml").write_text("kind: List\nitems: []\n")
-    code = ("import conformance; from conformance import suites; "
-            "d = suites.default_golden_dir(); "
-            "print(conformance.__file__); print(d); print(len(suites.golden_files(d)))")
+    code = ("import conformance; "
+            "from conformance.engines.golden import default_golden_dir, golden_files; "
+            "d = default_golden_dir(); "
+            "print(conformance.__file__); print(d); print(len(golden_files(d)))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, capture_output=True,
                           text=True, timeout=60, env={"PYTHONPATH": str(site),
                                                       "PATH": "/usr/bin:/bin"})
@@ -117,20 +120,18 @@ def test_an_installed_kschedconf_finds_its_golden_scenarios_from_any_directory(
 
 
 def test_the_default_golden_dir_is_the_golden_package() -> None:
-    from conformance import suites
     from golden import GOLDEN_DIR
 
-    assert suites.default_golden_dir() == GOLDEN_DIR == ROOT / "golden"
-    assert len(suites.golden_files(suites.default_golden_dir())) == len(GOLDEN_YAML)
+    assert default_golden_dir() == GOLDEN_DIR == ROOT / "golden"
+    assert len(golden_files(default_golden_dir())) == len(GOLDEN_YAML)
 
 
 def test_an_empty_golden_directory_is_an_error_not_a_pass(tmp_path: Path) -> None:
-    from conformance import suites
 
     with pytest.raises(ValueError, match="no golden scenarios"):
-        suites.golden_files(tmp_path)
+        golden_files(tmp_path)
     with pytest.raises(ValueError, match="no golden scenarios"):
-        suites.golden_files(tmp_path / "missing")
+        golden_files(tmp_path / "missing")
     proc = subprocess.run([sys.executable, "-m", "conformance.cli", "run", "--suite", "golden",
                            "--golden-dir", str(tmp_path)], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)

@@ -26,6 +26,7 @@ from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
 from conformance.subjects.reference import ReferenceSubject
+from oracles.judge import check_result, select_oracles
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -100,7 +101,6 @@ def test_generated_small_scenarios_match_the_reference(subject: ProcessSubject) 
     from hypothesis import HealthCheck, Phase, given, settings
 
     import strategies
-    from conformance import suites
     from strategies import sizes
 
     drawn: list[ScenarioInput] = []
@@ -112,7 +112,7 @@ def test_generated_small_scenarios_match_the_reference(subject: ProcessSubject) 
         drawn.append(s)
 
     collect()
-    checks = suites.select_oracles(["consistency", "no_overcommit", "filters_honoured"])
+    checks = select_oracles(["consistency", "no_overcommit", "filters_honoured"])
     judged = compared = 0
     ref = ReferenceSubject()
     for i, sc in enumerate(drawn):
@@ -122,7 +122,7 @@ def test_generated_small_scenarios_match_the_reference(subject: ProcessSubject) 
         if outcomes.count("Bound") < 2 or not set(outcomes) <= {"Bound", "Gated"}:
             continue
         result = subject.run(sc)
-        findings = suites.check_result(sc, result, subject, checks)
+        findings = check_result(sc, result, subject, checks)
         assert not findings, f"{findings[0]}\n{sc.to_yaml()}"
         judged += 1
         specs = [json.dumps(d.get("spec"), sort_keys=True) for d in sc.documents
@@ -142,7 +142,8 @@ def test_generated_small_scenarios_match_the_reference(subject: ProcessSubject) 
 def test_make_subject_process_specs(tmp_path: Path) -> None:
     import yaml
 
-    from conformance.runner import UsageError, make_subject
+    from conformance.core.errors import UsageError
+    from conformance.subjects.factory import make_subject
 
     s = make_subject("process")
     assert isinstance(s, ProcessSubject) and s.config_path is None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.runner import reproduce
+from conformance.engines.run import reproduce
 
 FILES = sorted((Path(__file__).parent / "regressions").glob("*.yaml"))
 

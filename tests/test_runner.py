@@ -11,6 +11,7 @@ fails when a pod stays pending, which the reference does whenever a pod fits now
 
 from __future__ import annotations
 
+import io
 import sys
 import textwrap
 import time
@@ -21,9 +22,30 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import suites
+from conformance.cli import main
+from conformance.core.events import CaseFinished, CaseProgress, CaseStarted
+from conformance.core.results import CaseResult
 from conformance.core.scenario import ScenarioInput
+from conformance.engines import run as run_engine
+from conformance.engines.golden import (
+    GoldenDecisions,
+    compare_golden,
+    read_scenario_file,
+    write_scenario_file,
+)
+from conformance.engines.properties import (
+    Property,
+    no_shrink,
+    parse_shard,
+    profile_settings,
+    property_list,
+    run_property,
+    select_shard,
+)
+from conformance.reporters.console import ConsoleReporter
 from conformance.subjects.reference import ReferenceSubject
+from oracles import judge
+from oracles.judge import CRASH
 
 WRONG_SUBJECT = """\
 import json, sys
@@ -82,18 +104,13 @@ def test_oracles(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     SEEN.clear()
     if "real_oracles" in request.node.name:
         return
-    monkeypatch.setattr(suites, "all_oracles", lambda: dict(TEST_ORACLES))
-    monkeypatch.setattr(suites, "oracle_context", lambda s, r, subj: (s, r, subj))
+    monkeypatch.setattr(judge, "all_oracles", lambda: dict(TEST_ORACLES))
+    monkeypatch.setattr(run_engine, "all_oracles", lambda: dict(TEST_ORACLES))
+    monkeypatch.setattr(judge, "oracle_context", lambda s, r, subj: (s, r, subj))
 
 
 def kschedconf(*argv: str) -> int:
-    """The command line: ``kschedconf`` itself once ``run`` is registered there."""
-    from conformance import cli
-
-    if "run" in getattr(cli, "COMMANDS", {}):
-        return cli.main(list(argv))
-    from conformance.commands_run import main
-
+    """The command line."""
     return main(list(argv))
 
 
@@ -296,14 +313,14 @@ def test_real_oracles_pass_on_the_reference_and_catch_the_wrong_subject(
 # --- shards and determinism --------------------------------------------------------------------
 
 def test_shard_selection() -> None:
-    assert suites.parse_shard("2/3") == (2, 3)
+    assert parse_shard("2/3") == (2, 3)
     for bad in ("0/3", "4/3", "x", "1/0", "1-2"):
         with pytest.raises(ValueError):
-            suites.parse_shard(bad)
+            parse_shard(bad)
     items = list(range(7))
-    shards = [suites.select_shard(items, k, 3) for k in (1, 2, 3)]
+    shards = [select_shard(items, k, 3) for k in (1, 2, 3)]
     assert shards == [[0, 3, 6], [1, 4], [2, 5]]
-    props = suites.property_list(["small", "medium"], ["b", "a"])
+    props = property_list(["small", "medium"], ["b", "a"])
     assert [p.id for p in props] == ["small/a", "small/b", "medium/a", "medium/b"]
 
 
@@ -384,13 +401,13 @@ def test_golden_suite(capsys, tmp_path: Path) -> None:
     assert code == 2 and "no golden scenarios" in err  # checking nothing is not a pass
 
     gdir = tmp_path / "golden"
-    right = suites.GoldenDecisions({"default/running": "a", "default/web": "b"},
+    right = GoldenDecisions({"default/running": "a", "default/web": "b"},
                                    ["default/huge"], [], "v1.37.2", "hand-checked")
-    wrong = suites.GoldenDecisions({"default/running": "a", "default/web": "a"},
+    wrong = GoldenDecisions({"default/running": "a", "default/web": "a"},
                                    ["default/huge"], None, "v1.37.2")
-    suites.write_scenario_file(gdir / "right.yaml", GOLDEN_SCENARIO, right)
-    suites.write_scenario_file(gdir / "wrong.yaml", GOLDEN_SCENARIO, wrong)
-    s, d, _ = suites.read_scenario_file(gdir / "right.yaml")
+    write_scenario_file(gdir / "right.yaml", GOLDEN_SCENARIO, right)
+    write_scenario_file(gdir / "wrong.yaml", GOLDEN_SCENARIO, wrong)
+    s, d, _ = read_scenario_file(gdir / "right.yaml")
     assert d == right and s.documents == GOLDEN_SCENARIO.documents
 
     report = tmp_path / "golden.xml"
@@ -403,7 +420,7 @@ def test_golden_suite(capsys, tmp_path: Path) -> None:
     assert cases[("kschedconf.golden", "right")].find("failure") is None
     assert cases[("kschedconf.golden", "wrong")].find("failure") is not None
     ce = tmp_path / "kschedconf-out" / "golden-wrong.yaml"
-    assert suites.read_scenario_file(ce)[1] == wrong
+    assert read_scenario_file(ce)[1] == wrong
     code, out, _ = run(capsys, "reproduce", str(ce), "--oracle", "ok")
     assert code == 1 and "1 difference(s) from the recorded upstream decisions" in out
     code, out, _ = run(capsys, "reproduce", str(gdir / "right.yaml"), "--oracle", "ok")
@@ -411,18 +428,18 @@ def test_golden_suite(capsys, tmp_path: Path) -> None:
 
 
 def test_compare_golden_reports_every_difference() -> None:
-    exp = suites.GoldenDecisions({"ns/a": "n1", "ns/b": "n2"}, ["ns/c"], ["ns/v"])
+    exp = GoldenDecisions({"ns/a": "n1", "ns/b": "n2"}, ["ns/c"], ["ns/v"])
     got = {"bindings": {"ns/a": "n1", "ns/c": "n1"}, "pending": ["ns/b"], "deleted": ["ns/w"]}
-    assert suites.compare_golden(exp, got) == [
+    assert compare_golden(exp, got) == [
         "pod ns/b: upstream bound to n2, subject pending",
         "pod ns/c: upstream pending, subject bound to n1",
         "pod ns/v: upstream preempted (deleted) it, the subject did not",
         "pod ns/w: the subject preempted (deleted) it, upstream did not",
     ]
-    assert suites.compare_golden(exp, {"bindings": {"ns/a": "n1", "ns/b": "n2"},
+    assert compare_golden(exp, {"bindings": {"ns/a": "n1", "ns/b": "n2"},
                                        "pending": ["ns/c"], "deleted": ["ns/v"]}) == []
     with pytest.raises(ValueError, match="bindings"):
-        suites.GoldenDecisions.from_doc({"bindings": ["x"]})
+        GoldenDecisions.from_doc({"bindings": ["x"]})
 
 
 # --- pieces ------------------------------------------------------------------------------------
@@ -433,12 +450,12 @@ class _Crashing(ReferenceSubject):
 
 
 def test_a_subject_crash_is_a_failure_with_a_counterexample() -> None:
-    base = suites.no_shrink(suites.profile_settings("dev"))
-    st = suites.run_property(suites.Property("small", "ok"), _Crashing(), lambda ctx: [],
+    base = no_shrink(profile_settings("dev"))
+    st = run_property(Property("small", "ok"), _Crashing(), lambda ctx: [],
                              base=base, max_examples=3, seed=0, deadline=None)
     assert st.failure is not None and st.examples == 1 and st.stopped_by == "failure"
     scenario, findings = st.failure
-    assert [f.oracle for f in findings] == [suites.CRASH]
+    assert [f.oracle for f in findings] == [CRASH]
     assert "RuntimeError: reference bug" in str(findings[0])
     assert isinstance(scenario, ScenarioInput)
 
@@ -470,20 +487,18 @@ class _Tty:
 
 
 def test_progress_on_a_terminal_and_in_a_log() -> None:
-    from conformance.runner import Progress
-
     tty = _Tty()
-    p = Progress(tty)  # type: ignore[arg-type]
-    p.start("small/ok")
-    p.update(3, 0, 1.25)
-    p.done("passed", "5 examples  2.0s")
+    console = ConsoleReporter(tty, tty=True)  # type: ignore[arg-type]
+    case = CaseResult("properties", "kschedconf.properties.small", "ok")
+    console.handle(CaseStarted("small/ok"))
+    console.handle(CaseProgress("small/ok", "3 examples  1.2s"))
+    console.handle(CaseFinished(case, "5 examples  2.0s"))
     assert tty.text == ("  ....  small/ok\r\x1b[K  ....  small/ok  3 examples  1.2s"
                         "\r\x1b[K  ok    small/ok  5 examples  2.0s\n")
-    import io
-
     log = io.StringIO()
-    p = Progress(log)
-    p.start("small/ok")
-    p.update(3, 0, 1.25)
-    p.done("failed", "1 examples  0.1s  boom")
+    console = ConsoleReporter(log)
+    console.handle(CaseStarted("small/ok"))
+    console.handle(CaseProgress("small/ok", "3 examples  1.2s"))
+    console.handle(CaseFinished(CaseResult("properties", "c", "ok", status="failed"),
+                                "1 examples  0.1s  boom"))
     assert log.getvalue() == "  FAIL  small/ok  1 examples  0.1s  boom\n"

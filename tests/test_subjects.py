@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
-from conformance.runner import UsageError, make_subject
 from conformance.subjects.external import ExternalSubject, stderr_tail
+from conformance.subjects.factory import make_subject
 from conformance.subjects.reference import ReferenceSubject
 
 

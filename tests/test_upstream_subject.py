@@ -354,7 +354,7 @@ def test_generated_scenarios_match_the_reference() -> None:
     upstream and on the reference, but for the attempt's ``event`` (not observable upstream)."""
     from hypothesis import HealthCheck, Phase, given, settings
 
-    from conformance.runner import make_subject
+    from conformance.subjects.factory import make_subject
     from strategies.scenarios import scenarios
 
     ref = make_subject("reference")

@@ -4,7 +4,9 @@ format of counterexamples and ``kschedconf reproduce``)."""
 
 from __future__ import annotations
 
+import copy
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,14 @@ class ScenarioInput:
                 out.write(f"# {line}\n")
         yaml.safe_dump_all(self.all_documents(), out, sort_keys=False, explicit_start=True)
         return out.getvalue()
+
+    def with_config(self, config: Mapping[str, Any] | None) -> ScenarioInput:
+        """The scenario with its KubeSchedulerConfiguration replaced (``--config``); itself
+        when ``config`` is None."""
+        if config is None:
+            return self
+        return ScenarioInput(list(self.documents), copy.deepcopy(dict(config)), self.seed,
+                             self.name, list(self.notes))
 
     def write(self, path: str | Path) -> Path:
         p = Path(path)

@@ -1,5 +1,2 @@
-"""Subjects under test: anything that schedules a scenario and returns a SimulationResult."""
-
-from conformance.core.subject import Subject, SubjectError, SubjectResult
-
-__all__ = ["Subject", "SubjectError", "SubjectResult"]
+"""Subjects under test: the reference, an external command, the real upstream scheduler, and
+``factory.make_subject`` for a ``--subject`` spec (the protocol is ``conformance.core.subject``)."""

@@ -1,17 +1,22 @@
-"""``kschedconf run`` and ``kschedconf reproduce``: argument parsing and handlers.
-
-``add_run_parsers(subparsers)`` adds both sub-commands to the ``kschedconf`` parser;
-``RUN_COMMANDS`` maps their names to the handlers (``args -> exit code``).
-"""
+"""``kschedconf run`` and ``kschedconf reproduce``: their options and handlers, and the options
+every command that takes a subject shares."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import textwrap
-from typing import Any
+from typing import Any, TextIO
 
-from conformance.core.exits import EXIT_OK, EXIT_USAGE
+from conformance.core.errors import SubjectError
+from conformance.core.events import EventBus, Reporter
+from conformance.core.exits import EXIT_USAGE
+from conformance.engines.properties import parse_shard
+from conformance.engines.run import RunOptions, env_profile, reproduce, run
+from conformance.reporters.console import ConsoleReporter
+from conformance.reporters.junit import JUnitReporter
+from conformance.reporters.report_file import ReportFileReporter
+from reference_impl.model.errors import InputError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 _SUBJECT_HELP = ("the scheduler under test: reference (default), reference:CONFIG.yaml, "
@@ -42,8 +47,6 @@ def _positive_int(text: str) -> int:
 
 
 def _shard(text: str) -> tuple[int, int]:
-    from conformance.suites import parse_shard
-
     try:
         return parse_shard(text)
     except ValueError as e:
@@ -183,6 +186,9 @@ def add_run_parsers(subparsers: Any) -> None:
                           "CI jobs; on one machine, use the pytest plugin with pytest-xdist, "
                           "`pytest -n auto`, to use every core)")
     run.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
+    run.add_argument("--report", metavar="REPORT.json",
+                     help="write the run's RunReport document (every case, the summary, the "
+                          "exit code; YAML when the name ends in .yaml)")
     run.add_argument("--out", metavar="DIR", default="kschedconf-out",
                      help="where counterexamples are written (default kschedconf-out/)")
     run.add_argument("--golden-dir", metavar="DIR",
@@ -216,26 +222,39 @@ def _err(command: str, message: str) -> int:
     return EXIT_USAGE
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    from conformance import runner
-    from conformance.core.subject import SubjectError
+def reporters(args: argparse.Namespace, stream: TextIO | None = None,
+              junit_name: str = "kschedconf") -> EventBus:
+    """The reporters of a run: the console on ``stream`` (stdout), JUnit XML with
+    ``--junit FILE``, the RunReport document with ``--report FILE``."""
+    files: list[tuple[str, str]] = []
+    extra: list[Reporter] = []
+    if getattr(args, "junit", None):
+        extra.append(JUnitReporter(args.junit, junit_name))
+        files.append(("JUnit", args.junit))
+    if getattr(args, "report", None):
+        extra.append(ReportFileReporter(args.report))
+        files.append(("run", args.report))
+    console = ConsoleReporter(stream or sys.stdout, report_files=files)
+    return EventBus([*extra, console])
 
+
+def cmd_run(args: argparse.Namespace) -> int:
     problem = apply_backend_options(args)
     if problem:
         return _err("run", problem)
-    opts = runner.RunOptions(
+    opts = RunOptions(
         suite=args.suite, subject=args.subject, config=args.config, plugins=list(args.plugins),
         oracles=list(args.oracle), families=list(args.sizes or ()),
         max_examples=args.max_examples, budget=args.budget, seed=args.seed,
-        profile=args.profile or runner.env_profile(), database=not args.no_database,
+        profile=args.profile or env_profile(), database=not args.no_database,
         shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,
         subject_timeout=args.subject_timeout, shrink=not args.no_shrink,
         i_own_this_cluster=args.i_own_this_cluster)
     try:
-        report = runner.run(opts)
+        report = run(opts, reporters(args))
     except SubjectError as e:
         return _err("run", f"subject error: {e}")
-    except ValueError as e:  # runner.UsageError and option validation
+    except ValueError as e:  # UsageError and option validation
         return _err("run", str(e))
     if report.error:
         print(f"kschedconf run: subject error: {report.error.splitlines()[0]}", file=sys.stderr)
@@ -243,15 +262,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from conformance import runner
-    from conformance.core.subject import SubjectError
-    from reference_impl.model.errors import InputError
-
     problem = apply_backend_options(args)
     if problem:
         return _err("reproduce", problem)
     try:
-        outcome = runner.reproduce(args.file, args.subject, list(args.oracle),
+        outcome = reproduce(args.file, args.subject, list(args.oracle),
                                    config=args.config, plugins=list(args.plugins),
                                    timeout=args.subject_timeout,
                                    i_own_this_cluster=args.i_own_this_cluster)
@@ -263,23 +278,3 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 RUN_COMMANDS = {"run": cmd_run, "reproduce": cmd_reproduce}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``run`` and ``reproduce`` alone (``python -m conformance.commands_run``); the
-    ``kschedconf`` command registers them with ``add_run_parsers``."""
-    parser = argparse.ArgumentParser(prog="kschedconf")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_run_parsers(sub)
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return EXIT_USAGE
-    try:
-        return RUN_COMMANDS[args.command](args)
-    except BrokenPipeError:
-        return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -13,12 +13,22 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance.cli.run import RUN_COMMANDS, add_run_parsers
 from conformance.commands_diff import DIFF_COMMANDS, add_diff_parsers
 from conformance.commands_mutants import MUTANTS_COMMANDS, add_mutants_parser
-from conformance.commands_run import RUN_COMMANDS, add_run_parsers
-from conformance.core.errors import UsageError
+from conformance.core.documents import explanation_doc, simulation_doc, to_json, to_yaml
+from conformance.core.errors import Terminated, UsageError
 from conformance.core.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from conformance.reporters.tables import explanation_table, simulation_table
+from reference_impl.config import ConfigError, load_config
+from reference_impl.model.errors import InputError
+from reference_impl.model.loader import load_paths, load_pod_file
+from reference_impl.model.scenario import parse_scenario
+from reference_impl.plugins.registry import build_registry
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from reference_impl.scheduler.explain import explain
+from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
 
 
 def example_cluster_path() -> str:
@@ -126,8 +136,6 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _emit(doc: dict[str, Any], fmt: str, table: Any) -> None:
-    from conformance.core.documents import to_json, to_yaml
-
     if fmt == "json":
         sys.stdout.write(to_json(doc))
     elif fmt == "yaml":
@@ -138,11 +146,6 @@ def _emit(doc: dict[str, Any], fmt: str, table: Any) -> None:
 
 def _load(args: argparse.Namespace) -> tuple[Any, Any]:
     """Cluster and scheduler from the arguments; warnings go to stderr."""
-    from reference_impl.config import load_config
-    from reference_impl.model.loader import load_paths
-    from reference_impl.plugins.registry import build_registry
-    from reference_impl.scheduler.scheduler import Scheduler
-
     paths = list(args.cluster)
     if args.example:
         paths.insert(0, example_cluster_path())
@@ -167,11 +170,6 @@ def _load(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from conformance.core.documents import simulation_doc
-    from conformance.reporters.tables import simulation_table
-    from reference_impl.model.scenario import parse_scenario
-    from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
-
     cluster, scheduler = _load(args)
     scenario = None
     if args._loaded.scenario is not None:
@@ -186,11 +184,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from conformance.core.documents import explanation_doc
-    from conformance.reporters.tables import explanation_table
-    from reference_impl.model.loader import load_pod_file
-    from reference_impl.scheduler.explain import explain
-
     if bool(args.pod) == bool(args.pod_name):
         raise UsageError("give exactly one of --pod POD.yaml or --pod-name NS/NAME")
     cluster, scheduler = _load(args)
@@ -221,10 +214,6 @@ COMMANDS = {"simulate": cmd_simulate, "explain": cmd_explain, **RUN_COMMANDS, **
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from conformance.backends.cleanup import Terminated
-    from reference_impl.config import ConfigError
-    from reference_impl.model.errors import InputError
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:

@@ -1,0 +1,232 @@
+"""The properties engine: a property is a scenario family paired with one oracle; Hypothesis
+generates scenarios, the subject runs each, the oracle judges, and a violation is shrunk to a
+minimal counterexample. Each property stops at ``max_examples`` or at its share of the budget.
+
+The Hypothesis settings profiles ``kschedconf-dev``, ``kschedconf-ci`` and
+``kschedconf-thorough`` are registered on import (``--profile``; with pytest,
+``--hypothesis-profile kschedconf-ci``)."""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky
+
+from conformance.core.errors import SubjectError, UsageError
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject
+from oracles import Oracle
+from oracles.judge import Finding, evaluate
+from strategies.families import scenario_strategy
+
+T = TypeVar("T")
+
+_COMMON: dict[str, Any] = {
+    "deadline": None,  # scheduling a scenario has no fixed time bound
+    # no "explain" phase: it re-runs the failing scenario many times to annotate a printout
+    # kschedconf does not show
+    "phases": [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    "suppress_health_check": list(HealthCheck),  # large generated inputs are the point
+    "report_multiple_bugs": False,
+    "print_blob": False,
+}
+PROFILES: dict[str, dict[str, Any]] = {
+    # local iterations: few examples, remembered failures replayed first (.hypothesis/)
+    "dev": {"max_examples": 25, "derandomize": False, **_COMMON},
+    # CI: reproducible (derandomized; with --seed the seed decides), no example database
+    "ci": {"max_examples": 100, "derandomize": True, "database": None, **_COMMON},
+    # nightly / before a release: many examples, bigger clusters
+    "thorough": {"max_examples": 1000, "derandomize": False, **_COMMON},
+}
+PROFILE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "dev": ("small",),
+    "ci": ("small", "medium"),
+    "thorough": ("small", "medium", "large"),
+}
+for _name, _values in PROFILES.items():
+    settings.register_profile(f"kschedconf-{_name}", **_values)
+
+
+def profile_settings(profile: str) -> settings:
+    if profile not in PROFILES:
+        raise UsageError(f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    return settings.get_profile(f"kschedconf-{profile}")
+
+
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    family: str
+    oracle: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}/{self.oracle}"
+
+    @property
+    def file_stem(self) -> str:
+        return f"{self.oracle}-{self.family}".replace("/", "_")
+
+
+def property_list(families: Sequence[str], oracle_names: Sequence[str]) -> list[Property]:
+    """Every family × oracle, in a stable order (family order given, oracles by name)."""
+    return [Property(f, o) for f in families for o in sorted(oracle_names)]
+
+
+class PropertyViolation(AssertionError):
+    """Raised inside the Hypothesis test when the oracle finds a violation."""
+
+
+class _OutOfBudget(BaseException):
+    """The property's time share is used up (a BaseException: Hypothesis lets it through
+    instead of treating it as a failure)."""
+
+
+class _SubjectAbort(BaseException):
+    """The subject failed (SubjectError): stop the property, do not shrink."""
+
+    def __init__(self, error: SubjectError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass(slots=True)
+class PropertyState:
+    """What one property run did; ``failure`` is the smallest failing scenario seen."""
+
+    examples: int = 0
+    shrinks: int = 0
+    started: float = field(default_factory=time.monotonic)
+    failure: tuple[ScenarioInput, list[Finding]] | None = None
+    failure_size: tuple[int, int] = (0, 0)
+    failure_calls: int = 0
+    subject_error: SubjectError | None = None
+    stopped_by: str = "max_examples"
+    shrink_cut: bool = False  # shrinking stopped at the shrink deadline
+    flaky: bool = False  # the failure did not happen again when replayed
+    error: str = ""
+
+    @property
+    def seconds(self) -> float:
+        return time.monotonic() - self.started
+
+    def record(self, scenario: ScenarioInput, findings: list[Finding]) -> None:
+        self.failure_calls += 1
+        size = (len(scenario.all_documents()), len(repr(scenario.all_documents())))
+        if self.failure is None or size <= self.failure_size:
+            self.failure = (scenario, findings)
+            self.failure_size = size
+
+
+def property_seed(seed: int, prop: Property) -> int:
+    """The Hypothesis seed of one property: the run's seed mixed with the property id, so
+    properties explore differently but a run is reproducible."""
+    return (seed * 1_000_003 + zlib.crc32(prop.id.encode())) % (1 << 63)
+
+
+def run_property(prop: Property, subject: Subject, check: Oracle, *,
+                 base: settings, max_examples: int, seed: int | None,
+                 deadline: float | None, shrink_time: float | None = None,
+                 prepare: Callable[[ScenarioInput], ScenarioInput] | None = None,
+                 strategy: st.SearchStrategy[ScenarioInput] | None = None,
+                 on_example: Callable[[PropertyState], None] | None = None) -> PropertyState:
+    """Run one property with Hypothesis; never raises for a failure (see ``state``).
+
+    ``deadline``: the ``time.monotonic()`` value after which no new example is generated.
+    ``shrink_time``: seconds shrinking may take after the first failure (it may always go on
+    until ``deadline``); then it stops and the smallest failure seen so far is kept.
+    """
+    state = PropertyState()
+    shrink_deadline: list[float] = []
+    checks = {prop.oracle: check}
+
+    def body(scenario: ScenarioInput) -> None:
+        now = time.monotonic()
+        if state.failure is None:
+            if deadline is not None and state.examples > 0 and now >= deadline:
+                state.stopped_by = "budget"
+                raise _OutOfBudget
+            state.examples += 1
+        else:
+            if shrink_deadline and now >= shrink_deadline[0]:
+                state.shrink_cut = True
+                raise _OutOfBudget
+            state.shrinks += 1
+        if on_example is not None:
+            on_example(state)
+        if prepare is not None:
+            scenario = prepare(scenario)
+        try:
+            _, findings = evaluate(subject, scenario, checks)
+        except SubjectError as e:
+            raise _SubjectAbort(e) from e
+        if findings:
+            if state.failure is None and shrink_time is not None:
+                t = time.monotonic() + shrink_time
+                shrink_deadline.append(max(t, deadline) if deadline is not None else t)
+            state.record(scenario, findings)
+            raise PropertyViolation(str(findings[0]))
+
+    # Distinct example-database keys (and derandomization) per property.
+    body._hypothesis_internal_add_digest = prop.id.encode()  # type: ignore[attr-defined]
+    s = settings(base, max_examples=max_examples, verbosity=Verbosity.quiet)
+    if seed is not None:
+        # the seed decides: same seed, same examples (Hypothesis then uses no database)
+        s = settings(s, derandomize=False, database=None)
+    test = given(strategy if strategy is not None else scenario_strategy(prop.family))(body)
+    test = s(test)
+    if seed is not None:
+        test = hypothesis_seed(property_seed(seed, prop))(test)
+    try:
+        test()
+    except _OutOfBudget:
+        if state.failure is not None:
+            state.stopped_by = "failure"
+    except _SubjectAbort as e:
+        state.subject_error = e.error
+        state.stopped_by = "error"
+    except Exception as e:  # PropertyViolation, or Hypothesis' Flaky/Unsatisfiable...
+        if state.failure is not None:
+            state.stopped_by = "failure"
+            state.flaky = _is_flaky(e)
+        else:
+            state.stopped_by = "error"
+            state.error = f"{type(e).__name__}: {e}"
+    return state
+
+
+def _is_flaky(e: BaseException) -> bool:
+    if isinstance(e, Flaky):
+        return True
+    return isinstance(e, BaseExceptionGroup) and any(_is_flaky(x) for x in e.exceptions)
+
+
+def no_shrink(base: settings) -> settings:
+    """``base`` without the shrink phase (for quick looks)."""
+    return settings(base, phases=[p for p in base.phases if p != Phase.shrink])
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` → ``(K, N)`` with 1 <= K <= N."""
+    try:
+        k_s, n_s = text.split("/")
+        k, n = int(k_s), int(n_s)
+    except ValueError:
+        raise UsageError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {text!r}: need 1 <= K <= N")
+    return k, n
+
+
+def select_shard(items: Sequence[T], k: int, n: int) -> list[T]:
+    """The K-th of N shards: every N-th item starting at the K-th (round robin, so each
+    shard gets a mix of families)."""
+    return [x for i, x in enumerate(items) if i % n == k - 1]

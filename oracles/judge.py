@@ -1,0 +1,100 @@
+"""Judging a subject's result: choosing oracles by name, running them on a result (an oracle
+that raises is itself a finding) and on a subject run (a crash is a ``subject-crash`` finding)."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectError, SubjectResult
+from oracles import ALL_ORACLES, Oracle
+from oracles.base import OracleContext
+
+#: the pseudo-oracle a subject crash (an exception other than SubjectError) is reported under
+CRASH = "subject-crash"
+
+
+def all_oracles() -> dict[str, Oracle]:
+    """``oracles.ALL_ORACLES``: name → ``check(ctx) -> list[Violation]``."""
+    return dict(ALL_ORACLES)
+
+
+def select_oracles(names: Sequence[str] | None) -> dict[str, Oracle]:
+    """The named oracles (all when ``names`` is empty); ``ValueError`` for an unknown name."""
+    known = all_oracles()
+    if not names:
+        return known
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown oracle(s) {', '.join(unknown)} "
+                         f"(known: {', '.join(sorted(known))})")
+    return {n: known[n] for n in dict.fromkeys(names)}
+
+
+@dataclass(slots=True)
+class Finding:
+    """One violation of one oracle on one scenario, as text."""
+
+    oracle: str
+    text: str
+
+    def __str__(self) -> str:
+        tag = f"[{self.oracle}]"
+        return self.text if self.text.startswith(tag) else f"{tag} {self.text}"
+
+
+def oracle_context(scenario: ScenarioInput, result: SubjectResult,
+                   subject: Subject) -> OracleContext:
+    """The context the oracles judge: the scenario, the initial cluster and what the subject
+    produced (result, trace, explanations)."""
+    return OracleContext.build(scenario, result)
+
+
+def violation_text(v: Any) -> str:
+    """A violation as text: its own ``__str__`` if it has one, else its ``message``."""
+    if type(v).__str__ is object.__str__:
+        for attr in ("message", "text", "detail"):
+            m = getattr(v, attr, None)
+            if isinstance(m, str) and m:
+                return m
+    return str(v)
+
+
+def check_result(scenario: ScenarioInput, result: SubjectResult, subject: Subject,
+                 checks: Mapping[str, Oracle]) -> list[Finding]:
+    """Apply the oracles to one result; an oracle that raises is reported as a finding."""
+    ctx = oracle_context(scenario, result, subject)
+    out: list[Finding] = []
+    for name, check in checks.items():
+        try:
+            violations = check(ctx)
+        except Exception as e:  # an oracle bug must not pass silently
+            out.append(Finding(name, f"the oracle raised {type(e).__name__}: {e}\n"
+                                     + _tb_tail(e)))
+            continue
+        out.extend(Finding(name, violation_text(v)) for v in violations or ())
+    return out
+
+
+def _tb_tail(e: BaseException, lines: int = 12) -> str:
+    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__)).rstrip()
+    return "\n".join(tb.splitlines()[-lines:])
+
+
+def evaluate(subject: Subject, scenario: ScenarioInput,
+             checks: Mapping[str, Oracle]) -> tuple[SubjectResult | None,
+                                                                          list[Finding]]:
+    """Run the subject on the scenario and apply the oracles. A :class:`SubjectError`
+    propagates; any other exception of the subject is a ``subject-crash`` finding."""
+    try:
+        result = subject.run(scenario)
+    except SubjectError:
+        raise
+    except Exception as e:
+        return None, [Finding(CRASH, f"{subject.name} raised {type(e).__name__}: {e}\n"
+                                     + _tb_tail(e))]
+    return result, check_result(scenario, result, subject, checks)

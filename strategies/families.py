@@ -1,0 +1,24 @@
+"""Scenario families: the size presets (``small``, ``medium``, ``large``) every engine draws
+scenarios from, and the strategy of each."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from conformance.core.scenario import ScenarioInput
+from strategies import sizes
+from strategies.scenarios import scenarios
+
+FAMILIES = ("small", "medium", "large")
+
+
+def family_sizes(family: str) -> sizes.Sizes:
+    """The ``strategies.sizes`` preset of a family (``small`` → ``SMALL``...)."""
+    if family not in FAMILIES:
+        raise ValueError(f"unknown scenario family {family!r} (known: {', '.join(FAMILIES)})")
+    return getattr(sizes, family.upper())
+
+
+def scenario_strategy(family: str) -> st.SearchStrategy[ScenarioInput]:
+    """The Hypothesis strategy generating the scenarios of a family."""
+    return scenarios(sizes=family_sizes(family))
