@@ -226,45 +226,44 @@ class PodWrapper(ObjectWrapper):
         self._append(("spec",), "initContainers", container)
         return self
 
-    def _added(self, field: str, name: str, c: ContainerWrapper) -> Self:
-        n = len(self._at("spec").get(field, ()))
-        self._append(("spec",), field, c.name(f"{name}{n}").image(PAUSE))
-        return self
+    def _next(self, field: str, prefix: str) -> ContainerWrapper:
+        """A new container named as upstream's wrappers name it (``con<N>``...)."""
+        return make_container(f"{prefix}{len(self._at('spec').get(field, ()))}").image(PAUSE)
 
     def req(self, resources: Mapping[str, Quantity] | None = None, /, **kw: Quantity) -> Self:
         """``Req``: one more container ``con<N>`` requesting these resources (none for no
         resources). Keyword names: ``_`` for ``-``."""
         if not resource_list(resources, kw):
             return self
-        return self._added("containers", "con", make_container().requests(resources, **kw))
+        return self.container(self._next("containers", "con").requests(resources, **kw))
 
     def lim(self, resources: Mapping[str, Quantity] | None = None, /, **kw: Quantity) -> Self:
         """``Lim``: one more container with these limits."""
         if not resource_list(resources, kw):
             return self
-        return self._added("containers", "con", make_container().limits(resources, **kw))
+        return self.container(self._next("containers", "con").limits(resources, **kw))
 
     def res(self, resources: Mapping[str, Quantity] | None = None, /, **kw: Quantity) -> Self:
         """``Res``: one more container with these requests and limits."""
         if not resource_list(resources, kw):
             return self
-        return self._added("containers", "con", make_container().resources(resources, **kw))
+        return self.container(self._next("containers", "con").resources(resources, **kw))
 
     def init_req(self, resources: Mapping[str, Quantity] | None = None, /,
                  **kw: Quantity) -> Self:
         """``InitReq``: one more init container ``init-con<N>`` (requests and limits)."""
         if not resource_list(resources, kw):
             return self
-        return self._added("initContainers", "init-con",
-                           make_container().resources(resources, **kw))
+        return self.init_container(
+            self._next("initContainers", "init-con").resources(resources, **kw))
 
     def sidecar_req(self, resources: Mapping[str, Quantity] | None = None, /,
                     **kw: Quantity) -> Self:
         """``SidecarReq``: one more restartable init container ``sidecar-con<N>``."""
         if not resource_list(resources, kw):
             return self
-        return self._added("initContainers", "sidecar-con", make_container().restart_policy(
-            "Always").resources(resources, **kw))
+        return self.init_container(self._next("initContainers", "sidecar-con")
+                                   .restart_policy("Always").resources(resources, **kw))
 
     def pod_level_req(self, resources: Mapping[str, Quantity] | None = None, /,
                       **kw: Quantity) -> Self:

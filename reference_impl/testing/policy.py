@@ -182,6 +182,11 @@ class TimelineWrapper(Wrapper):
     def __init__(self) -> None:
         super().__init__({"apiVersion": "kschedconf/v1", "kind": "Scenario"})
 
+    def name(self, name: str) -> Self:
+        """metadata.name (errors name the timeline by it)."""
+        self._at("metadata")["name"] = name
+        return self
+
     def events(self, *events: Mapping[str, Any]) -> Self:
         """More events, as given (v1 objects in them may be wrappers); spec.events is written
         even for none."""
