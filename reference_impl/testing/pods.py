@@ -217,8 +217,12 @@ class PodWrapper(ObjectWrapper):
         return self
 
     # containers and resources
-    def container(self, container: ContainerWrapper | Mapping[str, Any]) -> Self:
-        """One more container (``make_container(...)`` or a v1 dict)."""
+    def container(self, container: ContainerWrapper | Mapping[str, Any] | str) -> Self:
+        """One more container: ``make_container(...)``, a v1 dict, or an image (upstream
+        ``Container(image)``: a container ``con<N>`` without requests)."""
+        if isinstance(container, str):
+            container = make_container(
+                f"con{len(self._at('spec').get('containers', ()))}").image(container)
         self._append(("spec",), "containers", container)
         return self
 
