@@ -7,7 +7,8 @@ pod-with-topology-spreading.yaml): nodes of 4 cpu, 32Gi, 110 pods; pods requesti
 500Mi. As upstream does, the init pods are scheduled first (not measured), then the measured pods.
 Nodes carry a ``kubernetes.io/hostname`` label like kubelet-registered nodes.
 
-Loading (building the objects from manifests) is timed apart from scheduling. Run:
+The manifests are written with ``reference_impl.testing.wrappers`` before any clock starts;
+loading (building the objects from the manifests) is timed apart from scheduling. Run:
 
     python3 bench/scheduler_perf.py            # every workload
     python3 bench/scheduler_perf.py --only SchedulingBasic/500Nodes
@@ -30,67 +31,64 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from reference_impl.model.loader import load_documents  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 from reference_impl.scheduler.scheduler import Scheduler  # noqa: E402
+from reference_impl.testing.wrappers import (  # noqa: E402
+    HOSTNAME,
+    ZONE,
+    PodWrapper,
+    container_port,
+    label_selector,
+    make_container,
+    make_namespace,
+    make_node,
+    make_pod,
+    pod_affinity_term,
+)
 
 ZONES = ("moon-1", "moon-2", "moon-3")
-RESOURCES = {"limits": {"cpu": "100m", "memory": "500Mi"},
-             "requests": {"cpu": "100m", "memory": "500Mi"}}
 
 
 def node(i: int, zone: str | None = None) -> dict:
-    labels = {"kubernetes.io/hostname": f"scheduler-perf-{i}"}
+    """templates/node-default.yaml: 4 cpu, 32Gi, 110 pods (and the hostname label)."""
+    n = make_node(f"scheduler-perf-{i}").hostname()
     if zone:
-        labels["topology.kubernetes.io/zone"] = zone
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": f"scheduler-perf-{i}", "labels": labels},
-            "spec": {},
-            "status": {"capacity": {"pods": "110", "cpu": "4", "memory": "32Gi"},
-                       "allocatable": {"pods": "110", "cpu": "4", "memory": "32Gi"}}}
+        n.zone(zone)
+    return n.spec().capacity(pods="110", cpu="4", memory="32Gi").manifest()
+
+
+def _pause(name: str, ns: str, t: int, cpu: str = "100m", port: bool = True) -> PodWrapper:
+    """templates/pod-default.yaml: one pause container, ``cpu`` and 500Mi as requests and
+    limits, container port 80."""
+    c = make_container("pause").image("registry.k8s.io/pause:3.10.2")
+    if port:
+        c.ports([container_port(80)])
+    return make_pod(name).namespace(ns).creation_timestamp(_ts(t)).container(
+        c.resources(cpu=cpu, memory="500Mi"))
 
 
 def pod_default(name: str, ns: str, t: int) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": ns,
-                         "creationTimestamp": _ts(t)},
-            "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.2",
-                                     "ports": [{"containerPort": 80}],
-                                     "resources": RESOURCES}]}}
+    return _pause(name, ns, t).manifest()
 
 
 def pod_anti_affinity(name: str, ns: str, t: int) -> dict:
-    d = pod_default(name, ns, t)
-    d["metadata"]["labels"] = {"color": "green"}
-    d["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-        {"labelSelector": {"matchLabels": {"color": "green"}},
-         "topologyKey": "kubernetes.io/hostname", "namespaces": ["sched-1", "sched-0"]}]}}
-    return d
+    green = label_selector({"color": "green"})
+    return _pause(name, ns, t).label("color", "green").pod_affinity_term(
+        pod_affinity_term(HOSTNAME, green, namespaces=["sched-1", "sched-0"]), anti=True) \
+        .manifest()
 
 
 def pod_spreading(name: str, ns: str, t: int) -> dict:
-    d = pod_default(name, ns, t)
-    d["metadata"]["labels"] = {"color": "blue"}
-    d["spec"]["topologySpreadConstraints"] = [{
-        "maxSkew": 5, "topologyKey": "topology.kubernetes.io/zone",
-        "whenUnsatisfiable": "DoNotSchedule",
-        "labelSelector": {"matchLabels": {"color": "blue"}}}]
-    return d
+    return _pause(name, ns, t).label("color", "blue").spread_constraint(
+        5, ZONE, "DoNotSchedule", label_selector({"color": "blue"})).manifest()
 
 
 def pod_low_priority(name: str, ns: str, t: int) -> dict:
     """templates/pod-low-priority.yaml: 900m cpu, 500Mi."""
-    d = pod_default(name, ns, t)
-    res = {"cpu": "900m", "memory": "500Mi"}
-    d["spec"]["containers"][0]["resources"] = {"limits": res, "requests": res}
-    return d
+    return _pause(name, ns, t, cpu="900m").manifest()
 
 
 def pod_high_priority(name: str, ns: str, t: int) -> dict:
     """default_preemption/templates/pod-high-priority.yaml: priority 9999999, 3970m cpu."""
-    d = pod_default(name, ns, t)
-    d["spec"]["priority"] = 9999999
-    del d["spec"]["containers"][0]["ports"]
-    res = {"cpu": "3970m", "memory": "500Mi"}
-    d["spec"]["containers"][0]["resources"] = {"limits": res, "requests": res}
-    return d
+    return _pause(name, ns, t, cpu="3970m", port=False).priority(9999999).manifest()
 
 
 def _ts(t: int) -> str:
@@ -137,7 +135,6 @@ def run_preemption(w: Workload) -> dict:
     the scheduling queue on the virtual clock: a preempting attempt, then the binding one."""
     from reference_impl.scheduler.simulation import run_simulation
 
-    t0 = time.perf_counter()
     docs = [node(i) for i in range(w.nodes)]
     for i in range(w.init_pods):
         d = w.init_template(f"init-{i}", w.init_ns, 0)
@@ -145,6 +142,7 @@ def run_preemption(w: Workload) -> dict:
         docs.append(d)
     docs += [w.measure_template(f"measure-{i}", w.measure_ns, 1)
              for i in range(w.measure_pods)]
+    t0 = time.perf_counter()
     cluster = load_documents(docs, source=w.name).cluster
     scheduler = Scheduler(cluster, seed=0)
     load_s = time.perf_counter() - t0
@@ -160,13 +158,8 @@ def run_preemption(w: Workload) -> dict:
 def run(w: Workload) -> dict:
     if w.preemption:
         return run_preemption(w)
+    docs = workload_documents(w)
     t0 = time.perf_counter()
-    docs = [node(i, ZONES[i % 3] if w.zones else None) for i in range(w.nodes)]
-    for ns in {w.init_ns, w.measure_ns}:
-        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
-    docs += [w.init_template(f"init-{i}", w.init_ns, 0) for i in range(w.init_pods)]
-    docs += [w.measure_template(f"measure-{i}", w.measure_ns, 1)
-             for i in range(w.measure_pods)]
     cluster = load_documents(docs, source=w.name).cluster
     scheduler = Scheduler(cluster, seed=0)
     queue = scheduler.queue_order([p for p in cluster.pods if not p.node_name])
@@ -190,8 +183,7 @@ def run(w: Workload) -> dict:
 
 def workload_documents(w: Workload) -> list[dict]:
     docs = [node(i, ZONES[i % 3] if w.zones else None) for i in range(w.nodes)]
-    for ns in sorted({w.init_ns, w.measure_ns}):
-        docs.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    docs += [make_namespace(ns).manifest() for ns in sorted({w.init_ns, w.measure_ns})]
     docs += [w.init_template(f"init-{i}", w.init_ns, 0) for i in range(w.init_pods)]
     docs += [w.measure_template(f"measure-{i}", w.measure_ns, 1)
              for i in range(w.measure_pods)]

@@ -25,59 +25,63 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.core.scenario import ScenarioInput
+from reference_impl.testing.wrappers import (
+    HOSTNAME,
+    PAUSE,
+    ZONE,
+    ConfigWrapper,
+    ContainerWrapper,
+    Doc,
+    NodeWrapper,
+    PodDisruptionBudgetWrapper,
+    PodWrapper,
+    TimelineWrapper,
+    Wrapper,
+    container_port,
+    label_selector,
+    make_config,
+    make_container,
+    make_namespace,
+    make_node,
+    make_pdb,
+    make_pod,
+    make_priority_class,
+    make_profile,
+    make_timeline,
+    manifests,
+    node_selector_term,
+    plain,
+    pod_affinity_term,
+    spread_constraint,
+    taint,
+    toleration,
+)
 
-Doc = dict[str, Any]
+# A scenario's documents: wrappers of reference_impl.testing.wrappers, or v1 dicts.
+Docs = list[Wrapper | Doc]
 
-# --- building blocks ---------------------------------------------------------------------------
-
-ZONE = "topology.kubernetes.io/zone"
-HOSTNAME = "kubernetes.io/hostname"
-PAUSE = "registry.k8s.io/pause:3.10"
+# --- building blocks: the generator's defaults on the shared builders --------------------------
 
 
 def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
          labels: dict[str, str] | None = None, zone: str | None = None,
          taints: Iterable[Doc] = (), unschedulable: bool = False,
-         images: Iterable[tuple[str, int]] = (), extra: dict[str, str] | None = None) -> Doc:
-    """A Node with allocatable cpu / memory / pods (and ``extra`` resources), the
-    ``kubernetes.io/hostname`` label, a zone label when given, taints and images
+         images: Iterable[tuple[str, int]] = (), extra: dict[str, str] | None = None
+         ) -> NodeWrapper:
+    """A Node with allocatable (and capacity) cpu / memory / pods (and ``extra`` resources),
+    the ``kubernetes.io/hostname`` label, a zone label when given, taints and images
     (name, size in bytes)."""
-    lab = {HOSTNAME: name, **(labels or {})}
+    n = make_node(name).hostname().labels(labels or {})
     if zone:
-        lab[ZONE] = zone
-    alloc = {"cpu": cpu, "memory": memory, "pods": str(pods), **(extra or {})}
-    n: Doc = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": lab},
-              "status": {"allocatable": alloc, "capacity": dict(alloc)}}
-    spec: Doc = {}
+        n.zone(zone)
+    n.capacity({"cpu": cpu, "memory": memory, "pods": str(pods), **(extra or {})})
     if taints:
-        spec["taints"] = list(taints)
+        n.taints(taints)
     if unschedulable:
-        spec["unschedulable"] = True
-    if spec:
-        n["spec"] = spec
-    if images:
-        n["status"]["images"] = [{"names": [img], "sizeBytes": size} for img, size in images]
+        n.unschedulable()
+    for img, size in images:
+        n.image(img, size)
     return n
-
-
-def taint(key: str, effect: str = "NoSchedule", value: str | None = None) -> Doc:
-    t = {"key": key, "effect": effect}
-    if value is not None:
-        t["value"] = value
-    return t
-
-
-def toleration(key: str | None = None, effect: str | None = None, value: str | None = None,
-               operator: str | None = None) -> Doc:
-    t: Doc = {}
-    if key is not None:
-        t["key"] = key
-    t["operator"] = operator or ("Equal" if value is not None else "Exists")
-    if value is not None:
-        t["value"] = value
-    if effect is not None:
-        t["effect"] = effect
-    return t
 
 
 def pod(name: str, cpu: str | None = "100m", memory: str | None = "128Mi", *,
@@ -85,148 +89,50 @@ def pod(name: str, cpu: str | None = "100m", memory: str | None = "128Mi", *,
         labels: dict[str, str] | None = None, priority_class: str | None = None,
         start: str | None = None, created: str | None = None, image: str = PAUSE,
         extra: dict[str, str] | None = None, ports: Iterable[Doc] = (),
-        owner: str | None = None, status: Doc | None = None, **spec: Any) -> Doc:
-    """A Pod with one container requesting ``cpu``/``memory`` (and ``extra`` resources);
-    ``node`` makes it a running pod there (``start``: its status.startTime); ``created``: its
-    creationTimestamp; ``spec`` keys are added to the pod spec as they are."""
+        owner: str | None = None, status: Doc | None = None, **spec: Any) -> PodWrapper:
+    """A Pod with one container "app" requesting ``cpu``/``memory`` (and ``extra`` resources,
+    also as limits: extended resources need requests equal to limits); ``node`` makes it a
+    running pod there (``start``: its status.startTime); ``created``: its creationTimestamp;
+    ``owner``: a ReplicaSet owning it; ``spec`` keys are added to the pod spec as they are."""
     requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
     requests.update(extra or {})
-    container: Doc = {"name": "app", "image": image}
-    if requests:
-        res: Doc = {"requests": requests}
-        ext = {k: v for k, v in (extra or {}).items()}
-        if ext:  # extended resources: requests must equal limits
-            res["limits"] = ext
-        container["resources"] = res
+    app = make_container("app").image(image).requests(requests).limits(extra or {})
     if ports:
-        container["ports"] = list(ports)
-    meta: Doc = {"name": name, "namespace": namespace}
-    if labels:
-        meta["labels"] = dict(labels)
+        app.ports(ports)
+    p = make_pod(name).namespace(namespace).labels(labels or {})
     if created:
-        meta["creationTimestamp"] = created
+        p.creation_timestamp(created)
     if owner:
-        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
-                                    "name": owner, "uid": f"uid-{owner}", "controller": True}]
-    p: Doc = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-              "spec": {"containers": [container]}}
+        p.owner_reference(owner)
+    p.container(app)
     if node:
-        p["spec"]["nodeName"] = node
+        p.node(node)
     if priority_class:
-        p["spec"]["priorityClassName"] = priority_class
-    p["spec"].update(spec)
-    st = dict(status or {})
+        p.priority_class(priority_class)
+    p.spec(**spec)
+    if status:
+        p.status(**status)
     if start:
-        st["startTime"] = start
-    if st:
-        p["status"] = st
+        p.start_time(start)
     return p
 
 
-def replicas(prefix: str, n: int, **kw: Any) -> list[Doc]:
+def replicas(prefix: str, n: int, **kw: Any) -> list[PodWrapper]:
     """``n`` pods ``prefix-0``... built alike."""
     return [pod(f"{prefix}-{i}", **kw) for i in range(n)]
 
 
-def priority_class(name: str, value: int, *, global_default: bool = False,
-                   preemption_policy: str | None = None) -> Doc:
-    pc: Doc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-               "metadata": {"name": name}, "value": value}
-    if global_default:
-        pc["globalDefault"] = True
-    if preemption_policy:
-        pc["preemptionPolicy"] = preemption_policy
-    return pc
-
-
-def namespace(name: str, labels: dict[str, str] | None = None) -> Doc:
-    meta: Doc = {"name": name}
-    if labels:
-        meta["labels"] = labels
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
-
-
-def pdb(name: str, match: dict[str, str], *, disruptions_allowed: int,
-        min_available: int | str | None = None, namespace: str = "default") -> Doc:
-    """A PodDisruptionBudget with an explicit ``status.disruptionsAllowed`` (what the
-    disruption controller would have written: the scheduler reads only the status)."""
-    spec: Doc = {"selector": {"matchLabels": match}}
-    if min_available is not None:
-        spec["minAvailable"] = min_available
-    else:
-        spec["maxUnavailable"] = 0
-    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-            "metadata": {"name": name, "namespace": namespace}, "spec": spec,
-            "status": {"disruptionsAllowed": disruptions_allowed, "currentHealthy": 0,
-                       "desiredHealthy": 0, "expectedPods": 0}}
-
-
-def timeline(*events: Doc, until: str | None = None) -> Doc:
-    spec: Doc = {"events": list(events)}
-    if until:
-        spec["until"] = until
-    return {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": spec}
-
-
-def config(*profiles: Doc, percentage: int | None = None) -> Doc:
-    """A KubeSchedulerConfiguration with these profiles (default: one default profile)."""
-    cfg: Doc = {"apiVersion": "kubescheduler.config.k8s.io/v1",
-                "kind": "KubeSchedulerConfiguration",
-                "profiles": list(profiles) or [{"schedulerName": "default-scheduler"}]}
-    if percentage is not None:
-        cfg["percentageOfNodesToScore"] = percentage
-    return cfg
-
-
-def profile(name: str = "default-scheduler", *, args: dict[str, Doc] | None = None,
-            score: dict[str, int] | None = None, disabled: dict[str, list[str]] | None = None,
-            percentage: int | None = None) -> Doc:
-    """A profile: plugin ``args`` by plugin name, Score plugin weights (``score``), plugins
-    disabled per extension point (``disabled``)."""
-    p: Doc = {"schedulerName": name}
-    plugins: Doc = {}
-    if score:
-        plugins["score"] = {"enabled": [{"name": k, "weight": w} for k, w in score.items()]}
-    for point, names in (disabled or {}).items():
-        plugins.setdefault(point, {})["disabled"] = [{"name": n} for n in names]
-    if plugins:
-        p["plugins"] = plugins
-    if args:
-        p["pluginConfig"] = [{"name": k, "args": v} for k, v in args.items()]
-    if percentage is not None:
-        p["percentageOfNodesToScore"] = percentage
-    return p
-
-
-def affinity_term(match: dict[str, str], topology: str, *,
-                  namespaces: list[str] | None = None,
-                  namespace_selector: Doc | None = None) -> Doc:
-    t: Doc = {"labelSelector": {"matchLabels": match}, "topologyKey": topology}
-    if namespaces is not None:
-        t["namespaces"] = namespaces
-    if namespace_selector is not None:
-        t["namespaceSelector"] = namespace_selector
-    return t
-
-
-def node_term(*exprs: tuple[str, str, list[str] | None]) -> Doc:
-    """A NodeSelectorTerm of match expressions (key, operator, values)."""
-    out = []
-    for key, op, values in exprs:
-        e: Doc = {"key": key, "operator": op}
-        if values is not None:
-            e["values"] = values
-        out.append(e)
-    return {"matchExpressions": out}
+def affinity_term(match: dict[str, str], topology: str, **kw: Any) -> Doc:
+    """A PodAffinityTerm selecting the pods with the ``match`` labels."""
+    return pod_affinity_term(topology, label_selector(match), **kw)
 
 
 def spread(max_skew: int, key: str, match: dict[str, str], *, hard: bool = True,
-           **extra: Any) -> Doc:
-    c: Doc = {"maxSkew": max_skew, "topologyKey": key,
-              "whenUnsatisfiable": "DoNotSchedule" if hard else "ScheduleAnyway",
-              "labelSelector": {"matchLabels": match}}
-    c.update(extra)
-    return c
+           **kw: Any) -> Doc:
+    """A TopologySpreadConstraint over the pods with the ``match`` labels (DoNotSchedule, or
+    ScheduleAnyway when not ``hard``)."""
+    return spread_constraint(max_skew, key, "DoNotSchedule" if hard else "ScheduleAnyway",
+                             label_selector(match), **kw)
 
 
 def t(seconds: int) -> str:
@@ -242,23 +148,23 @@ def t(seconds: int) -> str:
 class Golden:
     name: str
     covers: str
-    build: Callable[[], list[Doc]]
-    config: Doc | None = None
+    build: Callable[[], Docs]
+    config: ConfigWrapper | Doc | None = None
     seed: int = 0
     notes: list[str] = field(default_factory=list)
 
     def scenario(self) -> ScenarioInput:
-        return ScenarioInput(self.build(), self.config, self.seed, self.name,
+        config = None if self.config is None else plain(self.config)
+        return ScenarioInput(manifests(self.build()), config, self.seed, self.name,
                              [f"covers: {self.covers}", *self.notes])
 
 
 DEFINITIONS: list[Golden] = []
 
 
-def golden(name: str, covers: str, *, config: Doc | None = None, seed: int = 0,
-           notes: Iterable[str] = ()) -> Callable[[Callable[[], list[Doc]]],
-                                                  Callable[[], list[Doc]]]:
-    def register(build: Callable[[], list[Doc]]) -> Callable[[], list[Doc]]:
+def golden(name: str, covers: str, *, config: ConfigWrapper | Doc | None = None, seed: int = 0,
+           notes: Iterable[str] = ()) -> Callable[[Callable[[], Docs]], Callable[[], Docs]]:
+    def register(build: Callable[[], Docs]) -> Callable[[], Docs]:
         DEFINITIONS.append(Golden(name, covers, build, config, seed, list(notes)))
         return build
     return register
@@ -267,14 +173,14 @@ def golden(name: str, covers: str, *, config: Doc | None = None, seed: int = 0,
 # ----- NodeResourcesFit -----
 
 @golden("fit-cpu-memory", "NodeResourcesFit filter: cpu and memory; Insufficient reasons")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("small", "1", "1Gi"), node("medium", "2", "4Gi"), node("big", "4", "2Gi"),
             pod("a", "1500m", "1Gi"), pod("b", "1", "3Gi"), pod("c", "3", "1Gi"),
             pod("too-much-memory", "100m", "16Gi"), pod("too-much-cpu", "8", "1Mi")]
 
 
 @golden("fit-extended-resources", "NodeResourcesFit: extended resources (example.com/gpu)")
-def _() -> list[Doc]:
+def _() -> Docs:
     gpu = {"example.com/gpu": "2"}
     return [node("cpu-only", "8", "16Gi"), node("gpu-a", "4", "8Gi", extra=gpu),
             node("gpu-b", "4", "8Gi", extra={"example.com/gpu": "1"}),
@@ -285,19 +191,17 @@ def _() -> list[Doc]:
 
 
 @golden("fit-pod-count", "NodeResourcesFit: the pods allocatable (Too many pods)")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("tiny", "8", "8Gi", pods=2), node("roomy", "2", "2Gi", pods=3),
             pod("old-0", node="tiny"), *replicas("p", 4, cpu="10m", memory="10Mi")]
 
 
 @golden("fit-init-containers-and-sidecars",
         "pod requests: init containers (max) and restartable sidecars (sum)")
-def _() -> list[Doc]:
-    def init(name: str, cpu: str, sidecar: bool = False) -> Doc:
-        c: Doc = {"name": name, "image": PAUSE, "resources": {"requests": {"cpu": cpu}}}
-        if sidecar:
-            c["restartPolicy"] = "Always"
-        return c
+def _() -> Docs:
+    def init(name: str, cpu: str, sidecar: bool = False) -> ContainerWrapper:
+        c = make_container(name).image(PAUSE).requests(cpu=cpu)
+        return c.restart_policy("Always") if sidecar else c
     return [node("n2", "2", "4Gi"), node("n3", "3", "4Gi"),
             pod("big-init", "500m", initContainers=[init("setup", "2500m")]),
             pod("sidecar", "1", initContainers=[init("proxy", "1500m", sidecar=True)]),
@@ -306,7 +210,7 @@ def _() -> list[Doc]:
 
 @golden("fit-overhead-and-pod-level-resources",
         "pod requests: spec.overhead and pod-level spec.resources (PodLevelResources)")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("a", "2", "2Gi"), node("b", "3", "2Gi"),
             pod("with-overhead", "1500m", overhead={"cpu": "1"}),
             pod("pod-level", "100m", resources={"requests": {"cpu": "1800m",
@@ -315,7 +219,7 @@ def _() -> list[Doc]:
 
 
 @golden("fit-ephemeral-storage", "NodeResourcesFit: ephemeral-storage")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("disk-small", extra={"ephemeral-storage": "10Gi"}),
             node("disk-big", extra={"ephemeral-storage": "100Gi"}),
             pod("logs", extra={"ephemeral-storage": "20Gi"}),
@@ -324,14 +228,14 @@ def _() -> list[Doc]:
 
 
 @golden("score-least-allocated-spreads", "NodeResourcesFit score LeastAllocated (default)")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "4", "8Gi"), node("n2", "4", "8Gi"), node("n3", "8", "16Gi"),
             pod("running", "2", "4Gi", node="n1"),
             *replicas("web", 6, cpu="500m", memory="1Gi")]
 
 
 @golden("score-balanced-allocation", "NodeResourcesBalancedAllocation: cpu/memory balance")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("cpu-heavy", "8", "8Gi"), node("mem-heavy", "8", "8Gi"),
             pod("hog-cpu", "6", "1Gi", node="cpu-heavy"),
             pod("hog-mem", "1", "6Gi", node="mem-heavy"),
@@ -339,7 +243,7 @@ def _() -> list[Doc]:
 
 
 @golden("score-image-locality", "ImageLocality: image sizes and spread over nodes")
-def _() -> list[Doc]:
+def _() -> Docs:
     big = "example.com/ml/trainer:1.0"
     small = "example.com/tools/sh:1.0"
     return [node("n1", images=[(big, 900 * 1024 * 1024)]),
@@ -356,8 +260,8 @@ def _() -> list[Doc]:
         notes=["quantities are integers on purpose: with a fraction and a binary suffix "
                "(2.5Gi) upstream v1.37.2 adds the overhead into the pod object on every "
                "PodRequests call (known divergence upstream-pod-level-requests-aliasing)"])
-def _() -> list[Doc]:
-    def plr(name: str, cpu: str, memory: str, overhead: Doc, **kw: Any) -> Doc:
+def _() -> Docs:
+    def plr(name: str, cpu: str, memory: str, overhead: Doc, **kw: Any) -> PodWrapper:
         return pod(name, None, memory, resources={"requests": {"cpu": cpu}},
                    overhead=overhead, **kw)
     return [node("cpu-rich", "8", "4Gi"), node("mem-rich", "2", "16Gi"),
@@ -371,7 +275,7 @@ def _() -> list[Doc]:
 # ----- TaintToleration -----
 
 @golden("taints-noschedule-and-tolerations", "TaintToleration filter: NoSchedule, tolerations")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("gpu", taints=[taint("dedicated", value="gpu")]),
             node("infra", taints=[taint("dedicated", value="infra")]),
             node("plain", "1", "1Gi"),
@@ -382,7 +286,7 @@ def _() -> list[Doc]:
 
 
 @golden("taints-noexecute", "TaintToleration: NoExecute taints need a toleration too")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("draining", taints=[taint("node.kubernetes.io/not-ready", "NoExecute")]),
             node("ok", "1", "1Gi"),
             pod("tolerant", tolerations=[toleration("node.kubernetes.io/not-ready",
@@ -392,7 +296,7 @@ def _() -> list[Doc]:
 
 @golden("taints-prefer-noschedule-scoring",
         "TaintToleration score: count of intolerable PreferNoSchedule taints")
-def _() -> list[Doc]:
+def _() -> Docs:
     soft = [taint("a", "PreferNoSchedule"), taint("b", "PreferNoSchedule")]
     return [node("two-soft", taints=soft), node("one-soft", taints=soft[:1]),
             node("one-soft-b", taints=soft[1:]),
@@ -404,7 +308,7 @@ def _() -> list[Doc]:
 
 @golden("taints-toleration-operators",
         "tolerations: Exists without key, Equal with empty effect, value mismatch")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("x", taints=[taint("k1", value="v1"), taint("k2", "NoExecute", "v2")]),
             node("y", "1", "1Gi", taints=[taint("k1", value="other")]),
             pod("all", tolerations=[{"operator": "Exists"}]),
@@ -417,7 +321,7 @@ def _() -> list[Doc]:
 # ----- NodeAffinity -----
 
 @golden("node-selector", "NodeAffinity filter: spec.nodeSelector")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("ssd-1", labels={"disk": "ssd"}), node("hdd-1", labels={"disk": "hdd"}),
             node("ssd-2", "1", "1Gi", labels={"disk": "ssd", "gen": "2"}),
             pod("wants-ssd", "2", nodeSelector={"disk": "ssd"}),
@@ -429,32 +333,32 @@ def _() -> list[Doc]:
 @golden("node-affinity-required-operators",
         "NodeAffinity required: terms ORed; In, NotIn, Exists, DoesNotExist, Gt, Lt; "
         "matchFields metadata.name")
-def _() -> list[Doc]:
+def _() -> Docs:
     def req(*terms: Doc) -> Doc:
         return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
             "nodeSelectorTerms": list(terms)}}}
     return [node("gen3", labels={"gen": "3", "pool": "a"}),
             node("gen5", labels={"gen": "5", "pool": "b"}),
             node("gen7", labels={"gen": "7"}),
-            pod("gt4", affinity=req(node_term(("gen", "Gt", ["4"])))),
-            pod("lt4-or-pool-b", affinity=req(node_term(("gen", "Lt", ["4"]),
+            pod("gt4", affinity=req(node_selector_term(("gen", "Gt", ["4"])))),
+            pod("lt4-or-pool-b", affinity=req(node_selector_term(("gen", "Lt", ["4"]),
                                                         ("pool", "In", ["b"])),
-                                              node_term(("pool", "In", ["b"])))),
-            pod("no-pool", affinity=req(node_term(("pool", "DoesNotExist", None)))),
-            pod("pool-not-a", affinity=req(node_term(("pool", "Exists", None),
+                                              node_selector_term(("pool", "In", ["b"])))),
+            pod("no-pool", affinity=req(node_selector_term(("pool", "DoesNotExist", None)))),
+            pod("pool-not-a", affinity=req(node_selector_term(("pool", "Exists", None),
                                                      ("pool", "NotIn", ["a"])))),
             pod("by-field", affinity=req({"matchFields": [{"key": "metadata.name",
                                                            "operator": "In",
                                                            "values": ["gen3"]}]})),
-            pod("impossible", affinity=req(node_term(("gen", "Gt", ["9"]))))]
+            pod("impossible", affinity=req(node_selector_term(("gen", "Gt", ["9"]))))]
 
 
 @golden("node-affinity-preferred", "NodeAffinity score: preferred terms and weights")
-def _() -> list[Doc]:
+def _() -> Docs:
     pref = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        {"weight": 10, "preference": node_term(("zone", "In", ["a"]))},
-        {"weight": 50, "preference": node_term(("disk", "In", ["ssd"]))},
-        {"weight": 5, "preference": node_term(("zone", "In", ["b"]), ("disk", "In",
+        {"weight": 10, "preference": node_selector_term(("zone", "In", ["a"]))},
+        {"weight": 50, "preference": node_selector_term(("disk", "In", ["ssd"]))},
+        {"weight": 5, "preference": node_selector_term(("zone", "In", ["b"]), ("disk", "In",
                                                                       ["ssd"]))}]}}
     return [node("a-hdd", labels={"zone": "a", "disk": "hdd"}),
             node("a-ssd", "1", "1Gi", labels={"zone": "a", "disk": "ssd"}),
@@ -467,12 +371,9 @@ def _() -> list[Doc]:
 # ----- NodePorts, NodeName, NodeUnschedulable -----
 
 @golden("node-ports", "NodePorts: hostPort conflicts by port, protocol and hostIP")
-def _() -> list[Doc]:
+def _() -> Docs:
     def port(p: int, proto: str = "TCP", ip: str | None = None) -> Doc:
-        d: Doc = {"containerPort": p, "hostPort": p, "protocol": proto}
-        if ip:
-            d["hostIP"] = ip
-        return d
+        return container_port(p, host_port=p, protocol=proto, host_ip=ip)
     return [node("n1"), node("n2", "1", "1Gi"),
             pod("web-on-n1", node="n1", ports=[port(80)]),
             pod("dns-on-n2", node="n2", ports=[port(53, "UDP", "10.0.0.1")]),
@@ -484,7 +385,7 @@ def _() -> list[Doc]:
 
 @golden("node-name-hostname-targeting",
         "pods targeting one node by hostname; running pods given with spec.nodeName")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2", "2Gi"), node("n2", "2", "2Gi"),
             pod("bound-1", "1", node="n1"), pod("bound-2", "1", node="n1"),
             pod("to-n1", "100m", nodeSelector={HOSTNAME: "n1"}),
@@ -494,7 +395,7 @@ def _() -> list[Doc]:
 
 @golden("node-unschedulable", "NodeUnschedulable: cordoned nodes and the unschedulable taint "
                               "toleration")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("cordoned", "8", "16Gi", unschedulable=True), node("open", "1", "1Gi"),
             pod("tolerant", "2", tolerations=[toleration("node.kubernetes.io/unschedulable",
                                                          "NoSchedule")]),
@@ -503,12 +404,12 @@ def _() -> list[Doc]:
 
 # ----- PodTopologySpread -----
 
-def _zones(n_per_zone: int = 2, zones: str = "abc", cpu: str = "4") -> list[Doc]:
+def _zones(n_per_zone: int = 2, zones: str = "abc", cpu: str = "4") -> list[NodeWrapper]:
     return [node(f"{z}{i}", cpu, zone=f"zone-{z}") for z in zones for i in range(n_per_zone)]
 
 
 @golden("spread-hard-zones", "PodTopologySpread DoNotSchedule over zones, maxSkew 1")
-def _() -> list[Doc]:
+def _() -> Docs:
     c = [spread(1, ZONE, {"app": "web"})]
     return [*_zones(), pod("w-old", node="a0", labels={"app": "web"}),
             pod("w-old2", node="a1", labels={"app": "web"}),
@@ -516,7 +417,7 @@ def _() -> list[Doc]:
 
 
 @golden("spread-soft-scoring", "PodTopologySpread ScheduleAnyway scoring over zones and hosts")
-def _() -> list[Doc]:
+def _() -> Docs:
     c = [spread(1, ZONE, {"app": "api"}, hard=False),
          spread(2, HOSTNAME, {"app": "api"}, hard=False)]
     return [*_zones(2, "ab"), node("c0", "4", zone="zone-c"),
@@ -525,8 +426,8 @@ def _() -> list[Doc]:
 
 
 @golden("spread-min-domains", "PodTopologySpread minDomains with DoNotSchedule")
-def _() -> list[Doc]:
-    c = [spread(1, ZONE, {"app": "db"}, minDomains=3)]
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "db"}, min_domains=3)]
     return [*_zones(1, "ab"), node("c0", "1", "256Mi", zone="zone-c"),
             *replicas("db", 4, cpu="500m", labels={"app": "db"},
                       topologySpreadConstraints=c)]
@@ -534,11 +435,11 @@ def _() -> list[Doc]:
 
 @golden("spread-node-affinity-and-taints-policies",
         "PodTopologySpread nodeAffinityPolicy / nodeTaintsPolicy Honor and Ignore")
-def _() -> list[Doc]:
-    honor = [spread(1, ZONE, {"app": "h"}, nodeAffinityPolicy="Honor",
-                    nodeTaintsPolicy="Honor")]
-    ignore = [spread(1, ZONE, {"app": "i"}, nodeAffinityPolicy="Ignore",
-                     nodeTaintsPolicy="Ignore")]
+def _() -> Docs:
+    honor = [spread(1, ZONE, {"app": "h"}, node_affinity_policy="Honor",
+                    node_taints_policy="Honor")]
+    ignore = [spread(1, ZONE, {"app": "i"}, node_affinity_policy="Ignore",
+                     node_taints_policy="Ignore")]
     sel = {"tier": "front"}
     return [node("a0", zone="zone-a", labels=sel), node("b0", zone="zone-b", labels=sel),
             node("c0", zone="zone-c", taints=[taint("maintenance")]),
@@ -550,8 +451,8 @@ def _() -> list[Doc]:
 
 
 @golden("spread-match-label-keys", "PodTopologySpread matchLabelKeys (pod-template-hash)")
-def _() -> list[Doc]:
-    c = [spread(1, ZONE, {"app": "web"}, matchLabelKeys=["pod-template-hash"])]
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "web"}, match_label_keys=["pod-template-hash"])]
     old = {"app": "web", "pod-template-hash": "v1"}
     new = {"app": "web", "pod-template-hash": "v2"}
     return [*_zones(1, "ab"), pod("v1-a", node="a0", labels=old),
@@ -561,7 +462,7 @@ def _() -> list[Doc]:
 
 @golden("spread-hard-unsatisfiable", "PodTopologySpread: missing topology label and skew "
                                      "violations leave pods pending")
-def _() -> list[Doc]:
+def _() -> Docs:
     c = [spread(1, ZONE, {"app": "x"})]
     return [node("a0", "1", zone="zone-a"), node("b0", "8", zone="zone-b"),
             node("nolabel", "8"),
@@ -571,7 +472,7 @@ def _() -> list[Doc]:
 # ----- InterPodAffinity -----
 
 @golden("pod-affinity-required-zone", "InterPodAffinity required affinity by zone")
-def _() -> list[Doc]:
+def _() -> Docs:
     aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"app": "cache"}, ZONE)]}}
     return [*_zones(2, "ab"), pod("cache", node="b1", labels={"app": "cache"}),
@@ -583,7 +484,7 @@ def _() -> list[Doc]:
 
 @golden("pod-anti-affinity-required-hostname",
         "InterPodAffinity required anti-affinity per host (one replica per node)")
-def _() -> list[Doc]:
+def _() -> Docs:
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"app": "etcd"}, HOSTNAME)]}}
     return [node("n1"), node("n2"), node("n3"),
@@ -592,7 +493,7 @@ def _() -> list[Doc]:
 
 @golden("pod-affinity-preferred-weights",
         "InterPodAffinity score: preferred affinity and anti-affinity weights")
-def _() -> list[Doc]:
+def _() -> Docs:
     pref = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 80, "podAffinityTerm": affinity_term({"app": "db"}, ZONE)}]},
         "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
@@ -604,7 +505,7 @@ def _() -> list[Doc]:
 
 @golden("pod-affinity-namespace-selector",
         "InterPodAffinity: namespaces and namespaceSelector of the terms")
-def _() -> list[Doc]:
+def _() -> Docs:
     sel = {"matchLabels": {"team": "data"}}
     aff_sel = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"app": "db"}, ZONE, namespace_selector=sel)]}}
@@ -614,8 +515,9 @@ def _() -> list[Doc]:
         affinity_term({"app": "db"}, ZONE, namespaces=["analytics"])]}}
     anti_all = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"app": "db"}, ZONE, namespace_selector={})]}}
-    return [namespace("warehouse", {"team": "data"}), namespace("analytics", {"team": "bi"}),
-            namespace("web"), *_zones(1, "abc"),
+    return [make_namespace("warehouse").label("team", "data"),
+            make_namespace("analytics").label("team", "bi"), make_namespace("web"),
+            *_zones(1, "abc"),
             pod("db-wh", node="a0", namespace="warehouse", labels={"app": "db"}),
             pod("db-an", node="b0", namespace="analytics", labels={"app": "db"}),
             pod("by-selector", namespace="web", affinity=aff_sel),
@@ -626,7 +528,7 @@ def _() -> list[Doc]:
 
 @golden("existing-pods-anti-affinity",
         "InterPodAffinity: a running pod's required anti-affinity rejects incoming pods")
-def _() -> list[Doc]:
+def _() -> Docs:
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"security": "low"}, ZONE)]}}
     return [*_zones(1, "ab"), node("a1", "1", zone="zone-a"),
@@ -639,7 +541,7 @@ def _() -> list[Doc]:
 @golden("existing-pods-affinity-scoring",
         "InterPodAffinity score: running pods' required affinity (hardPodAffinityWeight) and "
         "preferred terms count for incoming pods")
-def _() -> list[Doc]:
+def _() -> Docs:
     want_web = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"app": "web"}, ZONE)]}}
     dislike_web = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
@@ -652,7 +554,7 @@ def _() -> list[Doc]:
 
 @golden("pod-affinity-first-pod-self-match",
         "InterPodAffinity: the first pod of a group matching its own affinity term")
-def _() -> list[Doc]:
+def _() -> Docs:
     aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"group": "g1"}, ZONE)]}}
     other = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -666,13 +568,13 @@ def _() -> list[Doc]:
 
 @golden("scheduling-gates-removed-later",
         "SchedulingGates: gated pods wait; a timeline removes the gates")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2", "2Gi"),
             pod("gated", "1", schedulingGates=[{"name": "example.com/quota"}]),
             pod("two-gates", "1", schedulingGates=[{"name": "example.com/a"},
                                                    {"name": "example.com/b"}]),
             pod("free", "500m"),
-            timeline({"at": "30s", "action": "removeSchedulingGates", "pod": "gated"},
+            make_timeline({"at": "30s", "action": "removeSchedulingGates", "pod": "gated"},
                      {"at": "40s", "action": "removeSchedulingGates", "pod": "two-gates",
                       "gates": ["example.com/a"]},
                      {"at": "50s", "action": "removeSchedulingGates", "pod": "two-gates"})]
@@ -680,14 +582,22 @@ def _() -> list[Doc]:
 
 # ----- preemption -----
 
-def _prio() -> list[Doc]:
-    return [priority_class("low", 100), priority_class("mid", 500),
-            priority_class("high", 1000)]
+def _pdb(name: str, app: str, disruptions_allowed: int) -> PodDisruptionBudgetWrapper:
+    """A PodDisruptionBudget over the pods labelled ``app``, with an explicit
+    ``status.disruptionsAllowed`` (what the disruption controller would have written: the
+    scheduler reads only the status)."""
+    return make_pdb(name).namespace("default").match_label("app", app).max_unavailable(0) \
+        .disruptions_allowed(disruptions_allowed)
+
+
+def _prio() -> Docs:
+    return [make_priority_class("low", 100), make_priority_class("mid", 500),
+            make_priority_class("high", 1000)]
 
 
 @golden("preemption-lowest-priority-victims",
         "DefaultPreemption: the node whose victims have the lowest priority")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi"), node("n2", "2", "4Gi"),
             pod("mid-1", "2", node="n1", priority_class="mid", start=t(10)),
             pod("low-2", "2", node="n2", priority_class="low", start=t(20)),
@@ -695,32 +605,32 @@ def _() -> list[Doc]:
 
 
 @golden("preemption-pdb", "DefaultPreemption: PodDisruptionBudgets (status.disruptionsAllowed)")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi"), node("n2", "2", "4Gi"),
             pod("protected", "2", node="n1", priority_class="low", labels={"app": "db"},
                 start=t(30)),
             pod("unprotected", "2", node="n2", priority_class="low", labels={"app": "web"},
                 start=t(10)),
-            pdb("db-pdb", {"app": "db"}, disruptions_allowed=0),
-            pdb("web-pdb", {"app": "web"}, disruptions_allowed=1),
+            _pdb("db-pdb", "db", 0),
+            _pdb("web-pdb", "web", 1),
             pod("boss", "2", priority_class="high")]
 
 
 @golden("preemption-pdb-violation-unavoidable",
         "DefaultPreemption: every candidate violates a PDB; fewest violations win")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi"), node("n2", "2", "4Gi"),
             pod("a1", "1", node="n1", priority_class="low", labels={"app": "a"}, start=t(5)),
             pod("a2", "1", node="n1", priority_class="low", labels={"app": "a"}, start=t(6)),
             pod("b1", "2", node="n2", priority_class="low", labels={"app": "b"}, start=t(7)),
-            pdb("a-pdb", {"app": "a"}, disruptions_allowed=0),
-            pdb("b-pdb", {"app": "b"}, disruptions_allowed=0),
+            _pdb("a-pdb", "a", 0),
+            _pdb("b-pdb", "b", 0),
             pod("boss", "2", priority_class="high")]
 
 
 @golden("preemption-policy-never", "preemptionPolicy Never: the pod waits, nothing is evicted")
-def _() -> list[Doc]:
-    return [*_prio(), priority_class("high-never", 1000, preemption_policy="Never"),
+def _() -> Docs:
+    return [*_prio(), make_priority_class("high-never", 1000).preemption_policy("Never"),
             node("n1", "2", "4Gi"),
             pod("low", "2", node="n1", priority_class="low", start=t(0)),
             pod("polite", "2", priority_class="high-never"),
@@ -730,7 +640,7 @@ def _() -> list[Doc]:
 
 @golden("preemption-candidate-criteria",
         "DefaultPreemption pickOneNode: fewest victims, lowest priority sum, latest start")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("two-victims", "2", "4Gi"), node("one-mid", "2", "4Gi"),
             node("one-low-old", "2", "4Gi"), node("one-low-new", "2", "4Gi"),
             pod("v1", "1", node="two-victims", priority_class="low", start=t(100)),
@@ -743,7 +653,7 @@ def _() -> list[Doc]:
 
 @golden("preemption-reprieve",
         "DefaultPreemption selectVictimsOnNode: victims reprieved when the pod still fits")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "4", "8Gi"),
             pod("l1", "1", node="n1", priority_class="low", start=t(1)),
             pod("l2", "1", node="n1", priority_class="low", start=t(2)),
@@ -754,7 +664,7 @@ def _() -> list[Doc]:
 
 @golden("preemption-cannot-help",
         "DefaultPreemption: nodes rejected as unresolvable are not candidates")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi", labels={"disk": "hdd"}),
             node("n2", "2", "4Gi", labels={"disk": "ssd"}, taints=[taint("special")]),
             pod("low-1", "2", node="n1", priority_class="low", start=t(1)),
@@ -763,7 +673,7 @@ def _() -> list[Doc]:
 
 @golden("preemption-nominated-node-reserved",
         "nominated pods: a preemptor's nomination keeps lower-priority pods off the node")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi"),
             pod("low", "2", node="n1", priority_class="low", start=t(1)),
             pod("boss", "2", priority_class="high", created=t(100)),
@@ -772,7 +682,7 @@ def _() -> list[Doc]:
 
 @golden("preemption-by-priority-order",
         "the queue's priority order: the highest-priority pod preempts first")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi"), node("n2", "2", "4Gi"),
             pod("low-a", "2", node="n1", priority_class="low", start=t(1)),
             pod("low-b", "2", node="n2", priority_class="low", start=t(2)),
@@ -784,7 +694,7 @@ def _() -> list[Doc]:
 
 @golden("queue-priority-and-creation-order",
         "PrioritySort: priority, then creation time, decides who gets the last space")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [*_prio(), node("n1", "2", "4Gi"),
             pod("late-high", "1", priority_class="high", created=t(300)),
             pod("early-low", "1", priority_class="low", created=t(1)),
@@ -793,41 +703,41 @@ def _() -> list[Doc]:
 
 
 @golden("queue-node-added-later", "the queue: a node created at 45s (NodeAdd moves the pods)")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "1", "1Gi"), pod("fits", "500m"), pod("waits-1", "2"),
             pod("waits-2", "3"),
-            timeline({"at": "45s", "action": "createNode",
+            make_timeline({"at": "45s", "action": "createNode",
                       "node": node("n2", "4", "8Gi")})]
 
 
 @golden("queue-pod-deleted-frees-space",
         "the queue: deleting a running pod (AssignedPodDelete) lets a pending pod in")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2", "2Gi"), pod("old", "2", node="n1"), pod("new", "1500m"),
-            timeline({"at": "2m", "action": "deletePod", "pod": "old"})]
+            make_timeline({"at": "2m", "action": "deletePod", "pod": "old"})]
 
 
 @golden("queue-unschedulable-flush",
         "the queue: an unschedulable pod retried by the 5-minute flush of unschedulable pods")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2"), node("n2", "4"), node("n3", "8", taints=[taint("gpu")]),
             pod("p1", "1500m"), pod("p2", "2"), pod("p3", "3"), pod("p4", "1")]
 
 
 @golden("queue-backoff-after-taint-removed",
         "the queue: a taint removed by the timeline; the pod retried after its backoff")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2", taints=[taint("maintenance")]), pod("waits", "1"),
-            timeline({"at": "3s", "action": "untaintNode", "node": "n1",
+            make_timeline({"at": "3s", "action": "untaintNode", "node": "n1",
                       "taints": [{"key": "maintenance"}]})]
 
 
 @golden("queue-cordon-and-uncordon", "the queue: cordon / uncordon and label changes over time")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2", labels={"ready": "no"}), node("n2", "1", "1Gi"),
             pod("needs-ready", "1", nodeSelector={"ready": "yes"}),
             pod("a", "800m"), pod("b", "800m"),
-            timeline({"at": "1s", "action": "cordon", "node": "n2"},
+            make_timeline({"at": "1s", "action": "cordon", "node": "n2"},
                      {"at": "20s", "action": "labelNode", "node": "n1",
                       "labels": {"ready": "yes"}},
                      {"at": "40s", "action": "uncordon", "node": "n2"},
@@ -836,10 +746,10 @@ def _() -> list[Doc]:
 
 @golden("queue-node-deleted", "the queue: a node deleted, its pods deleted with it; a pod "
                               "finishing frees space")
-def _() -> list[Doc]:
+def _() -> Docs:
     return [node("n1", "2"), node("n2", "2"), pod("r1", "2", node="n1"),
             pod("r2", "1500m", node="n2"), pod("waits", "1"),
-            timeline({"at": "10s", "action": "deleteNode", "node": "n2"},
+            make_timeline({"at": "10s", "action": "deleteNode", "node": "n2"},
                      {"at": "20s", "action": "finishPod", "pod": "r1"})]
 
 
@@ -851,29 +761,31 @@ _MOST = {"scoringStrategy": {"type": "MostAllocated",
 
 
 @golden("config-most-allocated", "NodeResourcesFit MostAllocated packs pods",
-        config=config(profile(args={"NodeResourcesFit": _MOST})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().plugin_args("NodeResourcesFit", _MOST)))
+def _() -> Docs:
     return [node("n1", "4", "8Gi"), node("n2", "8", "8Gi"), node("n3", "4", "8Gi"),
             pod("r", "1", node="n3"), *replicas("pack", 5, cpu="700m", memory="1Gi")]
 
 
 @golden("config-requested-to-capacity-ratio",
         "NodeResourcesFit RequestedToCapacityRatio with a shape and resource weights",
-        config=config(profile(args={"NodeResourcesFit": {"scoringStrategy": {
-            "type": "RequestedToCapacityRatio",
-            "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}],
-            "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0},
-                                                   {"utilization": 60, "score": 10},
-                                                   {"utilization": 100, "score": 2}]}}}})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().plugin_args("NodeResourcesFit", {
+            "scoringStrategy": {
+                "type": "RequestedToCapacityRatio",
+                "resources": [{"name": "cpu", "weight": 3}, {"name": "memory", "weight": 1}],
+                "requestedToCapacityRatio": {"shape": [{"utilization": 0, "score": 0},
+                                                       {"utilization": 60, "score": 10},
+                                                       {"utilization": 100, "score": 2}]}}})))
+def _() -> Docs:
     return [node("n1", "4", "8Gi"), node("n2", "4", "8Gi"), node("n3", "10", "8Gi"),
             pod("r", "2", "1Gi", node="n1"), *replicas("p", 5, cpu="600m", memory="512Mi")]
 
 
 @golden("config-score-weights",
         "plugin weights: ImageLocality weight 20 outweighs resource scoring",
-        config=config(profile(score={"ImageLocality": 20, "NodeResourcesFit": 1})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().score_weight("ImageLocality", 20)
+                                     .score_weight("NodeResourcesFit", 1)))
+def _() -> Docs:
     img = "example.com/big:1"
     return [node("busy-with-image", "4", images=[(img, 500 * 1024 * 1024)]),
             node("empty", "16", "32Gi"),
@@ -883,19 +795,18 @@ def _() -> list[Doc]:
 
 @golden("config-disabled-plugins",
         "plugins disabled: TaintToleration filter and score, NodeResourcesBalancedAllocation",
-        config=config(profile(disabled={"filter": ["TaintToleration"],
-                                        "score": ["TaintToleration",
-                                                  "NodeResourcesBalancedAllocation"]})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().disable("filter", "TaintToleration").disable(
+            "score", "TaintToleration", "NodeResourcesBalancedAllocation")))
+def _() -> Docs:
     return [node("tainted", "8", "8Gi", taints=[taint("nobody")]), node("plain", "2", "8Gi"),
             pod("a", "1"), pod("b", "1"), pod("c", "1", "6Gi")]
 
 
 @golden("config-multiple-profiles",
         "two profiles: pods choose one by schedulerName; unknown schedulerName stays pending",
-        config=config(profile(),
-                      profile("packing-scheduler", args={"NodeResourcesFit": _MOST})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile()).profile(
+            make_profile("packing-scheduler").plugin_args("NodeResourcesFit", _MOST)))
+def _() -> Docs:
     return [node("n1", "4", "8Gi"), node("n2", "4", "8Gi"), pod("r", "1", node="n2"),
             *replicas("spread", 2, cpu="500m"),
             *replicas("packed", 2, cpu="500m", schedulerName="packing-scheduler"),
@@ -904,21 +815,21 @@ def _() -> list[Doc]:
 
 @golden("config-pod-topology-spread-defaults",
         "PodTopologySpread defaultConstraints (List) apply to pods with owners",
-        config=config(profile(args={"PodTopologySpread": {
+        config=make_config().profile(make_profile().plugin_args("PodTopologySpread", {
             "defaultingType": "List",
-            "defaultConstraints": [{"maxSkew": 1, "topologyKey": ZONE,
-                                    "whenUnsatisfiable": "ScheduleAnyway"}]}})))
-def _() -> list[Doc]:
+            "defaultConstraints": [spread_constraint(1, ZONE, "ScheduleAnyway")]})))
+def _() -> Docs:
     return [*_zones(1, "abc"), pod("x-old", node="a0", labels={"app": "x"}, owner="x-rs"),
             *replicas("x", 4, labels={"app": "x"}, owner="x-rs")]
 
 
 @golden("config-balanced-allocation-resources",
         "NodeResourcesBalancedAllocation with cpu, memory and an extended resource",
-        config=config(profile(args={"NodeResourcesBalancedAllocation": {"resources": [
-            {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
-            {"name": "example.com/gpu", "weight": 1}]}})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().plugin_args(
+            "NodeResourcesBalancedAllocation", {"resources": [
+                {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1},
+                {"name": "example.com/gpu", "weight": 1}]})))
+def _() -> Docs:
     gpu = {"example.com/gpu": "4"}
     return [node("g1", "8", "16Gi", extra=gpu), node("g2", "8", "16Gi", extra=gpu),
             pod("r", "4", "2Gi", node="g1"),
@@ -928,8 +839,9 @@ def _() -> list[Doc]:
 
 @golden("config-inter-pod-affinity-hard-weight",
         "InterPodAffinity hardPodAffinityWeight 0 and an ignored preferred term weight",
-        config=config(profile(args={"InterPodAffinity": {"hardPodAffinityWeight": 0}})))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().plugin_args(
+            "InterPodAffinity", {"hardPodAffinityWeight": 0})))
+def _() -> Docs:
     want = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         affinity_term({"app": "web"}, ZONE)]}}
     return [*_zones(1, "ab"), pod("follower", node="a0", labels={"app": "f"}, affinity=want),
@@ -939,14 +851,14 @@ def _() -> list[Doc]:
 # ----- more than 100 nodes -----
 
 def _pool(n: int, prefix: str = "n", cpu: str = "4", zones: int = 3,
-          **kw: Any) -> list[Doc]:
+          **kw: Any) -> list[NodeWrapper]:
     return [node(f"{prefix}{i:03d}", cpu, zone=f"zone-{i % zones}", **kw) for i in range(n)]
 
 
 @golden("large-150-nodes-rotation",
         "more than 100 nodes: numFeasibleNodesToFind (100 of 150) and nextStartNodeIndex "
         "rotation decide which nodes are scored")
-def _() -> list[Doc]:
+def _() -> Docs:
     nodes = _pool(150)
     # running pods make some nodes busier, so scores differ by node
     running = [pod(f"r{i}", "1", node=f"n{i:03d}") for i in range(0, 150, 7)]
@@ -955,7 +867,7 @@ def _() -> list[Doc]:
 
 @golden("large-300-nodes-adaptive-percentage",
         "300 nodes: the adaptive percentageOfNodesToScore (50 - 300/125 = 48%: 144 nodes)")
-def _() -> list[Doc]:
+def _() -> Docs:
     nodes = _pool(300, cpu="8")
     running = [pod(f"r{i}", f"{(i % 5) + 1}", node=f"n{i:03d}") for i in range(0, 300, 3)]
     return [*nodes, *running, *replicas("p", 30, cpu="1")]
@@ -964,7 +876,7 @@ def _() -> list[Doc]:
 @golden("large-200-nodes-filtered",
         "200 nodes where most fail a filter: the search continues past the rotation start",
         notes=["only nodes n*0 and n*5 have the label the pods select"])
-def _() -> list[Doc]:
+def _() -> Docs:
     nodes = [node(f"n{i:03d}", "4", zone=f"zone-{i % 4}",
                   labels={"pool": "gold"} if i % 5 == 0 else {"pool": "std"})
              for i in range(200)]
@@ -974,8 +886,8 @@ def _() -> list[Doc]:
 
 @golden("large-200-nodes-percentage-config",
         "200 nodes with percentageOfNodesToScore 10 (the 100-node minimum applies)",
-        config=config(percentage=10))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile()).percentage_of_nodes_to_score(10))
+def _() -> Docs:
     nodes = _pool(200, cpu="4")
     running = [pod(f"r{i}", "2", node=f"n{i:03d}") for i in range(1, 200, 2)]
     return [*nodes, *running, *replicas("p", 30, cpu="500m")]
@@ -983,8 +895,8 @@ def _() -> list[Doc]:
 
 @golden("large-120-nodes-profile-percentage",
         "120 nodes with a profile's percentageOfNodesToScore 100 (every node scored)",
-        config=config(profile(percentage=100)))
-def _() -> list[Doc]:
+        config=make_config().profile(make_profile().percentage_of_nodes_to_score(100)))
+def _() -> Docs:
     nodes = _pool(120, cpu="4")
     running = [pod(f"r{i}", "3", node=f"n{i:03d}") for i in range(0, 120, 2)]
     return [*nodes, *running, *replicas("p", 20, cpu="500m")]
@@ -992,7 +904,7 @@ def _() -> list[Doc]:
 
 @golden("large-150-nodes-spread-and-affinity",
         "150 nodes in 5 zones: topology spread and anti-affinity beyond 100 nodes")
-def _() -> list[Doc]:
+def _() -> Docs:
     nodes = _pool(150, zones=5)
     c = [spread(1, ZONE, {"app": "web"})]
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -1005,7 +917,7 @@ def _() -> list[Doc]:
 
 @golden("mixed-small-cluster",
         "several plugins at once: taints, affinity, spread, ports and resources")
-def _() -> list[Doc]:
+def _() -> Docs:
     port = {"containerPort": 8080, "hostPort": 8080, "protocol": "TCP"}
     c = [spread(1, ZONE, {"app": "api"}, hard=False)]
     return [node("a0", "4", zone="zone-a", labels={"disk": "ssd"}),
@@ -1022,9 +934,10 @@ def _() -> list[Doc]:
 
 @golden("namespaces-and-priority-default",
         "a globalDefault PriorityClass, pods in several namespaces")
-def _() -> list[Doc]:
-    return [priority_class("default-prio", 50, global_default=True),
-            priority_class("urgent", 5000), namespace("team-a"), namespace("team-b"),
+def _() -> Docs:
+    return [make_priority_class("default-prio", 50).global_default(),
+            make_priority_class("urgent", 5000), make_namespace("team-a"),
+            make_namespace("team-b"),
             node("n1", "2", "4Gi"),
             pod("a", "1", namespace="team-a", created=t(1)),
             pod("b", "1", namespace="team-b", created=t(2)),
@@ -1033,54 +946,47 @@ def _() -> list[Doc]:
 
 # ----- regression scenarios (minimal cases of divergences found and fixed) -----
 
-def _bare_node(name: str, zone: str | None = None, taints: Iterable[Doc] = ()) -> Doc:
-    labels = {HOSTNAME: name}
+def _bare_node(name: str, zone: str | None = None, taints: Iterable[Doc] = ()) -> NodeWrapper:
+    n = make_node(name).hostname()
     if zone:
-        labels[ZONE] = zone
-    spec: Doc = {"taints": list(taints)} if taints else {}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-            "spec": spec, "status": {"allocatable": {"cpu": "4", "memory": "8Gi",
-                                                      "pods": 110}}}
+        n.zone(zone)
+    n.spec()
+    if taints:
+        n.taints(taints)
+    return n.allocatable(cpu="4", memory="8Gi", pods=110)
 
 
 def _bare_pod(name: str, node: str | None = None, labels: dict[str, str] | None = None,
-              **spec: Any) -> Doc:
-    meta: Doc = {"name": name}
-    if labels:
-        meta["labels"] = labels
-    sp: Doc = {"containers": [{"name": "c", "image": "busybox"}], **spec}
-    if node:
-        sp["nodeName"] = node
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": sp}
+              **spec: Any) -> PodWrapper:
+    p = make_pod(name).labels(labels or {}).container(make_container("c").image("busybox"))
+    p.spec(**spec)
+    return p.node(node) if node else p
 
 
-def _node_later(at: str, until: str) -> Doc:
+def _node_later(at: str, until: str) -> TimelineWrapper:
     n = _bare_node("n1")
-    return timeline({"at": at, "action": "createNode", "node": n}, until=until)
+    return make_timeline({"at": at, "action": "createNode", "node": n}).until(until)
 
 
 @golden("queue-error-backoff-initial",
         "scheduling queue: podInitialBackoffSeconds 2 delays the retries of a pod with no node",
-        config={"apiVersion": "kubescheduler.config.k8s.io/v1",
-                "kind": "KubeSchedulerConfiguration", "podInitialBackoffSeconds": 2})
-def _() -> list[Doc]:
+        config=make_config().set(podInitialBackoffSeconds=2))
+def _() -> Docs:
     return [_bare_pod("p"), _node_later("6.5", "7500ms")]
 
 
 @golden("queue-error-backoff-capped",
         "scheduling queue: a pod with no node at all waits in the error backoff queue; backoff "
         "capped at podMaxBackoffSeconds (1s)",
-        config={"apiVersion": "kubescheduler.config.k8s.io/v1",
-                "kind": "KubeSchedulerConfiguration", "podInitialBackoffSeconds": 1,
-                "podMaxBackoffSeconds": 1})
-def _() -> list[Doc]:
+        config=make_config().set(podInitialBackoffSeconds=1, podMaxBackoffSeconds=1))
+def _() -> Docs:
     return [_bare_pod("p"), _node_later("6.5", "9s")]
 
 
 @golden("spread-node-taints-policy-honor",
         "PodTopologySpread nodeTaintsPolicy Honor: a node with an untolerated taint is not a "
         "domain")
-def _() -> list[Doc]:
+def _() -> Docs:
     c = {"labelSelector": {"matchLabels": {"app": "web"}}, "maxSkew": 1,
          "nodeTaintsPolicy": "Honor", "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}
     return [_bare_node("n1", "z1"),
@@ -1091,7 +997,7 @@ def _() -> list[Doc]:
 
 @golden("spread-min-domains-global-minimum",
         "PodTopologySpread minDomains: fewer domains than minDomains make the global minimum 0")
-def _() -> list[Doc]:
+def _() -> Docs:
     c = {"labelSelector": {"matchLabels": {"app": "web"}}, "maxSkew": 1, "minDomains": 3,
          "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}
     return [_bare_node("n1", "z1"), _bare_node("n2", "z2"),

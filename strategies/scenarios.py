@@ -1,4 +1,4 @@
-"""Whole scenarios (``conformance.scenario.ScenarioInput``): a cluster with running pods that
+"""Whole scenarios (``conformance.core.scenario.ScenarioInput``): a cluster with running pods that
 fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a seed.
 
 The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,

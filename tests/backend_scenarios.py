@@ -5,33 +5,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from reference_impl.testing.wrappers import (
+    make_container,
+    make_node,
+    make_pod,
+    make_priority_class,
+    make_timeline,
+)
+
 
 def node(name: str, cpu: str, labels: dict[str, str] | None = None,
          taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    n: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
-                         "metadata": {"name": name, "labels": labels or {}},
-                         "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
-    if taints:
-        n["spec"] = {"taints": taints}
-    return n
+    n = make_node(name).labels(labels or {}).allocatable(cpu=cpu, memory="8Gi", pods="110")
+    return (n.taints(taints) if taints else n).manifest()
 
 
 def pod(name: str, cpu: str = "0", **spec: Any) -> dict[str, Any]:
+    """A pod labelled app=<name> with one container "c" requesting ``cpu``; ``spec`` fields as
+    given (``status`` goes to its place)."""
     status = spec.pop("status", None)
-    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
-                         "metadata": {"name": name, "namespace": "default",
-                                      "labels": {"app": name}},
-                         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause",
-                                                  "resources": {"requests": {"cpu": cpu}}}],
-                                  **spec}}
-    if status:
-        p["status"] = status
-    return p
+    p = make_pod(name).namespace("default").label("app", name).container(
+        make_container("c").image("registry.k8s.io/pause").requests(cpu=cpu)).spec(**spec)
+    return (p.status(**status) if status else p).manifest()
 
 
 def pclass(name: str, value: int) -> dict[str, Any]:
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-            "metadata": {"name": name}, "value": value}
+    return make_priority_class(name, value).manifest()
 
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
@@ -63,14 +62,14 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     # a timeline: a node appears, one is cordoned, a gate is lifted, a pod is deleted
     "timeline": [node("n1", "1"), pod("big", "2"), pod("small", "1"),
                  pod("held", "1", schedulingGates=[{"name": "g"}]),
-                 {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": [
+                 make_timeline(
                      {"at": "10s", "action": "createNode", "node": {
                          "metadata": {"name": "n2"},
                          "status": {"allocatable": {"cpu": "4", "memory": "8Gi",
                                                     "pods": "110"}}}},
                      {"at": "20s", "action": "cordon", "node": "n1"},
                      {"at": "30s", "action": "removeSchedulingGates", "pod": "held"},
-                     {"at": "40s", "action": "deletePod", "pod": "small"}]}}],
+                     {"at": "40s", "action": "deletePod", "pod": "small"}).manifest()],
 }
 
 

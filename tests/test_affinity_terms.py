@@ -167,7 +167,7 @@ def test_nil_label_selector_matches_nothing() -> None:
 # --- matchLabelKeys / mismatchLabelKeys ---
 # Upstream merges them at admission (pkg/registry/core/pod/strategy.go mutatePodAffinity); the
 # reference does so in the loader. The cases of strategy_test.go Test_mutatePodAffinity are
-# restated through the loader (reference_impl.testing.builders), and the terms code is checked
+# restated through the loader (reference_impl.testing.wrappers), and the terms code is checked
 # to compile the stored selector as is (newAffinityTerm never reads the two fields).
 
 LABELS = {"country": "Japan", "city": "Kyoto"}
@@ -175,12 +175,13 @@ ASIA_V1 = {"matchLabels": {"region": "Asia"}}
 
 
 def _loaded_terms(term_v1: dict) -> tuple:
-    from reference_impl.testing.builders import make_pod
+    from reference_impl.testing.wrappers import make_pod
 
     weighted_v1 = {"weight": 1, "podAffinityTerm": term_v1}
     side = {"requiredDuringSchedulingIgnoredDuringExecution": [term_v1],
             "preferredDuringSchedulingIgnoredDuringExecution": [weighted_v1]}
-    p = make_pod("p", labels=LABELS, affinity={"podAffinity": side, "podAntiAffinity": side})
+    p = make_pod("p").labels(LABELS).affinity({"podAffinity": side,
+                                               "podAntiAffinity": side}).obj()
     return p, build_pod_info_terms(p)
 
 

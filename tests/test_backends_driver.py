@@ -37,6 +37,13 @@ from conformance.backends.driver import (
 )
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
+from reference_impl.testing.wrappers import (
+    make_container,
+    make_node,
+    make_pod,
+    make_priority_class,
+    make_timeline,
+)
 
 # --- the fake API server -------------------------------------------------------------------------
 
@@ -286,34 +293,33 @@ class FakeScheduler:
 # --- scenario builders ---------------------------------------------------------------------------
 
 def node(name: str, cpu: str = "4", **labels: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **labels}},
-            "status": {"capacity": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+    """A node with only status.capacity (allocatable defaults to it)."""
+    return make_node(name).hostname().labels(labels).status(
+        capacity={"cpu": cpu, "memory": "8Gi", "pods": "110"}).manifest()
 
 
 def pod(name: str, cpu: str = "1", ns: str = "default", **spec: Any) -> dict[str, Any]:
+    """A pod labelled app=<name> with one container "c" requesting ``cpu``; ``spec`` fields as
+    given (``status`` and ``ownerReferences`` go to their places)."""
     status = spec.pop("status", None)
-    meta: dict[str, Any] = {"name": name, "namespace": ns, "labels": {"app": name}}
+    p = make_pod(name).namespace(ns).label("app", name)
     if "ownerReferences" in spec:
-        meta["ownerReferences"] = spec.pop("ownerReferences")
-    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-                         "spec": {"containers": [{"name": "c", "resources": {
-                             "requests": {"cpu": cpu}}}], **spec}}
-    if status:
-        p["status"] = status
-    return p
+        p.meta(ownerReferences=spec.pop("ownerReferences"))
+    p.container(make_container("c").requests(cpu=cpu)).spec(**spec)
+    return (p.status(**status) if status else p).manifest()
 
 
-def pclass(name: str, value: int, **kw: Any) -> dict[str, Any]:
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-            "metadata": {"name": name}, "value": value, **kw}
+def pclass(name: str, value: int, *, never: bool = False,
+           global_default: bool = False) -> dict[str, Any]:
+    pc = make_priority_class(name, value)
+    if never:
+        pc.preemption_policy("Never")
+    return (pc.global_default() if global_default else pc).manifest()
 
 
 def timeline(*events: dict[str, Any], until: str | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"events": list(events)}
-    if until:
-        spec["until"] = until
-    return {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": spec}
+    t = make_timeline(*events)
+    return (t.until(until) if until else t).manifest()
 
 
 def scenario(*docs: dict[str, Any], config: dict[str, Any] | None = None,
@@ -344,7 +350,7 @@ def test_plan_owned_mode_manifests() -> None:
     api = FakeApi()
     d = Driver(api, opts())
     plan = d.plan(scenario(
-        pclass("high", 1000, preemptionPolicy="Never"),
+        pclass("high", 1000, never=True),
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team",
                                                                "labels": {"env": "prod"}}},
         node("b"), node("a"),
@@ -446,7 +452,7 @@ def test_plan_shared_mode_maps_names_and_leaves_priority_to_admission() -> None:
                 {"key": "kubernetes.io/metadata.name", "operator": "In",
                  "values": ["default"]}]}}]}}
     plan = d.plan(scenario(
-        pclass("high", 1000), pclass("usual", 50, globalDefault=True), node("b"), node("a"),
+        pclass("high", 1000), pclass("usual", 50, global_default=True), node("b"), node("a"),
         pod("classed", priorityClassName="high"), pod("plain"),
         pod("same", priorityClassName="high", priority=1000),
         pod("odd", priority=7, affinity=affinity,

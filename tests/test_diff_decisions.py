@@ -20,25 +20,21 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
 from conformance.engines.golden import read_scenario_file
 from conformance.subjects.reference import ReferenceSubject
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
 
 
 def node(name: str, cpu: str = "4") -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+    return make_node(name).allocatable(cpu=cpu, memory="8Gi", pods="110").manifest()
 
 
 def pod(name: str, cpu: str = "1", namespace: str = "default", **spec: Any) -> dict[str, Any]:
     status = spec.pop("status", None)
-    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
-                         "metadata": {"name": name, "namespace": namespace},
-                         "spec": {"containers": [{"name": "c", "image": "x", "resources": {
-                             "requests": {"cpu": cpu}}}], **spec}}
-    if status:
-        p["status"] = status
-    return p
+    p = make_pod(name).namespace(namespace).container(
+        make_container("c").image("x").requests(cpu=cpu)).spec(**spec)
+    return (p.status(**status) if status else p).manifest()
 
 
 def golden(name: str) -> ScenarioInput:

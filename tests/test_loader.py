@@ -31,13 +31,11 @@ from reference_impl.model.objects import (
     Taint,
     Toleration,
 )
-from reference_impl.testing.builders import (
+from reference_impl.testing.wrappers import (
+    container_port,
+    make_container,
     make_node,
     make_pod,
-    node_dict,
-    node_from_dict,
-    pod_dict,
-    pod_from_dict,
 )
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "reference_impl" / "examples" / "cluster.yaml"
@@ -275,7 +273,7 @@ def test_typed_lists_items_without_kind(tmp_path: Path) -> None:
 
 def test_json_input_and_exact_json_numbers(tmp_path: Path) -> None:
     doc = {"apiVersion": "v1", "kind": "List", "items": [
-        node_dict("n1"),
+        make_node("n1").capacity(cpu="4", memory="32Gi", pods=110).manifest(),
         {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
          "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": 0.5}}}]}},
     ]}
@@ -304,8 +302,8 @@ def test_yaml_numbers_as_quantities(tmp_path: Path) -> None:
 def test_directory_input(tmp_path: Path) -> None:
     d = tmp_path / "dir"
     d.mkdir()
-    (d / "b.yaml").write_text(json.dumps(pod_dict("p2")))
-    (d / "a.json").write_text(json.dumps(pod_dict("p1")))
+    (d / "b.yaml").write_text(json.dumps(make_pod("p2").manifest()))
+    (d / "a.json").write_text(json.dumps(make_pod("p1").manifest()))
     (d / "notes.txt").write_text("not a manifest")
     r = load_paths([str(d)])
     assert [p.name for p in r.cluster.pods] == ["p1", "p2"]
@@ -341,11 +339,9 @@ def test_example_cluster_loads_cleanly() -> None:
 def test_requests_default_to_limits_and_round_up_to_milli() -> None:
     """defaults.go SetDefaults_Pod (requests from limits), SetDefaults_ResourceList (RoundUp
     to milli)."""
-    p = pod_from_dict(pod_dict("p", containers=[
-        {"name": "a", "resources": {"limits": {"cpu": "1", "memory": "1Gi"},
-                                    "requests": {"cpu": "250m"}}},
-        {"name": "b", "resources": {"requests": {"cpu": "0.5m", "memory": "100.5m"}}},
-    ]))
+    p = make_pod("p").container(
+        make_container("a").limits(cpu="1", memory="1Gi").requests(cpu="250m")).container(
+        make_container("b").requests(cpu="0.5m", memory="100.5m")).obj()
     assert dict(p.containers[0].requests) == {"cpu": Fraction(1, 4), "memory": Fraction(1 << 30)}
     # 0.5m -> 1m per container, so the pod asks 250m + 1m
     assert dict(p.containers[1].requests) == {"cpu": Fraction(1, 1000),
@@ -356,25 +352,24 @@ def test_requests_default_to_limits_and_round_up_to_milli() -> None:
 
 def test_host_network_defaults_host_ports() -> None:
     """defaults.go defaultHostNetworkPorts."""
-    p = make_pod("p", host_network=True, containers=[
-        {"name": "c", "ports": [{"containerPort": 9100}, {"containerPort": 53,
-                                                          "protocol": "UDP"}]}])
+    p = make_pod("p").spec(hostNetwork=True).container(make_container().ports(
+        [container_port(9100), container_port(53, protocol="UDP")])).obj()
     assert p.host_ports == (ContainerPort(9100, 9100, "TCP", ""), ContainerPort(53, 53, "UDP", ""))
 
 
 def test_pod_level_requests_defaulting() -> None:
     """pod/util.go defaultPodLevelRequests: with only pod-level limits, pod-level requests are
     the container requests for cpu/memory, else the pod-level limits."""
-    p = make_pod("p", resources={"limits": {"cpu": "2", "memory": "4Gi"}}, containers=[
-        {"name": "c", "resources": {"requests": {"memory": "1Gi"}}}])
+    p = make_pod("p").spec(resources={"limits": {"cpu": "2", "memory": "4Gi"}}).container(
+        make_container().requests(memory="1Gi")).obj()
     assert dict(p.pod_level_requests) == {"memory": Fraction(1 << 30), "cpu": Fraction(2)}
     assert p.resources.requests == Resource(milli_cpu=2000, memory=1 << 30)
 
 
 def test_pod_level_hugepage_limits_defaulting() -> None:
     """pod/util.go defaultHugePagePodLevelLimits then defaultPodLevelRequests."""
-    p = make_pod("p", resources={"requests": {"cpu": "1"}}, containers=[
-        {"name": "c", "resources": {"limits": {"hugepages-2Mi": "4Mi"}}}])
+    p = make_pod("p").pod_level_req(cpu="1").container(
+        make_container().limits(hugepages_2Mi="4Mi")).obj()
     assert dict(p.pod_level_limits) == {"hugepages-2Mi": Fraction(4 << 20)}
     assert dict(p.pod_level_requests) == {"cpu": Fraction(1), "hugepages-2Mi": Fraction(4 << 20)}
 
@@ -385,9 +380,8 @@ def test_match_label_keys_merged_into_selectors() -> None:
             "matchLabelKeys": ["rev"], "mismatchLabelKeys": ["team", "absent"]}
     tsc = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
            "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["rev"]}
-    spec = {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
-            "topology_spread_constraints": [tsc]}
-    p = make_pod("p", labels={"app": "web", "rev": "7", "team": "a"}, **spec)
+    p = make_pod("p").labels({"app": "web", "rev": "7", "team": "a"}).pod_affinity_term(
+        term).topology_spread_constraints([tsc]).obj()
     sel = p.affinity.pod_affinity.required[0].label_selector
     assert sel == LabelSelector((("app", "web"),), (
         LabelSelectorRequirement("rev", "In", ("7",)),
@@ -398,8 +392,8 @@ def test_match_label_keys_merged_into_selectors() -> None:
     # a stored (already mutated) pod is not mutated twice
     term2 = dict(term, labelSelector={"matchLabels": {"app": "web"}, "matchExpressions": [
         {"key": "rev", "operator": "In", "values": ["7"]}]})
-    p2 = make_pod("p", labels={"app": "web", "rev": "7"}, affinity={
-        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term2]}})
+    p2 = make_pod("p").labels({"app": "web", "rev": "7"}).affinity({
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term2]}}).obj()
     assert len(p2.affinity.pod_affinity.required[0].label_selector.match_expressions) == 1
 
 
@@ -412,13 +406,13 @@ def test_priority_resolution() -> None:
          "metadata": {"name": "def-b"}, "value": 7, "globalDefault": True},
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
          "metadata": {"name": "def-a"}, "value": 5, "globalDefault": True},
-        pod_dict("explicit", priority=42),
-        pod_dict("by-class", priority=None, priority_class_name="high"),
-        pod_dict("by-class-own-policy", priority=None, priority_class_name="def-b"),
-        pod_dict("default", priority=None),
-        pod_dict("system", priority=None, priority_class_name="system-node-critical"),
-        pod_dict("admitted", priority=100, priority_class_name="high"),
-        pod_dict("unknown-class-admitted", priority=3, priority_class_name="gone"),
+        make_pod("explicit").priority(42).manifest(),
+        make_pod("by-class").priority_class("high").manifest(),
+        make_pod("by-class-own-policy").priority_class("def-b").manifest(),
+        make_pod("default").manifest(),
+        make_pod("system").priority_class("system-node-critical").manifest(),
+        make_pod("admitted").priority(100).priority_class("high").manifest(),
+        make_pod("unknown-class-admitted").priority(3).priority_class("gone").manifest(),
     ]
     pods = {p.name: p for p in load_documents(docs).cluster.pods}
     assert pods["explicit"].priority == 42
@@ -432,7 +426,7 @@ def test_priority_resolution() -> None:
 
 
 def test_no_default_class_means_zero() -> None:
-    p = make_pod("p", priority=None)
+    p = make_pod("p").obj()
     assert (p.priority, p.priority_class_name, p.preemption_policy) == (
         0, "", "PreemptLowerPriority")
 
@@ -440,7 +434,8 @@ def test_no_default_class_means_zero() -> None:
 def test_namespaces_explicit_and_implicit() -> None:
     docs = [{"apiVersion": "v1", "kind": "Namespace",
              "metadata": {"name": "team-a", "labels": {"env": "prod"}}},
-            pod_dict("p1", namespace="team-a"), pod_dict("p2", namespace="team-b")]
+            make_pod("p1").namespace("team-a").manifest(),
+            make_pod("p2").namespace("team-b").manifest()]
     ns = load_documents(docs).cluster.namespaces
     assert ns["team-a"].labels == {"env": "prod", LABEL_METADATA_NAME: "team-a"}
     assert ns["team-b"].labels == {LABEL_METADATA_NAME: "team-b"}
@@ -468,25 +463,26 @@ def test_config_scenario_pdb_and_ignored_kinds() -> None:
 
 
 def test_uids_are_kept_or_deterministic() -> None:
-    a = make_pod("p", namespace="x")
-    b = make_pod("p", namespace="x")
-    c = make_pod("p", namespace="y")
+    a = make_pod("p").namespace("x").obj()
+    b = make_pod("p").namespace("x").obj()
+    c = make_pod("p").namespace("y").obj()
     assert a.uid == b.uid != c.uid
-    assert make_pod("p", uid="abc").uid == "abc"
+    assert make_pod("p").uid("abc").obj().uid == "abc"
 
 
 def test_affinity_and_tolerations_conversion() -> None:
-    p = make_pod("p", tolerations=[{"key": "k", "value": "v", "effect": "NoSchedule"}],
-                 node_selector={"disk": "ssd"}, affinity={"nodeAffinity": {
-                     "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                         {"matchExpressions": [{"key": "cpu", "operator": "Gt",
-                                                "values": ["4"]}],
-                          "matchFields": [{"key": "metadata.name", "operator": "In",
-                                           "values": ["n1"]}]}]}},
-                     "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-                         {"weight": 10, "podAffinityTerm": {
-                             "topologyKey": "zone", "namespaces": ["a"],
-                             "namespaceSelector": {}, "labelSelector": None}}]}})
+    affinity = {"nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "cpu", "operator": "Gt",
+                                               "values": ["4"]}],
+                         "matchFields": [{"key": "metadata.name", "operator": "In",
+                                          "values": ["n1"]}]}]}},
+                "podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 10, "podAffinityTerm": {
+                        "topologyKey": "zone", "namespaces": ["a"],
+                        "namespaceSelector": {}, "labelSelector": None}}]}}
+    p = make_pod("p").tolerations([{"key": "k", "value": "v", "effect": "NoSchedule"}]) \
+        .node_selector({"disk": "ssd"}).affinity(affinity).obj()
     assert p.tolerations == (Toleration("k", "Equal", "v", "NoSchedule", None),)
     assert p.node_selector == {"disk": "ssd"}
     term = p.affinity.node_affinity.required.node_selector_terms[0]
@@ -499,12 +495,11 @@ def test_affinity_and_tolerations_conversion() -> None:
 
 
 def test_other_pod_fields() -> None:
-    p = make_pod("p", scheduling_gates=["g1"], scheduler_name="other", nominated_node_name="n9",
-                 deletion_timestamp="2025-01-01T00:00:00Z", overhead={"cpu": "10m"},
-                 volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "data"}},
-                          {"name": "e", "emptyDir": {}}],
-                 resource_claims=[{"name": "gpu", "resourceClaimName": "gpu-claim"}],
-                 init_containers=[{"name": "side", "restartPolicy": "Always"}])
+    p = make_pod("p").deletion_timestamp("2025-01-01T00:00:00Z").scheduling_gates("g1") \
+        .scheduler_name("other").nominated_node_name("n9").overhead(cpu="10m").pvc("data") \
+        .volume({"name": "e", "emptyDir": {}}) \
+        .spec(resourceClaims=[{"name": "gpu", "resourceClaimName": "gpu-claim"}]) \
+        .init_container(make_container("side").restart_policy("Always")).obj()
     assert p.scheduling_gates == ("g1",)
     assert p.scheduler_name == "other" and p.nominated_node_name == "n9"
     assert p.is_terminating and p.deletion_timestamp == 1735689600.0
@@ -512,24 +507,7 @@ def test_other_pod_fields() -> None:
     assert p.pvc_names == ("data",) and len(p.volumes) == 2
     assert p.resource_claims == ("gpu",)
     assert p.init_containers[0].restart_policy == "Always"
-    assert make_pod("q").scheduler_name == "default-scheduler"
-
-
-def test_builders() -> None:
-    n = make_node("n1", cpu="8", memory="16Gi", pods=20, labels={"a": "b"},
-                  taints=["k=v:NoExecute", Taint("x", "", "NoSchedule")], unschedulable=True,
-                  images=[("nginx:1", 100)], extra={"status": {"allocatable": {"x.io/y": "3"}}})
-    assert n.allocatable == Resource(milli_cpu=8000, memory=16 << 30, allowed_pod_number=20,
-                                     scalar={"x.io/y": 3})
-    assert n.taints == (Taint("k", "v", "NoExecute"), Taint("x", "", "NoSchedule"))
-    assert n.unschedulable and n.images[0].names == ("nginx:1",)
-    p = make_pod("p", cpu="1", memory="1Gi", node_name="n1", labels={"a": "b"}, priority=5,
-                 order=9, creation_timestamp=100.25,
-                 tolerations=[Toleration("k", "Exists", "", "", None)])
-    assert (p.node_name, p.priority, p.order, p.creation_timestamp) == ("n1", 5, 9, 100.25)
-    assert p.resources.requests == Resource(milli_cpu=1000, memory=1 << 30)
-    assert p.tolerations == (Toleration("k", "Exists", "", "", None),)
-    assert node_from_dict({"metadata": {"name": "x"}}).name == "x"
+    assert make_pod("q").obj().scheduler_name == "default-scheduler"
 
 
 def test_load_pod_file(tmp_path: Path) -> None:
@@ -545,11 +523,11 @@ def test_load_pod_file(tmp_path: Path) -> None:
     assert (p.name, p.priority, p.resources.requests.milli_cpu) == ("p", 10, 1000)
     with pytest.raises(InputError, match="no PriorityClass with name 'hi'"):
         load_pod_file(path)
-    two = write(tmp_path, "two.yaml", json.dumps(pod_dict("a")) + "\n---\n"
-                + json.dumps(pod_dict("b")))
+    two = write(tmp_path, "two.yaml", json.dumps(make_pod("a").manifest()) + "\n---\n"
+                + json.dumps(make_pod("b").manifest()))
     with pytest.raises(InputError, match="expected exactly one Pod, found Pod a, Pod b"):
         load_pod_file(two)
-    bound = write(tmp_path, "bound.yaml", json.dumps(pod_dict("a", node_name="nx")))
+    bound = write(tmp_path, "bound.yaml", json.dumps(make_pod("a").node("nx").manifest()))
     assert load_pod_file(bound).node_name == "nx"
     with pytest.raises(InputError, match="not among the input nodes"):
         load_pod_file(bound, base)
@@ -608,7 +586,7 @@ def test_error_invalid_quantity_names_everything(tmp_path: Path) -> None:
 
 def test_error_negative_quantity() -> None:
     with pytest.raises(InputError, match="must be greater than or equal to 0") as e:
-        load_documents([node_dict("n", cpu="-1")])
+        load_documents([make_node("n").capacity(cpu="-1").manifest()])
     assert e.value.field == "status.allocatable.cpu"
 
 
@@ -626,25 +604,25 @@ def test_error_labels_not_map_of_strings(labels: object, field: str, text: str) 
 
 def test_error_wrong_types() -> None:
     with pytest.raises(InputError, match="expected an integer, got string '3'") as e:
-        load_documents([pod_dict("p", priority="3")])
+        load_documents([make_pod("p").priority("3").manifest()])
     assert e.value.field == "spec.priority"
     with pytest.raises(InputError, match="expected a boolean") as e:
-        load_documents([node_dict("n", extra={"spec": {"unschedulable": "yes"}})])
+        load_documents([make_node("n").spec(unschedulable="yes").manifest()])
     assert e.value.field == "spec.unschedulable"
     with pytest.raises(InputError, match="expected a list, got mapping") as e:
-        load_documents([pod_dict("p", tolerations=[], containers={"name": "c"})])
+        load_documents([make_pod("p").spec(tolerations=[], containers={"name": "c"}).manifest()])
     assert e.value.field == "spec.containers"
     with pytest.raises(InputError, match="expected an RFC 3339 timestamp"):
-        load_documents([pod_dict("p", creation_timestamp="yesterday")])
+        load_documents([make_pod("p").creation_timestamp("yesterday").manifest()])
 
 
 def test_error_taint_effect() -> None:
     with pytest.raises(InputError) as e:
-        load_documents([node_dict("n", taints=[{"key": "k", "effect": "NoRun"}])])
+        load_documents([make_node("n").taint("k", "NoRun").manifest()])
     assert e.value.field == "spec.taints[0].effect"
     assert 'expected one of "NoSchedule", "PreferNoSchedule", "NoExecute"' in e.value.message
     with pytest.raises(InputError, match="required"):
-        load_documents([node_dict("n", taints=[{"key": "k"}])])
+        load_documents([make_node("n").taints([{"key": "k"}]).manifest()])
 
 
 @pytest.mark.parametrize(("tol", "field", "text"), [
@@ -660,7 +638,7 @@ def test_error_taint_effect() -> None:
 def test_error_tolerations(tol: dict, field: str, text: str) -> None:
     """Validation as pkg/apis/core/validation ValidateTolerations (comparison operators off)."""
     with pytest.raises(InputError) as e:
-        load_documents([pod_dict("p", tolerations=[tol])])
+        load_documents([make_pod("p").tolerations([tol]).manifest()])
     assert e.value.field == field and text in e.value.message
 
 
@@ -678,19 +656,19 @@ def test_error_duplicate_object(tmp_path: Path) -> None:
     assert "duplicate object: Pod default/p was already defined in" in e.message
     assert "document 1" in e.message
     # same name in another namespace is fine
-    load_documents([pod_dict("p"), pod_dict("p", namespace="x")])
+    load_documents([make_pod("p").manifest(), make_pod("p").namespace("x").manifest()])
 
 
 def test_error_pod_bound_to_unknown_node() -> None:
     with pytest.raises(InputError) as e:
-        load_documents([node_dict("n1"), pod_dict("p", node_name="n2")])
+        load_documents([make_node("n1").manifest(), make_pod("p").node("n2").manifest()])
     assert e.value.field == "spec.nodeName"
     assert "bound to node 'n2', which is not among the input nodes" in e.value.message
 
 
 def test_error_unknown_priority_class() -> None:
     with pytest.raises(InputError) as e:
-        load_documents([pod_dict("p", priority=None, priority_class_name="gold")])
+        load_documents([make_pod("p").priority_class("gold").manifest()])
     assert e.value.field == "spec.priorityClassName"
     assert "no PriorityClass with name 'gold' was found" in e.value.message
 
@@ -700,27 +678,27 @@ def test_error_invalid_selector_operators() -> None:
            "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Equals",
                                                    "values": ["x"]}]}}
     with pytest.raises(InputError) as e:
-        load_documents([pod_dict("p", topology_spread_constraints=[tsc])])
+        load_documents([make_pod("p").topology_spread_constraints([tsc]).manifest()])
     assert e.value.field == "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0]" \
                             ".operator"
     assert "'Equals' is not a valid label selector operator" in e.value.message
     aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": "Has"}]}]}}}
     with pytest.raises(InputError, match="'Has' is not a valid node selector operator"):
-        load_documents([pod_dict("p", affinity=aff)])
+        load_documents([make_pod("p").affinity(aff).manifest()])
     aff = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": []}}}
     with pytest.raises(InputError, match="at least one node selector term"):
-        load_documents([pod_dict("p", affinity=aff)])
+        load_documents([make_pod("p").affinity(aff).manifest()])
 
 
 def test_error_topology_spread_fields() -> None:
     tsc = {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
     with pytest.raises(InputError, match="must be greater than zero"):
-        load_documents([pod_dict("p", topology_spread_constraints=[tsc])])
+        load_documents([make_pod("p").topology_spread_constraints([tsc]).manifest()])
     tsc = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "Maybe"}
     with pytest.raises(InputError, match='expected "DoNotSchedule" or "ScheduleAnyway"'):
-        load_documents([pod_dict("p", topology_spread_constraints=[tsc])])
+        load_documents([make_pod("p").topology_spread_constraints([tsc]).manifest()])
 
 
 def test_error_second_config_and_scenario() -> None:
@@ -734,12 +712,12 @@ def test_error_second_config_and_scenario() -> None:
 
 def test_error_unsupported_pod_level_resource() -> None:
     with pytest.raises(InputError, match="unsupported pod-level resource") as e:
-        load_documents([pod_dict("p", resources={"requests": {"ephemeral-storage": "1Gi"}})])
+        load_documents([make_pod("p").pod_level_req(ephemeral_storage="1Gi").manifest()])
     assert e.value.field == "spec.resources.requests[ephemeral-storage]"
 
 
 def test_all_or_nothing(tmp_path: Path) -> None:
-    good = write(tmp_path, "good.yaml", json.dumps(node_dict("n1")))
+    good = write(tmp_path, "good.yaml", json.dumps(make_node("n1").manifest()))
     bad = write(tmp_path, "bad.yaml", "kind: Node\nmetadata: {name: n2, labels: {a: 1}}\n")
     with pytest.raises(InputError) as e:
         load_paths([good, bad])

@@ -43,6 +43,7 @@ from oracles.tie_uniformity import (
     tie_uniformity,
 )
 from oracles.transforms import add_unfit_node, permute_nodes, rename_nodes
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 # ----------------------------------------------------------------------------- builders
 
@@ -50,41 +51,34 @@ from oracles.transforms import add_unfit_node, permute_nodes, rename_nodes
 def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: str = "110",
          labels: dict[str, str] | None = None, taints: list[dict] | None = None,
          unschedulable: bool = False, extra: dict[str, str] | None = None) -> dict:
-    d: dict[str, Any] = {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
-                                               **(labels or {})}},
-        "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods,
-                                   **(extra or {})}},
-    }
-    spec: dict[str, Any] = {}
+    """A node with the hostname label and allocatable cpu / memory / pods (and ``extra``)."""
+    n = make_node(name).hostname().labels(labels or {}).allocatable(
+        {"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})})
     if taints:
-        spec["taints"] = taints
+        n.taints(taints)
     if unschedulable:
-        spec["unschedulable"] = True
-    if spec:
-        d["spec"] = spec
-    return d
+        n.unschedulable()
+    return n.manifest()
 
 
 def pod(name: str, cpu: str | None = "1", node: str | None = None,
         labels: dict[str, str] | None = None, priority: int | None = None,
         requests: dict[str, str] | None = None, ns: str = "default",
         **spec: Any) -> dict:
+    """A pod with one container "c" requesting ``cpu`` (and ``requests``, and ``ports``);
+    ``spec`` fields as given."""
     req = dict(requests or {})
     if cpu is not None:
         req.setdefault("cpu", cpu)
-    container: dict[str, Any] = {"name": "c", "resources": {"requests": req}}
+    c = make_container("c").requests(req)
     if "ports" in spec:
-        container["ports"] = spec.pop("ports")
-    s: dict[str, Any] = {"containers": [container], **spec}
+        c.ports(spec.pop("ports"))
+    p = make_pod(name).namespace(ns).labels(labels or {}).container(c).spec(**spec)
     if node:
-        s["nodeName"] = node
+        p.node(node)
     if priority is not None:
-        s["priority"] = priority
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": ns, "labels": labels or {}},
-            "spec": s}
+        p.priority(priority)
+    return p.manifest()
 
 
 def bound(p: str, n: str, candidates: list[str] | None = None, **more: Any) -> dict:

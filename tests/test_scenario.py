@@ -14,21 +14,21 @@ from reference_impl.scheduler.clock import (
     format_duration,
     parse_duration,
 )
-from reference_impl.testing.builders import make_node, make_pod, node_dict, pod_dict
+from reference_impl.testing.wrappers import make_node, make_pod, make_timeline
 
 
 def cluster() -> Cluster:
     return Cluster(
-        nodes=[make_node("n1"), make_node("n2")],
-        pods=[make_pod("running", node_name="n1"), make_pod("gated", scheduling_gates=["a", "b"]),
-              make_pod("pending")],
+        nodes=[make_node("n1").obj(), make_node("n2").obj()],
+        pods=[make_pod("running").node("n1").obj(),
+              make_pod("gated").scheduling_gates("a", "b").obj(), make_pod("pending").obj()],
         priority_classes={"high": PriorityClass("high", 1000)},
     )
 
 
-def doc(*events, **spec) -> dict:
-    return {"apiVersion": "kschedconf/v1", "kind": "Scenario", "metadata": {"name": "s1"},
-            "spec": {**spec, "events": list(events)}}
+def doc(*events, until: str | None = None) -> dict:
+    t = make_timeline(*events).name("s1")
+    return (t.until(until) if until is not None else t).manifest()
 
 
 def error_of(d, **kw) -> InputError:
@@ -40,9 +40,9 @@ def error_of(d, **kw) -> InputError:
 def test_parse_every_action():
     s = parse_scenario(doc(
         {"at": "1m", "action": "deleteNode", "node": "n2"},
-        {"at": "30s", "action": "createNode", "node": node_dict("n3", cpu="8")},
+        {"at": "30s", "action": "createNode", "node": make_node("n3").capacity(cpu="8")},
         {"at": 45, "action": "createPod",
-         "pod": pod_dict("web", cpu="1", priority=None, priority_class_name="high")},
+         "pod": make_pod("web").req(cpu="1").priority_class("high")},
         {"at": "1m", "action": "labelNode", "node": "n1", "labels": {"zone": "b", "old": None}},
         {"at": 61.5, "action": "taintNode", "node": "n1",
          "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]},
@@ -127,22 +127,22 @@ def test_empty_scenario():
      "spec.events[0].gates", "has no gate 'c'"),
     (doc({"at": 1, "action": "removeSchedulingGates", "pod": "gated", "gates": []}),
      "spec.events[0].gates", "non-empty list"),
-    (doc({"at": 1, "action": "createNode", "node": node_dict("n1")}),
+    (doc({"at": 1, "action": "createNode", "node": make_node("n1")}),
      "spec.events[0].node.metadata.name", "node 'n1' already exists"),
-    (doc({"at": 1, "action": "createPod", "pod": pod_dict("pending")}),
+    (doc({"at": 1, "action": "createPod", "pod": make_pod("pending")}),
      "spec.events[0].pod.metadata.name", "pod 'default/pending' already exists"),
-    (doc({"at": 1, "action": "createPod", "pod": pod_dict("x", node_name="n7")}),
+    (doc({"at": 1, "action": "createPod", "pod": make_pod("x").node("n7")}),
      "spec.events[0].pod.spec.nodeName", "node 'n7' does not exist"),
     (doc({"at": 1, "action": "createPod", "pod": "web"}), "spec.events[0].pod",
      "expected a Pod manifest (a mapping), got string"),
-    (doc({"at": 1, "action": "createPod", "pod": node_dict("n5")}), "spec.events[0].pod.kind",
+    (doc({"at": 1, "action": "createPod", "pod": make_node("n5")}), "spec.events[0].pod.kind",
      "expected kind Pod, got 'Node'"),
-    (doc({"at": 1, "action": "createPod", "pod": pod_dict("x", cpu="lots")}),
+    (doc({"at": 1, "action": "createPod", "pod": make_pod("x").req(cpu="lots")}),
      "spec.events[0].pod.spec.containers[0].resources.requests.cpu", "Pod default/x"),
     (doc({"at": 1, "action": "createPod",
-          "pod": pod_dict("x", priority=None, priority_class_name="nope")}),
+          "pod": make_pod("x").priority_class("nope")}),
      "spec.events[0].pod.spec.priorityClassName", "no PriorityClass with name 'nope'"),
-    (doc({"at": 1, "action": "createPod", "pod": pod_dict("x", phase="Succeeded")}),
+    (doc({"at": 1, "action": "createPod", "pod": make_pod("x").phase("Succeeded")}),
      "spec.events[0].pod", "expected exactly one Pod"),
 ])
 def test_bad_input(d, field, message):
@@ -163,35 +163,35 @@ def test_error_names_the_scenario():
 
 def test_targets_created_earlier_are_known():
     s = parse_scenario(doc(
-        {"at": 5, "action": "createNode", "node": node_dict("n3")},
+        {"at": 5, "action": "createNode", "node": make_node("n3")},
         {"at": 5, "action": "cordon", "node": "n3"},  # same time, later in the document
-        {"at": 6, "action": "createPod", "pod": pod_dict("p", node_name="n3")},
+        {"at": 6, "action": "createPod", "pod": make_pod("p").node("n3")},
         {"at": 7, "action": "finishPod", "pod": "p"}), cluster())
     assert [e.action for e in s.events] == ["createNode", "cordon", "createPod", "finishPod"]
     e = error_of(doc({"at": 5, "action": "cordon", "node": "n3"},
-                     {"at": 5, "action": "createNode", "node": node_dict("n3")}))
+                     {"at": 5, "action": "createNode", "node": make_node("n3")}))
     assert e.field == "spec.events[0].node"
 
 
 def test_load_scenario_from_files(tmp_path):
     f = tmp_path / "cluster.yaml"
-    f.write_text(yaml.safe_dump_all([node_dict("n1"), doc(
+    f.write_text(yaml.safe_dump_all([make_node("n1").manifest(), doc(
         {"at": "2s", "action": "cordon", "node": "n1"})]))
-    s = load_scenario([str(f)], Cluster(nodes=[make_node("n1")]))
+    s = load_scenario([str(f)], Cluster(nodes=[make_node("n1").obj()]))
     assert s is not None and s.document == 2 and s.source == str(f)
     assert s.events[0].at == 2 * SECOND
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump_all([doc({"at": "2s", "action": "cordon", "node": "zz"})]))
     with pytest.raises(InputError, match=r"bad\.yaml, document 1: Scenario s1: "
                                          r"spec\.events\[0\]\.node"):
-        load_scenario([str(bad)], Cluster(nodes=[make_node("n1")]))
+        load_scenario([str(bad)], Cluster(nodes=[make_node("n1").obj()]))
     two = tmp_path / "two.yaml"
     two.write_text(yaml.safe_dump_all([doc(), doc()]))
     with pytest.raises(InputError, match="a second Scenario"):
         load_scenario([str(two)])
     assert load_scenario([str(tmp_path / "cluster.yaml")], None) is not None
     plain = tmp_path / "plain.yaml"
-    plain.write_text(yaml.safe_dump(node_dict("n1")))
+    plain.write_text(yaml.safe_dump(make_node("n1").manifest()))
     assert load_scenario([str(plain)]) is None
 
 

@@ -61,6 +61,7 @@ from reference_impl.scheduler.schedule_one import (
     num_feasible_nodes_to_find,
 )
 from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.testing.wrappers import make_node
 
 S = Code.SUCCESS
 E = Code.ERROR
@@ -87,12 +88,12 @@ def mkpod(name: str, uid: str | None = None, *, node: str = "", priority: int = 
 
 def hostname_nodes(*node_names: str) -> list[Node]:
     """Nodes with the kubernetes.io/hostname label, as TestSchedulerSchedulePod's."""
-    return [Node(n, labels={"kubernetes.io/hostname": n}) for n in node_names]
+    return [make_node(n).hostname().obj() for n in node_names]
 
 
 def plain_nodes(*node_names: str) -> list[Node]:
     """makeNodeList."""
-    return [Node(n) for n in node_names]
+    return [make_node(n).obj() for n in node_names]
 
 
 # ----- fake plugins ---------------------------------------------------------------------------

@@ -33,8 +33,9 @@ from reference_impl.scheduler.queue.scheduling_queue import (
     build_queueing_hint_map,
     next_stamp,
 )
-from reference_impl.testing.builders import make_node, make_pod
+from reference_impl.testing.wrappers import make_node, make_pod
 
+NODE = {"cpu": "4", "memory": "32Gi", "pods": 110}
 PROFILE = DEFAULT_SCHEDULER_NAME
 LESS = PrioritySort().less
 T0 = 1_700_000_000 * SECOND + 123_456_789  # not aligned to a second, like time.Now()
@@ -48,9 +49,15 @@ MEDIUM = (LOW + HIGH) // 2
 
 
 def mk(name: str, ns: str = "default", priority: int = 0, uid: str | None = None,
-       nominated: str = "", **kw):
-    extra = {"nominated_node_name": nominated} if nominated else {}
-    return make_pod(name, ns, priority=priority, uid=uid or name + ns, **extra, **kw)
+       nominated: str = "", labels: dict[str, str] | None = None,
+       annotations: dict[str, str] | None = None, gates: tuple[str, ...] = ()):
+    p = make_pod(name).namespace(ns).uid(uid or name + ns).labels(labels or {}) \
+        .annotations(annotations or {}).priority(priority)
+    if nominated:
+        p.nominated_node_name(nominated)
+    if gates:
+        p.scheduling_gates(*gates)
+    return p.obj()
 
 
 # The shared pods of scheduling_queue_test.go.
@@ -519,7 +526,7 @@ def test_is_pod_worth_requeuing(case):
         {e: [(name, make(kind)) for name, kind in fns] for e, fns in entries.items()}))
     p = mk("pod1", "ns1", uid="1")
     qpi = qpi_with(p, T0, unschedulable_plugins=set(unsched), pending_plugins=set(pending))
-    new_obj = {"node": make_node("n"), "self": mk("pod1", "ns1", uid="1"),
+    new_obj = {"node": make_node("n").capacity(NODE).obj(), "self": mk("pod1", "ns1", uid="1"),
                "other": mk("pod-different", "ns2", uid="2"), None: None}[new_kind]
     assert q.is_pod_worth_requeuing(qpi, event, None, new_obj) == want
     assert len(calls) == executions
@@ -591,7 +598,7 @@ def test_gated_pod_is_ungated_by_its_update():
               queueing_hint_map={PROFILE: build_queueing_hint_map([gates])})
     q.plugin_to_events_map = {gates.name: [ClusterEvent(
         ev.TARGET_POD, ev.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)]}
-    p = mk("gated", scheduling_gates=["example.com/a"])
+    p = mk("gated", gates=("example.com/a",))
     q.add(p)
     qpi = q.unschedulable_pods.get(p.key)
     assert qpi is not None and qpi.gating_plugin == "SchedulingGates"
@@ -599,7 +606,7 @@ def test_gated_pod_is_ungated_by_its_update():
     assert qpi.gated.message() == "waiting for scheduling gates: [example.com/a]"
     assert q.pop() is None
     # Unrelated events are not offered to a gated pod, even a node add.
-    q.move_all_to_active_or_backoff_queue(NODE_ADD, None, make_node("n"))
+    q.move_all_to_active_or_backoff_queue(NODE_ADD, None, make_node("n").capacity(NODE).obj())
     assert q.where(p.key) == "unschedulablePods"
     # The leftover flush re-runs PreEnqueue: still gated.
     q.clock.step(DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION + SECOND)
@@ -689,7 +696,7 @@ def test_events_in_flight_decide_requeue():
         p = mk("p", uid="p")
         q.add(p)
         qpi = pop(q)
-        q.move_all_to_active_or_backoff_queue(NODE_ADD, None, make_node("n"))
+        q.move_all_to_active_or_backoff_queue(NODE_ADD, None, make_node("n").capacity(NODE).obj())
         qpi.unschedulable_plugins = {"fooPlugin"}
         q.add_unschedulable_if_not_present(qpi)
         assert q.where(p.key) == want
@@ -748,7 +755,7 @@ def test_taint_hint_through_the_queue():
     tt = TaintToleration()
     q = queue(queueing_hint_map={PROFILE: build_queueing_hint_map([tt])})
     p = mk("p", uid="p")
-    old = make_node("n", taints=["k=v:NoSchedule"])
+    old = make_node("n").capacity(NODE).taint("k", value="v").obj()
     q.unschedulable_pods.add_or_update(qpi_with(p, T0 - 20 * SECOND,
                                                 unschedulable_plugins={"TaintToleration"}))
     still = dataclasses.replace(old, taints=(Taint("k", "v2", "NoSchedule"),))
@@ -797,55 +804,56 @@ def test_labels():
         ev.parse_action_type("Remove")
 
 
-def _n(**kw):
-    return make_node("n", **kw)
+def _n():
+    return make_node("n").capacity(NODE)
+
+
+UNSCHED = "node.kubernetes.io/unschedulable"
 
 
 @pytest.mark.parametrize("new,old,want", [
     # TestNodeSchedulingPropertiesChange (conditions are not modelled)
     (_n(), _n(), []),
-    (_n(unschedulable=False), _n(unschedulable=True), [ev.UPDATE_NODE_TAINT]),
-    (_n(extra={"status": {"allocatable": {"example.com/foo": "1"}}}),
-     _n(extra={"status": {"allocatable": {"example.com/foo": "2"}}}),
-     [ev.UPDATE_NODE_ALLOCATABLE]),
-    (_n(labels={"foo": "bar"}), _n(labels={"foo": "fuz"}), [ev.UPDATE_NODE_LABEL]),
-    (_n(taints=["node.kubernetes.io/unschedulable=:NoSchedule"]),
-     _n(taints=["node.kubernetes.io/unschedulable=foo:NoSchedule"]), [ev.UPDATE_NODE_TAINT]),
-    (_n(extra={"metadata": {"annotations": {"foo": "bar"}}}),
-     _n(extra={"metadata": {"annotations": {"foo": "fuz"}}}), [ev.UPDATE_NODE_ANNOTATION]),
-    (_n(labels={"foo": "bar"}, taints=["node.kubernetes.io/unschedulable=:NoSchedule"]),
-     _n(taints=["node.kubernetes.io/unschedulable=foo:NoSchedule"]),
+    (_n().unschedulable(False), _n().unschedulable(True), [ev.UPDATE_NODE_TAINT]),
+    (_n().capacity(NODE, **{"example.com/foo": "1"}),
+     _n().capacity(NODE, **{"example.com/foo": "2"}), [ev.UPDATE_NODE_ALLOCATABLE]),
+    (_n().label("foo", "bar"), _n().label("foo", "fuz"), [ev.UPDATE_NODE_LABEL]),
+    (_n().taint(UNSCHED, value=""), _n().taint(UNSCHED, value="foo"), [ev.UPDATE_NODE_TAINT]),
+    (_n().annotation("foo", "bar"), _n().annotation("foo", "fuz"), [ev.UPDATE_NODE_ANNOTATION]),
+    (_n().label("foo", "bar").taint(UNSCHED, value=""), _n().taint(UNSCHED, value="foo"),
      [ev.UPDATE_NODE_LABEL, ev.UPDATE_NODE_TAINT]),
     # cordoning is not an event: only becoming schedulable is
-    (_n(unschedulable=True), _n(unschedulable=False), []),
+    (_n().unschedulable(True), _n().unschedulable(False), []),
 ])
 def test_node_scheduling_properties_change(new, old, want):
-    got = ev.node_scheduling_properties_change(new, old)
+    got = ev.node_scheduling_properties_change(new.obj(), old.obj())
     assert got == [ClusterEvent(ev.NODE, a) for a in want]
 
 
 @pytest.mark.parametrize("new,old,target,want", [
     # Test_podSchedulingPropertiesChange
-    (make_pod("p", labels={"foo": "bar"}, node_name="node"),
-     make_pod("p", labels={"foo": "bar2"}, node_name="node"), False,
+    (make_pod("p").labels({"foo": "bar"}).node("node").obj(),
+     make_pod("p").labels({"foo": "bar2"}).node("node").obj(), False,
      [(ev.ASSIGNED_POD, ev.UPDATE_POD_LABEL)]),
-    (make_pod("p", labels={"foo": "bar"}), make_pod("p", labels={"foo": "bar2"}), False,
+    (make_pod("p").labels({"foo": "bar"}).obj(), make_pod("p").labels({"foo": "bar2"}).obj(),
+     False,
      [(ev.UNSCHEDULED_POD, ev.UPDATE_POD_LABEL)]),
-    (make_pod("p", cpu="100m"), make_pod("p", cpu="101m"), False,
+    (make_pod("p").req(cpu="100m").obj(), make_pod("p").req(cpu="101m").obj(), False,
      [(ev.UNSCHEDULED_POD, ev.UPDATE_POD_SCALE_DOWN)]),
-    (make_pod("p", cpu="101m"), make_pod("p", cpu="100m"), False,
+    (make_pod("p").req(cpu="101m").obj(), make_pod("p").req(cpu="100m").obj(), False,
      [(ev.UNSCHEDULED_POD, ev.UPDATE_POD_SCALE_UP)]),
-    (make_pod("p", cpu="100m", labels={"foo": "bar"}), make_pod("p", cpu="101m"), False,
+    (make_pod("p").labels({"foo": "bar"}).req(cpu="100m").obj(),
+     make_pod("p").req(cpu="101m").obj(), False,
      [(ev.UNSCHEDULED_POD, ev.UPDATE_POD_LABEL), (ev.UNSCHEDULED_POD, ev.UPDATE_POD_SCALE_DOWN)]),
-    (make_pod("p", annotations={"foo": "bar"}), make_pod("p", annotations={"foo": "bar2"}),
-     False, [(ev.UNSCHEDULED_POD, ev.UPDATE)]),
-    (make_pod("p"), make_pod("p", scheduling_gates=["foo"]), True,
+    (make_pod("p").annotations({"foo": "bar"}).obj(),
+     make_pod("p").annotations({"foo": "bar2"}).obj(), False, [(ev.UNSCHEDULED_POD, ev.UPDATE)]),
+    (make_pod("p").obj(), make_pod("p").scheduling_gates("foo").obj(), True,
      [(ev.TARGET_POD, ev.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)]),
-    (make_pod("p", scheduling_gates=["foo"]), make_pod("p", scheduling_gates=["foo", "bar"]),
-     True, [(ev.TARGET_POD, ev.UPDATE)]),
-    (make_pod("p", tolerations=[{"key": "key", "operator": "Exists"},
-                                {"key": "key2", "operator": "Exists"}]),
-     make_pod("p", tolerations=[{"key": "key", "operator": "Exists"}]), True,
+    (make_pod("p").scheduling_gates("foo").obj(),
+     make_pod("p").scheduling_gates("foo", "bar").obj(), True, [(ev.TARGET_POD, ev.UPDATE)]),
+    (make_pod("p").tolerations([{"key": "key", "operator": "Exists"},
+                                {"key": "key2", "operator": "Exists"}]).obj(),
+     make_pod("p").tolerations([{"key": "key", "operator": "Exists"}]).obj(), True,
      [(ev.TARGET_POD, ev.UPDATE_POD_TOLERATION)]),
 ])
 def test_pod_scheduling_properties_change(new, old, target, want):

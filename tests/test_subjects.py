@@ -19,23 +19,17 @@ from conformance.core.subject import SubjectError
 from conformance.subjects.external import ExternalSubject, stderr_tail
 from conformance.subjects.factory import make_subject
 from conformance.subjects.reference import ReferenceSubject
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 
 def node(name: str, cpu: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+    return make_node(name).hostname().allocatable(cpu=cpu, memory="8Gi", pods="110").manifest()
 
 
 def pod(name: str, cpu: str, node_name: str | None = None, ts: int = 0) -> dict:
-    spec: dict = {"containers": [{"name": "c", "image": "nginx",
-                                  "resources": {"requests": {"cpu": cpu}}}]}
-    if node_name:
-        spec["nodeName"] = node_name
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default",
-                         "creationTimestamp": f"2026-01-01T00:00:{ts:02d}Z"},
-            "spec": spec}
+    p = make_pod(name).namespace("default").creation_timestamp(f"2026-01-01T00:00:{ts:02d}Z") \
+        .container(make_container("c").image("nginx").requests(cpu=cpu))
+    return (p.node(node_name) if node_name else p).manifest()
 
 
 def scenario(seed: int = 3) -> ScenarioInput:

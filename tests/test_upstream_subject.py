@@ -19,6 +19,13 @@ import jsonschema
 import pytest
 import yaml
 
+from reference_impl.testing.wrappers import (
+    make_container,
+    make_node,
+    make_pod,
+    make_priority_class,
+)
+
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = ROOT / "upstream" / "bin" / "kschedconf-upstream"
 
@@ -29,31 +36,24 @@ pytestmark = pytest.mark.skipif(
 
 def node(name: str, cpu: str, labels: dict[str, str] | None = None,
          taints: list[dict[str, str]] | None = None) -> dict[str, Any]:
-    n: dict[str, Any] = {"apiVersion": "v1", "kind": "Node",
-                         "metadata": {"name": name, "labels": labels or {}},
-                         "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
-    if taints:
-        n["spec"] = {"taints": taints}
-    return n
+    n = make_node(name).labels(labels or {}).allocatable(cpu=cpu, memory="8Gi", pods="110")
+    return (n.taints(taints) if taints else n).manifest()
 
 
 def pod(name: str, cpu: str = "0", **spec: Any) -> dict[str, Any]:
-    meta = {"name": name, "namespace": "default"}
+    """A pod with one container "c" requesting ``cpu``; ``spec`` fields as given (``status``
+    and ``creationTimestamp`` go to their places)."""
     status = spec.pop("status", None)
+    p = make_pod(name).namespace("default")
     if "creationTimestamp" in spec:
-        meta["creationTimestamp"] = spec.pop("creationTimestamp")
-    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-                         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause",
-                                                  "resources": {"requests": {"cpu": cpu}}}],
-                                  **spec}}
-    if status:
-        p["status"] = status
-    return p
+        p.creation_timestamp(spec.pop("creationTimestamp"))
+    p.container(make_container("c").image("registry.k8s.io/pause").requests(cpu=cpu))
+    p.spec(**spec)
+    return (p.status(**status) if status else p).manifest()
 
 
 def priority_class(name: str, value: int) -> dict[str, Any]:
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-            "metadata": {"name": name}, "value": value}
+    return make_priority_class(name, value).manifest()
 
 
 TAINT = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}

@@ -611,7 +611,7 @@ def simulation_doc_extra(result: SimulationResult) -> dict[str, Any]:
 
 
 def merge_simulation_doc(doc: dict[str, Any], result: SimulationResult) -> dict[str, Any]:
-    """Add :func:`simulation_doc_extra` to a document made by ``conformance.output``'s
+    """Add :func:`simulation_doc_extra` to a document made by ``conformance.core.documents``'s
     ``simulation_doc``: the per-attempt fields into each attempt, the rest at top level."""
     extra = simulation_doc_extra(result)
     for a, more in zip(doc.get("attempts", []), extra.pop("attempts", []), strict=False):

@@ -1,1 +1,1 @@
-"""Test helpers shared by the test suite (builders of model objects)."""
+"""Test helpers: builders of manifests and model objects (``reference_impl.testing.wrappers``)."""

@@ -9,17 +9,14 @@ maps the extended resource to DRA devices; our model has none, so they are not r
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
-from noderesources_wrappers import FEATURES, PodW, cap, make_node, qty  # noqa: F401
+from noderesources_common import FEATURES
 
 from reference_impl.config.args import NodeResourcesBalancedAllocationArgs, ResourceSpec
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code
 from reference_impl.framework.testing import FakeHandle
-from reference_impl.model.objects import Container, Node, Pod
-from reference_impl.model.requests import compute_pod_resources, to_resource
+from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins.noderesources.balanced_allocation import (
     BalancedAllocation,
     balanced_resource_score,
@@ -30,6 +27,7 @@ from reference_impl.plugins.noderesources.fit import (
     compute_pod_resource_request,
     resource_signature,
 )
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 DEFAULT_SET = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 GPU_SET = DEFAULT_SET + (ResourceSpec("nvidia.com/gpu", 1),)
@@ -38,9 +36,8 @@ GPU_SET = DEFAULT_SET + (ResourceSpec("nvidia.com/gpu", 1),)
 def util_make_node(name: str, milli_cpu: int, memory: int,
                    extended: dict[str, int] | None = None) -> Node:
     """util_test.go makeNode: cpu in milli, memory and extended resources as integers."""
-    res = {"cpu": Fraction(milli_cpu, 1000), "memory": Fraction(memory)}
-    res.update((k, Fraction(v)) for k, v in (extended or {}).items())
-    return Node(name=name, allocatable=to_resource(res))
+    return make_node(name).allocatable({"cpu": f"{milli_cpu}m", "memory": memory,
+                                        **(extended or {})}).obj()
 
 
 def cpu_only(c: str) -> dict[str, str]:
@@ -59,15 +56,15 @@ def gpu(n: int) -> dict[str, int]:
     return {"nvidia.com/gpu": n}
 
 
-def scheduled(node: str, *reqs: dict[str, str]) -> Pod:
-    w = PodW().node(node)
+def scheduled(name: str, node: str, *reqs: dict[str, str]) -> Pod:
+    w = make_pod(name).node(node)
     for r in reqs:
         w.req(r)
     return w.obj()
 
 
 def requested(*reqs: dict[str, str]) -> Pod:
-    w = PodW()
+    w = make_pod("p")
     for r in reqs:
         w.req(r)
     return w.obj()
@@ -123,7 +120,7 @@ CASES = [
 
 def _setup(nodes, existing, resources):
     node_objs = [util_make_node(n, c, m, e) for n, c, m, e in nodes]
-    pods = [scheduled(n, *reqs) for n, *reqs in existing]
+    pods = [scheduled(f"e{i}", n, *reqs) for i, (n, *reqs) in enumerate(existing)]
     handle = FakeHandle(node_objs, pods, features=FEATURES)
     pl = BalancedAllocation(NodeResourcesBalancedAllocationArgs(resources), handle)
     return pl, handle, node_objs
@@ -150,7 +147,7 @@ def test_best_effort_pod_skipped_in_pre_score():
     """balanced_allocation_test.go "nothing scheduled, nothing requested, skip in PreScore"."""
     pl, handle, node_objs = _setup(
         [("node1", 4000, 10000, None), ("node2", 4000, 10000, None)], [], DEFAULT_SET)
-    pod = PodW().obj()
+    pod = make_pod("p").obj()
     state = CycleState()
     status = pl.pre_score(state, pod, handle.snapshot().list())
     assert status is not None and status.code == Code.SKIP
@@ -162,7 +159,8 @@ def test_requestless_container_is_best_effort():
     """balanced_allocation.go uses raw requests (useRequested): a container without requests
     does not get the 100m/200Mi defaults, so the pod is still skipped."""
     pl, handle, _ = _setup([("node1", 4000, 10000, None)], [], DEFAULT_SET)
-    status = pl.pre_score(CycleState(), PodW().container().obj(), handle.snapshot().list())
+    pod = make_pod("p").container("container").obj()
+    status = pl.pre_score(CycleState(), pod, handle.snapshot().list())
     assert status is not None and status.code == Code.SKIP
 
 
@@ -181,9 +179,8 @@ def test_pod_level_requests_are_used():
     """balanced_allocation.go passes enablePodLevelResources to its scorer, so pod-level
     requests replace the container aggregate (unlike NodeResourcesFit's scoring)."""
     pl, handle, _ = _setup([("node1", 2000, 10000, None)], [], DEFAULT_SET)
-    pod = Pod("default", "plr", "uid-plr", containers=(Container("c"),),
-              pod_level_requests=(("cpu", qty("1")), ("memory", qty("5000"))))
-    pod.resources = compute_pod_resources(pod)
+    pod = make_pod("plr").container(make_container("c")).pod_level_req(cpu="1",
+                                                                         memory="5000").obj()
     assert pl.scorer.pod_request_list(pod) == (1000, 5000)
     state = CycleState()
     assert pl.pre_score(state, pod, handle.snapshot().list()) is None
@@ -216,7 +213,7 @@ def test_balanced_resource_scorer_formula():
 @pytest.mark.parametrize("pod_factory", [
     pytest.param(lambda: requested(cpu_mem("1000m", "2000")),
                  id="pod with CPU and memory requests"),
-    pytest.param(PodW().obj, id="best-effort pod with no requests"),
+    pytest.param(make_pod("p").obj, id="best-effort pod with no requests"),
     pytest.param(lambda: requested(cpu_mem("500m", "1000"), cpu_mem("1500m", "3000")),
                  id="pod with multiple containers"),
     pytest.param(lambda: requested({"cpu": "1000m", "memory": "2000",

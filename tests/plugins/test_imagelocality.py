@@ -13,7 +13,7 @@ import pytest
 
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.testing import FakeHandle
-from reference_impl.model.objects import Container, ContainerImage, Node, Pod
+from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins.imagelocality import (
     IMAGE_NAMES_SIGNER_NAME,
     MB,
@@ -21,18 +21,25 @@ from reference_impl.plugins.imagelocality import (
     calculate_priority,
     normalized_image_name,
 )
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 
 def pod(*images: str, init: tuple[str, ...] = (), image_volumes: tuple[str, ...] = ()) -> Pod:
-    return Pod("default", "p", "uid-p",
-               containers=tuple(Container(f"c{i}", image=im) for i, im in enumerate(images)),
-               init_containers=tuple(Container(f"i{i}", image=im) for i, im in enumerate(init)),
-               volumes=tuple({"name": f"v{i}", "image": {"reference": ref}}
-                             for i, ref in enumerate(image_volumes)))
+    p = make_pod("p")
+    for i, im in enumerate(images):
+        p.container(make_container(f"c{i}").image(im))
+    for i, im in enumerate(init):
+        p.init_container(make_container(f"i{i}").image(im))
+    for i, ref in enumerate(image_volumes):
+        p.volume({"name": f"v{i}", "image": {"reference": ref}})
+    return p.obj()
 
 
 def node(name: str, images: list[tuple[list[str], int]]) -> Node:
-    return Node(name=name, images=tuple(ContainerImage(tuple(n), size) for n, size in images))
+    n = make_node(name)
+    for names, size in images:
+        n.image(names, size)
+    return n.obj()
 
 
 NODE_40_300_2000 = [(["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),

@@ -8,7 +8,7 @@ Cases restate upstream v1.37.2
 from __future__ import annotations
 
 import pytest
-from noderesources_wrappers import FEATURES, PodW, cap, make_node, qty  # noqa: F401
+from noderesources_common import FEATURES, cap
 
 from reference_impl.config.args import (
     LEAST_ALLOCATED,
@@ -22,6 +22,7 @@ from reference_impl.framework.testing import FakeHandle
 from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins.noderesources.fit import Fit
 from reference_impl.plugins.noderesources.least_allocated import least_requested_score
+from reference_impl.testing.wrappers import make_node, make_pod
 
 DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 EXTENDED_RES = "abc.com/xyz"
@@ -39,25 +40,25 @@ def run(resources, pod: Pod, nodes: list[Node], existing: list[Pod]) -> list[tup
 
 
 def two_containers() -> Pod:
-    return PodW().req({"cpu": "1000", "memory": "2000"}).req(
+    return make_pod("p").req({"cpu": "1000", "memory": "2000"}).req(
         {"cpu": "2000", "memory": "3000"}).obj()
 
 
 CASES = [
     # CPU ((4000-0)*100)/4000 = 100, memory 100 on both nodes
-    ("nothing scheduled, nothing requested", PodW().obj,
+    ("nothing scheduled, nothing requested", make_pod("p").obj,
      [("node1", cap("4000", "10000")), ("node2", cap("4000", "10000"))], [],
      [("node1", 100), ("node2", 100)], DEFAULT_RESOURCES),
     # node1: cpu 25, memory 50 -> 37; node2: cpu 50, memory 50 -> 50
     ("nothing scheduled, resources requested, differently sized nodes", two_containers,
      [("node1", cap("4000", "10000")), ("node2", cap("6000", "10000"))], [],
      [("node1", 37), ("node2", 50)], DEFAULT_RESOURCES),
-    ("no resources requested, pods scheduled", PodW().obj,
+    ("no resources requested, pods scheduled", make_pod("p").obj,
      [("node1", cap("4000", "10000")), ("node2", cap("4000", "10000"))],
      [("node1", {}), ("node1", {}), ("node2", {}), ("node2", {})],
      [("node1", 100), ("node2", 100)], DEFAULT_RESOURCES),
     # node1: cpu 40, memory 100 -> 70; node2: cpu 40, memory 75 -> 57
-    ("no resources requested, pods scheduled with resources", PodW().obj,
+    ("no resources requested, pods scheduled with resources", make_pod("p").obj,
      [("node1", cap("10000", "20000")), ("node2", cap("10000", "20000"))],
      [("node1", cap("3000", "0")), ("node1", cap("3000", "0")),
       ("node2", cap("3000", "0")), ("node2", cap("3000", "5000"))],
@@ -75,11 +76,11 @@ CASES = [
      [("node1", 57), ("node2", 60)], DEFAULT_RESOURCES),
     # cpu exceeds capacity -> 0; node1 memory 100 -> 50; node2 memory 50 -> 25
     ("requested resources exceed node capacity",
-     lambda: PodW().req(cap("3000", "0")).obj(),
+     lambda: make_pod("p").req(cap("3000", "0")).obj(),
      [("node1", cap("4000", "10000")), ("node2", cap("4000", "10000"))],
      [("node1", cap("3000", "0")), ("node2", cap("3000", "5000"))],
      [("node1", 50), ("node2", 25)], DEFAULT_RESOURCES),
-    ("zero node resources, pods scheduled with resources", PodW().obj,
+    ("zero node resources, pods scheduled with resources", make_pod("p").obj,
      [("node1", None), ("node2", None)],
      [("node1", cap("3000", "0")), ("node2", cap("3000", "5000"))],
      [("node1", 0), ("node2", 0)], DEFAULT_RESOURCES),
@@ -94,13 +95,13 @@ CASES = [
      [], [("node1", 50), ("node2", 50)], EXTENDED_RESOURCE_SET),
     # extended: node1 (4-2)/4 -> 50, node2 (10-2)/10 -> 80; (50+50+50)/3, (50+50+80)/3
     ("honor extended resource if the pod requests",
-     lambda: PodW().req(cap("3000", "5000", **{EXTENDED_RES: "2"})).obj(),
+     lambda: make_pod("p").req(cap("3000", "5000", **{EXTENDED_RES: "2"})).obj(),
      [("node1", cap("6000", "10000", **{EXTENDED_RES: "4"})),
       ("node2", cap("6000", "10000", **{EXTENDED_RES: "10"}))],
      [], [("node1", 50), ("node2", 60)], EXTENDED_RESOURCE_SET),
     # extended resource (weight 2) not requested -> ignored; (50 + 60)/2 = 55
     ("if the node doesn't have a resource",
-     lambda: PodW().req(cap("3000", "4000")).obj(),
+     lambda: make_pod("p").req(cap("3000", "4000")).obj(),
      [("node1", cap("6000", "10000")), ("node2", cap("6000", "10000", **{EXTENDED_RES: "4"}))],
      [], [("node1", 55), ("node2", 55)],
      (ResourceSpec(EXTENDED_RES, 2), ResourceSpec("cpu", 1), ResourceSpec("memory", 1))),
@@ -111,15 +112,16 @@ CASES = [
                          [pytest.param(*c[1:], id=c[0]) for c in CASES])
 def test_least_allocated_scoring_strategy(pod_factory, nodes, existing, want, resources):
     """least_allocated_test.go TestLeastAllocatedScoringStrategy."""
-    node_objs = [make_node(name, c) for name, c in nodes]
-    existing_pods = [PodW().node(n).req(r).obj() for n, r in existing]
+    node_objs = [make_node(name).capacity(c).obj() for name, c in nodes]
+    existing_pods = [make_pod(f"e{i}").node(n).req(r).obj() for i, (n, r) in enumerate(existing)]
     assert run(resources, pod_factory(), node_objs, existing_pods) == want
 
 
 def test_resources_not_set_is_an_error():
     """least_allocated_test.go "Resources not set, pods scheduled with error": each Score is an
     Error (score 0)."""
-    nodes = [make_node("node1", cap("4000", "10000")), make_node("node2", cap("6000", "10000"))]
+    nodes = [make_node("node1").capacity(cap("4000", "10000")).obj(),
+             make_node("node2").capacity(cap("6000", "10000")).obj()]
     handle = FakeHandle(nodes, [], features=FEATURES)
     pl = Fit(NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(LEAST_ALLOCATED, ())), handle)
     pod = two_containers()
@@ -162,9 +164,9 @@ def test_ephemeral_storage_uses_requested_and_no_default():
     reads the node's Requested (no non-zero default exists for it); a pod not requesting it is
     still scored on it (it is not a scalar resource). Node 1000, used 250 by an existing pod,
     incoming pod 0: (1000 - 250) * 100 / 1000 = 75; incoming 250: 50."""
-    nodes = [make_node("node1", {"ephemeral-storage": "1000"})]
-    existing = [PodW().node("node1").req({"ephemeral-storage": "250"}).obj()]
+    nodes = [make_node("node1").capacity(ephemeral_storage="1000").obj()]
+    existing = [make_pod("e0").node("node1").req(ephemeral_storage="250").obj()]
     res = (ResourceSpec("ephemeral-storage", 1),)
-    assert run(res, PodW().container().obj(), nodes, existing) == [("node1", 75)]
-    assert run(res, PodW().req({"ephemeral-storage": "250"}).obj(), nodes, existing) == [
+    assert run(res, make_pod("p").container("container").obj(), nodes, existing) == [("node1", 75)]
+    assert run(res, make_pod("p").req(ephemeral_storage="250").obj(), nodes, existing) == [
         ("node1", 50)]

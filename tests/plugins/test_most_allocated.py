@@ -8,7 +8,7 @@ Cases restate upstream v1.37.2
 from __future__ import annotations
 
 import pytest
-from noderesources_wrappers import FEATURES, PodW, cap, make_node, qty  # noqa: F401
+from noderesources_common import FEATURES, cap
 
 from reference_impl.config.args import (
     MOST_ALLOCATED,
@@ -22,6 +22,7 @@ from reference_impl.framework.testing import FakeHandle
 from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins.noderesources.fit import Fit
 from reference_impl.plugins.noderesources.most_allocated import most_requested_score
+from reference_impl.testing.wrappers import make_node, make_pod
 
 DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 EXTENDED_RES = "abc.com/xyz"
@@ -39,12 +40,12 @@ def run(resources, pod: Pod, nodes: list[Node], existing: list[Pod]) -> list[tup
 
 
 def two_containers() -> Pod:
-    return PodW().req({"cpu": "1000", "memory": "2000"}).req(
+    return make_pod("p").req({"cpu": "1000", "memory": "2000"}).req(
         {"cpu": "2000", "memory": "3000"}).obj()
 
 
 CASES = [
-    ("nothing scheduled, nothing requested", PodW().obj,
+    ("nothing scheduled, nothing requested", make_pod("p").obj,
      [("node1", cap("4000", "10000")), ("node2", cap("4000", "10000"))], [],
      [("node1", 0), ("node2", 0)], DEFAULT_RESOURCES),
     # node1: cpu 75, memory 50 -> 62; node2: cpu 50, memory 50 -> 50
@@ -52,7 +53,7 @@ CASES = [
      [("node1", cap("4000", "10000")), ("node2", cap("6000", "10000"))], [],
      [("node1", 62), ("node2", 50)], DEFAULT_RESOURCES),
     # node1: cpu 60, memory 0 -> 30; node2: cpu 60, memory 25 -> 42
-    ("no resources requested, pods scheduled with resources", PodW().obj,
+    ("no resources requested, pods scheduled with resources", make_pod("p").obj,
      [("node1", cap("10000", "20000")), ("node2", cap("10000", "20000"))],
      [("node1", cap("3000", "0")), ("node1", cap("3000", "0")),
       ("node2", cap("3000", "0")), ("node2", cap("3000", "5000"))],
@@ -64,7 +65,7 @@ CASES = [
      [("node1", 42), ("node2", 55)], DEFAULT_RESOURCES),
     # node1: cpu 100, memory 90 -> 95; node2: cpu 50, memory 100 -> 75
     ("resources requested equal node capacity",
-     lambda: PodW().req(cap("2000", "4000")).req(cap("3000", "5000")).obj(),
+     lambda: make_pod("p").req(cap("2000", "4000")).req(cap("3000", "5000")).obj(),
      [("node1", cap("5000", "10000")), ("node2", cap("10000", "9000"))], [],
      [("node1", 95), ("node2", 75)], DEFAULT_RESOURCES),
     # node1: (75*1 + 50*2)/3 = 58; node2: (50 + 100)/3 = 50
@@ -75,7 +76,7 @@ CASES = [
     # non-zero defaults: node1 cpu 300m/250m -> 100, memory 600Mi/1000Mi -> 60 -> 80;
     # node2 cpu 100m/250m -> 40, memory 200Mi/1000Mi -> 20 -> 30
     ("no resources requested, pods scheduled, nonzero request for resource",
-     lambda: PodW().container().obj(),
+     lambda: make_pod("p").container("container").obj(),
      [("node1", cap("250m", "1000Mi")), ("node2", cap("250m", "1000Mi"))],
      [("node1", None), ("node1", None)],
      [("node1", 80), ("node2", 30)], DEFAULT_RESOURCES),
@@ -84,13 +85,13 @@ CASES = [
      [], [("node1", 50), ("node2", 50)], EXTENDED_RESOURCE_SET),
     # extended: node1 2/4 -> 50, node2 2/10 -> 20; (50+50+50)/3 = 50, (50+50+20)/3 = 40
     ("honor extended resource if the pod request",
-     lambda: PodW().req(cap("3000", "5000", **{EXTENDED_RES: "2"})).obj(),
+     lambda: make_pod("p").req(cap("3000", "5000", **{EXTENDED_RES: "2"})).obj(),
      [("node1", cap("6000", "10000", **{EXTENDED_RES: "4"})),
       ("node2", cap("6000", "10000", **{EXTENDED_RES: "10"}))],
      [], [("node1", 50), ("node2", 40)], EXTENDED_RESOURCE_SET),
     # (50 + 40)/2 = 45
     ("if the node doesn't have a resource",
-     lambda: PodW().req(cap("3000", "4000")).obj(),
+     lambda: make_pod("p").req(cap("3000", "4000")).obj(),
      [("node1", cap("6000", "10000")), ("node2", cap("6000", "10000", **{EXTENDED_RES: "4"}))],
      [], [("node1", 45), ("node2", 45)],
      (ResourceSpec(EXTENDED_RES, 2), ResourceSpec("cpu", 1), ResourceSpec("memory", 1))),
@@ -102,15 +103,17 @@ CASES = [
 def test_most_allocated_scoring_strategy(pod_factory, nodes, existing, want, resources):
     """most_allocated_test.go TestMostAllocatedScoringStrategy. An existing pod given as None
     is ``st.MakePod().Node(n).Container("container")`` (one container without requests)."""
-    node_objs = [make_node(name, c) for name, c in nodes]
-    existing_pods = [PodW().node(n).container().obj() if r is None else PodW().node(n).req(r).obj()
-                     for n, r in existing]
+    node_objs = [make_node(name).capacity(c).obj() for name, c in nodes]
+    existing_pods = [make_pod(f"e{i}").node(n).container("container").obj() if r is None
+                     else make_pod(f"e{i}").node(n).req(r).obj()
+                     for i, (n, r) in enumerate(existing)]
     assert run(resources, pod_factory(), node_objs, existing_pods) == want
 
 
 def test_resources_not_set_is_an_error():
     """most_allocated_test.go "Resources not set, pods scheduled with error"."""
-    nodes = [make_node("node1", cap("4000", "10000")), make_node("node2", cap("6000", "10000"))]
+    nodes = [make_node("node1").capacity(cap("4000", "10000")).obj(),
+             make_node("node2").capacity(cap("6000", "10000")).obj()]
     handle = FakeHandle(nodes, [], features=FEATURES)
     pl = Fit(NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(MOST_ALLOCATED, ())), handle)
     pod = two_containers()

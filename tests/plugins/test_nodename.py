@@ -10,10 +10,12 @@ from reference_impl.framework.status import Code, Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins.nodename import ERR_REASON, NodeName, fits
+from reference_impl.testing.wrappers import make_pod
 
 
 def pod(node_name: str = "") -> Pod:
-    return Pod(namespace="", name="p", uid="p", node_name=node_name)
+    p = make_pod("p")
+    return (p.node(node_name) if node_name else p).obj()
 
 
 @pytest.mark.parametrize("name,p,node_name,want", [

@@ -39,7 +39,6 @@ from reference_impl.model.requests import (
     DEFAULT_MEMORY_REQUEST,
     DEFAULT_MILLI_CPU_REQUEST,
     compute_pod_resources,
-    to_resource,
 )
 from reference_impl.plugins.noderesources.fit import (
     PRE_FILTER_STATE_KEY,
@@ -51,6 +50,7 @@ from reference_impl.plugins.noderesources.fit import (
     resource_signature,
 )
 from reference_impl.plugins.noderesources.resource_allocation import ResourceAllocationScorer
+from reference_impl.testing.wrappers import ContainerWrapper, make_container, make_node, make_pod
 
 SRC = "fit_test.go"
 EXT_A = "example.com/aaa"
@@ -84,33 +84,34 @@ def u(cpu: int = 0, mem: int = 0, eph: int = 0, scalar: dict[str, int] | None = 
     return {"cpu": cpu, "mem": mem, "eph": eph, "scalar": scalar or {}}
 
 
-def _container_of(i: int, r: dict) -> Container:
+def _container_of(i: int, r: dict) -> ContainerWrapper:
     """newResourcePod's container: cpu (milli), memory, pods 0, ephemeral-storage and the
     scalars, all set explicitly (zeros included)."""
-    reqs = [("cpu", Fraction(r["cpu"], 1000)), ("memory", Fraction(r["mem"])),
-            ("pods", Fraction(0)), ("ephemeral-storage", Fraction(r["eph"]))]
-    reqs += [(n, Fraction(v)) for n, v in r["scalar"].items()]
-    return Container(name=f"c{i}", requests=tuple(reqs))
+    return make_container(f"c{i}").requests({
+        "cpu": f"{r['cpu']}m", "memory": r["mem"], "pods": 0, "ephemeral-storage": r["eph"],
+        **r["scalar"]})
 
 
 def resource_pod(*usages: dict, init: tuple[dict, ...] = (),
                  overhead: dict[str, str] | None = None,
                  pod_level: dict[str, str] | None = None) -> Pod:
     """newResourcePod / newResourceInitPod / newResourceOverheadPod / newPodLevelResourcesPod."""
-    pod = Pod(namespace="default", name=f"p{next(_uids)}", uid=f"uid-{next(_uids)}",
-              containers=tuple(_container_of(i, r) for i, r in enumerate(usages)),
-              init_containers=tuple(_container_of(i, r) for i, r in enumerate(init)),
-              overhead=tuple((k, qty(v)) for k, v in (overhead or {}).items()),
-              pod_level_requests=tuple((k, qty(v)) for k, v in (pod_level or {}).items()))
-    return finish(pod)
+    w = make_pod(f"p{next(_uids)}")
+    for i, r in enumerate(usages):
+        w.container(_container_of(i, r))
+    for i, r in enumerate(init):
+        w.init_container(_container_of(i, r))
+    if overhead:
+        w.overhead(overhead)
+    return w.pod_level_req(pod_level).obj()
 
 
 def alloc_node(cpu: int, mem: int, pods: int, ext_a: int, eph: int, huge_a: int,
                name: str = "node") -> Node:
     """makeAllocatableResources(milliCPU, memory, pods, extendedA, storage, hugePageA)."""
-    return Node(name=name, allocatable=to_resource({
-        "cpu": Fraction(cpu, 1000), "memory": Fraction(mem), "pods": Fraction(pods),
-        EXT_A: Fraction(ext_a), "ephemeral-storage": Fraction(eph), HUGE_A: Fraction(huge_a)}))
+    return make_node(name).allocatable({"cpu": f"{cpu}m", "memory": mem, "pods": pods,
+                                        EXT_A: ext_a, "ephemeral-storage": eph,
+                                        HUGE_A: huge_a}).obj()
 
 
 def node_info(node: Node, *pods: Pod) -> NodeInfo:
@@ -416,48 +417,6 @@ def test_pod_level_resources_gate_off_uses_containers():
 
 # ----- scoring: TestFitScore --------------------------------------------------------------------
 
-class PodW:
-    """st.MakePod(): ``req`` adds a container with requests, ``sidecar_req`` a restartable init
-    container."""
-
-    def __init__(self) -> None:
-        self.containers: list[Container] = []
-        self.inits: list[Container] = []
-        self.node_name = ""
-
-    def req(self, m: dict[str, str]) -> PodW:
-        if m:
-            self.containers.append(Container(
-                f"con{len(self.containers)}", requests=tuple((k, qty(v)) for k, v in m.items())))
-        return self
-
-    def sidecar_req(self, m: dict[str, str]) -> PodW:
-        rl = tuple((k, qty(v)) for k, v in m.items())
-        self.inits.append(Container(f"sidecar-con{len(self.inits)}", requests=rl, limits=rl,
-                                    restart_policy="Always"))
-        return self
-
-    def container(self) -> PodW:
-        self.containers.append(Container(f"con{len(self.containers)}"))
-        return self
-
-    def node(self, name: str) -> PodW:
-        self.node_name = name
-        return self
-
-    def obj(self) -> Pod:
-        n = next(_uids)
-        return finish(Pod("default", f"pod-{n}", f"uid-{n}", node_name=self.node_name,
-                          containers=tuple(self.containers), init_containers=tuple(self.inits)))
-
-
-def make_node(name: str, capacity: dict[str, str] | None = None) -> Node:
-    """st.MakeNode().Name(name).Capacity(capacity): allocatable = capacity + 32 pods."""
-    res = {"pods": qty("32")}
-    res.update((k, qty(v)) for k, v in (capacity or {}).items())
-    return Node(name=name, allocatable=to_resource(res))
-
-
 def score_nodes(pl, pod: Pod, handle: FakeHandle, nodes: list[Node],
                 run_pre_score: bool = True) -> list[tuple[str, int]]:
     state = CycleState()
@@ -478,13 +437,13 @@ def fit_args(type_: str, resources=DEFAULT_RESOURCES, shape=None) -> NodeResourc
 
 
 def _two_nodes():
-    return [make_node("node1", {"cpu": "4000", "memory": "10000"}),
-            make_node("node2", {"cpu": "6000", "memory": "10000"})]
+    return [make_node("node1").capacity(cpu="4000", memory="10000").obj(),
+            make_node("node2").capacity(cpu="6000", memory="10000").obj()]
 
 
 def _two_existing():
-    return [PodW().node("node1").req({"cpu": "2000", "memory": "4000"}).obj(),
-            PodW().node("node2").req({"cpu": "1000", "memory": "2000"}).obj()]
+    return [make_pod("e0").node("node1").req(cpu="2000", memory="4000").obj(),
+            make_pod("e1").node("node2").req(cpu="1000", memory="2000").obj()]
 
 
 FIT_SCORE = [
@@ -508,7 +467,7 @@ def test_fit_score(req, args, want, run_pre_score):
     nodes = _two_nodes()
     handle = FakeHandle(nodes, _two_existing(), features=features())
     pl = Fit(args, handle)
-    pod = PodW().req(req).obj()
+    pod = make_pod("p").req(req).obj()
     assert score_nodes(pl, pod, handle, nodes, run_pre_score) == want
 
 
@@ -520,14 +479,14 @@ def test_fit_score(req, args, want, run_pre_score):
 ])
 def test_fit_score_with_sidecar(type_, want):
     """fit_test.go TestFitScore: the existing pod's sidecar counts in the node's requests."""
-    nodes = [make_node("node1", {"cpu": "4000", "memory": "10000"}),
-             make_node("node2", {"cpu": "4000", "memory": "10000"})]
-    existing = [PodW().node("node1").req({"cpu": "1000", "memory": "2000"})
-                .sidecar_req({"cpu": "1000", "memory": "2000"}).obj(),
-                PodW().node("node2").req({"cpu": "1000", "memory": "2000"}).obj()]
+    nodes = [make_node("node1").capacity(cpu="4000", memory="10000").obj(),
+             make_node("node2").capacity(cpu="4000", memory="10000").obj()]
+    existing = [make_pod("e0").node("node1").req(cpu="1000", memory="2000")
+                .sidecar_req(cpu="1000", memory="2000").obj(),
+                make_pod("e1").node("node2").req(cpu="1000", memory="2000").obj()]
     handle = FakeHandle(nodes, existing, features=features())
     pl = Fit(fit_args(type_), handle)
-    pod = PodW().req({"cpu": "1000", "memory": "2000"}).obj()
+    pod = make_pod("p").req(cpu="1000", memory="2000").obj()
     assert score_nodes(pl, pod, handle, nodes) == want
 
 
@@ -535,10 +494,10 @@ def test_fit_pre_score_never_skips_best_effort():
     """fit.go PreScore has no Skip: a pod without requests is scored with the 100m/200Mi
     defaults per container (least_allocated_test.go "nothing scheduled, nothing requested"
     has no containers and scores MaxNodeScore)."""
-    nodes = [make_node("node1", {"cpu": "1", "memory": "1000Mi"})]
+    nodes = [make_node("node1").capacity(cpu="1", memory="1000Mi").obj()]
     handle = FakeHandle(nodes, [], features=features())
     pl = Fit(None, handle)
-    pod = PodW().container().obj()
+    pod = make_pod("p").container("container").obj()
     state = CycleState()
     assert pl.pre_score(state, pod, handle.snapshot().list()) is None
     # cpu (1000-100)*100/1000 = 90, memory (1000Mi-200Mi)*100/1000Mi = 80 -> 85
@@ -550,12 +509,11 @@ def test_fit_scoring_ignores_pod_level_requests():
     calculatePodResourceRequest runs with SkipPodLevelResources (resource_allocation.go): the
     container requests (with defaults) are scored, not the pod-level ones. BalancedAllocation
     sets the flag and does use them."""
-    nodes = [make_node("node1", {"cpu": "1", "memory": "1000Mi"})]
+    nodes = [make_node("node1").capacity(cpu="1", memory="1000Mi").obj()]
     handle = FakeHandle(nodes, [], features=features())
     pl = Fit(None, handle)
-    pod = Pod("default", "plr", "uid-plr", containers=(Container("c"),),
-              pod_level_requests=(("cpu", qty("500m")), ("memory", qty("500Mi"))))
-    finish(pod)
+    pod = make_pod("plr").container(make_container("c")).pod_level_req(cpu="500m",
+                                                                         memory="500Mi").obj()
     assert pl.scorer.pod_request_list(pod) == (DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST)
     assert score_nodes(pl, pod, handle, nodes) == [("node1", 85)]
 
@@ -566,7 +524,7 @@ def test_fit_score_errors_without_resources():
     nodes = _two_nodes()
     handle = FakeHandle(nodes, [], features=features())
     pl = Fit(fit_args(LEAST_ALLOCATED, resources=()), handle)
-    pod = PodW().req({"cpu": "1000", "memory": "2000"}).obj()
+    pod = make_pod("p").req(cpu="1000", memory="2000").obj()
     state = CycleState()
     pl.pre_score(state, pod, handle.snapshot().list())
     with pytest.raises(PluginError, match="resources not found"):
@@ -627,13 +585,13 @@ def test_resource_allocation_scorer_calculate_requests(pod, cpu, mem):
 # ----- SignPod: TestFitSignPod ------------------------------------------------------------------
 
 @pytest.mark.parametrize("pod_factory", [
-    pytest.param(lambda: PodW().req({"cpu": "1000m", "memory": "2000"}).obj(),
+    pytest.param(lambda: make_pod("p").req({"cpu": "1000m", "memory": "2000"}).obj(),
                  id="pod with CPU and memory requests"),
-    pytest.param(lambda: PodW().obj(), id="best-effort pod with no requests"),
-    pytest.param(lambda: PodW().req({"cpu": "500m", "memory": "1000"})
+    pytest.param(lambda: make_pod("p").obj(), id="best-effort pod with no requests"),
+    pytest.param(lambda: make_pod("p").req({"cpu": "500m", "memory": "1000"})
                  .req({"cpu": "1500m", "memory": "3000"}).obj(),
                  id="pod with multiple containers"),
-    pytest.param(lambda: PodW().req({"cpu": "1000m", "memory": "2000", DRA_EXT: "1"}).obj(),
+    pytest.param(lambda: make_pod("p").req({"cpu": "1000m", "memory": "2000", DRA_EXT: "1"}).obj(),
                  id="DRA extended resource disabled"),
 ])
 def test_fit_sign_pod(pod_factory):
@@ -651,7 +609,7 @@ def test_fit_sign_pod(pod_factory):
 def test_fit_sign_pod_values():
     """The signature value is the request vector (MilliCPU, Memory, EphemeralStorage,
     AllowedPodNumber, ScalarResources): multiple containers are summed."""
-    pod = PodW().req({"cpu": "500m", "memory": "1000"}).req({"cpu": "1500m", "memory": "3000"}) \
+    pod = make_pod("p").req(cpu="500m", memory="1000").req(cpu="1500m", memory="3000") \
         .req({DRA_EXT: "1"}).obj()
     fragments, _ = Fit(None, FakeHandle(features=features())).sign_pod(pod)
     assert fragments == [(RESOURCES_SIGNER_NAME, (2000, 4000, 0, 0, ((DRA_EXT, 1),)))]

@@ -10,8 +10,9 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, Status
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
-from reference_impl.model.objects import Node, Pod, Taint, Toleration
+from reference_impl.model.objects import Node, Pod, Taint
 from reference_impl.plugins.nodeunschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
+from reference_impl.testing.wrappers import make_pod
 
 UNSCHED_KEY = "node.kubernetes.io/unschedulable"
 
@@ -21,8 +22,9 @@ def make() -> NodeUnschedulable:
     return NodeUnschedulable(None, handle)
 
 
-def pod(*tolerations: Toleration) -> Pod:
-    return Pod(namespace="", name="p", uid="uid", tolerations=tuple(tolerations))
+def pod(*tolerations: dict[str, str]) -> Pod:
+    """A pod with these tolerations (v1 dicts, as upstream's literals)."""
+    return make_pod("p").tolerations(tolerations).obj()
 
 
 # TestNodeUnschedulable: (name, pod, node unschedulable, want)
@@ -31,7 +33,7 @@ FILTER_CASES = [
      Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)),
     ("schedule pod to normal node", pod(), False, None),
     ("schedule pod with toleration to unschedulable node",
-     pod(Toleration(key=UNSCHED_KEY, effect="NoSchedule")), True, None),
+     pod({"key": UNSCHED_KEY, "effect": "NoSchedule"}), True, None),
 ]
 
 
@@ -44,9 +46,9 @@ def test_node_unschedulable_filter(name, p, unschedulable, want):
 
 
 def test_exists_toleration_without_effect_tolerates_unschedulable():
-    p = pod(Toleration(key=UNSCHED_KEY, operator="Exists"))
+    p = pod({"key": UNSCHED_KEY, "operator": "Exists"})
     assert make().filter(None, p, NodeInfo(Node("n", unschedulable=True))) is None
-    p = pod(Toleration(key=UNSCHED_KEY, operator="Exists", effect="NoExecute"))
+    p = pod({"key": UNSCHED_KEY, "operator": "Exists", "effect": "NoExecute"})
     assert make().filter(None, p, NodeInfo(Node("n", unschedulable=True))) == Status(
         Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
 
@@ -82,9 +84,9 @@ POD_HINT_CASES = [
     ("error-wrong-new-object", None, "not-a-pod", "Queue", True),
     ("error-wrong-old-object", "not-a-pod", pod(), "Queue", True),
     ("queue-when-the-unsched-pod-gets-toleration", pod(),
-     pod(Toleration(key=UNSCHED_KEY, operator="Exists")), "Queue", False),
+     pod({"key": UNSCHED_KEY, "operator": "Exists"}), "Queue", False),
     ("skip-when-the-unsched-pod-gets-unrelated-toleration", pod(),
-     pod(Toleration(key="unrelated-key", operator="Exists")), "QueueSkip", False),
+     pod({"key": "unrelated-key", "operator": "Exists"}), "QueueSkip", False),
 ]
 
 
@@ -100,5 +102,5 @@ def test_events_and_signature():
     pl = make()
     assert [e[:2] for e in pl.events_to_register()] == [
         ("Node", ("Add", "UpdateNodeTaint")), ("TargetPod", ("UpdatePodToleration",))]
-    assert pl.sign_pod(pod(Toleration(key="k", operator="Exists"))) == (
+    assert pl.sign_pod(pod({"key": "k", "operator": "Exists"})) == (
         [("v1.Pod.Spec.Tolerations", [{"key": "k", "operator": "Exists"}])], None)

@@ -11,15 +11,18 @@ from hypothesis import strategies as st
 
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.plugins.podtopologyspread.plugin import PodTopologySpread
-from reference_impl.testing.builders import make_node, make_pod
+from reference_impl.testing.wrappers import (
+    HOSTNAME,
+    ZONE,
+    label_selector,
+    make_node,
+    make_pod,
+    spread_constraint,
+)
 
 ZONES = ("z1", "z2", "z3")
-SPREAD = [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
-           "whenUnsatisfiable": "DoNotSchedule",
-           "labelSelector": {"matchLabels": {"app": "web"}}},
-          {"maxSkew": 2, "topologyKey": "kubernetes.io/hostname",
-           "whenUnsatisfiable": "DoNotSchedule",
-           "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}}]
+SPREAD = [spread_constraint(1, ZONE, "DoNotSchedule", label_selector({"app": "web"})),
+          spread_constraint(2, HOSTNAME, "DoNotSchedule", label_selector(None, ("app", "Exists")))]
 
 
 def _state_tuple(s) -> tuple:
@@ -31,17 +34,16 @@ def _state_tuple(s) -> tuple:
 @given(ops=st.lists(st.tuples(st.booleans(), st.integers(0, 5), st.sampled_from(["web", "db"])),
                     max_size=25))
 def test_incremental_counts_equal_full_recount(ops: list[tuple[bool, int, str]]) -> None:
-    nodes = [make_node(f"n{i}", labels={"topology.kubernetes.io/zone": ZONES[i % 3],
-                                        "kubernetes.io/hostname": f"n{i}"})
+    nodes = [make_node(f"n{i}").zone(ZONES[i % 3]).hostname().obj()
              for i in range(6)]
     handle = FakeHandle(nodes, [])
     plugin = PodTopologySpread(None, handle)
-    incoming = make_pod("incoming", labels={"app": "web"}, topologySpreadConstraints=SPREAD)
+    incoming = make_pod("incoming").labels({"app": "web"}).topology_spread_constraints(SPREAD).obj()
     snapshot = handle.snapshot()
     bound = []
     for k, (add, node, app) in enumerate(ops):
         if add or not bound:
-            p = make_pod(f"p{k}", labels={"app": app}, node_name=f"n{node}")
+            p = make_pod(f"p{k}").labels({"app": app}).node(f"n{node}").obj()
             snapshot.add_pod(p)
             bound.append(p)
         else:
@@ -52,11 +54,10 @@ def test_incremental_counts_equal_full_recount(ops: list[tuple[bool, int, str]])
 
 
 def test_node_set_change_recounts() -> None:
-    nodes = [make_node(f"n{i}", labels={"topology.kubernetes.io/zone": ZONES[i % 3],
-                                        "kubernetes.io/hostname": f"n{i}"}) for i in range(3)]
-    handle = FakeHandle(nodes, [make_pod("a", labels={"app": "web"}, node_name="n0")])
+    nodes = [make_node(f"n{i}").zone(ZONES[i % 3]).hostname().obj() for i in range(3)]
+    handle = FakeHandle(nodes, [make_pod("a").labels({"app": "web"}).node("n0").obj()])
     plugin = PodTopologySpread(None, handle)
-    incoming = make_pod("incoming", labels={"app": "web"}, topologySpreadConstraints=SPREAD)
+    incoming = make_pod("incoming").labels({"app": "web"}).topology_spread_constraints(SPREAD).obj()
     snapshot = handle.snapshot()
     first = plugin.cal_pre_filter_state(incoming, snapshot.list())
     assert first.tp_value_to_match_num[0] == {"z1": 1, "z2": 0, "z3": 0}

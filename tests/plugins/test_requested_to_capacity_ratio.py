@@ -8,10 +8,8 @@ TestResourceBinPackingSingleExtended, TestResourceBinPackingMultipleExtended).
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import pytest
-from noderesources_wrappers import FEATURES, PodW, cap, make_node, qty  # noqa: F401
+from noderesources_common import FEATURES, cap
 
 from reference_impl.config.args import (
     REQUESTED_TO_CAPACITY_RATIO,
@@ -24,7 +22,6 @@ from reference_impl.config.args import (
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.model.objects import Node, Pod
-from reference_impl.model.requests import to_resource
 from reference_impl.plugins.helper.shape_score import (
     FunctionShapePoint,
     build_broken_linear_function,
@@ -34,6 +31,7 @@ from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
     build_requested_to_capacity_ratio_scorer_function,
     go_round,
 )
+from reference_impl.testing.wrappers import make_node, make_pod
 
 DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 
@@ -41,9 +39,8 @@ DEFAULT_RESOURCES = (ResourceSpec("cpu", 1), ResourceSpec("memory", 1))
 def util_make_node(name: str, milli_cpu: int, memory: int,
                    extended: dict[str, int] | None = None) -> Node:
     """util_test.go makeNode: cpu in milli, memory and extended resources as integers."""
-    res = {"cpu": Fraction(milli_cpu, 1000), "memory": Fraction(memory)}
-    res.update((k, Fraction(v)) for k, v in (extended or {}).items())
-    return Node(name=name, allocatable=to_resource(res))
+    return make_node(name).allocatable({"cpu": f"{milli_cpu}m", "memory": memory,
+                                        **(extended or {})}).obj()
 
 
 def rtcr_args(resources, shape) -> NodeResourcesFitArgs:
@@ -65,16 +62,18 @@ SHAPE = [(0, 10), (100, 0)]
 
 
 @pytest.mark.parametrize("pod_factory,nodes,existing,want", [
-    pytest.param(PodW().obj, [("node1", cap("4000", "10000")), ("node2", cap("4000", "10000"))],
+    pytest.param(make_pod("p").obj,
+                 [("node1", cap("4000", "10000")), ("node2", cap("4000", "10000"))],
                  [("node1", {}), ("node1", {})], [("node1", 100), ("node2", 100)],
                  id="nothing scheduled, nothing requested (default - least requested nodes "
                     "have priority)"),
-    pytest.param(lambda: PodW().req(cap("1000", "2000")).req(cap("2000", "3000")).obj(),
+    pytest.param(lambda: make_pod("p").req(cap("1000", "2000")).req(cap("2000", "3000")).obj(),
                  [("node1", cap("4000", "10000")), ("node2", cap("6000", "10000"))],
                  [("node1", {}), ("node1", {})], [("node1", 38), ("node2", 50)],
                  id="nothing scheduled, resources requested, differently sized nodes (default "
                     "- least requested nodes have priority)"),
-    pytest.param(PodW().obj, [("node1", cap("4000", "10000")), ("node2", cap("6000", "10000"))],
+    pytest.param(make_pod("p").obj,
+                 [("node1", cap("4000", "10000")), ("node2", cap("6000", "10000"))],
                  [("node1", cap("3000", "5000")), ("node2", cap("3000", "5000"))],
                  [("node1", 38), ("node2", 50)],
                  id="no resources requested, pods scheduled with resources (default - least "
@@ -83,8 +82,8 @@ SHAPE = [(0, 10), (100, 0)]
 def test_requested_to_capacity_ratio_scoring_strategy(pod_factory, nodes, existing, want):
     """requested_to_capacity_ratio_test.go TestRequestedToCapacityRatioScoringStrategy: shape
     (0, 10), (100, 0); node1 of case 2: cpu 75% -> 25, memory 50% -> 50, round(75/2) = 38."""
-    node_objs = [make_node(n, c) for n, c in nodes]
-    existing_pods = [PodW().node(n).req(r).obj() for n, r in existing]
+    node_objs = [make_node(n).capacity(c).obj() for n, c in nodes]
+    existing_pods = [make_pod(f"e{i}").node(n).req(r).obj() for i, (n, r) in enumerate(existing)]
     assert run(rtcr_args(DEFAULT_RESOURCES, SHAPE), pod_factory(), node_objs,
                existing_pods) == want
 
@@ -128,18 +127,18 @@ EXT2 = {"intel.com/foo": 8}
 
 
 @pytest.mark.parametrize("pod_factory,existing,want", [
-    pytest.param(PodW().obj, [], [("node1", 0), ("node2", 0)],
+    pytest.param(make_pod("p").obj, [], [("node1", 0), ("node2", 0)],
                  id="nothing scheduled, nothing requested"),
     # node1 2/8 -> 25 -> 2.5 -> 2 (int), node2 2/4 -> 50 -> 5
-    pytest.param(lambda: PodW().req({"intel.com/foo": "2"}).obj(), [PodW().obj],
+    pytest.param(lambda: make_pod("p").req({"intel.com/foo": "2"}).obj(), [make_pod("e0").obj],
                  [("node1", 2), ("node2", 5)],
                  id="resources requested, pods scheduled with less resources"),
-    pytest.param(lambda: PodW().req({"intel.com/foo": "2"}).obj(),
-                 [lambda: PodW().req({"intel.com/foo": "2"}).node("node2").obj()],
+    pytest.param(lambda: make_pod("p").req({"intel.com/foo": "2"}).obj(),
+                 [lambda: make_pod("e0").req({"intel.com/foo": "2"}).node("node2").obj()],
                  [("node1", 2), ("node2", 10)],
                  id="resources requested, pods scheduled with resources, on node with existing "
                     "pod running "),
-    pytest.param(lambda: PodW().req({"intel.com/foo": "4"}).obj(), [PodW().obj],
+    pytest.param(lambda: make_pod("p").req({"intel.com/foo": "4"}).obj(), [make_pod("e0").obj],
                  [("node1", 5), ("node2", 10)],
                  id="resources requested, pods scheduled with more resources"),
 ])
@@ -159,17 +158,20 @@ POD2 = {"intel.com/foo": "4", "intel.com/bar": "2"}
 
 
 @pytest.mark.parametrize("pod_factory,existing,want", [
-    pytest.param(PodW().obj, [], [("node1", 0), ("node2", 0)],
+    pytest.param(make_pod("p").obj, [], [("node1", 0), ("node2", 0)],
                  id="nothing scheduled, nothing requested"),
     # node1: foo 25 -> 2, bar 50 -> 5: round((2*3 + 5*5)/8) = 4; node2: (5*3 + 2*5)/8 -> 3
-    pytest.param(lambda: PodW().req(POD1).obj(), [PodW().obj], [("node1", 4), ("node2", 3)],
+    pytest.param(lambda: make_pod("p").req(POD1).obj(), [make_pod("e0").obj],
+                 [("node1", 4), ("node2", 3)],
                  id="resources requested, pods scheduled with less resources"),
     # node2: foo (2+4)/4 > 1 -> 10, bar (2+2)/8 -> 5: round((30 + 25)/8) = 7
-    pytest.param(lambda: PodW().req(POD1).obj(),
-                 [lambda: PodW().req(POD2).node("node2").obj()], [("node1", 4), ("node2", 7)],
+    pytest.param(lambda: make_pod("p").req(POD1).obj(),
+                 [lambda: make_pod("e0").req(POD2).node("node2").obj()],
+                 [("node1", 4), ("node2", 7)],
                  id="resources requested, pods scheduled with resources, on node with existing "
                     "pod running "),
-    pytest.param(lambda: PodW().req(POD2).obj(), [PodW().obj], [("node1", 5), ("node2", 5)],
+    pytest.param(lambda: make_pod("p").req(POD2).obj(), [make_pod("e0").obj],
+                 [("node1", 5), ("node2", 5)],
                  id="resources requested, pods scheduled with more resources"),
 ])
 def test_resource_bin_packing_multiple_extended(pod_factory, existing, want):

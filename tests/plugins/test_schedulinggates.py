@@ -7,10 +7,11 @@ from __future__ import annotations
 from reference_impl.framework.status import Code, Status
 from reference_impl.model.objects import Pod
 from reference_impl.plugins.schedulinggates import SchedulingGates
+from reference_impl.testing.wrappers import make_pod
 
 
 def pod(*gates: str) -> Pod:
-    return Pod(namespace="", name="p", uid="p", scheduling_gates=tuple(gates))
+    return make_pod("p").scheduling_gates(*gates).obj()
 
 
 def test_pre_enqueue_without_gates():
