@@ -1143,7 +1143,7 @@ def test_ownership_flag_reaches_the_subject_from_every_command(
     """``--i-own-this-cluster`` on run, reproduce, diff and golden verify: without it the
     kubeconfig subject is refused with a message naming the flag; with it the subject is made
     and goes on to read the kubeconfig (here a missing file: a subject error naming it)."""
-    from conformance.cli import main
+    from conformance.cli.main import main
 
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing-kubeconfig"))
     case = tmp_path / "case.yaml"

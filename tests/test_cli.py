@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.cli import main
+from conformance.cli.main import main
 from conformance.core.documents import schema
 
 ROOT = Path(__file__).resolve().parent.parent

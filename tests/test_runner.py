@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.cli import main
+from conformance.cli.main import main
 from conformance.core.events import CaseFinished, CaseProgress, CaseStarted
 from conformance.core.results import CaseResult
 from conformance.core.scenario import ScenarioInput

@@ -326,7 +326,7 @@ def test_config_profile_is_applied(tmp_path: Path) -> None:
 # ----- the same scenarios on the reference -----
 
 def reference_simulation(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    from conformance.cli import main
+    from conformance.cli.main import main
 
     capsys.readouterr()
     rc = main(["simulate", str(path), "-o", "json"])

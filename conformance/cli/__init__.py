@@ -1,6 +1,2 @@
-"""The ``kschedconf`` command line: one module per command over shared option definitions
-(``options``); ``main`` dispatches."""
-
-from conformance.cli.main import main
-
-__all__ = ["main"]
+"""The ``kschedconf`` command line: one module per command over shared option definitions;
+``conformance.cli.main:main`` dispatches (``python -m conformance.cli``)."""
