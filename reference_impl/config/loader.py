@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from reference_impl.config import plugin_args, schema
+import reference_impl.config.plugin_args as plugin_args
+import reference_impl.config.schema as schema
 from reference_impl.config.errors import ConfigError, child, index
 from reference_impl.config.plugins import (
     FrameworkError,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.config import plugin_args
+import reference_impl.config.plugin_args as plugin_args
 from reference_impl.config.errors import (
     FieldError,
     child,
