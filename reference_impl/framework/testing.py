@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.model.objects import Namespace, Node, Pod
+from reference_impl.releases import current
 
 
 class FakeHandle:
@@ -20,8 +21,6 @@ class FakeHandle:
         return self._snapshot
 
     def feature_enabled(self, gate: str) -> bool:
-        from reference_impl.releases import current
-
         if gate in self._features:
             return self._features[gate]
         return current.feature_enabled(gate)
