@@ -1,6 +1,6 @@
 """The compact internal object model the reference scheduler works on.
 
-Kubernetes manifests are converted once, at load time (see ``loader.py``), into these slotted
+Kubernetes manifests are converted once, at load time (see ``loader/``), into these slotted
 dataclasses. Field names follow the v1 API (snake_cased); quantities are already integers in the
 units upstream's scheduler uses (``framework.Resource``: milli-CPU, bytes, counts), so the hot
 path never parses anything.
