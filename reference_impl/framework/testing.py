@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.releases import current
@@ -10,7 +12,7 @@ from reference_impl.releases import current
 class FakeHandle:
     """Serves a snapshot built from nodes and bound pods, and a set of feature gates."""
 
-    def __init__(self, nodes: list[Node] = (), pods: list[Pod] = (),  # type: ignore[assignment]
+    def __init__(self, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  namespaces: dict[str, Namespace] | None = None,
                  features: dict[str, bool] | None = None, parallelism: int = 1) -> None:
         self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
