@@ -326,7 +326,9 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
     elif strategy.type == MOST_ALLOCATED:
         fn = most_resource_scorer(resources)
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
-        shape = strategy.requested_to_capacity_ratio.shape  # type: ignore[union-attr]
+        rtc = strategy.requested_to_capacity_ratio
+        assert rtc is not None  # args validation requires it with this strategy type
+        shape = rtc.shape
         fn = requested_to_capacity_ratio_scorer(resources, shape)
     else:
         raise ValueError(f"scoring strategy {strategy.type} is not supported")
