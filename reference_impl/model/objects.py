@@ -11,8 +11,10 @@ Upstream: ``k8s.io/api/core/v1/types.go`` (the API types) and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 # Well-known resource names (k8s.io/api/core/v1/types.go).
 CPU = "cpu"
@@ -207,8 +209,8 @@ class Container:
     limits: tuple[tuple[str, Fraction], ...] = ()
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
-    restart_policy_rules: tuple[dict, ...] = ()  # raw v1 ContainerRestartRule dicts
-    volume_mounts: tuple[dict, ...] = ()  # raw v1 VolumeMount dicts
+    restart_policy_rules: tuple[Mapping[str, Any], ...] = ()  # raw v1 ContainerRestartRule
+    volume_mounts: tuple[Mapping[str, Any], ...] = ()  # raw v1 VolumeMount
 
 
 @dataclass(slots=True, frozen=True)

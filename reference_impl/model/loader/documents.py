@@ -93,7 +93,7 @@ def _parse_text(text: str, source: str, *, is_json: bool) -> list[tuple[int, Any
 
 def _expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     out: list[str] = []
-    for p in map(os.fspath, paths):
+    for p in (os.fspath(x) for x in paths):
         if p != "-" and os.path.isdir(p):
             names = sorted(n for n in os.listdir(p)
                            if n.endswith((".yaml", ".yml", ".json")))

@@ -72,7 +72,7 @@ def _node_selector_requirements(ctx: _Ctx, v: object, path: str,
         key = _req_str(ctx, r.get("key"), f"{rpath}.key")
         op = r.get("operator")
         allowed = ("In", "NotIn") if fields else _NODE_SELECTOR_OPS
-        if op not in allowed:
+        if not isinstance(op, str) or op not in allowed:
             raise ctx.error(f"{rpath}.operator",
                             f"{_show(op)} is not a valid node selector operator: expected one of "
                             + ", ".join(f'"{o}"' for o in allowed))
