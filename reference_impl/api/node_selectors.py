@@ -298,7 +298,8 @@ def _requirements_as_selector(reqs: tuple[NodeSelectorRequirement, ...], path: s
         if r_errs:
             errs.extend(r_errs)
         else:
-            out.append(r)  # type: ignore[arg-type]
+            assert r is not None  # no errors: the requirement was built
+            out.append(r)
     # labels.Selector.Add sorts requirements by key; matching is order-independent.
     out.sort(key=lambda r: r[0])
     return tuple(out), errs

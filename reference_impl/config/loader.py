@@ -21,7 +21,8 @@ from typing import Any
 
 import yaml
 
-from reference_impl.config import plugin_args, schema
+import reference_impl.config.plugin_args as plugin_args
+import reference_impl.config.schema as schema
 from reference_impl.config.errors import ConfigError, child, index
 from reference_impl.config.plugins import (
     FrameworkError,
@@ -40,6 +41,7 @@ from reference_impl.config.types import (
     PluginConfigEntry,
     Profile,
     SchedulerConfiguration,
+    defaulted,
 )
 from reference_impl.config.validation import API_VERSION, validate_configuration
 from reference_impl.releases.current import RELEASE
@@ -94,10 +96,10 @@ def _load(raw: Any, name: str, registry: Registry, fe: FeatureGate) -> Scheduler
                 for i, prof in enumerate(internal.profiles)]
     _check_common_queue_sort(profiles, name)
     return SchedulerConfiguration(
-        parallelism=internal.parallelism,
-        percentage_of_nodes_to_score=internal.percentage_of_nodes_to_score,
-        pod_initial_backoff_seconds=internal.pod_initial_backoff_seconds,
-        pod_max_backoff_seconds=internal.pod_max_backoff_seconds,
+        parallelism=defaulted(internal.parallelism),
+        percentage_of_nodes_to_score=defaulted(internal.percentage_of_nodes_to_score),
+        pod_initial_backoff_seconds=defaulted(internal.pod_initial_backoff_seconds),
+        pod_max_backoff_seconds=defaulted(internal.pod_max_backoff_seconds),
         profiles=profiles,
         pod_max_in_unschedulable_pods_duration_seconds=(
             RELEASE.pod_max_in_unschedulable_pods_duration_seconds),
@@ -262,21 +264,22 @@ def _build_profile(prof: InternalProfile, path: str, registry: Registry, fe: Fea
     """``NewFramework`` for one profile: construct the plugins the profile needs (only
     NodeResourcesFit's constructor validates anything validation has not: its args), then the
     extension point lists."""
+    plugins, scheduler_name = defaulted(prof.plugins), defaulted(prof.scheduler_name)
     configs = {cfg.name: cfg for cfg in prof.plugin_config}
     fit = configs.get("NodeResourcesFit")
-    if ("NodeResourcesFit" in needed_plugins(prof.plugins) and "NodeResourcesFit" in registry
+    if ("NodeResourcesFit" in needed_plugins(plugins) and "NodeResourcesFit" in registry
             and fit is not None and fit.kind is not None):
         errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"), fe)
         if errs:
             raise ConfigError(name, errs)
     try:
-        lists = expand_plugins(prof.plugins, registry, path, prof.scheduler_name)
+        lists = expand_plugins(plugins, registry, path, scheduler_name)
     except FrameworkError as e:
         raise ConfigError(name, [str(e)]) from None
     plugin_args_out = {
         cfg.name: plugin_args.to_typed(cfg.kind, cfg.args) if cfg.kind is not None else cfg.args
         for cfg in prof.plugin_config}
-    return Profile(prof.scheduler_name, prof.percentage_of_nodes_to_score, lists,
+    return Profile(scheduler_name, prof.percentage_of_nodes_to_score, lists,
                    plugin_args_out)
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reference_impl.config import args as a
-from reference_impl.config import core_v1
+import reference_impl.config.args as a
+import reference_impl.config.core_v1 as core_v1
 from reference_impl.config.content import (
     node_selector_errors,
     preferred_terms_errors,

@@ -270,6 +270,7 @@ def parse_go_duration(text: str) -> int:
     pos = 0
     while pos < len(s):
         m = _PART.match(s, pos)
+        assert m is not None  # both groups may be empty: the pattern matches anywhere
         number, unit = m.group(1), m.group(2)
         if number in ("", "."):
             raise ValueError(f'time: invalid duration "{text}"')

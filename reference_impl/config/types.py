@@ -8,7 +8,7 @@ becomes (``pkg/scheduler/framework/runtime/framework.go``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from reference_impl.config.plugins import PluginEntry, Plugins
 
@@ -51,6 +51,15 @@ class SchedulerConfiguration:
 
 
 # ----------------------------------------------------------------------- the internal form
+
+_T = TypeVar("_T")
+
+
+def defaulted(value: _T | None) -> _T:
+    """A field of the internal form that decodes as None and that defaulting has set."""
+    assert value is not None, "read before defaulting"
+    return value
+
 
 @dataclass(slots=True)
 class PluginConfigEntry:

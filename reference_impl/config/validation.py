@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.config import plugin_args
+import reference_impl.config.plugin_args as plugin_args
 from reference_impl.config.errors import (
     FieldError,
     child,
@@ -21,7 +21,7 @@ from reference_impl.config.errors import (
     required,
 )
 from reference_impl.config.plugins import PluginSet
-from reference_impl.config.types import InternalConfiguration, InternalProfile
+from reference_impl.config.types import InternalConfiguration, InternalProfile, defaulted
 from reference_impl.releases.current import RELEASE
 from reference_impl.releases.current import feature_enabled as release_feature_enabled
 
@@ -50,11 +50,12 @@ def _validate_plugin_config(path: str, profile: InternalProfile, fe: Any) -> lis
     no duplicate name, not a removed plugin, args valid for the plugins of ``CONFIG_VALIDATED``."""
     errs: list[FieldError] = []
     removed = RELEASE.removed_plugins
-    for stage in _STAGES if profile.plugins is not None else ():
-        for i, p in enumerate(profile.plugins[stage].enabled):
-            if p.name in removed:
-                errs.append(invalid(index(child(path, "plugins", stage, "enabled"), i), p.name,
-                                    _removed_plugin_message()))
+    if profile.plugins is not None:
+        for stage in _STAGES:
+            for i, ref in enumerate(profile.plugins[stage].enabled):
+                if ref.name in removed:
+                    errs.append(invalid(index(child(path, "plugins", stage, "enabled"), i),
+                                        ref.name, _removed_plugin_message()))
     seen: set[str] = set()
     for i, cfg in enumerate(profile.plugin_config):
         p = index(child(path, "pluginConfig"), i)
@@ -117,13 +118,13 @@ def validate_configuration(cfg: InternalConfiguration,
                            fe: Any = release_feature_enabled) -> list[FieldError]:
     """``ValidateKubeSchedulerConfiguration``."""
     errs: list[FieldError] = []
-    if cfg.parallelism <= 0:
+    if defaulted(cfg.parallelism) <= 0:
         errs.append(invalid("parallelism", cfg.parallelism,
                             "should be an integer value greater than zero"))
     if not cfg.profiles:
         errs.append(required("profiles"))
     else:
-        existing: dict[str, int] = {}
+        existing: dict[str | None, int] = {}
         for i, profile in enumerate(cfg.profiles):
             path = index("profiles", i)
             if not profile.scheduler_name:
@@ -138,10 +139,11 @@ def validate_configuration(cfg: InternalConfiguration,
             existing[profile.scheduler_name] = i
         errs.extend(_validate_common_queue_sort(cfg.profiles))
     errs.extend(_validate_percentage("percentageOfNodesToScore", cfg.percentage_of_nodes_to_score))
-    if cfg.pod_initial_backoff_seconds <= 0:
+    initial_backoff = defaulted(cfg.pod_initial_backoff_seconds)
+    if initial_backoff <= 0:
         errs.append(invalid("podInitialBackoffSeconds", cfg.pod_initial_backoff_seconds,
                             "must be greater than 0"))
-    if cfg.pod_max_backoff_seconds < cfg.pod_initial_backoff_seconds:
+    if defaulted(cfg.pod_max_backoff_seconds) < initial_backoff:
         errs.append(invalid("podMaxBackoffSeconds", cfg.pod_max_backoff_seconds,
                             "must be greater than or equal to PodInitialBackoffSeconds"))
     if cfg.extenders:

@@ -10,9 +10,9 @@ merges them into the term's labelSelector when the pod is created
 (``pkg/registry/core/pod/strategy.go`` mutatePodAffinity / applyMatchLabelKeysAndMismatchLabelKeys,
 gate MatchLabelKeysInPodAffinity, GA and locked on in v1.37.2): ``key In (value)`` /
 ``key NotIn (value)`` for every listed key present in the pod's labels at creation. The reference
-does that admission step when it loads a pod (``reference_impl/model/loader.py``), so the terms
-here compile ``label_selector`` exactly as stored, like upstream's ``newAffinityTerm``; a later
-change of the pod's labels does not change its selectors, as upstream.
+does that admission step when it loads a pod (``reference_impl/model/loader/defaults.py``), so
+the terms here compile ``label_selector`` exactly as stored, like upstream's ``newAffinityTerm``;
+a later change of the pod's labels does not change its selectors, as upstream.
 """
 
 from __future__ import annotations

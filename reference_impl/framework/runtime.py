@@ -7,7 +7,7 @@ results do not depend on the order. Error messages follow upstream's wording.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from reference_impl.framework import interfaces as itf
@@ -117,7 +117,7 @@ class Framework:
     ordered list of ``(plugin name, weight)`` of the final, expanded profile.
     """
 
-    def __init__(self, profile_name: str, plugins: dict[str, list[tuple[str, int]]],
+    def __init__(self, profile_name: str, plugins: Mapping[str, Sequence[tuple[str, int]]],
                  registry: dict[str, type[itf.Plugin]], plugin_args: dict[str, Any],
                  handle: FrameworkHandle, percentage_of_nodes_to_score: int | None = None) -> None:
         self.profile_name = profile_name
@@ -383,7 +383,7 @@ class Framework:
         normalized_all: list[list[int]] = []
         for pl, raw in zip(plugins, raws, strict=True):
             if pl.has_normalize_score:
-                pairs = [[r.name, v] for r, v in zip(results, raw, strict=True)]
+                pairs: list[list[Any]] = [[r.name, v] for r, v in zip(results, raw, strict=True)]
                 s = pl.normalize_score(state, pod, pairs)
                 if s is not None and not s.is_success():
                     return None, Status.as_error(
@@ -464,8 +464,8 @@ class Framework:
         for pl in self.pre_bind_plugins:
             s = pl.pre_bind_pre_flight(state, pod, node_name)
             code = Code.SUCCESS if s is None else s.code
-            if code == Code.ERROR:
-                return Status.as_error(f'running PreBindPreFlight "{pl.name}": {s.message()}')  # type: ignore[union-attr]
+            if s is not None and code == Code.ERROR:
+                return Status.as_error(f'running PreBindPreFlight "{pl.name}": {s.message()}')
             if code == Code.SUCCESS:
                 returning = None
             elif code == Code.SKIP:

@@ -8,6 +8,9 @@ are one object, changed in place: the node list is rebuilt only when nodes chang
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Iterable
+
 from reference_impl.framework.types import ImageStateSummary, NodeInfo, PodInfo
 from reference_impl.model.objects import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
@@ -88,7 +91,7 @@ class NodeTree:
 class Snapshot:
     """Nodes, the pods bound or assumed on them, and the derived lists plugins read."""
 
-    def __init__(self, nodes: list[Node] = (), pods: list[Pod] = (),  # type: ignore[assignment]
+    def __init__(self, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  namespaces: dict[str, Namespace] | None = None) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
         self.node_tree = NodeTree()
@@ -199,12 +202,12 @@ class Snapshot:
             self._list = [self.node_info_map[n] for n in self.node_tree.list()]
         return self._list
 
-    def have_pods_with_affinity_list(self) -> list[NodeInfo]:
+    def have_pods_with_affinity_list(self) -> builtins.list[NodeInfo]:
         if self._affinity_list is None:
             self._affinity_list = [ni for ni in self.list() if ni.pods_with_affinity]
         return self._affinity_list
 
-    def have_pods_with_required_anti_affinity_list(self) -> list[NodeInfo]:
+    def have_pods_with_required_anti_affinity_list(self) -> builtins.list[NodeInfo]:
         if self._anti_affinity_list is None:
             self._anti_affinity_list = [
                 ni for ni in self.list() if ni.pods_with_required_anti_affinity]

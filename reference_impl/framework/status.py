@@ -117,15 +117,13 @@ class PreFilterResult:
     @staticmethod
     def merge(a: PreFilterResult | None, b: PreFilterResult | None) -> PreFilterResult | None:
         """``PreFilterResult.Merge``: intersect two results; nil means every node."""
-        a_all = a is None or a.node_names is None
-        b_all = b is None or b.node_names is None
-        if a_all and b_all:
-            return None
-        if a_all:
-            return PreFilterResult(set(b.node_names))  # type: ignore[union-attr]
-        if b_all:
-            return PreFilterResult(set(a.node_names))  # type: ignore[union-attr]
-        return PreFilterResult(a.node_names & b.node_names)  # type: ignore[union-attr,operator]
+        a_names = None if a is None else a.node_names
+        b_names = None if b is None else b.node_names
+        if a_names is None:
+            return None if b_names is None else PreFilterResult(set(b_names))
+        if b_names is None:
+            return PreFilterResult(set(a_names))
+        return PreFilterResult(a_names & b_names)
 
 
 MODE_NOOP = 0

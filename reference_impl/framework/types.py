@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+from reference_impl.framework.affinity_terms import build_pod_info_terms
 from reference_impl.model.objects import Node, Pod, Resource
 
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
@@ -36,8 +37,6 @@ class PodInfo:
 
     def _ensure_terms(self) -> tuple:
         if self._terms is None:
-            from reference_impl.framework.affinity_terms import build_pod_info_terms
-
             self._terms = build_pod_info_terms(self.pod)
         return self._terms
 

@@ -1,6 +1,6 @@
 """The compact internal object model the reference scheduler works on.
 
-Kubernetes manifests are converted once, at load time (see ``loader.py``), into these slotted
+Kubernetes manifests are converted once, at load time (see ``loader/``), into these slotted
 dataclasses. Field names follow the v1 API (snake_cased); quantities are already integers in the
 units upstream's scheduler uses (``framework.Resource``: milli-CPU, bytes, counts), so the hot
 path never parses anything.
@@ -11,8 +11,10 @@ Upstream: ``k8s.io/api/core/v1/types.go`` (the API types) and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 # Well-known resource names (k8s.io/api/core/v1/types.go).
 CPU = "cpu"
@@ -207,8 +209,8 @@ class Container:
     limits: tuple[tuple[str, Fraction], ...] = ()
     ports: tuple[ContainerPort, ...] = ()
     restart_policy: str | None = None  # "Always" on an init container makes it a sidecar
-    restart_policy_rules: tuple[dict, ...] = ()  # raw v1 ContainerRestartRule dicts
-    volume_mounts: tuple[dict, ...] = ()  # raw v1 VolumeMount dicts
+    restart_policy_rules: tuple[Mapping[str, Any], ...] = ()  # raw v1 ContainerRestartRule
+    volume_mounts: tuple[Mapping[str, Any], ...] = ()  # raw v1 VolumeMount
 
 
 @dataclass(slots=True, frozen=True)

@@ -361,7 +361,8 @@ def _check_targets(w: _Where, events: list[TimelineEvent], cluster: Cluster) -> 
             if ev.target in nodes:
                 raise w.error(f"{path}.node.metadata.name",
                               f"node {ev.target!r} already exists {when}")
-            nodes[ev.target] = ev.node  # type: ignore[assignment]
+            assert ev.node is not None
+            nodes[ev.target] = ev.node
         elif ev.action == CREATE_POD:
             assert ev.pod is not None
             if ev.target in pods:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import BindPlugin
+from reference_impl.framework.runtime import FrameworkHandle
 from reference_impl.framework.status import Status
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
@@ -16,7 +17,8 @@ from reference_impl.plugins import names
 
 class DefaultBinder(BindPlugin):
     name = names.DefaultBinder
+    handle: FrameworkHandle  # required: binding goes through the scheduler's binder
 
     def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """``Bind``."""
-        return self.handle.bind_pod(pod, node_name)  # type: ignore[union-attr]
+        return self.handle.bind_pod(pod, node_name)

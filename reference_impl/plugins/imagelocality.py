@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.framework.cycle_state import CycleState
-from reference_impl.framework.interfaces import MAX_NODE_SCORE, ScorePlugin, SignPlugin
+from reference_impl.framework.interfaces import MAX_NODE_SCORE, Handle, ScorePlugin, SignPlugin
 from reference_impl.framework.status import Status
 from reference_impl.framework.types import ImageStateSummary, NodeInfo
 from reference_impl.model.objects import Pod
@@ -103,6 +103,7 @@ class ImageLocality(ScorePlugin, SignPlugin):
     """``ImageLocality``: a Score plugin without PreScore or NormalizeScore."""
 
     name = names.ImageLocality
+    handle: Handle  # required: Score reads the number of nodes in the snapshot
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)

@@ -136,6 +136,7 @@ class NodeAffinity(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, S
             return QUEUE, f"expected *v1.Node, but got {type(new_obj).__name__}"
         if old_obj is not None and not isinstance(old_obj, Node):
             return QUEUE, f"expected *v1.Node, but got {type(old_obj).__name__}"
+        assert new_obj is not None  # Node Add/Update events carry the node
         if self.added_node_selector is not None and not self.added_node_selector.match(new_obj):
             return QUEUE_SKIP, None
         required = get_required_node_affinity(pod)

@@ -83,6 +83,7 @@ class NodePorts(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtensions):
         nominated and held a host port that conflicts with one the pod wants."""
         if old_obj is not None and not isinstance(old_obj, Pod):
             return QUEUE, f"expected *v1.Pod, but got {type(old_obj).__name__}"
+        assert old_obj is not None  # AssignedPod Delete events carry the deleted pod
         deleted: Pod = old_obj
         if not deleted.node_name and not deleted.nominated_node_name:
             return QUEUE_SKIP, None

@@ -66,6 +66,7 @@ class NodeUnschedulable(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtens
             return QUEUE, f"expected *v1.Pod, but got {type(new_obj).__name__}"
         if old_obj is not None and not isinstance(old_obj, Pod):
             return QUEUE, f"expected *v1.Pod, but got {type(old_obj).__name__}"
+        assert new_obj is not None  # UpdatePodToleration events carry the updated pod
         if tolerations_tolerate_taint(new_obj.tolerations, UNSCHEDULABLE_TAINT,
                                       self.enable_comparison_operators):
             return QUEUE, None
@@ -79,6 +80,7 @@ class NodeUnschedulable(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtens
             return QUEUE, f"expected *v1.Node, but got {type(new_obj).__name__}"
         if old_obj is not None and not isinstance(old_obj, Node):
             return QUEUE, f"expected *v1.Node, but got {type(old_obj).__name__}"
+        assert new_obj is not None  # Node Add/Update events carry the node
         if (old_obj is not None and old_obj.unschedulable and not new_obj.unschedulable) or \
                 (old_obj is None and not new_obj.unschedulable):
             return QUEUE, None

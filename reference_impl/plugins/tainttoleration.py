@@ -88,6 +88,7 @@ class TaintToleration(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin
             return QUEUE, f"expected *v1.Node, but got {type(new_obj).__name__}"
         if old_obj is not None and not isinstance(old_obj, Node):
             return QUEUE, f"expected *v1.Node, but got {type(old_obj).__name__}"
+        assert new_obj is not None  # Node Add/UpdateNodeTaint events carry the node
         cmp_ops = self.enable_comparison_operators
         was_untolerated = True
         if old_obj is not None:

@@ -15,6 +15,7 @@ on its virtual clock, where a scheduling attempt takes no time.
 from __future__ import annotations
 
 import json
+import weakref
 from typing import TYPE_CHECKING
 
 from reference_impl.framework import interfaces as itf
@@ -25,10 +26,15 @@ from reference_impl.scheduler.select_host import SortedScoredNodes
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
     from reference_impl.framework.runtime import Framework
+    from reference_impl.framework.types import NodeInfo
     from reference_impl.model.objects import Pod
 
 MAX_BATCH_AGE_SECONDS = 0.5
 SCHEDULER_NAME_SIGNER = "v1.Pod.Spec.SchedulerName"  # fwk.SchedulerNameSignerName
+
+#: ``batchable_plugins`` of each framework, computed on its first SignPod.
+_SIGNERS: weakref.WeakKeyDictionary[Framework, list[itf.SignPlugin] | None] = (
+    weakref.WeakKeyDictionary())
 
 
 def batchable_plugins(fwk: Framework) -> list[itf.SignPlugin] | None:
@@ -48,10 +54,10 @@ def batchable_plugins(fwk: Framework) -> list[itf.SignPlugin] | None:
 def sign_pod(fwk: Framework, pod: Pod) -> str | None:
     """``Framework.SignPod``: a JSON object of every plugin's fragments, keys sorted; None when
     signatures are off for the profile or a plugin refuses the pod."""
-    signers = getattr(fwk, "_signers", False)
-    if signers is False:
-        signers = batchable_plugins(fwk)
-        fwk._signers = signers  # type: ignore[attr-defined]
+    if fwk in _SIGNERS:
+        signers = _SIGNERS[fwk]
+    else:
+        signers = _SIGNERS[fwk] = batchable_plugins(fwk)
     if signers is None:
         return None
     sig: dict[str, object] = {SCHEDULER_NAME_SIGNER: pod.scheduler_name}
@@ -69,7 +75,7 @@ class OpportunisticBatch:
 
     def __init__(self) -> None:
         self.signature: str | None = None
-        self.sorted_nodes: SortedScoredNodes | None = None
+        self.sorted_nodes: SortedScoredNodes[ScoredNode] | None = None
         self.creation_time = 0.0
         self.last_cycle = -1
         self.last_chosen = ""
@@ -92,7 +98,8 @@ class OpportunisticBatch:
         return self.sorted_nodes.pop().name
 
     def store_schedule_results(self, signature: str | None, hinted: str, chosen: str,
-                               others: SortedScoredNodes | None, cycle: int) -> None:
+                               others: SortedScoredNodes[ScoredNode] | None,
+                               cycle: int) -> None:
         """``StoreScheduleResults``."""
         self.last_cycle = cycle
         self.last_chosen = chosen
@@ -136,7 +143,8 @@ class OpportunisticBatch:
             return self._rescore_hinted_node(fwk, pod, state, last)
         return status.is_rejected()
 
-    def _rescore_hinted_node(self, fwk: Framework, pod: Pod, state: CycleState, last) -> bool:
+    def _rescore_hinted_node(self, fwk: Framework, pod: Pod, state: CycleState,
+                             last: NodeInfo) -> bool:
         """``rescoreHintedNode``: PreScore over cached candidates plus the node, raw scores for
         the node, re-normalize everything from the cached raw scores, rebuild the heap."""
         assert self.sorted_nodes is not None

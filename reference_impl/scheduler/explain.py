@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.preemption.preemption import Evaluator
 from reference_impl.framework.runtime import Framework
 from reference_impl.framework.status import Code, Status
 from reference_impl.model.objects import Pod
@@ -202,10 +203,10 @@ def explain_preemption(scheduler: Scheduler, fwk: Framework, state: CycleState, 
     plugin = next((p for p in fwk.post_filter_plugins if hasattr(p, "evaluator")), None)
     if plugin is None:
         return None
-    ev = plugin.evaluator
+    ev: Evaluator = plugin.evaluator
     diagnosis = fit.diagnosis
     nominated_status = diagnosis.status_of(pod.nominated_node_name)
-    ok, msg = plugin.pod_eligible_to_preempt_others(pod, nominated_status)
+    ok, msg = ev.interface.pod_eligible_to_preempt_others(pod, nominated_status)
     if not ok:
         return PreemptionExplanation(False, msg or "the pod may not preempt")
     rng_state = scheduler.rng.getstate()

@@ -144,7 +144,7 @@ class SchedulingCore:
 
     # ----- schedulePod -----
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod,
-                     signature: object = None) -> ScheduleResult:
+                     signature: str | None = None) -> ScheduleResult:
         """``schedulePod``: raises FitError, or RuntimeError for an Error status."""
         if self.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
@@ -167,7 +167,7 @@ class SchedulingCore:
                               scored, [ni.node.name for ni in feasible])
 
     def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, pod: Pod,
-                                signature: object) -> tuple[list[NodeInfo], Diagnosis, str]:
+                                signature: str | None) -> tuple[list[NodeInfo], Diagnosis, str]:
         """``findNodesThatFitPod``: PreFilter, the nominated (or hinted) node first, then the
         search from nextStartNodeIndex."""
         diagnosis = Diagnosis()

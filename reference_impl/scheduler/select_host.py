@@ -11,13 +11,17 @@ by Go's ``container/heap`` layout: deterministic, not uniform. This module repro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Iterable, Sequence
+from typing import Generic, Protocol, TypeVar
 
 
 class _Scored(Protocol):
+    name: str
     total: int
     randomizer: int
+
+
+_S = TypeVar("_S", bound=_Scored)
 
 
 def _less(h: Sequence[_Scored], i: int, j: int) -> bool:
@@ -26,7 +30,7 @@ def _less(h: Sequence[_Scored], i: int, j: int) -> bool:
     return a.total > b.total or (a.total == b.total and a.randomizer > b.randomizer)
 
 
-def _down(h: list, i0: int, n: int) -> bool:
+def _down(h: list[_S], i0: int, n: int) -> bool:
     """``container/heap.down``."""
     i = i0
     while True:
@@ -44,10 +48,10 @@ def _down(h: list, i0: int, n: int) -> bool:
     return i > i0
 
 
-class SortedScoredNodes:
+class SortedScoredNodes(Generic[_S]):
     """``framework.SortedScoredNodes`` backed by a Go-compatible binary heap."""
 
-    def __init__(self, scored: list) -> None:
+    def __init__(self, scored: Iterable[_S]) -> None:
         self.heap = list(scored)
         n = len(self.heap)
         for i in range(n // 2 - 1, -1, -1):  # heap.Init
@@ -56,7 +60,7 @@ class SortedScoredNodes:
     def __len__(self) -> int:
         return len(self.heap)
 
-    def pop(self):  # noqa: ANN201 - returns the element type given
+    def pop(self) -> _S:
         """``heap.Pop``: swap the top with the last element, restore, remove the last."""
         h = self.heap
         n = len(h) - 1
@@ -64,16 +68,16 @@ class SortedScoredNodes:
         _down(h, 0, n)
         return h.pop()
 
-    def unordered(self) -> list:
+    def unordered(self) -> list[_S]:
         return list(self.heap)
 
 
-def select_host(scored: list):  # noqa: ANN201
+def select_host(scored: Iterable[_S]) -> _S:
     """The node upstream binds to: the top of the sorted scored nodes."""
     return SortedScoredNodes(scored).pop()
 
 
-def highest_scored(scored: list) -> list[str]:
+def highest_scored(scored: Sequence[_Scored]) -> list[str]:
     """Names of every node sharing the highest total (the tie set), in the given order."""
     if not scored:
         return []

@@ -43,7 +43,7 @@ from reference_impl.framework.types import next_generation
 from reference_impl.model import scenario as sc
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.plugins import names
-from reference_impl.scheduler.clock import SECOND, VirtualClock, to_seconds
+from reference_impl.scheduler.clock import SECOND, VirtualClock, parse_duration, to_seconds
 from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.queue.scheduling_queue import (
     DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
@@ -583,8 +583,6 @@ def run_simulation(scheduler: Scheduler, scenario: sc.Scenario | None = None,
     """
     limit: int | None = None
     if until is not None:
-        from reference_impl.scheduler.clock import parse_duration
-
         limit = parse_duration(until)
     return Simulation(scheduler, scenario, limit, trace, max_attempts).run()
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reference_impl.framework.preemption.types import Candidate
+from reference_impl.framework.runtime import FrameworkHandle
 from reference_impl.framework.status import Status
 from reference_impl.model.objects import Pod
 
@@ -45,7 +46,7 @@ from reference_impl.model.objects import Pod
 class Executor:
     """``Executor``: preempts victims for a preemptor pod, synchronously or asynchronously."""
 
-    def __init__(self, handle: object, enable_async_preemption: bool) -> None:
+    def __init__(self, handle: FrameworkHandle, enable_async_preemption: bool) -> None:
         self.handle = handle
         self.enable_async_preemption = enable_async_preemption
         # preempting: preemptors whose asynchronous preemption is in flight (uids).
@@ -68,7 +69,7 @@ class Executor:
         """``PreemptPod``: patch the victim's DisruptionTarget condition, then DELETE it.
         Returns an error status when the API call fails."""
         self.disruption_targets.add(victim.uid)
-        s = self.handle.delete_pod(victim, preemptor)  # type: ignore[attr-defined]
+        s = self.handle.delete_pod(victim, preemptor)
         if s is not None and not s.is_success():
             return s
         self.deleted.add((victim.namespace, victim.name))
@@ -95,7 +96,7 @@ class Executor:
             if s is not None and not s.is_success():
                 return Status.as_error(s.message())
         for p in get_lower_priority_nominated_pods(self.handle, preemptor.priority, c.name):
-            self.handle.clear_nominated_node_name(p)  # type: ignore[attr-defined]
+            self.handle.clear_nominated_node_name(p)
         return None
 
     def prepare_candidate_async(self, c: Candidate, preemptor: Pod, plugin_name: str) -> None:
@@ -110,7 +111,7 @@ class Executor:
         def goroutine() -> None:
             failed = False
             for p in get_lower_priority_nominated_pods(self.handle, preemptor.priority, c.name):
-                self.handle.clear_nominated_node_name(p)  # type: ignore[attr-defined]
+                self.handle.clear_nominated_node_name(p)
             preempt_last_victim = True
             if len(victim_pods) > 1:
                 for victim in victim_pods[:-1]:
@@ -147,12 +148,13 @@ class Executor:
             return True
         if (victim.namespace, victim.name) in self.deleted:
             return False
-        if not self.handle.snapshot().is_assumed_or_bound(victim):  # type: ignore[attr-defined]
+        if not self.handle.snapshot().is_assumed_or_bound(victim):
             return False
         return victim.deletion_timestamp is None
 
 
-def get_lower_priority_nominated_pods(handle: object, priority: int, node_name: str) -> list[Pod]:
+def get_lower_priority_nominated_pods(handle: FrameworkHandle, priority: int,
+                                      node_name: str) -> list[Pod]:
     """``getLowerPriorityNominatedPods``: pods nominated to the node with a lower priority."""
-    infos = handle.nominated_pods_for_node(node_name)  # type: ignore[attr-defined]
+    infos = handle.nominated_pods_for_node(node_name)
     return [pi.pod for pi in infos if pi.pod.priority < priority]

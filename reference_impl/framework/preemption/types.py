@@ -143,7 +143,7 @@ class CandidateList:
         return min(self.idx + 1, len(self.items))
 
     def get(self) -> list[Candidate]:
-        return self.items[:self.size()]  # type: ignore[return-value]
+        return [c for c in self.items[:self.size()] if c is not None]  # all set up to size()
 
 
 @dataclass(slots=True)

@@ -58,6 +58,7 @@ from reference_impl.framework.preemption.util import (
     more_important_victim,
     pod_terminating_by_preemption,
 )
+from reference_impl.framework.runtime import FrameworkHandle
 from reference_impl.framework.status import Code, PostFilterResult, Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
@@ -89,6 +90,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     # Interface contract (see preemption.Interface): victims of a priority not below the
     # preemptor's are dropped first thing, and select_victims_on_node copies its inputs.
     lower_priority_victims_only = True
+    # Required: preemption runs the framework's plugins and uses the scheduler's services.
+    handle: FrameworkHandle
 
     def __init__(self, args: DefaultPreemptionArgs | None = None, handle: Any = None) -> None:
         """``New``."""
@@ -226,6 +229,7 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         state = state.clone()
         node_info = node_info.snapshot_copy()
         fw = self.handle.framework
+        assert fw is not None  # set when the framework that owns this plugin was built
         main = node_info.node.name
         name_to_node: dict[str, NodeInfo] = {main: node_info}
 
@@ -285,8 +289,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                 return [], 0, err
             if not fits:
                 num_violating += vv.violate_count
-        for v in non_violating:
-            _, err = reprieve(v)
+        for nv in non_violating:
+            _, err = reprieve(nv)
             if err is not None:
                 return [], 0, err
 

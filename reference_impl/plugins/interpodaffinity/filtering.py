@@ -24,6 +24,7 @@ from reference_impl.plugins import names
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
+    from reference_impl.framework.interfaces import Handle
     from reference_impl.framework.snapshot import Snapshot
     from reference_impl.framework.types import NodeInfo, PodInfo
     from reference_impl.model.objects import Node, Pod
@@ -175,10 +176,10 @@ def _state_not_found() -> Status:
 class FilteringMixin:
     """PreFilter, AddPod/RemovePod and Filter of the InterPodAffinity plugin."""
 
-    handle: object
+    handle: Handle
 
     def _snapshot(self) -> Snapshot:
-        return self.handle.snapshot()  # type: ignore[attr-defined]
+        return self.handle.snapshot()
 
     # ----- PreFilter -----
     @staticmethod

@@ -71,6 +71,7 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
 
     name = names.InterPodAffinity
     has_normalize_score = True
+    handle: Handle  # required (New fails without it)
 
     def __init__(self, args: InterPodAffinityArgs | None = None,
                  handle: Handle | None = None) -> None:

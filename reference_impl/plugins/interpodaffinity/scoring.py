@@ -18,7 +18,7 @@ from reference_impl.framework.affinity_terms import (
     WeightedAffinityTerm,
     parse_pod_info_terms,
 )
-from reference_impl.framework.interfaces import MAX_NODE_SCORE
+from reference_impl.framework.interfaces import MAX_NODE_SCORE, Handle
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.plugins import names
 from reference_impl.plugins.interpodaffinity.filtering import (
@@ -80,7 +80,7 @@ class PreScoreState:
 class ScoringMixin:
     """PreScore, Score and NormalizeScore of the InterPodAffinity plugin."""
 
-    handle: object
+    handle: Handle
     args: InterPodAffinityArgs
 
     def process_existing_pod(self, state: PreScoreState, existing: PodInfo,
@@ -128,7 +128,7 @@ class ScoringMixin:
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.SKIP)
 
-        snapshot = self.handle.snapshot()  # type: ignore[attr-defined]
+        snapshot = self.handle.snapshot()
         all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
 
         terms, err = parse_pod_info_terms(pod)

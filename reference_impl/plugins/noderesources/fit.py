@@ -49,6 +49,7 @@ from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, Resource
 from reference_impl.model.requests import (
     is_extended_resource_name,
+    is_qualified_name,
     is_scalar_resource_name,
     max_resource,
     pod_requests,
@@ -325,7 +326,9 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
     elif strategy.type == MOST_ALLOCATED:
         fn = most_resource_scorer(resources)
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
-        shape = strategy.requested_to_capacity_ratio.shape  # type: ignore[union-attr]
+        rtc = strategy.requested_to_capacity_ratio
+        assert rtc is not None  # args validation requires it with this strategy type
+        shape = rtc.shape
         fn = requested_to_capacity_ratio_scorer(resources, shape)
     else:
         raise ValueError(f"scoring strategy {strategy.type} is not supported")
@@ -336,8 +339,6 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
 def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
     """``ValidateNodeResourcesFitArgs`` (pkg/scheduler/apis/config/validation/
     validation_pluginargs.go); raises ``ValueError`` listing every problem."""
-    from reference_impl.model.requests import is_qualified_name
-
     errs: list[str] = []
     for i, res in enumerate(args.ignored_resources):
         if not is_qualified_name(res):

@@ -13,6 +13,7 @@ where globalMin is 0 while the number of eligible domains is below minDomains.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from reference_impl.framework.status import Code, PreFilterResult, Status
@@ -28,12 +29,18 @@ from reference_impl.plugins.podtopologyspread.common import (
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
+    from reference_impl.framework.interfaces import Handle
+    from reference_impl.framework.snapshot import Snapshot
     from reference_impl.framework.types import NodeInfo, PodInfo
     from reference_impl.model.objects import Node, Pod
 
 PRE_FILTER_STATE_KEY = "PreFilterPodTopologySpread"
 
 MAX_INT32 = 2**31 - 1
+
+#: A node's part in the counts: per constraint, (topology value, matching pods), (None, 0) when
+#: the node is not eligible for the constraint.
+Contribution = tuple[tuple[str | None, int], ...]
 
 
 class CriticalPaths:
@@ -143,8 +150,11 @@ class FilteringMixin:
     """PreFilter / PreFilterExtensions / Filter of :class:`PodTopologySpread`."""
 
     # Set by PodTopologySpread.__init__.
+    handle: Handle
     enable_node_inclusion_policy: bool
     enable_taint_toleration_comparison_operators: bool
+    _count_cache: dict[tuple, dict[str, tuple[int, int]]]
+    _aggregates: dict[tuple, list]
 
     def get_constraints(self, pod: Pod) -> list[Constraint]:  # provided by the plugin
         raise NotImplementedError
@@ -182,10 +192,14 @@ class FilteringMixin:
             return PreFilterState()
         n = len(constraints)
         contribution = self._contribution_fn(pod, constraints)
-        snapshot = self.handle.snapshot() if self.handle is not None else None
-        incremental = snapshot is not None and all_nodes is snapshot.list()
-        key = None
-        if incremental:
+        snapshot: Snapshot | None = (self.handle.snapshot() if self.handle is not None
+                                     else None)
+        if snapshot is not None and all_nodes is not snapshot.list():
+            snapshot = None  # counted incrementally only over all the snapshot's nodes
+        tp_maps: list[dict[str, int]]
+        per_node: dict[str, Contribution | None]
+        key: tuple = ()
+        if snapshot is not None:
             key = self._aggregate_key(pod, constraints)
             agg = self._aggregates.get(key)
             if agg is not None and agg[0] == snapshot.structure_version:
@@ -208,8 +222,8 @@ class FilteringMixin:
                         per_node[name] = new
                     agg[1] = len(log)
                 return self._finish(pod, constraints, [dict(m) for m in tp_maps])
-        tp_maps: list[dict[str, int]] = [{} for _ in range(n)]
-        per_node: dict[str, tuple | None] = {}
+        tp_maps = [{} for _ in range(n)]
+        per_node = {}
         for node_info in all_nodes:
             contrib = contribution(node_info)
             per_node[node_info.node.name] = contrib
@@ -219,7 +233,7 @@ class FilteringMixin:
                 if value is not None:
                     m = tp_maps[i]
                     m[value] = m.get(value, 0) + count
-        if incremental:
+        if snapshot is not None:
             self._aggregates[key] = [snapshot.structure_version, len(snapshot.change_log),
                                      per_node, tp_maps]
             tp_maps = [dict(m) for m in tp_maps]
@@ -238,7 +252,8 @@ class FilteringMixin:
         return (tuple((c.topology_key, c.selector_key, c.honor_affinity, c.honor_taints)
                       for c in constraints), pod.namespace, affinity, tolerations)
 
-    def _contribution_fn(self, pod: Pod, constraints: list[Constraint]):  # noqa: ANN202
+    def _contribution_fn(self, pod: Pod, constraints: list[Constraint]
+                         ) -> Callable[[NodeInfo], Contribution | None]:
         """A function of one node giving, per constraint, (topology value, matching pods) or
         (None, 0) when the node is not eligible for it; None when the node counts for none."""
         n = len(constraints)
@@ -254,9 +269,9 @@ class FilteringMixin:
         same_as = [first_with_selector.setdefault(c.selector_key, i) for i, c in indexed]
         has_dups = any(j != i for i, j in enumerate(same_as))
         cache = self._count_cache
-        ineligible = (None, 0)
+        ineligible: tuple[str | None, int] = (None, 0)
 
-        def contribution(node_info: NodeInfo) -> tuple | None:
+        def contribution(node_info: NodeInfo) -> Contribution | None:
             node = node_info.node
             labels = node.labels
             if not enable_nip and not required.match(node):
@@ -267,7 +282,7 @@ class FilteringMixin:
                     return None
             pods = node_info.pods
             counted = [-1] * n if has_dups else None
-            out = []
+            out: list[tuple[str | None, int]] = []
             # matchNodeInclusionPolicies, with the two node checks done at most once per node.
             affinity_ok: bool | None = None
             taints_ok: bool | None = None

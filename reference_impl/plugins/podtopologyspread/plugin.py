@@ -25,6 +25,7 @@ from reference_impl.config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from reference_impl.framework.interfaces import (
     EnqueueExtensions,
     FilterPlugin,
+    Handle,
     PreFilterPlugin,
     PreScorePlugin,
     ScorePlugin,
@@ -72,6 +73,7 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
 
     name = names.PodTopologySpread
     has_normalize_score = True
+    handle: Handle  # required: New reads the feature gates, PreFilter/PreScore the snapshot
 
     def __init__(self, args: PodTopologySpreadArgs | None = None, handle: Any = None) -> None:
         """``New``: with ``defaultingType: System`` the default constraints are the system ones

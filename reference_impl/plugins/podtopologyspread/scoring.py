@@ -12,9 +12,9 @@ NormalizeScore then maps lower raw scores to higher final scores:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from reference_impl.framework.interfaces import MAX_NODE_SCORE
+from reference_impl.framework.interfaces import MAX_NODE_SCORE, Handle
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.model.objects import LABEL_HOSTNAME
 from reference_impl.plugins.podtopologyspread.common import (
@@ -84,10 +84,10 @@ def _get_pre_score_state(cycle_state: CycleState) -> PreScoreState:
 class ScoringMixin:
     """PreScore / Score / NormalizeScore of :class:`PodTopologySpread`."""
 
-    has_normalize_score = True
+    has_normalize_score: ClassVar[bool] = True
 
     # Set by PodTopologySpread.__init__.
-    handle: object
+    handle: Handle
     system_defaulted: bool
     enable_node_inclusion_policy: bool
     enable_taint_toleration_comparison_operators: bool
@@ -144,7 +144,7 @@ class ScoringMixin:
         hostname spreading). Counts matching pods over all nodes of the snapshot whose domain
         belongs to a filtered node, honoring the inclusion policies like PreFilter.
         """
-        all_nodes = self.handle.snapshot().list()  # type: ignore[attr-defined]
+        all_nodes = self.handle.snapshot().list()
         if not all_nodes:
             return Status(Code.SKIP)
         s = PreScoreState()

@@ -12,6 +12,7 @@ reference keeps that list as a deque with tombstones for pods whose attempt is d
 
 from __future__ import annotations
 
+import builtins
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -143,7 +144,7 @@ class ActiveQueue:
                 break
             evs.popleft()
 
-    def cluster_events_for_pod(self, pod: Pod) -> list[InFlightEvent] | None:
+    def cluster_events_for_pod(self, pod: Pod) -> builtins.list[InFlightEvent] | None:
         """``clusterEventsForPod``: the events received since the pod was popped (None if the
         pod is not in flight: "likely a bug in the scheduler")."""
         marker = self.in_flight_pods.get(pod.uid)
@@ -177,10 +178,10 @@ class ActiveQueue:
             return True
         return False
 
-    def list_in_flight_pods(self) -> list[Pod]:
+    def list_in_flight_pods(self) -> builtins.list[Pod]:
         return [m.pod for m in self.in_flight_pods.values()]
 
-    def list_in_flight_events(self) -> list[Any]:
+    def list_in_flight_events(self) -> builtins.list[Any]:
         """The inFlightEvents list: in-flight pods (as Pod) and events, in arrival order."""
         return [item.pod if isinstance(item, _InFlightPod) else item
                 for item in self.in_flight_events

@@ -13,6 +13,7 @@ nanoseconds of the virtual clock.
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Callable
 from typing import Any
@@ -156,7 +157,7 @@ class BackoffQueue:
         return ([e.pod for e in self.pod_backoff_q.list()]
                 + [e.pod for e in self.pod_error_backoff_q.list()])
 
-    def entities(self) -> list[Any]:
+    def entities(self) -> builtins.list[Any]:
         return self.pod_backoff_q.list() + self.pod_error_backoff_q.list()
 
     def __len__(self) -> int:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reference_impl.model.objects import Node, Pod
+from reference_impl.model.requests import pod_requests
 
 # --- ActionType (kube-scheduler/framework/types.go), `1 << iota` in declaration order ---
 ADD = 1 << 0
@@ -201,16 +202,10 @@ def _milli(q: Fraction) -> int:
     return math.ceil(q * 1000)
 
 
-def _pod_requests(pod: Pod) -> dict:
-    from reference_impl.model.requests import pod_requests
-
-    return pod_requests(pod)
-
-
 def extract_pod_scale_down(new: Pod, old: Pod) -> int:
     """``extractPodScaleDown``: a request was removed or lowered (compared as MilliValue)."""
-    new_reqs = _pod_requests(new)
-    for name, old_q in _pod_requests(old).items():
+    new_reqs = pod_requests(new)
+    for name, old_q in pod_requests(old).items():
         new_q = new_reqs.get(name)
         if new_q is None or _milli(old_q) > _milli(new_q):
             return UPDATE_POD_SCALE_DOWN
@@ -219,8 +214,8 @@ def extract_pod_scale_down(new: Pod, old: Pod) -> int:
 
 def extract_pod_scale_up(new: Pod, old: Pod) -> int:
     """``extractPodScaleUp``: a request was added or raised."""
-    old_reqs = _pod_requests(old)
-    for name, new_q in _pod_requests(new).items():
+    old_reqs = pod_requests(old)
+    for name, new_q in pod_requests(new).items():
         old_q = old_reqs.get(name)
         if old_q is None or _milli(new_q) > _milli(old_q):
             return UPDATE_POD_SCALE_UP

@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import reference_impl.scheduler.queue.events as ev
 from reference_impl.framework import interfaces as itf
 from reference_impl.framework.status import MODE_OVERRIDE, NominatingInfo, Status
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.objects import Pod
 from reference_impl.scheduler.clock import MINUTE, SECOND, VirtualClock, to_seconds
 from reference_impl.scheduler.nominator import Nominator
-from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.queue.active_queue import (
     ACTIVE_Q,
     BACKOFF_Q,

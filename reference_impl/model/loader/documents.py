@@ -1,0 +1,336 @@
+"""Reading manifests: files (YAML, JSON, directories, stdin) into documents, documents (objects,
+``kind: List``, typed lists) into raw objects dispatched by kind, and the conversion of all of
+them into one :class:`LoadResult`; the public entry points ``load_documents``, ``load_paths``
+and ``load_pod_file``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from reference_impl.model.errors import InputError
+from reference_impl.model.loader.defaults import (
+    LABEL_METADATA_NAME,
+    SYSTEM_PRIORITY_CLASSES,
+    _global_default_class,
+)
+from reference_impl.model.loader.fields import (
+    _Ctx,
+    _JsonFloat,
+    _list,
+    _map,
+    _plain,
+    _Raw,
+    _show,
+    _str,
+    _type_name,
+)
+from reference_impl.model.loader.node import _node
+from reference_impl.model.loader.pod import _pod
+from reference_impl.model.loader.policy import _namespace, _pdb, _priority_class
+from reference_impl.model.objects import Cluster, Namespace, Pod
+
+SCENARIO_API_VERSION = "kschedconf/v1"
+KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
+
+_TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+@dataclass(slots=True)
+class LoadResult:
+    """The cluster read from the inputs, the warnings about ignored objects, and the raw
+    Scenario document (``apiVersion: kschedconf/v1``) if one was found."""
+
+    cluster: Cluster
+    warnings: list[str] = field(default_factory=list)
+    scenario: dict | None = None
+
+
+def _yaml_loader_class() -> type:
+    """A safe loader that keeps timestamps as strings (sigs.k8s.io/yaml hands metav1.Time the
+    text), using libyaml when available."""
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    resolvers = {
+        ch: [(tag, rx) for tag, rx in entries if tag != "tag:yaml.org,2002:timestamp"]
+        for ch, entries in base.yaml_implicit_resolvers.items()
+    }
+    return type("_KschedLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+
+
+_YamlLoader = _yaml_loader_class()
+
+
+def _parse_text(text: str, source: str, *, is_json: bool) -> list[tuple[int, Any]]:
+    """Documents of a file as (1-based number, value); empty YAML documents are skipped."""
+    if is_json:
+        try:
+            value = json.loads(text, parse_float=_JsonFloat)
+        except json.JSONDecodeError as e:
+            raise InputError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
+                             source=source) from None
+        if isinstance(value, list):
+            return list(enumerate(value, start=1))
+        return [(1, value)]
+    docs: list[tuple[int, Any]] = []
+    try:
+        for i, doc in enumerate(yaml.load_all(text, Loader=_YamlLoader), start=1):
+            if doc is not None:
+                docs.append((i, doc))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e)
+        raise InputError(f"invalid YAML{where}: {problem}", source=source) from None
+    return docs
+
+
+def _expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    out: list[str] = []
+    for p in (os.fspath(x) for x in paths):
+        if p != "-" and os.path.isdir(p):
+            names = sorted(n for n in os.listdir(p)
+                           if n.endswith((".yaml", ".yml", ".json")))
+            out.extend(os.path.join(p, n) for n in names)
+        else:
+            out.append(p)
+    return out
+
+
+def read_documents(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[str, int, Any]]:
+    """All documents of the given files (a directory means its *.yaml/*.yml/*.json files,
+    "-" means stdin) as (source, document number, value)."""
+    out: list[tuple[str, int, Any]] = []
+    for path in _expand_paths(paths):
+        if path == "-":
+            text, source = sys.stdin.read(), "<stdin>"
+        else:
+            source = path
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError as e:
+                raise InputError(f"cannot read file: {e.strerror or e}", source=path) from None
+            except UnicodeDecodeError as e:
+                raise InputError(f"file is not UTF-8 text: {e.reason}", source=path) from None
+        if path.endswith(".json"):
+            docs = _parse_text(text, source, is_json=True)
+        elif text.lstrip().startswith(("{", "[")):
+            # JSON content (exact number text) if it is one JSON value, else YAML
+            try:
+                docs = _parse_text(text, source, is_json=True)
+            except InputError:
+                docs = _parse_text(text, source, is_json=False)
+        else:
+            docs = _parse_text(text, source, is_json=False)
+        out.extend((source, i, doc) for i, doc in docs)
+    return out
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0] if "/" in api_version else ""
+
+
+def _object_kind(api_version: str, kind: str) -> str | None:
+    """The model kind of a (apiVersion, kind), or None if not one we read."""
+    group = _group(api_version)
+    if kind in ("Node", "Pod", "Namespace") and (not api_version or api_version == "v1"):
+        return kind
+    if kind == "PriorityClass" and (not api_version or group == "scheduling.k8s.io"):
+        return kind
+    if kind == "PodDisruptionBudget" and (not api_version or group == "policy"):
+        return kind
+    if kind == "KubeSchedulerConfiguration" and (not api_version
+                                                 or group == KUBE_SCHEDULER_CONFIG_GROUP):
+        return kind
+    return None
+
+
+class _Builder:
+    """Collects raw objects from documents, then converts all of them at once."""
+
+    def __init__(self) -> None:
+        self.raw: list[_Raw] = []
+        self.seen: dict[tuple[str, str, str], _Ctx] = {}
+        self.ignored: dict[tuple[str, str, str], int] = {}
+        self.config: tuple[dict, _Ctx] | None = None
+        self.scenario: tuple[dict, _Ctx] | None = None
+
+    # collection
+
+    def add_document(self, doc: object, source: str, document: int | None) -> None:
+        ctx = _Ctx(source, document)
+        if not isinstance(doc, Mapping):
+            raise ctx.error("", f"expected a mapping (a Kubernetes object), got {_type_name(doc)}")
+        kind = doc.get("kind")
+        api_version = doc.get("apiVersion")
+        if api_version == SCENARIO_API_VERSION:
+            self._add_object(doc, ctx, "")
+            return
+        if isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc)):
+            item_kind = kind[:-4] if kind != "List" else ""
+            for i, item in enumerate(_list(ctx, doc.get("items"), "items")):
+                ictx = _Ctx(source, document, f"items[{i}]")
+                if not isinstance(item, Mapping):
+                    raise ictx.error("", f"expected a mapping (a Kubernetes object), got "
+                                         f"{_type_name(item)}")
+                self._add_object(item, ictx, item_kind)
+            return
+        self._add_object(doc, ctx, "")
+
+    def _add_object(self, doc: Mapping[str, Any], ctx: _Ctx, default_kind: str) -> None:
+        kind = doc.get("kind") or default_kind
+        api_version = doc.get("apiVersion")
+        if api_version is not None and not isinstance(api_version, str):
+            raise ctx.error("apiVersion", f"expected a string, got {_type_name(api_version)}")
+        api_version = api_version or ""
+        if api_version == SCENARIO_API_VERSION:
+            if self.scenario is not None:
+                raise ctx.error("", f"a second {SCENARIO_API_VERSION} document (the first is in "
+                                    f"{_where(self.scenario[1])}); expected at most one")
+            self.scenario = (_plain(doc), ctx)
+            return
+        if not kind:
+            raise ctx.error("kind", "required: every object needs a kind")
+        if not isinstance(kind, str):
+            raise ctx.error("kind", f"expected a string, got {_type_name(kind)}")
+        model_kind = _object_kind(api_version, kind)
+        if model_kind is None:
+            key = (kind, api_version, ctx.source)
+            self.ignored[key] = self.ignored.get(key, 0) + 1
+            return
+        if model_kind == "KubeSchedulerConfiguration":
+            if self.config is not None:
+                raise ctx.error("", "a second KubeSchedulerConfiguration (the first is in "
+                                    f"{_where(self.config[1])}); expected at most one")
+            self.config = (_plain(doc), ctx)
+            return
+        meta = _map(ctx, doc.get("metadata"), "metadata")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise ctx.error("metadata.name", f"required: every {kind} needs a name"
+                            + ("" if name is None else f", got {_show(name)}"))
+        namespace = ""
+        if model_kind in ("Pod", "PodDisruptionBudget"):
+            namespace = _str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
+        ctx.obj = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+        dup_key = (model_kind, namespace, name)
+        if dup_key in self.seen:
+            raise ctx.error("", f"duplicate object: {ctx.obj} was already defined in "
+                                f"{_where(self.seen[dup_key])}")
+        self.seen[dup_key] = ctx
+        self.raw.append(_Raw(model_kind, api_version, doc, ctx, namespace, name))
+
+    # conversion
+
+    def build(self, *, require_known_nodes: bool = True,
+              base: Cluster | None = None) -> LoadResult:
+        cluster = Cluster()
+        warnings: list[str] = []
+        by_kind: dict[str, list[_Raw]] = {}
+        for r in self.raw:
+            by_kind.setdefault(r.kind, []).append(r)
+
+        if base is not None:
+            cluster.priority_classes.update(base.priority_classes)
+        for r in by_kind.get("PriorityClass", ()):
+            pc = _priority_class(r)
+            cluster.priority_classes[pc.name] = pc
+        for r in by_kind.get("Namespace", ()):
+            ns = _namespace(r)
+            cluster.namespaces[ns.name] = ns
+        for i, r in enumerate(by_kind.get("Node", ())):
+            cluster.nodes.append(_node(r, i))
+        known_nodes = {n.name for n in cluster.nodes}
+        if base is not None:
+            known_nodes.update(n.name for n in base.nodes)
+
+        default_pc = _global_default_class(cluster.priority_classes)
+        terminal = 0
+        order = 0
+        uids: dict[str, _Ctx] = {}
+        for r in by_kind.get("Pod", ()):
+            status = _map(r.ctx, r.doc.get("status"), "status")
+            phase = _str(r.ctx, status.get("phase"), "status.phase")
+            if phase in _TERMINAL_PHASES:
+                terminal += 1
+                continue
+            pod = _pod(r, order, cluster.priority_classes, default_pc)
+            order += 1
+            if require_known_nodes and pod.node_name and pod.node_name not in known_nodes:
+                raise r.ctx.error("spec.nodeName", f"pod is bound to node {pod.node_name!r}, "
+                                                   "which is not among the input nodes")
+            if pod.uid in uids:
+                raise r.ctx.error("metadata.uid", f"duplicate uid {pod.uid!r} (also used in "
+                                                  f"{_where(uids[pod.uid])})")
+            uids[pod.uid] = r.ctx
+            cluster.pods.append(pod)
+            if pod.priority_class_name in SYSTEM_PRIORITY_CLASSES:
+                cluster.priority_classes.setdefault(
+                    pod.priority_class_name, SYSTEM_PRIORITY_CLASSES[pod.priority_class_name])
+            if pod.namespace not in cluster.namespaces:
+                cluster.namespaces[pod.namespace] = Namespace(
+                    pod.namespace, {LABEL_METADATA_NAME: pod.namespace})
+        for r in by_kind.get("PodDisruptionBudget", ()):
+            cluster.pdbs.append(_pdb(r))
+        if self.config is not None:
+            cluster.config = self.config[0]
+
+        if terminal:
+            warnings.append(f"ignored {terminal} pod(s) in phase Succeeded/Failed "
+                            "(the scheduler does not see terminal pods)")
+        for (kind, api_version, source), n in self.ignored.items():
+            av = f" ({api_version})" if api_version else ""
+            warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
+        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None)
+
+
+def _where(ctx: _Ctx) -> str:
+    parts = [ctx.source]
+    if ctx.document is not None:
+        parts.append(f"document {ctx.document}")
+    if ctx.item:
+        parts.append(ctx.item)
+    return ", ".join(parts)
+
+
+def load_documents(docs: Iterable[object], source: str = "<memory>", *,
+                   require_known_nodes: bool = True) -> LoadResult:
+    """Load already-parsed documents (dicts); document numbers in errors are 1-based
+    positions in ``docs``."""
+    b = _Builder()
+    for i, doc in enumerate(docs, start=1):
+        b.add_document(doc, source, i)
+    return b.build(require_known_nodes=require_known_nodes)
+
+
+def load_paths(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
+    """Load every object of the given files (or directories, or "-" for stdin)."""
+    b = _Builder()
+    for source, i, doc in read_documents(paths):
+        b.add_document(doc, source, i)
+    return b.build()
+
+
+def load_pod_file(path: str | os.PathLike[str], cluster: Cluster | None = None) -> Pod:
+    """The single Pod defined in ``path``. Its priorityClassName is resolved against
+    ``cluster``'s classes (if given); its nodeName is checked against ``cluster``'s nodes only
+    when a cluster is given."""
+    b = _Builder()
+    for source, i, doc in read_documents([path]):
+        b.add_document(doc, source, i)
+    pods = [r for r in b.raw if r.kind == "Pod"]
+    if len(pods) != 1 or len(b.raw) != 1:
+        kinds = ", ".join(f"{r.kind} {r.name}" for r in b.raw) or "no objects"
+        raise InputError(f"expected exactly one Pod, found {kinds}", source=os.fspath(path))
+    result = b.build(require_known_nodes=cluster is not None, base=cluster)
+    if not result.cluster.pods:
+        raise InputError("expected exactly one Pod, found a pod in phase Succeeded/Failed",
+                         source=os.fspath(path))
+    return result.cluster.pods[0]

@@ -1,0 +1,300 @@
+"""Pod manifests -> :class:`~reference_impl.model.objects.Pod`: containers, tolerations,
+topology spread constraints, owner references, volumes, with ``SetDefaults_Pod`` /
+``SetDefaults_PodSpec`` applied where their fields are decoded and the admission steps of
+``defaults.py``; the pod's resources and host ports are computed once here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from reference_impl.model.loader.defaults import (
+    _admit_priority,
+    _default_pod_level_resources,
+    _deterministic_uid,
+    _merge_label_keys,
+)
+from reference_impl.model.loader.fields import (
+    _INT64,
+    _bool,
+    _Ctx,
+    _int,
+    _list,
+    _map,
+    _metadata_common,
+    _one_of,
+    _plain,
+    _Raw,
+    _req_str,
+    _resource_list,
+    _show,
+    _str,
+    _str_list,
+    _str_map,
+    _time,
+)
+from reference_impl.model.loader.node import _TAINT_EFFECTS
+from reference_impl.model.loader.selectors import _affinity, _label_selector
+from reference_impl.model.objects import (
+    DEFAULT_SCHEDULER_NAME,
+    DO_NOT_SCHEDULE,
+    POLICY_HONOR,
+    POLICY_IGNORE,
+    SCHEDULE_ANYWAY,
+    TAINT_NO_EXECUTE,
+    TOLERATION_OP_EQUAL,
+    TOLERATION_OP_EXISTS,
+    Container,
+    ContainerPort,
+    OwnerReference,
+    Pod,
+    PriorityClass,
+    Toleration,
+    TopologySpreadConstraint,
+)
+from reference_impl.model.quantity import QuantityError
+from reference_impl.model.requests import (
+    compute_pod_resources,
+    host_ports,
+    is_supported_pod_level_resource,
+)
+
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+
+
+def _tolerations(ctx: _Ctx, v: object, path: str) -> tuple[Toleration, ...]:
+    """Tolerations, validated as ValidateTolerations (pkg/apis/core/validation/validation.go)
+    with TaintTolerationComparisonOperators off; an empty operator becomes Equal."""
+    out = []
+    for i, t in enumerate(_list(ctx, v, path)):
+        tpath = f"{path}[{i}]"
+        t = _map(ctx, t, tpath)
+        key = _str(ctx, t.get("key"), f"{tpath}.key")
+        op = _one_of(ctx, t.get("operator"), f"{tpath}.operator",
+                     (TOLERATION_OP_EQUAL, TOLERATION_OP_EXISTS), default=TOLERATION_OP_EQUAL)
+        value_ = _str(ctx, t.get("value"), f"{tpath}.value")
+        effect = _one_of(ctx, t.get("effect"), f"{tpath}.effect", _TAINT_EFFECTS, default="")
+        seconds = _int(ctx, t.get("tolerationSeconds"), f"{tpath}.tolerationSeconds",
+                       bounds=_INT64)
+        if not key and op != TOLERATION_OP_EXISTS:
+            raise ctx.error(f"{tpath}.operator", "operator must be Exists when `key` is empty, "
+                                                 'which means "match all values and all keys"')
+        if op == TOLERATION_OP_EXISTS and value_:
+            raise ctx.error(f"{tpath}.operator",
+                            "value must be empty when `operator` is 'Exists'")
+        if seconds is not None and effect != TAINT_NO_EXECUTE:
+            raise ctx.error(f"{tpath}.effect",
+                            "effect must be 'NoExecute' when `tolerationSeconds` is set")
+        out.append(Toleration(key, op or TOLERATION_OP_EQUAL, value_, effect or "", seconds))
+    return tuple(out)
+
+
+def _topology_spread(ctx: _Ctx, v: object, path: str,
+                     pod_labels: Mapping[str, str]) -> tuple[TopologySpreadConstraint, ...]:
+    out = []
+    for i, c in enumerate(_list(ctx, v, path)):
+        cpath = f"{path}[{i}]"
+        c = _map(ctx, c, cpath)
+        max_skew = _int(ctx, c.get("maxSkew"), f"{cpath}.maxSkew")
+        if max_skew is None or max_skew <= 0:
+            raise ctx.error(f"{cpath}.maxSkew", f"must be greater than zero, got "
+                                                f"{_show(c.get('maxSkew'))}")
+        when = c.get("whenUnsatisfiable")
+        if when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
+            raise ctx.error(f"{cpath}.whenUnsatisfiable",
+                            f"unsupported value {_show(when)}: expected "
+                            f'"{DO_NOT_SCHEDULE}" or "{SCHEDULE_ANYWAY}"')
+        min_domains = _int(ctx, c.get("minDomains"), f"{cpath}.minDomains")
+        if min_domains is not None:
+            if min_domains <= 0:
+                raise ctx.error(f"{cpath}.minDomains", "must be greater than 0")
+            if when != DO_NOT_SCHEDULE:
+                raise ctx.error(f"{cpath}.minDomains", "can only use minDomains if "
+                                f'whenUnsatisfiable="{DO_NOT_SCHEDULE}"')
+        selector = _label_selector(ctx, c.get("labelSelector"), f"{cpath}.labelSelector")
+        match_keys = _str_list(ctx, c.get("matchLabelKeys"), f"{cpath}.matchLabelKeys")
+        # mutateTopologySpreadConstraints (MatchLabelKeysInPodTopologySpreadSelectorMerge, on)
+        selector = _merge_label_keys(selector, match_keys, "In", pod_labels)
+        out.append(TopologySpreadConstraint(
+            max_skew=max_skew,
+            topology_key=_req_str(ctx, c.get("topologyKey"), f"{cpath}.topologyKey"),
+            when_unsatisfiable=when,
+            label_selector=selector,
+            min_domains=min_domains,
+            node_affinity_policy=_one_of(ctx, c.get("nodeAffinityPolicy"),
+                                         f"{cpath}.nodeAffinityPolicy",
+                                         (POLICY_HONOR, POLICY_IGNORE)),
+            node_taints_policy=_one_of(ctx, c.get("nodeTaintsPolicy"),
+                                       f"{cpath}.nodeTaintsPolicy",
+                                       (POLICY_HONOR, POLICY_IGNORE)),
+            match_label_keys=match_keys,
+        ))
+    return tuple(out)
+
+
+def _containers(ctx: _Ctx, v: object, path: str, host_network: bool,
+                init: bool) -> tuple[Container, ...]:
+    out = []
+    for i, c in enumerate(_list(ctx, v, path)):
+        cpath = f"{path}[{i}]"
+        c = _map(ctx, c, cpath)
+        name = _req_str(ctx, c.get("name"), f"{cpath}.name")
+        res = _map(ctx, c.get("resources"), f"{cpath}.resources")
+        requests = _resource_list(ctx, res.get("requests"), f"{cpath}.resources.requests")
+        limits = _resource_list(ctx, res.get("limits"), f"{cpath}.resources.limits")
+        # SetDefaults_Pod: requests default to limits
+        for rname, q in limits.items():
+            requests.setdefault(rname, q)
+        ports = []
+        for j, p in enumerate(_list(ctx, c.get("ports"), f"{cpath}.ports")):
+            ppath = f"{cpath}.ports[{j}]"
+            p = _map(ctx, p, ppath)
+            container_port = _int(ctx, p.get("containerPort"), f"{ppath}.containerPort")
+            if container_port is None or not 1 <= container_port <= 65535:
+                raise ctx.error(f"{ppath}.containerPort", "must be between 1 and 65535, got "
+                                                          f"{_show(p.get('containerPort'))}")
+            host_port = _int(ctx, p.get("hostPort"), f"{ppath}.hostPort") or 0
+            if not 0 <= host_port <= 65535:
+                raise ctx.error(f"{ppath}.hostPort", f"must be between 1 and 65535, got "
+                                                     f"{host_port}")
+            if host_network and host_port == 0:
+                host_port = container_port  # SetDefaults_Pod: defaultHostNetworkPorts
+            ports.append(ContainerPort(
+                container_port=container_port,
+                host_port=host_port,
+                protocol=_one_of(ctx, p.get("protocol"), f"{ppath}.protocol", _PROTOCOLS,
+                                 default="TCP") or "TCP",
+                host_ip=_str(ctx, p.get("hostIP"), f"{ppath}.hostIP"),
+            ))
+        restart_policy = c.get("restartPolicy")
+        if restart_policy is not None:
+            allowed = ("Always",) if init else ("Always", "Never", "OnFailure")
+            restart_policy = _one_of(ctx, restart_policy, f"{cpath}.restartPolicy", allowed)
+        rules = tuple(_map(ctx, x, f"{cpath}.restartPolicyRules[{k}]") for k, x in
+                      enumerate(_list(ctx, c.get("restartPolicyRules"),
+                                      f"{cpath}.restartPolicyRules")))
+        mounts = tuple(_map(ctx, x, f"{cpath}.volumeMounts[{k}]") for k, x in
+                       enumerate(_list(ctx, c.get("volumeMounts"), f"{cpath}.volumeMounts")))
+        out.append(Container(
+            name=name,
+            image=_str(ctx, c.get("image"), f"{cpath}.image"),
+            requests=tuple(requests.items()),
+            limits=tuple(limits.items()),
+            ports=tuple(ports),
+            restart_policy=restart_policy,
+            restart_policy_rules=rules,
+            volume_mounts=mounts,
+        ))
+    return tuple(out)
+
+
+def _owner_references(ctx: _Ctx, v: object, path: str) -> tuple[OwnerReference, ...]:
+    out = []
+    for i, o in enumerate(_list(ctx, v, path)):
+        opath = f"{path}[{i}]"
+        o = _map(ctx, o, opath)
+        out.append(OwnerReference(
+            api_version=_req_str(ctx, o.get("apiVersion"), f"{opath}.apiVersion"),
+            kind=_req_str(ctx, o.get("kind"), f"{opath}.kind"),
+            name=_req_str(ctx, o.get("name"), f"{opath}.name"),
+            uid=_req_str(ctx, o.get("uid"), f"{opath}.uid"),
+            controller=_bool(ctx, o.get("controller"), f"{opath}.controller"),
+        ))
+    return tuple(out)
+
+
+def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
+         default_pc: PriorityClass | None) -> Pod:
+    ctx, doc = r.ctx, r.doc
+    meta, labels, annotations = _metadata_common(r)
+    spec = _map(ctx, doc.get("spec"), "spec")
+    status = _map(ctx, doc.get("status"), "status")
+    host_network = _bool(ctx, spec.get("hostNetwork"), "spec.hostNetwork")
+    containers = _containers(ctx, spec.get("containers"), "spec.containers", host_network, False)
+    init_containers = _containers(ctx, spec.get("initContainers"), "spec.initContainers",
+                                  host_network, True)
+    # Ephemeral containers request no resources and open no host ports; they matter for
+    # NodeDeclaredFeatures' inference only.
+    ephemeral = _containers(ctx, spec.get("ephemeralContainers"), "spec.ephemeralContainers",
+                            False, False)
+    host_users = _bool(ctx, spec.get("hostUsers"), "spec.hostUsers") \
+        if spec.get("hostUsers") is not None else None
+
+    # pod-level resources
+    plr = _map(ctx, spec.get("resources"), "spec.resources")
+    plr_requests = _resource_list(ctx, plr.get("requests"), "spec.resources.requests")
+    plr_limits = _resource_list(ctx, plr.get("limits"), "spec.resources.limits")
+    for part, rl in (("requests", plr_requests), ("limits", plr_limits)):
+        for name in rl:
+            if not is_supported_pod_level_resource(name):
+                raise ctx.error(f"spec.resources.{part}[{name}]",
+                                "unsupported pod-level resource: expected cpu, memory or "
+                                "hugepages-<size>")
+    _default_pod_level_resources(containers, init_containers, plr_requests, plr_limits)
+
+    pc_name, priority, preemption_policy = _admit_priority(ctx, spec, classes, default_pc)
+
+    volumes = tuple(_map(ctx, v, f"spec.volumes[{i}]")
+                    for i, v in enumerate(_list(ctx, spec.get("volumes"), "spec.volumes")))
+    pvc_names = []
+    for i, v in enumerate(volumes):
+        if v.get("persistentVolumeClaim") is not None:
+            src = _map(ctx, v["persistentVolumeClaim"], f"spec.volumes[{i}].persistentVolumeClaim")
+            pvc_names.append(_req_str(ctx, src.get("claimName"),
+                                      f"spec.volumes[{i}].persistentVolumeClaim.claimName"))
+    claims = []
+    for i, c in enumerate(_list(ctx, spec.get("resourceClaims"), "spec.resourceClaims")):
+        c = _map(ctx, c, f"spec.resourceClaims[{i}]")
+        claims.append(_req_str(ctx, c.get("name"), f"spec.resourceClaims[{i}].name"))
+    gates = []
+    for i, g in enumerate(_list(ctx, spec.get("schedulingGates"), "spec.schedulingGates")):
+        g = _map(ctx, g, f"spec.schedulingGates[{i}]")
+        gates.append(_req_str(ctx, g.get("name"), f"spec.schedulingGates[{i}].name"))
+
+    pod = Pod(
+        namespace=r.namespace,
+        name=r.name,
+        uid=(_str(ctx, meta.get("uid"), "metadata.uid")
+             or _deterministic_uid("Pod", r.namespace, r.name)),
+        labels=labels,
+        annotations=annotations,
+        creation_timestamp=_time(ctx, meta.get("creationTimestamp"),
+                                 "metadata.creationTimestamp") or 0.0,
+        order=order,
+        ephemeral_containers=ephemeral,
+        host_network=host_network,
+        host_users=host_users,
+        node_name=_str(ctx, spec.get("nodeName"), "spec.nodeName"),
+        scheduler_name=_str(ctx, spec.get("schedulerName"), "spec.schedulerName")
+        or DEFAULT_SCHEDULER_NAME,
+        priority=priority,
+        priority_class_name=pc_name,
+        preemption_policy=preemption_policy,
+        node_selector=_str_map(ctx, spec.get("nodeSelector"), "spec.nodeSelector"),
+        affinity=_affinity(ctx, spec.get("affinity"), "spec.affinity", labels),
+        tolerations=_tolerations(ctx, spec.get("tolerations"), "spec.tolerations"),
+        containers=containers,
+        init_containers=init_containers,
+        overhead=tuple(_resource_list(ctx, spec.get("overhead"), "spec.overhead").items()),
+        pod_level_requests=tuple(plr_requests.items()),
+        pod_level_limits=tuple(plr_limits.items()),
+        topology_spread_constraints=_topology_spread(
+            ctx, spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints", labels),
+        scheduling_gates=tuple(gates),
+        owner_references=_owner_references(ctx, meta.get("ownerReferences"),
+                                           "metadata.ownerReferences"),
+        nominated_node_name=_str(ctx, status.get("nominatedNodeName"),
+                                 "status.nominatedNodeName"),
+        deletion_timestamp=_time(ctx, meta.get("deletionTimestamp"),
+                                 "metadata.deletionTimestamp"),
+        start_time=_time(ctx, status.get("startTime"), "status.startTime"),
+        pvc_names=tuple(pvc_names),
+        volumes=tuple(_plain(v) for v in volumes),
+        resource_claims=tuple(claims),
+    )
+    try:
+        pod.resources = compute_pod_resources(pod)
+    except QuantityError as e:
+        raise ctx.error("spec", f"resource requests out of range: {e}") from None
+    pod.host_ports = host_ports(pod)
+    return pod
