@@ -80,7 +80,8 @@ def simulation_doc(r: SimulationResult) -> dict[str, Any]:
 def schema(kind: str) -> dict[str, Any]:
     """The JSON Schema shipped for an output kind (``Explanation``, ``SimulationResult``)."""
     text = resources.files("conformance.core.schemas").joinpath(f"{kind}.schema.json").read_text()
-    return json.loads(text)
+    doc: dict[str, Any] = json.loads(text)
+    return doc
 
 
 def to_json(doc: dict[str, Any]) -> str:
