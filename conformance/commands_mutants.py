@@ -123,7 +123,7 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 def _signals_end_the_run() -> Iterator[None]:
     """SIGTERM and SIGHUP end the run like Ctrl-C (with the summary so far) while it lasts
     (only the main thread can set handlers; elsewhere the defaults stay)."""
-    previous: dict[int, Any] = {}
+    previous: dict[signal.Signals, Any] = {}
     try:
         for sig in (signal.SIGTERM, signal.SIGHUP):
             previous[sig] = signal.signal(sig, _raise_terminated)

@@ -280,6 +280,13 @@ def test_second_round_gives_leftover_time_to_seen_survivors(
 
 # ----------------------------------------------------------------------------- the command
 
+def _attr(el: ET.Element, path: str, name: str) -> str:
+    """Attribute ``name`` of the child ``path`` of ``el`` (which must exist)."""
+    child = el.find(path)
+    assert child is not None, path
+    return child.get(name, "")
+
+
 def _golden_count() -> int:
     return len(suites.golden_files(suites.default_golden_dir()))
 
@@ -316,11 +323,11 @@ def test_cli_two_mutants_json(capsys: pytest.CaptureFixture[str], tmp_path: Any)
     assert set(cases) == {"fit-ignores-pod-count", "scheduling-gates-ignored"}
     for x in doc["mutants"]:
         tc = cases[x["name"]]
-        props = {p.get("name"): p.get("value") for p in tc.find("properties")}
+        props = {p.get("name"): p.get("value") for p in tc.iterfind("properties/property")}
         assert props["verdict"] == x["status"]
         assert (tc.find("failure") is not None) == (x["status"] == m.SURVIVED)
     suite_props = {p.get("name"): p.get("value")
-                   for p in root.find("testsuite").find("properties")}
+                   for p in root.iterfind("testsuite/properties/property")}
     assert suite_props["seed"] == "0" and suite_props["max_examples"] == "30"
     assert suite_props["caught"] == str(doc["caught"])
 
@@ -393,8 +400,8 @@ def test_console_summary_and_junit_of_survivors_and_equivalents(
     assert list(cases) == ["nodeports-ignore-host-ip", "preemption-no-reprieve",
                            "preemption-ignores-pdbs"]  # catalogue order
     assert cases["preemption-ignores-pdbs"].find("failure") is not None
-    assert "strategies never set hostIP" in cases["nodeports-ignore-host-ip"].find(
-        "skipped").get("message")
+    assert "strategies never set hostIP" in _attr(cases["nodeports-ignore-host-ip"], "skipped",
+                                                  "message")
     assert cases["preemption-no-reprieve"].find("failure") is None
     assert (cases["preemption-no-reprieve"].get("classname")
             == "kschedconf.mutants.DefaultPreemption")
@@ -405,7 +412,7 @@ def test_ineffective_and_error_are_errors_in_junit() -> None:
              m.MutantOutcome("y", "test", "s", status=m.ERROR, message="boom").case()]
     assert [c.status for c in cases] == ["error", "error"]
     root = ET.fromstring(junit_string(cases, {}))
-    assert [tc.find("error").get("message") for tc in root.iter("testcase")] == [
+    assert [_attr(tc, "error", "message") for tc in root.iter("testcase")] == [
         "ineffective: no change", "error: boom"]
 
 
