@@ -1,4 +1,4 @@
-"""Tests of the mutant catalogue and of ``kschedconf mutants`` (conformance/mutants.py).
+"""Tests of the mutant catalogue and of ``kschedconf mutants`` (conformance/engines/mutants/).
 
 Each mutant must change the reference's behaviour on its own witness scenario (so no mutant is
 an "equivalent mutant" by accident), its patch must be undone on exit, and the runner must
@@ -15,8 +15,13 @@ from typing import Any
 
 import pytest
 
-from conformance import mutants as m
 from conformance.commands_mutants import main as mutants_main
+from conformance.core.errors import UsageError
+from conformance.core.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from conformance.engines import mutants as m
+from conformance.engines.golden import default_golden_dir, golden_files
+from conformance.engines.mutants import patching, rounds
+from conformance.reporters.junit import junit_string
 from conformance.subjects.reference import ReferenceSubject
 from oracles import ALL_ORACLES
 
@@ -30,14 +35,14 @@ def _bindings(result: dict[str, Any]) -> tuple:
 
 def _patched_values(mutant: m.Mutant) -> list[tuple[Any, str, Any]]:
     """(owner, name, current raw value) of every attribute the mutant's patches touch."""
-    m._load_reference()
+    patching.load_reference()
     out = []
     for p in mutant.patches:
-        owner, attr, raw, original = m._resolve(p.target)
+        owner, attr, raw, original = patching.resolve_target(p.target)
         out.append((owner, attr, raw))
         if p.everywhere:
             out += [(mod, name, vars(mod)[name])
-                    for mod, name in m._binding_sites(owner, attr, original)]
+                    for mod, name in patching.binding_sites(owner, attr, original)]
     return out
 
 
@@ -191,33 +196,48 @@ def _outcome(status: str) -> m.MutantOutcome:
 def test_report_percent_threshold_and_exit_codes() -> None:
     opts = m.MutantsOptions()
     nine = [_outcome(m.CAUGHT)] * 9
-    assert m.MutantsReport(nine + [_outcome(m.SURVIVED)], opts).exit_code == m.EXIT_OK
+    assert m.MutantsReport(nine + [_outcome(m.SURVIVED)], opts).exit_code == EXIT_OK
     r = m.MutantsReport(nine[:8] + [_outcome(m.SURVIVED)] * 2, opts)
-    assert r.percent == 80.0 and r.exit_code == m.EXIT_FAILED
+    assert r.percent == 80.0 and r.exit_code == EXIT_FAILED and r.failed
     # a documented-equivalent survivor is not counted
     r = m.MutantsReport(nine + [_outcome(m.EQUIVALENT)], opts)
-    assert r.percent == 100.0 and len(r.counted) == 9 and r.exit_code == m.EXIT_OK
-    assert m.MutantsReport(nine + [_outcome(m.INEFFECTIVE)], opts).exit_code == m.EXIT_USAGE
-    assert m.MutantsReport(nine + [_outcome(m.ERROR)], opts).exit_code == m.EXIT_USAGE
+    assert r.percent == 100.0 and len(r.counted) == 9 and r.exit_code == EXIT_OK
+    assert r.totals() == ["10 mutants: 9 caught (100.0 % of 9 counted; threshold 90 %), "
+                          "1 equivalent not counted"]
+    assert r.totals(planned=12)[0].startswith("10 of 12 mutants: 9 caught")
+    assert m.MutantsReport(nine + [_outcome(m.INEFFECTIVE)], opts).exit_code == EXIT_USAGE
+    assert m.MutantsReport(nine + [_outcome(m.ERROR)], opts).exit_code == EXIT_USAGE
 
 
 def test_budget_shares_leftover_time() -> None:
-    b = m._Budget(100.0, 2, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0})  # 200 worker-seconds
+    b = rounds.Budget(100.0, 2, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0})  # 200 worker-seconds
     assert b.start("a") == 50.0
     assert b.start("b") == 50.0
     b.finish("a", 10.0)  # a left 40 s unused
     assert b.start("c") == pytest.approx((200 - 10 - 50) / 2)
-    assert m._Budget(None, 2, {"a": 1.0}).start("a") is None
-    w = m._Budget(100.0, 1, {"blind": m.BLIND_WEIGHT, "seen": 1.0})
-    assert w.start("blind") == pytest.approx(100 * m.BLIND_WEIGHT / (1 + m.BLIND_WEIGHT))
+    assert rounds.Budget(None, 2, {"a": 1.0}).start("a") is None
+    w = rounds.Budget(100.0, 1, {"blind": rounds.BLIND_WEIGHT, "seen": 1.0})
+    assert w.start("blind") == pytest.approx(
+        100 * rounds.BLIND_WEIGHT / (1 + rounds.BLIND_WEIGHT))
 
 
-def test_plan_runs_blind_mutants_first_with_a_smaller_weight() -> None:
+def test_triage_runs_blind_mutants_first_with_a_smaller_weight() -> None:
     mus = m.select(["nodeunschedulable-ignored,score-weights-dropped"])
-    order, weights = m._plan(mus, [])
+    order, weights = rounds.triage(mus, [])
     assert [x.name for x in order] == ["score-weights-dropped", "nodeunschedulable-ignored"]
-    assert weights == {"score-weights-dropped": m.BLIND_WEIGHT,
+    assert weights == {"score-weights-dropped": rounds.BLIND_WEIGHT,
                        "nodeunschedulable-ignored": 1.0}
+
+
+def test_plan_resolves_the_options_once() -> None:
+    plan = m.resolve_plan(m.MutantsOptions(only=["queue-fifo,fit-ignores-pod-count"], jobs=8))
+    assert [x.name for x in plan.mutants] == ["fit-ignores-pod-count", "queue-fifo"]
+    assert plan.jobs == 2  # never more workers than mutants
+    assert "--only fit-ignores-pod-count,queue-fifo" in plan.properties()["rerun"]
+    for bad in (m.MutantsOptions(only=["nope"]), m.MutantsOptions(oracles=["nope"]),
+                m.MutantsOptions(families=["huge"]), m.MutantsOptions(max_examples=0)):
+        with pytest.raises(UsageError):
+            m.resolve_plan(bad)
 
 
 def test_second_round_gives_leftover_time_to_seen_survivors(
@@ -241,9 +261,11 @@ def test_second_round_gives_leftover_time_to_seen_survivors(
             o.caught_by = ["no_overcommit"]
         return o
 
-    monkeypatch.setattr(m, "run_mutant", fake_run)
-    report = m.run_mutants(m.MutantsOptions(only=["requests-ignore-overhead,score-weights-dropped"],
-                                            budget=60.0, max_examples=500, seed=7, jobs=1))
+    monkeypatch.setattr(rounds, "run_mutant", fake_run)
+    plan = m.resolve_plan(m.MutantsOptions(only=["requests-ignore-overhead,score-weights-dropped"],
+                                           budget=60.0, max_examples=500, seed=7, jobs=1))
+    session = m.new_session(plan)
+    report = m.run_mutants(plan, session)
     assert calls == [("score-weights-dropped", 7, 500), ("requests-ignore-overhead", 7, 500),
                      ("requests-ignore-overhead", 8, 400)]
     overhead = report.outcomes[0]
@@ -251,9 +273,23 @@ def test_second_round_gives_leftover_time_to_seen_survivors(
     assert overhead.examples == 130 and overhead.examples_run == 130
     assert overhead.seconds == pytest.approx(3.5)
     assert report.outcomes[1].status == m.SURVIVED
+    # one case per mutant (the second round replaces the first), in catalogue order
+    assert [(c.name, c.status) for c in session.cases] == [
+        ("requests-ignore-overhead", "passed"), ("score-weights-dropped", "failed")]
 
 
 # ----------------------------------------------------------------------------- the command
+
+def _attr(el: ET.Element, path: str, name: str) -> str:
+    """Attribute ``name`` of the child ``path`` of ``el`` (which must exist)."""
+    child = el.find(path)
+    assert child is not None, path
+    return child.get(name, "")
+
+
+def _golden_count() -> int:
+    return len(golden_files(default_golden_dir()))
+
 
 def test_cli_two_mutants_json(capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
     junit = tmp_path / "mutants.xml"
@@ -261,7 +297,7 @@ def test_cli_two_mutants_json(capsys: pytest.CaptureFixture[str], tmp_path: Any)
                          "--max-examples", "30", "--jobs", "2", "--junit", str(junit),
                          "-o", "json"])
     captured = capsys.readouterr()
-    doc = json.loads(captured.out)
+    doc = json.loads(captured.out)  # stdout holds the document alone
     assert doc["kind"] == "MutantsReport"
     assert [x["name"] for x in doc["mutants"]] == ["fit-ignores-pod-count",
                                                     "scheduling-gates-ignored"]
@@ -269,15 +305,31 @@ def test_cli_two_mutants_json(capsys: pytest.CaptureFixture[str], tmp_path: Any)
     for x in doc["mutants"]:
         assert x["status"] in (m.CAUGHT, m.SURVIVED)
         assert x["witnessCaughtBy"]
-        assert all(p["examples"] <= 30 for p in x["properties"])
+        for p in x["properties"]:
+            # --max-examples bounds the generated properties; the golden suite (which runs when
+            # they did not catch the mutant) counts golden scenarios instead
+            limit = _golden_count() if p["oracle"] == m.GOLDEN_PROPERTY else 30
+            assert p["examples"] <= limit, p
         if x["status"] == m.CAUGHT:
             assert x["caughtBy"] and x["examples"] >= 1 and x["seconds"] is not None
     assert code == (0 if doc["percent"] >= 90 else 1)
     assert doc["passed"] == (code == 0)
-    assert "mutant(s)" in captured.err
+    # the console reporter writes the lines and the summary to stderr
+    assert "2 mutant(s)" in captured.err.splitlines()[0]
+    assert "2 mutants: " in captured.err and "JUnit report: " in captured.err
+    # JUnit: one test case per mutant, failing for a survivor; the run's properties
     root = ET.parse(junit).getroot()
-    assert {tc.get("name") for tc in root.iter("testcase")} == {
-        "fit-ignores-pod-count", "scheduling-gates-ignored"}
+    cases = {tc.get("name"): tc for tc in root.iter("testcase")}
+    assert set(cases) == {"fit-ignores-pod-count", "scheduling-gates-ignored"}
+    for x in doc["mutants"]:
+        tc = cases[x["name"]]
+        props = {p.get("name"): p.get("value") for p in tc.iterfind("properties/property")}
+        assert props["verdict"] == x["status"]
+        assert (tc.find("failure") is not None) == (x["status"] == m.SURVIVED)
+    suite_props = {p.get("name"): p.get("value")
+                   for p in root.iterfind("testsuite/properties/property")}
+    assert suite_props["seed"] == "0" and suite_props["max_examples"] == "30"
+    assert suite_props["caught"] == str(doc["caught"])
 
 
 def test_cli_table_list_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
@@ -288,9 +340,98 @@ def test_cli_table_list_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown mutant" in capsys.readouterr().err
     code = mutants_main(["mutants", "--only", "scheduling-gates-ignored", "--max-examples",
                          "60", "--jobs", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    # the console lines and summary, then the table
+    assert lines[0].startswith("kschedconf mutants: 1 mutant(s)")
+    assert lines[1].split()[:2] == ["ok" if code == 0 else "FAIL", "scheduling-gates-ignored"]
+    head = next(i for i, line in enumerate(lines) if line.startswith("MUTANT"))
+    assert lines[head].split()[:3] == ["MUTANT", "STATUS", "CAUGHT"]
+    summary = "\n".join(lines[:head])
+    if code == 0:
+        assert "1 mutant: 1 caught (100.0 % of 1 counted" in summary
+        assert "caught 1/1 (100.0 %)" in lines[-1]
+    else:
+        assert "FAILED: mutants/scheduling-gates-ignored" in summary
+
+
+def _fake_outcomes(monkeypatch: pytest.MonkeyPatch, outcomes: dict[str, tuple[str, int]],
+                   interrupt_on: str = "") -> None:
+    """run_mutant returns (status, examples run) for each mutant, or raises Ctrl-C."""
+    def fake_run(mu: m.Mutant, opts: m.MutantsOptions, share: float | None) -> m.MutantOutcome:
+        if mu.name == interrupt_on:
+            raise KeyboardInterrupt
+        status, ran = outcomes[mu.name]
+        o = m.MutantOutcome(mu.name, mu.area, mu.summary, status=status, examples_run=ran,
+                            total_seconds=0.5, equivalent=mu.equivalent,
+                            missing_oracle=mu.missing_oracle, witness_caught_by=["preemption"])
+        o.properties = [m.PropertyOutcome(m.ALL_ORACLES_PROPERTY, "small", status == m.CAUGHT,
+                                          ran, 0.4)]
+        if status == m.CAUGHT:
+            o.caught_by, o.examples, o.seconds = ["preemption"], ran, 0.4
+            o.message = "[preemption] a victim too many"
+        return o
+    monkeypatch.setattr(rounds, "run_mutant", fake_run)
+
+
+def test_console_summary_and_junit_of_survivors_and_equivalents(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Any) -> None:
+    """A survivor is a failed case (the harness missed a bug), an equivalent mutant is skipped
+    with its documented reason; the verdict is the caught percentage against the threshold."""
+    _fake_outcomes(monkeypatch, {"preemption-no-reprieve": (m.CAUGHT, 40),
+                                 "preemption-ignores-pdbs": (m.SURVIVED, 1000),
+                                 "nodeports-ignore-host-ip": (m.EQUIVALENT, 1000)})
+    junit = tmp_path / "m.xml"
+    code = mutants_main(["mutants", "--only", "preemption-no-reprieve,preemption-ignores-pdbs,"
+                         "nodeports-ignore-host-ip", "--jobs", "1", "--no-golden",
+                         "--junit", str(junit)])
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split()[:3] == ["MUTANT", "STATUS", "CAUGHT"]
-    assert "caught 1/1 (100.0 %)" in out if code == 0 else "caught 0/1" in out
+    assert code == EXIT_FAILED  # 1 of 2 counted: 50 % < 90 %
+    assert "  ok    preemption-no-reprieve  caught by preemption after 40 example(s)" in out
+    assert "  FAIL  preemption-ignores-pdbs  survived (coverage): 1000 examples" in out
+    assert "  skip  nodeports-ignore-host-ip  equivalent on generated scenarios" in out
+    assert "FAILED: mutants/preemption-ignores-pdbs\n    survived: coverage: preemption" in out
+    assert ("3 mutants: 1 caught (50.0 % of 2 counted; threshold 90 %), 1 equivalent not "
+            "counted: 1 passed, 1 failed, 1 skipped in ") in out
+    assert "rerun the survivors: kschedconf mutants --seed 0 " in out
+    assert "--only preemption-ignores-pdbs --no-golden" in out
+    root = ET.parse(junit).getroot()
+    cases = {tc.get("name"): tc for tc in root.iter("testcase")}
+    assert list(cases) == ["nodeports-ignore-host-ip", "preemption-no-reprieve",
+                           "preemption-ignores-pdbs"]  # catalogue order
+    assert cases["preemption-ignores-pdbs"].find("failure") is not None
+    assert "strategies never set hostIP" in _attr(cases["nodeports-ignore-host-ip"], "skipped",
+                                                  "message")
+    assert cases["preemption-no-reprieve"].find("failure") is None
+    assert (cases["preemption-no-reprieve"].get("classname")
+            == "kschedconf.mutants.DefaultPreemption")
+
+
+def test_ineffective_and_error_are_errors_in_junit() -> None:
+    cases = [m.MutantOutcome("x", "test", "s", status=m.INEFFECTIVE, message="no change").case(),
+             m.MutantOutcome("y", "test", "s", status=m.ERROR, message="boom").case()]
+    assert [c.status for c in cases] == ["error", "error"]
+    root = ET.fromstring(junit_string(cases, {}))
+    assert [_attr(tc, "error", "message") for tc in root.iter("testcase")] == [
+        "ineffective: no change", "error: boom"]
+
+
+def test_ctrl_c_ends_with_the_summary_so_far(capsys: pytest.CaptureFixture[str],
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            tmp_path: Any) -> None:
+    _fake_outcomes(monkeypatch, {"fit-ignores-pod-count": (m.CAUGHT, 30)},
+                   interrupt_on="queue-fifo")
+    junit = tmp_path / "m.xml"
+    code = mutants_main(["mutants", "--only", "fit-ignores-pod-count,queue-fifo",
+                         "--jobs", "1", "--junit", str(junit), "-o", "json"])
+    captured = capsys.readouterr()
+    assert code == EXIT_INTERRUPTED
+    assert captured.out == ""  # no report document of a run cut short
+    assert "interrupted by Ctrl-C after 1 of 2 case(s); summary so far:" in captured.err
+    assert "1 of 2 mutants: 1 caught (100.0 % of 1 counted" in captured.err
+    assert "run the 1 mutant(s) not judged: kschedconf mutants " in captured.err
+    root = ET.parse(junit).getroot()
+    assert [tc.get("name") for tc in root.iter("testcase")] == ["fit-ignores-pod-count"]
 
 
 def test_per_property_mode_runs_each_oracle() -> None:
