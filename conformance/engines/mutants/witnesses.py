@@ -1,18 +1,31 @@
 """Manifest helpers for the witness scenarios of the catalogue: tiny Node, Pod, PriorityClass,
 Namespace, KubeSchedulerConfiguration and timeline documents. Every witness is built with these
-(imported as ``w``), so that they can be replaced by shared test-object builders in one place."""
+(imported as ``w``): shorthands over the shared builders of ``reference_impl.testing``."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import reference_impl.testing.wrappers as wrappers
 from conformance.core.scenario import ScenarioInput
+from reference_impl.testing.wrappers import HOSTNAME as HOSTNAME  # w.HOSTNAME in the catalogue
+from reference_impl.testing.wrappers import (
+    ZONE,
+    Doc,
+    label_selector,
+    make_config,
+    make_container,
+    make_namespace,
+    make_node,
+    make_pod,
+    make_priority_class,
+    make_timeline,
+    manifests,
+    plain,
+    spread_constraint,
+)
 
-Doc = dict[str, Any]
-
-ZONE = "topology.kubernetes.io/zone"
-HOSTNAME = "kubernetes.io/hostname"
 WEB = {"app": "web"}
 
 
@@ -21,27 +34,22 @@ def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
          unschedulable: bool = False, extra: Mapping[str, Any] | None = None) -> Doc:
     """A Node with allocatable ``cpu``, ``memory``, ``pods`` (and ``extra`` resources) and the
     hostname label."""
-    alloc: Doc = {"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})}
-    spec: Doc = {}
+    n = make_node(name).hostname().labels(labels or {}).spec()
     if taints:
-        spec["taints"] = [dict(t) for t in taints]
+        n.taints(taints)
     if unschedulable:
-        spec["unschedulable"] = True
-    meta: Doc = {"name": name, "labels": {HOSTNAME: name, **(labels or {})}}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec,
-            "status": {"allocatable": alloc}}
+        n.unschedulable()
+    return n.allocatable({"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})}).manifest()
 
 
 def container(name: str = "c", requests: Mapping[str, Any] | None = None, *,
               ports: Sequence[Doc] = (), restart_policy: str | None = None) -> Doc:
-    c: Doc = {"name": name, "image": "busybox"}
-    if requests:
-        c["resources"] = {"requests": dict(requests)}
+    c = make_container(name).image("busybox").requests(requests or {})
     if ports:
-        c["ports"] = [dict(p) for p in ports]
+        c.ports(ports)
     if restart_policy:
-        c["restartPolicy"] = restart_policy
-    return c
+        c.restart_policy(restart_policy)
+    return c.manifest()
 
 
 def pod(name: str, requests: Mapping[str, Any] | None = None, *, node: str | None = None,
@@ -50,55 +58,52 @@ def pod(name: str, requests: Mapping[str, Any] | None = None, *, node: str | Non
         status: Doc | None = None, **spec: Any) -> Doc:
     """A pod with one container ``c`` requesting ``requests``; ``spec`` adds v1 spec fields
     (camelCase names as keyword arguments)."""
-    meta: Doc = {"name": name}
+    p = make_pod(name)
     if namespace:
-        meta["namespace"] = namespace
-    if labels:
-        meta["labels"] = dict(labels)
-    body: Doc = {"containers": [container("c", requests, ports=ports)], **spec}
+        p.namespace(namespace)
+    p.labels(labels or {}).container(container("c", requests, ports=ports)).spec(**spec)
     if node:
-        body["nodeName"] = node
+        p.node(node)
     if priority_class:
-        body["priorityClassName"] = priority_class
-    out: Doc = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": body}
+        p.priority_class(priority_class)
     if status:
-        out["status"] = dict(status)
-    return out
+        p.status(**status)
+    return p.manifest()
 
 
 def priority_class(name: str, value: int) -> Doc:
-    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-            "metadata": {"name": name}, "value": value}
+    return make_priority_class(name, value).manifest()
 
 
 def namespace(name: str) -> Doc:
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    return make_namespace(name).manifest()
 
 
 def timeline(*events: Doc) -> Doc:
     """A ``kind: Scenario`` document with these timeline events."""
-    return {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": list(events)}}
+    return make_timeline(*events).manifest()
 
 
 def config(**fields: Any) -> Doc:
     """A KubeSchedulerConfiguration with these top-level fields."""
-    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-            **fields}
+    return make_config().set(**fields).manifest()
 
 
 def taint(key: str, effect: str, value: str | None = None) -> Doc:
-    t: Doc = {"key": key, "effect": effect}
-    if value is not None:
-        t["value"] = value
-    return t
+    return wrappers.taint(key, effect, value)
 
 
 def spread(max_skew: int = 1, key: str = ZONE, **extra: Any) -> Doc:
     """A DoNotSchedule topology spread constraint over the ``app: web`` pods."""
-    return {"maxSkew": max_skew, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
-            "labelSelector": {"matchLabels": dict(WEB)}, **extra}
+    return spread_constraint(max_skew, key, "DoNotSchedule", label_selector(WEB),
+                             **{_snake(k): v for k, v in extra.items()})
+
+
+def _snake(name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
 def scenario(name: str, *docs: Doc, config: Doc | None = None) -> ScenarioInput:
     """The witness scenario ``witness-NAME`` of these documents (seed 0)."""
-    return ScenarioInput(list(docs), config, 0, f"witness-{name}")
+    return ScenarioInput(manifests(*docs), plain(config) if config else None, 0,
+                         f"witness-{name}")
