@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.run import apply_backend_options, backend_options
+from conformance.cli.options import apply_backend_options, backend_options
 from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from conformance.engines.golden import (
     GOLDEN_KIND,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conformance.commands_mutants import main as mutants_main
+from conformance.cli.main import main as mutants_main
 from conformance.core.errors import UsageError
 from conformance.core.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from conformance.engines import mutants as m

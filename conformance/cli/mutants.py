@@ -1,22 +1,15 @@
-"""``kschedconf mutants``: argument parsing and the handler.
-
-``add_mutants_parser(subparsers)`` adds the sub-command to the ``kschedconf`` parser;
-``MUTANTS_COMMANDS`` maps its name to the handler (``args -> exit code``). The engine, the
-catalogue and the report are in :mod:`conformance.engines.mutants`; the console summary and the
-JUnit report come from the shared reporters.
-"""
+"""``kschedconf mutants``: prove the oracles against the catalogue of planted bugs
+(:mod:`conformance.engines.mutants`)."""
 
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import textwrap
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from conformance.core.errors import Terminated, UsageError
+from conformance.cli.options import positive_float, positive_int, signals_end_the_run
+from conformance.core.errors import UsageError
 from conformance.core.events import EventBus, Reporter
 from conformance.core.exits import EXIT_OK, EXIT_USAGE
 from conformance.engines import mutants as m
@@ -25,29 +18,9 @@ from conformance.reporters.console import ConsoleReporter
 from conformance.reporters.junit import JUnitReporter
 
 
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return v
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return v
-
-
-def add_mutants_parser(subparsers: Any) -> None:
+def register(sub: Any) -> None:
     """Add ``mutants`` to the ``kschedconf`` sub-command parsers."""
-    p = subparsers.add_parser(
+    p = sub.add_parser(
         "mutants", help="prove the oracles: run the property suite against planted bugs",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.dedent("""\
@@ -81,11 +54,11 @@ def add_mutants_parser(subparsers: Any) -> None:
             exit codes: 0 at least {m.THRESHOLD:.0f} % of the counted mutants caught, 1 fewer,
             2 usage error, or a mutant could not be applied (error / ineffective), 130 Ctrl-C
             (after the summary of the mutants judged so far)"""))
-    p.add_argument("--budget", metavar="SECONDS", type=_positive_float, default=m.DEFAULT_BUDGET,
+    p.add_argument("--budget", metavar="SECONDS", type=positive_float, default=m.DEFAULT_BUDGET,
                    help="wall-clock time for the whole run, shared by the mutants; time "
                         "left over goes to the survivors the oracles can see (default "
                         f"{m.DEFAULT_BUDGET:g})")
-    p.add_argument("--max-examples", metavar="N", type=_positive_int,
+    p.add_argument("--max-examples", metavar="N", type=positive_int,
                    default=m.DEFAULT_MAX_EXAMPLES,
                    help="generated scenarios per mutant (per property with --per-property; "
                         f"default {m.DEFAULT_MAX_EXAMPLES})")
@@ -94,7 +67,7 @@ def add_mutants_parser(subparsers: Any) -> None:
                         f"mutant (default {m.DEFAULT_SEED})")
     p.add_argument("--only", metavar="NAME", nargs="+", action="extend", default=[],
                    help="only these mutants (names or comma lists; default: all)")
-    p.add_argument("--jobs", "-j", metavar="N", type=_positive_int,
+    p.add_argument("--jobs", "-j", metavar="N", type=positive_int,
                    help="parallel processes (default: the number of CPUs)")
     p.add_argument("--junit", metavar="REPORT.xml",
                    help="write a JUnit XML report (one test case per mutant: caught passes, "
@@ -113,27 +86,7 @@ def add_mutants_parser(subparsers: Any) -> None:
                    help="golden scenarios (default: those installed with kschedconf)")
     p.add_argument("--list", action="store_true",
                    help="print the catalogue (name, area, what it breaks) and exit")
-
-
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated(signum)
-
-
-@contextmanager
-def _signals_end_the_run() -> Iterator[None]:
-    """SIGTERM and SIGHUP end the run like Ctrl-C (with the summary so far) while it lasts
-    (only the main thread can set handlers; elsewhere the defaults stay)."""
-    previous: dict[signal.Signals, Any] = {}
-    try:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, _raise_terminated)
-    except ValueError:  # not the main thread
-        pass
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    p.set_defaults(handler=cmd_mutants)
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:
@@ -156,7 +109,7 @@ def cmd_mutants(args: argparse.Namespace) -> int:
     if args.junit:
         reporters.append(JUnitReporter(args.junit))
     session = m.new_session(plan, EventBus(reporters))
-    with _signals_end_the_run():
+    with signals_end_the_run():
         report = m.run_mutants(plan, session)
     summary = session.summary
     if not summary.interrupted:
@@ -166,26 +119,3 @@ def cmd_mutants(args: argparse.Namespace) -> int:
             sys.stdout.write("\n" + m.table(report))
             sys.stdout.flush()
     return summary.exit_code
-
-
-MUTANTS_COMMANDS = {"mutants": cmd_mutants}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``mutants`` alone (``python -m conformance.commands_mutants``); the ``kschedconf``
-    command registers it with ``add_mutants_parser``."""
-    parser = argparse.ArgumentParser(prog="kschedconf")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_mutants_parser(sub)
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help()
-        return EXIT_USAGE
-    try:
-        return MUTANTS_COMMANDS[args.command](args)
-    except BrokenPipeError:
-        return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,165 @@
+"""Options and helpers every ``kschedconf`` command shares: number and list validators, the
+subject options, the reporters a run writes to, errors on stderr, signals that end a run."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+from conformance.core.errors import Terminated
+from conformance.core.events import EventBus, Reporter
+from conformance.core.exits import EXIT_USAGE
+from conformance.engines.properties import parse_shard
+from conformance.reporters.console import ConsoleReporter
+from conformance.reporters.junit import JUnitReporter
+from conformance.reporters.report_file import ReportFileReporter
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from strategies.families import FAMILIES
+
+SUBJECT_HELP = ("the scheduler under test: reference (default), reference:CONFIG.yaml, "
+                 "external:COMMAND... (an executable speaking the file protocol of "
+                 "docs/subjects.md), upstream (the real kube-scheduler, built by "
+                 "upstream/build.sh), process / docker / kubeconfig:CONTEXT (a real control "
+                 "plane, docs/backends.md)")
+
+
+def positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return v
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return v
+
+
+def shard(text: str) -> tuple[int, int]:
+    try:
+        return parse_shard(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix(f"--shard {text!r}: ")) from None
+
+
+def sizes(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    known = FAMILIES
+    bad = [n for n in names if n not in known]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"expected a comma list of {', '.join(known)}")
+    return names
+
+
+def subject_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--subject", metavar="SPEC", default="reference", help=SUBJECT_HELP)
+    p.add_argument("--config", metavar="CFG.yaml",
+                   help="a KubeSchedulerConfiguration every scenario is scheduled with "
+                        "(replaces a generated one; external subjects find it in the scenario "
+                        f"file); default: the {UPSTREAM_RELEASE} default profile")
+    p.add_argument("--plugins", metavar="MODULE", action="append", default=[],
+                   help="a Python file or module with your own plugins for the reference "
+                        "subject (repeatable); enable them in --config")
+    p.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
+                   help="time limit of one scenario: external subjects (default 60), "
+                        "upstream (120), real control planes from the scheduler's start "
+                        "until quiet (120)")
+    backend_options(p)
+    p.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                   help="with --subject kubeconfig:CONTEXT: name the same context to confirm "
+                        "it is a throwaway cluster (kind, KWOK) whose nodes and pods "
+                        "kschedconf may create and delete")
+
+
+def backend_options(p: argparse.ArgumentParser, *, config: bool = True) -> None:
+    """``--scheduler-image`` and ``--scheduler-config``: your kube-scheduler build and
+    profile on a real control plane (see :func:`apply_backend_options`)."""
+    p.add_argument("--scheduler-image", metavar="IMAGE",
+                   help="with the docker subject: the kube-scheduler image to test (your "
+                        "build; the same as docker:IMAGE); default "
+                        f"registry.k8s.io/kube-scheduler:{UPSTREAM_RELEASE}")
+    if config:
+        p.add_argument("--scheduler-config", metavar="CFG.yaml",
+                       help="with the process or docker subject: the "
+                            "KubeSchedulerConfiguration kube-scheduler runs (your profile; "
+                            "the same as --config, which the reference side reads too)")
+
+
+def apply_backend_options(args: argparse.Namespace, attr: str = "subject") -> str | None:
+    """Fold ``--scheduler-image`` into the subject spec (``docker:IMAGE``) and
+    ``--scheduler-config`` into ``--config``, so rerun and reproduce commands name them the
+    one way; the error message when they do not fit the subject, else None."""
+    spec = str(getattr(args, attr))
+    kind, _, arg = spec.partition(":")
+    flag = f"--{attr}"
+    image = getattr(args, "scheduler_image", None)
+    if image:
+        if kind != "docker":
+            return (f"--scheduler-image is for {flag} docker (a containerised "
+                    f"kube-scheduler), not {spec!r}")
+        if arg and arg != image:
+            return f"{flag} {spec} and --scheduler-image {image}: give the image once"
+        setattr(args, attr, f"docker:{image}")
+    cfg = getattr(args, "scheduler_config", None)
+    if cfg:
+        if kind not in ("process", "docker"):
+            return (f"--scheduler-config is for {flag} process or docker (the real "
+                    f"kube-scheduler's profile); with {spec!r} use --config")
+        if getattr(args, "config", None) and args.config != cfg:
+            return f"--config {args.config} and --scheduler-config {cfg}: give it once"
+        args.config = cfg
+    return None
+
+
+def err(command: str, message: str) -> int:
+    print(f"kschedconf {command}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def reporters(args: argparse.Namespace, stream: TextIO | None = None,
+              junit_name: str = "kschedconf") -> EventBus:
+    """The reporters of a run: the console on ``stream`` (stdout), JUnit XML with
+    ``--junit FILE``, the RunReport document with ``--report FILE``."""
+    files: list[tuple[str, str]] = []
+    extra: list[Reporter] = []
+    if getattr(args, "junit", None):
+        extra.append(JUnitReporter(args.junit, junit_name))
+        files.append(("JUnit", args.junit))
+    if getattr(args, "report", None):
+        extra.append(ReportFileReporter(args.report))
+        files.append(("run", args.report))
+    console = ConsoleReporter(stream or sys.stdout, report_files=files)
+    return EventBus([*extra, console])
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def signals_end_the_run() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the run like Ctrl-C (with the summary so far) while it lasts
+    (only the main thread can set handlers; elsewhere the defaults stay)."""
+    previous: dict[signal.Signals, Any] = {}
+    try:
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, _raise_terminated)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
