@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from conformance.commands_run import apply_backend_options, backend_options
+from conformance.core.errors import UsageError
+from conformance.core.events import EventBus, Reporter
 from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.core.subject import Subject
+from conformance.engines.diff import MODE_CHOICES, DiffOptions, parse_sizes, replay, run_diff
+from conformance.reporters.console import ConsoleReporter
+from conformance.reporters.junit import JUnitReporter
+from conformance.runner import make_subject
+from conformance.subjects.upstream import UpstreamSubject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 GENERATOR = "generate.py"
@@ -58,8 +66,6 @@ def _positive_int(text: str) -> int:
 
 
 def _sizes(text: str) -> Any:
-    from conformance.diff import UsageError, parse_sizes
-
     try:
         return parse_sizes(text)
     except UsageError as e:
@@ -118,7 +124,7 @@ def add_diff_parsers(subparsers: Any) -> None:
                    help="the same seed generates the same scenarios (default: random, printed)")
     d.add_argument("--budget", metavar="SECONDS", type=_positive_float,
                    help="stop generating scenarios after this time (shrinking comes after)")
-    d.add_argument("--mode", choices=("auto", "lockstep", "whole", "both", "decisions"),
+    d.add_argument("--mode", choices=MODE_CHOICES,
                    default="auto",
                    help="which comparison: both = whole + lockstep; auto (default) = both, "
                         "or decisions when --upstream is a real control plane (process, "
@@ -221,25 +227,41 @@ def _err(command: str, message: str) -> int:
 # --- diff --------------------------------------------------------------------------------------
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from conformance import diff
-
+    """``kschedconf diff``: the run (or ``--replay``) reported on the console and, with
+    ``--junit``, in a JUnit file."""
     problem = apply_backend_options(args, "upstream")
     if problem:
         return _err("diff", problem)
-
-    opts = diff.DiffOptions(
+    opts = DiffOptions(
         scenarios=args.scenarios, sizes=args.sizes, golden=args.golden,
-        golden_dir=args.golden_dir, seed=args.seed, budget=args.budget, junit=args.junit,
-        out=args.out, config=args.config, mode=args.mode, shrink=not args.no_shrink,
+        golden_dir=args.golden_dir, seed=args.seed, budget=args.budget, out=args.out,
+        config=args.config, mode=args.mode, shrink=not args.no_shrink,
         shrink_time=args.shrink_time, upstream=args.upstream, known=args.known,
-        max_steps=args.max_steps, subject_timeout=args.subject_timeout, replay=args.replay,
-        workers=args.workers, pdb_status=args.pdb_status,
-        i_own_this_cluster=args.i_own_this_cluster)
+        max_steps=args.max_steps, replay=args.replay, workers=args.workers,
+        pdb_status=args.pdb_status)
+
+    def other() -> Subject:
+        subject = make_subject(args.upstream, timeout=args.subject_timeout,
+                               i_own_this_cluster=args.i_own_this_cluster)
+        if isinstance(subject, UpstreamSubject):
+            subject.workers = max(1, args.workers)
+        return subject
+
+    reporters: list[Reporter] = []
+    if args.junit:
+        reporters.append(JUnitReporter(args.junit))
+    reporters.append(ConsoleReporter(sys.stdout, report_files=[("JUnit", args.junit)]
+                                     if args.junit else ()))
+    bus = EventBus(reporters)
     try:
-        report = diff.replay(opts) if args.replay else diff.run_diff(opts)
-    except ValueError as e:  # diff.UsageError, runner.UsageError
+        report = replay(opts, bus, other) if args.replay else run_diff(opts, bus, other)
+    except ValueError as e:  # UsageError, a golden file that cannot be read
         return _err("diff", str(e))
-    if report.error:
+    summary = report.summary
+    if summary.interrupted:
+        print("kschedconf diff: " + ("interrupted" if summary.interrupted == "Ctrl-C" else
+                                     f"terminated by {summary.interrupted}"), file=sys.stderr)
+    elif report.error:
         print(f"kschedconf diff: subject error: {report.error.splitlines()[0]}",
               file=sys.stderr)
     return report.exit_code
