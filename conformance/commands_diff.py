@@ -110,7 +110,8 @@ def add_diff_parsers(subparsers: Any) -> None:
               kschedconf diff --replay kschedconf-out/diff-lockstep-nodes-filters-reasons.yaml
               kschedconf diff --upstream process --scenarios 60 --golden --seed 1
 
-            exit codes: 0 no unexplained divergence, 1 some, 2 usage or subject error"""))
+            exit codes: 0 no unexplained divergence, 1 some, 2 usage or subject error,
+            130 interrupted (128 + the signal)"""))
     d.add_argument("--scenarios", metavar="N", type=_count, default=20,
                    help="generated scenarios in all (split over --sizes; default 20)")
     d.add_argument("--sizes", metavar="LIST", type=_sizes, default=["small"],

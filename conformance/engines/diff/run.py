@@ -253,7 +253,7 @@ def failed_to_start(session: Session, error: SubjectError) -> DiffReport:
 def header(plan: DiffPlan, up: Subject) -> str:
     d = {k: v for k, v in up.describe().items() if k not in ("subject", "binary")}
     described = f" ({', '.join(f'{k}={v}' for k, v in d.items())})" if d else ""
-    counts = ", ".join(f"{n} {k}" for k, n in plan.counts.items() if n)
+    counts = ", ".join(f"{n} {k}" for k, n in plan.counts.items() if n) or "0 generated"
     return (f"kschedconf diff: reference vs {up.name}{described}; upstream "
             f"{UPSTREAM_RELEASE}; modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
             + (" + golden" if plan.golden_files else ""))
