@@ -25,9 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance import diff  # noqa: E402
 from conformance.backends import make_backend_subject  # noqa: E402
 from conformance.core.scenario import ScenarioInput  # noqa: E402
+from conformance.engines.diff.compare import fill_pdb_status  # noqa: E402
+from conformance.engines.diff.search import hypothesis_test  # noqa: E402
 from conformance.subjects.reference import ReferenceSubject  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 
@@ -40,12 +41,12 @@ def draw(n: int, seed: int) -> list[ScenarioInput]:
     got: list[ScenarioInput] = []
 
     def body(sc: ScenarioInput) -> None:
-        got.append(diff.fill_pdb_status(sc))
+        got.append(fill_pdb_status(sc))
         if len(got) >= n:
             raise _Enough
 
     try:
-        diff._hypothesis_test("small", n, seed, body, shrink=False)()
+        hypothesis_test("small", n, seed, body, shrink=False)()
     except _Enough:
         pass
     except Exception as e:  # noqa: BLE001 - Hypothesis wraps the stop signal

@@ -1,5 +1,5 @@
-"""``kschedconf diff``: the differential runner (conformance/diff.py), the upstream subject
-(conformance/subjects/upstream.py) and the commands (conformance/commands_diff.py).
+"""``kschedconf diff``: the differential engine (conformance/engines/diff/), the upstream subject
+(conformance/subjects/upstream.py) and the command (conformance/cli/diff.py).
 
 The comparison logic and a planted divergence (a fake "upstream" that binds one pod elsewhere)
 need no Go; the runs against the real upstream scheduler are skipped when
@@ -16,14 +16,18 @@ from typing import Any
 
 import pytest
 
-from conformance import diff
-from conformance.commands_diff import main as diff_main
+from conformance.cli.main import main as diff_main
+from conformance.core.errors import UsageError
+from conformance.core.events import EventBus, Reporter
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectError, SubjectResult
+from conformance.engines import diff
+from conformance.engines.diff.normalize import pod_key
 from conformance.engines.golden import golden_files, read_scenario_file
+from conformance.reporters.console import ConsoleReporter
+from conformance.reporters.junit import JUnitReporter
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
-from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -35,15 +39,35 @@ needs_upstream = pytest.mark.skipif(
 
 # --- helpers -----------------------------------------------------------------------------------
 
+def run_diff(opts: diff.DiffOptions, upstream: Subject, junit: Path | None = None
+             ) -> tuple[diff.DiffReport, str]:
+    """A diff run reported as the command reports it: its report and its console text."""
+    out = io.StringIO()
+    reporters: list[Reporter] = [JUnitReporter(junit)] if junit else []
+    reporters.append(ConsoleReporter(out, tty=False))
+    return diff.run_diff(opts, EventBus(reporters), upstream), out.getvalue()
+
+
+def replay(opts: diff.DiffOptions, upstream: Subject) -> tuple[diff.DiffReport, str]:
+    out = io.StringIO()
+    report = diff.replay(opts, EventBus([ConsoleReporter(out, tty=False)]), upstream)
+    return report, out.getvalue()
+
+
 def node(name: str, cpu: str = "4") -> dict[str, Any]:
-    return make_node(name).allocatable(cpu=cpu, memory="8Gi", pods="110").manifest()
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
 
 
 def pod(name: str, cpu: str = "1", **spec: Any) -> dict[str, Any]:
     status = spec.pop("status", None)
-    p = make_pod(name).namespace("default").container(
-        make_container("c").image("x").requests(cpu=cpu)).spec(**spec)
-    return (p.status(**status) if status else p).manifest()
+    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "namespace": "default"},
+                         "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                             "requests": {"cpu": cpu}}}], **spec}}
+    if status:
+        p["status"] = status
+    return p
 
 
 def attempt(pod: str, outcome: str = "Bound", node: str | None = "n1", **kw: Any) -> dict:
@@ -189,11 +213,11 @@ def test_lockstep_states_apply_upstream_outcomes() -> None:
     steps, notes = diff.lockstep_states(sc, run)
     assert [(s.index, s.pod) for s in steps] == [(0, "default/a"), (1, "default/b"),
                                                  (2, "default/a")]
-    last = {diff._pod_key(d): d for d in steps[2].scenario.documents if d["kind"] == "Pod"}
+    last = {pod_key(d): d for d in steps[2].scenario.documents if d["kind"] == "Pod"}
     assert "default/low" not in last
     assert last["default/b"]["spec"]["nodeName"] == "n1"
     assert last["default/a"]["status"]["nominatedNodeName"] == "n1"
-    first = {diff._pod_key(d) for d in steps[0].scenario.documents if d["kind"] == "Pod"}
+    first = {pod_key(d) for d in steps[0].scenario.documents if d["kind"] == "Pod"}
     assert "default/low" in first  # earlier states are untouched (copy on write)
     assert notes == []
 
@@ -212,7 +236,7 @@ def test_known_divergences_file_and_matchers(tmp_path: Path) -> None:
     d.plugin = "Y"
     assert not k1.matches(d)
     f.write_text("divergences:\n- id: k2\n  reason: r\n  match: {colour: red}\n")
-    with pytest.raises(diff.UsageError, match="unknown match keys"):
+    with pytest.raises(UsageError, match="unknown match keys"):
         diff.load_known(f)
 
 
@@ -228,13 +252,18 @@ def test_planted_divergence_is_found_shrunk_saved_and_replayable(tmp_path: Path)
     fake = MovesOneBinding()
     junit = tmp_path / "diff.xml"
     opts = diff.DiffOptions(scenarios=6, sizes=["small"], seed=3, mode="whole",
-                            out=str(tmp_path / "out"), junit=str(junit), shrink_time=30)
-    out = io.StringIO()
-    report = diff.run_diff(opts, out, upstream=fake)
-    text = out.getvalue()
+                            out=str(tmp_path / "out"), shrink_time=30)
+    report, text = run_diff(opts, fake, junit)
     assert report.exit_code == 1, text
     assert report.unexplained > 0 and "scenarios/s" in text
     (minimal,) = report.minimal
+    # the console: a line per scenario, the failures with their minimal scenario and replay
+    # command, the totals
+    assert text.count("  FAIL  small-") == report.summary.count("failed") > 0
+    assert f"reproduce: kschedconf diff --replay {minimal.path} --mode whole" in text
+    assert "minimal scenarios (one per kind of divergence):" in text
+    assert "6 scenarios compared (6 whole runs, 0 lockstep steps)" in text
+    assert "seed 3" in text
     assert minimal.shrunk, minimal.note
     assert ("whole", "attempts[*].candidates", "") in minimal.signatures
     scenario, _, notes = read_scenario_file(minimal.path)
@@ -249,12 +278,18 @@ def test_planted_divergence_is_found_shrunk_saved_and_replayable(tmp_path: Path)
     assert failed and all(c.get("classname") == "kschedconf.diff.small" for c in cases)
     props = {p.get("name"): p.get("value") for p in failed[0].iter("property")}
     assert props["counterexample"] == minimal.path
+    assert props["reproduce"] == notes["reproduce"] and props["modes"] == "whole"
+    failure = failed[0].find("failure")
+    assert failure is not None and failure.get("message", "").startswith("[whole] attempts[")
+    assert f"minimal scenario: {minimal.path}" in (failure.text or "")
+    suite_props = {p.get("name"): p.get("value") for p in root.find("testsuite")
+                   .find("properties")}  # type: ignore[union-attr]
+    assert suite_props["seed"] == "3" and suite_props["upstream.subject"] == "fake-upstream"
     # replaying the file finds it again; against the reference itself there is nothing
-    rep = diff.replay(diff.DiffOptions(replay=minimal.path, mode="whole"), io.StringIO(),
-                      upstream=MovesOneBinding())
+    rep, text = replay(diff.DiffOptions(replay=minimal.path, mode="whole"), MovesOneBinding())
     assert rep.exit_code == 1 and rep.results[0].unexplained[0].upstream == ["elsewhere"]
-    same = diff.replay(diff.DiffOptions(replay=minimal.path), io.StringIO(),
-                       upstream=ReferenceSubject())
+    assert text.startswith(f"replaying {minimal.path}") and "[whole] attempts[" in text
+    same, _ = replay(diff.DiffOptions(replay=minimal.path), ReferenceSubject())
     assert same.exit_code == 0
 
 
@@ -262,27 +297,76 @@ def test_known_divergence_is_reported_as_known(tmp_path: Path) -> None:
     known = tmp_path / "known.yaml"
     known.write_text("divergences:\n- id: planted\n  reason: the fake moves one pod\n"
                      "  match:\n    mode: whole\n    field: attempts[*].candidates\n")
-    out = io.StringIO()
-    report = diff.run_diff(diff.DiffOptions(scenarios=4, seed=3, mode="whole",
-                                            known=str(known), out=str(tmp_path)),
-                           out, upstream=MovesOneBinding())
-    assert report.exit_code == 0, out.getvalue()
+    junit = tmp_path / "diff.xml"
+    report, text = run_diff(diff.DiffOptions(scenarios=4, seed=3, mode="whole",
+                                             known=str(known), out=str(tmp_path)),
+                            MovesOneBinding(), junit)
+    assert report.exit_code == 0, text
     known_divs = [d for r in report.results for d in r.known]
     assert known_divs and {d.known for d in known_divs} == {"planted"}
-    assert "known divergences: planted" in out.getvalue()
+    assert "known divergences: planted" in text
     assert report.minimal == []
+    # a passing case records its known divergences
+    cases = list(ET.parse(junit).getroot().iter("testcase"))
+    assert cases and not [c for c in cases if c.find("failure") is not None]
+    props = [{p.get("name"): p.get("value") for p in c.iter("property")} for c in cases]
+    assert any(p.get("known", "").startswith("planted (") for p in props), props
 
 
 def test_planted_lockstep_divergence(tmp_path: Path) -> None:
-    out = io.StringIO()
-    report = diff.run_diff(diff.DiffOptions(scenarios=3, seed=5, mode="lockstep",
-                                            shrink=False, out=str(tmp_path)),
-                           out, upstream=ExplainsDifferently())
-    assert report.exit_code == 1, out.getvalue()
+    report, text = run_diff(diff.DiffOptions(scenarios=3, seed=5, mode="lockstep",
+                                             shrink=False, out=str(tmp_path)),
+                            ExplainsDifferently())
+    assert report.exit_code == 1, text
     d = next(d for r in report.results for d in r.unexplained)
     assert (d.mode, d.field, d.plugin) == ("lockstep", "nodes.*.filters.*.reasons",
                                            "NodeResourcesFit")
     assert d.upstream[-1] == "planted reason" and d.node
+
+
+class StopsMidway(MovesOneBinding):
+    """Raises ``stop`` on its third scenario (a Ctrl-C, or a crash of the subject)."""
+
+    def __init__(self, stop: BaseException) -> None:
+        super().__init__()
+        self.stop = stop
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        if self.calls == 2:
+            raise self.stop
+        return super().run(scenario)
+
+
+def test_ctrl_c_midway_ends_with_the_summary_so_far(tmp_path: Path) -> None:
+    junit = tmp_path / "diff.xml"
+    report, text = run_diff(diff.DiffOptions(scenarios=6, seed=3, mode="whole", shrink=False,
+                                             out=str(tmp_path)),
+                            StopsMidway(KeyboardInterrupt()), junit)
+    assert report.exit_code == 130 and report.summary.interrupted == "Ctrl-C"
+    assert "interrupted by Ctrl-C after 2 of 6 case(s); summary so far:" in text, text
+    assert "2 scenarios compared (2 whole runs" in text
+    assert len(list(ET.parse(junit).getroot().iter("testcase"))) == 2
+
+
+def test_a_subject_error_is_the_case_error_and_ends_the_run(tmp_path: Path) -> None:
+    junit = tmp_path / "diff.xml"
+    report, text = run_diff(diff.DiffOptions(scenarios=6, seed=3, mode="whole", shrink=False,
+                                             out=str(tmp_path)),
+                            StopsMidway(SubjectError("upstream died")), junit)
+    assert report.exit_code == 2 and report.error == "upstream died"
+    assert "ERROR: diff/small-0003" in text and "upstream died" in text
+    errors = [c for c in ET.parse(junit).getroot().iter("testcase")
+              if c.find("error") is not None]
+    assert [c.get("name") for c in errors] == ["small-0003"]
+
+    def cannot_start() -> Subject:
+        raise SubjectError("no executable upstream/bin/kschedconf-upstream")
+
+    report, text = run_diff(diff.DiffOptions(scenarios=6, seed=3), cannot_start, junit)
+    assert report.exit_code == 2 and "no executable" in text
+    errors = [c for c in ET.parse(junit).getroot().iter("testcase")
+              if c.find("error") is not None]
+    assert [c.get("name") for c in errors] == ["subject"]
 
 
 def test_diff_command_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

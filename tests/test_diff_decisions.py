@@ -1,5 +1,6 @@
-"""``kschedconf diff`` in decisions mode (conformance/decisions.py): the reference against a real
-control plane, which shows only what the API shows and decides some things by timing.
+"""``kschedconf diff`` in decisions mode (conformance/engines/diff/decisions.py): the reference
+against a real control plane, which shows only what the API shows and decides some things by
+timing.
 
 The runs use fake control-plane subjects (the reference, stripped of what the API cannot show,
 with planted bugs) so they need no binaries; tests/test_process_backend.py and `.ci/run` drive
@@ -15,26 +16,34 @@ from typing import Any
 
 import pytest
 
-from conformance import decisions, diff
+from conformance.core.errors import UsageError
+from conformance.core.events import EventBus
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
+from conformance.engines import diff
+from conformance.engines.diff import decisions
 from conformance.engines.golden import read_scenario_file
+from conformance.reporters.console import ConsoleReporter
 from conformance.subjects.reference import ReferenceSubject
-from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
 
 
 def node(name: str, cpu: str = "4") -> dict[str, Any]:
-    return make_node(name).allocatable(cpu=cpu, memory="8Gi", pods="110").manifest()
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
 
 
 def pod(name: str, cpu: str = "1", namespace: str = "default", **spec: Any) -> dict[str, Any]:
     status = spec.pop("status", None)
-    p = make_pod(name).namespace(namespace).container(
-        make_container("c").image("x").requests(cpu=cpu)).spec(**spec)
-    return (p.status(**status) if status else p).manifest()
+    p: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+                         "metadata": {"name": name, "namespace": namespace},
+                         "spec": {"containers": [{"name": "c", "image": "x", "resources": {
+                             "requests": {"cpu": cpu}}}], **spec}}
+    if status:
+        p["status"] = status
+    return p
 
 
 def golden(name: str) -> ScenarioInput:
@@ -56,7 +65,7 @@ class FakeControlPlane(Subject):
     def __init__(self, plant: Any = None, warnings: list[str] | None = None) -> None:
         self.ref = ReferenceSubject()
         self.plant = plant
-        self.last_warnings = list(warnings or [])
+        self.warnings = list(warnings or [])
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         doc = copy.deepcopy(self.ref.run(scenario).result)
@@ -65,18 +74,15 @@ class FakeControlPlane(Subject):
                      attempt=None, candidates=[])
         if self.plant is not None:
             self.plant(scenario, doc)
-        return SubjectResult(doc)
+        return SubjectResult(doc, warnings=list(self.warnings))
 
 
-def run(scenario: ScenarioInput, subject: Subject, **opts: Any) -> diff.DiffReport:
-    opts.setdefault("shrink", False)
-    out = io.StringIO()
-    options = diff.DiffOptions(**opts)
-    differ = diff.Differ(options, diff.ReferenceSide(), diff.SubjectSide(subject), out)
-    res = differ.compare(scenario, "test")
-    report = diff.DiffReport()
-    report.results.append(res)
-    return report
+def compare(scenario: ScenarioInput, subject: Subject, **opts: Any) -> diff.ScenarioDiff:
+    """One scenario compared as a run compares it (the plan's modes, preparation and known
+    divergences)."""
+    plan = diff.resolve_plan(diff.DiffOptions(**opts), subject, replay=True)
+    return diff.diff_scenario(plan.prepare(scenario), ReferenceSubject(), subject, plan.modes,
+                              plan.known, "test")
 
 
 # --- what is compared --------------------------------------------------------------------------
@@ -195,7 +201,7 @@ def test_tied_preemption_candidates_are_a_hazard() -> None:
             pod("v2", cpu="2", nodeName="n2", priority=1, status=started),
             pod("boss", cpu="2", priority=100)]
     sc = ScenarioInput(docs, None, 0, "tied")
-    ref = diff.ReferenceSide()
+    ref = ReferenceSubject()
     doc = reference_doc(sc)
     assert decisions.tied_preemptions(sc, ref, doc) == ["default/boss"]
     # one victim started later: pickOneNodeForPreemption prefers its node, no tie
@@ -210,13 +216,19 @@ def test_tied_preemption_candidates_are_a_hazard() -> None:
 def test_a_faithful_control_plane_has_no_divergence() -> None:
     out = io.StringIO()
     opts = diff.DiffOptions(scenarios=12, golden=True, seed=5, shrink=False, workers=1)
-    report = diff.run_diff(opts, out, upstream=FakeControlPlane())
+    report = diff.run_diff(opts, EventBus([ConsoleReporter(out, tty=False)]),
+                           FakeControlPlane())
     text = out.getvalue()
     assert report.error == "" and report.unexplained == 0, text
     assert "modes decisions" in text
     compared = sum(r.decisions_compared for r in report.results)
     assert compared >= 60, text  # most golden scenarios have no timing hazard
     assert "scenarios compared exactly with the reference" in text
+    # a scenario with a timing hazard passes; its case names the hazards
+    hazardous = [c for c in report.summary.cases if c.properties["timing_hazards"]]
+    assert hazardous and all(c.status == "passed" for c in hazardous)
+    assert all(c.properties["decisions_compared"] == "false" for c in hazardous)
+    assert "timing hazard: " in hazardous[0].details
 
 
 def _move_last_binding(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
@@ -231,8 +243,7 @@ def _move_last_binding(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
 def test_a_planted_binding_bug_is_an_unexplained_decision_divergence() -> None:
     sc = ScenarioInput([node("n1", cpu="8"), node("n2", cpu="8"), pod("a"), pod("b")], None,
                        0, "planted")
-    report = run(sc, FakeControlPlane(plant=_move_last_binding))
-    (res,) = report.results
+    res = compare(sc, FakeControlPlane(plant=_move_last_binding))
     assert res.decisions_compared and not res.hazards
     fields = {d.field for d in res.unexplained}
     assert "bindings.*" in fields
@@ -245,8 +256,7 @@ def test_a_planted_overcommit_is_caught_by_the_oracles_even_with_a_hazard() -> N
         # keep the victims: both preemptors and their victims share the nodes
         doc["deleted"] = []
 
-    report = run(sc, FakeControlPlane(plant=overcommit))
-    (res,) = report.results
+    res = compare(sc, FakeControlPlane(plant=overcommit))
     assert res.hazards and not res.decisions_compared
     oracle = [d for d in res.unexplained if d.field.startswith("oracle.")]
     assert oracle, [str(d) for d in res.divergences]
@@ -265,7 +275,7 @@ def test_a_binding_difference_under_a_hazard_is_reported_as_timing_dependent() -
             if a["outcome"] == "Bound":
                 a["node"] = b[a["pod"]]
 
-    (res,) = run(sc, FakeControlPlane(plant=swap)).results
+    res = compare(sc, FakeControlPlane(plant=swap))
     assert res.divergences and not res.unexplained
     assert {d.known for d in res.divergences} == {"timing-hazard:retry-race"}
 
@@ -273,12 +283,12 @@ def test_a_binding_difference_under_a_hazard_is_reported_as_timing_dependent() -
 # --- options -----------------------------------------------------------------------------------
 
 def test_auto_mode_picks_decisions_for_a_real_control_plane() -> None:
-    assert diff.resolve_modes("auto", diff.SubjectSide(FakeControlPlane())) == ["decisions"]
-    assert diff.resolve_modes("auto", diff.SubjectSide(ReferenceSubject())) == [
-        "whole", "lockstep"]
-    assert diff.resolve_modes("decisions") == ["decisions"]
-    with pytest.raises(diff.UsageError):
-        diff.resolve_modes("sometimes")
+    opts = diff.DiffOptions()
+    assert diff.resolve_plan(opts, FakeControlPlane()).modes == ["decisions"]
+    assert diff.resolve_plan(opts, ReferenceSubject()).modes == ["whole", "lockstep"]
+    assert diff.resolve_modes("decisions", False) == ["decisions"]
+    with pytest.raises(UsageError):
+        diff.resolve_modes("sometimes", False)
 
 
 def test_known_divergences_may_name_the_decisions_mode(tmp_path: Path) -> None:
@@ -288,5 +298,5 @@ def test_known_divergences_may_name_the_decisions_mode(tmp_path: Path) -> None:
     (k,) = diff.load_known(f)
     assert k.mode == "decisions"
     f.write_text(f.read_text().replace("mode: decisions", "mode: sideways"))
-    with pytest.raises(diff.UsageError, match="match.mode must be one of"):
+    with pytest.raises(UsageError, match="match.mode must be one of"):
         diff.load_known(f)

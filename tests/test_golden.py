@@ -15,10 +15,15 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.commands_diff import load_definitions
-from conformance.commands_diff import main as diff_main
+from conformance.cli.main import main as diff_main
 from conformance.core.events import EventBus
-from conformance.engines.golden import GOLDEN_KIND, compare_golden, golden_files, read_scenario_file
+from conformance.engines.golden import (
+    GOLDEN_KIND,
+    compare_golden,
+    golden_files,
+    load_definitions,
+    read_scenario_file,
+)
 from conformance.engines.run import RunOptions, run
 from conformance.reporters.console import ConsoleReporter
 from conformance.subjects.reference import ReferenceSubject
@@ -114,7 +119,7 @@ def test_run_suite_golden_reads_the_same_files(tmp_path: Path) -> None:
 def test_golden_verify_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert diff_main(["golden", "verify", "--golden-dir", str(GOLDEN)]) == 0
     out = capsys.readouterr().out
-    assert f"{len(FILES)} golden scenarios: {len(FILES)} passed, 0 failed" in out
+    assert f"{len(FILES)} golden scenarios: {len(FILES)} passed in " in out
 
 
 def test_golden_verify_fails_on_a_changed_decision(tmp_path: Path,

@@ -115,7 +115,8 @@ def simulate(tmp_path: Path, docs: list[dict[str, Any]], *args: str) -> dict[str
 
 
 def schema(kind: str) -> dict[str, Any]:
-    return json.loads((ROOT / "conformance" / "schemas" / f"{kind}.schema.json").read_text())
+    path = ROOT / "conformance" / "core" / "schemas" / f"{kind}.schema.json"
+    return json.loads(path.read_text())
 
 
 def outcomes(doc: dict[str, Any]) -> list[tuple[str, str, str | None]]:

@@ -11,8 +11,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from conformance.cli import explain, mutants, reproduce, run, simulate
-from conformance.commands_diff import DIFF_COMMANDS, add_diff_parsers
+from conformance.cli import diff, explain, golden, mutants, reproduce, run, simulate
 from conformance.core.errors import Terminated, UsageError
 from conformance.core.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from reference_impl.config import ConfigError
@@ -20,7 +19,7 @@ from reference_impl.model.errors import InputError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: the command modules, in the order --help lists them
-COMMANDS = (simulate, explain, run, reproduce, mutants)
+COMMANDS = (simulate, explain, run, reproduce, mutants, diff, golden)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,9 +46,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     for command in COMMANDS:
         command.register(sub)
-    add_diff_parsers(sub)
-    for name, handler in DIFF_COMMANDS.items():
-        sub.choices[name].set_defaults(handler=handler)
     return parser
 
 

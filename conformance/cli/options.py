@@ -37,6 +37,16 @@ def positive_float(text: str) -> float:
     return v
 
 
+def count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError("must not be negative")
+    return v
+
+
 def positive_int(text: str) -> int:
     try:
         v = int(text)

@@ -1,62 +1,28 @@
-"""Decisions mode of ``kschedconf diff``: the reference against a real control plane.
-
-A real kube-scheduler behind a real kube-apiserver (the ``process``, ``docker`` and
-``kubeconfig`` subjects, ``conformance/backends``) shows only what the API shows: bindings,
-pod conditions, nominations, deletions. It explains nothing (no lockstep), reports no per-node
-reasons, scores, node counts, queue or attempt numbers (no whole-run comparison of attempts),
-and some of its choices hang on wall-clock timing. So in decisions mode each scenario is judged
-in two ways:
-
-1. **Oracles, always.** The real scheduler's result is checked by every invariant oracle
-   (``oracles/``: consistency, no overcommit, filters honoured, preemption rules, queue order,
-   ...). A violation is an unexplained divergence (field ``oracle.<name>``) whatever the
-   timing.
-2. **The reference's exact decisions, where timing cannot change them.** The decisions are the
-   end state and what the API records of each pod (:func:`decisions_of`): bindings, pending
-   pods, deleted pods (preemption victims), removed and finished pods, each pod's nominations
-   (node and victims), the last scheduling-failure message of each pending pod, and the
-   timeline events applied. They are compared with the reference's unless the scenario has a
-   *timing hazard* (:func:`timing_hazards`): a documented reason why the real scheduler's
-   decisions depend on timing or on what the API cannot reproduce. The hazards are judged
-   from the scenario, the reference's run and the driver's warnings about the scenario --
-   never from the real run's result -- so a scenario is not excused because it diverged.
-
-The hazards (docs/backends.md, "what remains racy"):
-
-* ``namespace-order`` -- pending pods of equal priority in different namespaces, interleaved
-  in the scenario: the scheduler's informers receive pods namespace by namespace, so its queue
-  order differs from the scenario's (the driver warns).
-* ``retry-race`` -- a pod's attempt failed and other pods were attempted after it: the failed
-  pod is moved back to the queue by the informer event of another pod's (asynchronous)
-  binding or deletion, so whether its retry comes before or after other pods' attempts (and
-  with which ``nextStartNodeIndex``) depends on timing.
-* ``batching`` -- two pending pods with the same scheduling signature in a profile whose
-  plugins all sign: opportunistic batching reuses the previous pod's scores depending on
-  whether its binding is confirmed and on a 500 ms wall-clock age
-  (``pkg/scheduler/framework/runtime/batch.go``).
-* ``wall-clock-timers`` -- a timeline event within a second of a retry that waits for its
-  backoff, or a virtual timeline longer than the 5-minute unschedulable flush: backoff ends
-  and flushes run on the wall clock in a real scheduler (``scheduling_queue.go``).
-* ``preemption-tie`` -- a preemption whose candidate nodes tie on every criterion
-  ``pickOneNodeForPreemption`` checks that it can tell apart for sure (the last one reads
-  ``time.Now()`` for victims without a start time, and a complete tie goes to Go map order),
-  or whose dry run starts at a random node offset among more potential nodes than it tries.
-"""
+"""Decisions mode: the reference against a real control plane, which shows only what the API
+shows. Its result is judged by every oracle; its decisions must equal the reference's unless
+the scenario has a timing hazard (docs/backends.md, "decisions mode")."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conformance.core.scenario import ScenarioInput
-from oracles.judge import check_result, select_oracles
-
-if TYPE_CHECKING:
-    from conformance.diff import ScenarioDiff, Side
-
-DECISIONS = "decisions"
+from conformance.core.subject import ScenarioRejected, Subject, SubjectResult
+from conformance.engines.diff.calls import is_rejection, run_subject
+from conformance.engines.diff.lockstep import state_before
+from conformance.engines.diff.model import DECISIONS, Divergence, ScenarioDiff
+from conformance.engines.diff.normalize import has_timeline, without_timeline
+from conformance.engines.diff.ties import explained_preemption_ties, model_pods
+from oracles.judge import Finding, check_result, select_oracles
+from reference_impl.config import load_config
+from reference_impl.model.loader import load_documents
+from reference_impl.plugins.registry import build_registry
+from reference_impl.scheduler.batch import sign_pod
+from reference_impl.scheduler.queue.events import UNSCHEDULABLE_TIMEOUT
+from reference_impl.scheduler.scheduler import Scheduler
 
 #: Decision fields compared (each a dict keyed by pod, or a sorted list of pods).
 DECISION_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "nominations",
@@ -72,8 +38,9 @@ DEFAULT_MAX_BACKOFF_SECONDS = 10.0
 
 
 def decisions_of(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """What a real control plane's API shows of a SimulationResult (see the module
-    docstring), normalized for comparison."""
+    """What a real control plane's API shows of a SimulationResult, normalized for comparison:
+    bindings, pending, deleted, removed and finished pods, each pod's nominations (node and
+    victims), each pending pod's last failure message, the timeline events applied."""
     attempts = [a for a in doc.get("attempts") or [] if a.get("outcome") != "Gated"]
     nominations: dict[str, list[dict[str, Any]]] = {}
     last: dict[str, Mapping[str, Any]] = {}
@@ -100,12 +67,11 @@ def decisions_of(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def compare_decisions(ref_doc: Mapping[str, Any], real_doc: Mapping[str, Any]) -> list[Any]:
+def compare_decisions(ref_doc: Mapping[str, Any],
+                      real_doc: Mapping[str, Any]) -> list[Divergence]:
     """The differences of the decisions (:func:`decisions_of`) of the reference's and the
-    real scheduler's results, as :class:`~conformance.diff.Divergence` of mode
-    ``decisions``: one per differing pod of a per-pod field, one per differing list."""
-    from conformance.diff import Divergence
-
+    real scheduler's results, as divergences of mode ``decisions``: one per differing pod of
+    a per-pod field, one per differing list."""
     r, u = decisions_of(ref_doc), decisions_of(real_doc)
     out: list[Divergence] = []
     for f in DECISION_FIELDS:
@@ -152,10 +118,10 @@ def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
                    driver_warnings: Sequence[str] = (),
                    preemption_ties: Sequence[str] = ()) -> list[str]:
     """Why the real scheduler's decisions on this scenario may differ from the reference's by
-    timing alone (see the module docstring); empty: compare them exactly. Judged from the
+    timing alone (the hazards of docs/backends.md); empty: compare them exactly. Judged from the
     scenario, the reference's run (``ref_doc``), the driver's warnings about the scenario
     (from its plan, before anything runs) and the preemptions the reference found tied
-    (``preemption_ties``: pods, see :func:`conformance.diff.random_preemption_choice`)."""
+    (``preemption_ties``: pods, see :func:`tied_preemptions`)."""
     out: list[str] = []
     for w in driver_warnings:
         if "same priority" in w:
@@ -187,8 +153,6 @@ def _retry_race(attempts: Sequence[Mapping[str, Any]],
     arrival (after an asynchronous binding or deletion) decides where its retry lands among
     the other pods' attempts. A retry by the unschedulable flush that fails as before is no
     race (it changes nothing; ``_timer_hazard`` judges the others)."""
-    from reference_impl.scheduler.queue.events import UNSCHEDULABLE_TIMEOUT
-
     for i, a in enumerate(attempts):
         if a.get("outcome") not in FAILED_OUTCOMES:
             continue
@@ -230,8 +194,6 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
     + 1 s before the end of a run stopped by ``until``); or a retry by the 5-minute
     unschedulable flush that changed something (a flushed retry failing again as before
     leaves no trace in the API either)."""
-    from reference_impl.scheduler.queue.events import UNSCHEDULABLE_TIMEOUT
-
     events = [float(e.get("time") or 0.0) for e in ref_doc.get("timeline") or []]
     end = float(ref_doc.get("endTime") or 0.0)
     if ref_doc.get("stoppedBy") == "until":
@@ -267,12 +229,6 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
 def _batching_pods(scenario: ScenarioInput) -> list[str]:
     """Two pending pods with one signature in a profile where opportunistic batching is on
     (every PreFilter/Filter/PreScore/Score plugin signs: ``batchable_plugins``)."""
-    from reference_impl.config import load_config
-    from reference_impl.model.loader import load_documents
-    from reference_impl.plugins.registry import build_registry
-    from reference_impl.scheduler.batch import sign_pod
-    from reference_impl.scheduler.scheduler import Scheduler
-
     try:
         loaded = load_documents(scenario.documents, source=scenario.name)
         raw = scenario.config if scenario.config is not None else loaded.cluster.config
@@ -298,39 +254,34 @@ def _batching_pods(scenario: ScenarioInput) -> list[str]:
 
 # --- one scenario ------------------------------------------------------------------------------
 
-def compare_scenario(scenario: ScenarioInput, ref: Side, up: Side, out: ScenarioDiff,
+def compare_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, out: ScenarioDiff,
                      executor: Executor | None = None) -> None:
-    """Decisions mode on one scenario (the module docstring): both sides run it; the real
-    result is judged by every oracle; its decisions are compared with the reference's unless
-    the scenario has a timing hazard. Adds to ``out`` (divergences, hazards, notes)."""
-    from conformance.diff import Divergence, _is_rejection, _simulate
-
-    u_future = executor.submit(_simulate, up, scenario) if executor is not None else None
-    r_doc, r_err = _simulate(ref, scenario, reference=True)
-    u_doc, u_err = u_future.result() if u_future is not None else _simulate(up, scenario)
-    if r_err or u_err:
-        if not (r_err and u_err):
+    """Decisions mode on one scenario: both subjects run it; the real result is judged by
+    every oracle; its decisions are compared with the reference's unless the scenario has a
+    timing hazard. Adds to ``out`` (divergences, hazards, notes)."""
+    u_future = executor.submit(run_subject, up, scenario) if executor is not None else None
+    r = run_subject(ref, scenario, reference=True)
+    u = u_future.result() if u_future is not None else run_subject(up, scenario)
+    if r.error or u.error:
+        if not (r.error and u.error):
             out.divergences.append(Divergence(DECISIONS, "simulate", "simulate",
-                                              r_err or "a SimulationResult",
-                                              u_err or "a SimulationResult"))
-        elif not _is_rejection(r_err) or not _is_rejection(u_err):
-            out.divergences.append(Divergence(DECISIONS, "simulate", "simulate", r_err, u_err))
+                                              r.error or "a SimulationResult",
+                                              u.error or "a SimulationResult"))
+        elif not is_rejection(r.error) or not is_rejection(u.error):
+            out.divergences.append(Divergence(DECISIONS, "simulate", "simulate", r.error,
+                                              u.error))
         return
-    assert r_doc is not None and u_doc is not None
-    r_doc.pop("_notes", None)
-    u_doc.pop("_notes", None)
-    out.attempts = len(u_doc.get("attempts") or [])
-    subject = getattr(up, "subject", None)
-    for f in oracle_findings(scenario, u_doc, subject):
+    assert r.doc is not None and u.doc is not None
+    out.attempts = len(u.doc.get("attempts") or [])
+    for f in oracle_findings(scenario, u.doc, up):
         out.divergences.append(Divergence(DECISIONS, f"oracle.{f.oracle}", f"oracle.{f.oracle}",
                                           "no violation", f.text))
-    warnings = list(getattr(up, "last_warnings", None) or [])
-    out.hazards = timing_hazards(scenario, r_doc, warnings,
-                                 tied_preemptions(scenario, ref, r_doc))
-    found = compare_decisions(r_doc, u_doc)
+    out.hazards = timing_hazards(scenario, r.doc, u.warnings,
+                                 tied_preemptions(scenario, ref, r.doc))
+    found = compare_decisions(r.doc, u.doc)
     if out.hazards:
         # compared all the same, for the record: a difference is timing-dependent, not
-        # unexplained (classify() leaves divergences already marked known alone)
+        # unexplained
         label = "timing-hazard:" + ",".join(sorted({h.split(":", 1)[0] for h in out.hazards}))
         for d in found:
             d.known = label
@@ -344,30 +295,19 @@ def compare_scenario(scenario: ScenarioInput, ref: Side, up: Side, out: Scenario
 
 
 def oracle_findings(scenario: ScenarioInput, doc: Mapping[str, Any],
-                    subject: Any) -> list[Any]:
+                    subject: Subject) -> list[Finding]:
     """Every invariant oracle on a subject's result (``check_result``)."""
-    from conformance.core.subject import SubjectResult
-
     return check_result(scenario, SubjectResult(dict(doc)), subject,
                                select_oracles(None))
 
 
-def tied_preemptions(scenario: ScenarioInput, ref: Side, ref_doc: Mapping[str, Any]
+def tied_preemptions(scenario: ScenarioInput, ref: Subject, ref_doc: Mapping[str, Any]
                      ) -> list[str]:
     """The pods whose preemption (a ``Nominated`` attempt of the reference's run) upstream
     would decide at random: candidate nodes tied on every criterion it can tell apart
     (``random_preemption_choice``), or more potential nodes than the dry run tries (it starts
     at a random offset). Attempts after a timeline event are not judged (their cluster is
     not reconstructed): they count as tied."""
-    from conformance.diff import (
-        Rejected,
-        has_timeline,
-        model_pods,
-        random_preemption_choice,
-        state_before,
-        without_timeline,
-    )
-
     attempts = list(ref_doc.get("attempts") or [])
     events = [float(e.get("time") or 0.0) for e in ref_doc.get("timeline") or []]
     base = without_timeline(scenario) if has_timeline(scenario) else scenario
@@ -385,17 +325,13 @@ def tied_preemptions(scenario: ScenarioInput, ref: Side, ref_doc: Mapping[str, A
             continue
         try:
             e = ref.explain(state, pod)
-        except Rejected:
+        except ScenarioRejected:
             out.append(pod)
             continue
         pre = e.get("preemption") or {}
-        cands = pre.get("candidates") or []
         sampled = any("not examined" in " ".join(map(str, why))
                       for why in (pre.get("notCandidates") or {}).values())
-        if sampled or random_preemption_choice(
-                {c["node"]: list(c.get("victims") or []) for c in cands},
-                {c["node"]: int(c.get("pdbViolations") or 0) for c in cands},
-                model_pods(state)):
+        if sampled or explained_preemption_ties(e, model_pods(state)):
             out.append(pod)
     return out
 

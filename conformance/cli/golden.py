@@ -1,0 +1,181 @@
+"""``kschedconf golden``: record the golden scenarios' decisions from upstream, verify a subject
+against them, list them (:mod:`conformance.engines.golden`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from conformance.cli.options import (
+    apply_backend_options,
+    backend_options,
+    err,
+    positive_float,
+    reporters,
+    signals_end_the_run,
+)
+from conformance.core.errors import SubjectError, Terminated
+from conformance.core.exits import EXIT_FAILED, EXIT_OK
+from conformance.engines import golden
+from conformance.engines.session import Session
+from conformance.subjects.factory import make_subject
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+
+def register(sub: Any) -> None:
+    """Add ``golden`` to the ``kschedconf`` sub-command parsers."""
+    g = sub.add_parser(
+        "golden", help="record (from upstream) or verify the golden scenarios",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.dedent("""\
+            Golden scenarios (golden/*.yaml) are scenarios whose decisions (bindings, pending
+            pods, preemption victims) were recorded from the real upstream scheduler. Their
+            inputs are built by golden/generate.py from readable definitions.
+
+            record: schedule the definitions on the upstream subject, show every decision
+              that changed against the files, and write them with --yes (needs the upstream
+              binary: `bash upstream/build.sh`).
+            verify: schedule every golden file on a subject (default: the reference) and
+              compare with the recorded decisions; needs no Go.
+            list: the golden scenarios and what they cover."""),
+        epilog=textwrap.dedent("""\
+            examples:
+              kschedconf golden verify
+              kschedconf golden verify --subject external:'./my-scheduler'
+              kschedconf golden record --only preemption-pdb      # shows the changes
+              kschedconf golden record --yes                      # writes every file
+
+            exit codes: 0 ok (verify: every decision equal), 1 differences (record without
+            --yes: some decisions changed), 2 usage or subject error"""))
+    gsub = g.add_subparsers(dest="golden_command", metavar="ACTION")
+    rec = gsub.add_parser("record", help="(re-)record the decisions from upstream")
+    rec.add_argument("--only", metavar="NAME", action="append", default=[],
+                     help="only these scenarios (repeatable; default all)")
+    rec.add_argument("--yes", action="store_true", help="write the files")
+    rec.add_argument("--force", action="store_true",
+                     help="rewrite unchanged files too (new provenance)")
+    rec.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
+    rec.add_argument("--upstream", metavar="SPEC", default="upstream",
+                     help="the subject decisions are recorded from (default upstream)")
+    rec.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
+                     help="time limit of one upstream request")
+    rec.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                     help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
+                          "throwaway cluster kschedconf may create and delete objects in")
+    ver = gsub.add_parser("verify", help="check a subject against the recorded decisions")
+    ver.add_argument("--subject", metavar="SPEC", default="reference",
+                     help="the subject (default reference)")
+    ver.add_argument("--only", metavar="NAME", action="append", default=[],
+                     help="only these scenarios (repeatable)")
+    ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
+    ver.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
+    ver.add_argument("--report", metavar="REPORT.json",
+                     help="write the run's RunReport document (YAML when the name ends in "
+                          ".yaml)")
+    ver.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
+                     help="time limit of one scenario (external subjects, real control "
+                          "planes)")
+    backend_options(ver, config=False)
+    ver.add_argument("--i-own-this-cluster", metavar="CONTEXT",
+                     help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
+                          "throwaway cluster kschedconf may create and delete objects in")
+    lst = gsub.add_parser("list", help="list the golden scenarios")
+    lst.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
+    g.set_defaults(handler=cmd_golden)
+    g.set_defaults(handler=cmd_golden)
+
+
+def _directory(arg: str | None) -> Path:
+    return Path(arg) if arg else golden.default_golden_dir()
+
+
+def cmd_golden_record(args: argparse.Namespace) -> int:
+    directory = _directory(args.golden_dir)
+    defs = golden.load_definitions(directory)
+    unknown = [n for n in args.only if n not in defs]
+    if unknown:
+        return err("golden record", f"no golden definition named {', '.join(unknown)} "
+                                    f"(known: {', '.join(sorted(defs))})")
+    names = [n for n in defs if not args.only or n in args.only]
+    command = "kschedconf golden record" + "".join(f" --only {shlex.quote(n)}"
+                                                   for n in args.only) + " --yes" + (
+        " --force" if args.force else "")
+    if args.upstream != "upstream":
+        command += f" --upstream {shlex.quote(args.upstream)}"
+    try:
+        subject = make_subject(args.upstream, timeout=args.subject_timeout,
+                               i_own_this_cluster=args.i_own_this_cluster)
+    except SubjectError as e:
+        return err("golden record", str(e))
+    with subject:
+        print(f"recording {len(names)} golden scenario(s) from {subject.name} "
+              f"(kube-scheduler {subject.release or 'unknown'}) into {directory}/")
+        try:
+            rec = golden.record(subject, directory, names, defs, command, force=args.force,
+                                say=print)
+        except SubjectError as e:
+            return err("golden record", f"subject error: {e}")
+    changed = len(rec.writes)
+    print(f"{rec.names} scenario(s): {changed} new or changed"
+          + (f", {rec.random} skipped (random upstream choice)" if rec.random else ""))
+    if not rec.writes:
+        return EXIT_FAILED if rec.random else EXIT_OK
+    if not args.yes:
+        print("nothing written: run again with --yes to write these files")
+        return EXIT_FAILED
+    for path, scenario, doc in rec.writes:
+        golden.write_golden(path, scenario, doc)
+        print(f"  wrote {path}")
+    return EXIT_FAILED if rec.random else EXIT_OK
+
+
+def cmd_golden_verify(args: argparse.Namespace) -> int:
+    directory = _directory(args.golden_dir)
+    files = golden.golden_files(directory)
+    if args.only:
+        stems = {p.stem for p in files}
+        unknown = [n for n in args.only if n not in stems]
+        if unknown:
+            return err("golden verify", f"no golden file named {', '.join(unknown)} in "
+                                        f"{directory}")
+        files = [p for p in files if p.stem in args.only]
+    problem = apply_backend_options(args)
+    if problem:
+        return err("golden verify", problem)
+    try:
+        subject = make_subject(args.subject, timeout=args.subject_timeout,
+                               i_own_this_cluster=args.i_own_this_cluster)
+    except SubjectError as e:
+        return err("golden verify", str(e))
+    session = Session("golden verify", reporters(args),
+                      properties={"subject.spec": args.subject,
+                                  "upstream.release": UPSTREAM_RELEASE},
+                      planned=len(files))
+    try:
+        with signals_end_the_run(), subject:
+            session.start(golden.golden_header(subject, files, directory))
+            golden.verify(session, subject, files)
+    except (KeyboardInterrupt, Terminated) as e:
+        session.interrupt(e, totals=[f"{len(session.cases)} golden scenarios"])
+        raise
+    summary = session.finish(totals=[f"{len(session.cases)} golden scenarios"])
+    return summary.exit_code
+
+
+def cmd_golden_list(args: argparse.Namespace) -> int:
+    for path in golden.golden_files(_directory(args.golden_dir)):
+        _, decisions, notes = golden.read_scenario_file(path)
+        rec = decisions.upstream_release if decisions else "no decisions"
+        print(f"{path.stem:<40} {rec:<10} {notes.get('covers', '')}")
+    return EXIT_OK
+
+
+def cmd_golden(args: argparse.Namespace) -> int:
+    handler = {"record": cmd_golden_record, "verify": cmd_golden_verify,
+               "list": cmd_golden_list}.get(args.golden_command or "")
+    if handler is None:
+        return err("golden", "choose an action: record, verify or list")
+    return handler(args)

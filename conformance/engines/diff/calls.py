@@ -1,0 +1,63 @@
+"""Asking a subject for a run or an explanation. A refusal (:class:`ScenarioRejected`) is an
+answer, not an error; a crash of the in-process reference is one too (reported as a
+divergence); any other subject's :class:`SubjectError` or exception propagates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import ScenarioRejected, Subject, SubjectError
+
+REJECTED = "rejected: "
+
+
+@dataclass(slots=True)
+class Ran:
+    """A subject's run of a scenario: the SimulationResult, or ``error`` saying why not."""
+
+    doc: dict[str, Any] | None
+    error: str = ""  # "rejected: ..." or "raised ValueError: ..."
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_subject(subject: Subject, scenario: ScenarioInput, reference: bool = False) -> Ran:
+    """``subject.run(scenario)``; ``reference``: catch the subject's crashes too."""
+    try:
+        res = subject.run(scenario)
+    except ScenarioRejected as e:
+        return Ran(None, f"{REJECTED}{e}")
+    except SubjectError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a crash of the in-process reference
+        if not reference:
+            raise
+        return Ran(None, f"raised {type(e).__name__}: {e}")
+    return Ran(dict(res.result), "", list(res.notes), list(res.warnings))
+
+
+def explain_pod(subject: Subject, scenario: ScenarioInput, pod: str,
+            reference: bool = False) -> dict[str, Any] | Exception:
+    """``subject.explain(scenario, pod)``, or the refusal (or the reference's crash)."""
+    try:
+        return subject.explain(scenario, pod)
+    except ScenarioRejected as e:
+        return e
+    except SubjectError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a crash of the in-process reference
+        if not reference:
+            raise
+        return e
+
+
+def is_rejection(text: str) -> bool:
+    return text.startswith(REJECTED)
+
+
+def error_text(e: BaseException) -> str:
+    if isinstance(e, ScenarioRejected):
+        return f"{REJECTED}{e}"
+    return f"raised {type(e).__name__}: {e}"

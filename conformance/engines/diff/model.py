@@ -1,0 +1,149 @@
+"""What a differential comparison finds: divergences, tie-break differences and the result of
+one scenario (docs/diff.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+WHOLE = "whole"
+LOCKSTEP = "lockstep"
+DECISIONS = "decisions"  # a real control plane (decisions.py)
+MODES = (WHOLE, LOCKSTEP)
+ALL_MODES = (WHOLE, LOCKSTEP, DECISIONS)
+
+#: A value one side does not have.
+MISSING: Any = object()
+#: A kind of divergence: (mode, field pattern, plugin or "").
+Sig = tuple[str, str, str]
+
+
+def show(v: Any, limit: int = 300) -> str:
+    """A value as short JSON (``(absent)`` for :data:`MISSING`)."""
+    if v is MISSING:
+        return "(absent)"
+    s = json.dumps(v, sort_keys=True, default=str)
+    return s if len(s) <= limit else s[:limit - 3] + "..."
+
+
+@dataclass(slots=True)
+class Divergence:
+    """One difference between the reference and the other subject.
+
+    ``path`` is concrete (``attempts[3].node``); ``field`` is its pattern with pod names, node
+    names and indexes replaced by ``*`` (``attempts[*].node``); ``step`` is the attempt index
+    (whole mode) or the lockstep step; a ``consequence`` follows from an earlier divergence.
+    """
+
+    mode: str
+    path: str
+    field: str
+    reference: Any
+    upstream: Any
+    pod: str | None = None
+    node: str | None = None
+    plugin: str | None = None
+    step: int | None = None
+    consequence: bool = False
+    known: str | None = None  # the id of the known divergence it matches
+    #: whole mode: the outcomes of the two attempts compared (for known-divergence matchers)
+    outcomes: tuple[str | None, str | None] | None = None
+
+    @property
+    def signature(self) -> Sig:
+        """What kind of divergence this is (shrinking keeps it): mode, field, plugin."""
+        return (self.mode, self.field, self.plugin or "")
+
+    def where(self) -> str:
+        parts = []
+        if self.step is not None:
+            parts.append(f"{'attempt' if self.mode == WHOLE else 'step'} {self.step}")
+        if self.pod:
+            parts.append(f"pod {self.pod}")
+        if self.node:
+            parts.append(f"node {self.node}")
+        if self.plugin:
+            parts.append(f"plugin {self.plugin}")
+        return ", ".join(parts)
+
+    def __str__(self) -> str:
+        tag = f"[{self.mode}{', known: ' + self.known if self.known else ''}" \
+              f"{', consequence' if self.consequence else ''}]"
+        where = self.where()
+        return (f"{tag} {self.path}{' (' + where + ')' if where else ''}: "
+                f"reference {show(self.reference)}, upstream {show(self.upstream)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"mode": self.mode, "path": self.path, "field": self.field}
+        for k in ("pod", "node", "plugin", "step"):
+            v = getattr(self, k)
+            if v is not None:
+                d[k] = v
+        d["reference"] = None if self.reference is MISSING else self.reference
+        d["upstream"] = None if self.upstream is MISSING else self.upstream
+        if self.consequence:
+            d["consequence"] = True
+        if self.known:
+            d["known"] = self.known
+        return d
+
+
+@dataclass(slots=True)
+class TieBreak:
+    """Both sides chose among the same tied options, differently (not a divergence)."""
+
+    mode: str
+    pod: str
+    step: int
+    reference: str | None
+    upstream: str | None
+    ties: list[str]
+    what: str = "binding"  # "binding" or "preemption (...)"
+
+    def __str__(self) -> str:
+        return (f"[{self.mode}] {'attempt' if self.mode == WHOLE else 'step'} {self.step}, pod "
+                f"{self.pod}: {self.what} tie among {', '.join(self.ties)}: reference chose "
+                f"{self.reference}, upstream {self.upstream}")
+
+
+def mark_consequences(divs: list[Divergence], layer: Callable[[Divergence], int]) -> None:
+    """Of the divergences of one decision, those of the earliest ``layer`` are the roots; the
+    others follow from them (``consequence``)."""
+    if not divs:
+        return
+    first = min(layer(d) for d in divs)
+    for d in divs:
+        d.consequence = d.consequence or layer(d) > first
+
+
+@dataclass(slots=True)
+class ScenarioDiff:
+    """Every comparison of one scenario."""
+
+    name: str
+    family: str
+    divergences: list[Divergence] = field(default_factory=list)
+    tie_breaks: list[TieBreak] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    modes: list[str] = field(default_factory=list)
+    attempts: int = 0
+    steps: int = 0
+    later_attempts_differing: int = 0
+    #: decisions mode: why the decisions were not compared exactly (empty: they were)
+    hazards: list[str] = field(default_factory=list)
+    decisions_compared: bool = False
+
+    @property
+    def unexplained(self) -> list[Divergence]:
+        return [d for d in self.divergences if not d.known]
+
+    @property
+    def known(self) -> list[Divergence]:
+        return [d for d in self.divergences if d.known]
+
+    def signatures(self) -> list[Sig]:
+        """The kinds of unexplained root divergences, in order of appearance."""
+        return list(dict.fromkeys(d.signature for d in self.unexplained if not d.consequence))

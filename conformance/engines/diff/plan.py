@@ -1,0 +1,182 @@
+"""The options of ``kschedconf diff`` resolved once into a plan: the modes, the scenarios per
+size, the golden files, the known divergences, the configuration, the seed, and how each
+scenario is prepared and replayed."""
+
+from __future__ import annotations
+
+import copy
+import random
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput, read_config_doc
+from conformance.core.subject import Subject
+from conformance.engines.diff.compare import fill_pdb_status
+from conformance.engines.diff.known import KnownDivergence, load_known
+from conformance.engines.diff.model import DECISIONS, MODES
+from conformance.engines.golden import default_golden_dir, golden_files
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+MODE_CHOICES = ("auto", "lockstep", "whole", "both", "decisions")
+FAMILIES = ("small", "medium", "large")
+DEFAULT_OUT = "kschedconf-out"
+DEFAULT_SHRINK_TIME = 120.0
+
+
+@dataclass(slots=True)
+class DiffOptions:
+    """The options of ``kschedconf diff`` as given (docs/diff.md)."""
+
+    scenarios: int = 20
+    sizes: Mapping[str, int] | Sequence[str] = ("small",)
+    golden: bool = False
+    golden_dir: str | None = None
+    seed: int | None = None
+    budget: float | None = None
+    out: str = DEFAULT_OUT
+    config: str | None = None
+    mode: str = "auto"
+    shrink: bool = True
+    shrink_time: float = DEFAULT_SHRINK_TIME
+    upstream: str = "upstream"
+    known: str | None = None
+    max_steps: int | None = None
+    replay: str | None = None
+    workers: int = 4
+    pdb_status: str = "fill"  # "fill" or "as-is" (see fill_pdb_status)
+
+
+@dataclass(slots=True)
+class DiffPlan:
+    """What a run does, resolved from :class:`DiffOptions` and the other subject."""
+
+    options: DiffOptions
+    modes: list[str]
+    counts: dict[str, int]  # generated scenarios per size
+    golden_files: list[Path]
+    known: list[KnownDivergence]
+    config_doc: dict[str, Any] | None
+    seed: int | None  # None: a replay, which uses the file's seed
+
+    @property
+    def planned(self) -> int:
+        return sum(self.counts.values()) + len(self.golden_files)
+
+    @property
+    def out(self) -> Path:
+        return Path(self.options.out)
+
+    def prepare(self, scenario: ScenarioInput) -> ScenarioInput:
+        """The scenario both subjects get: with ``--config``, and PDB statuses filled in
+        (``--pdb-status fill``)."""
+        if self.config_doc is not None:
+            scenario = ScenarioInput(list(scenario.documents), copy.deepcopy(self.config_doc),
+                                     scenario.seed, scenario.name, list(scenario.notes))
+        if self.options.pdb_status == "fill":
+            scenario = fill_pdb_status(scenario)
+        return scenario
+
+    def reproduce(self, path: str | Path) -> str:
+        """The command that replays a scenario file with this run's options."""
+        o = self.options
+        parts = ["kschedconf", "diff", "--replay", shlex.quote(str(path))]
+        if o.mode != "auto":
+            parts += ["--mode", o.mode]
+        if o.config:
+            parts += ["--config", shlex.quote(o.config)]
+        if o.upstream != "upstream":
+            parts += ["--upstream", shlex.quote(o.upstream)]
+        if o.pdb_status != "fill":
+            parts += ["--pdb-status", o.pdb_status]
+        return " ".join(parts)
+
+    def properties(self, up: Subject) -> dict[str, str]:
+        """The run's properties (JUnit, the report file)."""
+        o = self.options
+        props = {"kschedconf.command": "diff", "upstream.release": UPSTREAM_RELEASE,
+                 "seed": str(self.seed), "mode": o.mode, "upstream.spec": o.upstream,
+                 "pdb_status": o.pdb_status}
+        for k, v in up.describe().items():
+            props[f"upstream.{k}"] = v
+        if o.config:
+            props["config"] = o.config
+        return props
+
+
+def check_options(opts: DiffOptions) -> None:
+    """The option errors found without reading any file (before subjects are started)."""
+    resolve_modes(opts.mode, False)
+    family_counts(opts.scenarios, opts.sizes)
+    if opts.budget is not None and opts.budget <= 0:
+        raise UsageError("--budget must be positive")
+
+
+def resolve_plan(opts: DiffOptions, up: Subject, replay: bool = False) -> DiffPlan:
+    """The plan of a run (or of ``--replay``) against ``up``; :class:`UsageError` for bad
+    options or files. Without ``--seed`` a run draws one."""
+    check_options(opts)
+    modes = resolve_modes(opts.mode, up.real_control_plane)
+    counts = {} if replay else family_counts(opts.scenarios, opts.sizes)
+    golden: list[Path] = []
+    if opts.golden and not replay:
+        directory = Path(opts.golden_dir) if opts.golden_dir else default_golden_dir()
+        try:
+            golden = golden_files(directory)
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+    known = load_known(opts.known)
+    config_doc = read_config_doc(opts.config) if opts.config else None
+    seed = opts.seed
+    if seed is None and not replay:
+        seed = random.SystemRandom().randrange(1 << 31)
+    return DiffPlan(opts, modes, counts, golden, known, config_doc, seed)
+
+
+def resolve_modes(mode: str, real_control_plane: bool) -> list[str]:
+    """The comparisons of a ``--mode``: ``both`` is whole and lockstep; ``auto`` is
+    ``decisions`` against a real control plane, else both."""
+    if mode not in MODE_CHOICES:
+        raise UsageError(f"--mode {mode!r}: expected one of {', '.join(MODE_CHOICES)}")
+    if mode == "auto":
+        mode = DECISIONS if real_control_plane else "both"
+    return list(MODES) if mode == "both" else [mode]
+
+
+def family_counts(total: int, sizes: Mapping[str, int] | Sequence[str]) -> dict[str, int]:
+    """Scenarios per size: ``{"small": 60, ...}`` as given, or ``total`` split evenly over
+    the listed sizes (the remainder to the first ones)."""
+    if isinstance(sizes, Mapping):
+        counts = {k: int(v) for k, v in sizes.items()}
+    else:
+        names = list(dict.fromkeys(sizes)) or ["small"]
+        counts = {n: total // len(names) + (1 if i < total % len(names) else 0)
+                  for i, n in enumerate(names)}
+    for k, v in counts.items():
+        if k not in FAMILIES:
+            raise UsageError(f"unknown size {k!r} (known: {', '.join(FAMILIES)})")
+        if v < 0:
+            raise UsageError(f"--sizes {k}={v}: must not be negative")
+    return counts
+
+
+def parse_sizes(text: str) -> dict[str, int] | list[str]:
+    """``small,medium`` (split --scenarios evenly) or ``small=100,medium=40,large=5``."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise UsageError("--sizes: expected a comma list of small, medium, large")
+    if any("=" in p for p in parts):
+        out: dict[str, int] = {}
+        for p in parts:
+            name, _, n = p.partition("=")
+            try:
+                out[name.strip()] = int(n)
+            except ValueError:
+                raise UsageError(f"--sizes {p!r}: expected NAME=COUNT") from None
+        family_counts(0, out)
+        return out
+    family_counts(len(parts), parts)
+    return parts

@@ -1,0 +1,309 @@
+"""A ``kschedconf diff`` run: generated and golden scenarios compared, one case each, through a
+:class:`Session`; then the kinds of unexplained divergence shrunk to minimal scenarios."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from conformance.core.errors import Terminated
+from conformance.core.events import EventBus
+from conformance.core.results import ERROR, SKIPPED, CaseResult, RunSummary
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectError
+from conformance.engines.diff.cases import (
+    SUITE,
+    artifacts,
+    attach_minimal,
+    case_result,
+    classname,
+    detail,
+    totals,
+)
+from conformance.engines.diff.compare import diff_scenario
+from conformance.engines.diff.minimal import Minimal, minimal_path, save
+from conformance.engines.diff.model import ScenarioDiff, Sig
+from conformance.engines.diff.plan import DiffOptions, DiffPlan, check_options, resolve_plan
+from conformance.engines.diff.search import (
+    OutOfBudget,
+    ShrinkJob,
+    SubjectAbort,
+    fingerprint,
+    hypothesis_test,
+    shrink,
+)
+from conformance.engines.golden import read_scenario_file
+from conformance.engines.session import Session
+from conformance.subjects.reference import ReferenceSubject
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+#: The other subject, or what builds it (called once the options are checked).
+OtherSubject = Subject | Callable[[], Subject]
+
+
+@dataclass(slots=True)
+class DiffReport:
+    """A run's :class:`RunSummary` with the comparisons behind its cases."""
+
+    summary: RunSummary
+    results: list[ScenarioDiff] = field(default_factory=list)
+    minimal: list[Minimal] = field(default_factory=list)
+    seed: int | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return self.summary.exit_code
+
+    @property
+    def error(self) -> str:
+        return self.summary.error
+
+    @property
+    def unexplained(self) -> int:
+        return sum(len(r.unexplained) for r in self.results)
+
+
+class DiffRun:
+    """The scenarios of one run compared on two subjects (see :func:`run_diff`)."""
+
+    def __init__(self, plan: DiffPlan, ref: Subject, up: Subject, session: Session) -> None:
+        self.plan, self.ref, self.up, self.session = plan, ref, up, session
+        self.results: list[ScenarioDiff] = []
+        self.minimal: list[Minimal] = []
+        self.cases: list[tuple[CaseResult, ScenarioDiff]] = []
+        self.deadline: float | None = None
+        self.compare_seconds = 0.0
+        self.started = time.monotonic()
+        # fingerprint -> kinds of unexplained divergence, per family (shrinking)
+        self.seen: dict[str, dict[str, list[Sig]]] = {}
+        # the first scenario showing each kind, with the kinds it showed first
+        self.jobs: list[ShrinkJob] = []
+        self.grouped: set[Sig] = set()
+        self.workers = max(1, plan.options.workers)
+        self.executor = ThreadPoolExecutor(max_workers=self.workers,
+                                           thread_name_prefix="kschedconf-diff")
+
+    def compare(self, scenario: ScenarioInput, family: str,
+                modes: Sequence[str] | None = None) -> ScenarioDiff:
+        t0 = time.monotonic()
+        try:
+            return diff_scenario(self.plan.prepare(scenario), self.ref, self.up,
+                                 modes or self.plan.modes, self.plan.known, family,
+                                 self.plan.options.max_steps, self.executor, 2 * self.workers)
+        finally:
+            self.compare_seconds += time.monotonic() - t0
+
+    def judge(self, scenario: ScenarioInput, family: str) -> ScenarioDiff:
+        """Compare one scenario as a case of the run; a subject error is the case's error."""
+        s = self.session
+        s.case_started(scenario.name)
+        s.progress(scenario.name, self._counters())
+        try:
+            res = self.compare(scenario, family)
+        except SubjectError as e:
+            s.case_finished(CaseResult(SUITE, classname(family), scenario.name, status=ERROR,
+                                       message=str(e).splitlines()[0], details=str(e)))
+            raise
+        self.results.append(res)
+        for d in res.divergences:
+            if not d.consequence:
+                s.divergence(res.name, str(d), known=bool(d.known))
+        case = case_result(res)
+        self.cases.append((case, res))
+        s.case_finished(case, detail(res))
+        return res
+
+    def _counters(self) -> str:
+        done = len(self.results)
+        rate = done / max(time.monotonic() - self.started, 1e-9)
+        return (f"{done}/{self.plan.planned} scenarios  {rate:.2f}/s  divergences: "
+                f"{sum(len(r.unexplained) for r in self.results)} unexplained, "
+                f"{sum(len(r.known) for r in self.results)} known; tie-breaks "
+                f"{sum(len(r.tie_breaks) for r in self.results)}")
+
+    def _family_line(self, family: str, before: int, t0: float, stopped: str = "") -> None:
+        count = len(self.results) - before
+        secs = time.monotonic() - t0
+        bad = sum(1 for r in self.results[before:] if r.unexplained)
+        self.session.notice(f"  {family}: {count} scenarios in {secs:.1f}s "
+                            f"({count / max(secs, 1e-9):.2f}/s), {bad} with unexplained "
+                            f"divergences{stopped}")
+
+    # ----- generated scenarios -----
+    def generated(self, family: str, n: int) -> None:
+        if n <= 0:
+            return
+        index = [0]
+        seen = self.seen.setdefault(family, {})
+
+        def body(scenario: ScenarioInput) -> None:
+            if self.deadline is not None and index[0] > 0 and time.monotonic() >= self.deadline:
+                raise OutOfBudget
+            index[0] += 1
+            fp = fingerprint(scenario)
+            scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
+                                     f"{family}-{index[0]:04d}")
+            try:
+                res = self.judge(scenario, family)
+            except SubjectError as e:
+                raise SubjectAbort(e) from e
+            seen[fp] = res.signatures()
+            new = [sig for sig in res.signatures() if sig not in self.grouped]
+            if new:
+                self.grouped.update(new)
+                self.jobs.append(ShrinkJob(family, res, scenario, new))
+
+        test = hypothesis_test(family, n, self.plan.seed or 0, body, shrink=False)
+        t0, before, stopped = time.monotonic(), len(self.results), ""
+        try:
+            test()
+        except OutOfBudget:
+            stopped = " (budget)"
+        except SubjectAbort as a:
+            raise a.error from None
+        self._family_line(family, before, t0, stopped)
+
+    # ----- golden scenarios -----
+    def golden(self) -> None:
+        t0, before = time.monotonic(), len(self.results)
+        for path in self.plan.golden_files:
+            if self.deadline is not None and time.monotonic() >= self.deadline and \
+                    len(self.results) > before:
+                self.session.notice("  golden: stopped by the budget")
+                break
+            scenario, _, _ = read_scenario_file(path)
+            scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
+                                     f"golden-{path.stem}")
+            res = self.judge(scenario, "golden")
+            if res.unexplained:
+                out = self.plan.out / f"diff-{res.name}.yaml"
+                reproduce = self.plan.reproduce(out)
+                save(out, scenario, res, subject=self.up.name, seed=self.plan.seed,
+                     reproduce=reproduce, shrunk=False, kinds=res.signatures())
+                self.minimal.append(Minimal(
+                    res.signatures(), str(out), False, res.name,
+                    [d for d in res.unexplained if not d.consequence], reproduce,
+                    note="a golden scenario (not shrunk)"))
+        self._family_line("golden", before, t0)
+
+    # ----- shrinking -----
+    def shrink_all(self) -> None:
+        if not self.jobs:
+            return
+        kinds = sum(len(j.sigs) for j in self.jobs)
+        self.session.notice(f"shrinking {len(self.jobs)} scenario(s) showing {kinds} kind(s) "
+                            f"of divergence (at most {self.plan.options.shrink_time:g}s "
+                            f"each)...")
+        for job in self.jobs:
+            m = shrink(job, self.plan, self.compare, self.seen.get(job.family, {}),
+                       self.up.name)
+            self.minimal.append(m)
+            self.session.notice(f"  {m.kinds()}: {m.path}"
+                                + (f" (shrunk, {m.shrink_steps} steps)" if m.shrunk
+                                   else f" ({m.note})"))
+
+    def save_unshrunk(self, note: str) -> None:
+        """Write the scenarios of the kinds not shrunk yet as they were found (a run stopped
+        midway)."""
+        done = {sig for m in self.minimal for sig in m.signatures}
+        for job in self.jobs:
+            if done.isdisjoint(job.sigs):
+                path = minimal_path(self.plan.out, job.sigs)
+                reproduce = self.plan.reproduce(path)
+                save(path, job.scenario, job.result, subject=self.up.name,
+                     seed=self.plan.seed, reproduce=reproduce, shrunk=False, kinds=job.sigs)
+                self.minimal.append(Minimal(
+                    job.sigs, str(path), False, job.result.name,
+                    [d for d in job.result.unexplained if d.signature in job.sigs],
+                    reproduce, note=note))
+
+    def summary_lines(self) -> tuple[list[str], list[str]]:
+        """The minimal scenarios named in the failed cases; the totals and artifacts."""
+        by_sig = {sig: m for m in self.minimal for sig in m.signatures}
+        for case, res in self.cases:
+            attach_minimal(case, res, by_sig)
+        return (totals(self.results, self.compare_seconds),
+                artifacts(self.results, self.minimal, self.plan.seed))
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def open_subjects(other: OtherSubject, reference: Subject | None) -> tuple[Subject, Subject]:
+    """The reference (default: the in-process reference scheduler) and the other subject."""
+    ref = reference if reference is not None else ReferenceSubject()
+    try:
+        up = other if isinstance(other, Subject) else other()
+    except BaseException:
+        ref.close()
+        raise
+    return ref, up
+
+
+def failed_to_start(session: Session, error: SubjectError) -> DiffReport:
+    """The report of a run whose subjects could not be built: one error case."""
+    session.start(f"kschedconf diff: subject error: {str(error).splitlines()[0]}")
+    session.case_finished(CaseResult(SUITE, "kschedconf.diff", "subject", status=ERROR,
+                                     message=str(error).splitlines()[0], details=str(error)))
+    return DiffReport(session.finish(error=str(error)))
+
+
+def header(plan: DiffPlan, up: Subject) -> str:
+    d = {k: v for k, v in up.describe().items() if k not in ("subject", "binary")}
+    described = f" ({', '.join(f'{k}={v}' for k, v in d.items())})" if d else ""
+    counts = ", ".join(f"{n} {k}" for k, n in plan.counts.items() if n) or "0 generated"
+    return (f"kschedconf diff: reference vs {up.name}{described}; upstream "
+            f"{UPSTREAM_RELEASE}; modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
+            + (" + golden" if plan.golden_files else ""))
+
+
+def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
+             reference: Subject | None = None) -> DiffReport:
+    """Run ``kschedconf diff``: events on ``bus``, the report at the end (also after Ctrl-C or
+    a signal: the summary so far). Divergences and subject errors are in the report;
+    :class:`UsageError` for bad options. The run closes both subjects."""
+    check_options(opts)
+    try:
+        ref, up = open_subjects(other, reference)
+    except SubjectError as e:
+        return failed_to_start(Session("diff", bus), e)
+    try:
+        plan = resolve_plan(opts, up)
+    except BaseException:
+        ref.close()
+        up.close()
+        raise
+    session = Session("diff", bus, properties=plan.properties(up), planned=plan.planned)
+    run = DiffRun(plan, ref, up, session)
+    if opts.budget is not None:
+        run.deadline = run.started + opts.budget
+    session.start(header(plan, up))
+    error, stop = "", None
+    try:
+        for family, n in plan.counts.items():
+            run.generated(family, n)
+        if plan.golden_files:
+            run.golden()
+        run.shrink_all()
+    except SubjectError as e:
+        error = str(e)
+    except (KeyboardInterrupt, Terminated) as e:
+        stop = e
+    finally:
+        run.close()
+        ref.close()
+        up.close()
+    if stop is not None or error:
+        run.save_unshrunk("the run stopped before shrinking")
+    session.summary.properties["scenarios"] = str(len(run.results))
+    if not run.results and not error and stop is None:
+        session.case_finished(CaseResult(SUITE, "kschedconf.diff", "nothing-compared",
+                                         status=SKIPPED, message="no scenario was compared"))
+    total, arts = run.summary_lines()
+    if stop is not None:
+        summary = session.interrupt(stop, totals=total, artifacts=arts, error=error)
+    else:
+        summary = session.finish(totals=total, artifacts=arts, error=error)
+    return DiffReport(summary, run.results, run.minimal, plan.seed)
