@@ -28,7 +28,7 @@ LAYERS: dict[str, int] = {
     "conformance.pytest_plugin": 6,
 }
 #: the only modules that may be imported inside a function: optional dependencies
-OPTIONAL = ("docker", "kubernetes", "cryptography", "junit_xml")
+OPTIONAL = ("docker", "kubernetes", "cryptography")
 MAX_LINES = 900
 MAX_DOCSTRING_LINES = 12
 

@@ -15,12 +15,13 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from junit_xml import TestCase, TestSuite, to_xml_report_string
+
 from conformance.core.events import Event, RunFinished
 from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 
 
-def _case(r: CaseResult):  # -> junit_xml.TestCase
-    from junit_xml import TestCase
+def _case(r: CaseResult) -> TestCase:
 
     out = []
     if r.suite == "properties":
@@ -59,8 +60,6 @@ def _case_properties(r: CaseResult) -> dict[str, str]:
 def junit_string(cases: Sequence[CaseResult], properties: Mapping[str, str],
                  name: str = "kschedconf") -> str:
     """The JUnit XML document of a run (see the module docstring)."""
-    from junit_xml import TestSuite, to_xml_report_string
-
     suites = []
     by_suite: dict[str, list[CaseResult]] = {}
     for c in cases:
@@ -98,7 +97,6 @@ def write_junit(path: str | Path, cases: Sequence[CaseResult],
 
 class JUnitReporter:
     """Writes the JUnit XML report of a run when it finishes (interrupted runs included)."""
-
     def __init__(self, path: str | Path, name: str = "kschedconf") -> None:
         self.path = Path(path)
         self.name = name

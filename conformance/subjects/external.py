@@ -22,6 +22,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import jsonschema
+
+from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectError, SubjectResult
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -44,7 +47,6 @@ def stderr_tail(data: bytes | str | None, lines: int = STDERR_TAIL_LINES) -> str
 
 class ExternalSubject(Subject):
     """A command run once per scenario (see the module docstring and docs/subjects.md)."""
-
     name = "external"
 
     def __init__(self, command: str | Sequence[str], timeout: float = DEFAULT_TIMEOUT,
@@ -76,7 +78,6 @@ class ExternalSubject(Subject):
         return SubjectError(msg)
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
-        from conformance.core.documents import schema
 
         with tempfile.TemporaryDirectory(prefix="kschedconf-") as tmp:
             scenario_path = Path(tmp) / "scenario.yaml"
@@ -109,7 +110,6 @@ class ExternalSubject(Subject):
                 doc = json.loads(result_path.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError) as e:
                 raise self._fail(f"the result is not valid JSON: {e}", err) from e
-        import jsonschema
 
         validator = jsonschema.Draft202012Validator(schema("SimulationResult"))
         errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))

@@ -5,15 +5,15 @@ KubeSchedulerConfiguration with its profiles, and the kschedconf ``Scenario`` ti
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
+from reference_impl.config.loader import load_config
+from reference_impl.config.types import SchedulerConfiguration
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Namespace, PodDisruptionBudget, PriorityClass
+from reference_impl.model.scenario import Scenario, parse_scenario
+from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.testing._base import Doc, ObjectWrapper, Wrapper, plain
-
-if TYPE_CHECKING:
-    from reference_impl.config.types import SchedulerConfiguration
-    from reference_impl.model.scenario import Scenario
 
 
 def _cluster(doc: Doc) -> Cluster:
@@ -163,9 +163,6 @@ class ConfigWrapper(Wrapper):
 
     def obj(self) -> SchedulerConfiguration:
         """The configuration the reference's loader makes of it (in-tree plugins)."""
-        from reference_impl.config.loader import load_config
-        from reference_impl.plugins.registry import in_tree_registry
-
         return load_config(self.manifest(), in_tree_registry())
 
 
@@ -203,8 +200,6 @@ class TimelineWrapper(Wrapper):
 
     def obj(self, cluster: Cluster | None = None) -> Scenario:
         """The parsed timeline (its targets checked against ``cluster`` when given)."""
-        from reference_impl.model.scenario import parse_scenario
-
         return parse_scenario(self.manifest(), cluster)
 
 
