@@ -8,14 +8,11 @@ import sys
 import textwrap
 from typing import Any
 
-from conformance.cli.options import positive_float, positive_int, signals_end_the_run
+from conformance.cli.options import positive_float, positive_int, reporters, signals_end_the_run
 from conformance.core.errors import UsageError
-from conformance.core.events import EventBus, Reporter
 from conformance.core.exits import EXIT_OK, EXIT_USAGE
 from conformance.engines import mutants as m
 from conformance.engines.golden import default_golden_dir
-from conformance.reporters.console import ConsoleReporter
-from conformance.reporters.junit import JUnitReporter
 
 
 def register(sub: Any) -> None:
@@ -72,6 +69,9 @@ def register(sub: Any) -> None:
     p.add_argument("--junit", metavar="REPORT.xml",
                    help="write a JUnit XML report (one test case per mutant: caught passes, "
                         "survived fails, equivalent is skipped, ineffective/error are errors)")
+    p.add_argument("--report", metavar="REPORT.json",
+                   help="write the run's RunReport document (one case per mutant, the summary, "
+                        "the exit code; YAML when the name ends in .yaml)")
     p.add_argument("--output", "-o", choices=("table", "json"), default="table",
                    help="table (default): the table after the summary, all on stdout; json: "
                         "the MutantsReport document on stdout, the lines and summary on stderr")
@@ -104,11 +104,7 @@ def cmd_mutants(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     # the JSON document alone on stdout; the console summary then goes to stderr
     console = sys.stderr if args.output == "json" else sys.stdout
-    files = [("JUnit", args.junit)] if args.junit else []
-    reporters: list[Reporter] = [ConsoleReporter(console, report_files=files)]
-    if args.junit:
-        reporters.append(JUnitReporter(args.junit))
-    session = m.new_session(plan, EventBus(reporters))
+    session = m.new_session(plan, reporters(args, console))
     with signals_end_the_run():
         report = m.run_mutants(plan, session)
     summary = session.summary

@@ -1,0 +1,70 @@
+"""Ctrl-C and SIGTERM midway through ``kschedconf run`` and ``kschedconf golden verify`` end with
+the same summary of the cases judged so far as a finished run, the JUnit report of those cases,
+and exit code 128 + the signal (``diff`` and ``mutants`` have their own tests of the same form in
+test_diff.py and test_mutants.py)."""
+
+from __future__ import annotations
+
+import signal
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import golden as golden_cli
+from conformance.cli.main import main
+from conformance.core.errors import Terminated
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectResult
+from conformance.engines import run as run_engine
+from conformance.subjects.reference import ReferenceSubject
+
+
+class StopsAfter(ReferenceSubject):
+    """The reference, until its ``n``-th scenario: then the stop of ``exc``."""
+
+    def __init__(self, n: int, exc: BaseException) -> None:
+        super().__init__()
+        self.n, self.exc, self.runs = n, exc, 0
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        self.runs += 1
+        if self.runs >= self.n:
+            raise self.exc
+        return super().run(scenario)
+
+
+def _cases(junit: Path) -> list[str]:
+    return [c.get("name", "") for c in ET.parse(junit).getroot().iter("testcase")]
+
+
+@pytest.mark.parametrize(("exc", "code", "reason"), [
+    (KeyboardInterrupt(), 130, "Ctrl-C"), (Terminated(signal.SIGTERM), 143, "SIGTERM")])
+def test_golden_verify_interrupted_midway(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str],
+                                          exc: BaseException, code: int, reason: str) -> None:
+    monkeypatch.setattr(golden_cli, "make_subject", lambda *a, **k: StopsAfter(4, exc))
+    junit = tmp_path / "golden.xml"
+    assert main(["golden", "verify", "--junit", str(junit)]) == code
+    out = capsys.readouterr().out
+    assert f"interrupted by {reason} after 3 of " in out
+    assert "3 golden scenarios: 3 passed in " in out
+    assert f"JUnit report: {junit}" in out
+    assert len(_cases(junit)) == 3
+
+
+def test_run_interrupted_midway(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run_engine, "make_subject",
+                        lambda *a, **k: StopsAfter(40, KeyboardInterrupt()))
+    junit, report = tmp_path / "run.xml", tmp_path / "run.json"
+    assert main(["run", "--suite", "all", "--seed", "1", "--max-examples", "5", "--no-shrink",
+                 "--junit", str(junit), "--report", str(report)]) == 130
+    out = capsys.readouterr().out
+    # 7 properties of 5 examples each (35 runs), then golden scenarios until the 40th run
+    assert "interrupted by Ctrl-C after 11 of " in out
+    assert "7 properties (35 examples); 4 golden scenarios: 11 passed in " in out
+    assert len(_cases(junit)) == 11
+    doc = report.read_text()
+    assert '"interrupted": "Ctrl-C"' in doc and '"exitCode": 130' in doc
