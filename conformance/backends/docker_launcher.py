@@ -37,15 +37,20 @@ from typing import Any
 
 import yaml
 
-from conformance.backends import cleanup
+import conformance.backends.cleanup as cleanup
+from conformance.backends.api import KubeApi
 from conformance.backends.certs import CertBundle, make_certs
-from conformance.backends.driver import RUN_LABEL, KubeApi, parse_metrics, scheduler_config
-from conformance.backends.process import (
+from conformance.backends.control_plane import (
     DISABLED_ADMISSION,
     SCHEDULER_FEATURE_GATES,
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
+    kubeconfig_doc,
+    parse_metrics,
+    scheduler_config,
+    write_kubeconfig,
 )
+from conformance.backends.plan import RUN_LABEL, new_run_id
 from conformance.backends.subject import OwnedControlPlaneSubject
 from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -114,16 +119,10 @@ def _tar(files: dict[str, bytes]) -> bytes:
 
 
 def _kubeconfig(server: str) -> bytes:
-    doc = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
-        "clusters": [{"name": "kschedconf", "cluster": {
-            "server": server, "certificate-authority": f"{FILES}/pki/ca.crt"}}],
-        "users": [{"name": "kschedconf-admin", "user": {
-            "client-certificate": f"{FILES}/pki/client.crt",
-            "client-key": f"{FILES}/pki/client.key"}}],
-        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
-                                                         "user": "kschedconf-admin"}}],
-    }
+    """The kubeconfig of the components inside the containers (the files copied there)."""
+    doc = kubeconfig_doc(server, ca_cert=f"{FILES}/pki/ca.crt",
+                         client_cert=f"{FILES}/pki/client.crt",
+                         client_key=f"{FILES}/pki/client.key")
     return yaml.safe_dump(doc, sort_keys=False).encode()
 
 
@@ -171,8 +170,6 @@ class DockerControlPlane:
         self.apiserver_image = apiserver_image or images["kube-apiserver"]
         self.scheduler_image = scheduler_image or images["kube-scheduler"]
         self.last_scheduler_tail = ""
-        from conformance.backends.driver import new_run_id
-
         self.run_id = run_id or new_run_id()
         self.start_timeout = start_timeout
         self.pull = pull
@@ -193,6 +190,7 @@ class DockerControlPlane:
     def client(self) -> Any:
         if self._client is None:
             try:
+                # optional dependency: docker (the Docker SDK of the backends extra)
                 import docker
             except ImportError as e:
                 raise SubjectError("docker backend: the Docker SDK is not installed "
@@ -373,8 +371,6 @@ class DockerControlPlane:
         self._pki = pki
         self._wait_ready("apiserver", f"https://{LOOPBACK}:{self.api_port}/readyz")
         self.kubeconfig = d / "kubeconfig.yaml"
-        from conformance.backends.process import write_kubeconfig
-
         write_kubeconfig(self.kubeconfig, f"https://{LOOPBACK}:{self.api_port}", c)
 
     def api(self) -> KubeApi:
@@ -468,6 +464,7 @@ class DockerControlPlane:
 def _docker_errors() -> Any:
     """``docker.errors`` (ImageNotFound, APIError), or stand-ins when the SDK is missing."""
     try:
+        # optional dependency: docker (the Docker SDK of the backends extra)
         from docker import errors
 
         return errors

@@ -34,18 +34,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+from pathlib import Path
 from typing import Any
 
-from conformance.backends import cleanup
-from conformance.backends.driver import (
-    RUN_LABEL,
-    ApiError,
-    ClusterApi,
-    Driver,
-    DriverOptions,
-    KubeApi,
-    new_run_id,
-)
+import conformance.backends.cleanup as cleanup
+from conformance.backends.api import ApiError, ClusterApi, KubeApi
+from conformance.backends.driver import Driver, DriverOptions
+from conformance.backends.plan import RUN_LABEL, new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, SubjectError, SubjectResult
@@ -106,18 +101,18 @@ class KubeconfigSubject(Subject):
         self.prefix = new_run_id()
         self._counter = itertools.count(1)
         self._cleanup: cleanup.Cleanup | None = None
-        self._tmp = None
+        self._tmp: Path | None = None
 
     def api(self) -> ClusterApi:
         if self._api is None:
             try:
+                # optional dependency: kubernetes (the backends extra), said clearly if missing
                 import kubernetes  # noqa: F401
             except ImportError as e:
                 raise SubjectError("kubeconfig backend: the kubernetes client is not installed "
                                    "(pip install 'kschedconf[backends]')") from e
             self._cleanup = cleanup.Cleanup("kubeconfig backend")
-            self._tmp = cleanup.make_temp_dir("kubeconfig")
-            tmp = self._tmp
+            tmp = self._tmp = cleanup.make_temp_dir("kubeconfig")
             self._cleanup.push("temporary directory", lambda: cleanup.remove_dir(tmp))
             path = self.kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] \
                 or os.path.expanduser("~/.kube/config")

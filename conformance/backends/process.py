@@ -31,9 +31,18 @@ from typing import Any
 
 import yaml
 
-from conformance.backends import cleanup
+import conformance.backends.cleanup as cleanup
+from conformance.backends.api import KubeApi
 from conformance.backends.certs import CertBundle, make_certs
-from conformance.backends.driver import KubeApi, parse_metrics, scheduler_config
+from conformance.backends.control_plane import (
+    DISABLED_ADMISSION,
+    SCHEDULER_FEATURE_GATES,
+    SCHEDULER_VERBOSITY,
+    SERVICE_CIDR,
+    parse_metrics,
+    scheduler_config,
+    write_kubeconfig,
+)
 from conformance.backends.ports import LOOPBACK, PortReservation, sweep_stale_locks
 from conformance.backends.subject import OwnedControlPlaneSubject
 from conformance.core.subject import SubjectError
@@ -44,32 +53,6 @@ REPO_BIN = Path(__file__).resolve().parents[2] / "backends" / "bin"
 LOG_TAIL_LINES = 30
 START_TIMEOUT = 60.0
 PORT_RETRIES = 3
-
-#: Admission plugins on by default in the pinned release that would change or refuse the
-#: scenario's objects: ServiceAccount (no service accounts exist), TaintNodesByCondition (adds
-#: node.kubernetes.io/not-ready to new nodes), DefaultTolerationSeconds (adds tolerations),
-#: Priority (the driver writes the priority the reference resolved, explicit ones included),
-#: RuntimeClass (refuses spec.overhead without a RuntimeClass), LimitRanger, ResourceQuota,
-#: PodSecurity, PodTopologyLabels and the rest of the defaults that have nothing to do here.
-DISABLED_ADMISSION = (
-    "ServiceAccount", "TaintNodesByCondition", "DefaultTolerationSeconds", "Priority",
-    "RuntimeClass", "LimitRanger", "ResourceQuota", "PodSecurity", "PodTopologyLabels",
-    "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
-    "PodGroupProtection", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
-    "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "CertificateApproval",
-    "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
-    "DefaultIngressClass", "NodeDeclaredFeatureValidator", "PodResizeValidator",
-)
-SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes there
-#: client-go's streaming lists replay an informer's initial state from a map (random order):
-#: the scheduler would receive the nodes (whose order decides equal scores) and the pending
-#: pods (whose order decides the queue among equal priorities) shuffled. With plain LIST
-#: requests it receives them in the API server's key order, which the driver controls. Only
-#: how the informers load their first state changes; nothing of scheduling.
-SCHEDULER_FEATURE_GATES = "WatchListClient=false"
-#: Verbosity 3 logs the start of every scheduling cycle, which orders the attempts the API
-#: shows (``scheduler_log.py``).
-SCHEDULER_VERBOSITY = 3
 
 
 def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
@@ -339,22 +322,6 @@ class ProcessControlPlane:
         if self.cleanup is not None:
             self.cleanup.run()
             self.cleanup = None
-
-
-def write_kubeconfig(path: Path, server: str, certs: CertBundle) -> None:
-    """A kubeconfig for ``server`` authenticating with the run's client certificate."""
-    doc = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
-        "clusters": [{"name": "kschedconf", "cluster": {
-            "server": server, "certificate-authority": str(certs.ca_cert)}}],
-        "users": [{"name": "kschedconf-admin", "user": {
-            "client-certificate": str(certs.client_cert),
-            "client-key": str(certs.client_key)}}],
-        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
-                                                         "user": "kschedconf-admin"}}],
-    }
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    os.chmod(path, 0o600)
 
 
 class ProcessSubject(OwnedControlPlaneSubject):

@@ -78,9 +78,9 @@ def parse_cycles(lines: Iterable[str]) -> list[Cycle]:
         if not pod:
             continue
         if msg == ATTEMPTING:
-            c = Cycle(pod)
-            cycles.append(c)
-            open_cycle[pod] = c
+            cycle = Cycle(pod)
+            cycles.append(cycle)
+            open_cycle[pod] = cycle
             continue
         c = open_cycle.get(pod)
         if c is None or c.result is not None:
