@@ -1,24 +1,7 @@
-"""The ``docker`` backend: etcd, kube-apiserver and kube-scheduler as containers.
-
-With the Docker SDK (``docker.from_env()``: ``DOCKER_HOST`` and friends apply) the launcher
-
-* creates a private bridge network ``kschedconf-<run>`` for the run;
-* starts etcd (``registry.k8s.io/etcd``, the version the pinned release requires), reachable
-  only on that network;
-* starts kube-apiserver (``registry.k8s.io/kube-apiserver:<pinned release>``) with the same flags
-  as the process backend, its port published on ``127.0.0.1`` only, on a port Docker picks;
-* per scenario, starts kube-scheduler (``registry.k8s.io/kube-scheduler:<pinned release>``, or
-  the user's image: ``--subject docker:IMAGE``) with the scenario's configuration (or the
-  user's, ``--config``), its metrics port also published on ``127.0.0.1`` only.
-
-Certificates, kubeconfigs and the scheduler's configuration are copied into the containers
-(``put_archive``, so a remote Docker daemon works too; nothing is bind-mounted). Every container
-and the network carry the labels ``kschedconf.io/run=<run>`` and ``kschedconf.io/owner=<host>:
-<pid>``; they are removed on success, failure, timeout, Ctrl-C and SIGTERM, and
-:func:`sweep_stale` removes those of a dead runner. Images are pulled only when missing. A
-component that fails to start is a :class:`SubjectError` with the tail of its log.
-
-Commands for a machine with Docker: ``docs/backends.md``.
+"""The ``docker`` backend: etcd, kube-apiserver and kube-scheduler as containers on a private
+network, through the Docker SDK; the run's files copied in with ``put_archive``; containers and
+network labelled with the run and its owner and removed on every exit path (:func:`sweep_stale`
+removes a dead runner's). Images, flags and commands: ``docs/backends.md``.
 """
 
 from __future__ import annotations

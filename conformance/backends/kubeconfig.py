@@ -1,32 +1,7 @@
-"""The ``kubeconfig`` backend: an existing throwaway cluster (kind, KWOK) and its scheduler.
-
-``--subject kubeconfig:CONTEXT`` runs every scenario on the cluster of that kubeconfig context
-(``$KUBECONFIG`` or ``~/.kube/config``) and judges whatever scheduler that cluster runs. It
-refuses to start unless ``--i-own-this-cluster CONTEXT`` names the same context: it creates
-nodes, and a real cluster's scheduler may place the scenario's pods on them.
-
-What it creates, all labelled ``kschedconf.io/run=<run>`` and deleted after each scenario:
-
-* namespaces ``<run>-<namespace>`` for the scenario's namespaces (pod affinity namespace lists
-  and ``kubernetes.io/metadata.name`` selectors follow the mapping; names are mapped back in the
-  result);
-* nodes ``<run>-<node>`` (KWOK clusters manage such fake nodes; on kind they are API objects no
-  kubelet runs, which the scheduler treats like any node);
-* PriorityClasses ``<run>-p<value>-<policy>``, one per priority and preemption policy the
-  reference resolved (the cluster's Priority admission plugin is on; the scenario's own
-  classes are not created: the cluster may have classes of those names, and a
-  ``globalDefault`` would change its default), PDBs, pods.
-
-It refuses a cluster where nodes it did not create are schedulable (``spec.unschedulable`` not
-set): the scheduler could put the scenario's pods there. Cordon them first
-(``kubectl cordon NODE``), or use a KWOK cluster without nodes.
-
-Differences from the process backend (see docs/backends.md): the scheduler already runs, so
-pending pods are created held by a ``kschedconf.io/hold`` scheduling gate and released one by
-one in queue order; the cluster's own controllers run (the disruption controller rewrites PDB
-status; garbage collection is why owner references are dropped); its scheduler configuration
-is whatever the cluster runs (``--config`` is only used to know the profiles' schedulerNames);
-metrics are not read (quiescence is judged by settle time alone).
+"""The ``kubeconfig`` backend: the scheduler of an existing throwaway cluster (kind, KWOK),
+only with ``--i-own-this-cluster CONTEXT`` and on a cluster whose own nodes are cordoned; the
+run's objects get the run id as a name prefix and pending pods are released one by one from a
+hold gate. What it creates and how it differs from the others: ``docs/backends.md``.
 """
 
 from __future__ import annotations

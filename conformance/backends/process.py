@@ -1,20 +1,8 @@
-"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler as local processes.
-
-Binaries (``backends/build.sh`` builds them from the pinned release): the directory given, else
-``$KSCHEDCONF_BACKENDS_BIN``, else ``backends/bin`` of this checkout, else ``$PATH``.
-
-Everything listens on free loopback ports (reserved against parallel runs, see ``ports.py``)
-and lives in a private temporary directory: etcd's data, fresh certificates (``certs.py``),
-kubeconfigs, the scheduler's configuration and each component's log. kube-apiserver runs with
-``--authorization-mode=AlwaysAllow`` and client-certificate authentication only (anonymous
-requests are refused), the admission plugins that would change or reject scenario objects off
-(see :data:`DISABLED_ADMISSION`), and no endpoint reconciler. kube-scheduler gets a kubeconfig
-with the client certificate, serves its metrics over TLS with the run's serving certificate,
-and runs the scenario's KubeSchedulerConfiguration with parallelism 1 and leader election off.
-
-Failures to start are :class:`SubjectError` carrying the tail of the component's log; every
-process group and the temporary directory are removed on success, failure, timeout, Ctrl-C
-and SIGTERM (``cleanup.py``).
+"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler of the pinned release as
+local processes (binaries from ``backends/build.sh``: :func:`find_binaries`), on reserved
+loopback ports (``ports.py``), in a private temporary directory with fresh certificates
+(``certs.py``), released on every exit path (``cleanup.py``). Flags and search order:
+``docs/backends.md``.
 """
 
 from __future__ import annotations
