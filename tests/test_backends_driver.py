@@ -1,4 +1,5 @@
-"""The control-plane driver (conformance/backends/driver.py) against an in-memory API server.
+"""The control-plane driver (conformance/backends/driver.py and the modules it ties together)
+against an in-memory API server.
 
 ``FakeApi`` implements the driver's ``ClusterApi`` (create / get / patch / delete / list / watch
 / finalize) over dicts, with resourceVersions, label and field selectors, watch streams, the
@@ -23,18 +24,12 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.driver import (
-    HOLD_GATE,
-    RUN_LABEL,
-    ApiError,
-    Driver,
-    DriverOptions,
-    Naming,
-    Recorder,
-    parse_metrics,
-    profile_scheduler_names,
-    scheduler_config,
-)
+from conformance.backends.api import ApiError
+from conformance.backends.control_plane import parse_metrics, scheduler_config
+from conformance.backends.driver import MAX_WATCH_FAILURES, Driver, DriverOptions
+from conformance.backends.plan import HOLD_GATE, RUN_LABEL, Naming, profile_scheduler_names
+from conformance.backends.recorder import Recorder
+from conformance.backends.timeline import VirtualClock
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
 from reference_impl.testing.wrappers import (
@@ -731,17 +726,17 @@ def test_timeline_times_map_to_virtual_time_and_until_stops_the_run() -> None:
 
 
 def test_virtual_clock_is_piecewise_and_never_passes_the_next_event() -> None:
-    d = Driver(FakeApi(), opts(time_scale=0.5))
-    d.segments = [(100.0, 0), (101.0, 5_000_000_000)]
-    d._next_event_at = 9_000_000_000
-    assert d._virtual(99.0) == 0.0
-    assert d._virtual(100.5) == 1.0
-    assert d._virtual(100.99) == pytest.approx(1.98)
-    assert d._virtual(104.0) == pytest.approx(9 - 1e-6)  # clamped before the next event
-    d.segments = [(100.0, 0), (100.1, 5_000_000_000)]
-    assert d._virtual(100.09) == pytest.approx(0.18)
-    d.segments = [(100.0, 0), (110.0, 5_000_000_000)]
-    assert d._virtual(109.0) == pytest.approx(5 - 1e-6)  # waited long: still before event 1
+    clock = VirtualClock(time_scale=0.5)
+    clock.segments = [(100.0, 0), (101.0, 5_000_000_000)]
+    clock.next_event_at = 9_000_000_000
+    assert clock.virtual(99.0) == 0.0
+    assert clock.virtual(100.5) == 1.0
+    assert clock.virtual(100.99) == pytest.approx(1.98)
+    assert clock.virtual(104.0) == pytest.approx(9 - 1e-6)  # clamped before the next event
+    clock.segments = [(100.0, 0), (100.1, 5_000_000_000)]
+    assert clock.virtual(100.09) == pytest.approx(0.18)
+    clock.segments = [(100.0, 0), (110.0, 5_000_000_000)]
+    assert clock.virtual(109.0) == pytest.approx(5 - 1e-6)  # waited long: still before event 1
 
 
 def test_no_quiescence_is_a_subject_error() -> None:
@@ -807,8 +802,6 @@ def test_a_watch_that_lost_events_is_a_subject_error() -> None:
 
 
 def test_broken_watch_streams_are_resumed_then_an_unreachable_api_server_is_an_error() -> None:
-    from conformance.backends.driver import MAX_WATCH_FAILURES
-
     few = _BrokenWatchApi([{"message": "the watch of Pods broke: ProtocolError", "lost": False}])
     doc, _, d, _ = run([node("n1"), pod("p")], lambda a, s: s.bind("default", "p", "n1"),
                        api=few)

@@ -29,7 +29,7 @@ import pytest
 from backend_scenarios import SCENARIOS, decisions, node, pod
 
 from conformance.backends import docker_launcher as dl
-from conformance.backends.driver import RUN_LABEL
+from conformance.backends.plan import RUN_LABEL
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError

@@ -27,7 +27,7 @@ import pytest
 import yaml
 
 from conformance.backends import docker_launcher as dl
-from conformance.backends.driver import RUN_LABEL
+from conformance.backends.plan import RUN_LABEL
 from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 

@@ -7,16 +7,21 @@
   runs (kind, KWOK), used only with ``--i-own-this-cluster CONTEXT``.
 
 All of them drive the API server with :mod:`conformance.backends.driver` and return the
-``SimulationResult`` document. See ``docs/backends.md``.
+``SimulationResult`` document. This package module holds :func:`make_backend_subject`; no
+module of the package imports it. See ``docs/backends.md``.
 """
 
 from __future__ import annotations
 
-from conformance.backends.driver import RUN_LABEL, ApiError, ClusterApi, Driver, DriverOptions
+from typing import Any
+
+from conformance.backends.cleanup import install_handlers
+from conformance.backends.docker_launcher import DockerSubject
+from conformance.backends.kubeconfig import KubeconfigSubject
+from conformance.backends.process import ProcessSubject
 from conformance.core.subject import Subject
 
-__all__ = ["RUN_LABEL", "ApiError", "ClusterApi", "Driver", "DriverOptions",
-           "make_backend_subject"]
+__all__ = ["make_backend_subject"]
 
 
 def make_backend_subject(kind: str, arg: str, *, config: str | None = None,
@@ -31,29 +36,22 @@ def make_backend_subject(kind: str, arg: str, *, config: str | None = None,
     * ``kubeconfig:CONTEXT`` — an existing throwaway cluster; ``i_own_this_cluster`` must name
       the same context.
     """
-    from conformance.backends import cleanup
-
     # the SIGTERM/SIGHUP handlers that release everything can only be set from the main
     # thread; subjects are made there even when a worker thread starts their control plane
-    cleanup.install_handlers()
-    kw: dict[str, float] = {} if timeout is None else {"timeout": timeout}
+    install_handlers()
+    # the subject's own default timeout unless one is given
+    kw: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
     if kind == "process":
         if arg and config and arg != config:
             raise ValueError(f"--subject process:{arg} and --config {config}: give the "
                              "configuration once")
-        from conformance.backends.process import ProcessSubject
-
         return ProcessSubject(arg or config or None, **kw)
     if kind == "docker":
-        from conformance.backends.docker_launcher import DockerSubject
-
         return DockerSubject(scheduler_image=arg or None, config_path=config, **kw)
     if kind == "kubeconfig":
         if not arg:
             raise ValueError("--subject kubeconfig:CONTEXT needs the context of a throwaway "
                              "cluster (kind, KWOK) and --i-own-this-cluster CONTEXT")
-        from conformance.backends.kubeconfig import KubeconfigSubject
-
         return KubeconfigSubject(arg, i_own_this_cluster=i_own_this_cluster,
                                  config_path=config, **kw)
     raise ValueError(f"unknown backend {kind!r} (known: process, docker, kubeconfig)")

@@ -19,6 +19,7 @@ import ipaddress
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ADMIN_USER = "kschedconf-admin"
 ADMIN_GROUP = "system:masters"
@@ -40,13 +41,15 @@ class CertBundle:
     sa_pub: Path  # service-account verification key (public)
 
 
-def _key():  # type: ignore[no-untyped-def]
+def _key() -> Any:
+    # optional dependency: cryptography (the backends extra)
     from cryptography.hazmat.primitives.asymmetric import ec
 
     return ec.generate_private_key(ec.SECP256R1())
 
 
-def _write_key(path: Path, key) -> None:  # type: ignore[no-untyped-def]
+def _write_key(path: Path, key: Any) -> None:
+    # optional dependency: cryptography (the backends extra)
     from cryptography.hazmat.primitives import serialization
 
     path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
@@ -55,7 +58,8 @@ def _write_key(path: Path, key) -> None:  # type: ignore[no-untyped-def]
     os.chmod(path, 0o600)
 
 
-def _write_cert(path: Path, cert) -> None:  # type: ignore[no-untyped-def]
+def _write_cert(path: Path, cert: Any) -> None:
+    # optional dependency: cryptography (the backends extra)
     from cryptography.hazmat.primitives import serialization
 
     path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
@@ -65,6 +69,7 @@ def make_certs(directory: str | os.PathLike[str],
                hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> CertBundle:
     """Write a fresh CA, serving, client and service-account keys into ``directory``.
     ``hosts``: the serving certificate's names (IP addresses become IP SANs)."""
+    # optional dependency: cryptography (the backends extra)
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -85,7 +90,7 @@ def make_certs(directory: str | os.PathLike[str],
           .sign(ca_key, hashes.SHA256()))
 
     def leaf(subject: x509.Name, usage: x509.ObjectIdentifier,
-             sans: list[x509.GeneralName] | None):  # type: ignore[no-untyped-def]
+             sans: list[x509.GeneralName] | None) -> tuple[Any, Any]:
         key = _key()
         b = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_name)
              .public_key(key.public_key()).serial_number(x509.random_serial_number())

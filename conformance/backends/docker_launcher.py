@@ -1,24 +1,7 @@
-"""The ``docker`` backend: etcd, kube-apiserver and kube-scheduler as containers.
-
-With the Docker SDK (``docker.from_env()``: ``DOCKER_HOST`` and friends apply) the launcher
-
-* creates a private bridge network ``kschedconf-<run>`` for the run;
-* starts etcd (``registry.k8s.io/etcd``, the version the pinned release requires), reachable
-  only on that network;
-* starts kube-apiserver (``registry.k8s.io/kube-apiserver:<pinned release>``) with the same flags
-  as the process backend, its port published on ``127.0.0.1`` only, on a port Docker picks;
-* per scenario, starts kube-scheduler (``registry.k8s.io/kube-scheduler:<pinned release>``, or
-  the user's image: ``--subject docker:IMAGE``) with the scenario's configuration (or the
-  user's, ``--config``), its metrics port also published on ``127.0.0.1`` only.
-
-Certificates, kubeconfigs and the scheduler's configuration are copied into the containers
-(``put_archive``, so a remote Docker daemon works too; nothing is bind-mounted). Every container
-and the network carry the labels ``kschedconf.io/run=<run>`` and ``kschedconf.io/owner=<host>:
-<pid>``; they are removed on success, failure, timeout, Ctrl-C and SIGTERM, and
-:func:`sweep_stale` removes those of a dead runner. Images are pulled only when missing. A
-component that fails to start is a :class:`SubjectError` with the tail of its log.
-
-Commands for a machine with Docker: ``docs/backends.md``.
+"""The ``docker`` backend: etcd, kube-apiserver and kube-scheduler as containers on a private
+network, through the Docker SDK; the run's files copied in with ``put_archive``; containers and
+network labelled with the run and its owner and removed on every exit path (:func:`sweep_stale`
+removes a dead runner's). Images, flags and commands: ``docs/backends.md``.
 """
 
 from __future__ import annotations
@@ -37,15 +20,20 @@ from typing import Any
 
 import yaml
 
-from conformance.backends import cleanup
+import conformance.backends.cleanup as cleanup
+from conformance.backends.api import KubeApi
 from conformance.backends.certs import CertBundle, make_certs
-from conformance.backends.driver import RUN_LABEL, KubeApi, parse_metrics, scheduler_config
-from conformance.backends.process import (
+from conformance.backends.control_plane import (
     DISABLED_ADMISSION,
     SCHEDULER_FEATURE_GATES,
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
+    kubeconfig_doc,
+    parse_metrics,
+    scheduler_config,
+    write_kubeconfig,
 )
+from conformance.backends.plan import RUN_LABEL, new_run_id
 from conformance.backends.subject import OwnedControlPlaneSubject
 from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -114,16 +102,10 @@ def _tar(files: dict[str, bytes]) -> bytes:
 
 
 def _kubeconfig(server: str) -> bytes:
-    doc = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
-        "clusters": [{"name": "kschedconf", "cluster": {
-            "server": server, "certificate-authority": f"{FILES}/pki/ca.crt"}}],
-        "users": [{"name": "kschedconf-admin", "user": {
-            "client-certificate": f"{FILES}/pki/client.crt",
-            "client-key": f"{FILES}/pki/client.key"}}],
-        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
-                                                         "user": "kschedconf-admin"}}],
-    }
+    """The kubeconfig of the components inside the containers (the files copied there)."""
+    doc = kubeconfig_doc(server, ca_cert=f"{FILES}/pki/ca.crt",
+                         client_cert=f"{FILES}/pki/client.crt",
+                         client_key=f"{FILES}/pki/client.key")
     return yaml.safe_dump(doc, sort_keys=False).encode()
 
 
@@ -171,8 +153,6 @@ class DockerControlPlane:
         self.apiserver_image = apiserver_image or images["kube-apiserver"]
         self.scheduler_image = scheduler_image or images["kube-scheduler"]
         self.last_scheduler_tail = ""
-        from conformance.backends.driver import new_run_id
-
         self.run_id = run_id or new_run_id()
         self.start_timeout = start_timeout
         self.pull = pull
@@ -193,6 +173,7 @@ class DockerControlPlane:
     def client(self) -> Any:
         if self._client is None:
             try:
+                # optional dependency: docker (the Docker SDK of the backends extra)
                 import docker
             except ImportError as e:
                 raise SubjectError("docker backend: the Docker SDK is not installed "
@@ -373,8 +354,6 @@ class DockerControlPlane:
         self._pki = pki
         self._wait_ready("apiserver", f"https://{LOOPBACK}:{self.api_port}/readyz")
         self.kubeconfig = d / "kubeconfig.yaml"
-        from conformance.backends.process import write_kubeconfig
-
         write_kubeconfig(self.kubeconfig, f"https://{LOOPBACK}:{self.api_port}", c)
 
     def api(self) -> KubeApi:
@@ -468,6 +447,7 @@ class DockerControlPlane:
 def _docker_errors() -> Any:
     """``docker.errors`` (ImageNotFound, APIError), or stand-ins when the SDK is missing."""
     try:
+        # optional dependency: docker (the Docker SDK of the backends extra)
         from docker import errors
 
         return errors

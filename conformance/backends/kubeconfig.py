@@ -1,32 +1,7 @@
-"""The ``kubeconfig`` backend: an existing throwaway cluster (kind, KWOK) and its scheduler.
-
-``--subject kubeconfig:CONTEXT`` runs every scenario on the cluster of that kubeconfig context
-(``$KUBECONFIG`` or ``~/.kube/config``) and judges whatever scheduler that cluster runs. It
-refuses to start unless ``--i-own-this-cluster CONTEXT`` names the same context: it creates
-nodes, and a real cluster's scheduler may place the scenario's pods on them.
-
-What it creates, all labelled ``kschedconf.io/run=<run>`` and deleted after each scenario:
-
-* namespaces ``<run>-<namespace>`` for the scenario's namespaces (pod affinity namespace lists
-  and ``kubernetes.io/metadata.name`` selectors follow the mapping; names are mapped back in the
-  result);
-* nodes ``<run>-<node>`` (KWOK clusters manage such fake nodes; on kind they are API objects no
-  kubelet runs, which the scheduler treats like any node);
-* PriorityClasses ``<run>-p<value>-<policy>``, one per priority and preemption policy the
-  reference resolved (the cluster's Priority admission plugin is on; the scenario's own
-  classes are not created: the cluster may have classes of those names, and a
-  ``globalDefault`` would change its default), PDBs, pods.
-
-It refuses a cluster where nodes it did not create are schedulable (``spec.unschedulable`` not
-set): the scheduler could put the scenario's pods there. Cordon them first
-(``kubectl cordon NODE``), or use a KWOK cluster without nodes.
-
-Differences from the process backend (see docs/backends.md): the scheduler already runs, so
-pending pods are created held by a ``kschedconf.io/hold`` scheduling gate and released one by
-one in queue order; the cluster's own controllers run (the disruption controller rewrites PDB
-status; garbage collection is why owner references are dropped); its scheduler configuration
-is whatever the cluster runs (``--config`` is only used to know the profiles' schedulerNames);
-metrics are not read (quiescence is judged by settle time alone).
+"""The ``kubeconfig`` backend: the scheduler of an existing throwaway cluster (kind, KWOK),
+only with ``--i-own-this-cluster CONTEXT`` and on a cluster whose own nodes are cordoned; the
+run's objects get the run id as a name prefix and pending pods are released one by one from a
+hold gate. What it creates and how it differs from the others: ``docs/backends.md``.
 """
 
 from __future__ import annotations
@@ -34,18 +9,13 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+from pathlib import Path
 from typing import Any
 
-from conformance.backends import cleanup
-from conformance.backends.driver import (
-    RUN_LABEL,
-    ApiError,
-    ClusterApi,
-    Driver,
-    DriverOptions,
-    KubeApi,
-    new_run_id,
-)
+import conformance.backends.cleanup as cleanup
+from conformance.backends.api import ApiError, ClusterApi, KubeApi
+from conformance.backends.driver import Driver, DriverOptions
+from conformance.backends.plan import RUN_LABEL, new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, SubjectError, SubjectResult
@@ -106,18 +76,18 @@ class KubeconfigSubject(Subject):
         self.prefix = new_run_id()
         self._counter = itertools.count(1)
         self._cleanup: cleanup.Cleanup | None = None
-        self._tmp = None
+        self._tmp: Path | None = None
 
     def api(self) -> ClusterApi:
         if self._api is None:
             try:
+                # optional dependency: kubernetes (the backends extra), said clearly if missing
                 import kubernetes  # noqa: F401
             except ImportError as e:
                 raise SubjectError("kubeconfig backend: the kubernetes client is not installed "
                                    "(pip install 'kschedconf[backends]')") from e
             self._cleanup = cleanup.Cleanup("kubeconfig backend")
-            self._tmp = cleanup.make_temp_dir("kubeconfig")
-            tmp = self._tmp
+            tmp = self._tmp = cleanup.make_temp_dir("kubeconfig")
             self._cleanup.push("temporary directory", lambda: cleanup.remove_dir(tmp))
             path = self.kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] \
                 or os.path.expanduser("~/.kube/config")

@@ -1,20 +1,8 @@
-"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler as local processes.
-
-Binaries (``backends/build.sh`` builds them from the pinned release): the directory given, else
-``$KSCHEDCONF_BACKENDS_BIN``, else ``backends/bin`` of this checkout, else ``$PATH``.
-
-Everything listens on free loopback ports (reserved against parallel runs, see ``ports.py``)
-and lives in a private temporary directory: etcd's data, fresh certificates (``certs.py``),
-kubeconfigs, the scheduler's configuration and each component's log. kube-apiserver runs with
-``--authorization-mode=AlwaysAllow`` and client-certificate authentication only (anonymous
-requests are refused), the admission plugins that would change or reject scenario objects off
-(see :data:`DISABLED_ADMISSION`), and no endpoint reconciler. kube-scheduler gets a kubeconfig
-with the client certificate, serves its metrics over TLS with the run's serving certificate,
-and runs the scenario's KubeSchedulerConfiguration with parallelism 1 and leader election off.
-
-Failures to start are :class:`SubjectError` carrying the tail of the component's log; every
-process group and the temporary directory are removed on success, failure, timeout, Ctrl-C
-and SIGTERM (``cleanup.py``).
+"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler of the pinned release as
+local processes (binaries from ``backends/build.sh``: :func:`find_binaries`), on reserved
+loopback ports (``ports.py``), in a private temporary directory with fresh certificates
+(``certs.py``), released on every exit path (``cleanup.py``). Flags and search order:
+``docs/backends.md``.
 """
 
 from __future__ import annotations
@@ -31,9 +19,18 @@ from typing import Any
 
 import yaml
 
-from conformance.backends import cleanup
+import conformance.backends.cleanup as cleanup
+from conformance.backends.api import KubeApi
 from conformance.backends.certs import CertBundle, make_certs
-from conformance.backends.driver import KubeApi, parse_metrics, scheduler_config
+from conformance.backends.control_plane import (
+    DISABLED_ADMISSION,
+    SCHEDULER_FEATURE_GATES,
+    SCHEDULER_VERBOSITY,
+    SERVICE_CIDR,
+    parse_metrics,
+    scheduler_config,
+    write_kubeconfig,
+)
 from conformance.backends.ports import LOOPBACK, PortReservation, sweep_stale_locks
 from conformance.backends.subject import OwnedControlPlaneSubject
 from conformance.core.subject import SubjectError
@@ -44,32 +41,6 @@ REPO_BIN = Path(__file__).resolve().parents[2] / "backends" / "bin"
 LOG_TAIL_LINES = 30
 START_TIMEOUT = 60.0
 PORT_RETRIES = 3
-
-#: Admission plugins on by default in the pinned release that would change or refuse the
-#: scenario's objects: ServiceAccount (no service accounts exist), TaintNodesByCondition (adds
-#: node.kubernetes.io/not-ready to new nodes), DefaultTolerationSeconds (adds tolerations),
-#: Priority (the driver writes the priority the reference resolved, explicit ones included),
-#: RuntimeClass (refuses spec.overhead without a RuntimeClass), LimitRanger, ResourceQuota,
-#: PodSecurity, PodTopologyLabels and the rest of the defaults that have nothing to do here.
-DISABLED_ADMISSION = (
-    "ServiceAccount", "TaintNodesByCondition", "DefaultTolerationSeconds", "Priority",
-    "RuntimeClass", "LimitRanger", "ResourceQuota", "PodSecurity", "PodTopologyLabels",
-    "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
-    "PodGroupProtection", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
-    "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "CertificateApproval",
-    "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
-    "DefaultIngressClass", "NodeDeclaredFeatureValidator", "PodResizeValidator",
-)
-SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes there
-#: client-go's streaming lists replay an informer's initial state from a map (random order):
-#: the scheduler would receive the nodes (whose order decides equal scores) and the pending
-#: pods (whose order decides the queue among equal priorities) shuffled. With plain LIST
-#: requests it receives them in the API server's key order, which the driver controls. Only
-#: how the informers load their first state changes; nothing of scheduling.
-SCHEDULER_FEATURE_GATES = "WatchListClient=false"
-#: Verbosity 3 logs the start of every scheduling cycle, which orders the attempts the API
-#: shows (``scheduler_log.py``).
-SCHEDULER_VERBOSITY = 3
 
 
 def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
@@ -339,22 +310,6 @@ class ProcessControlPlane:
         if self.cleanup is not None:
             self.cleanup.run()
             self.cleanup = None
-
-
-def write_kubeconfig(path: Path, server: str, certs: CertBundle) -> None:
-    """A kubeconfig for ``server`` authenticating with the run's client certificate."""
-    doc = {
-        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
-        "clusters": [{"name": "kschedconf", "cluster": {
-            "server": server, "certificate-authority": str(certs.ca_cert)}}],
-        "users": [{"name": "kschedconf-admin", "user": {
-            "client-certificate": str(certs.client_cert),
-            "client-key": str(certs.client_key)}}],
-        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
-                                                         "user": "kschedconf-admin"}}],
-    }
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    os.chmod(path, 0o600)
 
 
 class ProcessSubject(OwnedControlPlaneSubject):

@@ -1,19 +1,7 @@
-"""The order of kube-scheduler's scheduling cycles, read from its log.
-
-What the API shows comes in the order the API server wrote it, not the order the scheduler
-decided it: binding runs in a goroutine of its own (``runBindingCycle``), so the next pod's
-scheduling cycle -- and its ``PodScheduled=False`` condition -- can reach the API before the
-previous pod's binding. Oracles that replay a run attempt by attempt (filters honoured, no false
-"unschedulable", queue order) would then judge each attempt on the wrong cluster state.
-
-kube-scheduler logs the start of every scheduling cycle at verbosity 3 ("Attempting to
-schedule pod", ``schedulingCycle`` in ``pkg/scheduler/schedule_one.go``), its failures at 2
-("Unable to schedule pod; no fit; waiting" with the FitError message,
-``handleSchedulingFailure``) and its bindings at 2 ("Successfully bound pod to node",
-``bindingCycle``). The owned-control-plane launchers run it with ``--v=3``;
-:func:`parse_cycles` reads the cycles and :func:`order_attempts` puts the attempts observed
-through the API in cycle order. Where a launcher has no log (an existing cluster), the
-observed order stays.
+"""The order of kube-scheduler's scheduling cycles, read from its ``--v=3`` log:
+:func:`parse_cycles` reads the cycles and their results, :func:`order_attempts` puts the
+attempts observed through the API (where bindings show late) in cycle order. Why and which log
+lines: ``docs/backends.md`` (the driver, step 3).
 """
 
 from __future__ import annotations
@@ -78,9 +66,9 @@ def parse_cycles(lines: Iterable[str]) -> list[Cycle]:
         if not pod:
             continue
         if msg == ATTEMPTING:
-            c = Cycle(pod)
-            cycles.append(c)
-            open_cycle[pod] = c
+            cycle = Cycle(pod)
+            cycles.append(cycle)
+            open_cycle[pod] = cycle
             continue
         c = open_cycle.get(pod)
         if c is None or c.result is not None:

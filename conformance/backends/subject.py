@@ -1,10 +1,7 @@
-"""The subject shared by the launchers that own their control plane (process, docker).
-
-The control plane (etcd and kube-apiserver) starts on the first scenario and serves every
-scenario of the subject's life; each scenario gets a fresh kube-scheduler started *after* its
-objects exist (so the scheduler's informers hand it the whole cluster before it schedules
-anything: see ``driver.py``), and a fresh run id: after the scenario everything labelled with
-it is deleted, the scheduler stopped, and the next scenario starts from an empty cluster.
+"""The subject shared by the launchers that own their control plane (process, docker): the
+control plane starts on the first scenario and serves every scenario of the subject's life;
+each scenario gets a fresh run id and a fresh kube-scheduler started after its objects exist,
+and everything labelled with the run id is deleted after it (``docs/backends.md``).
 """
 
 from __future__ import annotations
@@ -15,7 +12,9 @@ import time
 from abc import abstractmethod
 from typing import Any
 
-from conformance.backends.driver import ClusterApi, Driver, DriverOptions, new_run_id
+from conformance.backends.api import ClusterApi
+from conformance.backends.driver import Driver, DriverOptions
+from conformance.backends.plan import new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, SubjectError, SubjectResult

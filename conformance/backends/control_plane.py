@@ -1,0 +1,105 @@
+"""What the launchers that start their own components (``process``, ``docker``) share: the
+API server's and the scheduler's flags, the scheduler's configuration, kubeconfig documents and
+the scheduler's metrics page.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.backends.certs import CertBundle
+
+SCHED_CONFIG_API = "kubescheduler.config.k8s.io/v1"
+
+#: Admission plugins on by default in the pinned release that would change or refuse the
+#: scenario's objects: ServiceAccount (no service accounts exist), TaintNodesByCondition (adds
+#: node.kubernetes.io/not-ready to new nodes), DefaultTolerationSeconds (adds tolerations),
+#: Priority (the driver writes the priority the reference resolved, explicit ones included),
+#: RuntimeClass (refuses spec.overhead without a RuntimeClass), LimitRanger, ResourceQuota,
+#: PodSecurity, PodTopologyLabels and the rest of the defaults that have nothing to do here.
+DISABLED_ADMISSION = (
+    "ServiceAccount", "TaintNodesByCondition", "DefaultTolerationSeconds", "Priority",
+    "RuntimeClass", "LimitRanger", "ResourceQuota", "PodSecurity", "PodTopologyLabels",
+    "DefaultStorageClass", "StorageObjectInUseProtection", "PersistentVolumeClaimResize",
+    "PodGroupProtection", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook",
+    "MutatingAdmissionPolicy", "ValidatingAdmissionPolicy", "CertificateApproval",
+    "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
+    "DefaultIngressClass", "NodeDeclaredFeatureValidator", "PodResizeValidator",
+)
+SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes there
+#: client-go's streaming lists replay an informer's initial state from a map (random order):
+#: the scheduler would receive the nodes (whose order decides equal scores) and the pending
+#: pods (whose order decides the queue among equal priorities) shuffled. With plain LIST
+#: requests it receives them in the API server's key order, which the driver controls. Only
+#: how the informers load their first state changes; nothing of scheduling.
+SCHEDULER_FEATURE_GATES = "WatchListClient=false"
+#: Verbosity 3 logs the start of every scheduling cycle, which orders the attempts the API
+#: shows (``scheduler_log.py``).
+SCHEDULER_VERBOSITY = 3
+
+
+def scheduler_config(config: Mapping[str, Any] | None, kubeconfig: str, *,
+                     parallelism: int | None = 1, qps: float = 5000.0,
+                     burst: int = 10000) -> dict[str, Any]:
+    """The KubeSchedulerConfiguration kube-scheduler runs with: the scenario's (or the
+    release's defaults), with the connection to our API server, leader election off,
+    ``parallelism`` (1 unless None: the nodes a pod is checked against are then examined in a
+    fixed order, as in the reference) and a high client QPS (bindings are API calls)."""
+    doc: dict[str, Any] = copy.deepcopy(dict(config)) if config else {
+        "apiVersion": SCHED_CONFIG_API, "kind": "KubeSchedulerConfiguration"}
+    doc.setdefault("apiVersion", SCHED_CONFIG_API)
+    doc.setdefault("kind", "KubeSchedulerConfiguration")
+    cc = dict(doc.get("clientConnection") or {})
+    cc.update({"kubeconfig": kubeconfig, "qps": qps, "burst": burst})
+    doc["clientConnection"] = cc
+    doc["leaderElection"] = {"leaderElect": False}
+    if parallelism is not None:
+        doc["parallelism"] = parallelism
+    return doc
+
+
+def parse_metrics(text: str, name: str = "scheduler_pending_pods") -> dict[str, float]:
+    """``name{queue="X"} value`` lines of a Prometheus text page → {X: value}."""
+    out: dict[str, float] = {}
+    pat = re.compile(rf'^{re.escape(name)}\{{([^}}]*)\}}\s+(\S+)')
+    for line in text.splitlines():
+        m = pat.match(line)
+        if not m:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        try:
+            out[labels.get("queue", "")] = out.get(labels.get("queue", ""), 0.0) + float(
+                m.group(2))
+        except ValueError:
+            continue
+    return out
+
+
+def kubeconfig_doc(server: str, *, ca_cert: str, client_cert: str,
+                   client_key: str) -> dict[str, Any]:
+    """A kubeconfig for ``server`` authenticating with the run's client certificate (the
+    paths as the reader of the kubeconfig sees them)."""
+    return {
+        "apiVersion": "v1", "kind": "Config", "current-context": "kschedconf",
+        "clusters": [{"name": "kschedconf", "cluster": {
+            "server": server, "certificate-authority": ca_cert}}],
+        "users": [{"name": "kschedconf-admin", "user": {
+            "client-certificate": client_cert, "client-key": client_key}}],
+        "contexts": [{"name": "kschedconf", "context": {"cluster": "kschedconf",
+                                                         "user": "kschedconf-admin"}}],
+    }
+
+
+def write_kubeconfig(path: Path, server: str, certs: CertBundle) -> None:
+    """A kubeconfig file for ``server`` with the certificates of ``certs`` (mode 0600)."""
+    doc = kubeconfig_doc(server, ca_cert=str(certs.ca_cert),
+                         client_cert=str(certs.client_cert), client_key=str(certs.client_key))
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    os.chmod(path, 0o600)
