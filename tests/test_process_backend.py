@@ -131,7 +131,7 @@ def test_generated_small_scenarios_match_the_reference(subject: ProcessSubject) 
                                                      for w in result.warnings):
             assert decisions(result.result) == decisions(expected), sc.to_yaml()
             compared += 1
-        if judged == 20 or (judged >= 8 and compared >= 3):
+        if judged == 40 or (judged >= 8 and compared >= 3):
             break
     # which draws qualify depends on Hypothesis' derandomized stream (the strategies may
     # change); enough of them must be judged, and some compared decision by decision
