@@ -1,30 +1,8 @@
 """pytest plugin (entry point ``pytest11``: ``kschedconf``): write your own scheduler
-properties with kschedconf's strategies and oracles, run them with pytest.
-
-Fixtures (session-scoped, so Hypothesis tests may use them):
-
-* ``kschedconf_subject`` — the subject under test, chosen with ``--kschedconf-subject SPEC``
-  (``reference`` by default; ``reference:CONFIG.yaml``, ``external:COMMAND...``), with
-  ``--kschedconf-config`` and ``--kschedconf-plugins`` for the reference;
-* ``kschedconf_oracles`` — ``{name: check}`` of ``oracles.ALL_ORACLES`` (only those named by
-  ``--kschedconf-oracle``, when given);
-* ``kschedconf_check`` — ``check(scenario, oracles=None)``: runs the subject on the scenario,
-  applies the oracles (all selected ones, or the given names / mapping) and fails the test
-  with every violation; returns the :class:`~conformance.core.subject.SubjectResult`.
-
-Example::
-
-    from hypothesis import given
-    from strategies import SMALL, scenarios
-
-    @given(scenario=scenarios(SMALL))  # by keyword: pytest fills the fixture
-    def test_my_cluster_shapes(kschedconf_check, scenario):
-        kschedconf_check(scenario)
-
-pytest's own ``--junitxml`` then reports these tests; ``pytest -n auto`` (pytest-xdist) spreads
-them over the machine's cores; ``--hypothesis-profile kschedconf-ci`` uses kschedconf's CI
-settings profile.
-"""
+properties with kschedconf's strategies and oracles, run them with pytest. Fixtures:
+``kschedconf_subject``, ``kschedconf_oracles``, ``kschedconf_check``; options
+``--kschedconf-subject``, ``-config``, ``-plugins``, ``-oracle``, ``-subject-timeout``.
+See docs/subjects.md#pytest-plugin."""
 
 from __future__ import annotations
 
@@ -88,6 +66,9 @@ def check_scenario(subject: Subject, scenario: ScenarioInput,
 
 @pytest.fixture(scope="session")
 def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Subject]:
+    """The subject under test, chosen with ``--kschedconf-subject SPEC`` (``reference`` by
+    default; ``reference:CONFIG.yaml``, ``external:COMMAND...``), with ``--kschedconf-config``
+    and ``--kschedconf-plugins`` for the reference."""
     opt = request.config.getoption
     try:
         subject = make_subject(opt("--kschedconf-subject"), config=opt("--kschedconf-config"),
@@ -101,6 +82,8 @@ def kschedconf_subject(request: pytest.FixtureRequest) -> Iterator[Subject]:
 
 @pytest.fixture(scope="session")
 def kschedconf_oracles(request: pytest.FixtureRequest) -> dict[str, Oracle]:
+    """``{name: check}`` of ``oracles.ALL_ORACLES`` (only those named by
+    ``--kschedconf-oracle``, when given)."""
     try:
         return select_oracles(request.config.getoption("--kschedconf-oracle"))
     except ValueError as e:
@@ -111,6 +94,9 @@ def kschedconf_oracles(request: pytest.FixtureRequest) -> dict[str, Oracle]:
 def kschedconf_check(kschedconf_subject: Subject,
                      kschedconf_oracles: dict[str, Oracle]
                      ) -> Callable[..., SubjectResult | None]:
+    """``check(scenario, oracles=None)``: runs the subject on the scenario, applies the oracles
+    (all selected ones, or the given names / mapping) and fails the test with every violation;
+    returns the :class:`~conformance.core.subject.SubjectResult`."""
     def check(scenario: ScenarioInput,
               oracles: Iterable[str] | Mapping[str, Oracle] | None = None
               ) -> SubjectResult | None:

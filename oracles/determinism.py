@@ -1,30 +1,11 @@
 """Determinism and metamorphic relations: helpers that run a subject more than once.
 
-* :func:`determinism`: the same input and seed, run twice, give identical result documents.
-* :func:`rename_relation`: renaming every node changes no decision beyond tie-breaks.
-* :func:`permute_relation`: permuting the input order of the nodes changes no decision beyond
-  tie-breaks.
-* :func:`unfit_node_relation`: adding a node that fits no pod changes no decision beyond
-  tie-breaks, and nothing is bound to that node.
-
-"Beyond tie-breaks" (:func:`compare_up_to_ties`): the two runs' attempts are walked side by side;
-up to the first difference they must name the same pods with the same outcomes, bound pods the
-same (mapped) node. The first difference is accepted only if it is a tie-break: a Bound attempt
-whose two nodes are each in the other run's reported ``candidates`` (tied highest scores), or a
-preemption that nominated a different node (upstream picks among equally good candidates by
-their order). After an accepted tie-break the runs may legitimately diverge (later pods see
-different clusters), so the comparison stops there. Without any difference the final bindings
-and pending pods must match as well.
-
-When the relations hold upstream: node names are used nowhere by the scheduling rules (labels
-are, and stay unchanged); node order only decides ties (heap layout of equal totals, the start
-of the search) as long as every node is examined, i.e. fewer than 100 nodes or
-percentageOfNodesToScore 100 (``numFeasibleNodesToFind`` in ``pkg/scheduler/schedule_one.go``);
-an extra node without labels is no topology domain, and no pod fits it — but ImageLocality
-divides by the total node count (``pkg/scheduler/framework/plugins/imagelocality``), so the
-unfit-node relation needs a scenario without node images. A relation that does not apply to a
-scenario raises :class:`NotApplicable`.
-"""
+:func:`determinism` (same input and seed twice, identical documents); :func:`rename_relation`,
+:func:`permute_relation` and :func:`unfit_node_relation` (renaming, permuting or adding an
+unfit node changes no decision beyond tie-breaks, :func:`compare_up_to_ties`); a relation that
+does not hold upstream for a scenario raises :class:`NotApplicable`.
+When the relations hold upstream (``pkg/scheduler/schedule_one.go`` numFeasibleNodesToFind,
+``pkg/scheduler/framework/plugins/imagelocality``): docs/oracles.md#determinism."""
 
 from __future__ import annotations
 
@@ -98,8 +79,17 @@ def determinism(subject: Subject, scenario: ScenarioInput) -> list[Violation]:
 def compare_up_to_ties(a: Mapping[str, Any], b: Mapping[str, Any],
                        b_to_a: Callable[[str], str] = lambda n: n,
                        relation: str = "the transformed scenario") -> list[Violation]:
-    """Compare two result documents up to tie-breaks (see the module doc); ``b_to_a`` maps
-    node names of ``b`` back to ``a``'s."""
+    """Compare two result documents up to tie-breaks; ``b_to_a`` maps node names of ``b``
+    back to ``a``'s.
+
+    The two runs' attempts are walked side by side; up to the first difference they must name
+    the same pods with the same outcomes, bound pods the same (mapped) node. The first
+    difference is accepted only if it is a tie-break: a Bound attempt whose two nodes are each
+    in the other run's reported ``candidates`` (tied highest scores), or a preemption that
+    nominated a different node (upstream picks among equally good candidates by their order).
+    After an accepted tie-break the runs may legitimately diverge (later pods see different
+    clusters), so the comparison stops there. Without any difference the final bindings and
+    pending pods must match as well."""
     def m(n: str | None) -> str | None:
         return None if n is None else b_to_a(n)
 

@@ -1,32 +1,11 @@
-"""Oracle ``filters_honoured``: the node a pod was bound to passed every Filter rule at bind time.
+"""Oracle ``filters_honoured``: the node a pod was bound to passed every Filter rule at bind time,
+also with the nominated pods of priority >= the pod's counted; a gated pod is never bound.
 
-Invariant: when an attempt binds pod P to node N, then in the cluster as it was just before
-(bound pods, earlier victims removed), N satisfies every Filter rule P's profile enables:
-
-* NodeName: a pod with spec.nodeName only goes to that node;
-* NodeUnschedulable: N is not ``spec.unschedulable`` unless P tolerates
-  ``node.kubernetes.io/unschedulable:NoSchedule``;
-* TaintToleration: every NoSchedule/NoExecute taint of N is tolerated;
-* NodeAffinity: spec.nodeSelector, the required node affinity terms and the profile's
-  ``addedAffinity`` match N;
-* NodePorts: none of P's host ports is in use on N (0.0.0.0 conflicts with every IP);
-* NodeResourcesFit: pod count and every requested resource fit N's allocatable;
-* PodTopologySpread: for each DoNotSchedule constraint, N has the topology key and
-  ``matching pods in N's domain + self - global minimum <= maxSkew`` (minimum 0 when fewer than
-  minDomains domains; domains from nodes passing the node inclusion policies;
-  ``matchLabelKeys`` merged into the selector);
-* InterPodAffinity: required affinity is satisfied in N's domain (or the first-pod exception),
-  no pod matching a required anti-affinity term runs in N's domain, and no existing pod's
-  required anti-affinity term selects P within N's domain (symmetry);
-
-and all of them also with the pods nominated to N (priority >= P's) counted, as upstream's
-``RunFilterPluginsWithNominatedPods`` requires. Also: a pod with scheduling gates is never
-bound (SchedulingGates PreEnqueue), and only pods of a configured profile are bound.
-
-Upstream rules: the Filter functions of the plugins named above under
+Upstream rules: the Filter functions of NodeName, NodeUnschedulable, TaintToleration,
+NodeAffinity, NodePorts, NodeResourcesFit, PodTopologySpread and InterPodAffinity under
 ``pkg/scheduler/framework/plugins/`` and ``pkg/scheduler/framework/runtime/framework.go``
 (RunFilterPluginsWithNominatedPods); the restatements are in ``oracles/rules.py``.
-"""
+The invariant, rule by rule: docs/oracles.md#filters_honoured."""
 
 from __future__ import annotations
 
@@ -40,7 +19,7 @@ NAME = "filters_honoured"
 def check(ctx: OracleContext) -> list[Violation]:
     """Every bind went to a node that passed every Filter rule of the pod's profile at that time,
     also with the nominated pods of higher or equal priority counted (the plugins' Filter
-    functions, RunFilterPluginsWithNominatedPods; see the module docstring)."""
+    functions, RunFilterPluginsWithNominatedPods; docs/oracles.md#filters_honoured)."""
     out: list[Violation] = []
     for step in Replay.of(ctx):
         if step.outcome != BOUND:

@@ -1,36 +1,12 @@
 """Oracle ``no_false_unschedulable``: a pod reported Unschedulable really had no node, and a pod
 that could preempt did.
 
-Invariants, for every attempt with outcome ``Unschedulable``, judged on the cluster as it was
-at that attempt:
-
-1. No node satisfied every Filter rule of the pod's profile (the same independent restatements
-   as ``filters_honoured``, with upstream's two passes for nominated pods). Upstream:
-   ``schedulePod`` / ``findNodesThatFitPod`` in ``pkg/scheduler/schedule_one.go`` report a
-   FitError only when no node passed the filters.
-2. With DefaultPreemption at PostFilter and a pod whose preemptionPolicy is not Never: if some
-   node would pass every rule after removing *all* pods of lower priority from it, the attempt
-   must nominate a node or report victims. Upstream: ``DefaultPreemption.SelectVictimsOnNode``
-   (``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``) makes such a
-   node a candidate, and ``Evaluator.Preempt`` (``pkg/scheduler/framework/preemption/
-   preemption.go``) then nominates one. Upstream's exception is allowed:
-   ``PodEligibleToPreemptOthers`` refuses a pod that already has a nominated node with victims
-   still terminating; the replay cannot see termination, so a pod that already preempted
-   victims and still holds a nomination is never reported here.
-   Victims of a preemption whose preemptor was not attempted again yet may still be in the
-   scheduler's cache (SchedulerAsyncPreemption: ``prepareCandidateAsync`` deletes them in a
-   goroutine while other pods are scheduled): invariant 1 counts a node as feasible, and
-   invariant 2 a node as a preemption candidate, only if it is also one with them still there
-   (``ClusterState.with_terminating``; found by the docker backend's differential run: a pod
-   whose required anti-affinity matched another preemption's victims, still in the cache).
-3. An attempt reported ``Gated`` concerns a pod that has scheduling gates (before or after the
-   timeline events of that same instant: a pod is gated when it is added to the queue, which
-   may come before the events due at the same time).
-
-Not judged: pods whose profile enables a rejecting plugin the oracles do not restate
-(out-of-tree plugins), and pods using volumes, resource claims or node-declared features
-(``rules.unmodelled_pod_features``).
-"""
+Upstream: ``schedulePod`` / ``findNodesThatFitPod`` in ``pkg/scheduler/schedule_one.go``,
+``DefaultPreemption.SelectVictimsOnNode`` and ``PodEligibleToPreemptOthers``
+(``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``),
+``Evaluator.Preempt`` (``pkg/scheduler/framework/preemption/preemption.go``).
+The invariants, upstream's exceptions and what is not judged:
+docs/oracles.md#no_false_unschedulable."""
 
 from __future__ import annotations
 
@@ -120,7 +96,7 @@ def _wrongly_gated(pod: Pod, prof: ProfileView | None, state: ClusterState) -> b
 def check(ctx: OracleContext) -> list[Violation]:
     """Every Unschedulable pod had no feasible node at that time, and was nominated or preempted
     when removing lower-priority pods would have made room (schedulePod,
-    SelectVictimsOnNode; see the module docstring)."""
+    SelectVictimsOnNode; docs/oracles.md#no_false_unschedulable)."""
     out: list[Violation] = []
     for step in Replay.of(ctx):
         pod = step.pod

@@ -1,19 +1,8 @@
 """Oracle ``no_overcommit``: a bind never over-commits the node.
 
-Invariant: after every bind, on the chosen node, for every resource the bound pod requests (a
-request > 0): the sum of the effective requests of the node's pods (upstream ``PodRequests``:
-regular containers summed, init containers and sidecars per the sidecar formula, pod overhead,
-pod-level resources replacing the container aggregate) is at most the node's allocatable; and
-the number of pods on the node is at most its allocatable ``pods``. Covered: cpu, memory,
-ephemeral-storage and every scalar resource (extended resources, hugepages-*, ...).
-
 Upstream rule: ``pkg/scheduler/framework/plugins/noderesources/fit.go`` (``fitsRequest``), with
 requests from ``staging/src/k8s.io/component-helpers/resource/helpers.go`` (``PodRequests``).
-The rule is only checked for resources the pod requests, exactly as upstream: a node that the
-input already over-commits may still take a pod that does not request the over-committed
-resource. Binds of pods whose profile disables NodeResourcesFit are not judged, and extended
-resources the profile's NodeResourcesFitArgs ignore are skipped.
-"""
+The invariant and its exceptions: docs/oracles.md#no_overcommit."""
 
 from __future__ import annotations
 
@@ -27,7 +16,7 @@ NAME = "no_overcommit"
 def check(ctx: OracleContext) -> list[Violation]:
     """After every bind, the chosen node's pods request at most its allocatable for every resource
     the bound pod requests, and their count is at most allocatable pods
-    (noderesources/fit.go fitsRequest; see the module docstring)."""
+    (noderesources/fit.go fitsRequest; docs/oracles.md#no_overcommit)."""
     out: list[Violation] = []
     for step in Replay.of(ctx):
         if step.outcome != BOUND or step.pod is None or step.node not in step.state.nodes:

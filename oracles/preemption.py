@@ -1,39 +1,10 @@
 """Oracle ``preemption``: victims are justified, minimal, and PDB-aware.
 
-Invariants, for every attempt that reports victims (judged on the cluster just before the
-victims were removed):
-
-1. The preemptor's preemptionPolicy is not ``Never`` (``PodEligibleToPreemptOthers``).
-2. Every victim was running on the node the preemptor is nominated to (or bound to), and has a
-   strictly lower priority than the preemptor (``isPreemptionAllowed``: victim priority <
-   preemptor priority).
-3. Removing the victims makes room: the preemptor passes every Filter rule on that node
-   afterwards (with nominated pods of priority >= its own counted, as
-   ``RunFilterPluginsWithNominatedPods`` in ``SelectVictimsOnNode``).
-4. The victim set is minimal under upstream's reprieve rule: ``SelectVictimsOnNode`` removes
-   every lower-priority pod, then re-adds them one by one (PDB-violating ones first, each group
-   from the most important) and keeps every pod the preemptor still fits with. Hence re-adding
-   any *single* victim to the final state must make the preemptor not fit (every Filter rule
-   is monotone in the pods of one node: resources, ports, anti-affinity and spread skew only get
-   harder with more pods, affinity only easier, so this holds whatever the order among equally
-   important pods). A victim the preemptor fits with is reported as unnecessary.
-5. PDBs are respected when a choice without violations existed: if evicting the victims takes
-   more pods from some PDB than its ``status.disruptionsAllowed``, no other node may have made
-   room by evicting only lower-priority pods that no PDB covers (such a node gives a candidate
-   with zero violations, and ``pickOneNodeForPreemption`` prefers the fewest violations;
-   ``DryRunPreemption`` only stops early once it holds a non-violating candidate).
-
 Upstream: ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``
 (SelectVictimsOnNode, PodEligibleToPreemptOthers), ``pkg/scheduler/framework/preemption/
 preemption.go`` (DryRunPreemption, pickOneNodeForPreemption) and ``.../preemption/util.go``
 (FilterVictimsWithPDBViolation, MoreImportantVictim).
-
-Not judged (3-5): preemptors whose profile enables rejecting plugins the oracles do not restate,
-pods with unmodelled features, and topology-spread corner cases where upstream's incremental
-counts differ from a recount (an empty spread selector, or terminating pods on the node). PDBs
-without ``status.disruptionsAllowed`` are not counted in 5 (the disruption controller writes it
-asynchronously).
-"""
+The five invariants and what is not judged: docs/oracles.md#preemption."""
 
 from __future__ import annotations
 
@@ -102,7 +73,7 @@ def _world_before(step: Step) -> World:
 def check(ctx: OracleContext) -> list[Violation]:
     """Victims are lower-priority pods of the nominated node, necessary one by one under the
     reprieve rule, and break no PDB when a choice without violations existed
-    (SelectVictimsOnNode, pickOneNodeForPreemption; see the module docstring)."""
+    (SelectVictimsOnNode, pickOneNodeForPreemption; docs/oracles.md#preemption)."""
     out: list[Violation] = []
     for step in Replay.of(ctx):
         if not step.victims or step.pod is None:

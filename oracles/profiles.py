@@ -1,19 +1,11 @@
-"""What each scheduler profile enables, read from the scenario's KubeSchedulerConfiguration.
+"""What each scheduler profile enables, read from the scenario's raw KubeSchedulerConfiguration
+(without the reference's configuration code): Filter rules, PostFilter, QueueSort, plugin args,
+backoff settings.
 
-The oracles need to know, per profile (``schedulerName``): which Filter rules apply (a profile
-may disable NodePorts, ...), whether DefaultPreemption runs at PostFilter, which QueueSort plugin
-orders the queue, the NodeResourcesFit ignored resources, the NodeAffinity ``addedAffinity``, and
-the queue's backoff settings. This is read from the raw v1 document here, without the reference's
-configuration code (a planted bug there must not change what the oracles expect): the release's
-default plugins, ``mergePluginSet`` and the MultiPoint expansion are restated below. The
-document is assumed valid (the subject rejects an invalid one).
-
-Upstream: ``pkg/scheduler/apis/config/v1/default_plugins.go`` (getDefaultPlugins with the
-v1.37.2 default gates, mergePlugins / mergePluginSet), ``pkg/scheduler/apis/config/v1/
-defaults.go`` (one profile ``default-scheduler`` when none is given; backoff 1 s / 10 s) and
-``pkg/scheduler/framework/runtime/framework.go`` (expandMultiPointPlugins: a MultiPoint plugin
-runs at every extension point it implements unless that point disables it or ``*``).
-"""
+Upstream: ``pkg/scheduler/apis/config/v1/default_plugins.go`` (getDefaultPlugins,
+mergePlugins / mergePluginSet), ``pkg/scheduler/apis/config/v1/defaults.go`` and
+``pkg/scheduler/framework/runtime/framework.go`` (expandMultiPointPlugins).
+See docs/oracles.md#what-a-profile-enables."""
 
 from __future__ import annotations
 

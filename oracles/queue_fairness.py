@@ -1,41 +1,10 @@
-"""Oracle ``queue_fairness``: the scheduling queue's order, backoff and progress.
+"""Oracle ``queue_fairness``: the scheduling queue's order, backoff and progress, from a queue
+trace or from the attempt order, and the rotation of the node search start.
 
-With a queue trace (the subject's list of queue operations: ``add``, ``requeue``, ``flush``,
-``activate``, ``move``, ``update``, ``pop``, ``delete``, each with ``time``, ``pod`` and the
-queue it went ``to``), judged operation by operation:
-
-1. Priority first, FIFO within a priority: a pod popped from activeQ has the highest priority
-   of the pods in activeQ at that moment, and no pod of the same priority there has a strictly
-   earlier queue timestamp (the time it was added, or its last failed attempt). Upstream:
-   ``PrioritySort.Less`` (``pkg/scheduler/framework/plugins/queuesort/priority_sort.go``) orders
-   activeQ; the timestamp is set by ``newQueuedPodInfo`` and ``AddUnschedulablePodIfNotPresent``
-   (``pkg/scheduler/backend/queue/scheduling_queue.go``). Checked only when every profile
-   uses PrioritySort.
-2. backoffQ is popped only when activeQ is empty (SchedulerPopFromBackoffQ,
-   ``activeQueue.unlockedPop``).
-3. Backoff within [initial, max]: a pod leaves backoffQ for activeQ by ``BackoffComplete`` no
-   earlier than its last failure + podInitialBackoffSeconds (truncated to the 1 s ordering
-   window, ``backoffQueue.alignToWindow``), and is not still in backoffQ once the clock passed
-   its last failure + podMaxBackoffSeconds + the 1 s flush period (``calculateBackoffDuration``
-   caps the backoff at the maximum; ``flushBackoffQCompleted`` runs every second).
-4. No starvation: a run that ended by quiescence (not by ``until``) leaves no pod in activeQ.
-
-Without a trace, from the attempt order:
-
-1. Priority first: the first attempts of the pods pending at the start (not gated) come in
-   non-increasing priority order (all of them are in activeQ before the first pop; upstream
-   starts scheduling after the informer caches synced). FIFO among equal priorities is not
-   judged: the initial queue timestamps are not observable.
-2. No starvation: every pending pod that a profile serves got at least one attempt (pods being
-   deleted are skipped upstream, ``skipPodSchedule``).
-
-Rotation (``nextStartNodeIndex``): when the subject gives explanations with ``evaluatedNodes``
-for consecutive single-attempt pods that searched part of the cluster, the examined nodes of
-each attempt lie in the window of ``evaluatedNodes`` nodes that starts where the previous
-attempt's window ended, in upstream's node order (zones round-robin, ``nodeTree.list``), so
-every node gets its turn. Upstream: ``findNodesThatPassFilters`` and ``nextStartNodeIndex`` in
-``pkg/scheduler/schedule_one.go``, ``pkg/scheduler/backend/cache/node_tree.go``.
-"""
+Upstream: ``pkg/scheduler/framework/plugins/queuesort/priority_sort.go`` (PrioritySort.Less),
+``pkg/scheduler/backend/queue/scheduling_queue.go`` and ``backoff_queue.go``,
+``pkg/scheduler/schedule_one.go`` (findNodesThatPassFilters, nextStartNodeIndex),
+``pkg/scheduler/backend/cache/node_tree.go``. The invariants: docs/oracles.md#queue_fairness."""
 
 from __future__ import annotations
 
@@ -67,7 +36,7 @@ MIN_PARTIAL_SEARCH = 100
 def check(ctx: OracleContext) -> list[Violation]:
     """The queue pops higher priority first and FIFO within a priority, keeps backoffs within
     [initial, max], leaves no pod behind, and rotates the node search start (PrioritySort,
-    scheduling_queue.go, nextStartNodeIndex; see the module docstring)."""
+    scheduling_queue.go, nextStartNodeIndex; docs/oracles.md#queue_fairness)."""
     out: list[Violation] = []
     by_priority = all(p.queue_sort == "PrioritySort" for p in ctx.scheduler.profiles.values())
     if ctx.trace:
@@ -82,7 +51,7 @@ def check(ctx: OracleContext) -> list[Violation]:
 
 def check_trace(ctx: OracleContext, trace: list[dict[str, Any]],
                 by_priority: bool = True) -> list[Violation]:
-    """The trace invariants 1-4 (see the module doc)."""
+    """The trace invariants 1-4 (docs/oracles.md#queue_fairness)."""
     prio = {p.key: p.priority for p in ctx.cluster.pods}
     for key, spec in _timeline_pods(ctx).items():
         prio.setdefault(key, spec)

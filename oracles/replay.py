@@ -1,31 +1,10 @@
 """Replaying a subject's attempts over the initial cluster, to judge each decision "at that time".
 
-:class:`Replay` walks the ``attempts`` of a SimulationResult in order, starting from the initial
-cluster, and keeps a :class:`ClusterState`: the pods bound to each node (the input's running
-pods, then every Bound attempt), pods removed as preemption victims, and the nominations
-(``status.nominatedNodeName`` of the input, then each attempt's ``nominatedNode``). For each
-attempt it yields a :class:`Step` holding the state *before* the attempt's effects, so an oracle
-can ask what was true when the subject decided.
-
-Effects of an attempt, applied after the step is yielded:
-
-* ``Bound``: the pod is bound to ``node`` and loses its nomination. Victims reported on a Bound
-  attempt (a subject that preempts and binds at once) are removed *before* the step is yielded.
-* ``Unschedulable`` / ``Error`` / ``Nominated``: the victims are deleted; the pod's nomination
-  becomes the attempt's ``nominatedNode`` (absent or null clears it), as upstream's failure
-  handler records the nominator's answer.
-* ``Gated``: nothing changes.
-
-After an attempt with victims, the pods nominated to the preemption's node with a lower
-priority than the preemptor lose their nomination (upstream ``prepareCandidate``).
-
-Timeline events (a ``kschedconf/v1`` Scenario document: nodes or pods added, updated or
-deleted at virtual times) are :class:`TimelineEvent` objects with a ``time`` and an ``apply``
-function; when attempts carry a ``time`` (seconds), every event with ``time <= attempt time`` is
-applied before that attempt (events at the same instant come first, as the simulation applies
-the events due before it pops), and the remaining events after the last attempt.
-:func:`timeline_events` reads them from the Scenario document.
-"""
+:class:`Replay` yields a :class:`Step` per attempt with the :class:`ClusterState` before the
+attempt's effects (upstream ``prepareCandidate`` for the nominations a preemption clears);
+:func:`timeline_events` turns a ``kschedconf/v1`` Scenario document into
+:class:`TimelineEvent` objects applied in between.
+See docs/oracles.md#judging-at-that-time-the-replay."""
 
 from __future__ import annotations
 
@@ -229,7 +208,8 @@ class Step:
 
 
 class Replay:
-    """Walks a SimulationResult's attempts over the initial cluster (see the module doc)."""
+    """Walks a SimulationResult's attempts over the initial cluster
+    (docs/oracles.md#judging-at-that-time-the-replay)."""
 
     def __init__(self, cluster: Cluster, attempts: Sequence[Mapping[str, Any]],
                  events: Iterable[TimelineEvent] = ()) -> None:

@@ -1,27 +1,14 @@
-"""Independent, plain restatements of upstream's Filter rules.
+"""Independent, plain restatements of upstream's Filter rules (:class:`World`, :class:`PodFit`,
+:func:`fit_reasons`), written without any code of the reference's plugins, framework or
+scheduler. See docs/oracles.md#the-restated-filter-rules.
 
-Each rule is written from the upstream source of the pinned release, small enough to be checked
-by reading, and *without* any code of the reference's plugins, framework or scheduler (which
-are under test). Only the trusted model layer is used: the objects, the pod requests computed at
-load time (``reference_impl/model/requests.py``: PodRequests with init containers, sidecars,
-overhead and pod-level resources) and label-selector matching (``reference_impl/api/labels.py``).
-
-A :class:`World` is the cluster as one filter pass sees it (nodes, the pods bound to each node,
-and, for the "with nominated pods" pass, pods nominated to the node being checked).
-:class:`PodFit` precomputes the per-pod parts (topology-spread counts, inter-pod affinity
-counts) once per world, then answers ``reasons(node)``: every restated rule the pod breaks on
-that node, each as a sentence with the numbers involved (empty: the pod fits).
-:func:`fit_reasons` adds upstream's two-pass treatment of nominated pods.
-
-Upstream files: ``staging/src/k8s.io/api/core/v1/toleration.go`` (ToleratesTaint),
-``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go``
-(RequiredNodeAffinity, LazyErrorNodeSelector), ``staging/src/k8s.io/apimachinery/pkg/labels/
-selector.go`` (Requirement.Matches), and under ``pkg/scheduler/framework/plugins/``:
-``nodename``, ``nodeunschedulable``, ``tainttoleration``, ``nodeaffinity``, ``nodeports``,
-``noderesources/fit.go`` (fitsRequest), ``podtopologyspread/{common,filtering}.go``,
-``interpodaffinity/filtering.go``; ``pkg/scheduler/framework/runtime/framework.go``
-(RunFilterPluginsWithNominatedPods, addGENominatedPods).
-"""
+Upstream files: ``staging/src/k8s.io/api/core/v1/toleration.go``,
+``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go``,
+``staging/src/k8s.io/apimachinery/pkg/labels/selector.go``, under
+``pkg/scheduler/framework/plugins/``: ``nodename``, ``nodeunschedulable``, ``tainttoleration``,
+``nodeaffinity``, ``nodeports``, ``noderesources/fit.go``, ``podtopologyspread/{common,
+filtering}.go``, ``interpodaffinity/filtering.go``; ``pkg/scheduler/framework/runtime/
+framework.go`` (RunFilterPluginsWithNominatedPods, addGENominatedPods)."""
 
 from __future__ import annotations
 

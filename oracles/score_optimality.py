@@ -1,23 +1,9 @@
-"""Oracle ``score_optimality``: the chosen node is a highest-scored one.
+"""Oracle ``score_optimality``: the chosen node is a highest-scored one (among the reported
+``candidates``, and with the maximal total of the pod's Explanation).
 
-Invariants:
-
-1. A Bound attempt that reports ``candidates`` (the tied highest-scored nodes) chose one of
-   them: the subject's own report is consistent.
-2. When the subject gives an Explanation for the pod (describing the attempt that bound it):
-   every plugin score is ``weighted = normalized * weight`` with ``normalized`` in
-   [0, MaxNodeScore=100], each node's ``total`` is the sum of its weighted scores, the chosen
-   node is among the examined feasible nodes and its total is the maximum over the examined
-   feasible nodes that were scored, and the explanation's ``candidates`` are exactly the nodes
-   with that maximum (when one feasible node was found upstream skips scoring: the
-   ``shortcut``; then the chosen node must be that node).
-
-Upstream: ``pkg/scheduler/schedule_one.go`` (schedulePod: a single feasible node is returned
-without scoring; prioritizeNodes; the host is popped from the max-heap of totals, so it has the
-maximal total) and ``pkg/scheduler/framework/runtime/framework.go`` (RunScorePlugins: scores
-outside [MinNodeScore, MaxNodeScore] after normalization are an error, then
-``score * weight`` is summed into the total).
-"""
+Upstream: ``pkg/scheduler/schedule_one.go`` (schedulePod, prioritizeNodes) and
+``pkg/scheduler/framework/runtime/framework.go`` (RunScorePlugins).
+The invariants: docs/oracles.md#score_optimality."""
 
 from __future__ import annotations
 
@@ -32,8 +18,8 @@ MIN_NODE_SCORE = 0
 
 def check(ctx: OracleContext) -> list[Violation]:
     """Every bound pod went to a highest-scored node: among the reported candidates, with the
-    maximal total of the explanation (prioritizeNodes, RunScorePlugins; see the module
-    docstring)."""
+    maximal total of the explanation (prioritizeNodes, RunScorePlugins;
+    docs/oracles.md#score_optimality)."""
     out: list[Violation] = []
     bound_at: dict[str, tuple[int, str]] = {}
     for i, a in enumerate(ctx.attempts):

@@ -1,30 +1,8 @@
-"""Statistical oracle ``tie_uniformity``: how a subject breaks ties between equally scored nodes.
-
-This is not a per-scenario check: it needs the choices a subject made for one pod of a *tie
-scenario* (several nodes with the same highest score) over many runs that differ only in the
-seed (``vary="seed"``) or in the node names (``vary="names"``: the nodes get fresh random names,
-the choice is mapped back).
-
-``expect="uniform"``: the subject claims random tie-breaking. A chi-square goodness-of-fit test
-against the uniform distribution over the tie set, at false-alarm rate ``alpha`` (default
-0.001). The number of runs is sized so that a ``bias`` (default 10 %) is detected with
-probability ``power`` (default 0.95): a bias δ means one candidate is chosen with probability
-(1 + δ)/k instead of 1/k (the others share the rest), i.e. Cohen's effect size
-w = δ / sqrt(k - 1); the test statistic then follows a noncentral chi-square with k - 1 degrees
-of freedom and noncentrality n·w², and :func:`required_runs` finds the smallest n whose power
-reaches ``power``. Fewer runs raise ``ValueError`` unless ``allow_underpowered``.
-
-``expect="deterministic"``: every run must make the same choice. **Upstream v1.37.2 breaks
-plugin-score ties deterministically**: ``schedulePod`` pushes the scored nodes into a max-heap
-(``pkg/scheduler/schedule_one.go``, ``sortedScoredNodes``) ordered by total score and then by a
-random draw that is only made for nodes scored by extenders; without extenders equal totals keep
-Go's ``container/heap`` order, which depends on the order of the feasible nodes, not on a seed.
-So the upstream subject and the reference are judged with ``expect="deterministic"`` and
-``vary="seed"``; with ``vary="names"`` a deterministic subject that ignores names also makes the
-same (mapped-back) choice every time.
-
-In both modes a choice outside the tie set is a violation.
-"""
+"""Statistical oracle ``tie_uniformity``: how a subject breaks ties between equally scored nodes,
+over many runs of one *tie scenario* varying the seed or the node names: ``expect="uniform"``
+(a chi-square test, runs sized by :func:`required_runs`) or ``expect="deterministic"`` (as
+upstream v1.37.2, ``pkg/scheduler/schedule_one.go`` ``sortedScoredNodes``). In both modes a
+choice outside the tie set is a violation. See docs/oracles.md#tie_uniformity."""
 
 from __future__ import annotations
 
@@ -179,7 +157,7 @@ class TieChoices:
 def check_choices(tc: TieChoices, expect: str = UNIFORM, alpha: float = 0.001,
                   bias: float = 0.10, power: float = 0.95,
                   allow_underpowered: bool = False) -> list[Violation]:
-    """Judge a set of choices (see the module doc)."""
+    """Judge a set of choices (docs/oracles.md#tie_uniformity)."""
     if expect not in (UNIFORM, DETERMINISTIC):
         raise ValueError(f"expect must be {UNIFORM!r} or {DETERMINISTIC!r}, got {expect!r}")
     out: list[Violation] = []

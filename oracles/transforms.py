@@ -1,17 +1,10 @@
-"""Scenario transformations for metamorphic relations (on the raw v1 manifests).
-
-* :func:`rename_nodes`: every node gets a new name, everywhere a node is named: the Node's
-  ``metadata.name``, pods' ``spec.nodeName`` and ``status.nominatedNodeName``, and
-  ``matchFields`` ``metadata.name`` values in node affinity terms. Labels (also
-  ``kubernetes.io/hostname``) are left as they are: they are not names.
-* :func:`permute_nodes`: the Node documents change places (everything else stays put).
-* :func:`add_unfit_node`: one more Node that no pod can use: no labels (so it is no topology
-  domain of any spread or affinity term), ``spec.unschedulable``, a NoSchedule taint no
-  toleration names, and zero allocatable (pods, cpu, memory).
+"""Scenario transformations for metamorphic relations (on the raw v1 manifests): rename every
+node (:func:`rename_nodes`), permute the Node documents (:func:`permute_nodes`), add a node no
+pod can use (:func:`add_unfit_node`).
 
 ``kind: List`` documents are looked into. Scenario (timeline) documents are not rewritten:
-the relations refuse scenarios that have one.
-"""
+the rename and unfit-node relations refuse scenarios that have one.
+See docs/oracles.md#determinism."""
 
 from __future__ import annotations
 
@@ -56,7 +49,10 @@ def _rename_terms(terms: Any, rename: Callable[[str], str]) -> None:
 
 
 def rename_nodes(scenario: ScenarioInput, mapping: Mapping[str, str]) -> ScenarioInput:
-    """A copy of ``scenario`` with node ``n`` called ``mapping[n]`` (others unchanged)."""
+    """A copy of ``scenario`` with node ``n`` called ``mapping[n]`` (others unchanged),
+    everywhere a node is named: the Node's ``metadata.name``, pods' ``spec.nodeName`` and
+    ``status.nominatedNodeName``, and ``matchFields`` ``metadata.name`` values in node affinity
+    terms. Labels (also ``kubernetes.io/hostname``) are left as they are: they are not names."""
     docs = copy.deepcopy(scenario.documents)
 
     def rename(name: str) -> str:
@@ -84,7 +80,8 @@ def rename_nodes(scenario: ScenarioInput, mapping: Mapping[str, str]) -> Scenari
 
 
 def permute_nodes(scenario: ScenarioInput, seed: int = 0) -> ScenarioInput:
-    """A copy of ``scenario`` with its top-level Node documents shuffled among their places."""
+    """A copy of ``scenario`` with its top-level Node documents shuffled among their places
+    (everything else stays put)."""
     docs = copy.deepcopy(scenario.documents)
     places = [i for i, d in enumerate(docs) if isinstance(d, dict) and d.get("kind") == "Node"]
     nodes = [docs[i] for i in places]
@@ -96,7 +93,9 @@ def permute_nodes(scenario: ScenarioInput, seed: int = 0) -> ScenarioInput:
 
 
 def add_unfit_node(scenario: ScenarioInput, name: str = UNFIT_NODE_NAME) -> ScenarioInput:
-    """A copy of ``scenario`` with one more Node that fits no pod (see the module doc)."""
+    """A copy of ``scenario`` with one more Node that no pod can use: no labels (so it is no
+    topology domain of any spread or affinity term), ``spec.unschedulable``, a NoSchedule taint
+    no toleration names, and zero allocatable (pods, cpu, memory)."""
     docs = copy.deepcopy(scenario.documents)
     node = {
         "apiVersion": "v1", "kind": "Node",

@@ -1,19 +1,8 @@
 """Whole clusters: nodes, running pods placed only where they fit, pending pod sets, priority
-classes, namespaces and PDBs.
+classes, namespaces and PDBs (:func:`clusters`, :func:`pending_pods`, :class:`GeneratedCluster`).
 
-Nodes come from a few templates ("node pools"): node ``i`` of ``n`` uses template
-``i * k // n`` and zone ``z{i % zones + 1}``. Pods come from workloads (a template and a
-number of replicas, with a shared owner reference), as Deployments make them, so spread
-constraints and affinity terms see siblings.
-
-A running pod is placed on the first node, starting from a drawn index, where it fits
-(``_NodeState.admits``); a pod that fits nowhere is dropped. "Fits" means what a valid initial
-state needs: the sum of requests stays within allocatable (cpu, memory, ephemeral-storage,
-extended resources, pod count), NoSchedule and NoExecute taints are tolerated, the nodeSelector
-and required node affinity hold, host ports do not clash, and no required pod anti-affinity
-(the pod's own or an existing pod's) is violated. The anti-affinity and host port checks ignore
-namespaces and host IPs, so they may refuse a valid placement but never accept an invalid one.
-"""
+Nodes come from node pools and pods from workloads; what "fits" means for a running pod:
+docs/strategies.md#what-is-generated."""
 
 from __future__ import annotations
 
@@ -315,7 +304,8 @@ def _namespaces(draw: st.DrawFn, f: frozenset[str]) -> tuple[tuple[str, ...], li
 @st.composite
 def clusters(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
              scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)) -> GeneratedCluster:
-    """A cluster whose running pods all fit where they run (see the module docstring)."""
+    """A cluster whose running pods all fit where they run
+    (docs/strategies.md#what-is-generated)."""
     f = resolve_features(features)
     classes = draw(priority_class_lists(sizes.max_priority_classes)) \
         if "priority_classes" in f else []

@@ -1,19 +1,7 @@
 """KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) documents that pass upstream's
-validation.
-
-What varies, each as an independent optional part: Score plugin weights and disabled Score
-plugins, NodeResourcesFit's scoring strategy (LeastAllocated / MostAllocated /
-RequestedToCapacityRatio with a valid shape) and resources, NodeResourcesBalancedAllocation's
-resources, PodTopologySpread's defaulting (System, or List with default constraints),
-InterPodAffinity's hardPodAffinityWeight, DefaultPreemption's candidate counts, NodeAffinity's
-addedAffinity, percentageOfNodesToScore (global and per profile) and a second profile.
-
-Rules followed: ``pkg/scheduler/apis/config/validation/validation.go`` and
-``validation_pluginargs.go`` (ranges, a strictly increasing shape with utilization in [0, 100]
-and score in [0, 10], balanced-allocation weights of exactly 1, no repeated
-{topologyKey, whenUnsatisfiable} and no selector in default constraints, minCandidateNodes not
-both zero, one name per profile when there are several).
-"""
+validation (``pkg/scheduler/apis/config/validation/validation.go`` and
+``validation_pluginargs.go``): :func:`scheduler_configs`, :func:`profiles`, the plugin args.
+What varies and the rules followed: docs/strategies.md#what-is-generated (Configurations)."""
 
 from __future__ import annotations
 

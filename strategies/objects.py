@@ -1,22 +1,10 @@
-"""Strategies for single Kubernetes objects, as the plain v1 dicts a user's YAML holds.
+"""Strategies for single Kubernetes objects, as the plain v1 dicts a user's YAML holds: nodes,
+pods, PriorityClasses, PodDisruptionBudgets and Namespaces, each satisfying the API server's
+validation and the Priority admission plugin, with every feature an independent optional part.
 
-Nodes, pods, PriorityClasses, PodDisruptionBudgets and Namespaces. Every object satisfies the
-API server's validation (names, label keys and values, selectors, tolerations, affinity terms,
-spread constraints, pod-level resources, extended resources, ...) and the Priority admission
-plugin; ``reference_impl.model.loader.load_documents`` accepts all of them.
-
-Each feature is an independent optional part (``st.fixed_dictionaries(optional=...)``, lists
-with ``min_size=0``, ``st.sampled_from`` on short vocabularies), so shrinking removes what a
-counterexample does not need. Which parts may appear is set by ``features`` (see
-``strategies.sizes.ALL_FEATURES``).
-
-Upstream rules followed: ``pkg/apis/core/validation/validation.go`` (ValidatePodSpec,
-validateTopologySpreadConstraints, ValidateMatchLabelKeysAndMismatchLabelKeys,
-validatePodResourceConsistency, ValidateTolerations, AccumulateUniqueHostPorts, taint
-uniqueness by key and effect), ``plugin/pkg/admission/priority/admission.go`` (a pod's
-priority and preemptionPolicy, if given, equal the class's) and
-``pkg/apis/scheduling/validation`` (user PriorityClass values at most 1e9, no "system-" prefix).
-"""
+Upstream rules followed: ``pkg/apis/core/validation/validation.go``,
+``plugin/pkg/admission/priority/admission.go`` and ``pkg/apis/scheduling/validation``; the
+details, and how shrinking works: docs/strategies.md."""
 
 from __future__ import annotations
 

@@ -1,18 +1,7 @@
-"""Resource quantities in every form a user writes them, with their exact value.
-
-A quantity is drawn as an amount in scheduler units (milli-CPU, bytes, or a count) and then
-written in one of the forms the API accepts for it (``resource.ParseQuantity``,
-apimachinery ``pkg/api/resource/quantity.go``):
-
-* cpu: ``"250m"``, ``2`` (a YAML integer), ``"2"``, ``"1.5"``, ``0.25`` (a YAML float),
-  ``"1500e-3"``;
-* memory / ephemeral-storage: ``"128Mi"``, ``"2Gi"``, ``"64Ki"``, ``"500M"``, ``"1G"``,
-  ``"300k"``, ``"1.5Gi"``, ``"2.5G"``, plain bytes ``134217728``, and milli-bytes ``"1000m"``;
-* counts (``pods``, extended resources): ``4`` or ``"4"``.
-
-Every form is exact: ``parse_quantity(q.raw) == q.value`` and rounds to the same scheduler
-amount, so generators can compute what fits without re-parsing.
-"""
+"""Resource quantities in every form a user writes them (``resource.ParseQuantity``, apimachinery
+``pkg/api/resource/quantity.go``), with their exact value: :func:`quantities`,
+:func:`quantity_values`, :func:`resource_lists`. The forms per resource kind:
+docs/strategies.md#what-is-generated."""
 
 from __future__ import annotations
 

@@ -222,8 +222,8 @@ def test_scaled_value(from_scale: int, to_scale: int, expected: int) -> None:
     ("1m", 1, 1), ("1", 1000, 1), ("1234", 1234000, 1234),  # TestMilliNewSet round trips
     ("1.5", 1500, 2), ("0.1m", 1, 1), ("500Mi", 524288000000, 524288000),
     ("100.035Ki", 102435840, 102436), ("0", 0, 0), ("1n", 1, 1),
-    # Negative: the mathematical ceiling (upstream's int64 path would give -2, see the
-    # quantity.py docstring; negative requests never reach it, the loader refuses them).
+    # Negative: the mathematical ceiling (upstream's int64 path would give -2, see
+    # docs/reference.md#quantities; negative requests never reach it, the loader refuses them).
     ("-1.5", -1500, -1),
 ])
 def test_milli_value_and_value_round_up(text: str, milli: int, val: int) -> None:

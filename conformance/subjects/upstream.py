@@ -1,21 +1,7 @@
-"""The real upstream kube-scheduler as a subject (``--subject upstream``).
-
-``upstream/bin/kschedconf-upstream`` (built by ``bash upstream/build.sh``; see
-``upstream/README.md``) links ``k8s.io/kubernetes/pkg/scheduler`` of the pinned release and runs
-it in process against a fake API server. This subject keeps a long-running
-``kschedconf-upstream serve`` process (by default one; ``workers=N`` allows N at once for
-requests from several threads) and talks to it in JSON lines: one request per scenario
-(``{"mode": "simulate"|"explain", "documents": [...], "config": {...}|null, "seed": N,
-"pod": "ns/name"}``), one answer line per request (a ``SimulationResult``, an ``Explanation``,
-or ``{"error": "..."}``, raised as :class:`ScenarioRejected`). A process that dies or does not
-answer in time is ended (a :class:`SubjectError` with the tail of its stderr) and replaced for
-the next request.
-
-``UpstreamSubject.run(scenario)`` is the ``Subject`` interface (the SimulationResult; upstream
-attempts have no ``event`` field); ``simulate(scenario, notes=True)`` also returns upstream's
-notes (where upstream's behaviour was random); ``explain(scenario, pod)`` returns the
-Explanation document of one pending pod.
-"""
+"""The real upstream kube-scheduler as a subject (``--subject upstream``): :class:`UpstreamSubject`
+talks in JSON lines to long-running ``upstream/bin/kschedconf-upstream serve`` processes
+(built by ``bash upstream/build.sh``), which run ``k8s.io/kubernetes/pkg/scheduler`` of the
+pinned release in process. The protocol and the methods: docs/subjects.md#the-upstream-subject."""
 
 from __future__ import annotations
 
@@ -116,8 +102,8 @@ class _Server:
 
 class UpstreamSubject(Subject):
     """kube-scheduler of the pinned release, through ``kschedconf-upstream serve`` processes
-    (see the module docstring). Requests may come from several threads at once: each takes
-    an idle process of a pool of at most ``workers`` (started when first needed)."""
+    (docs/subjects.md#the-upstream-subject). Requests may come from several threads at once:
+    each takes an idle process of a pool of at most ``workers`` (started when first needed)."""
 
     name = "upstream"
     can_explain = True

@@ -5,24 +5,7 @@ Upstream: ``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/
 requirement rules of ``staging/src/k8s.io/apimachinery/pkg/labels/selector.go`` (NewRequirement,
 Requirement.Matches) and ``staging/src/k8s.io/apimachinery/pkg/fields/selector.go`` (one-term
 field selectors), and ``staging/src/k8s.io/component-helpers/scheduling/corev1/helpers.go``
-(MatchNodeSelectorTerms).
-
-Semantics carried over exactly:
-
-* terms are ORed, the requirements of a term ANDed; an empty term (no matchExpressions and no
-  matchFields) is dropped and so matches nothing; a selector with no terms matches nothing;
-* a term with a parse error matches nothing (``LazyErrorNodeSelector`` reports the error only
-  when no other term matched); ``new_node_selector`` / ``new_preferred_scheduling_terms`` raise
-  :class:`NodeSelectorParseError` with upstream's aggregated field-error message;
-* matchExpressions work on node labels (In/NotIn/Exists/DoesNotExist/Gt/Lt). Gt/Lt need exactly
-  one value that parses as an int64 (otherwise a parse error); a node label that does not parse
-  as an int64 (``strconv.ParseInt(v, 10, 64)``) never matches;
-* matchFields support only In/NotIn with exactly one value, on the node's field set, which holds
-  ``metadata.name`` only (a missing field reads as ""); the field part of a term is ignored for
-  a node with an empty name (``len(nodeFields) > 0``);
-* ``RequiredNodeAffinity`` = ``pod.spec.nodeSelector`` (every key equal) AND the required node
-  affinity selector.
-"""
+(MatchNodeSelectorTerms). The semantics carried over: docs/reference.md#node-selectors."""
 
 from __future__ import annotations
 

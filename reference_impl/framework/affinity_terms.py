@@ -3,17 +3,8 @@
 Upstream: ``staging/src/k8s.io/kube-scheduler/framework/types.go`` (AffinityTerm, Matches,
 GetAffinityTerms, newAffinityTerm, getNamespacesFromPodAffinityTerm, GetWeightedAffinityTerms,
 GetPodAffinityTerms, GetPodAntiAffinityTerms) and ``pkg/scheduler/framework/types.go``
-(NewPodInfo).
-
-matchLabelKeys / mismatchLabelKeys: the scheduler does not read these fields. The API server
-merges them into the term's labelSelector when the pod is created
-(``pkg/registry/core/pod/strategy.go`` mutatePodAffinity / applyMatchLabelKeysAndMismatchLabelKeys,
-gate MatchLabelKeysInPodAffinity, GA and locked on in v1.37.2): ``key In (value)`` /
-``key NotIn (value)`` for every listed key present in the pod's labels at creation. The reference
-does that admission step when it loads a pod (``reference_impl/model/loader/defaults.py``), so
-the terms here compile ``label_selector`` exactly as stored, like upstream's ``newAffinityTerm``;
-a later change of the pod's labels does not change its selectors, as upstream.
-"""
+(NewPodInfo). matchLabelKeys / mismatchLabelKeys are merged into the selectors at load time
+(``pkg/registry/core/pod/strategy.go``): docs/reference.md#inter-pod-affinity-terms."""
 
 from __future__ import annotations
 

@@ -2,28 +2,7 @@
 
 Upstream: ``staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go`` (ParseQuantity,
 parseQuantityString, UnmarshalJSON, ScaledValue) and ``suffix.go`` (the suffix table).
-
-What carries over exactly:
-
-* the grammar accepted by ``parseQuantityString`` (including its oddities: ``"1."``, ``".5"``,
-  ``"1.G"``, ``"."``, ``"-."`` all parse; trailing garbage and whitespace do not);
-* the suffixes: decimal SI ``n u m "" k M G T P E``, binary SI ``Ki Mi Gi Ti Pi Ei`` and decimal
-  exponents ``e``/``E`` followed by a signed integer (truncated to int32 like upstream);
-* rounding at parse time: a non-zero value is rounded *away from zero* to a multiple of 1n
-  (10^-9), and a binary-SI value is capped at 2^63-1 in magnitude;
-* ``Value()``/``MilliValue()``: ``ceil(q)`` / ``ceil(q * 1000)``.
-
-Deviations (inputs that upstream handles only by overflowing or exhausting memory):
-
-* ``value``/``milli_value`` raise ``QuantityError`` when the result does not fit an int64
-  (upstream silently returns 0 or a wrapped number);
-* a decimal exponent whose magnitude exceeds ``MAX_DECIMAL_EXPONENT`` with a non-zero mantissa is
-  refused when positive (upstream would build a number with billions of digits); a hugely
-  negative one rounds up to 1n, as upstream does;
-* for *negative* quantities upstream's rounding differs between its two internal representations
-  (int64 vs inf.Dec); here ``value``/``milli_value`` always return the mathematical ceiling.
-  Negative requests/capacities are refused by the loader anyway (API validation does too).
-"""
+What carries over exactly and the deviations: docs/reference.md#quantities."""
 
 from __future__ import annotations
 
@@ -42,7 +21,7 @@ __all__ = [
 MAX_INT64 = (1 << 63) - 1
 MIN_INT64 = -(1 << 63)
 
-# Largest |decimal exponent| computed exactly; beyond it see the module docstring.
+# Largest |decimal exponent| computed exactly; beyond it see docs/reference.md#quantities.
 MAX_DECIMAL_EXPONENT = 400
 
 _NANO = Fraction(1, 10**9)

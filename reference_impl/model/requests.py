@@ -1,24 +1,13 @@
 """A pod's effective resource requests, host ports, and their scheduler-unit form.
 
-Upstream:
-
-* ``staging/src/k8s.io/component-helpers/resource/helpers.go``: PodRequests,
-  AggregateContainerRequests (aggregateContainerResourcesByFn), applyNonMissing,
-  IsPodLevelRequestsSet, IsSupportedPodLevelResource;
-* ``pkg/scheduler/framework/types.go``: PodInfo.CalculateResource,
-  getNonMissingContainerRequests, Resource.Add, Resource.SetMaxResource;
-* ``pkg/scheduler/util/pod_resources.go`` (DefaultMilliCPURequest, DefaultMemoryRequest) and
-  ``pkg/scheduler/util/utils.go`` (IsScalarResourceName, GetHostPorts);
-* ``pkg/apis/core/v1/helper/helpers.go`` (IsExtendedResourceName & co).
-
-Quantities stay exact (``Fraction``) while summed and compared, as upstream's ``Quantity``
-arithmetic is exact; they become integers only in ``to_resource``/``max_resource``.
-
-Not modelled: everything derived from the pod *status* (in-place resize: container statuses,
-allocated/actuated resources, pod-level status resources; DRA node-allocatable claim statuses).
-Our pods have no status resources, and with none upstream's ``max(spec, actuated, allocated)``
-equals the spec, so the results are the same.
-"""
+Upstream: ``staging/src/k8s.io/component-helpers/resource/helpers.go`` (PodRequests,
+AggregateContainerRequests (aggregateContainerResourcesByFn), applyNonMissing,
+IsPodLevelRequestsSet, IsSupportedPodLevelResource); ``pkg/scheduler/framework/types.go``
+(PodInfo.CalculateResource, getNonMissingContainerRequests, Resource.Add,
+Resource.SetMaxResource); ``pkg/scheduler/util/pod_resources.go`` (DefaultMilliCPURequest,
+DefaultMemoryRequest), ``pkg/scheduler/util/utils.go`` (IsScalarResourceName, GetHostPorts);
+``pkg/apis/core/v1/helper/helpers.go`` (IsExtendedResourceName & co).
+Exactness and what is not modelled (pod status): docs/reference.md#pod-requests."""
 
 from __future__ import annotations
 

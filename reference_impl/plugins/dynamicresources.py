@@ -1,26 +1,9 @@
 """DynamicResources: allocates a pod's ResourceClaims (DRA) and extended resources backed by DRA.
 
 Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`` and
-``extendeddynamicresources.go``. The gate ``DynamicResourceAllocation`` is GA and locked on in
-v1.37.2, so the plugin is in the default profile (weight 2, before DefaultPreemption).
-
-ResourceClaims, DeviceClasses and ResourceSlices are not modelled. A pod without
-``spec.resourceClaims`` and without requests for ``deviceclass.resource.kubernetes.io/*``
-resources follows upstream exactly: PreEnqueue Success; PreFilter writes an empty state and
-returns Skip; Filter Success; Score 0 (there is no PreScore, so Score runs on every node);
-NormalizeScore is ``DefaultNormalizeScore(100, false)``; PostFilter Unschedulable without
-reasons; Reserve/PreBind Success; PreBindPreFlight Skip; Unreserve nothing. Pods with claims get
-an Error status ``DynamicResources: not supported yet: ...`` at PreEnqueue and PreFilter; pods
-requesting a ``deviceclass.resource.kubernetes.io/`` resource get it at PreFilter.
-
-Extended resources named by a DeviceClass's ``spec.extendedResourceName`` can only be backed by
-DRA when such a DeviceClass exists; with no DeviceClasses in the model, upstream's
-``hasDeviceClassMappedExtendedResource`` is false for every other name.
-
-Not modelled: ``PodGroupPostFilter`` (GenericWorkload is off), the ``PreQueueingHintFn`` of the
-ResourceClaim event, ``PreBindPreFlightResult{AllowParallel: true}``, and
-``IsPodResizeDeferred`` (pod status is not modelled; the gate is off).
-"""
+``extendeddynamicresources.go``. ResourceClaims, DeviceClasses and ResourceSlices are not
+modelled: pods without claims follow upstream exactly, pods with claims get an Error status.
+See docs/reference.md#dynamicresources."""
 
 from __future__ import annotations
 

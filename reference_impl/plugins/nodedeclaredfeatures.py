@@ -4,21 +4,8 @@ Upstream: ``pkg/scheduler/framework/plugins/nodedeclaredfeatures/nodedeclaredfea
 the node-declared-features framework it uses,
 ``staging/src/k8s.io/component-helpers/nodedeclaredfeatures/`` (``framework.go``,
 ``featureset.go``, ``bitmap.go``, ``features/registry.go`` and one package per feature).
-
-The registry of v1.37.2 has nine features. Their names, sorted, give the bit positions of a
-``FeatureSet``. Only three infer a requirement for scheduling:
-
-- ``RestartAllContainersOnContainerExits``: a container or init container has a
-  ``restartPolicyRules`` entry with action ``RestartAllContainers``;
-- ``UserNamespacesHostNetworkSupport``: ``hostNetwork`` is true and ``hostUsers`` is false;
-- ``VolumeBindMountOptions``: a (init/ephemeral) container volume mount has ``bindMountOptions``.
-
-The pod fields these read are not in the Pod model yet; they are read with ``getattr`` under the
-names ``Pod.host_network``, ``Pod.host_users``, ``Pod.ephemeral_containers``,
-``Container.restart_policy_rules`` (raw v1 dicts) and ``Container.volume_mounts`` (raw v1 dicts),
-so a model without them infers no requirement. Every feature has no MaxVersion, so the scheduler
-version never removes a requirement. The gate ``NodeDeclaredFeatures`` is GA and on in v1.37.2.
-"""
+The three features that infer a requirement, and the pod fields they read:
+docs/reference.md#nodedeclaredfeatures."""
 
 from __future__ import annotations
 

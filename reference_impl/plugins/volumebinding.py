@@ -1,18 +1,9 @@
 """VolumeBinding: binds a pod's PVCs to PVs (or provisions them) on the chosen node.
 
-Upstream: ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``.
-
-PVCs, PVs, StorageClasses, CSINodes and CSIStorageCapacities are not modelled. Pods without
-``persistentVolumeClaim`` or generic ``ephemeral`` volumes follow upstream exactly: PreFilter
-writes an empty state and returns Skip; PreScore returns Success when the StorageCapacityScoring
-gate is on (v1.37.2 default, so Score runs and gives 0 on every node) and Skip when it is off;
-Reserve marks all volumes bound; PreBindPreFlight returns Skip; PreBind and Unreserve do nothing.
-Pods with PVC-backed volumes get an Error status ``VolumeBinding: not supported yet: ...`` at
-PreFilter (upstream looks each claim up in the PVC lister there).
-
-``PreBindPreFlight`` upstream also returns ``PreBindPreFlightResult{AllowParallel: true}``; the
-Python interface has no result object.
-"""
+Upstream: ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``. PVCs, PVs,
+StorageClasses, CSINodes and CSIStorageCapacities are not modelled: pods without PVC-backed
+volumes follow upstream exactly, the others get an Error status at PreFilter.
+See docs/reference.md#volumebinding."""
 
 from __future__ import annotations
 

@@ -1,22 +1,9 @@
-"""VolumeRestrictions: conflicts between inline disks of pods on a node, and ReadWriteOncePod PVCs.
+"""VolumeRestrictions: conflicts between inline disks of pods on a node, and ReadWriteOncePod PVCs;
+also the volume helpers shared by the storage plugins (NodeVolumeLimits, VolumeBinding,
+VolumeZone).
 
 Upstream: ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go``.
-
-What is exact here: the inline-disk conflict check (GCE PD, AWS EBS, iSCSI, Ceph RBD), which
-upstream evaluates from pod specs alone, the Skip for pods without such volumes and PVCs, the
-AddPod/RemovePod bookkeeping, SignPod and the events. What is refused: pods that use
-PersistentVolumeClaims (upstream reads each PVC's access modes through the PVC lister; PVCs are
-not modelled), with an Error status ``VolumeRestrictions: not supported yet: ...``.
-
-The gate ``InPlacePodVerticalScalingSchedulerPreemption`` (off in v1.37.2) only matters for pods
-whose status carries a deferred resize; pod status conditions are not modelled, so
-``resource.IsPodResizeDeferred`` is always false here and that branch is omitted.
-
-This module also holds the volume helpers shared by the storage plugins (NodeVolumeLimits,
-VolumeBinding, VolumeZone): ``pod.volumes`` holds the raw v1 ``spec.volumes`` entries (camelCase
-dicts such as ``{"name": "d", "gcePersistentDisk": {"pdName": "x"}}``) and ``pod.pvc_names`` the
-claim names of its ``persistentVolumeClaim`` volumes.
-"""
+What is exact, what is refused (pods with PVCs): docs/reference.md#volumerestrictions."""
 
 from __future__ import annotations
 

@@ -5,31 +5,8 @@ loop), ``pkg/scheduler/schedule_one.go`` (ScheduleOne, handleSchedulingFailure, 
 ``pkg/scheduler/eventhandlers.go`` (how cluster changes become queue calls: addNodeToCache,
 updateNodeInCache, deleteNodeFromCache, addPodToSchedulingQueue, updatePodInSchedulingQueue,
 deletePodFromSchedulingQueue, addAssignedPodToCache, deleteAssignedPodFromCache).
-
-``run_simulation`` adds every pending pod at time 0 (in creation-time, then input order), then
-repeats: apply the timeline events due now; at every whole second flush the completed backoffs;
-every 30 seconds flush the unschedulable pods that waited longer than 5 minutes; pop and
-schedule until nothing can be popped; jump the virtual clock to the next moment something is due.
-An attempt takes no virtual time and the binding cycle completes at once, so at most one pod is
-in flight; the events an attempt causes (evicted victims) are the in-flight events it sees.
-
-It stops at ``until`` or at quiescence: no timeline event is left, activeQ is empty, and every
-pod still queued was last tried (or, gated, last checked) after the last change of the cluster,
-so any later retry would fail the same way.
-
-What the simulation treats as cluster changes, as the informers deliver them upstream:
-
-* a binding: AssignedPod/Add (the pod's informer update);
-* an evicted preemption victim: AssignedPod/Delete (the victim is gone at once: the model has no
-  graceful termination);
-* a failed attempt patches the pod status (PodScheduled condition and nominatedNodeName) when
-  they change: that is a pod update delivered to ``Update`` (TargetPod events), and a changed
-  nominatedNodeName also moves lower-priority pods with AssignedPod/Delete;
-* timeline events: Node/Add, Node/Delete, Node/UpdateNodeXYZ (``NodeSchedulingPropertiesChange``),
-  pod add/delete, TargetPod updates; a deleted node's pods are deleted right after it (the pod
-  garbage collector), and a finished pod is a delete (the scheduler's informers ignore
-  terminal pods).
-"""
+The loop, when it stops, what counts as a cluster change:
+docs/reference.md#the-scheduler-over-virtual-time."""
 
 from __future__ import annotations
 

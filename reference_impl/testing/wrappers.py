@@ -4,25 +4,8 @@
     make_pod("p").namespace("ns").req(cpu="1").node_selector({"disk": "ssd"})
         .toleration("dedicated", value="gpu").priority(10).obj()
 
-Each wrapper builds a v1 manifest (a dict) in the order its methods are called:
-``manifest()`` returns it for scenario documents (golden scenarios, witnesses, test scenarios);
-``obj()`` runs it through the real loader (``reference_impl.model.loader``) and returns the model
-object, defaulting applied and ``pod.resources`` / ``pod.host_ports`` computed. Only what a test
-sets is written: ``make_node("n")`` has no capacity and ``make_pod("p")`` no containers (unlike
-upstream's ``MakeNode()``, whose ``Capacity(nil)`` adds 32 pods; ``capacity()`` does add them).
-
-| upstream (wrappers.go)        | here                                                       |
-| ----------------------------- | ---------------------------------------------------------- |
-| MakeNode().Name(n)            | make_node(n); .label .labels .capacity .taints .images ...|
-| MakePod().Name(p)             | make_pod(p); .req .lim .res .init_req .sidecar_req ...     |
-| MakeContainer()               | make_container(name)                                       |
-| MakeLabelSelector()           | label_selector(match_labels, (key, op, values)...)         |
-| MakeNodeSelector().In(...)    | node_selector_term((key, op, values)...)                   |
-| MakePDB()                     | make_pdb(name)                                             |
-
-and, for kschedconf scenarios: ``make_priority_class``, ``make_namespace``, ``make_config`` /
-``make_profile`` (KubeSchedulerConfiguration) and ``make_timeline`` (the ``Scenario`` timeline).
-"""
+``manifest()`` gives the v1 manifest, ``obj()`` the model object through the real loader.
+The builders and their upstream names: docs/reference.md#test-object-builders."""
 
 from reference_impl.testing._base import (
     HOSTNAME,

@@ -1,30 +1,11 @@
-"""PodDisruptionBudget status as preemption reads it (``pdb.Status.DisruptionsAllowed``).
+"""PodDisruptionBudget status as preemption reads it (``pdb.Status.DisruptionsAllowed``): as the
+input gives it, else computed like the disruption controller's sync.
 
-Upstream preemption lists PDBs from the informer and reads ``status.disruptionsAllowed`` and
-``status.disruptedPods`` (``preemption.go`` getPodDisruptionBudgets, ``util.go``
-FilterVictimsWithPDBViolation). Those fields are written by the disruption controller. When the
-input gives ``disruptionsAllowed`` it is used as is; when it does not, the reference computes it
-the way the controller's sync does, from the pods of the scenario:
-``pkg/controller/disruption/disruption.go`` trySync, getPodsForPdb, getExpectedPodCount,
-getExpectedScale, countHealthyPods, updatePdbStatus, failSafe, with
-``staging/src/k8s.io/apimachinery/pkg/util/intstr/intstr.go`` GetScaledValueFromIntOrPercent
-(percentages rounded up).
-
-Modelling choices (the model has no workload controllers, readiness, or disruptedPods):
-
-* pods: the pods the pod lister would return — every pod of the PDB's namespace matching its
-  selector (``LabelSelectorAsSelector``: nil selects nothing, empty selects everything); the
-  caller passes the cluster's pods (bound pods of the snapshot unless it knows more);
-* healthy: a matching pod that is not terminating (a bound pod is taken as Ready; a pending pod
-  is never Ready);
-* expected scale (maxUnavailable, or a percentage minAvailable): pods without a controller
-  owner reference are unmanaged and count for nothing (as upstream); each distinct controller
-  counts its scale, taken as the number of the given pods it controls (its ``spec.replicas``
-  when every replica exists);
-* an invalid selector or an invalid int-or-percent makes the sync fail, and the controller's
-  failSafe sets ``disruptionsAllowed`` to 0;
-* ``status.disruptedPods`` is empty.
-"""
+Upstream: ``pkg/scheduler/framework/preemption/preemption.go`` (getPodDisruptionBudgets),
+``util.go`` (FilterVictimsWithPDBViolation), ``pkg/controller/disruption/disruption.go``
+(trySync, getPodsForPdb, getExpectedPodCount, getExpectedScale, countHealthyPods,
+updatePdbStatus, failSafe) and ``staging/src/k8s.io/apimachinery/pkg/util/intstr/intstr.go``
+(GetScaledValueFromIntOrPercent). Modelling choices: docs/reference.md#preemption."""
 
 from __future__ import annotations
 

@@ -3,35 +3,9 @@
 Upstream: ``pkg/scheduler/framework/preemption/executor.go`` (Executor, NewExecutor's
 PreemptPod, actuatePodPreemption, prepareCandidate, prepareCandidateAsync,
 IsPodRunningPreemption, isRunningPreemption, clearNominatedNodeName,
-getLowerPriorityNominatedPods).
-
-Two modes, chosen by the SchedulerAsyncPreemption gate (on by default at v1.37.2):
-
-* synchronous (``prepareCandidate``): every victim not already terminating is preempted (the
-  first error stops and fails the PostFilter), *then* the nominations of lower-priority pods on
-  the node are cleared;
-* asynchronous (``prepareCandidateAsync``): the preemptor is put in the ``preempting`` set and a
-  goroutine clears the lower-priority nominations *first*, then preempts all victims but the
-  last, then (unless one of those failed) records the last victim as pending and preempts it,
-  and finally takes the preemptor out of ``preempting``. Errors never fail the PostFilter; on an
-  error the preemptor is activated. While the preemptor is in ``preempting``, DefaultPreemption's
-  PreEnqueue keeps it out of the active queue.
-
-The reference is sequential. Upstream's parallel victim deletions run one by one in victim
-order (the first failure stops the rest, as the cancelled context does). The goroutine body is
-handed to ``run_async``: by default it runs at once, inside the PostFilter call, so the
-preemption is complete when the scheduling cycle goes on. Hooks for the scheduling queue:
-
-* ``Executor.run_async(fn)``: set it to defer the goroutine (e.g. to a later point of the
-  simulated timeline); until ``fn()`` runs, ``is_pod_running_preemption(preemptor uid)`` is true;
-* ``Executor.activate(pods)``: called with ``{name: pod}`` of the preemptor when the goroutine
-  failed (``fh.Activate``); default: nothing;
-* a DELETE that returned success means the pod is gone or terminating, which is what
-  ``isRunningPreemption`` reads from the pod lister for the last victim.
-
-Not modelled: victims that are waiting pods (Permit) or pods in PreBind are preempted "in
-memory" upstream without a DELETE; the reference has neither, so every victim is deleted.
-"""
+getLowerPriorityNominatedPods). The two modes are on :meth:`Executor.prepare_candidate` and
+:meth:`Executor.prepare_candidate_async`, the hooks on :class:`Executor`; how the reference
+runs them sequentially: docs/reference.md#preemption."""
 
 from __future__ import annotations
 
@@ -44,7 +18,18 @@ from reference_impl.model.objects import Pod
 
 
 class Executor:
-    """``Executor``: preempts victims for a preemptor pod, synchronously or asynchronously."""
+    """``Executor``: preempts victims for a preemptor pod, synchronously or asynchronously.
+
+    Hooks for the scheduling queue:
+
+    * ``run_async(fn)``: set it to defer the goroutine (e.g. to a later point of the simulated
+      timeline); until ``fn()`` runs, ``is_pod_running_preemption(preemptor uid)`` is true.
+      Unset (the default), the goroutine runs at once, inside the PostFilter call;
+    * ``activate(pods)``: called with ``{name: pod}`` of the preemptor when the goroutine
+      failed (``fh.Activate``); default: nothing;
+    * a DELETE that returned success means the pod is gone or terminating, which is what
+      ``isRunningPreemption`` reads from the pod lister for the last victim.
+    """
 
     def __init__(self, handle: FrameworkHandle, enable_async_preemption: bool) -> None:
         self.handle = handle
@@ -86,9 +71,10 @@ class Executor:
         return self.prepare_candidate(c, preemptor, plugin_name)
 
     def prepare_candidate(self, c: Candidate, preemptor: Pod, plugin_name: str) -> Status | None:
-        """``prepareCandidate``: preempt the victims (skipping those already terminating), the
-        first error fails; then clear the lower-priority nominations on the node (errors there
-        are not critical)."""
+        """``prepareCandidate`` (synchronous mode, SchedulerAsyncPreemption off): every victim
+        not already terminating is preempted (the first error stops and fails the PostFilter),
+        *then* the nominations of lower-priority pods on the node are cleared (errors there are
+        not critical)."""
         for victim in c.victims.pods:
             if victim.deletion_timestamp is not None:
                 continue
@@ -100,8 +86,13 @@ class Executor:
         return None
 
     def prepare_candidate_async(self, c: Candidate, preemptor: Pod, plugin_name: str) -> None:
-        """``prepareCandidateAsync``: mark the preemptor as preempting and run the goroutine
-        (through ``run_async`` when set)."""
+        """``prepareCandidateAsync`` (asynchronous mode, SchedulerAsyncPreemption on): the
+        preemptor is put in the ``preempting`` set and a goroutine (run through ``run_async``
+        when set) clears the lower-priority nominations *first*, then preempts all victims but
+        the last, then (unless one of those failed) records the last victim as pending and
+        preempts it, and finally takes the preemptor out of ``preempting``. Errors never fail
+        the PostFilter; on an error the preemptor is activated. While the preemptor is in
+        ``preempting``, DefaultPreemption's PreEnqueue keeps it out of the active queue."""
         victim_pods = [v for v in c.victims.pods if v.deletion_timestamp is None]
         if not victim_pods:
             return

@@ -5,29 +5,8 @@ Upstream: ``pkg/scheduler/framework/preemption/preemption.go`` (Interface, Evalu
 Preempt, findCandidates, callExtenders, SelectCandidate, pickOneNodeForPreemption,
 DryRunPreemption, GetVictimsOnNode), ``pkg/scheduler/framework/interface.go``
 (NodeToStatus.NodesForStatusCode, NewPostFilterResultWithNominatedNode) and
-``pkg/scheduler/framework/types.go`` (FitError.Error).
-
-Where upstream is not deterministic the reference picks one of its possible outcomes:
-
-* ``DryRunPreemption`` checks nodes in parallel (16 workers) and cancels the rest once it has
-  ``numCandidates`` candidates of which at least one violates no PDB; the nodes being checked
-  when that happens still finish, so more candidates than asked may come back. The reference
-  runs it with parallelism 1 (as upstream's own tests do for these cases): nodes
-  ``(offset + i) % n`` one by one, stopping right after the candidate that meets the condition.
-  The candidate lists keep their capacity: a candidate beyond ``numCandidates`` in one list is
-  dropped, as upstream's ``candidateList.add``.
-* When the absent-nodes status is not Unschedulable, ``NodesForStatusCode`` walks the Go map of
-  explicit statuses (random order). The reference lists those nodes in the snapshot's node
-  order, the order used when the absent status matches.
-* ``pickOneNodeForPreemption`` iterates a Go map of candidates (random order) and the last tie
-  goes to the first node of that order. The reference uses the candidates' order
-  (non-violating ones first, each in dry-run order).
-* Pods without ``status.startTime`` count as starting "now" (see ``schedutil``).
-
-Not modelled: re-reading the preemptor from the pod lister (the reference's pod is current) and
-scheduler extenders (the reference has none; ``callExtenders`` returns the candidates as they
-are).
-"""
+``pkg/scheduler/framework/types.go`` (FitError.Error). Where upstream is not deterministic,
+the outcome the reference picks: docs/reference.md#preemption."""
 
 from __future__ import annotations
 

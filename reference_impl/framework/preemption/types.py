@@ -3,15 +3,8 @@
 Upstream: ``pkg/scheduler/framework/preemption/types.go`` (Victim, victim, NewPodVictim,
 NewVictim, DomainVictim, newDomainVictim, createDomainVictims, Candidate, candidate,
 candidateList, ViolatingVictim) and ``staging/src/k8s.io/kube-scheduler/extender/v1/types.go``
-(``Victims``).
-
-Workload-aware preemption (GenericWorkload, off by default at v1.37.2) groups the pods of a
-PodGroup with disruption mode All into one victim spanning several nodes. The model has no
-PodGroups and pods have no scheduling group, so every victim is a single pod of key type
-``Pod`` whose priority is the pod's own (``GetPodPriority`` without a PodGroup lister); with
-GenericWorkload on, ``getCrossNodesVictims`` yields exactly the same victims for such pods.
-The group key types are kept so ``MoreImportantVictim`` reads as upstream.
-"""
+(``Victims``). Why every victim is a single pod (no PodGroups):
+docs/reference.md#preemption."""
 
 from __future__ import annotations
 

@@ -4,30 +4,8 @@ A PostFilter plugin: when no node fits a pod, find a node where evicting lower-p
 makes it fit, evict them and nominate the pod to that node. It is the
 :class:`~reference_impl.framework.preemption.Interface` of its own
 :class:`~reference_impl.framework.preemption.Evaluator` (the generic algorithm) and owns the
-:class:`~reference_impl.framework.preemption.Executor` (the evictions).
-
-Feature gates read at construction, as upstream's ``feature.Features``:
-
-* SchedulerAsyncPreemption (on at v1.37.2): victims are evicted by the executor's "goroutine";
-  PostFilter succeeds without waiting for the deletions, PreEnqueue keeps the preemptor out of
-  the active queue while its preemption is in flight, and the plugin registers for assigned-pod
-  deletions (with a hint that always answers QueueSkip). Off: evictions happen inside PostFilter
-  (an eviction error fails it), PreEnqueue never rejects and no event is registered.
-* GenericWorkload (off at v1.37.2): with it, PodGroup pods with disruption mode All are evicted
-  together and pod groups preempt as a whole (``PodGroupPostFilter``). The model has no
-  PodGroups, so every pod is a victim of its own in either case and the pod-group entry points
-  are not modelled.
-
-Hooks, as upstream's exported fields: ``is_eligible_pod(node_info, victim, preemptor)`` (default:
-always true) and ``more_important_victim(v1, v2)`` (default: ``MoreImportantVictim``).
-
-For the scheduling queue: ``pre_enqueue`` asks the executor whether the pod's asynchronous
-preemption is still running (see ``executor.py`` for ``run_async`` / ``activate``);
-``events_to_register`` lists ``(resource, action types, hint method name)`` like the other
-plugins, and the hint returns ``(hint, error message or None)``. The random offset of the dry
-run comes from the scheduler's seeded ``handle.rng`` (``rand.Int31n(n)`` →
-``rng.randrange(n)``). Plugin args are validated by the config package.
-"""
+:class:`~reference_impl.framework.preemption.Executor` (the evictions). Feature gates, hooks
+and the scheduling queue: docs/reference.md#defaultpreemption."""
 
 from __future__ import annotations
 

@@ -2,16 +2,7 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/interpodaffinity/plugin.go`` (v1.37.2). PreFilter/
 Filter live in ``filtering.py`` and PreScore/Score/NormalizeScore in ``scoring.py``, as upstream.
-
-Feature gates read at construction:
-
-- InterPodAffinityHostnameFastPath (alpha, off by default in v1.37.2): only the default path is
-  modelled; constructing the plugin with the gate on raises ``NotImplementedError`` rather than
-  silently differ (the fast path changes results when several nodes share a hostname label
-  value, and for the first pod of a self-affinity group).
-- InPlacePodVerticalScalingSchedulerPreemption (alpha, off): it only matters for pods whose
-  status carries a deferred resize condition, which the model has no field for; not modelled.
-"""
+The feature gates it does not model: docs/reference.md#interpodaffinity."""
 
 from __future__ import annotations
 

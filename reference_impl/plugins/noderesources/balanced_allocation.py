@@ -1,19 +1,8 @@
 """NodeResourcesBalancedAllocation
-(``pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go``).
-
-v1.37.2 scores the *change* in balance the pod brings: with ``b(x) = int64((1 - std(x)) * 100)``
-over the node's resource fractions (float64, each capped at 1), the score is
-``50 + (50 + b(with pod) - b(without pod)) / 2`` (int64), in 50..100: 75 when the balance does not
-change, towards 100 when the pod improves it, towards 50 when it worsens it.
-
-Requests are raw (``useRequested``): node ``Requested`` (not NonZeroRequested) and the pod's
-requests without the 100m/200Mi defaults, pod-level requests included when PodLevelResources is
-on. A pod requesting none of the listed resources is skipped at PreScore.
-
-No EventsToRegister, as upstream: a PreScore/Score-only plugin is no enqueue extension
-(``runtime/framework.go`` shouldHaveEnqueueExtensions: PreEnqueue, PreFilter, Filter, Reserve,
-Permit), so it is not in the queueing hint map and never decides a requeue.
-"""
+(``pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go``): scores the change
+in balance the pod brings, from raw requests; no EventsToRegister, as upstream
+(``runtime/framework.go`` shouldHaveEnqueueExtensions).
+See docs/reference.md#noderesourcesbalancedallocation."""
 
 from __future__ import annotations
 

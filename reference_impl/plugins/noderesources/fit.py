@@ -3,26 +3,8 @@
 PreFilter computes the pod's request vector (``computePodResourceRequest``); Filter checks it
 against each node's free allocatable (``fitsRequest``); PreScore/Score rate nodes with the
 configured scoring strategy through ``ResourceAllocationScorer``; SignPod contributes the
-request vector to the pod's scheduling signature.
-
-Feature gates read at construction, as upstream's ``NewFit`` does (v1.37.2 defaults):
-PodLevelResources (on), DRAExtendedResource (GA, on), InPlacePodVerticalScaling (GA, on),
-InPlacePodVerticalScalingSchedulerPreemption (alpha, off).
-
-DRA extended resources: with DRAExtendedResource on, upstream hands an extended resource to the
-DynamicResources plugin (``shouldDelegateResourceToDRA``) when the node has no device-plugin
-allocatable for it *and* a DeviceClass maps that resource name. Our model has no DeviceClasses, so
-no resource is ever delegated: every requested extended resource is checked here, SignPod never
-refuses, and scoring never counts DRA devices (see ``resource_allocation.py``).
-
-EventsToRegister and the queueing hints follow upstream exactly. Pod *status* is not modelled, so
-``IsPodResizeDeferred`` is always false (it only matters with the alpha
-InPlacePodVerticalScalingSchedulerPreemption gate) and ``PodRequests`` with
-``UseStatusResources`` reads the spec only. DeviceClass events carry any object with ``name``
-and ``extended_resource_name`` (:class:`DeviceClassLike`; the model has no DeviceClasses).
-
-Not implemented: ScorePlacement (TopologyAwareWorkloadScheduling, alpha, off).
-"""
+request vector to the pod's scheduling signature. Feature gates, DRA extended resources, pod
+status: docs/reference.md#noderesourcesfit."""
 
 from __future__ import annotations
 

@@ -3,19 +3,8 @@
 Upstream: ``pkg/scheduler/framework/plugins/noderesources/resource_allocation.go``
 (resourceAllocationScorer: score, calculateNodeAllocatableRequest,
 calculateResourceAllocatableRequest, calculatePodResourceRequest(List), isBestEffortPod).
-
-A scorer is built for a list of ``ResourceSpec``; per pod it computes the pod's request for each
-listed resource (``pod_request_list``, done once in PreScore), per node it gathers
-``requested`` (node's + pod's), ``allocated`` (node's) and ``allocatable`` vectors and hands them
-to the strategy function (``least_allocated``, ``most_allocated``,
-``requested_to_capacity_ratio`` or BalancedAllocation's).
-
-DRA-backed extended resources: upstream asks the DRA manager for a DeviceClass that maps an
-extended resource name and, if there is one, counts the node's matching devices from
-ResourceSlices. Our model has no DeviceClasses, so ``getDRAPreScoredParams`` finds no resource
-backed by DRA and returns nil, and the DRA branch of ``calculateResourceAllocatableRequest`` is
-never taken; it is therefore not implemented here.
-"""
+How it works, and why the DRA branch is not implemented:
+docs/reference.md#resource-allocation-scorer."""
 
 from __future__ import annotations
 

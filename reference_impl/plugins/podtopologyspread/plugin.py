@@ -2,19 +2,8 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/podtopologyspread/plugin.go`` (and
 ``common.go``'s ``buildDefaultConstraints``). PreFilter/Filter live in ``filtering.py``,
-PreScore/Score/NormalizeScore in ``scoring.py``.
-
-Default constraints. A pod without ``topologySpreadConstraints`` gets the configured default
-constraints (``defaultingType: List``) or the system defaults (``defaultingType: System``:
-hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway), with one selector for all of them
-built by ``helper.DefaultSelector`` from the Services, ReplicationControllers, ReplicaSets and
-StatefulSets that select or own the pod. The reference's object model has none of those objects,
-so :meth:`PodTopologySpread.default_selector` returns the empty selector, and an empty selector
-means "no default constraints" (``buildDefaultConstraints`` returns none): exactly what upstream
-does for a pod that no Service selects and no RC/RS/StatefulSet controls. A pod is therefore
-spread only by its own constraints; SignPod still reports pods unsignable whenever default
-constraints are configured, as upstream does.
-"""
+PreScore/Score/NormalizeScore in ``scoring.py``. Why default constraints never apply here:
+docs/reference.md#podtopologyspread."""
 
 from __future__ import annotations
 

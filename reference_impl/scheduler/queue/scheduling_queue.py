@@ -6,15 +6,7 @@ flushBackoffQCompleted, flushUnschedulableEntitiesLeftover, isPodWorthRequeuing,
 determineSchedulingHintForInFlightPod, requeueEntityWithQueueingStrategy, moveToActiveQ,
 moveToBackoffQ, runPreEnqueuePlugins), ``pkg/scheduler/scheduler.go`` (buildQueueingHintMap,
 defaultQueueingHintFn) and ``pkg/scheduler/framework/runtime/framework.go``
-(fillEnqueueExtensions, defaultEnqueueExtension).
-
-Every entity is a single pod (GenericWorkload is off at v1.37.2, so there are no pod groups); the
-PreQueueingHint narrowing (SchedulerPreQueueingHints, alpha, off) is not modelled. Time comes from
-a :class:`~reference_impl.scheduler.clock.VirtualClock` in integer nanoseconds; nothing runs in the
-background: the caller runs :meth:`PriorityQueue.flush_backoff_q_completed` every second and
-:meth:`PriorityQueue.flush_unschedulable_pods_leftover` every 30 seconds (upstream's ``Run``).
-``pop`` never blocks: it returns None when there is nothing to pop.
-"""
+(fillEnqueueExtensions, defaultEnqueueExtension). See docs/reference.md#the-scheduling-queue."""
 
 from __future__ import annotations
 
@@ -240,6 +232,12 @@ class PriorityQueue:
     gate. ``inc_attempts_on_pop``: count the attempt at pop time as upstream (off when the
     caller's scheduling attempt counts it). ``trace``: a list that receives one dict per queue
     operation. ``on_gated(qpi, status)`` is called whenever PreEnqueue holds a pod back.
+
+    Time comes from ``clock`` (a :class:`~reference_impl.scheduler.clock.VirtualClock`) in
+    integer nanoseconds; nothing runs in the background: the caller runs
+    :meth:`flush_backoff_q_completed` every second and :meth:`flush_unschedulable_pods_leftover`
+    every 30 seconds (upstream's ``Run``). ``pop`` never blocks: it returns None when there is
+    nothing to pop.
     """
 
     def __init__(self, less: Callable[[Any, Any], bool], *, clock: VirtualClock | None = None,
