@@ -105,7 +105,9 @@ def test_generated_small_scenarios_match_the_reference(subject: ProcessSubject) 
 
     drawn: list[ScenarioInput] = []
 
-    @settings(max_examples=150, derandomize=True, database=None, deadline=None,
+    # most small scenarios have pending pods with equal specs (batching makes them timing
+    # dependent): 600 draws leave enough comparable ones whatever the derandomized stream
+    @settings(max_examples=600, derandomize=True, database=None, deadline=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(strategies.scenarios(sizes=sizes.SMALL))
     def collect(s: ScenarioInput) -> None:
