@@ -1,20 +1,7 @@
-"""Releasing what a backend started, on every exit path.
-
-A :class:`Cleanup` is a stack of undo actions (stop a process group, remove a temporary
-directory, remove a container...) run in reverse order by :meth:`Cleanup.run`. Every live
-stack is also registered here, so it runs
-
-* on a normal return or an exception (the subject's ``close()``, from ``with`` or ``finally``);
-* on Ctrl-C (``KeyboardInterrupt`` unwinds through the same ``finally`` blocks);
-* on SIGTERM and SIGHUP: a handler runs every live stack, then exits with ``128 + signal``
-  (or calls the handler that was installed before);
-* at interpreter exit (``atexit``), for anything a caller forgot to close.
-
-Child processes are started in their own session (process group) so stopping one stops
-everything it forked, and on Linux with ``PR_SET_PDEATHSIG`` so they die with the runner even
-when it is killed with SIGKILL (which no handler can catch). Temporary directories carry an
-``owner.pid`` file: :func:`sweep_stale_dirs` removes those whose owner is gone.
-"""
+"""Releasing what a backend started, on every exit path: :class:`Cleanup` stacks of undo
+actions, run on return, exception, Ctrl-C, SIGTERM/SIGHUP and at exit; child processes in their
+own process group that die with the runner; sweeping what a killed runner left. See
+docs/backends.md#what-one-run-does (Cleanup)."""
 
 from __future__ import annotations
 
