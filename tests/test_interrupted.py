@@ -5,18 +5,23 @@ test_diff.py and test_mutants.py)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jsonschema
 import pytest
+import yaml
 
 from conformance.cli import golden as golden_cli
 from conformance.cli.main import main
+from conformance.core.documents import schema
 from conformance.core.errors import Terminated
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
 from conformance.engines import run as run_engine
+from conformance.engines.golden import default_golden_dir, golden_files
 from conformance.subjects.reference import ReferenceSubject
 
 
@@ -66,5 +71,21 @@ def test_run_interrupted_midway(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     assert "interrupted by Ctrl-C after 11 of " in out
     assert "7 properties (35 examples); 4 golden scenarios: 11 passed in " in out
     assert len(_cases(junit)) == 11
-    doc = report.read_text()
-    assert '"interrupted": "Ctrl-C"' in doc and '"exitCode": 130' in doc
+    doc = json.loads(report.read_text())
+    jsonschema.validate(doc, schema("RunReport"))
+    assert (doc["interrupted"], doc["exitCode"], doc["planned"]) == ("Ctrl-C", 130,
+                                                                      7 + len(golden_files(
+                                                                          default_golden_dir())))
+    assert doc["summary"] == {"passed": 11, "failed": 0, "error": 0, "skipped": 0}
+
+
+def test_a_finished_golden_verify_reports_every_case(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "golden.yaml"
+    assert main(["golden", "verify", "--report", str(report)]) == 0
+    doc = yaml.safe_load(report.read_text())
+    jsonschema.validate(doc, schema("RunReport"))
+    files = golden_files(default_golden_dir())
+    assert doc["command"] == "golden verify" and doc["exitCode"] == 0
+    assert [c["name"] for c in doc["cases"]] == [p.stem for p in files]
+    assert f"run report: {report}" in capsys.readouterr().out
