@@ -3,39 +3,44 @@
 ``add_diff_parsers(subparsers)`` adds both sub-commands to the ``kschedconf`` parser;
 ``DIFF_COMMANDS`` maps their names to the handlers (``args -> exit code``).
 
-``kschedconf golden`` manages the golden scenarios (``golden/*.yaml``): ``record`` (re-)records
-their decisions from the upstream subject, from the definitions of ``golden/generate.py``,
-showing which decisions changed before writing anything (``--yes`` writes); ``verify`` checks
-a subject (the reference by default) against the recorded decisions, without Go; ``list``
-shows them.
+``kschedconf golden`` manages the golden scenarios (``golden/AREA/NAME.yaml``, docs/golden.md):
+``record`` (re-)records their decisions from the upstream subject, from the definitions of
+``golden/definitions/``, showing which decisions changed before writing anything (``--yes``
+writes); ``verify`` checks a subject (the reference by default) against the recorded decisions,
+without Go; ``list`` shows them.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import importlib.util
 import shlex
 import sys
 import textwrap
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from conformance.cli.run import apply_backend_options, backend_options
+from conformance.core.errors import SubjectError
 from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from conformance.core.results import FAILED, CaseResult
+from conformance.core.subject import Subject
 from conformance.engines.golden import (
     GOLDEN_KIND,
-    GoldenDecisions,
     compare_golden,
     default_golden_dir,
     golden_files,
+    golden_header,
+    golden_name,
     read_scenario_file,
+    select_golden,
 )
+from conformance.engines.golden_record import load_definitions, record
+from conformance.engines.golden_record import write as write_recording
+from conformance.reporters.junit import write_junit
+from conformance.subjects.factory import make_subject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-
-GENERATOR = "generate.py"
 
 
 def _positive_float(text: str) -> float:
@@ -169,9 +174,10 @@ def add_diff_parsers(subparsers: Any) -> None:
         "golden", help="record (from upstream) or verify the golden scenarios",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.dedent("""\
-            Golden scenarios (golden/*.yaml) are scenarios whose decisions (bindings, pending
-            pods, preemption victims) were recorded from the real upstream scheduler. Their
-            inputs are built by golden/generate.py from readable definitions.
+            Golden scenarios (golden/AREA/NAME.yaml, named AREA/NAME) are scenarios whose
+            decisions (bindings, pending pods, preemption victims) were recorded from the real
+            upstream scheduler. Their inputs are built by golden/definitions/ from readable
+            definitions. The format: docs/golden.md.
 
             record: schedule the definitions on the upstream subject, show every decision
               that changed against the files, and write them with --yes (needs the upstream
@@ -183,14 +189,15 @@ def add_diff_parsers(subparsers: Any) -> None:
             examples:
               kschedconf golden verify
               kschedconf golden verify --subject external:'./my-scheduler'
-              kschedconf golden record --only preemption-pdb      # shows the changes
+              kschedconf golden verify --only fit/cpu-memory
+              kschedconf golden record --only preemption/pdb      # shows the changes
               kschedconf golden record --yes                      # writes every file
 
             exit codes: 0 ok (verify: every decision equal), 1 differences (record without
             --yes: some decisions changed), 2 usage or subject error"""))
     gsub = g.add_subparsers(dest="golden_command", metavar="ACTION")
     rec = gsub.add_parser("record", help="(re-)record the decisions from upstream")
-    rec.add_argument("--only", metavar="NAME", action="append", default=[],
+    rec.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable; default all)")
     rec.add_argument("--yes", action="store_true", help="write the files")
     rec.add_argument("--force", action="store_true",
@@ -206,7 +213,7 @@ def add_diff_parsers(subparsers: Any) -> None:
     ver = gsub.add_parser("verify", help="check a subject against the recorded decisions")
     ver.add_argument("--subject", metavar="SPEC", default="reference",
                      help="the subject (default reference)")
-    ver.add_argument("--only", metavar="NAME", action="append", default=[],
+    ver.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable)")
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     ver.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
@@ -256,69 +263,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
 # --- golden ------------------------------------------------------------------------------------
 
 def golden_dir(arg: str | None) -> Path:
-
     return Path(arg) if arg else default_golden_dir()
 
 
-def load_definitions(directory: Path) -> dict[str, Any]:
-    """The golden scenario definitions of ``DIR/generate.py``: its ``definitions()``, a
-    mapping name -> ``Golden`` (``.scenario()``: the ScenarioInput; ``.covers``)."""
-    path = directory / GENERATOR
-    if not path.is_file():
-        raise ValueError(f"{path}: no such file (the golden scenario definitions)")
-    spec = importlib.util.spec_from_file_location("kschedconf_golden_generate", path)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"{path}: cannot be imported")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    defs = module.definitions()
-    if not isinstance(defs, Mapping):
-        raise ValueError(f"{path}: definitions() must return a mapping name -> definition")
-    return dict(defs)
-
-
-def decisions_doc(decisions: Any, recorded_at: str, command: str) -> dict[str, Any]:
-    """The GoldenDecisions document with its provenance (``recordedAt``, ``recordedWith``)."""
-    doc = decisions.to_doc()
-    out: dict[str, Any] = {}
-    for k, v in doc.items():
-        out[k] = v
-        if k == "source":
-            out["recordedAt"] = recorded_at
-            out["recordedWith"] = command
-    return out
-
-
-def write_golden(path: Path, scenario: Any, doc: Mapping[str, Any]) -> None:
-    import yaml
-
-    scenario.write(path)
-    with path.open("a", encoding="utf-8") as f:
-        yaml.safe_dump(dict(doc), f, sort_keys=False, explicit_start=True)
-
-
-def _decision_changes(old: Any, new: Any) -> list[str]:
-    """What changed between two GoldenDecisions (``old`` may be None: a new file)."""
-    if old is None:
-        return ["new golden scenario"]
-    out = []
-    for pod in sorted(set(old.bindings) | set(new.bindings)):
-        a, b = old.bindings.get(pod), new.bindings.get(pod)
-        if a != b:
-            out.append(f"{pod}: {a or 'not bound'} -> {b or 'not bound'}")
-    for pod in sorted(set(old.pending) ^ set(new.pending)):
-        out.append(f"{pod}: {'no longer pending' if pod in old.pending else 'now pending'}")
-    od, nd = set(old.deleted or []), set(new.deleted or [])
-    for pod in sorted(od ^ nd):
-        out.append(f"{pod}: {'no longer preempted' if pod in od else 'now preempted'}")
-    return out
-
-
 def cmd_golden_record(args: argparse.Namespace) -> int:
-    from conformance.core.subject import SubjectError
-    from conformance.subjects.factory import make_subject
-
     directory = golden_dir(args.golden_dir)
     try:
         defs = load_definitions(directory)
@@ -334,91 +282,40 @@ def cmd_golden_record(args: argparse.Namespace) -> int:
         " --force" if args.force else "")
     if args.upstream != "upstream":
         command += f" --upstream {shlex.quote(args.upstream)}"
-    now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d")
     try:
         subject = make_subject(args.upstream, timeout=args.subject_timeout,
                                i_own_this_cluster=args.i_own_this_cluster)
     except (SubjectError, ValueError) as e:
         return _err("golden record", str(e))
-    release = getattr(subject, "release", UPSTREAM_RELEASE)
-    changed = random = 0
-    pending_writes: list[tuple[Path, Any, dict[str, Any]]] = []
     t0 = time.monotonic()
     with subject:
         print(f"recording {len(names)} golden scenario(s) from {subject.name} "
-              f"(kube-scheduler {release}) into {directory}/")
-        for name in names:
-            definition = defs[name]
-            scenario = definition.scenario()
-            path = directory / f"{name}.yaml"
-            try:
-                sim = getattr(subject, "simulate", None)
-                if callable(sim):
-                    result = sim(scenario, notes=True)
-                else:
-                    result = subject.run(scenario).result
-            except SubjectError as e:
-                print(f"  ERROR {name}: {e}")
-                return EXIT_USAGE
-            notes = [n for n in result.pop("notes", None) or []]
-            rnd = [n for n in notes if "random" in n]
-            if rnd:
-                random += 1
-                print(f"  SKIP  {name}: upstream's choice was random, not a golden scenario:")
-                for n in rnd:
-                    print(f"          {n}")
-                continue
-            new = GoldenDecisions.from_result(result, source=(
-                f"kschedconf-upstream serve: kube-scheduler {release} in process "
-                f"(fake API server, virtual clock), seed {scenario.seed}"))
-            new.upstream_release = release
-            old_inputs = old = None
-            if path.exists():
-                try:
-                    old_scenario, old, _ = read_scenario_file(path)
-                    old_inputs = (old_scenario.documents, old_scenario.config,
-                                  old_scenario.seed)
-                except ValueError:
-                    old = None
-            changes = _decision_changes(old, new)
-            inputs_changed = old is not None and old_inputs != (
-                scenario.documents, scenario.config, scenario.seed)
-            if old is not None and old.upstream_release != new.upstream_release:
-                changes.append(f"upstream release {old.upstream_release} -> "
-                               f"{new.upstream_release}")
-            if inputs_changed:
-                changes.append("scenario inputs changed")
-            if not changes and not args.force:
-                print(f"  same  {name}")
-                continue
-            if not changes:
-                changes = ["unchanged (rewritten: --force)"]
-            changed += 1
-            print(f"  {'new' if old is None else 'CHANGED'}  {name}")
-            for c in changes:
-                print(f"          {c}")
-            pending_writes.append((path, scenario, decisions_doc(new, now, command)))
-    print(f"{len(names)} scenario(s) in {time.monotonic() - t0:.1f}s: {changed} new or changed"
-          + (f", {random} skipped (random upstream choice)" if random else ""))
-    if not pending_writes:
-        return EXIT_FAILED if random else EXIT_OK
+              f"(kube-scheduler {subject.release or 'unknown'}) into {directory}/")
+        try:
+            found = record(subject, directory, names, defs, command, force=args.force,
+                           say=print)
+        except SubjectError:
+            return EXIT_USAGE
+    print(f"{len(names)} scenario(s) in {time.monotonic() - t0:.1f}s: {len(found.writes)} new "
+          "or changed" + (f", {found.random} skipped (random upstream choice)"
+                          if found.random else ""))
+    if not found.writes:
+        return EXIT_FAILED if found.random else EXIT_OK
     if not args.yes:
         print("nothing written: run again with --yes to write these files")
         return EXIT_FAILED
-    for path, scenario, doc in pending_writes:
-        write_golden(path, scenario, doc)
-        print(f"  wrote {path}")
-    return EXIT_FAILED if random else EXIT_OK
+    write_recording(found, print)
+    return EXIT_FAILED if found.random else EXIT_OK
 
 
-def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
-                  ) -> list[tuple[Path, list[str], float]]:
-    """Run every golden file on the subject: (file, differences, seconds). A golden file
-    without decisions is a difference; a subject crash is a difference naming it."""
-    from conformance.core.subject import SubjectError
-
+def verify_golden(subject: Subject, directory: Path, files: Sequence[Path],
+                  stream: TextIO | None = None) -> list[tuple[str, Path, list[str], float]]:
+    """Run every golden file on the subject: (name AREA/NAME, file, differences, seconds). A
+    golden file without decisions is a difference; a subject crash is a difference naming
+    it."""
     out = []
     for path in files:
+        name = golden_name(path, directory)
         t0 = time.monotonic()
         scenario, decisions, _ = read_scenario_file(path)
         if decisions is None:
@@ -433,10 +330,10 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
             else:
                 diffs = compare_golden(decisions, result)
         secs = time.monotonic() - t0
-        out.append((path, diffs, secs))
+        out.append((name, path, diffs, secs))
         if stream is not None:
             word = "ok   " if not diffs else "FAIL "
-            stream.write(f"  {word} {path.stem}  {secs:.2f}s"
+            stream.write(f"  {word} {name}  {secs:.2f}s"
                          + (f"  {diffs[0]}" if diffs else "") + "\n")
             for d in diffs[1:]:
                 stream.write(f"          {d}\n")
@@ -444,23 +341,13 @@ def verify_golden(subject: Any, files: Sequence[Path], stream: Any = None
 
 
 def cmd_golden_verify(args: argparse.Namespace) -> int:
-    from conformance.core.results import FAILED, CaseResult
-    from conformance.core.subject import SubjectError, describe_subject
-    from conformance.reporters.junit import write_junit
-    from conformance.subjects.factory import make_subject
-
     directory = golden_dir(args.golden_dir)
     try:
         files = golden_files(directory)
+        if args.only:
+            files = select_golden(files, directory, args.only)
     except ValueError as e:
         return _err("golden verify", str(e))
-    if args.only:
-        stems = {p.stem for p in files}
-        unknown = [n for n in args.only if n not in stems]
-        if unknown:
-            return _err("golden verify", f"no golden file named {', '.join(unknown)} in "
-                                         f"{directory}")
-        files = [p for p in files if p.stem in args.only]
     problem = apply_backend_options(args)
     if problem:
         return _err("golden verify", problem)
@@ -472,18 +359,17 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     try:
         with subject:
-            print(f"verifying {len(files)} golden scenario(s) of {directory}/ on "
-                  f"{describe_subject(subject)}")
-            results = verify_golden(subject, files, sys.stdout)
+            print(golden_header(subject, files, directory))
+            results = verify_golden(subject, directory, files, sys.stdout)
     except SubjectError as e:
         return _err("golden verify", f"subject error: {e}")
-    bad = [r for r in results if r[1]]
+    bad = [r for r in results if r[2]]
     print(f"{len(results)} golden scenarios: {len(results) - len(bad)} passed, {len(bad)} "
           f"failed in {time.monotonic() - t0:.1f}s")
     if args.junit:
         cases = []
-        for path, diffs, secs in results:
-            c = CaseResult("golden", "kschedconf.golden", path.stem, seconds=secs,
+        for name, path, diffs, secs in results:
+            c = CaseResult("golden", "kschedconf.golden", name, seconds=secs,
                            properties={"file": str(path)})
             if diffs:
                 c.status, c.message, c.details = FAILED, diffs[0], "\n".join(diffs)
@@ -495,15 +381,15 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_list(args: argparse.Namespace) -> int:
-
+    directory = golden_dir(args.golden_dir)
     try:
-        files = golden_files(golden_dir(args.golden_dir))
+        files = golden_files(directory)
     except ValueError as e:
         return _err("golden list", str(e))
     for path in files:
-        _, decisions, notes = read_scenario_file(path)
+        scenario, decisions, _ = read_scenario_file(path)
         rec = decisions.upstream_release if decisions else "no decisions"
-        print(f"{path.stem:<40} {rec:<10} {notes.get('covers', '')}")
+        print(f"{golden_name(path, directory):<45} {rec:<10} {scenario.covers}")
     return EXIT_OK
 
 
