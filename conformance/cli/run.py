@@ -135,8 +135,8 @@ def add_run_parsers(subparsers: Any) -> None:
               scenarios, the subject schedules each, the oracle checks an invariant; a
               violation is shrunk to a minimal counterexample written as a scenario file
               under --out, replayable with `kschedconf reproduce`.
-            golden: the scenarios of golden/*.yaml, whose decisions were recorded from
-              upstream, must be scheduled the same way.
+            golden: the scenarios of golden/AREA/NAME.yaml, whose decisions were recorded
+              from upstream, must be scheduled the same way (docs/golden.md).
 
             Each property stops at --max-examples or at its share of --budget. Profiles:
             dev (25 examples, small clusters, failures remembered in .hypothesis/), ci (100
@@ -202,8 +202,9 @@ def add_run_parsers(subparsers: Any) -> None:
             Replay a scenario file (a counterexample written by `kschedconf run`, a golden
             scenario, or any scenario) on a subject, apply the oracles and print the
             subject's bindings and every violation. Oracles: --oracle, else the one named in
-            the file's `# oracle:` header line, else all. A golden file's recorded decisions
-            are compared as well."""),
+            the file's `oracle:` note (ScenarioInfo notes, or a `# oracle:` comment line of
+            the old form), else all. A golden file's recorded decisions are compared as
+            well."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf reproduce kschedconf-out/<property>.yaml

@@ -3,7 +3,7 @@ rule, one module per area as the files are one folder per area (``golden/AREA/NA
 
 ``definitions()`` is what ``kschedconf golden record`` reads (docs/golden.md: the contract, the
 format, and why the scenarios avoid upstream's random choices). ``python -m golden.definitions``
-lists them, ``python -m golden.definitions AREA/NAME`` prints one scenario's YAML.
+lists them, ``python -m golden.definitions AREA/NAME`` prints one scenario (objects).
 """
 
 from __future__ import annotations

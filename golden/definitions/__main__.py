@@ -1,5 +1,6 @@
 """``python -m golden.definitions [AREA/NAME...]``: list the definitions, or print the named
-scenarios' YAML (without decisions: ``kschedconf golden record`` adds them)."""
+scenarios' YAML without decisions, the metadata as comments and only the objects as documents,
+the input ``kschedconf simulate`` and ``explain`` read."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def main(argv: list[str]) -> int:
         if name not in defs:
             print(f"no definition named {name!r}", file=sys.stderr)
             return 2
-        sys.stdout.write(defs[name].scenario().to_yaml())
+        sys.stdout.write(defs[name].scenario().to_yaml(info=False))
     return 0
 
 
