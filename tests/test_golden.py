@@ -221,3 +221,8 @@ def test_golden_record_writes_area_folders_from_a_copy_of_the_definitions(
     assert new[-1] == old[-1]
     assert diff_main(["golden", "record", "--golden-dir", str(gdir), "--only", "nope"]) == 2
     assert "no golden definition named nope" in capsys.readouterr().err
+    old = tmp_path / "old"  # a golden directory of the old form: generate.py, flat files
+    old.mkdir()
+    (old / "generate.py").write_text("def definitions():\n    return {}\n")
+    assert diff_main(["golden", "record", "--golden-dir", str(old)]) == 2
+    assert "generate.py is the old form" in capsys.readouterr().err

@@ -41,7 +41,10 @@ def load_definitions(directory: Path) -> dict[str, GoldenDefinition]:
     ``golden.definitions``), so a copy of the directory records its own definitions."""
     init = directory / DEFINITIONS / "__init__.py"
     if not init.is_file():
-        raise UsageError(f"{init}: no such file (the golden scenario definitions package)")
+        old = (f"; {directory / 'generate.py'} is the old form: move its definitions into "
+               "the package") if (directory / "generate.py").is_file() else ""
+        raise UsageError(f"{init}: no such file (the golden scenario definitions package, "
+                         f"docs/golden.md){old}")
     for loaded in [m for m in sys.modules if m == MODULE or m.startswith(f"{MODULE}.")]:
         del sys.modules[loaded]
     spec = importlib.util.spec_from_file_location(
