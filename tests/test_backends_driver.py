@@ -1145,7 +1145,7 @@ def test_ownership_flag_reaches_the_subject_from_every_command(
         ["run", "--suite", "golden", "--out", str(tmp_path / "out")],
         ["reproduce", str(case)],
         ["diff", "--replay", str(case)],
-        ["golden", "verify", "--only", "fit-cpu-memory"],
+        ["golden", "verify", "--only", "fit/cpu-memory"],
     ]
     for argv in commands:
         spec = ["--upstream" if argv[0] == "diff" else "--subject", "kubeconfig:kind-ks"]

@@ -88,7 +88,7 @@ def compare(scenario: ScenarioInput, subject: Subject, **opts: Any) -> diff.Scen
 # --- what is compared --------------------------------------------------------------------------
 
 def test_decisions_are_what_the_api_shows() -> None:
-    doc = reference_doc(golden("preemption-by-priority-order"))
+    doc = reference_doc(golden("preemption/by-priority-order"))
     d = decisions.decisions_of(doc)
     assert d["bindings"] == {"default/high": "n2", "default/mid": "n1"}
     assert set(d["nominations"]) == {"default/high", "default/mid"}
@@ -102,7 +102,7 @@ def test_decisions_are_what_the_api_shows() -> None:
 
 
 def test_pending_pods_keep_their_last_failure_message() -> None:
-    doc = reference_doc(golden("fit-cpu-memory"))
+    doc = reference_doc(golden("fit/cpu-memory"))
     msgs = decisions.decisions_of(doc)["pendingMessages"]
     assert msgs["default/too-much-memory"].startswith(
         "0/3 nodes are available: 3 Insufficient memory.")
@@ -110,7 +110,7 @@ def test_pending_pods_keep_their_last_failure_message() -> None:
 
 
 def test_a_different_binding_is_a_root_and_what_follows_is_a_consequence() -> None:
-    ref = reference_doc(golden("fit-cpu-memory"))
+    ref = reference_doc(golden("fit/cpu-memory"))
     real = copy.deepcopy(ref)
     real["bindings"]["default/a"] = "medium"
     real["pending"] = sorted([*real["pending"], "default/b"])
@@ -125,23 +125,23 @@ def test_a_different_binding_is_a_root_and_what_follows_is_a_consequence() -> No
 # --- timing hazards ----------------------------------------------------------------------------
 
 def test_no_hazard_when_a_failed_pod_is_never_retried() -> None:
-    sc = golden("fit-cpu-memory")
+    sc = golden("fit/cpu-memory")
     assert decisions.timing_hazards(sc, reference_doc(sc)) == []
 
 
 def test_retries_separated_by_a_timeline_event_are_no_race() -> None:
-    sc = golden("queue-backoff-after-taint-removed")
+    sc = golden("queue/backoff-after-taint-removed")
     assert decisions.timing_hazards(sc, reference_doc(sc)) == []
 
 
 def test_a_retry_interleaved_with_other_pods_is_a_race() -> None:
-    sc = golden("preemption-by-priority-order")
+    sc = golden("preemption/by-priority-order")
     (h,) = decisions.timing_hazards(sc, reference_doc(sc))
     assert h.startswith("retry-race: default/high failed (Nominated)")
 
 
 def test_driver_queue_order_warning_is_a_hazard() -> None:
-    sc = golden("fit-cpu-memory")
+    sc = golden("fit/cpu-memory")
     w = ("pending pods s1-b/x and s0-a/y have the same priority but the scheduler queues "
          "s0-a/y first (it receives pods namespace by namespace)")
     (h,) = decisions.timing_hazards(sc, reference_doc(sc), [w])
@@ -250,7 +250,7 @@ def test_a_planted_binding_bug_is_an_unexplained_decision_divergence() -> None:
 
 
 def test_a_planted_overcommit_is_caught_by_the_oracles_even_with_a_hazard() -> None:
-    sc = golden("preemption-by-priority-order")
+    sc = golden("preemption/by-priority-order")
 
     def overcommit(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
         # keep the victims: both preemptors and their victims share the nodes
@@ -266,7 +266,7 @@ def test_a_planted_overcommit_is_caught_by_the_oracles_even_with_a_hazard() -> N
 
 
 def test_a_binding_difference_under_a_hazard_is_reported_as_timing_dependent() -> None:
-    sc = golden("preemption-by-priority-order")
+    sc = golden("preemption/by-priority-order")
 
     def swap(scenario: ScenarioInput, doc: dict[str, Any]) -> None:
         b = doc["bindings"]

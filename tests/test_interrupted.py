@@ -21,7 +21,7 @@ from conformance.core.errors import Terminated
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
 from conformance.engines import run as run_engine
-from conformance.engines.golden import default_golden_dir, golden_files
+from conformance.engines.golden import default_golden_dir, golden_files, golden_name
 from conformance.subjects.reference import ReferenceSubject
 
 
@@ -85,7 +85,8 @@ def test_a_finished_golden_verify_reports_every_case(tmp_path: Path,
     assert main(["golden", "verify", "--report", str(report)]) == 0
     doc = yaml.safe_load(report.read_text())
     jsonschema.validate(doc, schema("RunReport"))
-    files = golden_files(default_golden_dir())
+    directory = default_golden_dir()
+    files = golden_files(directory)
     assert doc["command"] == "golden verify" and doc["exitCode"] == 0
-    assert [c["name"] for c in doc["cases"]] == [p.stem for p in files]
+    assert [c["name"] for c in doc["cases"]] == [golden_name(p, directory) for p in files]
     assert f"run report: {report}" in capsys.readouterr().out

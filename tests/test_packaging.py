@@ -22,7 +22,8 @@ import yaml
 from conformance.engines.golden import default_golden_dir, golden_files
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN_YAML = sorted(p.name for p in (ROOT / "golden").glob("*.yaml"))
+GOLDEN_YAML = sorted(p.relative_to(ROOT / "golden").as_posix()
+                     for p in (ROOT / "golden").rglob("*.yaml"))
 
 
 def _source_copy(dest: Path) -> Path:
@@ -81,14 +82,17 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_the_golden_scenarios_schemas_and_known_divergences(
         wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert len(GOLDEN_YAML) > 50
+    assert len(GOLDEN_YAML) > 50 and all(n.count("/") == 1 for n in GOLDEN_YAML)  # AREA/NAME
     in_wheel = sorted(n.removeprefix("golden/") for n in names
-                      if re.fullmatch(r"golden/[^/]+\.yaml", n))
+                      if re.fullmatch(r"golden/.+\.yaml", n))
     assert in_wheel == GOLDEN_YAML
+    definitions = sorted(f"golden/definitions/{p.name}"
+                         for p in (ROOT / "golden" / "definitions").glob("*.py"))
+    assert len(definitions) > 10 and set(definitions) <= names
     schemas = sorted(f"conformance/core/schemas/{p.name}"
                      for p in (ROOT / "conformance" / "core" / "schemas").glob("*.json"))
     assert schemas and set(schemas) <= names
-    assert {"golden/__init__.py", "golden/generate.py",
+    assert {"golden/__init__.py", "golden/definitions/__init__.py",
             "conformance/known_divergences.yaml",
             "conformance/core/schemas/SimulationResult.schema.json",
             "conformance/core/schemas/Explanation.schema.json"} <= names
@@ -107,16 +111,18 @@ def test_an_installed_kschedconf_finds_its_golden_scenarios_from_any_directory(
     (elsewhere / "golden" / "mine.yaml").write_text("kind: List\nitems: []\n")
     code = ("import conformance; "
             "from conformance.engines.golden import default_golden_dir, golden_files; "
+            "from conformance.engines.golden_record import load_definitions; "
             "d = default_golden_dir(); "
-            "print(conformance.__file__); print(d); print(len(golden_files(d)))")
+            "print(conformance.__file__); print(d); print(len(golden_files(d))); "
+            "print(len(load_definitions(d)))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, capture_output=True,
                           text=True, timeout=60, env={"PYTHONPATH": str(site),
                                                       "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
-    module, where, count = proc.stdout.split()
+    module, where, count, defined = proc.stdout.split()
     assert Path(module).parent == site / "conformance"
     assert Path(where) == site / "golden"
-    assert int(count) == len(GOLDEN_YAML)
+    assert int(count) == int(defined) == len(GOLDEN_YAML)
 
 
 def test_the_default_golden_dir_is_the_golden_package() -> None:

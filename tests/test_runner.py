@@ -173,10 +173,14 @@ def test_wrong_external_subject_fails_writes_a_counterexample_and_reproduces(
     assert code == 1, out
     ce = tmp_path / "ce" / "differential-small.yaml"
     assert ce.exists()
-    header = ce.read_text().split("\n---", 1)[0]
-    assert "# oracle: differential" in header and "# violation: [differential] pod" in header
-    assert f"# reproduce: kschedconf reproduce ce/differential-small.yaml --subject '{subject}'" \
-        in header
+    info = next(yaml.safe_load_all(ce.read_text()))  # the ScenarioInfo document comes first
+    assert (info["kind"], info["name"]) == ("ScenarioInfo", "differential-small")
+    assert info["seed"] == ScenarioInput.read(ce).seed
+    notes = info["notes"]
+    assert "oracle: differential" in notes
+    assert any(n.startswith("violation: [differential] pod") for n in notes)
+    assert any(n.startswith(f"reproduce: kschedconf reproduce ce/differential-small.yaml "
+                            f"--subject '{subject}'") for n in notes)
     assert "FAILED: differential" in out and "counterexample: ce/differential-small.yaml" in out
     _, cases = junit(report)
     case = cases[("kschedconf.properties.small", "differential")]

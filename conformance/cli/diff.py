@@ -80,7 +80,7 @@ def register(sub: Any) -> None:
                         "split evenly), or counts: small=100,medium=40,large=5 "
                         "(default small)")
     d.add_argument("--golden", action="store_true",
-                   help="compare the golden scenarios (golden/*.yaml) too")
+                   help="compare the golden scenarios (golden/AREA/NAME.yaml) too")
     d.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     d.add_argument("--seed", type=int,
                    help="the same seed generates the same scenarios (default: random, printed)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from conformance.cli.options import (
 )
 from conformance.core.errors import SubjectError, Terminated
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
-from conformance.engines import golden
+from conformance.engines import golden, golden_record
 from conformance.engines.session import Session
 from conformance.subjects.factory import make_subject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -31,9 +32,10 @@ def register(sub: Any) -> None:
         "golden", help="record (from upstream) or verify the golden scenarios",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.dedent("""\
-            Golden scenarios (golden/*.yaml) are scenarios whose decisions (bindings, pending
-            pods, preemption victims) were recorded from the real upstream scheduler. Their
-            inputs are built by golden/generate.py from readable definitions.
+            Golden scenarios (golden/AREA/NAME.yaml, named AREA/NAME) are scenarios whose
+            decisions (bindings, pending pods, preemption victims) were recorded from the real
+            upstream scheduler. Their inputs are built by golden/definitions/ from readable
+            definitions. The format: docs/golden.md.
 
             record: schedule the definitions on the upstream subject, show every decision
               that changed against the files, and write them with --yes (needs the upstream
@@ -45,14 +47,15 @@ def register(sub: Any) -> None:
             examples:
               kschedconf golden verify
               kschedconf golden verify --subject external:'./my-scheduler'
-              kschedconf golden record --only preemption-pdb      # shows the changes
+              kschedconf golden verify --only fit/cpu-memory
+              kschedconf golden record --only preemption/pdb      # shows the changes
               kschedconf golden record --yes                      # writes every file
 
             exit codes: 0 ok (verify: every decision equal), 1 differences (record without
             --yes: some decisions changed), 2 usage or subject error"""))
     gsub = g.add_subparsers(dest="golden_command", metavar="ACTION")
     rec = gsub.add_parser("record", help="(re-)record the decisions from upstream")
-    rec.add_argument("--only", metavar="NAME", action="append", default=[],
+    rec.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable; default all)")
     rec.add_argument("--yes", action="store_true", help="write the files")
     rec.add_argument("--force", action="store_true",
@@ -68,7 +71,7 @@ def register(sub: Any) -> None:
     ver = gsub.add_parser("verify", help="check a subject against the recorded decisions")
     ver.add_argument("--subject", metavar="SPEC", default="reference",
                      help="the subject (default reference)")
-    ver.add_argument("--only", metavar="NAME", action="append", default=[],
+    ver.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable)")
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     ver.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
@@ -94,7 +97,7 @@ def _directory(arg: str | None) -> Path:
 
 def cmd_golden_record(args: argparse.Namespace) -> int:
     directory = _directory(args.golden_dir)
-    defs = golden.load_definitions(directory)
+    defs = golden_record.load_definitions(directory)
     unknown = [n for n in args.only if n not in defs]
     if unknown:
         return err("golden record", f"no golden definition named {', '.join(unknown)} "
@@ -110,38 +113,32 @@ def cmd_golden_record(args: argparse.Namespace) -> int:
                                i_own_this_cluster=args.i_own_this_cluster)
     except SubjectError as e:
         return err("golden record", str(e))
+    t0 = time.monotonic()
     with subject:
         print(f"recording {len(names)} golden scenario(s) from {subject.name} "
               f"(kube-scheduler {subject.release or 'unknown'}) into {directory}/")
         try:
-            rec = golden.record(subject, directory, names, defs, command, force=args.force,
-                                say=print)
+            found = golden_record.record(subject, directory, names, defs, command,
+                                         force=args.force, say=print)
         except SubjectError as e:
             return err("golden record", f"subject error: {e}")
-    changed = len(rec.writes)
-    print(f"{rec.names} scenario(s): {changed} new or changed"
-          + (f", {rec.random} skipped (random upstream choice)" if rec.random else ""))
-    if not rec.writes:
-        return EXIT_FAILED if rec.random else EXIT_OK
+    print(f"{len(names)} scenario(s) in {time.monotonic() - t0:.1f}s: {len(found.writes)} new "
+          "or changed" + (f", {found.random} skipped (random upstream choice)"
+                          if found.random else ""))
+    if not found.writes:
+        return EXIT_FAILED if found.random else EXIT_OK
     if not args.yes:
         print("nothing written: run again with --yes to write these files")
         return EXIT_FAILED
-    for path, scenario, doc in rec.writes:
-        golden.write_golden(path, scenario, doc)
-        print(f"  wrote {path}")
-    return EXIT_FAILED if rec.random else EXIT_OK
+    golden_record.write(found, print)
+    return EXIT_FAILED if found.random else EXIT_OK
 
 
 def cmd_golden_verify(args: argparse.Namespace) -> int:
     directory = _directory(args.golden_dir)
     files = golden.golden_files(directory)
     if args.only:
-        stems = {p.stem for p in files}
-        unknown = [n for n in args.only if n not in stems]
-        if unknown:
-            return err("golden verify", f"no golden file named {', '.join(unknown)} in "
-                                        f"{directory}")
-        files = [p for p in files if p.stem in args.only]
+        files = golden.select_golden(files, directory, args.only)
     problem = apply_backend_options(args)
     if problem:
         return err("golden verify", problem)
@@ -157,7 +154,7 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     try:
         with signals_end_the_run(), subject:
             session.start(golden.golden_header(subject, files, directory))
-            golden.verify(session, subject, files)
+            golden.verify(session, subject, directory, files)
     except (KeyboardInterrupt, Terminated) as e:
         session.interrupt(e, totals=[f"{len(session.cases)} golden scenarios"])
         raise
@@ -166,10 +163,11 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_golden_list(args: argparse.Namespace) -> int:
-    for path in golden.golden_files(_directory(args.golden_dir)):
-        _, decisions, notes = golden.read_scenario_file(path)
+    directory = _directory(args.golden_dir)
+    for path in golden.golden_files(directory):
+        scenario, decisions, _ = golden.read_scenario_file(path)
         rec = decisions.upstream_release if decisions else "no decisions"
-        print(f"{path.stem:<40} {rec:<10} {notes.get('covers', '')}")
+        print(f"{golden.golden_name(path, directory):<45} {rec:<10} {scenario.covers}")
     return EXIT_OK
 
 

@@ -21,8 +21,9 @@ def register(sub: Any) -> None:
             Replay a scenario file (a counterexample written by `kschedconf run`, a golden
             scenario, or any scenario) on a subject, apply the oracles and print the
             subject's bindings and every violation. Oracles: --oracle, else the one named in
-            the file's `# oracle:` header line, else all. A golden file's recorded decisions
-            are compared as well."""),
+            the file's `oracle:` note (ScenarioInfo notes, or a `# oracle:` comment line of
+            the old form), else all. A golden file's recorded decisions are compared as
+            well."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf reproduce kschedconf-out/<property>.yaml

@@ -36,8 +36,8 @@ def register(sub: Any) -> None:
               scenarios, the subject schedules each, the oracle checks an invariant; a
               violation is shrunk to a minimal counterexample written as a scenario file
               under --out, replayable with `kschedconf reproduce`.
-            golden: the scenarios of golden/*.yaml, whose decisions were recorded from
-              upstream, must be scheduled the same way.
+            golden: the scenarios of golden/AREA/NAME.yaml, whose decisions were recorded
+              from upstream, must be scheduled the same way (docs/golden.md).
 
             Each property stops at --max-examples or at its share of --budget. Profiles:
             dev (25 examples, small clusters, failures remembered in .hypothesis/), ci (100

@@ -319,19 +319,21 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
 
     def counterexample(case: CaseResult, path: Path) -> None:
         scenario, decisions, _ = golden.read_scenario_file(path)
-        out = out_dir / f"golden-{path.stem}.yaml"
+        name = f"golden-{golden.flat_name(case.name)}"
+        out = out_dir / f"{name}.yaml"
         case.reproduce = reproduce_command(str(out), p.opts, None)
         diffs = case.details.splitlines()
         notes = [f"golden: {path}", f"subject: {describe_subject(subject)}",
                  f"reproduce: {case.reproduce}", *[f"difference: {d}" for d in diffs[:40]]]
         golden.write_scenario_file(out, ScenarioInput(scenario.documents, scenario.config,
-                                                      scenario.seed, f"golden-{path.stem}",
-                                                      notes), decisions)
+                                                      scenario.seed, name, notes,
+                                                      scenario.covers), decisions)
         case.counterexample = str(out)
         case.details = "\n".join([*diffs, f"counterexample: {out}",
                                   f"reproduce: {case.reproduce}"])
 
-    golden.verify(session, subject, p.golden_files, p.config_doc, counterexample)
+    golden.verify(session, subject, p.golden_dir, p.golden_files, p.config_doc,
+                  counterexample)
 
 
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
@@ -403,7 +405,7 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
               timeout: float | None = None, i_own_this_cluster: str | None = None,
               stream: TextIO | None = None) -> ReproduceOutcome:
     """Replay one scenario file on a subject and apply the oracles (the ones given, else the
-    one named in the file's ``# oracle:`` note, else all); a golden file's decisions are
+    one named in the file's ``oracle:`` note, else all); a golden file's decisions are
     compared too. Raises ``SubjectError`` / ``UsageError``."""
     stream = stream or sys.stdout
     if not Path(path).is_file():

@@ -82,7 +82,7 @@ class ExternalSubject(Subject):
         with tempfile.TemporaryDirectory(prefix="kschedconf-") as tmp:
             scenario_path = Path(tmp) / "scenario.yaml"
             result_path = Path(tmp) / "result.json"
-            scenario.write(scenario_path)
+            scenario.write(scenario_path, info=False)  # protocol 1: objects only
             argv = [*self.argv, str(scenario_path), "--output", str(result_path),
                     "--seed", str(scenario.seed)]
             try:

@@ -4,7 +4,6 @@ scenario is prepared and replayed."""
 
 from __future__ import annotations
 
-import copy
 import random
 import shlex
 from collections.abc import Mapping, Sequence
@@ -58,6 +57,7 @@ class DiffPlan:
     modes: list[str]
     counts: dict[str, int]  # generated scenarios per size
     golden_files: list[Path]
+    golden_dir: Path
     known: list[KnownDivergence]
     config_doc: dict[str, Any] | None
     seed: int | None  # None: a replay, which uses the file's seed
@@ -73,9 +73,7 @@ class DiffPlan:
     def prepare(self, scenario: ScenarioInput) -> ScenarioInput:
         """The scenario both subjects get: with ``--config``, and PDB statuses filled in
         (``--pdb-status fill``)."""
-        if self.config_doc is not None:
-            scenario = ScenarioInput(list(scenario.documents), copy.deepcopy(self.config_doc),
-                                     scenario.seed, scenario.name, list(scenario.notes))
+        scenario = scenario.with_config(self.config_doc)
         if self.options.pdb_status == "fill":
             scenario = fill_pdb_status(scenario)
         return scenario
@@ -122,8 +120,8 @@ def resolve_plan(opts: DiffOptions, up: Subject, replay: bool = False) -> DiffPl
     modes = resolve_modes(opts.mode, up.real_control_plane)
     counts = {} if replay else family_counts(opts.scenarios, opts.sizes)
     golden: list[Path] = []
+    directory = Path(opts.golden_dir) if opts.golden_dir else default_golden_dir()
     if opts.golden and not replay:
-        directory = Path(opts.golden_dir) if opts.golden_dir else default_golden_dir()
         try:
             golden = golden_files(directory)
         except ValueError as e:
@@ -133,7 +131,7 @@ def resolve_plan(opts: DiffOptions, up: Subject, replay: bool = False) -> DiffPl
     seed = opts.seed
     if seed is None and not replay:
         seed = random.SystemRandom().randrange(1 << 31)
-    return DiffPlan(opts, modes, counts, golden, known, config_doc, seed)
+    return DiffPlan(opts, modes, counts, golden, directory, known, config_doc, seed)
 
 
 def resolve_modes(mode: str, real_control_plane: bool) -> list[str]:

@@ -34,7 +34,7 @@ from conformance.engines.diff.search import (
     hypothesis_test,
     shrink,
 )
-from conformance.engines.golden import read_scenario_file
+from conformance.engines.golden import flat_name, golden_name, read_scenario_file
 from conformance.engines.session import Session
 from conformance.subjects.reference import ReferenceSubject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -174,8 +174,9 @@ class DiffRun:
                 self.session.notice("  golden: stopped by the budget")
                 break
             scenario, _, _ = read_scenario_file(path)
+            name = golden_name(path, self.plan.golden_dir)
             scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
-                                     f"golden-{path.stem}")
+                                     f"golden-{flat_name(name)}")
             res = self.judge(scenario, "golden")
             if res.unexplained:
                 out = self.plan.out / f"diff-{res.name}.yaml"

@@ -1,0 +1,94 @@
+"""The golden scenarios of area ``spread`` (``golden/spread/``): PodTopologySpread: DoNotSchedule
+and ScheduleAnyway, minDomains, matchLabelKeys, nodeAffinityPolicy and nodeTaintsPolicy."""
+
+from __future__ import annotations
+
+from reference_impl.testing.wrappers import HOSTNAME, ZONE, taint
+
+from .common import Area, Docs, bare_node, bare_pod, node, pod, replicas, spread, zone_nodes
+
+AREA = Area("spread")
+golden = AREA.golden
+
+
+@golden("hard-zones", "PodTopologySpread DoNotSchedule over zones, maxSkew 1")
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "web"})]
+    return [*zone_nodes(), pod("w-old", node="a0", labels={"app": "web"}),
+            pod("w-old2", node="a1", labels={"app": "web"}),
+            *replicas("web", 5, labels={"app": "web"}, topologySpreadConstraints=c)]
+
+
+@golden("soft-scoring", "PodTopologySpread ScheduleAnyway scoring over zones and hosts")
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "api"}, hard=False),
+         spread(2, HOSTNAME, {"app": "api"}, hard=False)]
+    return [*zone_nodes(2, "ab"), node("c0", "4", zone="zone-c"),
+            pod("api-old", node="c0", labels={"app": "api"}),
+            *replicas("api", 6, labels={"app": "api"}, topologySpreadConstraints=c)]
+
+
+@golden("min-domains", "PodTopologySpread minDomains with DoNotSchedule")
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "db"}, min_domains=3)]
+    return [*zone_nodes(1, "ab"), node("c0", "1", "256Mi", zone="zone-c"),
+            *replicas("db", 4, cpu="500m", labels={"app": "db"},
+                      topologySpreadConstraints=c)]
+
+
+@golden("node-affinity-and-taints-policies",
+        "PodTopologySpread nodeAffinityPolicy / nodeTaintsPolicy Honor and Ignore")
+def _() -> Docs:
+    honor = [spread(1, ZONE, {"app": "h"}, node_affinity_policy="Honor",
+                    node_taints_policy="Honor")]
+    ignore = [spread(1, ZONE, {"app": "i"}, node_affinity_policy="Ignore",
+                     node_taints_policy="Ignore")]
+    sel = {"tier": "front"}
+    return [node("a0", zone="zone-a", labels=sel), node("b0", zone="zone-b", labels=sel),
+            node("c0", zone="zone-c", taints=[taint("maintenance")]),
+            node("d0", zone="zone-d"),
+            *replicas("h", 3, labels={"app": "h"}, nodeSelector=sel,
+                      topologySpreadConstraints=honor),
+            *replicas("i", 3, labels={"app": "i"}, nodeSelector=sel,
+                      topologySpreadConstraints=ignore)]
+
+
+@golden("match-label-keys", "PodTopologySpread matchLabelKeys (pod-template-hash)")
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "web"}, match_label_keys=["pod-template-hash"])]
+    old = {"app": "web", "pod-template-hash": "v1"}
+    new = {"app": "web", "pod-template-hash": "v2"}
+    return [*zone_nodes(1, "ab"), pod("v1-a", node="a0", labels=old),
+            pod("v1-b", node="a0", labels=old),
+            *replicas("v2", 3, labels=new, topologySpreadConstraints=c)]
+
+
+@golden("hard-unsatisfiable",
+        "PodTopologySpread: missing topology label and skew violations leave pods pending")
+def _() -> Docs:
+    c = [spread(1, ZONE, {"app": "x"})]
+    return [node("a0", "1", zone="zone-a"), node("b0", "8", zone="zone-b"),
+            node("nolabel", "8"),
+            *replicas("x", 4, cpu="400m", labels={"app": "x"}, topologySpreadConstraints=c)]
+
+
+@golden("node-taints-policy-honor",
+        "PodTopologySpread nodeTaintsPolicy Honor: a node with an untolerated taint is not a "
+        "domain")
+def _() -> Docs:
+    c = {"labelSelector": {"matchLabels": {"app": "web"}}, "maxSkew": 1,
+         "nodeTaintsPolicy": "Honor", "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}
+    return [bare_node("n1", "z1"),
+            bare_node("n2", "z2", [{"effect": "NoSchedule", "key": "dedicated"}]),
+            bare_pod("w1", "n1", {"app": "web"}),
+            bare_pod("p", labels={"app": "web"}, topologySpreadConstraints=[c])]
+
+
+@golden("min-domains-global-minimum",
+        "PodTopologySpread minDomains: fewer domains than minDomains make the global minimum 0")
+def _() -> Docs:
+    c = {"labelSelector": {"matchLabels": {"app": "web"}}, "maxSkew": 1, "minDomains": 3,
+         "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule"}
+    return [bare_node("n1", "z1"), bare_node("n2", "z2"),
+            bare_pod("w1", "n1", {"app": "web"}), bare_pod("w2", "n2", {"app": "web"}),
+            bare_pod("p", labels={"app": "web"}, topologySpreadConstraints=[c])]
