@@ -64,8 +64,8 @@ def test_run_interrupted_midway(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setattr(run_engine, "make_subject",
                         lambda *a, **k: StopsAfter(40, KeyboardInterrupt()))
     junit, report = tmp_path / "run.xml", tmp_path / "run.json"
-    assert main(["run", "--suite", "all", "--seed", "1", "--max-examples", "5", "--no-shrink",
-                 "--junit", str(junit), "--report", str(report)]) == 130
+    assert main(["run", "--suite", "all", "--profile", "dev", "--seed", "1", "--max-examples",
+                 "5", "--no-shrink", "--junit", str(junit), "--report", str(report)]) == 130
     out = capsys.readouterr().out
     # 7 properties of 5 examples each (35 runs), then golden scenarios until the 40th run
     assert "interrupted by Ctrl-C after 11 of " in out
