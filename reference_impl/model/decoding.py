@@ -103,8 +103,9 @@ class Phrasing:
         if shown is None:
             shown = self.show_containers if container else self.show_scalars
         got = self.type_name(v)
-        return f"expected {what}, got {got} {self.show(v)}" if shown else \
-            f"expected {what}, got {got}"
+        if shown:
+            got += " " + self.show(v)
+        return f"expected {what}, got {got}"
 
 
 MANIFEST = Phrasing()
@@ -112,8 +113,7 @@ MANIFEST = Phrasing()
 TIMELINE = Phrasing(integer="number", show=repr, show_containers=False, show_scalars=False)
 """The Scenario timeline: ints and floats are ``number``, the value not shown unless asked."""
 CONFIG = Phrasing(null="NoneType", boolean="bool", integer="number", mapping="object",
-                  sequence="array", tuples_are_lists=True, show=repr,
-                  show_containers=False)
+                  sequence="array", tuples_are_lists=True, show=repr, show_containers=False)
 """The configuration (JSON's vocabulary): ``bool``, ``number``, ``object``, ``array``; a bad
 scalar is shown with ``repr``, a bad object or array is not."""
 
