@@ -23,6 +23,7 @@ from reference_impl.model.objects import (
     Pod,
     PreferredSchedulingTerm,
 )
+from reference_impl.model.validation import is_qualified_name, is_valid_label_value
 
 OBJECT_NAME_FIELD = "metadata.name"  # metav1.ObjectNameField
 
@@ -143,92 +144,12 @@ def _values_json(values: tuple[str, ...]) -> str:
     return _go_json(list(values)) if values else "null"
 
 
-# --- label key / value validation (staging/src/k8s.io/apimachinery/pkg/api/validate/content) --
-
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                  "end with an alphanumeric character")
-_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
-_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric "
-                          "character")
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``content.RegexError`` (note upstream's double space before each " or ")."""
-    if not examples:
-        return msg + " (regex used for validation is '" + fmt + "')"
-    msg += " (e.g. "
-    for i, ex in enumerate(examples):
-        if i > 0:
-            msg += " or "
-        msg += "'" + ex + "', "
-    return msg + "regex used for validation is '" + fmt + "')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} bytes"
-
-
-def _is_dns1123_subdomain(value: str) -> list[str]:
-    errs = []
-    if len(value.encode()) > 253:
-        errs.append(_max_len_error(253))
-    if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_label_key(value: str) -> list[str]:
-    """``content.IsLabelKey``: an optional DNS-subdomain prefix and '/', then a name."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in _is_dns1123_subdomain(prefix))
-    else:
-        return ["a valid label key "
-                + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if _LABEL_KEY_RE.fullmatch(name) is None:
-        errs.append("name part " + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT,
-                                                "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def is_label_value(value: str) -> list[str]:
-    """``content.IsLabelValue``: empty, or at most 63 bytes of the label-name charset."""
-    errs = []
-    if len(value.encode()) > 63:
-        errs.append(_max_len_error(63))
-    if _LABEL_VALUE_RE.fullmatch(value) is None:
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT,
-                                 "MyValue", "my_value", "12345"))
-    return errs
-
-
 def _new_requirement(key: str, op: str, values: tuple[str, ...], path: str
                      ) -> tuple[tuple[str, int, Any] | None, list[FieldError]]:
     """``labels.NewRequirement`` for a node selector operator: the compiled
     ``(key, op code, arg)`` or the field errors, in upstream's order."""
     errs: list[FieldError] = []
-    key_errs = is_label_key(key)
+    key_errs = is_qualified_name(key)
     if key_errs:
         errs.append(_invalid(_child(path, "key"), _go_quote(key), "; ".join(key_errs)))
     values_path = _child(path, "values")
@@ -250,7 +171,7 @@ def _new_requirement(key: str, op: str, values: tuple[str, ...], path: str
                 errs.append(_invalid(_index(values_path, i), _go_quote(v),
                                      "for 'Gt', 'Lt' operators, the value must be an integer"))
     for i, v in enumerate(values):
-        value_errs = is_label_value(v)
+        value_errs = is_valid_label_value(v)
         if value_errs:
             errs.append(_invalid(_index(_index(values_path, i), key), _go_quote(v),
                                  "; ".join(value_errs)))

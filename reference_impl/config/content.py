@@ -1,8 +1,7 @@
 """Format checks the argument validation relies on.
 
-Upstream: ``staging/src/k8s.io/apimachinery/pkg/api/validate/content/{kube,dns,errors}.go``
-(IsLabelKey a.k.a. IsQualifiedName, IsLabelValue, IsDNS1123Subdomain and their messages),
-``apimachinery/pkg/apis/meta/v1/validation`` (ValidateLabelName),
+Upstream: ``apimachinery/pkg/apis/meta/v1/validation`` (ValidateLabelName; the name and label
+checks themselves, IsQualifiedName and IsValidLabelValue, are ``model/validation.py``),
 ``apimachinery/pkg/labels/selector.go`` (NewRequirement) and
 ``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go``
 (NewNodeSelector / NewPreferredSchedulingTerms, which report every malformed requirement).
@@ -14,82 +13,7 @@ import re
 from typing import Any
 
 from reference_impl.config.errors import FieldError, child, index, invalid, not_supported
-
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
-_LABEL_KEY_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                  "end with an alphanumeric character")
-_LABEL_VALUE_FMT = f"({_LABEL_KEY_FMT})?"
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric "
-                          "character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """``content.RegexError``."""
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    shown = " or ".join(f"'{e}', " for e in examples)
-    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} bytes"
-
-
-def is_dns1123_subdomain(value: str) -> list[str]:
-    """``content.IsDNS1123Subdomain``."""
-    errs = []
-    if len(value.encode()) > 253:
-        errs.append(_max_len_error(253))
-    if not _DNS1123_SUBDOMAIN_RE.fullmatch(value):
-        errs.append(_regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
-
-
-def is_qualified_name(value: str) -> list[str]:
-    """``content.IsLabelKey`` (``IsQualifiedName``): optional DNS-subdomain prefix and '/', then
-    a name of at most 63 characters."""
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
-    else:
-        return [
-            "a valid label key "
-            + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _LABEL_KEY_RE.fullmatch(name):
-        errs.append("name part "
-                    + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def is_valid_label_value(value: str) -> list[str]:
-    """``content.IsLabelValue``."""
-    errs = []
-    if len(value.encode()) > 63:
-        errs.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.fullmatch(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value",
-                                 "12345"))
-    return errs
+from reference_impl.model.validation import is_qualified_name, is_valid_label_value
 
 
 def validate_label_name(name: str, path: str) -> list[FieldError]:

@@ -16,6 +16,18 @@ from fractions import Fraction
 from typing import Any
 
 from reference_impl.config.errors import child, index
+from reference_impl.model.decoding import (
+    CONFIG,
+    DecodeError,
+    PathLocation,
+    read_bool,
+    read_duration,
+    read_float,
+    read_int,
+    read_list,
+    read_map,
+    read_str,
+)
 
 INT32 = "int32"
 INT64 = "int64"
@@ -29,6 +41,7 @@ RAW = "raw"  # kept as given (runtime.RawExtension, or a section the reference d
 Schema = Any  # a tag above, [item schema], or {field: schema}
 
 _INT_RANGES = {INT32: (-(2**31), 2**31 - 1), INT64: (-(2**63), 2**63 - 1)}
+_AT = PathLocation(CONFIG)
 
 # --- core/v1 (staging/src/k8s.io/api/core/v1/types.go, apimachinery meta/v1 LabelSelector) ---
 LABEL_SELECTOR = {
@@ -129,20 +142,6 @@ KUBE_SCHEDULER_CONFIGURATION = {
 }
 
 
-def _describe(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return type(value).__name__
-
-
 def _zero(schema: Schema) -> Any:
     """The Go zero value a JSON ``null`` list item decodes to."""
     if isinstance(schema, dict):
@@ -158,79 +157,52 @@ def decode(value: Any, schema: Schema, path: str, errors: list[str]) -> Any:
     ``<path>: <message>``. ``None`` (absent or ``null``) stays ``None``."""
     if value is None:
         return None
-    if isinstance(schema, dict):
-        if not isinstance(value, Mapping):
-            errors.append(f"{path or '<root>'}: expected an object, got {_describe(value)}")
-            return None
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if key not in schema:
-                errors.append(f'{path or "<root>"}: unknown field "{key}"')
-                continue
-            decoded = decode(item, schema[key], child(path, key), errors)
-            if decoded is not None:
-                out[key] = decoded
-        return out
-    if isinstance(schema, list):
-        if not isinstance(value, list | tuple):
-            errors.append(f"{path}: expected an array, got {_describe(value)}")
-            return None
-        items = []
-        for i, item in enumerate(value):
-            decoded = decode(item, schema[0], index(path, i), errors)
-            items.append(_zero(schema[0]) if decoded is None else decoded)
-        return items
-    return _decode_scalar(value, schema, path, errors)
+    try:
+        if isinstance(schema, dict):
+            root = path or "<root>"
+            out: dict[str, Any] = {}
+            for key, item in read_map(_AT, value, root, what="an object").items():
+                if key not in schema:
+                    errors.append(str(_AT.error(root, f'unknown field "{key}"')))
+                    continue
+                decoded = decode(item, schema[key], child(path, key), errors)
+                if decoded is not None:
+                    out[key] = decoded
+            return out
+        if isinstance(schema, list):
+            items = []
+            for i, item in enumerate(read_list(_AT, value, path, what="an array")):
+                decoded = decode(item, schema[0], index(path, i), errors)
+                items.append(_zero(schema[0]) if decoded is None else decoded)
+            return items
+        return _decode_scalar(value, schema, path, errors)
+    except DecodeError as e:
+        errors.append(str(e))
+        return None
 
 
 def _decode_scalar(value: Any, schema: str, path: str, errors: list[str]) -> Any:
+    """A scalar (or a map of strings, whose every bad value is an error); raises
+    ``DecodeError``."""
     if schema == RAW:
         return copy_value(value)
     if schema in _INT_RANGES:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            errors.append(f"{path}: expected an integer ({schema}), got {_describe(value)} "
-                          f"{value!r}")
-            return None
-        lo, hi = _INT_RANGES[schema]
-        if not lo <= value <= hi:
-            errors.append(f"{path}: {value} overflows {schema}")
-            return None
-        return value
+        return read_int(_AT, value, path, bounds=_INT_RANGES[schema],
+                        what=f"an integer ({schema})", out_of_range=f"{{value}} overflows {schema}",
+                        integral_floats=True)
     if schema == FLOAT:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            errors.append(f"{path}: expected a number, got {_describe(value)} {value!r}")
-            return None
-        return float(value)
+        return read_float(_AT, value, path)
     if schema == STRING:
-        if not isinstance(value, str):
-            errors.append(f"{path}: expected a string, got {_describe(value)} {value!r}")
-            return None
-        return value
+        return read_str(_AT, value, path)
     if schema == BOOL:
-        if not isinstance(value, bool):
-            errors.append(f"{path}: expected a bool, got {_describe(value)} {value!r}")
-            return None
-        return value
+        return read_bool(_AT, value, path, what="a bool")
     if schema == DURATION:
-        if not isinstance(value, str):
-            errors.append(f"{path}: expected a duration string, got {_describe(value)} "
-                          f"{value!r}")
-            return None
-        try:
-            return parse_go_duration(value)
-        except ValueError as e:
-            errors.append(f"{path}: {e}")
-            return None
+        return read_duration(_AT, value, path, parse_go_duration, what="a duration string")
     if schema == STRING_MAP:
-        if not isinstance(value, Mapping):
-            errors.append(f"{path}: expected an object, got {_describe(value)}")
-            return None
         out = {}
-        for k, v in value.items():
-            if not isinstance(v, str):
-                errors.append(f"{index(path, k)}: expected a string, got {_describe(v)} {v!r}")
+        for k, v in read_map(_AT, value, path, what="an object").items():
+            if not isinstance(v, str):  # null too: a map value is not a pointer
+                errors.append(str(_AT.error(index(path, k), _AT.expected("a string", v))))
                 continue
             out[str(k)] = v
         return out

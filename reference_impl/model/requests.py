@@ -11,7 +11,6 @@ Exactness and what is not modelled (pod status): docs/reference.md#pod-requests.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
 
@@ -27,6 +26,7 @@ from reference_impl.model.objects import (
     Resource,
 )
 from reference_impl.model.quantity import milli_value, value
+from reference_impl.model.validation import is_qualified_name
 
 # pkg/scheduler/util/pod_resources.go
 DEFAULT_MILLI_CPU_REQUEST = 100  # 0.1 core
@@ -70,26 +70,7 @@ __all__ = [
 ]
 
 
-# --- resource names (pkg/apis/core/v1/helper/helpers.go, validation IsQualifiedName) ---------
-
-_LABEL_KEY_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN_RE = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-
-def is_qualified_name(value_: str) -> bool:
-    """``IsQualifiedName`` = ``content.IsLabelKey`` (apimachinery api/validate/content/kube.go):
-    an optional DNS-1123 subdomain prefix (<= 253) and '/', then a name (<= 63 chars)."""
-    parts = value_.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.match(prefix):
-            return False
-    else:
-        return False
-    return 0 < len(name) <= 63 and _LABEL_KEY_NAME_RE.match(name) is not None
+# --- resource names (pkg/apis/core/v1/helper/helpers.go) ----------------------------------
 
 
 def is_prefixed_native_resource(name: str) -> bool:
@@ -107,7 +88,7 @@ def is_extended_resource_name(name: str) -> bool:
     qualified name."""
     if is_native_resource(name) or name.startswith(DEFAULT_RESOURCE_REQUESTS_PREFIX):
         return False
-    return is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)
+    return len(is_qualified_name(DEFAULT_RESOURCE_REQUESTS_PREFIX + name)) == 0
 
 
 def is_hugepage_resource_name(name: str) -> bool:

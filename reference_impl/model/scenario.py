@@ -39,6 +39,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from reference_impl.model.decoding import (
+    TIMELINE,
+    InputLocation,
+    read_duration,
+    read_list,
+    read_map,
+    read_str,
+)
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import SCENARIO_API_VERSION, load_documents, read_documents
 from reference_impl.model.objects import (
@@ -113,53 +121,13 @@ class Scenario:
     document: int | None = None
 
 
-class _Where:
-    __slots__ = ("source", "document", "obj")
-
-    def __init__(self, source: str, document: int | None, obj: str) -> None:
-        self.source = source
-        self.document = document
-        self.obj = obj
-
-    def error(self, field_path: str, message: str) -> InputError:
-        return InputError(message, source=self.source, document=self.document, obj=self.obj,
-                          field=field_path)
-
-
-def _type_name(v: object) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, (int, float)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, Mapping):
-        return "mapping"
-    if isinstance(v, list):
-        return "list"
-    return type(v).__name__
-
-
-def _duration(w: _Where, v: object, path: str) -> int:
-    try:
-        d = parse_duration(v)
-    except ValueError as e:
-        raise w.error(path, str(e)) from None
-    if d < 0:
-        raise w.error(path, f"must not be negative, got {v!r}")
-    return d
-
-
-def _name(w: _Where, v: object, path: str, what: str) -> str:
+def _name(w: InputLocation, v: object, path: str, what: str) -> str:
     if not isinstance(v, str) or not v:
-        raise w.error(path, f"expected the {what} name (a non-empty string), got "
-                            f"{_type_name(v)} {v!r}")
+        raise w.error(path, w.expected(f"the {what} name (a non-empty string)", v, shown=True))
     return v
 
 
-def _pod_key(w: _Where, v: object, path: str) -> str:
+def _pod_key(w: InputLocation, v: object, path: str) -> str:
     text = _name(w, v, path, "pod")
     ns, sep, name = text.partition("/")
     if not sep:
@@ -179,12 +147,10 @@ def _priority_class_docs(cluster: Cluster | None) -> list[dict]:
             for pc in cluster.priority_classes.values()]
 
 
-def _manifest(w: _Where, v: object, path: str, kind: str, extra: list[dict]) -> Any:
+def _manifest(w: InputLocation, v: object, path: str, kind: str, extra: list[dict]) -> Any:
     """Load one inline Pod/Node manifest with the loader; its errors are re-anchored at
     ``path``."""
-    if not isinstance(v, Mapping):
-        raise w.error(path, f"expected a {kind} manifest (a mapping), got {_type_name(v)}")
-    doc = dict(v)
+    doc = dict(read_map(w, v, path, what=f"a {kind} manifest (a mapping)", nullable=False))
     got_kind = doc.setdefault("kind", kind)
     if got_kind != kind:
         raise w.error(f"{path}.kind", f"expected kind {kind}, got {got_kind!r}")
@@ -202,7 +168,7 @@ def _manifest(w: _Where, v: object, path: str, kind: str, extra: list[dict]) -> 
     return objs[0]
 
 
-def _labels(w: _Where, v: object, path: str) -> dict[str, str | None]:
+def _labels(w: InputLocation, v: object, path: str) -> dict[str, str | None]:
     if not isinstance(v, Mapping) or not v:
         raise w.error(path, "expected a non-empty mapping of label keys to values "
                             "(null removes the label)")
@@ -211,13 +177,14 @@ def _labels(w: _Where, v: object, path: str) -> dict[str, str | None]:
         if not isinstance(k, str) or not k:
             raise w.error(path, f"expected label keys to be non-empty strings, got {k!r}")
         if val is not None and not isinstance(val, str):
-            raise w.error(f"{path}[{k}]", f"expected a string or null, got {_type_name(val)} "
-                                          f"{val!r} (quote it in YAML)")
+            raise w.error(f"{path}[{k}]", w.expected("a string or null", val, shown=True)
+                          + " (quote it in YAML)")
         out[k] = val
     return out
 
 
-def _taint_list(w: _Where, v: object, path: str, *, removing: bool) -> list[tuple[int, dict]]:
+def _taint_list(w: InputLocation, v: object, path: str, *,
+                removing: bool) -> list[tuple[int, dict]]:
     if isinstance(v, Mapping):
         v = [v]
     if not isinstance(v, list) or not v:
@@ -226,8 +193,7 @@ def _taint_list(w: _Where, v: object, path: str, *, removing: bool) -> list[tupl
     allowed = {"key", "value", "effect"}
     for i, t in enumerate(v):
         tpath = f"{path}[{i}]"
-        if not isinstance(t, Mapping):
-            raise w.error(tpath, f"expected a taint mapping, got {_type_name(t)}")
+        t = read_map(w, t, tpath, what="a taint mapping", nullable=False)
         unknown = sorted(set(t) - allowed)
         if unknown:
             raise w.error(f"{tpath}.{unknown[0]}", "unknown field; a taint has key, value, "
@@ -235,11 +201,7 @@ def _taint_list(w: _Where, v: object, path: str, *, removing: bool) -> list[tupl
         key = t.get("key")
         if not isinstance(key, str) or not key:
             raise w.error(f"{tpath}.key", "required: a non-empty string")
-        value = t.get("value", "")
-        if value is None:
-            value = ""
-        if not isinstance(value, str):
-            raise w.error(f"{tpath}.value", f"expected a string, got {_type_name(value)}")
+        value = read_str(w, t.get("value"), f"{tpath}.value")
         effect = t.get("effect")
         if effect is None and removing:
             effect = ""
@@ -254,42 +216,30 @@ def parse_scenario(doc: Mapping[str, Any], cluster: Cluster | None = None, *,
                    source: str = "<memory>", document: int | None = None) -> Scenario:
     """Parse and check a Scenario document against the starting ``cluster`` (without a
     cluster, the targets are not checked and inline pods see no PriorityClasses)."""
-    w = _Where(source, document, "Scenario")
-    if not isinstance(doc, Mapping):
-        raise w.error("", f"expected a mapping, got {_type_name(doc)}")
+    w = InputLocation(source, document, obj="Scenario", phrasing=TIMELINE)
+    doc = read_map(w, doc, "", nullable=False)
     if doc.get("apiVersion") != SCENARIO_API_VERSION:
         raise w.error("apiVersion", f"expected {SCENARIO_API_VERSION!r}, got "
                                     f"{doc.get('apiVersion')!r}")
     if doc.get("kind") != SCENARIO_KIND:
         raise w.error("kind", f"expected {SCENARIO_KIND!r}, got {doc.get('kind')!r}")
-    meta = doc.get("metadata") or {}
-    if not isinstance(meta, Mapping):
-        raise w.error("metadata", f"expected a mapping, got {_type_name(meta)}")
-    name = meta.get("name") or ""
-    if not isinstance(name, str):
-        raise w.error("metadata.name", f"expected a string, got {_type_name(name)}")
+    # a false value (0, "", [], false) reads as absent
+    meta = read_map(w, doc.get("metadata") or None, "metadata")
+    name = read_str(w, meta.get("name") or None, "metadata.name")
     if name:
         w.obj = f"Scenario {name}"
     unknown_top = sorted(set(doc) - {"apiVersion", "kind", "metadata", "spec"})
     if unknown_top:
         raise w.error(unknown_top[0], "unknown field (expected apiVersion, kind, metadata, "
                                       "spec)")
-    spec = doc.get("spec")
-    if spec is None:
-        spec = {}
-    if not isinstance(spec, Mapping):
-        raise w.error("spec", f"expected a mapping, got {_type_name(spec)}")
+    spec = read_map(w, doc.get("spec"), "spec")
     unknown_spec = sorted(set(spec) - {"until", "events"})
     if unknown_spec:
         raise w.error(f"spec.{unknown_spec[0]}", "unknown field (expected until, events)")
     until = None
     if spec.get("until") is not None:
-        until = _duration(w, spec["until"], "spec.until")
-    raw_events = spec.get("events")
-    if raw_events is None:
-        raw_events = []
-    if not isinstance(raw_events, list):
-        raise w.error("spec.events", f"expected a list of events, got {_type_name(raw_events)}")
+        until = read_duration(w, spec["until"], "spec.until", parse_duration, negative=False)
+    raw_events = read_list(w, spec.get("events"), "spec.events", what="a list of events")
     pcs = _priority_class_docs(cluster)
     events = [_event(w, e, i, pcs) for i, e in enumerate(raw_events)]
     events.sort(key=lambda e: (e.at, e.index))
@@ -298,17 +248,16 @@ def parse_scenario(doc: Mapping[str, Any], cluster: Cluster | None = None, *,
     return Scenario(name, until, events, source, document)
 
 
-def _event(w: _Where, e: object, i: int, pcs: list[dict]) -> TimelineEvent:
+def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEvent:
     path = f"spec.events[{i}]"
-    if not isinstance(e, Mapping):
-        raise w.error(path, f"expected an event mapping, got {_type_name(e)}")
+    e = read_map(w, e, path, what="an event mapping", nullable=False)
     action = e.get("action")
     if action not in ACTIONS:
         raise w.error(f"{path}.action", f"expected one of {', '.join(ACTIONS)}, got {action!r}")
     if "at" not in e:
         raise w.error(f"{path}.at", "required: when the event happens (e.g. 30s, 1m30s, or a "
                                     "number of seconds)")
-    at = _duration(w, e["at"], f"{path}.at")
+    at = read_duration(w, e["at"], f"{path}.at", parse_duration, negative=False)
     required, optional = ACTIONS[action]
     allowed = {"at", "action", *required, *optional}
     for k in e:
@@ -349,7 +298,7 @@ def _event(w: _Where, e: object, i: int, pcs: list[dict]) -> TimelineEvent:
     return ev
 
 
-def _check_targets(w: _Where, events: list[TimelineEvent], cluster: Cluster) -> None:
+def _check_targets(w: InputLocation, events: list[TimelineEvent], cluster: Cluster) -> None:
     """Each target exists when its event happens: in the cluster or created earlier, and not
     deleted before (preemption may still delete a pod first; that is skipped at run time)."""
     nodes: dict[str, Node] = {n.name: n for n in cluster.nodes}

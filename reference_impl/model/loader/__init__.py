@@ -35,8 +35,9 @@ loaded.
 
 Modules: ``documents`` (files, documents, dispatch by kind, the entry points), ``pod``,
 ``node``, ``policy`` (PriorityClass, Namespace, PodDisruptionBudget), ``selectors`` (label and
-node selectors, affinity), ``defaults`` (defaulting and admission), ``fields`` (field decoding
-with path-precise errors).
+node selectors, affinity), ``defaults`` (defaulting and admission), ``fields`` (resource
+lists, raw objects); the fields are read with path-precise errors by the readers of
+``model/decoding.py``, shared with the Scenario timeline and the configuration.
 """
 
 from reference_impl.model.loader.defaults import (

@@ -12,7 +12,12 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from reference_impl.model.loader.fields import _Ctx, _int, _one_of, _str
+from reference_impl.model.decoding import (
+    InputLocation,
+    read_enum,
+    read_int,
+    read_str,
+)
 from reference_impl.model.objects import (
     Container,
     LabelSelector,
@@ -102,14 +107,15 @@ def _global_default_class(classes: Mapping[str, PriorityClass]) -> PriorityClass
     return best
 
 
-def _admit_priority(ctx: _Ctx, spec: Mapping[str, Any], classes: Mapping[str, PriorityClass],
+def _admit_priority(ctx: InputLocation, spec: Mapping[str, Any],
+                    classes: Mapping[str, PriorityClass],
                     default_pc: PriorityClass | None) -> tuple[str, int, str]:
     """A pod's (priorityClassName, priority, preemptionPolicy) as the Priority admission plugin
     sets them (``establishPriority``, plugin/pkg/admission/priority/admission.go)."""
-    pc_name = _str(ctx, spec.get("priorityClassName"), "spec.priorityClassName")
-    spec_priority = _int(ctx, spec.get("priority"), "spec.priority")
-    preemption_policy = _one_of(ctx, spec.get("preemptionPolicy"), "spec.preemptionPolicy",
-                                (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER))
+    pc_name = read_str(ctx, spec.get("priorityClassName"), "spec.priorityClassName")
+    spec_priority = read_int(ctx, spec.get("priority"), "spec.priority")
+    preemption_policy = read_enum(ctx, spec.get("preemptionPolicy"), "spec.preemptionPolicy",
+                                  (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER))
     # The class that applies (admission/priority): the named one, or without a name the global
     # default, also when the pod gives spec.priority (admission only checks that they agree); an
     # explicit spec.priority (as in a dump of admitted pods) is kept as is.

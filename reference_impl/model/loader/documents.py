@@ -15,23 +15,22 @@ from typing import Any
 
 import yaml
 
+from reference_impl.model.decoding import (
+    InputLocation,
+    JsonFloat,
+    plain,
+    read_list,
+    read_map,
+    read_str,
+    show,
+)
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader.defaults import (
     LABEL_METADATA_NAME,
     SYSTEM_PRIORITY_CLASSES,
     _global_default_class,
 )
-from reference_impl.model.loader.fields import (
-    _Ctx,
-    _JsonFloat,
-    _list,
-    _map,
-    _plain,
-    _Raw,
-    _show,
-    _str,
-    _type_name,
-)
+from reference_impl.model.loader.fields import _Raw
 from reference_impl.model.loader.node import _node
 from reference_impl.model.loader.pod import _pod
 from reference_impl.model.loader.policy import _namespace, _pdb, _priority_class
@@ -41,6 +40,7 @@ SCENARIO_API_VERSION = "kschedconf/v1"
 KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
 
 _TERMINAL_PHASES = ("Succeeded", "Failed")
+_OBJECT = "a mapping (a Kubernetes object)"
 
 
 @dataclass(slots=True)
@@ -71,7 +71,7 @@ def _parse_text(text: str, source: str, *, is_json: bool) -> list[tuple[int, Any
     """Documents of a file as (1-based number, value); empty YAML documents are skipped."""
     if is_json:
         try:
-            value = json.loads(text, parse_float=_JsonFloat)
+            value = json.loads(text, parse_float=JsonFloat)
         except json.JSONDecodeError as e:
             raise InputError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
                              source=source) from None
@@ -157,17 +157,16 @@ class _Builder:
 
     def __init__(self) -> None:
         self.raw: list[_Raw] = []
-        self.seen: dict[tuple[str, str, str], _Ctx] = {}
+        self.seen: dict[tuple[str, str, str], InputLocation] = {}
         self.ignored: dict[tuple[str, str, str], int] = {}
-        self.config: tuple[dict, _Ctx] | None = None
-        self.scenario: tuple[dict, _Ctx] | None = None
+        self.config: tuple[dict, InputLocation] | None = None
+        self.scenario: tuple[dict, InputLocation] | None = None
 
     # collection
 
     def add_document(self, doc: object, source: str, document: int | None) -> None:
-        ctx = _Ctx(source, document)
-        if not isinstance(doc, Mapping):
-            raise ctx.error("", f"expected a mapping (a Kubernetes object), got {_type_name(doc)}")
+        ctx = InputLocation(source, document)
+        doc = read_map(ctx, doc, "", what=_OBJECT, nullable=False, shown=False)
         kind = doc.get("kind")
         api_version = doc.get("apiVersion")
         if api_version == SCENARIO_API_VERSION:
@@ -175,31 +174,26 @@ class _Builder:
             return
         if isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in doc)):
             item_kind = kind[:-4] if kind != "List" else ""
-            for i, item in enumerate(_list(ctx, doc.get("items"), "items")):
-                ictx = _Ctx(source, document, f"items[{i}]")
-                if not isinstance(item, Mapping):
-                    raise ictx.error("", f"expected a mapping (a Kubernetes object), got "
-                                         f"{_type_name(item)}")
+            for i, item in enumerate(read_list(ctx, doc.get("items"), "items")):
+                ictx = InputLocation(source, document, f"items[{i}]")
+                item = read_map(ictx, item, "", what=_OBJECT, nullable=False, shown=False)
                 self._add_object(item, ictx, item_kind)
             return
         self._add_object(doc, ctx, "")
 
-    def _add_object(self, doc: Mapping[str, Any], ctx: _Ctx, default_kind: str) -> None:
+    def _add_object(self, doc: Mapping[str, Any], ctx: InputLocation, default_kind: str) -> None:
         kind = doc.get("kind") or default_kind
-        api_version = doc.get("apiVersion")
-        if api_version is not None and not isinstance(api_version, str):
-            raise ctx.error("apiVersion", f"expected a string, got {_type_name(api_version)}")
-        api_version = api_version or ""
+        api_version = read_str(ctx, doc.get("apiVersion"), "apiVersion", shown=False)
         if api_version == SCENARIO_API_VERSION:
             if self.scenario is not None:
                 raise ctx.error("", f"a second {SCENARIO_API_VERSION} document (the first is in "
-                                    f"{_where(self.scenario[1])}); expected at most one")
-            self.scenario = (_plain(doc), ctx)
+                                    f"{self.scenario[1].where()}); expected at most one")
+            self.scenario = (plain(doc), ctx)
             return
         if not kind:
             raise ctx.error("kind", "required: every object needs a kind")
         if not isinstance(kind, str):
-            raise ctx.error("kind", f"expected a string, got {_type_name(kind)}")
+            raise ctx.error("kind", ctx.expected("a string", kind, shown=False))
         model_kind = _object_kind(api_version, kind)
         if model_kind is None:
             key = (kind, api_version, ctx.source)
@@ -208,22 +202,22 @@ class _Builder:
         if model_kind == "KubeSchedulerConfiguration":
             if self.config is not None:
                 raise ctx.error("", "a second KubeSchedulerConfiguration (the first is in "
-                                    f"{_where(self.config[1])}); expected at most one")
-            self.config = (_plain(doc), ctx)
+                                    f"{self.config[1].where()}); expected at most one")
+            self.config = (plain(doc), ctx)
             return
-        meta = _map(ctx, doc.get("metadata"), "metadata")
+        meta = read_map(ctx, doc.get("metadata"), "metadata")
         name = meta.get("name")
         if not isinstance(name, str) or not name:
             raise ctx.error("metadata.name", f"required: every {kind} needs a name"
-                            + ("" if name is None else f", got {_show(name)}"))
+                            + ("" if name is None else f", got {show(name)}"))
         namespace = ""
         if model_kind in ("Pod", "PodDisruptionBudget"):
-            namespace = _str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
+            namespace = read_str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
         ctx.obj = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         dup_key = (model_kind, namespace, name)
         if dup_key in self.seen:
             raise ctx.error("", f"duplicate object: {ctx.obj} was already defined in "
-                                f"{_where(self.seen[dup_key])}")
+                                f"{self.seen[dup_key].where()}")
         self.seen[dup_key] = ctx
         self.raw.append(_Raw(model_kind, api_version, doc, ctx, namespace, name))
 
@@ -254,10 +248,10 @@ class _Builder:
         default_pc = _global_default_class(cluster.priority_classes)
         terminal = 0
         order = 0
-        uids: dict[str, _Ctx] = {}
+        uids: dict[str, InputLocation] = {}
         for r in by_kind.get("Pod", ()):
-            status = _map(r.ctx, r.doc.get("status"), "status")
-            phase = _str(r.ctx, status.get("phase"), "status.phase")
+            status = read_map(r.ctx, r.doc.get("status"), "status")
+            phase = read_str(r.ctx, status.get("phase"), "status.phase")
             if phase in _TERMINAL_PHASES:
                 terminal += 1
                 continue
@@ -268,7 +262,7 @@ class _Builder:
                                                    "which is not among the input nodes")
             if pod.uid in uids:
                 raise r.ctx.error("metadata.uid", f"duplicate uid {pod.uid!r} (also used in "
-                                                  f"{_where(uids[pod.uid])})")
+                                                  f"{uids[pod.uid].where()})")
             uids[pod.uid] = r.ctx
             cluster.pods.append(pod)
             if pod.priority_class_name in SYSTEM_PRIORITY_CLASSES:
@@ -289,15 +283,6 @@ class _Builder:
             av = f" ({api_version})" if api_version else ""
             warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
         return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None)
-
-
-def _where(ctx: _Ctx) -> str:
-    parts = [ctx.source]
-    if ctx.document is not None:
-        parts.append(f"document {ctx.document}")
-    if ctx.item:
-        parts.append(ctx.item)
-    return ", ".join(parts)
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,

@@ -8,6 +8,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from reference_impl.model.decoding import (
+    INT64,
+    InputLocation,
+    plain,
+    read_bool,
+    read_enum,
+    read_int,
+    read_list,
+    read_map,
+    read_required_str,
+    read_str,
+    read_str_list,
+    read_str_map,
+    read_time,
+    show,
+)
 from reference_impl.model.loader.defaults import (
     _admit_priority,
     _default_pod_level_resources,
@@ -15,23 +31,9 @@ from reference_impl.model.loader.defaults import (
     _merge_label_keys,
 )
 from reference_impl.model.loader.fields import (
-    _INT64,
-    _bool,
-    _Ctx,
-    _int,
-    _list,
-    _map,
     _metadata_common,
-    _one_of,
-    _plain,
     _Raw,
-    _req_str,
     _resource_list,
-    _show,
-    _str,
-    _str_list,
-    _str_map,
-    _time,
 )
 from reference_impl.model.loader.node import _TAINT_EFFECTS
 from reference_impl.model.loader.selectors import _affinity, _label_selector
@@ -62,20 +64,20 @@ from reference_impl.model.requests import (
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 
 
-def _tolerations(ctx: _Ctx, v: object, path: str) -> tuple[Toleration, ...]:
+def _tolerations(ctx: InputLocation, v: object, path: str) -> tuple[Toleration, ...]:
     """Tolerations, validated as ValidateTolerations (pkg/apis/core/validation/validation.go)
     with TaintTolerationComparisonOperators off; an empty operator becomes Equal."""
     out = []
-    for i, t in enumerate(_list(ctx, v, path)):
+    for i, t in enumerate(read_list(ctx, v, path)):
         tpath = f"{path}[{i}]"
-        t = _map(ctx, t, tpath)
-        key = _str(ctx, t.get("key"), f"{tpath}.key")
-        op = _one_of(ctx, t.get("operator"), f"{tpath}.operator",
-                     (TOLERATION_OP_EQUAL, TOLERATION_OP_EXISTS), default=TOLERATION_OP_EQUAL)
-        value_ = _str(ctx, t.get("value"), f"{tpath}.value")
-        effect = _one_of(ctx, t.get("effect"), f"{tpath}.effect", _TAINT_EFFECTS, default="")
-        seconds = _int(ctx, t.get("tolerationSeconds"), f"{tpath}.tolerationSeconds",
-                       bounds=_INT64)
+        t = read_map(ctx, t, tpath)
+        key = read_str(ctx, t.get("key"), f"{tpath}.key")
+        op = read_enum(ctx, t.get("operator"), f"{tpath}.operator",
+                       (TOLERATION_OP_EQUAL, TOLERATION_OP_EXISTS), default=TOLERATION_OP_EQUAL)
+        value_ = read_str(ctx, t.get("value"), f"{tpath}.value")
+        effect = read_enum(ctx, t.get("effect"), f"{tpath}.effect", _TAINT_EFFECTS, default="")
+        seconds = read_int(ctx, t.get("tolerationSeconds"), f"{tpath}.tolerationSeconds",
+                           bounds=INT64)
         if not key and op != TOLERATION_OP_EXISTS:
             raise ctx.error(f"{tpath}.operator", "operator must be Exists when `key` is empty, "
                                                  'which means "match all values and all keys"')
@@ -89,22 +91,22 @@ def _tolerations(ctx: _Ctx, v: object, path: str) -> tuple[Toleration, ...]:
     return tuple(out)
 
 
-def _topology_spread(ctx: _Ctx, v: object, path: str,
+def _topology_spread(ctx: InputLocation, v: object, path: str,
                      pod_labels: Mapping[str, str]) -> tuple[TopologySpreadConstraint, ...]:
     out = []
-    for i, c in enumerate(_list(ctx, v, path)):
+    for i, c in enumerate(read_list(ctx, v, path)):
         cpath = f"{path}[{i}]"
-        c = _map(ctx, c, cpath)
-        max_skew = _int(ctx, c.get("maxSkew"), f"{cpath}.maxSkew")
+        c = read_map(ctx, c, cpath)
+        max_skew = read_int(ctx, c.get("maxSkew"), f"{cpath}.maxSkew")
         if max_skew is None or max_skew <= 0:
             raise ctx.error(f"{cpath}.maxSkew", f"must be greater than zero, got "
-                                                f"{_show(c.get('maxSkew'))}")
+                                                f"{show(c.get('maxSkew'))}")
         when = c.get("whenUnsatisfiable")
         if when not in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY):
             raise ctx.error(f"{cpath}.whenUnsatisfiable",
-                            f"unsupported value {_show(when)}: expected "
+                            f"unsupported value {show(when)}: expected "
                             f'"{DO_NOT_SCHEDULE}" or "{SCHEDULE_ANYWAY}"')
-        min_domains = _int(ctx, c.get("minDomains"), f"{cpath}.minDomains")
+        min_domains = read_int(ctx, c.get("minDomains"), f"{cpath}.minDomains")
         if min_domains is not None:
             if min_domains <= 0:
                 raise ctx.error(f"{cpath}.minDomains", "must be greater than 0")
@@ -112,48 +114,48 @@ def _topology_spread(ctx: _Ctx, v: object, path: str,
                 raise ctx.error(f"{cpath}.minDomains", "can only use minDomains if "
                                 f'whenUnsatisfiable="{DO_NOT_SCHEDULE}"')
         selector = _label_selector(ctx, c.get("labelSelector"), f"{cpath}.labelSelector")
-        match_keys = _str_list(ctx, c.get("matchLabelKeys"), f"{cpath}.matchLabelKeys")
+        match_keys = read_str_list(ctx, c.get("matchLabelKeys"), f"{cpath}.matchLabelKeys")
         # mutateTopologySpreadConstraints (MatchLabelKeysInPodTopologySpreadSelectorMerge, on)
         selector = _merge_label_keys(selector, match_keys, "In", pod_labels)
         out.append(TopologySpreadConstraint(
             max_skew=max_skew,
-            topology_key=_req_str(ctx, c.get("topologyKey"), f"{cpath}.topologyKey"),
+            topology_key=read_required_str(ctx, c.get("topologyKey"), f"{cpath}.topologyKey"),
             when_unsatisfiable=when,
             label_selector=selector,
             min_domains=min_domains,
-            node_affinity_policy=_one_of(ctx, c.get("nodeAffinityPolicy"),
-                                         f"{cpath}.nodeAffinityPolicy",
+            node_affinity_policy=read_enum(ctx, c.get("nodeAffinityPolicy"),
+                                           f"{cpath}.nodeAffinityPolicy",
+                                           (POLICY_HONOR, POLICY_IGNORE)),
+            node_taints_policy=read_enum(ctx, c.get("nodeTaintsPolicy"),
+                                         f"{cpath}.nodeTaintsPolicy",
                                          (POLICY_HONOR, POLICY_IGNORE)),
-            node_taints_policy=_one_of(ctx, c.get("nodeTaintsPolicy"),
-                                       f"{cpath}.nodeTaintsPolicy",
-                                       (POLICY_HONOR, POLICY_IGNORE)),
             match_label_keys=match_keys,
         ))
     return tuple(out)
 
 
-def _containers(ctx: _Ctx, v: object, path: str, host_network: bool,
+def _containers(ctx: InputLocation, v: object, path: str, host_network: bool,
                 init: bool) -> tuple[Container, ...]:
     out = []
-    for i, c in enumerate(_list(ctx, v, path)):
+    for i, c in enumerate(read_list(ctx, v, path)):
         cpath = f"{path}[{i}]"
-        c = _map(ctx, c, cpath)
-        name = _req_str(ctx, c.get("name"), f"{cpath}.name")
-        res = _map(ctx, c.get("resources"), f"{cpath}.resources")
+        c = read_map(ctx, c, cpath)
+        name = read_required_str(ctx, c.get("name"), f"{cpath}.name")
+        res = read_map(ctx, c.get("resources"), f"{cpath}.resources")
         requests = _resource_list(ctx, res.get("requests"), f"{cpath}.resources.requests")
         limits = _resource_list(ctx, res.get("limits"), f"{cpath}.resources.limits")
         # SetDefaults_Pod: requests default to limits
         for rname, q in limits.items():
             requests.setdefault(rname, q)
         ports = []
-        for j, p in enumerate(_list(ctx, c.get("ports"), f"{cpath}.ports")):
+        for j, p in enumerate(read_list(ctx, c.get("ports"), f"{cpath}.ports")):
             ppath = f"{cpath}.ports[{j}]"
-            p = _map(ctx, p, ppath)
-            container_port = _int(ctx, p.get("containerPort"), f"{ppath}.containerPort")
+            p = read_map(ctx, p, ppath)
+            container_port = read_int(ctx, p.get("containerPort"), f"{ppath}.containerPort")
             if container_port is None or not 1 <= container_port <= 65535:
                 raise ctx.error(f"{ppath}.containerPort", "must be between 1 and 65535, got "
-                                                          f"{_show(p.get('containerPort'))}")
-            host_port = _int(ctx, p.get("hostPort"), f"{ppath}.hostPort") or 0
+                                                          f"{show(p.get('containerPort'))}")
+            host_port = read_int(ctx, p.get("hostPort"), f"{ppath}.hostPort") or 0
             if not 0 <= host_port <= 65535:
                 raise ctx.error(f"{ppath}.hostPort", f"must be between 1 and 65535, got "
                                                      f"{host_port}")
@@ -162,22 +164,22 @@ def _containers(ctx: _Ctx, v: object, path: str, host_network: bool,
             ports.append(ContainerPort(
                 container_port=container_port,
                 host_port=host_port,
-                protocol=_one_of(ctx, p.get("protocol"), f"{ppath}.protocol", _PROTOCOLS,
-                                 default="TCP") or "TCP",
-                host_ip=_str(ctx, p.get("hostIP"), f"{ppath}.hostIP"),
+                protocol=read_enum(ctx, p.get("protocol"), f"{ppath}.protocol", _PROTOCOLS,
+                                   default="TCP") or "TCP",
+                host_ip=read_str(ctx, p.get("hostIP"), f"{ppath}.hostIP"),
             ))
         restart_policy = c.get("restartPolicy")
         if restart_policy is not None:
             allowed = ("Always",) if init else ("Always", "Never", "OnFailure")
-            restart_policy = _one_of(ctx, restart_policy, f"{cpath}.restartPolicy", allowed)
-        rules = tuple(_map(ctx, x, f"{cpath}.restartPolicyRules[{k}]") for k, x in
-                      enumerate(_list(ctx, c.get("restartPolicyRules"),
-                                      f"{cpath}.restartPolicyRules")))
-        mounts = tuple(_map(ctx, x, f"{cpath}.volumeMounts[{k}]") for k, x in
-                       enumerate(_list(ctx, c.get("volumeMounts"), f"{cpath}.volumeMounts")))
+            restart_policy = read_enum(ctx, restart_policy, f"{cpath}.restartPolicy", allowed)
+        rules = tuple(read_map(ctx, x, f"{cpath}.restartPolicyRules[{k}]") for k, x in
+                      enumerate(read_list(ctx, c.get("restartPolicyRules"),
+                                          f"{cpath}.restartPolicyRules")))
+        mounts = tuple(read_map(ctx, x, f"{cpath}.volumeMounts[{k}]") for k, x in
+                       enumerate(read_list(ctx, c.get("volumeMounts"), f"{cpath}.volumeMounts")))
         out.append(Container(
             name=name,
-            image=_str(ctx, c.get("image"), f"{cpath}.image"),
+            image=read_str(ctx, c.get("image"), f"{cpath}.image"),
             requests=tuple(requests.items()),
             limits=tuple(limits.items()),
             ports=tuple(ports),
@@ -188,17 +190,17 @@ def _containers(ctx: _Ctx, v: object, path: str, host_network: bool,
     return tuple(out)
 
 
-def _owner_references(ctx: _Ctx, v: object, path: str) -> tuple[OwnerReference, ...]:
+def _owner_references(ctx: InputLocation, v: object, path: str) -> tuple[OwnerReference, ...]:
     out = []
-    for i, o in enumerate(_list(ctx, v, path)):
+    for i, o in enumerate(read_list(ctx, v, path)):
         opath = f"{path}[{i}]"
-        o = _map(ctx, o, opath)
+        o = read_map(ctx, o, opath)
         out.append(OwnerReference(
-            api_version=_req_str(ctx, o.get("apiVersion"), f"{opath}.apiVersion"),
-            kind=_req_str(ctx, o.get("kind"), f"{opath}.kind"),
-            name=_req_str(ctx, o.get("name"), f"{opath}.name"),
-            uid=_req_str(ctx, o.get("uid"), f"{opath}.uid"),
-            controller=_bool(ctx, o.get("controller"), f"{opath}.controller"),
+            api_version=read_required_str(ctx, o.get("apiVersion"), f"{opath}.apiVersion"),
+            kind=read_required_str(ctx, o.get("kind"), f"{opath}.kind"),
+            name=read_required_str(ctx, o.get("name"), f"{opath}.name"),
+            uid=read_required_str(ctx, o.get("uid"), f"{opath}.uid"),
+            controller=read_bool(ctx, o.get("controller"), f"{opath}.controller"),
         ))
     return tuple(out)
 
@@ -207,9 +209,9 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
          default_pc: PriorityClass | None) -> Pod:
     ctx, doc = r.ctx, r.doc
     meta, labels, annotations = _metadata_common(r)
-    spec = _map(ctx, doc.get("spec"), "spec")
-    status = _map(ctx, doc.get("status"), "status")
-    host_network = _bool(ctx, spec.get("hostNetwork"), "spec.hostNetwork")
+    spec = read_map(ctx, doc.get("spec"), "spec")
+    status = read_map(ctx, doc.get("status"), "status")
+    host_network = read_bool(ctx, spec.get("hostNetwork"), "spec.hostNetwork")
     containers = _containers(ctx, spec.get("containers"), "spec.containers", host_network, False)
     init_containers = _containers(ctx, spec.get("initContainers"), "spec.initContainers",
                                   host_network, True)
@@ -217,11 +219,11 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
     # NodeDeclaredFeatures' inference only.
     ephemeral = _containers(ctx, spec.get("ephemeralContainers"), "spec.ephemeralContainers",
                             False, False)
-    host_users = _bool(ctx, spec.get("hostUsers"), "spec.hostUsers") \
+    host_users = read_bool(ctx, spec.get("hostUsers"), "spec.hostUsers") \
         if spec.get("hostUsers") is not None else None
 
     # pod-level resources
-    plr = _map(ctx, spec.get("resources"), "spec.resources")
+    plr = read_map(ctx, spec.get("resources"), "spec.resources")
     plr_requests = _resource_list(ctx, plr.get("requests"), "spec.resources.requests")
     plr_limits = _resource_list(ctx, plr.get("limits"), "spec.resources.limits")
     for part, rl in (("requests", plr_requests), ("limits", plr_limits)):
@@ -234,43 +236,44 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
 
     pc_name, priority, preemption_policy = _admit_priority(ctx, spec, classes, default_pc)
 
-    volumes = tuple(_map(ctx, v, f"spec.volumes[{i}]")
-                    for i, v in enumerate(_list(ctx, spec.get("volumes"), "spec.volumes")))
+    volumes = tuple(read_map(ctx, v, f"spec.volumes[{i}]")
+                    for i, v in enumerate(read_list(ctx, spec.get("volumes"), "spec.volumes")))
     pvc_names = []
     for i, v in enumerate(volumes):
         if v.get("persistentVolumeClaim") is not None:
-            src = _map(ctx, v["persistentVolumeClaim"], f"spec.volumes[{i}].persistentVolumeClaim")
-            pvc_names.append(_req_str(ctx, src.get("claimName"),
-                                      f"spec.volumes[{i}].persistentVolumeClaim.claimName"))
+            src = read_map(ctx, v["persistentVolumeClaim"],
+                           f"spec.volumes[{i}].persistentVolumeClaim")
+            pvc_names.append(read_required_str(ctx, src.get("claimName"),
+                                               f"spec.volumes[{i}].persistentVolumeClaim.claimName"))
     claims = []
-    for i, c in enumerate(_list(ctx, spec.get("resourceClaims"), "spec.resourceClaims")):
-        c = _map(ctx, c, f"spec.resourceClaims[{i}]")
-        claims.append(_req_str(ctx, c.get("name"), f"spec.resourceClaims[{i}].name"))
+    for i, c in enumerate(read_list(ctx, spec.get("resourceClaims"), "spec.resourceClaims")):
+        c = read_map(ctx, c, f"spec.resourceClaims[{i}]")
+        claims.append(read_required_str(ctx, c.get("name"), f"spec.resourceClaims[{i}].name"))
     gates = []
-    for i, g in enumerate(_list(ctx, spec.get("schedulingGates"), "spec.schedulingGates")):
-        g = _map(ctx, g, f"spec.schedulingGates[{i}]")
-        gates.append(_req_str(ctx, g.get("name"), f"spec.schedulingGates[{i}].name"))
+    for i, g in enumerate(read_list(ctx, spec.get("schedulingGates"), "spec.schedulingGates")):
+        g = read_map(ctx, g, f"spec.schedulingGates[{i}]")
+        gates.append(read_required_str(ctx, g.get("name"), f"spec.schedulingGates[{i}].name"))
 
     pod = Pod(
         namespace=r.namespace,
         name=r.name,
-        uid=(_str(ctx, meta.get("uid"), "metadata.uid")
+        uid=(read_str(ctx, meta.get("uid"), "metadata.uid")
              or _deterministic_uid("Pod", r.namespace, r.name)),
         labels=labels,
         annotations=annotations,
-        creation_timestamp=_time(ctx, meta.get("creationTimestamp"),
-                                 "metadata.creationTimestamp") or 0.0,
+        creation_timestamp=read_time(ctx, meta.get("creationTimestamp"),
+                                     "metadata.creationTimestamp") or 0.0,
         order=order,
         ephemeral_containers=ephemeral,
         host_network=host_network,
         host_users=host_users,
-        node_name=_str(ctx, spec.get("nodeName"), "spec.nodeName"),
-        scheduler_name=_str(ctx, spec.get("schedulerName"), "spec.schedulerName")
+        node_name=read_str(ctx, spec.get("nodeName"), "spec.nodeName"),
+        scheduler_name=read_str(ctx, spec.get("schedulerName"), "spec.schedulerName")
         or DEFAULT_SCHEDULER_NAME,
         priority=priority,
         priority_class_name=pc_name,
         preemption_policy=preemption_policy,
-        node_selector=_str_map(ctx, spec.get("nodeSelector"), "spec.nodeSelector"),
+        node_selector=read_str_map(ctx, spec.get("nodeSelector"), "spec.nodeSelector"),
         affinity=_affinity(ctx, spec.get("affinity"), "spec.affinity", labels),
         tolerations=_tolerations(ctx, spec.get("tolerations"), "spec.tolerations"),
         containers=containers,
@@ -283,13 +286,13 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         scheduling_gates=tuple(gates),
         owner_references=_owner_references(ctx, meta.get("ownerReferences"),
                                            "metadata.ownerReferences"),
-        nominated_node_name=_str(ctx, status.get("nominatedNodeName"),
-                                 "status.nominatedNodeName"),
-        deletion_timestamp=_time(ctx, meta.get("deletionTimestamp"),
-                                 "metadata.deletionTimestamp"),
-        start_time=_time(ctx, status.get("startTime"), "status.startTime"),
+        nominated_node_name=read_str(ctx, status.get("nominatedNodeName"),
+                                     "status.nominatedNodeName"),
+        deletion_timestamp=read_time(ctx, meta.get("deletionTimestamp"),
+                                     "metadata.deletionTimestamp"),
+        start_time=read_time(ctx, status.get("startTime"), "status.startTime"),
         pvc_names=tuple(pvc_names),
-        volumes=tuple(_plain(v) for v in volumes),
+        volumes=tuple(plain(v) for v in volumes),
         resource_claims=tuple(claims),
     )
     try:

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from reference_impl.model.loader.defaults import _merge_label_keys
-from reference_impl.model.loader.fields import (
-    _Ctx,
-    _int,
-    _list,
-    _map,
-    _req_str,
-    _show,
-    _str_list,
-    _str_map,
+from reference_impl.model.decoding import (
+    InputLocation,
+    read_int,
+    read_list,
+    read_map,
+    read_required_str,
+    read_str_list,
+    read_str_map,
+    show,
 )
+from reference_impl.model.loader.defaults import _merge_label_keys
 from reference_impl.model.objects import (
     Affinity,
     LabelSelector,
@@ -36,23 +36,23 @@ _LABEL_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist")
 _NODE_SELECTOR_OPS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 
 
-def _label_selector(ctx: _Ctx, v: object, path: str) -> LabelSelector | None:
+def _label_selector(ctx: InputLocation, v: object, path: str) -> LabelSelector | None:
     """metav1.LabelSelector; absent/null -> None (selects nothing), {} -> selects everything."""
     if v is None:
         return None
-    m = _map(ctx, v, path)
-    match_labels = _str_map(ctx, m.get("matchLabels"), f"{path}.matchLabels")
+    m = read_map(ctx, v, path)
+    match_labels = read_str_map(ctx, m.get("matchLabels"), f"{path}.matchLabels")
     exprs = []
-    for i, e in enumerate(_list(ctx, m.get("matchExpressions"), f"{path}.matchExpressions")):
+    for i, e in enumerate(read_list(ctx, m.get("matchExpressions"), f"{path}.matchExpressions")):
         epath = f"{path}.matchExpressions[{i}]"
-        e = _map(ctx, e, epath)
-        key = _req_str(ctx, e.get("key"), f"{epath}.key")
+        e = read_map(ctx, e, epath)
+        key = read_required_str(ctx, e.get("key"), f"{epath}.key")
         op = e.get("operator")
         if op not in _LABEL_SELECTOR_OPS:
             raise ctx.error(f"{epath}.operator",
-                            f"{_show(op)} is not a valid label selector operator: expected one of "
+                            f"{show(op)} is not a valid label selector operator: expected one of "
                             + ", ".join(f'"{o}"' for o in _LABEL_SELECTOR_OPS))
-        values = _str_list(ctx, e.get("values"), f"{epath}.values")
+        values = read_str_list(ctx, e.get("values"), f"{epath}.values")
         if op in ("In", "NotIn") and not values:
             raise ctx.error(f"{epath}.values",
                             f"must be specified when `operator` is '{op}'")
@@ -63,24 +63,24 @@ def _label_selector(ctx: _Ctx, v: object, path: str) -> LabelSelector | None:
     return LabelSelector(tuple(match_labels.items()), tuple(exprs))
 
 
-def _node_selector_requirements(ctx: _Ctx, v: object, path: str,
+def _node_selector_requirements(ctx: InputLocation, v: object, path: str,
                                 fields: bool) -> tuple[NodeSelectorRequirement, ...]:
     out = []
-    for i, r in enumerate(_list(ctx, v, path)):
+    for i, r in enumerate(read_list(ctx, v, path)):
         rpath = f"{path}[{i}]"
-        r = _map(ctx, r, rpath)
-        key = _req_str(ctx, r.get("key"), f"{rpath}.key")
+        r = read_map(ctx, r, rpath)
+        key = read_required_str(ctx, r.get("key"), f"{rpath}.key")
         op = r.get("operator")
         allowed = ("In", "NotIn") if fields else _NODE_SELECTOR_OPS
         if not isinstance(op, str) or op not in allowed:
             raise ctx.error(f"{rpath}.operator",
-                            f"{_show(op)} is not a valid node selector operator: expected one of "
+                            f"{show(op)} is not a valid node selector operator: expected one of "
                             + ", ".join(f'"{o}"' for o in allowed))
-        values = _str_list(ctx, r.get("values"), f"{rpath}.values")
+        values = read_str_list(ctx, r.get("values"), f"{rpath}.values")
         if fields:
             # validateNodeFieldSelectorRequirement (pkg/apis/core/validation/validation.go)
             if key != "metadata.name":
-                raise ctx.error(f"{rpath}.key", f"unsupported field {_show(key)}: "
+                raise ctx.error(f"{rpath}.key", f"unsupported field {show(key)}: "
                                                 'expected "metadata.name"')
             if len(values) != 1:
                 raise ctx.error(f"{rpath}.values", "must be only one value when `operator` is "
@@ -96,8 +96,8 @@ def _node_selector_requirements(ctx: _Ctx, v: object, path: str,
     return tuple(out)
 
 
-def _node_selector_term(ctx: _Ctx, v: object, path: str) -> NodeSelectorTerm:
-    m = _map(ctx, v, path)
+def _node_selector_term(ctx: InputLocation, v: object, path: str) -> NodeSelectorTerm:
+    m = read_map(ctx, v, path)
     return NodeSelectorTerm(
         _node_selector_requirements(ctx, m.get("matchExpressions"),
                                     f"{path}.matchExpressions", False),
@@ -105,22 +105,22 @@ def _node_selector_term(ctx: _Ctx, v: object, path: str) -> NodeSelectorTerm:
     )
 
 
-def _weight(ctx: _Ctx, v: object, path: str) -> int:
-    w = _int(ctx, v, path)
+def _weight(ctx: InputLocation, v: object, path: str) -> int:
+    w = read_int(ctx, v, path)
     if w is None or not 1 <= w <= 100:
-        raise ctx.error(path, f"must be in the range 1-100, got {_show(v)}")
+        raise ctx.error(path, f"must be in the range 1-100, got {show(v)}")
     return w
 
 
-def _node_affinity(ctx: _Ctx, v: object, path: str) -> NodeAffinity | None:
+def _node_affinity(ctx: InputLocation, v: object, path: str) -> NodeAffinity | None:
     if v is None:
         return None
-    m = _map(ctx, v, path)
+    m = read_map(ctx, v, path)
     required = None
     rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
     if m.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
-        r = _map(ctx, m["requiredDuringSchedulingIgnoredDuringExecution"], rpath)
-        terms_raw = _list(ctx, r.get("nodeSelectorTerms"), f"{rpath}.nodeSelectorTerms")
+        r = read_map(ctx, m["requiredDuringSchedulingIgnoredDuringExecution"], rpath)
+        terms_raw = read_list(ctx, r.get("nodeSelectorTerms"), f"{rpath}.nodeSelectorTerms")
         if not terms_raw:
             raise ctx.error(f"{rpath}.nodeSelectorTerms",
                             "required: must have at least one node selector term")
@@ -129,28 +129,28 @@ def _node_affinity(ctx: _Ctx, v: object, path: str) -> NodeAffinity | None:
             for i, t in enumerate(terms_raw)))
     preferred = []
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
-    for i, p in enumerate(_list(ctx, m.get("preferredDuringSchedulingIgnoredDuringExecution"),
-                                ppath)):
-        p = _map(ctx, p, f"{ppath}[{i}]")
+    for i, p in enumerate(read_list(ctx, m.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                                    ppath)):
+        p = read_map(ctx, p, f"{ppath}[{i}]")
         preferred.append(PreferredSchedulingTerm(
             _weight(ctx, p.get("weight"), f"{ppath}[{i}].weight"),
             _node_selector_term(ctx, p.get("preference"), f"{ppath}[{i}].preference")))
     return NodeAffinity(required, tuple(preferred))
 
 
-def _pod_affinity_term(ctx: _Ctx, v: object, path: str,
+def _pod_affinity_term(ctx: InputLocation, v: object, path: str,
                        pod_labels: Mapping[str, str]) -> PodAffinityTerm:
-    m = _map(ctx, v, path)
+    m = read_map(ctx, v, path)
     selector = _label_selector(ctx, m.get("labelSelector"), f"{path}.labelSelector")
-    match_keys = _str_list(ctx, m.get("matchLabelKeys"), f"{path}.matchLabelKeys")
-    mismatch_keys = _str_list(ctx, m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys")
+    match_keys = read_str_list(ctx, m.get("matchLabelKeys"), f"{path}.matchLabelKeys")
+    mismatch_keys = read_str_list(ctx, m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys")
     # mutatePodAffinity (MatchLabelKeysInPodAffinity, GA)
     selector = _merge_label_keys(selector, match_keys, "In", pod_labels)
     selector = _merge_label_keys(selector, mismatch_keys, "NotIn", pod_labels)
     return PodAffinityTerm(
         label_selector=selector,
-        topology_key=_req_str(ctx, m.get("topologyKey"), f"{path}.topologyKey"),
-        namespaces=_str_list(ctx, m.get("namespaces"), f"{path}.namespaces"),
+        topology_key=read_required_str(ctx, m.get("topologyKey"), f"{path}.topologyKey"),
+        namespaces=read_str_list(ctx, m.get("namespaces"), f"{path}.namespaces"),
         namespace_selector=_label_selector(ctx, m.get("namespaceSelector"),
                                            f"{path}.namespaceSelector"),
         match_label_keys=match_keys,
@@ -158,21 +158,21 @@ def _pod_affinity_term(ctx: _Ctx, v: object, path: str,
     )
 
 
-def _pod_affinity(ctx: _Ctx, v: object, path: str,
+def _pod_affinity(ctx: InputLocation, v: object, path: str,
                   pod_labels: Mapping[str, str]) -> PodAffinity | None:
     if v is None:
         return None
-    m = _map(ctx, v, path)
+    m = read_map(ctx, v, path)
     rpath = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
     required = tuple(
         _pod_affinity_term(ctx, t, f"{rpath}[{i}]", pod_labels)
-        for i, t in enumerate(_list(ctx, m.get("requiredDuringSchedulingIgnoredDuringExecution"),
-                                    rpath)))
+        for i, t in enumerate(read_list(
+            ctx, m.get("requiredDuringSchedulingIgnoredDuringExecution"), rpath)))
     ppath = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     preferred = []
-    for i, w in enumerate(_list(ctx, m.get("preferredDuringSchedulingIgnoredDuringExecution"),
-                                ppath)):
-        w = _map(ctx, w, f"{ppath}[{i}]")
+    for i, w in enumerate(read_list(ctx, m.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                                    ppath)):
+        w = read_map(ctx, w, f"{ppath}[{i}]")
         preferred.append(WeightedPodAffinityTerm(
             _weight(ctx, w.get("weight"), f"{ppath}[{i}].weight"),
             _pod_affinity_term(ctx, w.get("podAffinityTerm"), f"{ppath}[{i}].podAffinityTerm",
@@ -180,10 +180,11 @@ def _pod_affinity(ctx: _Ctx, v: object, path: str,
     return PodAffinity(required, tuple(preferred))
 
 
-def _affinity(ctx: _Ctx, v: object, path: str, pod_labels: Mapping[str, str]) -> Affinity | None:
+def _affinity(ctx: InputLocation, v: object, path: str,
+              pod_labels: Mapping[str, str]) -> Affinity | None:
     if v is None:
         return None
-    m = _map(ctx, v, path)
+    m = read_map(ctx, v, path)
     return Affinity(
         node_affinity=_node_affinity(ctx, m.get("nodeAffinity"), f"{path}.nodeAffinity"),
         pod_affinity=_pod_affinity(ctx, m.get("podAffinity"), f"{path}.podAffinity", pod_labels),

@@ -31,11 +31,11 @@ from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, Resource
 from reference_impl.model.requests import (
     is_extended_resource_name,
-    is_qualified_name,
     is_scalar_resource_name,
     max_resource,
     pod_requests,
 )
+from reference_impl.model.validation import is_qualified_name
 from reference_impl.plugins import names
 from reference_impl.plugins.noderesources.least_allocated import least_resource_scorer
 from reference_impl.plugins.noderesources.most_allocated import most_resource_scorer
@@ -323,13 +323,13 @@ def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
     validation_pluginargs.go); raises ``ValueError`` listing every problem."""
     errs: list[str] = []
     for i, res in enumerate(args.ignored_resources):
-        if not is_qualified_name(res):
+        if len(is_qualified_name(res)) != 0:
             errs.append(f"ignoredResources[{i}]: Invalid value: {res!r}: not a qualified name")
     for i, group in enumerate(args.ignored_resource_groups):
         if "/" in group:
             errs.append(f"ignoredResourceGroups[{i}]: Invalid value: {group!r}: "
                         "resource group name can't contain '/'")
-        if not is_qualified_name(group):
+        if len(is_qualified_name(group)) != 0:
             errs.append(f"ignoredResourceGroups[{i}]: Invalid value: {group!r}: "
                         "not a qualified name")
     st = args.scoring_strategy
