@@ -710,6 +710,24 @@ def test_error_second_config_and_scenario() -> None:
         load_documents([sc, sc])
 
 
+def test_a_scenario_file_loads_with_its_metadata_and_decisions_passed_over() -> None:
+    """A counterexample or golden file (docs/golden.md) loads as a cluster: its ScenarioInfo
+    and GoldenDecisions documents are not cluster objects, and a warning says so."""
+    info = {"apiVersion": "kschedconf/v1", "kind": "ScenarioInfo", "name": "fit/x", "seed": 3}
+    decisions = {"apiVersion": "kschedconf/v1", "kind": "GoldenDecisions",
+                 "bindings": {}, "pending": ["default/p"]}
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": []}}
+    loaded = load_documents([info, make_node("n1").manifest(), make_pod("p").manifest(),
+                             timeline, decisions], source="f.yaml")
+    assert [p.key for p in loaded.cluster.pods] == ["default/p"]
+    assert loaded.scenario == timeline
+    assert loaded.warnings == [
+        "f.yaml, document 1: ignored the ScenarioInfo document (the scenario's name, seed and "
+        "notes)",
+        "f.yaml, document 5: ignored the GoldenDecisions document (the decisions recorded from "
+        "upstream; kschedconf reproduce compares them)"]
+
+
 def test_error_unsupported_pod_level_resource() -> None:
     with pytest.raises(InputError, match="unsupported pod-level resource") as e:
         load_documents([make_pod("p").pod_level_req(ephemeral_storage="1Gi").manifest()])

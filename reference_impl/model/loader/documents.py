@@ -39,6 +39,12 @@ from reference_impl.model.objects import Cluster, Namespace, Pod
 SCENARIO_API_VERSION = "kschedconf/v1"
 KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
 
+#: kschedconf/v1 documents that describe a scenario file rather than the cluster: passed over
+#: with a warning saying what they hold (docs/golden.md)
+ABOUT_THE_FILE = {
+    "ScenarioInfo": "the scenario's name, seed and notes",
+    "GoldenDecisions": "the decisions recorded from upstream; kschedconf reproduce compares them",
+}
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 _OBJECT = "a mapping (a Kubernetes object)"
 
@@ -159,6 +165,7 @@ class _Builder:
         self.raw: list[_Raw] = []
         self.seen: dict[tuple[str, str, str], InputLocation] = {}
         self.ignored: dict[tuple[str, str, str], int] = {}
+        self.about: list[str] = []
         self.config: tuple[dict, InputLocation] | None = None
         self.scenario: tuple[dict, InputLocation] | None = None
 
@@ -184,6 +191,10 @@ class _Builder:
     def _add_object(self, doc: Mapping[str, Any], ctx: InputLocation, default_kind: str) -> None:
         kind = doc.get("kind") or default_kind
         api_version = read_str(ctx, doc.get("apiVersion"), "apiVersion", shown=False)
+        if api_version == SCENARIO_API_VERSION and kind in ABOUT_THE_FILE:
+            self.about.append(f"{ctx.where()}: ignored the {kind} document "
+                              f"({ABOUT_THE_FILE[kind]})")
+            return
         if api_version == SCENARIO_API_VERSION:
             if self.scenario is not None:
                 raise ctx.error("", f"a second {SCENARIO_API_VERSION} document (the first is in "
@@ -282,6 +293,7 @@ class _Builder:
         for (kind, api_version, source), n in self.ignored.items():
             av = f" ({api_version})" if api_version else ""
             warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
+        warnings += self.about
         return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None)
 
 
