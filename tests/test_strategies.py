@@ -21,6 +21,7 @@ from conformance.core.scenario import ScenarioInput
 from reference_impl.api.node_selectors import get_required_node_affinity
 from reference_impl.api.tolerations import do_not_schedule_taint, find_matching_untolerated_taint
 from reference_impl.config import load_config
+from reference_impl.model import validation
 from reference_impl.model.loader import load_documents
 from reference_impl.model.quantity import parse_quantity
 from reference_impl.model.scenario import parse_scenario
@@ -48,12 +49,23 @@ from strategies import (
     timelines,
 )
 from strategies.objects import resolve_priority
-from strategies.vocabulary import (
-    is_dns1123_label,
-    is_dns1123_subdomain,
-    is_label_value,
-    is_qualified_name,
-)
+
+
+def is_dns1123_label(s: str) -> bool:
+    return not validation.is_dns1123_label(s)
+
+
+def is_dns1123_subdomain(s: str) -> bool:
+    return not validation.is_dns1123_subdomain(s)
+
+
+def is_qualified_name(s: str) -> bool:
+    return not validation.is_qualified_name(s)
+
+
+def is_label_value(s: str) -> bool:
+    return not validation.is_valid_label_value(s)
+
 
 FAST = settings(max_examples=30, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

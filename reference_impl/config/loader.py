@@ -1,16 +1,8 @@
 """Loading a KubeSchedulerConfiguration (``kubescheduler.config.k8s.io/v1``) the way
 kube-scheduler does: decode strictly, apply defaults, validate, then build each profile's
-framework (which checks the plugins against the registry).
-
-Upstream: ``cmd/kube-scheduler/app/options/configfile.go`` (loadConfig: the decoder runs
-defaulting), ``pkg/scheduler/apis/config/v1/types.go`` DecodeNestedObjects (plugin args),
-``pkg/scheduler/apis/config/v1/defaults.go`` (SetDefaults_KubeSchedulerConfiguration,
-setDefaults_KubeSchedulerProfile), ``pkg/scheduler/apis/config/validation/validation.go`` and
-``pkg/scheduler/profile/profile.go`` (NewMap: NewFramework per profile, then the check that all
-profiles share one queue sort plugin with the same args).
-
-Errors: the decoding errors, else the validation errors, else the first framework error, each
-time as one :class:`ConfigError` naming the source and the field paths.
+framework. Upstream: ``cmd/kube-scheduler/app/options/configfile.go``,
+``pkg/scheduler/apis/config/v1/defaults.go``, ``pkg/scheduler/apis/config/validation/
+validation.go``, ``pkg/scheduler/profile/profile.go``. See docs/reference.md#the-configuration.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
 """The decoding toolkit of the three inputs: Kubernetes manifests (``model/loader``), the
 kschedconf/v1 Scenario timeline (``model/scenario.py``) and the KubeSchedulerConfiguration
-(``config/schema.py``).
-
-A :class:`Location` says where the values being decoded come from and makes the error of one
-field: :class:`InputLocation` (file, document, List item, object) raises
-:class:`~reference_impl.model.errors.InputError`, :class:`PathLocation` (a field path only)
-raises :class:`DecodeError`, which the configuration collects into its ``ConfigError``. The
-readers (``read_map``, ``read_str``, ``read_int``, ...) take a location, the value and its field
-path, and return the typed value or raise the location's error with a path-precise message.
-
-Each input phrases "expected X, got T V" its own way (the names of the JSON types, whether and
-how the bad value is shown); a :class:`Phrasing` holds that, and the location carries its
-input's: :data:`MANIFEST`, :data:`TIMELINE`, :data:`CONFIG`.
-"""
-
+(``config/schema.py``): locations that make a field's error, typed readers with path-precise
+messages, and each input's phrasing. See docs/reference.md#decoding."""
 from __future__ import annotations
 
 import datetime as _dt

@@ -1,35 +1,6 @@
-"""The Scenario document: a timeline of cluster changes for the simulation.
-
-A Scenario is one YAML/JSON document among the inputs::
-
-    apiVersion: kschedconf/v1
-    kind: Scenario
-    metadata: {name: scale-up}          # optional
-    spec:
-      until: 10m                        # optional: stop the virtual clock there
-      events:
-      - at: 30s                         # a Go duration ("1m30s", "250ms") or seconds
-        action: createNode
-        node: {metadata: {name: n3}, status: {allocatable: {cpu: "4", memory: 8Gi}}}
-      - {at: 45, action: createPod, pod: {metadata: {name: web-9}, spec: {...}}}
-      - {at: 1m, action: labelNode, node: n1, labels: {zone: b, old-label: null}}
-      - {at: 1m, action: taintNode, node: n1, taints: [{key: k, value: v, effect: NoSchedule}]}
-      - {at: 2m, action: untaintNode, node: n1, taints: [{key: k}]}      # effect optional
-      - {at: 2m, action: cordon, node: n2}                             # uncordon likewise
-      - {at: 3m, action: removeSchedulingGates, pod: default/batch-1}  # gates: [a] for some
-      - {at: 4m, action: finishPod, pod: default/web-1}     # a running pod completes
-      - {at: 5m, action: deletePod, pod: web-2}             # namespace "default" if omitted
-      - {at: 6m, action: deleteNode, node: n2}              # its pods are deleted with it
-
-``createPod`` / ``createNode`` take an inline manifest (``kind``/``apiVersion`` may be
-omitted), read by the same loader as the cluster files, with the cluster's PriorityClasses.
-Every other action names its target: ``node: NAME`` or ``pod: [NAMESPACE/]NAME``.
-
-The document is checked as a whole before anything runs: each event's fields, and that each
-target exists at that time (in the cluster, or created by an earlier event, and not deleted
-before). Events at the same time apply in document order. Bad input raises one
-:class:`~reference_impl.model.errors.InputError` naming the document, the event index and the
-field.
+"""The Scenario document (``apiVersion: kschedconf/v1``, ``kind: Scenario``): a timeline of
+cluster changes for the simulation, checked as a whole before anything runs. See
+docs/reference.md#the-scenario-timeline for the format.
 """
 
 from __future__ import annotations
