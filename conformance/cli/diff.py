@@ -15,6 +15,7 @@ from conformance.cli.options import (
     err,
     positive_float,
     positive_int,
+    report_options,
     reporters,
     signals_end_the_run,
 )
@@ -93,10 +94,7 @@ def register(sub: Any) -> None:
                         "docker, kubeconfig:CONTEXT)")
     d.add_argument("--config", metavar="CFG.yaml",
                    help="schedule every scenario with this KubeSchedulerConfiguration")
-    d.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
-    d.add_argument("--report", metavar="REPORT.json",
-                   help="write the run's RunReport document (every scenario, the summary, "
-                        "the exit code; YAML when the name ends in .yaml)")
+    report_options(d, "every scenario")
     d.add_argument("--out", metavar="DIR", default="kschedconf-out",
                    help="where minimal scenarios are written (default kschedconf-out/)")
     d.add_argument("--replay", metavar="FILE",

@@ -15,6 +15,7 @@ from conformance.cli.options import (
     backend_options,
     err,
     positive_float,
+    report_options,
     reporters,
     signals_end_the_run,
 )
@@ -74,10 +75,7 @@ def register(sub: Any) -> None:
     ver.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable)")
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
-    ver.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
-    ver.add_argument("--report", metavar="REPORT.json",
-                     help="write the run's RunReport document (YAML when the name ends in "
-                          ".yaml)")
+    report_options(ver, "every golden scenario")
     ver.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
                      help="time limit of one scenario (external subjects, real control "
                           "planes)")

@@ -8,7 +8,13 @@ import sys
 import textwrap
 from typing import Any
 
-from conformance.cli.options import positive_float, positive_int, reporters, signals_end_the_run
+from conformance.cli.options import (
+    positive_float,
+    positive_int,
+    report_options,
+    reporters,
+    signals_end_the_run,
+)
 from conformance.core.errors import UsageError
 from conformance.core.exits import EXIT_OK, EXIT_USAGE
 from conformance.engines import mutants as m
@@ -66,12 +72,7 @@ def register(sub: Any) -> None:
                    help="only these mutants (names or comma lists; default: all)")
     p.add_argument("--jobs", "-j", metavar="N", type=positive_int,
                    help="parallel processes (default: the number of CPUs)")
-    p.add_argument("--junit", metavar="REPORT.xml",
-                   help="write a JUnit XML report (one test case per mutant: caught passes, "
-                        "survived fails, equivalent is skipped, ineffective/error are errors)")
-    p.add_argument("--report", metavar="REPORT.json",
-                   help="write the run's RunReport document (one case per mutant, the summary, "
-                        "the exit code; YAML when the name ends in .yaml)")
+    report_options(p, "every mutant")
     p.add_argument("--output", "-o", choices=("table", "json"), default="table",
                    help="table (default): the table after the summary, all on stdout; json: "
                         "the MutantsReport document on stdout, the lines and summary on stderr")

@@ -133,6 +133,16 @@ def apply_backend_options(args: argparse.Namespace, attr: str = "subject") -> st
     return None
 
 
+def report_options(p: argparse.ArgumentParser, cases: str = "every case") -> None:
+    """``--junit`` and ``--report``: the files the reporters of a run write (see
+    :func:`reporters`)."""
+    p.add_argument("--junit", metavar="REPORT.xml",
+                   help=f"write a JUnit XML report ({cases}: one test case each)")
+    p.add_argument("--report", metavar="REPORT.json",
+                   help=f"write the run's RunReport document ({cases}, the summary, the exit "
+                        "code; YAML when the name ends in .yaml)")
+
+
 def err(command: str, message: str) -> int:
     print(f"kschedconf {command}: error: {message}", file=sys.stderr)
     return EXIT_USAGE

@@ -12,6 +12,7 @@ from conformance.cli.options import (
     err,
     positive_float,
     positive_int,
+    report_options,
     reporters,
     shard,
     signals_end_the_run,
@@ -86,10 +87,7 @@ def register(sub: Any) -> None:
                      help="run only the K-th of N shards of the property list (for parallel "
                           "CI jobs; on one machine, use the pytest plugin with pytest-xdist, "
                           "`pytest -n auto`, to use every core)")
-    run.add_argument("--junit", metavar="REPORT.xml", help="write a JUnit XML report")
-    run.add_argument("--report", metavar="REPORT.json",
-                     help="write the run's RunReport document (every case, the summary, the "
-                          "exit code; YAML when the name ends in .yaml)")
+    report_options(run, "every property and golden scenario")
     run.add_argument("--out", metavar="DIR", default="kschedconf-out",
                      help="where counterexamples are written (default kschedconf-out/)")
     run.add_argument("--golden-dir", metavar="DIR",
