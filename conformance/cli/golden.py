@@ -149,15 +149,17 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
                       properties={"subject.spec": args.subject,
                                   "upstream.release": UPSTREAM_RELEASE},
                       planned=len(files))
+    stop: BaseException | None = None
     try:
         with signals_end_the_run(), subject:
             session.start(golden.golden_header(subject, files, directory))
             golden.verify(session, subject, directory, files)
     except (KeyboardInterrupt, Terminated) as e:
-        session.interrupt(e, totals=[f"{len(session.cases)} golden scenarios"])
-        raise
-    summary = session.finish(totals=[f"{len(session.cases)} golden scenarios"])
-    return summary.exit_code
+        stop = e
+    session.finish(totals=[f"{len(session.cases)} golden scenarios"], stop=stop)
+    if stop is not None:
+        raise stop
+    return session.summary.exit_code
 
 
 def cmd_golden_list(args: argparse.Namespace) -> int:

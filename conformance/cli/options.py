@@ -148,14 +148,13 @@ def err(command: str, message: str) -> int:
     return EXIT_USAGE
 
 
-def reporters(args: argparse.Namespace, stream: TextIO | None = None,
-              junit_name: str = "kschedconf") -> EventBus:
+def reporters(args: argparse.Namespace, stream: TextIO | None = None) -> EventBus:
     """The reporters of a run: the console on ``stream`` (stdout), JUnit XML with
     ``--junit FILE``, the RunReport document with ``--report FILE``."""
     files: list[tuple[str, str]] = []
     extra: list[Reporter] = []
     if getattr(args, "junit", None):
-        extra.append(JUnitReporter(args.junit, junit_name))
+        extra.append(JUnitReporter(args.junit))
         files.append(("JUnit", args.junit))
     if getattr(args, "report", None):
         extra.append(ReportFileReporter(args.report))

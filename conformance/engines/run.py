@@ -372,6 +372,7 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
     session.start(f"kschedconf run: suite {opts.suite}; subject {describe_subject(subject)}; "
                   f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed "
                   f"{seed_label(opts)}")
+    stop: BaseException | None = None
     try:
         with subject:
             if opts.suite in ("properties", "all"):
@@ -379,11 +380,12 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
             if opts.suite in ("golden", "all") and not session.summary.error:
                 _run_golden(p, subject, session)
     except (KeyboardInterrupt, Terminated) as e:
-        session.interrupt(e, totals=_totals(p, session.summary),
-                          artifacts=_artifacts(p, session.summary))
-        raise
-    return session.finish(totals=_totals(p, session.summary),
-                          artifacts=_artifacts(p, session.summary))
+        stop = e
+    summary = session.finish(totals=_totals(p, session.summary),
+                             artifacts=_artifacts(p, session.summary), stop=stop)
+    if stop is not None:
+        raise stop
+    return summary
 
 
 # --- reproduce ---------------------------------------------------------------------------------

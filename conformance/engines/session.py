@@ -67,21 +67,18 @@ class Session:
         self.bus.emit(CaseFinished(case, detail))
 
     def finish(self, *, totals: Sequence[str] = (), artifacts: Sequence[str] = (),
-               error: str = "", failed: bool | None = None) -> RunSummary:
-        """Close the run: the summary every reporter renders."""
+               error: str = "", failed: bool | None = None,
+               stop: BaseException | None = None) -> RunSummary:
+        """Close the run: the summary every reporter renders. ``stop``: the KeyboardInterrupt or
+        Terminated that ended it early; the summary is then the same, of the cases judged so
+        far, marked interrupted."""
         s = self.summary
+        if stop is not None:
+            s.interrupted, s.interrupt_code = interruption(stop)
+            self.bus.emit(Interrupted(s.interrupted))
         s.seconds = time.monotonic() - self._t0
         s.totals, s.artifacts = list(totals), list(artifacts)
         s.error = error or s.error
         s.failed = failed
         self.bus.emit(RunFinished(s))
         return s
-
-    def interrupt(self, exc: BaseException, *, totals: Sequence[str] = (),
-                  artifacts: Sequence[str] = (), error: str = "",
-                  failed: bool | None = None) -> RunSummary:
-        """Close a run that ``exc`` (KeyboardInterrupt or Terminated) stopped: the same
-        summary, of the cases judged so far."""
-        self.summary.interrupted, self.summary.interrupt_code = interruption(exc)
-        self.bus.emit(Interrupted(self.summary.interrupted))
-        return self.finish(totals=totals, artifacts=artifacts, error=error, failed=failed)

@@ -62,16 +62,10 @@ def replay(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         stop = e
     finally:
         run.close()
-        ref.close()
-        up.close()
-    run.summary_lines()
     totals = [f"{path.name} replayed ({r.attempts} attempts, {r.steps} lockstep steps)"
               for r in run.results[:1]]
     totals += [f"{sum(len(r.unexplained) for r in run.results)} unexplained divergence(s)",
                f"{sum(len(r.known) for r in run.results)} known",
                f"{sum(len(r.tie_breaks) for r in run.results)} tie-break difference(s)"]
-    if stop is not None:
-        summary = session.interrupt(stop, totals=totals, error=error)
-    else:
-        summary = session.finish(totals=totals, error=error)
+    summary = session.finish(totals=totals, error=error, stop=stop)
     return DiffReport(summary, run.results, run.minimal, None)

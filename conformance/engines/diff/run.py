@@ -229,7 +229,14 @@ class DiffRun:
                 artifacts(self.results, self.minimal, self.plan.seed))
 
     def close(self) -> None:
-        self.executor.shutdown(wait=True, cancel_futures=True)
+        """Stop the comparison threads and release both subjects."""
+        try:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+        finally:
+            try:
+                self.ref.close()
+            finally:
+                self.up.close()
 
 
 def open_subjects(other: OtherSubject, reference: Subject | None) -> tuple[Subject, Subject]:
@@ -294,8 +301,6 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         stop = e
     finally:
         run.close()
-        ref.close()
-        up.close()
     if stop is not None or error:
         run.save_unshrunk("the run stopped before shrinking")
     session.summary.properties["scenarios"] = str(len(run.results))
@@ -303,8 +308,5 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         session.case_finished(CaseResult(SUITE, "kschedconf.diff", "nothing-compared",
                                          status=SKIPPED, message="no scenario was compared"))
     total, arts = run.summary_lines()
-    if stop is not None:
-        summary = session.interrupt(stop, totals=total, artifacts=arts, error=error)
-    else:
-        summary = session.finish(totals=total, artifacts=arts, error=error)
+    summary = session.finish(totals=total, artifacts=arts, error=error, stop=stop)
     return DiffReport(summary, run.results, run.minimal, plan.seed)

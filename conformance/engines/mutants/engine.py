@@ -120,10 +120,7 @@ class _Run:
             artifacts.append(f"run the {len(not_run)} mutant(s) not judged: "
                              f"{self.plan.rerun_command(not_run)}")
         totals = report.totals(planned=len(self.names))
-        if exc is None:
-            s.finish(totals=totals, artifacts=artifacts, failed=report.failed)
-        else:
-            s.interrupt(exc, totals=totals, artifacts=artifacts, failed=report.failed)
+        s.finish(totals=totals, artifacts=artifacts, failed=report.failed, stop=exc)
 
 
 def run_mutants(plan: MutantsPlan, session: Session | None = None) -> MutantsReport:
