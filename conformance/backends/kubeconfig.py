@@ -78,6 +78,12 @@ class KubeconfigSubject(Subject):
         self._cleanup: cleanup.Cleanup | None = None
         self._tmp: Path | None = None
 
+
+    @property
+    def fixed_config(self) -> dict[str, Any] | None:
+        """The configuration given with ``--config`` (the cluster's scheduler is assumed to run
+        it); None for each scenario's own."""
+        return self.config_doc
     def api(self) -> ClusterApi:
         if self._api is None:
             try:

@@ -45,6 +45,11 @@ class OwnedControlPlaneSubject(Subject):
         self.timings: dict[str, float] = {}
         self.scenarios_run = 0
 
+    @property
+    def fixed_config(self) -> dict[str, Any] | None:
+        """The scheduler configuration given to the backend; None for each scenario's own."""
+        return self.config_doc
+
     # ----- what a launcher provides -----
     @abstractmethod
     def start_control_plane(self) -> None:

@@ -58,6 +58,14 @@ class Subject(ABC):
         raise SubjectError(f"subject {self.name} cannot explain a pod's placement")
 
     @property
+    def fixed_config(self) -> Document | None:
+        """The KubeSchedulerConfiguration document this subject runs whatever the scenario
+        holds (``reference:CFG.yaml``, a backend's scheduler configuration); None when it runs
+        each scenario's own. The oracles judge with the configuration the subject ran
+        (docs/subjects.md)."""
+        return None
+
+    @property
     def release(self) -> str:
         """The upstream release the subject follows or runs; empty when unknown."""
         return ""

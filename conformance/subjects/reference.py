@@ -15,7 +15,8 @@ import os
 from collections.abc import Sequence
 
 from conformance.core.documents import explanation_doc, simulation_doc
-from conformance.core.scenario import ScenarioInput
+from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import (
     Document,
     ScenarioRejected,
@@ -52,13 +53,22 @@ class ReferenceSubject(Subject):
         except (ImportError, ValueError, SyntaxError, OSError) as e:
             raise SubjectError(f"plugins {', '.join(self.plugin_modules)}: {e}") from e
         self.config: SchedulerConfiguration | None = None
+        self.config_doc: Document | None = None
         if self.config_path is not None:
             if not os.path.exists(self.config_path):
                 raise SubjectError(f"{self.config_path}: no such file")
             try:
                 self.config = load_config(self.config_path, self.registry)
+                self.config_doc = read_config_doc(self.config_path)
             except ConfigError as e:
                 raise SubjectError(str(e)) from e
+            except UsageError as e:
+                raise SubjectError(str(e)) from e
+
+    @property
+    def fixed_config(self) -> Document | None:
+        """The ``reference:CFG.yaml`` configuration document; None for the scenario's own."""
+        return self.config_doc
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         """Load the scenario's manifests, build the scheduler with the scenario's seed and run

@@ -30,6 +30,10 @@ class MutantSubject(Subject):
         with self.mutant.applied():
             return self.inner.run(scenario)
 
+    @property
+    def fixed_config(self) -> dict[str, Any] | None:
+        return self.inner.fixed_config
+
     def describe(self) -> dict[str, str]:
         d = dict(self.inner.describe())
         d["subject"] = self.name
