@@ -49,7 +49,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def test_simulate_json_is_valid_and_upstream_correct(cluster: Path, capsys) -> None:
     code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json")
-    assert code == 0
+    assert code == 1  # default/big did not fit
     doc = json.loads(out)
     jsonschema.validate(doc, schema("SimulationResult"))
     # small: n1 (2 cpu free) beats n2 (1 cpu free) on LeastAllocated; n3 is tainted.
@@ -62,9 +62,14 @@ def test_simulate_json_is_valid_and_upstream_correct(cluster: Path, capsys) -> N
                                      ", 2 Insufficient cpu.")
 
 
-def test_simulate_fail_on_pending_exit_code(cluster: Path, capsys) -> None:
-    code, _, _ = run(capsys, "simulate", str(cluster), "-o", "json", "--fail-on-pending")
-    assert code == 1
+def test_simulate_exits_1_when_a_pod_did_not_fit(cluster: Path, capsys) -> None:
+    """The README's contract: 1 when a pod did not fit; --allow-pending for 0;
+    --fail-on-pending (the old opt-in) still gives 1 and says it is the default now."""
+    assert run(capsys, "simulate", str(cluster), "-o", "json")[0] == 1
+    assert run(capsys, "simulate", str(cluster), "-o", "json", "--allow-pending")[0] == 0
+    code, _, err = run(capsys, "simulate", str(cluster), "-o", "json", "--fail-on-pending")
+    assert code == 1 and "deprecated" in err
+    assert run(capsys, "simulate", str(cluster), "--fail-on-pending", "--allow-pending")[0] == 2
 
 
 def test_simulate_is_byte_identical_for_same_seed(cluster: Path, capsys) -> None:
@@ -126,9 +131,9 @@ def test_missing_file_and_no_input_exit_2(capsys) -> None:
 
 def test_example_cluster_runs(capsys) -> None:
     code, out, _ = run(capsys, "simulate", "--example", "-o", "json")
-    assert code == 0
     doc = json.loads(out)
     assert len(doc["bindings"]) >= 10
+    assert doc["pending"] == ["batch/huge"] and code == 1  # the example's pod that never fits
 
 
 def test_out_of_tree_plugin_changes_placement(tmp_path: Path, capsys) -> None:

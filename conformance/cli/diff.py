@@ -13,6 +13,7 @@ from conformance.cli.options import (
     backend_options,
     count,
     err,
+    output_option,
     positive_float,
     positive_int,
     report_options,
@@ -95,6 +96,7 @@ def register(sub: Any) -> None:
     d.add_argument("--config", metavar="CFG.yaml",
                    help="schedule every scenario with this KubeSchedulerConfiguration")
     report_options(d, "every scenario")
+    output_option(d)
     d.add_argument("--out", metavar="DIR", default="kschedconf-out",
                    help="where minimal scenarios are written (default kschedconf-out/)")
     d.add_argument("--replay", metavar="FILE",
@@ -159,7 +161,5 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if summary.interrupted:
         print("kschedconf diff: " + ("interrupted" if summary.interrupted == "Ctrl-C" else
                                      f"terminated by {summary.interrupted}"), file=sys.stderr)
-    elif report.error:
-        print(f"kschedconf diff: subject error: {report.error.splitlines()[0]}",
-              file=sys.stderr)
+    # a subject error is in the summary (its ERROR case, or its own line): printed once
     return report.exit_code

@@ -14,6 +14,7 @@ from conformance.cli.options import (
     apply_backend_options,
     backend_options,
     err,
+    output_option,
     positive_float,
     report_options,
     reporters,
@@ -76,6 +77,7 @@ def register(sub: Any) -> None:
                      help="only these scenarios (repeatable)")
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     report_options(ver, "every golden scenario")
+    output_option(ver)
     ver.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
                      help="time limit of one scenario (external subjects, real control "
                           "planes)")

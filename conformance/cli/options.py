@@ -16,7 +16,7 @@ from conformance.core.exits import EXIT_USAGE
 from conformance.engines.properties import parse_shard
 from conformance.reporters.console import ConsoleReporter
 from conformance.reporters.junit import JUnitReporter
-from conformance.reporters.report_file import ReportFileReporter
+from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES
 
@@ -143,16 +143,34 @@ def report_options(p: argparse.ArgumentParser, cases: str = "every case") -> Non
                         "code; YAML when the name ends in .yaml)")
 
 
+OUTPUTS = ("table", "json", "yaml")
+
+
+def output_option(p: argparse.ArgumentParser, document: str = "RunReport") -> None:
+    """``--output/-o table|json|yaml``: the lines and summary on stdout (table, the default),
+    or the ``document`` on stdout and the lines and summary on stderr."""
+    p.add_argument("--output", "-o", choices=OUTPUTS, default="table",
+                   help=f"table (default): a line per case and the summary; json / yaml: the "
+                        f"{document} document on stdout (schema "
+                        f"conformance/core/schemas/{document}.schema.json), the lines and "
+                        "summary on stderr")
+
+
 def err(command: str, message: str) -> int:
     print(f"kschedconf {command}: error: {message}", file=sys.stderr)
     return EXIT_USAGE
 
 
 def reporters(args: argparse.Namespace, stream: TextIO | None = None) -> EventBus:
-    """The reporters of a run: the console on ``stream`` (stdout), JUnit XML with
+    """The reporters of a run: the console on ``stream`` (default stdout; stderr with
+    ``--output json|yaml``, whose RunReport document goes to stdout), JUnit XML with
     ``--junit FILE``, the RunReport document with ``--report FILE``."""
     files: list[tuple[str, str]] = []
     extra: list[Reporter] = []
+    fmt = getattr(args, "output", None) or "table"
+    if fmt in ("json", "yaml") and stream is None:
+        extra.append(ReportStreamReporter(sys.stdout, fmt))
+        stream = sys.stderr
     if getattr(args, "junit", None):
         extra.append(JUnitReporter(args.junit))
         files.append(("JUnit", args.junit))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from typing import Any
 
-from conformance.cli.options import apply_backend_options, err, subject_options
+from conformance.cli.options import apply_backend_options, err, output_option, subject_options
+from conformance.core.documents import reproduce_doc, to_json, to_yaml
+from conformance.core.dropped import dropped_counts
 from conformance.core.errors import SubjectError
 from conformance.engines.run import reproduce
 from reference_impl.model.errors import InputError
@@ -30,11 +33,12 @@ def register(sub: Any) -> None:
               kschedconf reproduce case.yaml --subject external:./my-scheduler --oracle NAME
 
             exit codes: 0 no violation, 1 violations (or different decisions), 2 usage or
-            subject error"""))
+            subject error, or not judged (every pod ended in Error: nothing to judge)"""))
     rep.add_argument("file", metavar="FILE", help="the scenario YAML file")
     subject_options(rep)
     rep.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
                      help="the oracles to apply (default: the file's, else all)")
+    output_option(rep, "ReproduceResult")
     rep.set_defaults(handler=cmd_reproduce)
 
 
@@ -42,13 +46,24 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     problem = apply_backend_options(args)
     if problem:
         return err("reproduce", problem)
+    fmt = args.output
     try:
         outcome = reproduce(args.file, args.subject, list(args.oracle),
-                                   config=args.config, plugins=list(args.plugins),
-                                   timeout=args.subject_timeout,
-                                   i_own_this_cluster=args.i_own_this_cluster)
+                            config=args.config, plugins=list(args.plugins),
+                            timeout=args.subject_timeout,
+                            i_own_this_cluster=args.i_own_this_cluster,
+                            stream=sys.stderr if fmt != "table" else sys.stdout)
     except SubjectError as e:
         return err("reproduce", f"subject error: {e}")
     except (ValueError, InputError) as e:  # ConfigError is a ValueError
         return err("reproduce", str(e))
+    if fmt != "table":
+        doc = reproduce_doc(
+            file=args.file, seed=outcome.seed, subject=outcome.subject,
+            found_with=outcome.found_with, oracles=outcome.oracles, result=outcome.result,
+            violations=[(f.oracle, f.text) for f in outcome.findings], golden=outcome.golden,
+            golden_differences=outcome.golden_differences, warnings=outcome.warnings,
+            dropped=dropped_counts(outcome.warnings), not_judged=outcome.not_judged,
+            exit_code=outcome.exit_code)
+        sys.stdout.write(to_yaml(doc) if fmt == "yaml" else to_json(doc))
     return outcome.exit_code

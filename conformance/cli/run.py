@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
 from typing import Any
 
 from conformance.cli.options import (
     apply_backend_options,
     err,
+    output_option,
     positive_float,
     positive_int,
     report_options,
@@ -88,6 +88,7 @@ def register(sub: Any) -> None:
                           "CI jobs; on one machine, use the pytest plugin with pytest-xdist, "
                           "`pytest -n auto`, to use every core)")
     report_options(run, "every property and golden scenario")
+    output_option(run)
     run.add_argument("--out", metavar="DIR", default="kschedconf-out",
                      help="where counterexamples are written (default kschedconf-out/)")
     run.add_argument("--golden-dir", metavar="DIR",
@@ -115,6 +116,5 @@ def cmd_run(args: argparse.Namespace) -> int:
         return err("run", f"subject error: {e}")
     except ValueError as e:  # UsageError and option validation
         return err("run", str(e))
-    if report.error:
-        print(f"kschedconf run: subject error: {report.error.splitlines()[0]}", file=sys.stderr)
+    # a subject error is in the summary (its ERROR case, or its own line): printed once
     return report.exit_code

@@ -4,6 +4,7 @@ queue on a virtual clock."""
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from typing import Any
 
@@ -29,8 +30,9 @@ def register(sub: Any) -> None:
             An optional `kind: Scenario` document (apiVersion kschedconf/v1) among the inputs
             adds a timeline: pods and nodes created or deleted, cordons, label and taint
             changes, gate removals at virtual times. The run ends at quiescence or --until.
-            Exit code 0 once the simulation ran; with --fail-on-pending, 1 if some pod stayed
-            pending."""),
+            Exit codes: 0 every pod was bound (or --allow-pending), 1 some pod stayed pending
+            (did not fit, or never became schedulable before --until), 2 usage or input
+            error."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf simulate --example
@@ -40,8 +42,11 @@ def register(sub: Any) -> None:
     sim.add_argument("cluster", nargs="*", metavar="CLUSTER.yaml", help="manifest files")
     sim.add_argument("--example", action="store_true",
                      help="use the bundled example cluster")
+    sim.add_argument("--allow-pending", action="store_true",
+                     help="exit with 0 even if some pod is still pending at the end")
     sim.add_argument("--fail-on-pending", action="store_true",
-                     help="exit with 1 if any pod is still pending at the end")
+                     help="deprecated: exiting with 1 when a pod is still pending is the "
+                          "default now")
     sim.add_argument("--until", metavar="DURATION",
                      help="stop at this virtual time (e.g. 90s, 10m; default: the Scenario's "
                           "spec.until, else when nothing more can happen)")
@@ -53,6 +58,11 @@ def register(sub: Any) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.fail_on_pending and args.allow_pending:
+        raise UsageError("--fail-on-pending and --allow-pending contradict each other")
+    if args.fail_on_pending:
+        print("kschedconf simulate: --fail-on-pending is deprecated: exiting with 1 when a "
+              "pod stays pending is the default now (--allow-pending for 0)", file=sys.stderr)
     loaded, scheduler = load_cluster(args)
     scenario = None
     if loaded.scenario is not None:
@@ -63,4 +73,4 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"--until: {e}") from e
     doc = merge_simulation_doc(simulation_doc(result), result)
     emit(doc, output_format(args), simulation_table)
-    return EXIT_FAILED if (args.fail_on_pending and result.pending) else EXIT_OK
+    return EXIT_FAILED if (result.pending and not args.allow_pending) else EXIT_OK

@@ -1,10 +1,12 @@
-"""The versioned output documents (``apiVersion: kschedconf/v1``) ``Explanation`` and
-``SimulationResult``: JSON-able dicts with a fixed key order (byte-identical for the same inputs
-and seed), their JSON Schemas (``conformance/core/schemas/``) and their JSON/YAML text."""
+"""The versioned output documents (``apiVersion: kschedconf/v1``) ``Explanation``,
+``SimulationResult`` and ``ReproduceResult`` (``RunReport`` is ``RunSummary.to_doc``):
+JSON-able dicts with a fixed key order (byte-identical for the same inputs and seed), their
+JSON Schemas (``conformance/core/schemas/``) and their JSON/YAML text."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -74,6 +76,36 @@ def simulation_doc(r: SimulationResult) -> dict[str, Any]:
         "bindings": r.bindings,
         "pending": r.pending,
         "deleted": r.deleted,
+    }
+
+
+def reproduce_doc(*, file: str, seed: int, subject: str, found_with: str,
+                  oracles: Sequence[str], result: Mapping[str, Any] | None,
+                  violations: Sequence[tuple[str, str]], golden: bool,
+                  golden_differences: Sequence[str], warnings: Sequence[str],
+                  dropped: Mapping[str, int], not_judged: str, exit_code: int
+                  ) -> dict[str, Any]:
+    """The ``ReproduceResult`` of ``kschedconf reproduce -o json|yaml``: the subject's
+    bindings and pending pods, every violation (oracle, text), the differences from a golden
+    file's recorded decisions (``null`` when it has none), what the subject dropped and why
+    nothing could be judged, and the exit code."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ReproduceResult",
+        "upstreamRelease": UPSTREAM_RELEASE,
+        "file": file,
+        "seed": seed,
+        "subject": subject,
+        "foundWith": found_with,
+        "oracles": list(oracles),
+        "bindings": dict((result or {}).get("bindings") or {}),
+        "pending": list((result or {}).get("pending") or []),
+        "violations": [{"oracle": o, "text": t} for o, t in violations],
+        "goldenDifferences": list(golden_differences) if golden else None,
+        "warnings": list(warnings),
+        "dropped": {k: dropped[k] for k in sorted(dropped)},
+        "notJudged": not_judged,
+        "exitCode": exit_code,
     }
 
 

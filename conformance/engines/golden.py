@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from conformance.core.dropped import dropped_counts, not_judged, note_dropped
 from conformance.core.errors import SubjectError, UsageError
 from conformance.core.results import ERROR, FAILED, CaseResult
 from conformance.core.scenario import ScenarioInput, note_values
@@ -224,6 +225,8 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         return case
     if decisions.upstream_release:
         case.properties["recorded_with"] = decisions.upstream_release
+    why = ""
+    dropped: dict[str, int] = {}
     try:
         result = subject.run(scenario.with_config(config))
     except SubjectError:
@@ -232,8 +235,13 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         diffs = [f"{subject.name} raised {type(e).__name__}: {e}"]
     else:
         diffs = compare_golden(decisions, result.result)
+        dropped = dropped_counts(result.warnings)
+        why = not_judged(result.result, result.warnings)
     if diffs:
         case.status, case.message, case.details = FAILED, diffs[0], "\n".join(diffs)
+    elif why:
+        case.status, case.message = ERROR, f"not judged: {why}"
+    note_dropped(case, dropped, why)
     case.seconds = time.monotonic() - t0
     return case
 

@@ -19,6 +19,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
+from conformance.core.dropped import add_counts, dropped_counts, not_judged
 from conformance.core.errors import SubjectError, UsageError
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
@@ -113,6 +114,10 @@ class PropertyState:
     shrink_cut: bool = False  # shrinking stopped at the shrink deadline
     flaky: bool = False  # the failure did not happen again when replayed
     error: str = ""
+    #: kinds of input the subject dropped, over every example (conformance/core/dropped.py)
+    dropped: dict[str, int] = field(default_factory=dict)
+    not_judged: int = 0  # examples no oracle could judge
+    not_judged_reason: str = ""  # the first one's
 
     @property
     def seconds(self) -> float:
@@ -165,9 +170,15 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
         if prepare is not None:
             scenario = prepare(scenario)
         try:
-            _, findings = evaluate(subject, scenario, checks)
+            result, findings = evaluate(subject, scenario, checks)
         except SubjectError as e:
             raise _SubjectAbort(e) from e
+        if result is not None and state.failure is None:  # generated examples, not shrinks
+            add_counts(state.dropped, dropped_counts(result.warnings))
+            why = not_judged(result.result, result.warnings)
+            if why:
+                state.not_judged += 1
+                state.not_judged_reason = state.not_judged_reason or why
         if findings:
             if state.failure is None and shrink_time is not None:
                 t = time.monotonic() + shrink_time

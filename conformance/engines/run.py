@@ -16,9 +16,10 @@ import hypothesis
 from hypothesis import settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from conformance.core.dropped import describe_counts, dropped_counts, not_judged, note_dropped
 from conformance.core.errors import SubjectError, Terminated, UsageError
 from conformance.core.events import EventBus
-from conformance.core.exits import EXIT_FAILED, EXIT_OK
+from conformance.core.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult, RunSummary
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, describe_subject
@@ -254,6 +255,13 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         case.status = ERROR
         case.message = st.error.splitlines()[0]
         case.details = st.error
+    elif st.examples and st.not_judged == st.examples:
+        case.status = ERROR
+        case.message = f"not judged: {st.not_judged_reason}"
+        case.details = (f"not judged: no oracle could judge any of the {st.examples} "
+                        f"example(s); the first: {st.not_judged_reason}")
+    note_dropped(case, st.dropped, f"{st.not_judged} of {st.examples} example(s): "
+                 f"{st.not_judged_reason}" if st.not_judged else "")
     return case
 
 
@@ -396,10 +404,18 @@ class ReproduceOutcome:
     golden_differences: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     oracles: list[str] = field(default_factory=list)
+    golden: bool = False  # the file held recorded decisions, compared
+    seed: int = 0
+    subject: str = ""  # describe_subject
+    found_with: str = ""  # the file's ``subject:`` note
+    warnings: list[str] = field(default_factory=list)  # the subject's (dropped input...)
+    not_judged: str = ""  # why the oracles could judge nothing (conformance/core/dropped.py)
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FAILED if (self.findings or self.golden_differences) else EXIT_OK
+        if self.findings or self.golden_differences:
+            return EXIT_FAILED
+        return EXIT_USAGE if self.not_judged else EXIT_OK
 
 
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
@@ -422,15 +438,25 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
     checks = select_oracles(names)
     if config:
         scenario = scenario.with_config(read_config_doc(config))
-    out = ReproduceOutcome(oracles=list(checks))
+    out = ReproduceOutcome(oracles=list(checks), golden=decisions is not None,
+                           seed=scenario.seed, found_with=notes.get("subject", ""))
     with make_subject(subject_spec, config=config, plugins=plugins, timeout=timeout,
                       i_own_this_cluster=i_own_this_cluster) as subject:
-        stream.write(f"scenario {path} (seed {scenario.seed}); subject "
-                     f"{describe_subject(subject)}\n")
-        if notes.get("subject"):
-            stream.write(f"found with: {notes['subject']}\n")
+        out.subject = describe_subject(subject)
+        stream.write(f"scenario {path} (seed {scenario.seed}); subject {out.subject}\n")
+        if out.found_with:
+            stream.write(f"found with: {out.found_with}\n")
         result, out.findings = evaluate(subject, scenario, checks)
         out.result = result.result if result is not None else None
+    if result is not None:
+        out.warnings = list(result.warnings)
+        out.not_judged = not_judged(result.result, result.warnings)
+        for w in out.warnings:
+            stream.write(f"warning: {w}\n")
+        dropped = dropped_counts(out.warnings)
+        if dropped:
+            stream.write(f"the subject dropped input it does not model: "
+                         f"{describe_counts(dropped)}\n")
     if out.result is not None:
         bindings = out.result.get("bindings", {})
         pending = out.result.get("pending", [])
@@ -448,6 +474,8 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
             stream.write(f"  {lines[0]}\n")
             for line in lines[1:]:
                 stream.write(f"    {line}\n")
+    elif out.not_judged:
+        stream.write(f"not judged: {out.not_judged}\n")
     else:
         stream.write("no violations\n")
     if decisions is not None:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
+from conformance.core.dropped import DROPPED, NOT_JUDGED, add_counts, describe_counts, parse_counts
 from conformance.core.events import (
     CaseFinished,
     CaseProgress,
@@ -21,7 +22,7 @@ from conformance.core.events import (
     RunFinished,
     RunStarted,
 )
-from conformance.core.results import ERROR, FAILED, PASSED, SKIPPED, RunSummary
+from conformance.core.results import ERROR, FAILED, PASSED, SKIPPED, CaseResult, RunSummary
 
 WORDS = {PASSED: "ok", FAILED: "FAIL", ERROR: "ERROR", SKIPPED: "skip"}
 
@@ -71,7 +72,9 @@ class ConsoleReporter:
             c = event.case
             label = self._label or c.id
             self._label = ""
-            self._write(f"  {WORDS[c.status]:<5} {label}  {event.detail}".rstrip() + "\n")
+            extra = f"  (dropped: {c.properties[DROPPED]})" if DROPPED in c.properties else ""
+            self._write(f"  {WORDS[c.status]:<5} {label}  {event.detail}".rstrip() + extra
+                        + "\n")
         elif isinstance(event, Interrupted):
             self._close_live()
         elif isinstance(event, RunFinished):
@@ -93,6 +96,25 @@ class ConsoleReporter:
         out.append(f"{what}: {s.verdict()} in {s.seconds:.1f}s")
         if s.error and not s.count(ERROR):
             out.append(f"subject error: {s.error}")
+        out += dropped_lines(s.cases)
         out += [f"{what} report: {path}" for what, path in self.report_files]
         out += s.artifacts
         self._write("\n".join(out) + "\n")
+
+
+def dropped_lines(cases: Sequence[CaseResult]) -> list[str]:
+    """The summary's lines about input the subject dropped and cases (partly) not judged:
+    never silent (conformance/core/dropped.py)."""
+    out: list[str] = []
+    counts: dict[str, int] = {}
+    with_drops = [c for c in cases if DROPPED in c.properties]
+    for c in with_drops:
+        add_counts(counts, parse_counts(c.properties[DROPPED]))
+    if with_drops:
+        out.append(f"dropped input: the subject ignored objects it does not model in "
+                   f"{len(with_drops)} case(s): {describe_counts(counts)}")
+    unjudged = [c for c in cases if NOT_JUDGED in c.properties]
+    if unjudged:
+        out.append(f"not judged: {len(unjudged)} case(s) had runs no oracle could judge "
+                   f"(first: {unjudged[0].id}: {unjudged[0].properties[NOT_JUDGED]})")
+    return out

@@ -75,7 +75,8 @@ class ReferenceSubject(Subject):
         it as ``kschedconf simulate`` does: the scheduling queue over virtual time
         (``run_simulation``), with the scenario's timeline (a ``kschedconf/v1`` Scenario
         document) if it has one, until quiescence. The result carries the timing fields;
-        ``trace`` holds the queue operations. An invalid scenario or configuration is a
+        ``trace`` holds the queue operations, ``warnings`` the loader's. An invalid
+        scenario or configuration is a
         :class:`SubjectError`; any other exception is a crash of the reference and
         propagates."""
         loaded, config = self._load(scenario)
@@ -90,7 +91,9 @@ class ReferenceSubject(Subject):
         result = run_simulation(scheduler, timeline, trace=True)
         doc = merge_simulation_doc(simulation_doc(result), result)
         trace = doc.pop("trace", None)
-        return SubjectResult(doc, trace=trace)
+        # what the loader left out (kinds it does not model, terminal pods): every command
+        # reports it (conformance/core/dropped.py)
+        return SubjectResult(doc, trace=trace, warnings=list(loaded.warnings))
 
     def _load(self, scenario: ScenarioInput) -> tuple[LoadResult, SchedulerConfiguration | None]:
         """The scenario's cluster and the configuration that applies (the module docstring);

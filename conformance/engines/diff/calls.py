@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.core.dropped import dropped_counts, not_judged
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject, SubjectError
 
@@ -36,6 +37,20 @@ def run_subject(subject: Subject, scenario: ScenarioInput, reference: bool = Fal
             raise
         return Ran(None, f"raised {type(e).__name__}: {e}")
     return Ran(dict(res.result), "", list(res.notes), list(res.warnings))
+
+
+def note_inputs(dropped: dict[str, dict[str, int]], ref: Subject, r: Ran, up: Subject,
+                u: Ran) -> str:
+    """Record in ``dropped`` what each side's warnings say it dropped; return why the
+    comparison judges nothing (both sides ended every pod in Error), else ``""``."""
+    for subject, ran in ((ref, r), (up, u)):
+        counts = dropped_counts(ran.warnings)
+        if counts:
+            dropped[subject.name] = counts
+    if r.doc is None or u.doc is None:
+        return ""
+    why_r, why_u = not_judged(r.doc, r.warnings), not_judged(u.doc, u.warnings)
+    return f"{ref.name}: {why_r}; {up.name}: {why_u}" if why_r and why_u else ""
 
 
 def explain_pod(subject: Subject, scenario: ScenarioInput, pod: str,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from conformance.core.results import FAILED, CaseResult
+from conformance.core.dropped import describe_counts, note_dropped
+from conformance.core.results import ERROR, FAILED, CaseResult
 from conformance.engines.diff.minimal import Minimal
 from conformance.engines.diff.model import DECISIONS, WHOLE, Divergence, ScenarioDiff, Sig
 
@@ -65,7 +66,17 @@ def case_result(res: ScenarioDiff) -> CaseResult:
     lines += [f"timing hazard: {h}" for h in res.hazards]
     if res.unexplained:
         lines += _listed("note: ", res.notes, "note(s)")
+    if not res.unexplained and res.not_judged:
+        case.status = ERROR
+        case.message = f"not judged: {res.not_judged}"
     case.details = "\n".join(lines)
+    dropped: dict[str, int] = {}
+    for counts in res.dropped.values():  # what either side dropped
+        for kind, n in counts.items():
+            dropped[kind] = max(dropped.get(kind, 0), n)
+    note_dropped(case, dropped, res.not_judged)
+    for side, counts in res.dropped.items():
+        case.details += f"\n{side} dropped: {describe_counts(counts)}"
     return case
 
 

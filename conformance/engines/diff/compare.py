@@ -11,7 +11,7 @@ from typing import Any
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject
-from conformance.engines.diff.calls import Ran, is_rejection, run_subject
+from conformance.engines.diff.calls import Ran, is_rejection, note_inputs, run_subject
 from conformance.engines.diff.decisions import compare_scenario as compare_decisions_mode
 from conformance.engines.diff.known import KnownDivergence, classify
 from conformance.engines.diff.lockstep import lockstep, state_before
@@ -43,6 +43,7 @@ def diff_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, modes: Seq
         r = run_subject(ref, scenario, reference=True)
         u = u_future.result() if u_future is not None else run_subject(up, scenario)
         _whole(scenario, up, r, u, out)
+        out.not_judged = note_inputs(out.dropped, ref, r, up, u)
         if u.doc is not None and not r.error and not has_timeline(scenario):
             up_base_run = u.doc
     if DECISIONS in modes:

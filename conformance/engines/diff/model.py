@@ -135,6 +135,9 @@ class ScenarioDiff:
     #: decisions mode: why the decisions were not compared exactly (empty: they were)
     hazards: list[str] = field(default_factory=list)
     decisions_compared: bool = False
+    #: the input each side dropped (kinds it does not model), by subject name
+    dropped: dict[str, dict[str, int]] = field(default_factory=dict)
+    not_judged: str = ""  # why neither side's run can be judged (every pod ended in Error)
 
     @property
     def unexplained(self) -> list[Divergence]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from conformance.core.dropped import describe_counts
 from conformance.core.errors import Terminated, UsageError
 from conformance.core.events import EventBus
 from conformance.core.subject import Subject, SubjectError
@@ -56,6 +57,9 @@ def replay(opts: DiffOptions, bus: EventBus, other: OtherSubject,
             session.notice(f"  tie-break: {t}")
         for note in res.notes:
             session.notice(f"  note: {note}")
+        for side, counts in res.dropped.items():
+            session.notice(f"  {side} dropped input it does not model (not compared): "
+                           f"{describe_counts(counts)}")
     except SubjectError as e:
         error = str(e)
     except (KeyboardInterrupt, Terminated) as e:
