@@ -12,6 +12,7 @@ fails when a pod stays pending, which the reference does whenever a pod fits now
 from __future__ import annotations
 
 import io
+import json
 import sys
 import textwrap
 import time
@@ -19,10 +20,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
 from conformance.cli.main import main
+from conformance.core.documents import schema
 from conformance.core.events import CaseFinished, CaseProgress, CaseStarted
 from conformance.core.results import CaseResult
 from conformance.core.scenario import ScenarioInput
@@ -188,6 +191,7 @@ def test_wrong_external_subject_fails_writes_a_counterexample_and_reproduces(
     assert failure is not None
     assert failure.get("message").startswith("[differential] pod ")
     assert case_props(case)["counterexample"] == "ce/differential-small.yaml"
+    assert case.get("file") == "ce/differential-small.yaml"  # what CI report tools link to
     assert case_props(case)["reproduce"].startswith("kschedconf reproduce ")
     # the scenario file is a valid scenario the reference loads
     scenario = ScenarioInput.read(ce)
@@ -197,6 +201,11 @@ def test_wrong_external_subject_fails_writes_a_counterexample_and_reproduces(
     assert code == 1
     assert "oracles: differential" in out  # taken from the file's header
     assert "violation(s):" in out and "the reference binds it to" in out
+    code, out, _ = run(capsys, "reproduce", str(ce), "--subject", subject, "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("ReproduceResult"))
+    assert code == doc["exitCode"] == 1 and doc["oracles"] == ["differential"]
+    assert doc["violations"] and all(v["oracle"] == "differential" for v in doc["violations"])
     # the reference agrees with itself on the counterexample
     code, out, _ = run(capsys, "reproduce", str(ce))
     assert code == 0 and "no violations" in out

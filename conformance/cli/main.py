@@ -1,7 +1,8 @@
 """The ``kschedconf`` command line: the top-level parser and the dispatch to the command modules.
 
-Exit codes (``conformance.core.exits``): 0 success; 1 a check failed or the pod did not fit;
-2 usage or input error; 128 + signal when interrupted.
+Exit codes (``conformance.core.exits``, docs/outputs.md): 0 success; 1 a check failed or a pod
+did not fit; 2 usage, input or subject error, or nothing could be judged; 128 + signal when
+interrupted.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
               kschedconf simulate cluster.yaml --config profile.yaml -o json
               kschedconf explain cluster.yaml --pod pod.yaml
 
-            exit codes: 0 ok, 1 a check failed / a pod did not fit, 2 usage or input error"""))
+            exit codes: 0 ok, 1 a check failed / a pod did not fit, 2 usage, input or
+            subject error or nothing could be judged, 128 + N stopped by signal N"""))
     parser.add_argument("--version", action="version",
                         version=f"kschedconf 0.1.0 (upstream kube-scheduler {UPSTREAM_RELEASE})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -15,6 +15,7 @@ from conformance.cli.options import (
     reporters,
     signals_end_the_run,
 )
+from conformance.core.documents import to_yaml
 from conformance.core.errors import UsageError
 from conformance.core.exits import EXIT_OK, EXIT_USAGE
 from conformance.engines import mutants as m
@@ -73,9 +74,10 @@ def register(sub: Any) -> None:
     p.add_argument("--jobs", "-j", metavar="N", type=positive_int,
                    help="parallel processes (default: the number of CPUs)")
     report_options(p, "every mutant")
-    p.add_argument("--output", "-o", choices=("table", "json"), default="table",
-                   help="table (default): the table after the summary, all on stdout; json: "
-                        "the MutantsReport document on stdout, the lines and summary on stderr")
+    p.add_argument("--output", "-o", choices=("table", "json", "yaml"), default="table",
+                   help="table (default): the table after the summary, all on stdout; json / "
+                        "yaml: the MutantsReport document on stdout, the lines and summary on "
+                        "stderr")
     p.add_argument("--per-property", action="store_true",
                    help="run every oracle as its own property on its own scenarios, exactly as "
                         "`kschedconf run` does (default: generate each scenario once and let "
@@ -104,7 +106,7 @@ def cmd_mutants(args: argparse.Namespace) -> int:
         print(f"kschedconf mutants: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     # the JSON document alone on stdout; the console summary then goes to stderr
-    console = sys.stderr if args.output == "json" else sys.stdout
+    console = sys.stderr if args.output != "table" else sys.stdout
     session = m.new_session(plan, reporters(args, console))
     with signals_end_the_run():
         report = m.run_mutants(plan, session)
@@ -112,6 +114,8 @@ def cmd_mutants(args: argparse.Namespace) -> int:
     if not summary.interrupted:
         if args.output == "json":
             sys.stdout.write(m.to_json(report))
+        elif args.output == "yaml":
+            sys.stdout.write(to_yaml(report.to_dict()))
         else:
             sys.stdout.write("\n" + m.table(report))
             sys.stdout.flush()

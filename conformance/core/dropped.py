@@ -1,7 +1,7 @@
 """What a subject left out of a run: the input it does not model (the ``ignored N object(s) of
 kind K`` warnings of its loader, in ``SubjectResult.warnings``), counted by kind, and runs no
 oracle can judge (every pod ended in Error, or every object was dropped). Case properties
-``dropped`` and ``not_judged`` carry them to every report (docs/reference.md, Outputs)."""
+``dropped`` and ``not_judged`` carry them to every report (docs/outputs.md)."""
 
 from __future__ import annotations
 

@@ -117,6 +117,7 @@ class PropertyState:
     #: kinds of input the subject dropped, over every example (conformance/core/dropped.py)
     dropped: dict[str, int] = field(default_factory=dict)
     not_judged: int = 0  # examples no oracle could judge
+    judged: int = 0  # examples with attempts the oracles could judge
     not_judged_reason: str = ""  # the first one's
 
     @property
@@ -179,6 +180,8 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
             if why:
                 state.not_judged += 1
                 state.not_judged_reason = state.not_judged_reason or why
+            elif result.result.get("attempts"):
+                state.judged += 1
         if findings:
             if state.failure is None and shrink_time is not None:
                 t = time.monotonic() + shrink_time

@@ -255,11 +255,12 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         case.status = ERROR
         case.message = st.error.splitlines()[0]
         case.details = st.error
-    elif st.examples and st.not_judged == st.examples:
+    elif st.not_judged and not st.judged:
         case.status = ERROR
         case.message = f"not judged: {st.not_judged_reason}"
-        case.details = (f"not judged: no oracle could judge any of the {st.examples} "
-                        f"example(s); the first: {st.not_judged_reason}")
+        case.details = (f"not judged: no example with something to schedule could be "
+                        f"judged ({st.not_judged} of {st.examples}); the first: "
+                        f"{st.not_judged_reason}")
     note_dropped(case, st.dropped, f"{st.not_judged} of {st.examples} example(s): "
                  f"{st.not_judged_reason}" if st.not_judged else "")
     return case

@@ -1,0 +1,228 @@
+"""What every command reports: input a subject dropped (kinds and counts), runs no oracle can
+judge (never a pass), ``--output json|yaml|table`` validated against the shipped schemas,
+JUnit's timestamp/hostname/file, and errors printed once."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from conformance.cli.main import main
+from conformance.core.documents import schema
+from conformance.core.dropped import dropped_counts, not_judged
+from conformance.core.events import EventBus
+from conformance.core.results import FAILED, PASSED, CaseResult
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectResult
+from conformance.engines.golden import GoldenDecisions, write_scenario_file
+from conformance.engines.session import Session
+from conformance.reporters.junit import JUnitReporter
+from conformance.subjects.reference import ReferenceSubject
+from reference_impl.testing.wrappers import make_node, make_pod
+
+
+def service(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"selector": {"app": "web"}}}
+
+
+def pvc(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"accessModes": ["ReadWriteOnce"],
+                     "resources": {"requests": {"storage": "1Gi"}}}}
+
+
+def node() -> dict[str, Any]:
+    return make_node("n1").capacity(cpu="2", memory="4Gi", pods="110").manifest()
+
+
+#: a pod that fits, beside two Services the model lacks
+WITH_SERVICES = [node(), make_pod("web").req(cpu="1").manifest(), service("a"), service("b")]
+#: a pod whose claim the model lacks: the reference ends it in Error at PreFilter
+EVERY_POD_IN_ERROR = [node(), make_pod("db").req(cpu="1").pvc("data").manifest(), pvc("data")]
+
+
+def write(tmp_path: Path, name: str, docs: list[dict[str, Any]]) -> Path:
+    return ScenarioInput(docs, name=name).write(tmp_path / f"{name}.yaml")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# --- what a subject dropped, what cannot be judged ---------------------------------------------
+
+def test_the_reference_subject_reports_the_kinds_it_dropped() -> None:
+    res = ReferenceSubject().run(ScenarioInput(WITH_SERVICES, name="s"))
+    assert dropped_counts(res.warnings) == {"Service": 2}
+    assert res.result["bindings"] == {"default/web": "n1"}
+    assert not_judged(res.result, res.warnings) == ""
+
+
+def test_a_run_whose_every_pod_ended_in_error_is_not_judged() -> None:
+    res = ReferenceSubject().run(ScenarioInput(EVERY_POD_IN_ERROR, name="s"))
+    assert dropped_counts(res.warnings) == {"PersistentVolumeClaim": 1}
+    why = not_judged(res.result, res.warnings)
+    assert why.startswith("every pod ended in Error (1 pod(s)); default/db:")
+    # one pod bound among errors is judged
+    judged = {"attempts": [{"pod": "a", "outcome": "Error"}, {"pod": "b", "outcome": "Bound"}]}
+    assert not_judged(judged) == ""
+    # a pod that ended in Error and then bound on a retry is judged
+    retried = {"attempts": [{"pod": "a", "outcome": "Error"}, {"pod": "a", "outcome": "Bound"}]}
+    assert not_judged(retried) == ""
+    # nothing to schedule because every object was dropped
+    assert not_judged({"bindings": {}, "pending": []},
+                      ["s: ignored 3 object(s) of kind Deployment (apps/v1)"]) == (
+        "nothing to schedule: the subject dropped 3 Deployment")
+
+
+def test_reproduce_says_not_judged_and_exits_2(tmp_path: Path, capsys) -> None:
+    path = write(tmp_path, "errors", EVERY_POD_IN_ERROR)
+    code, out, _ = run(capsys, "reproduce", str(path))
+    assert code == 2
+    assert "no violations" not in out
+    assert "not judged: every pod ended in Error" in out
+    assert "dropped input it does not model: 1 PersistentVolumeClaim" in out
+
+
+def test_reproduce_json_is_a_valid_reproduce_result(tmp_path: Path, capsys) -> None:
+    path = write(tmp_path, "services", WITH_SERVICES)
+    code, out, err = run(capsys, "reproduce", str(path), "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("ReproduceResult"))
+    assert code == doc["exitCode"] == 0
+    assert doc["dropped"] == {"Service": 2} and doc["notJudged"] == ""
+    assert doc["bindings"] == {"default/web": "n1"} and doc["goldenDifferences"] is None
+    assert "no violations" in err  # the lines go to stderr
+    code, out, _ = run(capsys, "reproduce", str(write(tmp_path, "errors", EVERY_POD_IN_ERROR)),
+                       "-o", "yaml")
+    doc = yaml.safe_load(out)
+    jsonschema.validate(doc, schema("ReproduceResult"))
+    assert code == doc["exitCode"] == 2 and doc["notJudged"].startswith("every pod ended")
+
+
+def golden_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "golden"
+    write_scenario_file(d / "drops" / "services.yaml",
+                        ScenarioInput(WITH_SERVICES, name="drops/services"),
+                        GoldenDecisions({"default/web": "n1"}, [], []))
+    write_scenario_file(d / "drops" / "errors.yaml",
+                        ScenarioInput(EVERY_POD_IN_ERROR, name="drops/errors"),
+                        GoldenDecisions({}, ["default/db"], []))
+    return d
+
+
+def test_golden_verify_reports_drops_and_does_not_pass_unjudged_runs(tmp_path: Path,
+                                                                    capsys) -> None:
+    code, out, err = run(capsys, "golden", "verify", "--golden-dir", str(golden_dir(tmp_path)),
+                         "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("RunReport"))
+    cases = {c["name"]: c for c in doc["cases"]}
+    assert cases["drops/services"]["status"] == "passed"
+    assert cases["drops/services"]["properties"]["dropped"] == "Service=2"
+    errors = cases["drops/errors"]
+    assert errors["status"] == "error" and errors["message"].startswith(
+        "not judged: every pod ended in Error")
+    assert errors["properties"]["dropped"] == "PersistentVolumeClaim=1"
+    assert code == doc["exitCode"] == 2
+    # the console (stderr with -o json) says so per case and in the summary
+    assert "(dropped: Service=2)" in err
+    assert ("dropped input: the subject ignored objects it does not model in 2 case(s): "
+            "1 PersistentVolumeClaim, 2 Service") in err
+
+
+def test_diff_replay_says_what_both_sides_dropped(tmp_path: Path, capsys) -> None:
+    """Not just "0 divergences": the Services neither side modelled are named."""
+    path = write(tmp_path, "services", WITH_SERVICES)
+    code, out, _ = run(capsys, "diff", "--replay", str(path), "--upstream", "reference",
+                       "--mode", "whole", "--out", str(tmp_path / "out"))
+    assert code == 0
+    assert "reference dropped input it does not model (not compared): 2 Service" in out
+    assert "dropped input:" in out and "2 Service" in out
+    code, out, _ = run(capsys, "diff", "--replay", str(path), "--upstream", "reference",
+                       "--mode", "whole", "--out", str(tmp_path / "out"), "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("RunReport"))
+    assert doc["cases"][0]["properties"]["dropped"] == "Service=2"
+
+
+def test_a_property_whose_every_example_is_not_judged_is_an_error(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys) -> None:
+    """A subject that ends every pod in Error: no oracle sees a violation, yet the run must
+    not pass."""
+    genuine = ReferenceSubject.run
+
+    def every_pod_in_error(self: ReferenceSubject, scenario: ScenarioInput) -> SubjectResult:
+        res = genuine(self, scenario)
+        pending = [p for p in res.result.get("pending", [])]
+        res.result["attempts"] = [{"pod": p, "outcome": "Error", "message": "boom"}
+                                  for p in pending + list(res.result.get("bindings", {}))]
+        return res
+
+    monkeypatch.setattr(ReferenceSubject, "run", every_pod_in_error)
+    code, out, err = run(capsys, "run", "--oracle", "no_overcommit", "--max-examples", "3",
+                         "--seed", "1", "--no-database", "--out", str(tmp_path / "out"),
+                         "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("RunReport"))
+    case = doc["cases"][0]
+    assert case["status"] == "error" and case["message"].startswith("not judged:")
+    assert case["properties"]["not_judged"].startswith("2 of 3 example(s)")
+    assert code == doc["exitCode"] == 2
+    assert "not judged" in err
+
+
+# --- the output contract -----------------------------------------------------------------------
+
+def test_run_output_json_is_the_run_report_and_the_lines_go_to_stderr(tmp_path: Path,
+                                                                     capsys) -> None:
+    argv = ["run", "--oracle", "consistency", "--max-examples", "2", "--seed", "5",
+            "--no-database", "--out", str(tmp_path / "out")]
+    code, out, err = run(capsys, *argv, "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("RunReport"))
+    assert doc["command"] == "run" and code == doc["exitCode"] == 0
+    assert [c["name"] for c in doc["cases"]] == ["consistency"]
+    assert "ok    small/consistency" in err and "1 passed" in err
+    code, out, _ = run(capsys, *argv, "--output", "yaml")
+    jsonschema.validate(yaml.safe_load(out), schema("RunReport"))
+    code, out, err = run(capsys, *argv)  # table: the lines on stdout
+    assert "ok    small/consistency" in out and err == ""
+
+
+def test_junit_has_timestamp_hostname_and_the_counterexample_file(tmp_path: Path) -> None:
+    path = tmp_path / "r.xml"
+    session = Session("run", EventBus([JUnitReporter(path)]), properties={"seed": "1"})
+    session.start("header")
+    session.case_finished(CaseResult("properties", "kschedconf.properties.small", "ok",
+                                     status=PASSED))
+    session.case_finished(CaseResult("properties", "kschedconf.properties.small", "bad",
+                                     status=FAILED, message="m",
+                                     counterexample="kschedconf-out/bad-small.yaml"))
+    session.finish()
+    root = ET.parse(path).getroot()
+    for suite in root.iter("testsuite"):
+        assert suite.get("hostname")
+        assert suite.get("timestamp", "").startswith("20")
+    files = {c.get("name"): c.get("file") for c in root.iter("testcase")}
+    assert files == {"ok": None, "bad": "kschedconf-out/bad-small.yaml"}
+
+
+def test_every_judging_command_has_the_output_option(capsys) -> None:
+    for argv in (["run"], ["reproduce", "F"], ["diff"], ["golden", "verify"], ["mutants"],
+                 ["simulate"], ["explain"]):
+        with pytest.raises(SystemExit):
+            main([*argv, "--help"])
+        assert "--output" in capsys.readouterr().out, argv
