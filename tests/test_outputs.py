@@ -5,6 +5,7 @@ JUnit's timestamp/hostname/file, and errors printed once."""
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import jsonschema
 import pytest
 import yaml
 
+from conformance.backends.driver import Driver, DriverOptions
 from conformance.cli.main import main
 from conformance.core.documents import schema
 from conformance.core.dropped import dropped_counts, not_judged
@@ -24,6 +26,7 @@ from conformance.engines.golden import GoldenDecisions, write_scenario_file
 from conformance.engines.session import Session
 from conformance.reporters.junit import JUnitReporter
 from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, default_binary
 from reference_impl.testing.wrappers import make_node, make_pod
 
 
@@ -68,6 +71,28 @@ def test_the_reference_subject_reports_the_kinds_it_dropped() -> None:
     assert dropped_counts(res.warnings) == {"Service": 2}
     assert res.result["bindings"] == {"default/web": "n1"}
     assert not_judged(res.result, res.warnings) == ""
+
+
+def test_the_upstream_subject_reports_what_its_go_loader_dropped() -> None:
+    """The Go loader's warnings come back in serve answers (upstream/main.go), worded as the
+    reference's; needs the upstream binary built from this source (bash upstream/build.sh)."""
+    binary = default_binary()
+    if not os.access(binary, os.X_OK):
+        pytest.skip(f"the upstream subject is not built ({binary}): bash upstream/build.sh")
+    with UpstreamSubject() as up:
+        res = up.run(ScenarioInput(WITH_SERVICES, name="s"))
+    assert dropped_counts(res.warnings) == {"Service": 2}
+    assert "warnings" not in res.result  # not part of the SimulationResult
+    jsonschema.validate(res.result, schema("SimulationResult"))
+
+
+def test_a_real_control_plane_reports_the_kinds_its_driver_does_not_create() -> None:
+    """The backends create only the kinds the loader models; the rest is in the driver's
+    warnings, which the backend subject returns."""
+    driver = Driver(None, DriverOptions(run_id="ks-test"))  # planning uses no API
+    plan = driver.plan(ScenarioInput(WITH_SERVICES, name="s"))
+    assert [p.manifest["metadata"]["name"] for p in plan.pending] == ["web"]
+    assert dropped_counts(driver.warnings) == {"Service": 2}
 
 
 def test_a_run_whose_every_pod_ended_in_error_is_not_judged() -> None:

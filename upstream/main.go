@@ -425,6 +425,9 @@ func handleRequest(line []byte) (interface{}, error) {
 		if err == nil && !req.Notes {
 			res.Notes = nil
 		}
+		if err == nil && req.Notes {
+			res.Warnings = cl.Warnings
+		}
 		return res, err
 	case "explain":
 		target, err := requestPod(req.Pod, cl)

@@ -70,6 +70,9 @@ type simulationResult struct {
 	// Notes: where upstream's behaviour was random or the run was cut short. Not part of the
 	// SimulationResult schema: only with --notes (always printed to stderr).
 	Notes []string `json:"notes,omitempty"`
+	// Warnings: what the loader ignored (kinds it does not model, terminal pods). Not part of
+	// the SimulationResult schema: only in serve answers that ask for notes.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func newAttempt(pod, outcome string) *attempt {

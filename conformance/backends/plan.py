@@ -202,6 +202,9 @@ class Planner:
         except InputError as e:
             raise SubjectError(f"scenario {scenario.name} is not valid input: {e}") from e
         cluster = loaded.cluster
+        # only the kinds the loader models are created: what it ignored is dropped here too
+        # (reported with the subject's warnings, conformance/core/dropped.py)
+        self.warnings += loaded.warnings
         plan = Plan(timeline=timeline, seed=scenario.seed, scenario_doc=loaded.scenario)
         plan.config = scenario.config if scenario.config is not None else cluster.config
         plan.responsible_names = profile_scheduler_names(plan.config)

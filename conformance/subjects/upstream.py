@@ -221,7 +221,9 @@ class UpstreamSubject(Subject):
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         doc = self.simulate(scenario, notes=True)
         notes = [str(n) for n in doc.pop("notes", None) or []]
-        return SubjectResult(doc, notes=notes)
+        # the Go loader's warnings (input it ignored), worded as the reference's
+        warnings = [str(w) for w in doc.pop("warnings", None) or []]
+        return SubjectResult(doc, notes=notes, warnings=warnings)
 
     def explain(self, scenario: ScenarioInput, pod: str | dict[str, Any]) -> dict[str, Any]:
         """The Explanation of ``pod`` (``"ns/name"`` of a pending pod of the scenario, or a Pod
