@@ -246,8 +246,20 @@ def test_junit_has_timestamp_hostname_and_the_counterexample_file(tmp_path: Path
 
 
 def test_every_judging_command_has_the_output_option(capsys) -> None:
-    for argv in (["run"], ["reproduce", "F"], ["diff"], ["golden", "verify"], ["mutants"],
-                 ["simulate"], ["explain"]):
+    for argv in (["run"], ["reproduce", "F"], ["diff"], ["golden", "verify"],
+                 ["golden", "list"], ["mutants"], ["simulate"], ["explain"]):
         with pytest.raises(SystemExit):
             main([*argv, "--help"])
         assert "--output" in capsys.readouterr().out, argv
+
+
+def test_golden_list_json_is_a_valid_golden_list(tmp_path: Path, capsys) -> None:
+    d = golden_dir(tmp_path)
+    code, out, _ = run(capsys, "golden", "list", "--golden-dir", str(d), "-o", "json")
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("GoldenList"))
+    assert code == 0
+    assert [(s["name"], s["recordedWith"]) for s in doc["scenarios"]] == [
+        ("drops/errors", ""), ("drops/services", "")]
+    code, out, _ = run(capsys, "golden", "list", "--golden-dir", str(d))
+    assert out.splitlines()[0].split() == ["drops/errors", "-"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 from conformance.cli.options import (
+    OUTPUTS,
     apply_backend_options,
     backend_options,
     err,
@@ -20,6 +22,7 @@ from conformance.cli.options import (
     reporters,
     signals_end_the_run,
 )
+from conformance.core.documents import golden_list_doc, to_json, to_yaml
 from conformance.core.errors import SubjectError, Terminated
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
 from conformance.engines import golden, golden_record
@@ -87,6 +90,9 @@ def register(sub: Any) -> None:
                           "throwaway cluster kschedconf may create and delete objects in")
     lst = gsub.add_parser("list", help="list the golden scenarios")
     lst.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
+    lst.add_argument("--output", "-o", choices=OUTPUTS, default="table",
+                     help="table (default): a line per scenario; json / yaml: the GoldenList "
+                          "document (schema conformance/core/schemas/GoldenList.schema.json)")
     g.set_defaults(handler=cmd_golden)
     g.set_defaults(handler=cmd_golden)
 
@@ -166,10 +172,17 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
 
 def cmd_golden_list(args: argparse.Namespace) -> int:
     directory = _directory(args.golden_dir)
+    rows: list[tuple[str, str, str, str]] = []
     for path in golden.golden_files(directory):
         scenario, decisions, _ = golden.read_scenario_file(path)
-        rec = decisions.upstream_release if decisions else "no decisions"
-        print(f"{golden.golden_name(path, directory):<45} {rec:<10} {scenario.covers}")
+        rows.append((golden.golden_name(path, directory), str(path),
+                     decisions.upstream_release if decisions else "", scenario.covers))
+    if args.output == "table":
+        for name, _, rec, covers in rows:
+            print(f"{name:<45} {rec or '-':<10} {covers}")
+    else:
+        doc = golden_list_doc(str(directory), rows)
+        sys.stdout.write(to_yaml(doc) if args.output == "yaml" else to_json(doc))
     return EXIT_OK
 
 

@@ -1,5 +1,5 @@
 """The versioned output documents (``apiVersion: kschedconf/v1``) ``Explanation``,
-``SimulationResult`` and ``ReproduceResult`` (``RunReport`` is ``RunSummary.to_doc``):
+``SimulationResult``, ``ReproduceResult``, ``GoldenList`` (``RunReport``: ``RunSummary.to_doc``):
 JSON-able dicts with a fixed key order (byte-identical for the same inputs and seed), their
 JSON Schemas (``conformance/core/schemas/``) and their JSON/YAML text."""
 
@@ -106,6 +106,20 @@ def reproduce_doc(*, file: str, seed: int, subject: str, found_with: str,
         "dropped": {k: dropped[k] for k in sorted(dropped)},
         "notJudged": not_judged,
         "exitCode": exit_code,
+    }
+
+
+def golden_list_doc(directory: str, scenarios: Sequence[tuple[str, str, str, str]]
+                    ) -> dict[str, Any]:
+    """The ``GoldenList`` of ``kschedconf golden list -o json|yaml``: every golden scenario's
+    ``(name, file, release its decisions were recorded with or "", what it covers)``."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "GoldenList",
+        "upstreamRelease": UPSTREAM_RELEASE,
+        "directory": directory,
+        "scenarios": [{"name": n, "file": f, "recordedWith": r, "covers": c}
+                      for n, f, r, c in scenarios],
     }
 
 
