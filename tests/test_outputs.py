@@ -263,3 +263,13 @@ def test_golden_list_json_is_a_valid_golden_list(tmp_path: Path, capsys) -> None
         ("drops/errors", ""), ("drops/services", "")]
     code, out, _ = run(capsys, "golden", "list", "--golden-dir", str(d))
     assert out.splitlines()[0].split() == ["drops/errors", "-"]
+
+
+def test_mutants_json_and_yaml_are_valid_mutants_reports(tmp_path: Path, capsys) -> None:
+    argv = ["mutants", "--only", "scheduling-gates-ignored", "--max-examples", "3", "--jobs",
+            "1", "--no-golden"]
+    code, out, err = run(capsys, *argv, "-o", "yaml")
+    doc = yaml.safe_load(out)
+    jsonschema.validate(doc, schema("MutantsReport"))
+    assert [x["name"] for x in doc["mutants"]] == ["scheduling-gates-ignored"]
+    assert code == (0 if doc["passed"] else 1) and "1 mutant: " in err
