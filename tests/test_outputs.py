@@ -273,3 +273,18 @@ def test_mutants_json_and_yaml_are_valid_mutants_reports(tmp_path: Path, capsys)
     jsonschema.validate(doc, schema("MutantsReport"))
     assert [x["name"] for x in doc["mutants"]] == ["scheduling-gates-ignored"]
     assert code == (0 if doc["passed"] else 1) and "1 mutant: " in err
+
+
+def test_a_subject_that_cannot_start_is_reported_once(tmp_path: Path, capsys) -> None:
+    """Not once in the header or on stderr and again in the summary."""
+    for argv in (["run", "--subject", "upstream:/nonexistent"],
+                 ["diff", "--upstream", "upstream:/nonexistent", "--scenarios", "1",
+                  "--out", str(tmp_path / "out")]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2
+        assert (out + err).count("no executable /nonexistent") == 1, out + err
+        code, out, err = run(capsys, *argv, "-o", "json")
+        doc = json.loads(out)
+        jsonschema.validate(doc, schema("RunReport"))
+        assert "no executable /nonexistent" in doc["error"] and doc["exitCode"] == code == 2
+        assert err.count("no executable /nonexistent") == 1, err

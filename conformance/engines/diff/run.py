@@ -252,7 +252,7 @@ def open_subjects(other: OtherSubject, reference: Subject | None) -> tuple[Subje
 
 def failed_to_start(session: Session, error: SubjectError) -> DiffReport:
     """The report of a run whose subjects could not be built: one error case."""
-    session.start(f"kschedconf diff: subject error: {str(error).splitlines()[0]}")
+    session.start("kschedconf diff: the subjects could not start")  # the error: in the case
     session.case_finished(CaseResult(SUITE, "kschedconf.diff", "subject", status=ERROR,
                                      message=str(error).splitlines()[0], details=str(error)))
     return DiffReport(session.finish(error=str(error)))
