@@ -4,6 +4,7 @@ JUnit's timestamp/hostname/file, and errors printed once."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -25,6 +26,7 @@ from conformance.core.subject import SubjectResult
 from conformance.engines.golden import GoldenDecisions, write_scenario_file
 from conformance.engines.session import Session
 from conformance.reporters.junit import JUnitReporter
+from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, default_binary
 from reference_impl.testing.wrappers import make_node, make_pod
@@ -288,3 +290,24 @@ def test_a_subject_that_cannot_start_is_reported_once(tmp_path: Path, capsys) ->
         jsonschema.validate(doc, schema("RunReport"))
         assert "no executable /nonexistent" in doc["error"] and doc["exitCode"] == code == 2
         assert err.count("no executable /nonexistent") == 1, err
+
+
+def test_the_run_report_lists_each_case_findings(tmp_path: Path) -> None:
+    out = io.StringIO()
+    session = Session("diff", EventBus([ReportStreamReporter(out, "json"),
+                                        ReportFileReporter(tmp_path / "r.yaml")]))
+    session.start("header")
+    session.violation("small/no_overcommit", "no_overcommit", "node n1: cpu 3 > 2")
+    session.case_finished(CaseResult("properties", "kschedconf.properties.small",
+                                     "no_overcommit", status=FAILED, message="m"))
+    session.case_finished(CaseResult("diff", "kschedconf.diff.small", "quiet"))
+    session.divergence("s3", "whole: attempt 1: node a != b", known=True)
+    session.case_finished(CaseResult("diff", "kschedconf.diff.small", "s3"))
+    session.finish()
+    doc = json.loads(out.getvalue())
+    jsonschema.validate(doc, schema("RunReport"))
+    assert [c.get("findings") for c in doc["cases"]] == [
+        [{"kind": "violation", "oracle": "no_overcommit", "text": "node n1: cpu 3 > 2"}],
+        None,
+        [{"kind": "divergence", "text": "whole: attempt 1: node a != b", "known": True}]]
+    assert yaml.safe_load((tmp_path / "r.yaml").read_text()) == doc  # --report: the same
