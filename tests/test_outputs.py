@@ -109,6 +109,9 @@ def test_a_run_whose_every_pod_ended_in_error_is_not_judged() -> None:
     retried = {"attempts": [{"pod": "a", "outcome": "Error"}, {"pod": "a", "outcome": "Bound"}]}
     assert not_judged(retried) == ""
     # nothing to schedule because every object was dropped
+    # terminal pods are not dropped input: kube-scheduler ignores them too
+    assert dropped_counts(["ignored 2 pod(s) in phase Succeeded/Failed (the scheduler does "
+                           "not see terminal pods)"]) == {}
     assert not_judged({"bindings": {}, "pending": []},
                       ["s: ignored 3 object(s) of kind Deployment (apps/v1)"]) == (
         "nothing to schedule: the subject dropped 3 Deployment")
