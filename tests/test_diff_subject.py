@@ -1,0 +1,179 @@
+"""``kschedconf diff --subject SPEC``: any subject compared with the reference under the
+configuration the subject runs (conformance/engines/baseline.py, docs/diff.md): a plugin
+author's copy of an in-tree plugin, an external simulator."""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance.cli.main import main
+from conformance.core.errors import UsageError
+from conformance.engines.baseline import baseline_for, rename_plugins, same_config
+from conformance.engines.golden import read_scenario_file
+
+ROOT = Path(__file__).resolve().parent.parent
+COPIES = ROOT / "tests" / "data" / "plugin_copies"
+CFG = str(COPIES / "taint-toleration-copy-config.yaml")
+COPY = str(COPIES / "taint_toleration_copy.py")
+BUG = str(COPIES / "taint_toleration_bug.py")
+
+
+def config(*points: tuple[str, list[str], list[str]]) -> dict:
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+                point: {"enabled": [{"name": n, "weight": 2} for n in on],
+                        "disabled": [{"name": n} for n in off]}
+                for point, on, off in points},
+                "pluginConfig": [{"name": n, "args": {}} for _, on, _ in points for n in on]}]}
+
+
+def test_the_baseline_puts_the_in_tree_plugin_in_place_of_its_copy() -> None:
+    doc = config(("multiPoint", ["MyTaintToleration"], ["TaintToleration"]))
+    base = baseline_for(doc)
+    assert base.renames == {"MyTaintToleration": "TaintToleration"}
+    assert base.config is not None
+    profile = base.config["profiles"][0]
+    # the in-tree plugin takes the copy's place, weight and args; its disabled entry stays,
+    # so it runs where the copy ran (after the defaults), as upstream merges plugin sets
+    assert profile["plugins"]["multiPoint"]["enabled"] == [{"name": "TaintToleration",
+                                                             "weight": 2}]
+    assert profile["plugins"]["multiPoint"]["disabled"] == [{"name": "TaintToleration"}]
+    assert profile["pluginConfig"] == [{"name": "TaintToleration", "args": {}}]
+    assert doc["profiles"][0]["plugins"]["multiPoint"]["enabled"][0]["name"] == \
+        "MyTaintToleration"  # the subject's own document is untouched
+    # several in-tree plugins disabled where the copy is enabled: the one its name contains
+    two = config(("filter", ["FastNodeAffinity"], ["NodeAffinity", "NodePorts"]))
+    assert baseline_for(two).renames == {"FastNodeAffinity": "NodeAffinity"}
+    # in-tree plugins only: the configuration as it is; none: each scenario's own
+    assert baseline_for(config(("score", [], ["ImageLocality"]))).renames == {}
+    assert baseline_for(None).config is None
+
+
+def test_a_plugin_that_replaces_no_in_tree_plugin_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="PreferLabel .* replaces no in-tree plugin"):
+        baseline_for(config(("multiPoint", ["PreferLabel"], [])))
+    with pytest.raises(UsageError, match="replaces no in-tree plugin"):
+        baseline_for(config(("filter", ["Mine"], ["NodeAffinity", "NodePorts"])))
+
+
+def test_reports_name_the_in_tree_plugin() -> None:
+    doc = {"nodes": [{"filters": [{"plugin": "MyTaintToleration", "reasons": ["x"]}],
+                      "scores": {"MyTaintToleration": {"raw": 1}}}]}
+    assert rename_plugins(doc, {"MyTaintToleration": "TaintToleration"}) == {
+        "nodes": [{"filters": [{"plugin": "TaintToleration", "reasons": ["x"]}],
+                   "scores": {"TaintToleration": {"raw": 1}}}]}
+
+
+def test_same_config_compares_what_the_reference_runs() -> None:
+    explicit_default = {"apiVersion": "kubescheduler.config.k8s.io/v1",
+                        "kind": "KubeSchedulerConfiguration",
+                        "profiles": [{"schedulerName": "default-scheduler"}]}
+    assert same_config(None, explicit_default)
+    assert not same_config(None, config(("score", [], ["ImageLocality"])))
+
+
+def diff(tmp_path: Path, plugins: str, *extra: str) -> tuple[int, str]:
+    junit = tmp_path / "diff.xml"
+    code = main(["diff", "--subject", f"reference:{CFG}", "--plugins", plugins,
+                 "--scenarios", "12", "--seed", "5", "--out", str(tmp_path / "out"),
+                 "--junit", str(junit), *extra])
+    return code, junit.read_text()
+
+
+def test_an_unmodified_copy_of_an_in_tree_plugin_has_no_divergence(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, junit = diff(tmp_path, COPY)
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "kschedconf diff: subject reference" in out
+    assert "inTreeFor=TaintToleration for MyTaintToleration" in out
+    assert "modes whole, lockstep" in out and "lockstep steps" in out
+    assert "12 scenarios compared" in out and "0 unexplained divergence(s)" in out
+    props = {p.get("name"): p.get("value")
+             for p in ET.fromstring(junit).iter("property")}
+    assert props["subject.spec"] == f"reference:{CFG}" and props["plugins"] == COPY
+
+
+def test_a_planted_bug_in_a_copied_plugin_is_caught_decision_by_decision(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = diff(tmp_path, BUG, "--shrink-time", "15")
+    out = capsys.readouterr().out
+    assert code == 1, out
+    # lockstep names the plugin and the node: the copy passes a node the in-tree plugin rejects
+    assert ('filters.TaintToleration.code (step 0, pod default/cache-3, node node-4, plugin '
+            'TaintToleration): reference "UnschedulableAndUnresolvable", subject "Success"'
+            in out), out
+    files = sorted((tmp_path / "out").glob("diff-*.yaml"))
+    lock = tmp_path / "out" / "diff-lockstep-nodes-filters-code-tainttoleration.yaml"
+    assert lock in files, files
+    scenario, _, notes = read_scenario_file(lock)
+    assert notes["reproduce"] == (f"kschedconf diff --replay {lock} --subject reference:{CFG} "
+                                  f"--plugins {BUG}")
+    assert "found-in" in notes and "shrunk by Hypothesis" in notes["found-in"]
+    assert any("subject reference" in n and "vs the reference" in n for n in scenario.notes)
+    # the minimal scenario replays the divergence; against the unmodified copy it is gone
+    argv = ["diff", "--replay", str(lock), "--subject", f"reference:{CFG}", "--plugins"]
+    assert main([*argv, BUG]) == 1
+    assert "plugin TaintToleration): reference \"UnschedulableAndUnresolvable\", subject " \
+           "\"Success\"" in capsys.readouterr().out
+    assert main([*argv, COPY]) == 0
+
+
+EXTERNAL = """\
+import sys
+sys.path.insert(0, {root!r})
+import json
+from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
+scenario_path, _, out, _, seed = sys.argv[1:]
+result = ReferenceSubject().run(ScenarioInput.read(scenario_path)).result
+{plant}
+json.dump(result, open(out, "w"))
+"""
+
+
+
+def external(tmp_path: Path, plant: str) -> str:
+    p = tmp_path / "simulator.py"
+    p.write_text(EXTERNAL.format(root=str(ROOT), plant=plant))
+    return f"external:{sys.executable} {p}"
+
+
+def test_an_external_simulator_is_compared_with_the_reference(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    same = external(tmp_path, "")
+    code = main(["diff", "--subject", same, "--scenarios", "4", "--seed", "3",
+                 "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "modes whole;" in out  # it cannot explain: whole runs only, no lockstep
+    assert "4 scenarios compared (4 whole runs, 0 lockstep steps)" in out
+    bad = external(tmp_path, "for a in result['attempts']:\n"
+                             "    if a['outcome'] == 'Bound':\n"
+                             "        result['bindings'][a['pod']] = a['node'] = 'elsewhere'\n"
+                             "        a['candidates'] = ['elsewhere']\n"
+                             "        break\n")
+    code = main(["diff", "--subject", bad, "--scenarios", "4", "--seed", "3",
+                 "--out", str(tmp_path / "out2"), "--no-shrink"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert ('attempts[0].candidates (attempt 0, pod default/web-0): reference ["node-0"], '
+            'subject ["elsewhere"]') in out, out
+
+
+def test_subject_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diff", "--subject", "reference", "--upstream", "process",
+                 "--scenarios", "1"]) == 2
+    assert "give one" in capsys.readouterr().err
+    assert main(["diff", "--subject", "upstream", "--plugins", COPY]) == 2
+    assert "--plugins is for --subject reference" in capsys.readouterr().err
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump(config(("multiPoint", ["MyTaintToleration"], []))))
+    assert main(["diff", "--subject", f"reference:{bare}", "--plugins", COPY,
+                 "--scenarios", "1"]) == 2
+    assert "replaces no in-tree plugin" in capsys.readouterr().err
