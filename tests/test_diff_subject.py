@@ -13,8 +13,15 @@ import yaml
 
 from conformance.cli.main import main
 from conformance.core.errors import UsageError
-from conformance.engines.baseline import baseline_for, rename_plugins, same_config
-from conformance.engines.golden import read_scenario_file
+from conformance.core.results import FAILED, PASSED, SKIPPED
+from conformance.engines.baseline import (
+    baseline_for,
+    rename_plugins,
+    same_config,
+    scenario_config,
+)
+from conformance.engines.golden import read_scenario_file, verify_case
+from conformance.subjects.reference import ReferenceSubject
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIES = ROOT / "tests" / "data" / "plugin_copies"
@@ -177,3 +184,64 @@ def test_subject_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["diff", "--subject", f"reference:{bare}", "--plugins", COPY,
                  "--scenarios", "1"]) == 2
     assert "replaces no in-tree plugin" in capsys.readouterr().err
+
+
+# --- golden scenarios and a subject that runs its own configuration ----------------------------
+
+GOLDEN = ROOT / "golden"
+
+
+def test_golden_under_another_configuration_is_judged_by_the_reference_under_it(
+        tmp_path: Path) -> None:
+    noexecute = GOLDEN / "taints" / "noexecute.yaml"
+    copy = ReferenceSubject(CFG, [COPY])
+    case = verify_case(copy, noexecute)
+    assert case.status == PASSED, case.details
+    assert case.properties["decisions"].startswith("re-recorded with the reference")
+    # the planted bug: the recorded decisions do not apply, the reference's under the
+    # subject's configuration do, and they catch it
+    case = verify_case(ReferenceSubject(CFG, [BUG]), noexecute)
+    assert case.status == FAILED
+    assert case.message == "pod default/normal: the reference pending, subject bound to draining"
+    # the subject runs the golden file's own configuration: its recorded decisions apply
+    most = GOLDEN / "config" / "most-allocated.yaml"
+    scenario, _, _ = read_scenario_file(most)
+    own = tmp_path / "most-allocated-config.yaml"
+    own.write_text(yaml.safe_dump(scenario_config(scenario)))
+    case = verify_case(ReferenceSubject(str(own)), most)
+    assert case.status == PASSED and "decisions" not in case.properties
+    # ... and the same configuration against a default-profile file is judged by the reference
+    case = verify_case(ReferenceSubject(str(own)), noexecute)
+    assert case.status == PASSED and "decisions" in case.properties
+
+
+def test_golden_the_reference_cannot_rerecord_is_skipped_with_the_reason() -> None:
+    label = ReferenceSubject(str(ROOT / "examples" / "plugins" / "prefer-label-config.yaml"),
+                             [str(ROOT / "examples" / "plugins" / "prefer_label.py")])
+    case = verify_case(label, GOLDEN / "taints" / "noexecute.yaml")
+    assert case.status == SKIPPED
+    assert "the reference cannot run" in case.message and "PreferLabel" in case.message
+
+
+def test_run_golden_suite_with_a_plugin_copy_fails_nothing_and_catches_the_bug(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    area = tmp_path / "golden" / "taints"
+    area.mkdir(parents=True)
+    for name in ("noexecute.yaml", "noschedule-and-tolerations.yaml"):
+        (area / name).write_text((GOLDEN / "taints" / name).read_text())
+    (tmp_path / "golden" / "config").mkdir()
+    (tmp_path / "golden" / "config" / "multiple-profiles.yaml").write_text(
+        (GOLDEN / "config" / "multiple-profiles.yaml").read_text())
+    argv = ["run", "--suite", "golden", "--golden-dir", str(tmp_path / "golden"),
+            "--subject", f"reference:{CFG}", "--out", str(tmp_path / "out"), "--plugins"]
+    assert main([*argv, COPY]) == 0
+    out = capsys.readouterr().out
+    assert "3 scenario(s) judged against the reference's decisions" in out, out
+    assert main([*argv, BUG]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  golden/taints/noexecute" in out
+    # the counterexample holds the decisions it was judged by: reproduce agrees
+    cx = tmp_path / "out" / "golden-taints-noexecute.yaml"
+    _, decisions, _ = read_scenario_file(cx)
+    assert decisions is not None and "default/normal" in decisions.pending
+    assert main(["reproduce", str(cx), "--subject", f"reference:{CFG}", "--plugins", COPY]) == 0

@@ -319,6 +319,10 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
 
     def counterexample(case: CaseResult, path: Path) -> None:
         scenario, decisions, _ = golden.read_scenario_file(path)
+        if "decisions" in case.properties:  # re-recorded under the subject's configuration
+            runs = subject.fixed_config if subject.fixed_config is not None else p.config_doc
+            scenario = scenario.with_config(runs)
+            decisions = golden.rerecord(scenario)
         name = f"golden-{golden.flat_name(case.name)}"
         out = out_dir / f"{name}.yaml"
         case.reproduce = reproduce_command(str(out), p.opts, None)
