@@ -245,3 +245,25 @@ def test_run_golden_suite_with_a_plugin_copy_fails_nothing_and_catches_the_bug(
     _, decisions, _ = read_scenario_file(cx)
     assert decisions is not None and "default/normal" in decisions.pending
     assert main(["reproduce", str(cx), "--subject", f"reference:{CFG}", "--plugins", COPY]) == 0
+
+
+# --- the differential suite of `kschedconf run` ------------------------------------------------
+
+def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    junit = tmp_path / "run.xml"
+    argv = ["run", "--suite", "differential", "--subject", f"reference:{CFG}",
+            "--max-examples", "6", "--seed", "5", "--no-shrink", "--out", str(tmp_path / "out"),
+            "--junit", str(junit), "--plugins"]
+    assert main([*argv, COPY]) == 0
+    out = capsys.readouterr().out
+    assert "6 differential scenarios: 6 passed" in out, out
+    assert "differential: reference against the reference" in out
+    assert len([c for c in ET.parse(junit).getroot().iter("testcase")
+                if c.get("classname") == "kschedconf.diff.small"]) == 6
+    assert main([*argv, BUG]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  small-" in out and "plugin TaintToleration): reference" in out, out
+    assert (tmp_path / "out" / "diff-lockstep-nodes-filters-code-tainttoleration.yaml").is_file()
+    # the reference itself: nothing to compare, said so
+    assert main(["run", "--suite", "differential", "--out", str(tmp_path / "o2")]) == 0
+    assert "the subject is the reference itself" in capsys.readouterr().out

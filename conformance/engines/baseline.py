@@ -186,8 +186,8 @@ class ComparedSubject(Subject):
     raises) is its answer to the scenario (a :class:`ScenarioRejected` naming the exception,
     which the comparison reports), not the end of the run."""
 
-    def __init__(self, inner: Subject, renames: Mapping[str, str]) -> None:
-        self.inner, self.renames = inner, dict(renames)
+    def __init__(self, inner: Subject, renames: Mapping[str, str], owns: bool = True) -> None:
+        self.inner, self.renames, self.owns = inner, dict(renames), owns
         self.name = inner.name
         self.reports_scores = inner.reports_scores
         self.real_control_plane = inner.real_control_plane
@@ -226,12 +226,14 @@ class ComparedSubject(Subject):
         return self.inner.describe()
 
     def close(self) -> None:
-        self.inner.close()
+        if self.owns:
+            self.inner.close()
 
 
-def against_reference(subject: Subject, config: Mapping[str, Any] | None
+def against_reference(subject: Subject, config: Mapping[str, Any] | None, owns: bool = True
                       ) -> tuple[Subject, Subject, Baseline]:
     """The reference side and the subject side of a comparison with the reference: the
-    configuration is the subject's fixed one, else ``config`` (``--config``, given to both)."""
+    configuration is the subject's fixed one, else ``config`` (``--config``, given to both).
+    ``owns``: closing the subject side closes ``subject``."""
     base = baseline_for(subject.fixed_config if subject.fixed_config is not None else config)
-    return BaselineReference(base), ComparedSubject(subject, base.renames), base
+    return BaselineReference(base), ComparedSubject(subject, base.renames, owns), base

@@ -23,6 +23,7 @@ from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult, RunSumm
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, describe_subject
 from conformance.engines import golden, properties
+from conformance.engines.diff.suite import DifferentialOptions, differential
 from conformance.engines.session import Session
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
@@ -30,7 +31,7 @@ from oracles.judge import Finding, all_oracles, evaluate, select_oracles
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES
 
-SUITES = ("properties", "golden", "all")
+SUITES = ("properties", "golden", "differential", "all")
 DEFAULT_OUT = "kschedconf-out"
 SHRINK_MIN_SECONDS = 2.0
 KSCHEDCONF_VERSION = "0.1.0"
@@ -340,11 +341,25 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
                   counterexample)
 
 
+def _run_differential(p: RunPlan, subject: Subject, session: Session,
+                      started: float) -> list[str]:
+    """The differential suite: the subject against the reference (docs/diff.md)."""
+    opts = p.opts
+    budget = None if opts.budget is None else max(opts.budget - (time.monotonic() - started),
+                                                  1.0)
+    return differential(session, subject, DifferentialOptions(
+        opts.subject, opts.plugins, opts.config, p.config_doc,
+        {f: p.max_examples for f in p.families}, opts.seed, budget, opts.out, opts.shrink))
+
+
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
     props = [c for c in summary.cases if c.suite == "properties"]
     parts = [f"{len(props)} properties ({sum(c.examples for c in props)} examples)"]
     if p.opts.suite in ("golden", "all"):
         parts.append(f"{sum(1 for c in summary.cases if c.suite == 'golden')} golden scenarios")
+    if p.opts.suite in ("differential", "all"):
+        parts.append(f"{sum(1 for c in summary.cases if c.suite == 'diff' and c.status != SKIPPED)}"
+                     " differential scenarios")
     return parts
 
 
@@ -377,16 +392,21 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
                   f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed "
                   f"{seed_label(opts)}")
     stop: BaseException | None = None
+    started = time.monotonic()
+    differential_lines: list[str] = []
     try:
         with subject:
             if opts.suite in ("properties", "all"):
                 _run_properties(p, subject, session)
             if opts.suite in ("golden", "all") and not session.summary.error:
                 _run_golden(p, subject, session)
+            if opts.suite in ("differential", "all") and not session.summary.error:
+                differential_lines = _run_differential(p, subject, session, started)
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     summary = session.finish(totals=_totals(p, session.summary),
-                             artifacts=_artifacts(p, session.summary), stop=stop)
+                             artifacts=[*_artifacts(p, session.summary), *differential_lines],
+                             stop=stop)
     if stop is not None:
         raise stop
     return summary
