@@ -264,6 +264,18 @@ def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "FAIL  small-" in out and "plugin TaintToleration): reference" in out, out
     assert (tmp_path / "out" / "diff-lockstep-nodes-filters-code-tainttoleration.yaml").is_file()
-    # the reference itself: nothing to compare, said so
-    assert main(["run", "--suite", "differential", "--out", str(tmp_path / "o2")]) == 0
+    # the reference itself: nothing to compare, said so (a skipped case when asked for by
+    # name, a line in --suite all)
+    assert main(["run", "--suite", "differential", "--out", str(tmp_path / "o2"),
+                 "--junit", str(junit)]) == 0
     assert "the subject is the reference itself" in capsys.readouterr().out
+    (case,) = ET.parse(junit).getroot().iter("testcase")
+    assert case.find("skipped") is not None
+    golden = tmp_path / "golden" / "taints"
+    golden.mkdir(parents=True)
+    (golden / "noexecute.yaml").write_text((GOLDEN / "taints" / "noexecute.yaml").read_text())
+    assert main(["run", "--suite", "all", "--max-examples", "1", "--no-shrink", "--seed", "1",
+                 "--golden-dir", str(tmp_path / "golden"), "--out", str(tmp_path / "o3")]) == 0
+    out = capsys.readouterr().out
+    assert "differential: skipped (the subject is the reference itself)" in out
+    assert "7 properties (7 examples); 1 golden scenarios: 8 passed" in out, out

@@ -77,7 +77,8 @@ def register(sub: Any) -> None:
                      help="examples per property (default: the profile's)")
     run.add_argument("--budget", metavar="SECONDS", type=positive_float,
                      help="time for all properties, split evenly (what a property leaves "
-                          "goes to the next); default: no limit")
+                          "goes to the next), and as much for the differential suite's "
+                          "scenarios; default: no limit")
     run.add_argument("--seed", type=int,
                      help="derandomize: the same seed generates the same scenarios "
                           "(default: random; the ci profile is deterministic anyway)")

@@ -341,15 +341,14 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
                   counterexample)
 
 
-def _run_differential(p: RunPlan, subject: Subject, session: Session,
-                      started: float) -> list[str]:
-    """The differential suite: the subject against the reference (docs/diff.md)."""
+def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[str]:
+    """The differential suite: the subject against the reference (docs/diff.md), up to
+    --max-examples scenarios of each size, and with --budget as much time of its own."""
     opts = p.opts
-    budget = None if opts.budget is None else max(opts.budget - (time.monotonic() - started),
-                                                  1.0)
     return differential(session, subject, DifferentialOptions(
         opts.subject, opts.plugins, opts.config, p.config_doc,
-        {f: p.max_examples for f in p.families}, opts.seed, budget, opts.out, opts.shrink))
+        {f: p.max_examples for f in p.families}, opts.seed, opts.budget, opts.out,
+        opts.shrink, named=opts.suite == "differential"))
 
 
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
@@ -357,9 +356,9 @@ def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
     parts = [f"{len(props)} properties ({sum(c.examples for c in props)} examples)"]
     if p.opts.suite in ("golden", "all"):
         parts.append(f"{sum(1 for c in summary.cases if c.suite == 'golden')} golden scenarios")
-    if p.opts.suite in ("differential", "all"):
-        parts.append(f"{sum(1 for c in summary.cases if c.suite == 'diff' and c.status != SKIPPED)}"
-                     " differential scenarios")
+    compared = sum(1 for c in summary.cases if c.suite == "diff" and c.status != SKIPPED)
+    if compared or p.opts.suite == "differential":
+        parts.append(f"{compared} differential scenarios")
     return parts
 
 
@@ -392,7 +391,6 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
                   f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed "
                   f"{seed_label(opts)}")
     stop: BaseException | None = None
-    started = time.monotonic()
     differential_lines: list[str] = []
     try:
         with subject:
@@ -401,7 +399,7 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
             if opts.suite in ("golden", "all") and not session.summary.error:
                 _run_golden(p, subject, session)
             if opts.suite in ("differential", "all") and not session.summary.error:
-                differential_lines = _run_differential(p, subject, session, started)
+                differential_lines = _run_differential(p, subject, session)
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     summary = session.finish(totals=_totals(p, session.summary),

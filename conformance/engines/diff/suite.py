@@ -35,9 +35,14 @@ class DifferentialOptions:
     budget: float | None  # seconds for generating and comparing
     out: str
     shrink: bool
+    #: the suite was asked for by name (a skipped suite is then a skipped case, else a notice)
+    named: bool = True
 
 
-def _skip(session: Session, reason: str) -> None:
+def _skip(session: Session, reason: str, named: bool) -> None:
+    if not named:
+        session.notice(f"differential: skipped ({reason})")
+        return
     session.case_finished(CaseResult(SUITE, "kschedconf.diff", "differential", status=SKIPPED,
                                      message=reason), reason)
 
@@ -50,12 +55,12 @@ def differential(session: Session, subject: Subject, o: DifferentialOptions) -> 
     for (a user plugin that replaces no in-tree plugin)."""
     if isinstance(subject, ReferenceSubject) and not subject.plugin_modules and \
             subject.config_path is None:
-        _skip(session, "the subject is the reference itself")
+        _skip(session, "the subject is the reference itself", o.named)
         return []
     try:
         ref, up, _ = against_reference(subject, o.config_doc, owns=False)
     except UsageError as e:
-        _skip(session, f"no reference to compare with: {e}")
+        _skip(session, f"no reference to compare with: {e}", o.named)
         return []
     opts = DiffOptions(scenarios=sum(o.counts.values()), sizes=dict(o.counts), seed=o.seed,
                        budget=o.budget, out=o.out, config=o.config, shrink=o.shrink,
