@@ -20,8 +20,16 @@ from conformance.engines.baseline import (
     same_config,
     scenario_config,
 )
+from conformance.engines.diff.confirm import (
+    AS_BOTH,
+    AS_NEITHER,
+    AS_REFERENCE,
+    AS_SUBJECT,
+    side_taken,
+)
 from conformance.engines.golden import read_scenario_file, verify_case
 from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import binary_available
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIES = ROOT / "tests" / "data" / "plugin_copies"
@@ -76,6 +84,16 @@ def test_reports_name_the_in_tree_plugin() -> None:
                    "scores": {"TaintToleration": {"raw": 1}}}]}
 
 
+def test_side_taken_by_upstream() -> None:
+    a = {"bindings": {"default/p": "n1"}, "pending": [], "deleted": []}
+    b = {"bindings": {"default/p": "n2"}, "pending": [], "deleted": []}
+    c = {"bindings": {}, "pending": ["default/p"], "deleted": []}
+    assert side_taken(a, b, a) == AS_REFERENCE
+    assert side_taken(a, b, b) == AS_SUBJECT
+    assert side_taken(a, a, a) == AS_BOTH
+    assert side_taken(a, b, c) == AS_NEITHER
+
+
 def test_same_config_compares_what_the_reference_runs() -> None:
     explicit_default = {"apiVersion": "kubescheduler.config.k8s.io/v1",
                         "kind": "KubeSchedulerConfiguration",
@@ -115,6 +133,10 @@ def test_a_planted_bug_in_a_copied_plugin_is_caught_decision_by_decision(
     assert ('filters.TaintToleration.code (step 0, pod default/cache-3, node node-4, plugin '
             'TaintToleration): reference "UnschedulableAndUnresolvable", subject "Success"'
             in out), out
+    if binary_available():  # the third side: whose decisions upstream makes
+        assert "upstream check (each minimal scenario on the upstream subject):" in out
+        assert "diff-whole-attempts-feasiblenodes.yaml: upstream decides as the reference" \
+            in out, out
     files = sorted((tmp_path / "out").glob("diff-*.yaml"))
     lock = tmp_path / "out" / "diff-lockstep-nodes-filters-code-tainttoleration.yaml"
     assert lock in files, files
@@ -137,6 +159,7 @@ sys.path.insert(0, {root!r})
 import json
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import binary_available
 scenario_path, _, out, _, seed = sys.argv[1:]
 result = ReferenceSubject().run(ScenarioInput.read(scenario_path)).result
 {plant}

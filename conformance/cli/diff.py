@@ -118,6 +118,9 @@ def register(sub: Any) -> None:
     d.add_argument("--plugins", metavar="MODULE", action="append", default=[],
                    help="with --subject reference[:CFG]: a Python file or module of your "
                         "plugins (repeatable)")
+    d.add_argument("--no-upstream-check", action="store_true",
+                   help="with --subject: do not replay the minimal scenarios on the upstream "
+                        "subject (done when it is built) to tell whose decisions it makes")
     d.add_argument("--known", metavar="FILE",
                    help="known divergences (default conformance/known_divergences.yaml)")
     d.add_argument("--workers", metavar="N", type=positive_int, default=4,
@@ -153,7 +156,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         config=args.config, mode=args.mode, shrink=not args.no_shrink,
         shrink_time=args.shrink_time, upstream=args.upstream, known=args.known,
         max_steps=args.max_steps, replay=args.replay, workers=args.workers,
-        pdb_status=args.pdb_status, subject=args.subject, plugins=tuple(args.plugins))
+        pdb_status=args.pdb_status, subject=args.subject, plugins=tuple(args.plugins),
+        upstream_check=not args.no_upstream_check)
 
     def other() -> Subject:
         if args.subject:

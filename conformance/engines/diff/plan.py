@@ -51,6 +51,8 @@ class DiffOptions:
     #: the configuration it runs (docs/diff.md, "Any scheduler against the reference")
     subject: str | None = None
     plugins: Sequence[str] = ()
+    #: with ``subject``: replay each minimal scenario on the upstream subject when it is built
+    upstream_check: bool = True
 
 
 @dataclass(slots=True)

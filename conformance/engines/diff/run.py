@@ -13,7 +13,7 @@ from conformance.core.events import EventBus
 from conformance.core.results import ERROR, SKIPPED, CaseResult, RunSummary
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, SubjectError, describe_subject
-from conformance.engines.baseline import against_reference
+from conformance.engines.baseline import BaselineReference, against_reference
 from conformance.engines.diff.cases import (
     SUITE,
     artifacts,
@@ -24,6 +24,7 @@ from conformance.engines.diff.cases import (
     totals,
 )
 from conformance.engines.diff.compare import diff_scenario
+from conformance.engines.diff.confirm import confirm
 from conformance.engines.diff.minimal import Minimal, minimal_path, save
 from conformance.engines.diff.model import ScenarioDiff, Sig
 from conformance.engines.diff.plan import DiffOptions, DiffPlan, check_options, resolve_plan
@@ -38,6 +39,7 @@ from conformance.engines.diff.search import (
 from conformance.engines.golden import flat_name, golden_name, read_scenario_file
 from conformance.engines.session import Session
 from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: The other subject, or what builds it (called once the options are checked).
@@ -218,6 +220,16 @@ class DiffRun:
                                 + (f" (shrunk, {m.shrink_steps} steps)" if m.shrunk
                                    else f" ({m.note})"))
 
+    def check_upstream(self) -> None:
+        """``--subject``: whose decisions upstream makes on each minimal scenario
+        (:mod:`.confirm`), when the upstream subject is built."""
+        if not (self.plan.options.subject and self.plan.options.upstream_check
+                and isinstance(self.ref, BaselineReference) and binary_available()):
+            return
+        for line in confirm(self.minimal, self.ref, self.up, UpstreamSubject,
+                            self.plan.prepare):
+            self.session.notice(line)
+
     def save_unshrunk(self, note: str) -> None:
         """Write the scenarios of the kinds not shrunk yet as they were found (a run stopped
         midway)."""
@@ -324,6 +336,7 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         if plan.golden_files:
             run.golden()
         run.shrink_all()
+        run.check_upstream()
     except SubjectError as e:
         error = str(e)
     except (KeyboardInterrupt, Terminated) as e:

@@ -77,16 +77,14 @@ def differential(session: Session, subject: Subject, o: DifferentialOptions) -> 
     try:
         for family, n in plan.counts.items():
             run.generated(family, n)
-        if o.shrink:
-            run.shrink_all()
+        run.shrink_all()  # with shrink off, the first diverging scenarios as found
         done = True
+        run.check_upstream()
     except SubjectError as e:
         session.summary.error = str(e)
     finally:
         run.close()
         if not done:
             run.save_unshrunk("the run stopped before shrinking")
-    if not o.shrink:
-        run.save_unshrunk("not shrunk (--no-shrink)")
     totals, artifacts = run.summary_lines()
     return ["differential: " + "; ".join(totals), *artifacts]
