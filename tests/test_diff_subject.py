@@ -30,6 +30,8 @@ from conformance.engines.diff.confirm import (
 from conformance.engines.golden import read_scenario_file, verify_case
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import binary_available
+from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.releases.current import default_plugins
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIES = ROOT / "tests" / "data" / "plugin_copies"
@@ -160,6 +162,8 @@ import json
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import binary_available
+from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.releases.current import default_plugins
 scenario_path, _, out, _, seed = sys.argv[1:]
 result = ReferenceSubject().run(ScenarioInput.read(scenario_path)).result
 {plant}
@@ -302,3 +306,29 @@ def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "differential: skipped (the subject is the reference itself)" in out
     assert "7 properties (7 examples); 1 golden scenarios: 8 passed" in out, out
+
+
+# --- unmodified copies of every default plugin -------------------------------------------------
+
+@pytest.mark.parametrize("plugin,weight", default_plugins())
+def test_an_unmodified_copy_of_each_default_plugin_decides_as_the_in_tree_one(
+        plugin: str, weight: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cls = in_tree_registry()[plugin]
+    module = tmp_path / f"copy_{plugin.lower()}.py"
+    module.write_text(f"from {cls.__module__} import {cls.__name__} as _InTree\n\n\n"
+                      f"class My{plugin}(_InTree):\n    name = 'My{plugin}'\n")
+    entry: dict[str, object] = {"name": f"My{plugin}"}
+    if weight:
+        entry["weight"] = weight
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text(yaml.safe_dump({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {"multiPoint": {
+            "enabled": [entry], "disabled": [{"name": plugin}]}}}]}))
+    code = main(["diff", "--subject", f"reference:{cfg}", "--plugins", str(module),
+                 "--scenarios", "5", "--seed", "1", "--no-shrink", "--no-upstream-check",
+                 "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"inTreeFor={plugin} for My{plugin}" in out
+    assert "5 scenarios compared (5 whole runs" in out
