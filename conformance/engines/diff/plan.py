@@ -105,17 +105,16 @@ class DiffPlan:
     def properties(self, up: Subject) -> dict[str, str]:
         """The run's properties (JUnit, the report file)."""
         o = self.options
+        side = "subject" if o.subject else "upstream"
         props = {"kschedconf.command": "diff", "upstream.release": UPSTREAM_RELEASE,
-                 "seed": str(self.seed), "mode": o.mode, "upstream.spec": o.upstream,
+                 "seed": str(self.seed), "mode": o.mode, f"{side}.spec": o.subject or o.upstream,
                  "pdb_status": o.pdb_status}
         for k, v in up.describe().items():
-            props[f"upstream.{k}"] = v
+            props[f"{side}.{k}"] = v
         if o.config:
             props["config"] = o.config
-        if o.subject:
-            props["subject.spec"] = o.subject
-            if o.plugins:
-                props["plugins"] = ", ".join(o.plugins)
+        if o.plugins:
+            props["plugins"] = ", ".join(o.plugins)
         return props
 
     @property
