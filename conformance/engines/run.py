@@ -343,11 +343,17 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
 
 def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[str]:
     """The differential suite: the subject against the reference (docs/diff.md), up to
-    --max-examples scenarios of each size, and with --budget as much time of its own."""
+    --max-examples scenarios of each size, and with --budget as much time of its own; with
+    --shard, the sizes are split over the shards."""
     opts = p.opts
+    families = properties.select_shard(p.families, *opts.shard) if opts.shard else p.families
+    if not families:
+        session.notice(f"differential: no scenario size in shard {opts.shard[0]}/"
+                       f"{opts.shard[1]} (the sizes are split over the shards)")
+        return []
     return differential(session, subject, DifferentialOptions(
         opts.subject, opts.plugins, opts.config, p.config_doc,
-        {f: p.max_examples for f in p.families}, opts.seed, opts.budget, opts.out,
+        {f: p.max_examples for f in families}, opts.seed, opts.budget, opts.out,
         opts.shrink, named=opts.suite == "differential"))
 
 
