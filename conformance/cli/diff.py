@@ -37,7 +37,8 @@ def _sizes(text: str) -> list[str] | dict[str, int]:
 def register(sub: Any) -> None:
     """Add ``diff`` to the ``kschedconf`` sub-command parsers."""
     d = sub.add_parser(
-        "diff", help="differential testing: the reference against the real upstream scheduler",
+        "diff", help="differential testing: the reference against the real upstream scheduler, "
+                     "or any subject against the reference (--subject)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.dedent(f"""\
             Schedule the same scenarios on the reference and on the real upstream
@@ -63,7 +64,13 @@ def register(sub: Any) -> None:
             reported apart (expected: 0). Divergences listed in
             conformance/known_divergences.yaml are reported as known. Each kind of
             unexplained divergence is shrunk by Hypothesis to a minimal scenario, written to
-            --out with its replay command (`kschedconf diff --replay FILE`)."""),
+            --out with its replay command (`kschedconf diff --replay FILE`).
+
+            --subject SPEC turns it around: any subject (your profile and plugins, an
+            external simulator, a real control plane with your image) against the
+            reference under the configuration the subject runs, your plugins swapped for
+            the in-tree plugins they replace; each minimal scenario is then run by the
+            upstream subject, when built, to say whose decisions it makes (docs/diff.md)."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf diff --scenarios 50 --seed 1
