@@ -38,7 +38,8 @@ def _sizes(text: str) -> list[str] | dict[str, int]:
 def register(sub: Any) -> None:
     """Add ``diff`` to the ``kschedconf`` sub-command parsers."""
     d = sub.add_parser(
-        "diff", help="differential testing: the reference against the real upstream scheduler",
+        "diff", help="differential testing: the reference against the real upstream scheduler, "
+                     "or any subject against the reference (--subject)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.dedent(f"""\
             Schedule the same scenarios on the reference and on the real upstream
@@ -64,7 +65,13 @@ def register(sub: Any) -> None:
             reported apart (expected: 0). Divergences listed in
             conformance/known_divergences.yaml are reported as known. Each kind of
             unexplained divergence is shrunk by Hypothesis to a minimal scenario, written to
-            --out with its replay command (`kschedconf diff --replay FILE`)."""),
+            --out with its replay command (`kschedconf diff --replay FILE`).
+
+            --subject SPEC turns it around: any subject (your profile and plugins, an
+            external simulator, a real control plane with your image) against the
+            reference under the configuration the subject runs, your plugins swapped for
+            the in-tree plugins they replace; each minimal scenario is then run by the
+            upstream subject, when built, to say whose decisions it makes (docs/diff.md)."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf diff --scenarios 50 --seed 1
@@ -72,6 +79,8 @@ def register(sub: Any) -> None:
               kschedconf diff --golden --scenarios 0 --mode lockstep --junit diff.xml
               kschedconf diff --replay kschedconf-out/diff-lockstep-nodes-filters-reasons.yaml
               kschedconf diff --upstream process --scenarios 60 --golden --seed 1
+              kschedconf diff --subject reference:my-profile.yaml --plugins my_plugins.py
+              kschedconf diff --subject external:'./my-simulator --fast' --scenarios 100
 
             exit codes: 0 no unexplained divergence, 1 some, 2 usage or subject error,
             130 interrupted (128 + the signal)"""))
@@ -109,6 +118,18 @@ def register(sub: Any) -> None:
     d.add_argument("--upstream", metavar="SPEC", default="upstream",
                    help="the other side: upstream (default; upstream:BINARY for another "
                         "build), or any subject spec of `kschedconf run` (whole mode only)")
+    d.add_argument("--subject", metavar="SPEC",
+                   help="compare this subject with the reference instead (any spec of "
+                        "`kschedconf run`: reference:CFG --plugins FILE, external:CMD, "
+                        "process:CFG, docker:IMAGE...): the reference runs the configuration "
+                        "the subject runs, user plugins swapped for the in-tree plugins they "
+                        "replace (docs/diff.md)")
+    d.add_argument("--plugins", metavar="MODULE", action="append", default=[],
+                   help="with --subject reference[:CFG]: a Python file or module of your "
+                        "plugins (repeatable)")
+    d.add_argument("--no-upstream-check", action="store_true",
+                   help="with --subject: do not replay the minimal scenarios on the upstream "
+                        "subject (done when it is built) to tell whose decisions it makes")
     d.add_argument("--known", metavar="FILE",
                    help="known divergences (default conformance/known_divergences.yaml)")
     d.add_argument("--workers", metavar="N", type=positive_int, default=4,
@@ -133,7 +154,9 @@ def register(sub: Any) -> None:
 def cmd_diff(args: argparse.Namespace) -> int:
     """``kschedconf diff``: the run (or ``--replay``) reported on the console and, with
     ``--junit``, in a JUnit file."""
-    problem = apply_backend_options(args, "upstream")
+    problem = apply_backend_options(args, "subject" if args.subject else "upstream")
+    if not problem and args.plugins and not (args.subject or "").startswith("reference"):
+        problem = "--plugins is for --subject reference[:CFG] (your plugins in the reference)"
     if problem:
         return err("diff", problem)
     opts = DiffOptions(
@@ -142,9 +165,14 @@ def cmd_diff(args: argparse.Namespace) -> int:
         config=args.config, mode=args.mode, shrink=not args.no_shrink,
         shrink_time=args.shrink_time, upstream=args.upstream, known=args.known,
         max_steps=args.max_steps, replay=args.replay, workers=args.workers,
-        pdb_status=args.pdb_status)
+        pdb_status=args.pdb_status, subject=args.subject, plugins=tuple(args.plugins),
+        upstream_check=not args.no_upstream_check)
 
     def other() -> Subject:
+        if args.subject:
+            return make_subject(args.subject, config=args.config, plugins=args.plugins,
+                                timeout=args.subject_timeout,
+                                i_own_this_cluster=args.i_own_this_cluster)
         subject = make_subject(args.upstream, timeout=args.subject_timeout,
                                i_own_this_cluster=args.i_own_this_cluster)
         if isinstance(subject, UpstreamSubject):

@@ -38,7 +38,11 @@ def register(sub: Any) -> None:
               violation is shrunk to a minimal counterexample written as a scenario file
               under --out, replayable with `kschedconf reproduce`.
             golden: the scenarios of golden/AREA/NAME.yaml, whose decisions were recorded
-              from upstream, must be scheduled the same way (docs/golden.md).
+              from upstream, must be scheduled the same way (docs/golden.md); a subject
+              running another configuration is judged by the reference's decisions under it.
+            differential: the subject against the reference under the configuration it runs,
+              decision by decision, on generated scenarios of each size (--max-examples
+              each); as `kschedconf diff --subject` (docs/diff.md). all: the three.
 
             Each property stops at --max-examples or at its share of --budget. Profiles:
             dev (25 examples, small clusters, failures remembered in .hypothesis/), ci (100
@@ -60,7 +64,8 @@ def register(sub: Any) -> None:
 
             exit codes: 0 all passed, 1 some property or golden scenario failed,
             2 usage error or subject error (crash, timeout, invalid output)"""))
-    run.add_argument("--suite", choices=("properties", "golden", "all"), default="properties",
+    run.add_argument("--suite", choices=("properties", "golden", "differential", "all"),
+                     default="properties",
                      help="which suite (default properties)")
     subject_options(run)
     run.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
@@ -72,7 +77,8 @@ def register(sub: Any) -> None:
                      help="examples per property (default: the profile's)")
     run.add_argument("--budget", metavar="SECONDS", type=positive_float,
                      help="time for all properties, split evenly (what a property leaves "
-                          "goes to the next); default: no limit")
+                          "goes to the next), and as much for the differential suite's "
+                          "scenarios; default: no limit")
     run.add_argument("--seed", type=int,
                      help="derandomize: the same seed generates the same scenarios "
                           "(default: random; the ci profile is deterministic anyway)")

@@ -15,9 +15,15 @@ import yaml
 
 from conformance.core.dropped import dropped_counts, not_judged, note_dropped
 from conformance.core.errors import SubjectError, UsageError
-from conformance.core.results import ERROR, FAILED, CaseResult
+from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 from conformance.core.scenario import ScenarioInput, note_values
-from conformance.core.subject import Subject, describe_subject
+from conformance.core.subject import ScenarioRejected, Subject, describe_subject
+from conformance.engines.baseline import (
+    BaselineReference,
+    baseline_for,
+    same_config,
+    scenario_config,
+)
 from conformance.engines.session import Session
 
 GOLDEN_KIND = "GoldenDecisions"
@@ -211,7 +217,13 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
     """Run one golden file on the subject: a passed case, a failed one listing every
     difference from the recorded decisions (a crash of an in-process subject is one), or an
     error for an unreadable file. The case is named ``name`` (default: the file's stem). A
-    :class:`SubjectError` propagates."""
+    :class:`SubjectError` propagates.
+
+    When the configuration the subject runs (its ``fixed_config``, else ``config``) schedules
+    otherwise than the file's own, the recorded decisions do not apply: the expected ones are
+    the reference's under the subject's configuration (its user plugins swapped for the
+    in-tree plugins they replace, :mod:`conformance.engines.baseline`), and the case says so;
+    when the reference cannot run that configuration the case is skipped with the reason."""
     t0 = time.monotonic()
     case = CaseResult("golden", "kschedconf.golden", name or path.stem,
                       properties={"file": str(path)})
@@ -227,6 +239,18 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         case.properties["recorded_with"] = decisions.upstream_release
     why = ""
     dropped: dict[str, int] = {}
+    runs = subject.fixed_config if subject.fixed_config is not None else config
+    rerecorded = runs is not None and not same_config(runs, scenario_config(scenario))
+    if rerecorded:
+        try:
+            expected = rerecord(scenario.with_config(runs))
+        except UsageError as e:
+            case.status = SKIPPED
+            case.message = ("the subject runs another configuration than the golden file, "
+                            f"one the reference cannot run: {e}")
+            return case
+        decisions = expected
+        case.properties["decisions"] = RERECORDED
     try:
         result = subject.run(scenario.with_config(config))
     except SubjectError:
@@ -237,7 +261,11 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         diffs = compare_golden(decisions, result.result)
         dropped = dropped_counts(result.warnings)
         why = not_judged(result.result, result.warnings)
+        if rerecorded:
+            diffs = [d.replace(": upstream ", ": the reference ", 1) for d in diffs]
     if diffs:
+        if rerecorded:
+            diffs.append(f"(expected decisions: {RERECORDED})")
         case.status, case.message, case.details = FAILED, diffs[0], "\n".join(diffs)
     elif why:
         case.status, case.message = ERROR, f"not judged: {why}"
@@ -246,13 +274,31 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
     return case
 
 
+#: The expected decisions of a golden scenario run under another configuration.
+RERECORDED = ("re-recorded with the reference under the subject's configuration (the golden "
+             "file's configuration differs)")
+
+
+def rerecord(scenario: ScenarioInput) -> GoldenDecisions:
+    """The reference's decisions for a scenario under its ``config``, user plugins swapped for
+    the in-tree ones they replace; a :class:`UsageError` when the reference cannot run it."""
+    base = baseline_for(scenario.config)
+    try:
+        result = BaselineReference(base).run(scenario).result
+    except ScenarioRejected as e:
+        raise UsageError(str(e)) from e
+    return GoldenDecisions.from_result(result, "reference (re-recorded)")
+
+
 def verify(session: Session, subject: Subject, directory: Path, files: Sequence[Path],
            config: Mapping[str, Any] | None = None,
            on_failure: Callable[[CaseResult, Path], None] | None = None) -> None:
     """Verify every file of ``directory``, one case each, named ``AREA/NAME``;
     ``on_failure(case, path)`` may add a counterexample to a failed case before it is
     reported. Stops at the first subject error (the rest is not run; the error is in the
-    summary)."""
+    summary). A subject running another configuration than a file's is judged against the
+    reference's decisions under that configuration (:func:`verify_case`)."""
+    rerecorded = 0
     for path in files:
         name = golden_name(path, directory)
         session.case_started(f"golden/{name}")
@@ -265,9 +311,16 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
             session.summary.error = str(e)
         if case.status == FAILED and on_failure is not None:
             on_failure(case, path)
-        session.case_finished(case, f"{case.seconds:.2f}s  {case.message[:160]}".rstrip())
+        rerecorded += "decisions" in case.properties
+        note = "  (decisions re-recorded with the reference)" if "decisions" in \
+            case.properties else ""
+        session.case_finished(case, f"{case.seconds:.2f}s  {case.message[:160]}{note}".rstrip())
         if session.summary.error:
             return
+    if rerecorded:
+        session.notice(f"golden: {rerecorded} scenario(s) judged against the reference's "
+                       "decisions under the subject's configuration, which differs from "
+                       "theirs")
 
 
 def golden_header(subject: Subject, files: Sequence[Path], directory: Path) -> str:

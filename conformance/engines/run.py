@@ -24,6 +24,7 @@ from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult, RunSumm
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, describe_subject
 from conformance.engines import golden, properties
+from conformance.engines.diff.suite import DifferentialOptions, differential
 from conformance.engines.session import Session
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
@@ -31,7 +32,7 @@ from oracles.judge import Finding, all_oracles, evaluate, select_oracles
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES
 
-SUITES = ("properties", "golden", "all")
+SUITES = ("properties", "golden", "differential", "all")
 DEFAULT_OUT = "kschedconf-out"
 SHRINK_MIN_SECONDS = 2.0
 KSCHEDCONF_VERSION = "0.1.0"
@@ -328,6 +329,10 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
 
     def counterexample(case: CaseResult, path: Path) -> None:
         scenario, decisions, _ = golden.read_scenario_file(path)
+        if "decisions" in case.properties:  # re-recorded under the subject's configuration
+            runs = subject.fixed_config if subject.fixed_config is not None else p.config_doc
+            scenario = scenario.with_config(runs)
+            decisions = golden.rerecord(scenario)
         name = f"golden-{golden.flat_name(case.name)}"
         out = out_dir / f"{name}.yaml"
         case.reproduce = reproduce_command(str(out), p.opts, None)
@@ -345,11 +350,30 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
                   counterexample)
 
 
+def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[str]:
+    """The differential suite: the subject against the reference (docs/diff.md), up to
+    --max-examples scenarios of each size, and with --budget as much time of its own; with
+    --shard, the sizes are split over the shards."""
+    opts = p.opts
+    families = properties.select_shard(p.families, *opts.shard) if opts.shard else p.families
+    if not families:
+        session.notice(f"differential: no scenario size in shard {opts.shard[0]}/"
+                       f"{opts.shard[1]} (the sizes are split over the shards)")
+        return []
+    return differential(session, subject, DifferentialOptions(
+        opts.subject, opts.plugins, opts.config, p.config_doc,
+        {f: p.max_examples for f in families}, opts.seed, opts.budget, opts.out,
+        opts.shrink, named=opts.suite == "differential"))
+
+
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
     props = [c for c in summary.cases if c.suite == "properties"]
     parts = [f"{len(props)} properties ({sum(c.examples for c in props)} examples)"]
     if p.opts.suite in ("golden", "all"):
         parts.append(f"{sum(1 for c in summary.cases if c.suite == 'golden')} golden scenarios")
+    compared = sum(1 for c in summary.cases if c.suite == "diff" and c.status != SKIPPED)
+    if compared or p.opts.suite == "differential":
+        parts.append(f"{compared} differential scenarios")
     return parts
 
 
@@ -382,16 +406,20 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
                   f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed "
                   f"{seed_label(opts)}")
     stop: BaseException | None = None
+    differential_lines: list[str] = []
     try:
         with subject:
             if opts.suite in ("properties", "all"):
                 _run_properties(p, subject, session)
             if opts.suite in ("golden", "all") and not session.summary.error:
                 _run_golden(p, subject, session)
+            if opts.suite in ("differential", "all") and not session.summary.error:
+                differential_lines = _run_differential(p, subject, session)
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     summary = session.finish(totals=_totals(p, session.summary),
-                             artifacts=_artifacts(p, session.summary), stop=stop)
+                             artifacts=[*_artifacts(p, session.summary), *differential_lines],
+                             stop=stop)
     if stop is not None:
         raise stop
     return summary

@@ -1,5 +1,6 @@
 """``kschedconf diff``: the reference scheduler against another subject (the real upstream
-kube-scheduler in process, or a real control plane), scenario by scenario (docs/diff.md)."""
+kube-scheduler in process, or a real control plane), scenario by scenario; with ``--subject``,
+any subject against the reference under the configuration it runs (docs/diff.md)."""
 
 from conformance.engines.diff.compare import diff_scenario, fill_pdb_status
 from conformance.engines.diff.known import KnownDivergence, classify, load_known

@@ -55,8 +55,9 @@ def minimal_path(out: Path, sigs: Sequence[Sig]) -> Path:
 def save(path: Path, scenario: ScenarioInput, res: ScenarioDiff, *, subject: str,
          seed: int | None, reproduce: str, shrunk: bool, kinds: Sequence[Sig] = (),
          found_in: str = "") -> None:
-    """Write the scenario file with its header (``subject``: the other subject's name)."""
-    notes = [f"kschedconf diff: reference vs {subject} ({UPSTREAM_RELEASE})",
+    """Write the scenario file with its header (``subject``: the sides compared,
+    ``reference vs upstream``)."""
+    notes = [f"kschedconf diff: {subject} ({UPSTREAM_RELEASE})",
              f"found-in: {found_in or res.name}" + (" (shrunk by Hypothesis)" if shrunk else ""),
              f"seed-of-run: {seed}",
              f"reproduce: {reproduce}"]

@@ -50,6 +50,8 @@ class Divergence:
     known: str | None = None  # the id of the known divergence it matches
     #: whole mode: the outcomes of the two attempts compared (for known-divergence matchers)
     outcomes: tuple[str | None, str | None] | None = None
+    #: what the other side is called in reports (``subject`` with ``diff --subject``)
+    other: str = "upstream"
 
     @property
     def signature(self) -> Sig:
@@ -73,7 +75,7 @@ class Divergence:
               f"{', consequence' if self.consequence else ''}]"
         where = self.where()
         return (f"{tag} {self.path}{' (' + where + ')' if where else ''}: "
-                f"reference {show(self.reference)}, upstream {show(self.upstream)}")
+                f"reference {show(self.reference)}, {self.other} {show(self.upstream)}")
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"mode": self.mode, "path": self.path, "field": self.field}
@@ -101,11 +103,12 @@ class TieBreak:
     upstream: str | None
     ties: list[str]
     what: str = "binding"  # "binding" or "preemption (...)"
+    other: str = "upstream"  # what the other side is called in reports
 
     def __str__(self) -> str:
         return (f"[{self.mode}] {'attempt' if self.mode == WHOLE else 'step'} {self.step}, pod "
                 f"{self.pod}: {self.what} tie among {', '.join(self.ties)}: reference chose "
-                f"{self.reference}, upstream {self.upstream}")
+                f"{self.reference}, {self.other} {self.upstream}")
 
 
 def mark_consequences(divs: list[Divergence], layer: Callable[[Divergence], int]) -> None:

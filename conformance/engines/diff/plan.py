@@ -16,7 +16,7 @@ from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject
 from conformance.engines.diff.compare import fill_pdb_status
 from conformance.engines.diff.known import KnownDivergence, load_known
-from conformance.engines.diff.model import DECISIONS, MODES
+from conformance.engines.diff.model import DECISIONS, MODES, WHOLE
 from conformance.engines.golden import default_golden_dir, golden_files
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -47,6 +47,12 @@ class DiffOptions:
     replay: str | None = None
     workers: int = 4
     pdb_status: str = "fill"  # "fill" or "as-is" (see fill_pdb_status)
+    #: ``--subject SPEC``: the other side is this subject, compared with the reference under
+    #: the configuration it runs (docs/diff.md, "Any scheduler against the reference")
+    subject: str | None = None
+    plugins: Sequence[str] = ()
+    #: with ``subject``: replay each minimal scenario on the upstream subject when it is built
+    upstream_check: bool = True
 
 
 @dataclass(slots=True)
@@ -86,7 +92,11 @@ class DiffPlan:
             parts += ["--mode", o.mode]
         if o.config:
             parts += ["--config", shlex.quote(o.config)]
-        if o.upstream != "upstream":
+        if o.subject:
+            parts += ["--subject", shlex.quote(o.subject)]
+            for m in o.plugins:
+                parts += ["--plugins", shlex.quote(m)]
+        elif o.upstream != "upstream":
             parts += ["--upstream", shlex.quote(o.upstream)]
         if o.pdb_status != "fill":
             parts += ["--pdb-status", o.pdb_status]
@@ -95,14 +105,22 @@ class DiffPlan:
     def properties(self, up: Subject) -> dict[str, str]:
         """The run's properties (JUnit, the report file)."""
         o = self.options
+        side = "subject" if o.subject else "upstream"
         props = {"kschedconf.command": "diff", "upstream.release": UPSTREAM_RELEASE,
-                 "seed": str(self.seed), "mode": o.mode, "upstream.spec": o.upstream,
+                 "seed": str(self.seed), "mode": o.mode, f"{side}.spec": o.subject or o.upstream,
                  "pdb_status": o.pdb_status}
         for k, v in up.describe().items():
-            props[f"upstream.{k}"] = v
+            props[f"{side}.{k}"] = v
         if o.config:
             props["config"] = o.config
+        if o.plugins:
+            props["plugins"] = ", ".join(o.plugins)
         return props
+
+    @property
+    def other_label(self) -> str:
+        """What the other side is called in divergences: ``subject`` or ``upstream``."""
+        return "subject" if self.options.subject else "upstream"
 
 
 def check_options(opts: DiffOptions) -> None:
@@ -117,7 +135,11 @@ def resolve_plan(opts: DiffOptions, up: Subject, replay: bool = False) -> DiffPl
     """The plan of a run (or of ``--replay``) against ``up``; :class:`UsageError` for bad
     options or files. Without ``--seed`` a run draws one."""
     check_options(opts)
-    modes = resolve_modes(opts.mode, up.real_control_plane)
+    if opts.subject and opts.upstream != "upstream":
+        raise UsageError("--subject and --upstream: give one (--subject compares a subject "
+                         "with the reference, --upstream the reference with a subject)")
+    modes = resolve_modes(opts.mode, up.real_control_plane,
+                          can_explain=up.can_explain or not opts.subject)
     counts = {} if replay else family_counts(opts.scenarios, opts.sizes)
     golden: list[Path] = []
     directory = Path(opts.golden_dir) if opts.golden_dir else default_golden_dir()
@@ -134,13 +156,14 @@ def resolve_plan(opts: DiffOptions, up: Subject, replay: bool = False) -> DiffPl
     return DiffPlan(opts, modes, counts, golden, directory, known, config_doc, seed)
 
 
-def resolve_modes(mode: str, real_control_plane: bool) -> list[str]:
+def resolve_modes(mode: str, real_control_plane: bool, can_explain: bool = True) -> list[str]:
     """The comparisons of a ``--mode``: ``both`` is whole and lockstep; ``auto`` is
-    ``decisions`` against a real control plane, else both."""
+    ``decisions`` against a real control plane, else both (whole alone against a subject that
+    cannot explain)."""
     if mode not in MODE_CHOICES:
         raise UsageError(f"--mode {mode!r}: expected one of {', '.join(MODE_CHOICES)}")
     if mode == "auto":
-        mode = DECISIONS if real_control_plane else "both"
+        mode = DECISIONS if real_control_plane else ("both" if can_explain else WHOLE)
     return list(MODES) if mode == "both" else [mode]
 
 

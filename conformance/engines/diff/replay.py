@@ -34,7 +34,7 @@ def replay(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         raise UsageError(str(e)) from e
     check_options(opts)
     try:
-        ref, up = open_subjects(other, reference)
+        ref, up = open_subjects(other, reference, opts)
     except SubjectError as e:
         return failed_to_start(Session("diff", bus), e)
     try:
@@ -46,7 +46,9 @@ def replay(opts: DiffOptions, bus: EventBus, other: OtherSubject,
     props = {**plan.properties(up), "replay": str(path)}
     session = Session("diff", bus, properties=props, planned=1)
     run = DiffRun(plan, ref, up, session)
-    session.start(f"replaying {path} (seed {scenario.seed}): reference vs {up.name}; modes "
+    sides = (f"subject {up.name} vs the reference" if opts.subject else
+             f"reference vs {up.name}")
+    session.start(f"replaying {path} (seed {scenario.seed}): {sides}; modes "
                   f"{', '.join(plan.modes)}")
     error, stop = "", None
     try:

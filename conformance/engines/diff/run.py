@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from conformance.core.errors import Terminated
 from conformance.core.events import EventBus
 from conformance.core.results import ERROR, SKIPPED, CaseResult, RunSummary
-from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import Subject, SubjectError
+from conformance.core.scenario import ScenarioInput, read_config_doc
+from conformance.core.subject import Subject, SubjectError, describe_subject
+from conformance.engines.baseline import BaselineReference, against_reference
 from conformance.engines.diff.cases import (
     SUITE,
     artifacts,
@@ -23,6 +24,7 @@ from conformance.engines.diff.cases import (
     totals,
 )
 from conformance.engines.diff.compare import diff_scenario
+from conformance.engines.diff.confirm import confirm
 from conformance.engines.diff.minimal import Minimal, minimal_path, save
 from conformance.engines.diff.model import ScenarioDiff, Sig
 from conformance.engines.diff.plan import DiffOptions, DiffPlan, check_options, resolve_plan
@@ -37,6 +39,7 @@ from conformance.engines.diff.search import (
 from conformance.engines.golden import flat_name, golden_name, read_scenario_file
 from conformance.engines.session import Session
 from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: The other subject, or what builds it (called once the options are checked).
@@ -89,11 +92,16 @@ class DiffRun:
                 modes: Sequence[str] | None = None) -> ScenarioDiff:
         t0 = time.monotonic()
         try:
-            return diff_scenario(self.plan.prepare(scenario), self.ref, self.up,
-                                 modes or self.plan.modes, self.plan.known, family,
-                                 self.plan.options.max_steps, self.executor, 2 * self.workers)
+            res = diff_scenario(self.plan.prepare(scenario), self.ref, self.up,
+                                modes or self.plan.modes, self.plan.known, family,
+                                self.plan.options.max_steps, self.executor, 2 * self.workers)
         finally:
             self.compare_seconds += time.monotonic() - t0
+        for d in res.divergences:
+            d.other = self.plan.other_label
+        for t in res.tie_breaks:
+            t.other = self.plan.other_label
+        return res
 
     def judge(self, scenario: ScenarioInput, family: str) -> ScenarioDiff:
         """Compare one scenario as a case of the run; a subject error is the case's error."""
@@ -114,6 +122,13 @@ class DiffRun:
         self.cases.append((case, res))
         s.case_finished(case, detail(res))
         return res
+
+    @property
+    def sides(self) -> str:
+        """The sides compared, for scenario files: ``reference vs upstream``."""
+        if self.plan.options.subject:
+            return f"subject {self.up.name} ({self.plan.options.subject}) vs the reference"
+        return f"reference vs {self.up.name}"
 
     def _counters(self) -> str:
         done = len(self.results)
@@ -181,7 +196,7 @@ class DiffRun:
             if res.unexplained:
                 out = self.plan.out / f"diff-{res.name}.yaml"
                 reproduce = self.plan.reproduce(out)
-                save(out, scenario, res, subject=self.up.name, seed=self.plan.seed,
+                save(out, scenario, res, subject=self.sides, seed=self.plan.seed,
                      reproduce=reproduce, shrunk=False, kinds=res.signatures())
                 self.minimal.append(Minimal(
                     res.signatures(), str(out), False, res.name,
@@ -199,11 +214,21 @@ class DiffRun:
                             f"each)...")
         for job in self.jobs:
             m = shrink(job, self.plan, self.compare, self.seen.get(job.family, {}),
-                       self.up.name)
+                       self.sides)
             self.minimal.append(m)
             self.session.notice(f"  {m.kinds()}: {m.path}"
                                 + (f" (shrunk, {m.shrink_steps} steps)" if m.shrunk
                                    else f" ({m.note})"))
+
+    def check_upstream(self) -> None:
+        """``--subject``: whose decisions upstream makes on each minimal scenario
+        (:mod:`.confirm`), when the upstream subject is built."""
+        if not (self.plan.options.subject and self.plan.options.upstream_check
+                and isinstance(self.ref, BaselineReference) and binary_available()):
+            return
+        for line in confirm(self.minimal, self.ref, self.up, UpstreamSubject,
+                            self.plan.prepare):
+            self.session.notice(line)
 
     def save_unshrunk(self, note: str) -> None:
         """Write the scenarios of the kinds not shrunk yet as they were found (a run stopped
@@ -213,7 +238,7 @@ class DiffRun:
             if done.isdisjoint(job.sigs):
                 path = minimal_path(self.plan.out, job.sigs)
                 reproduce = self.plan.reproduce(path)
-                save(path, job.scenario, job.result, subject=self.up.name,
+                save(path, job.scenario, job.result, subject=self.sides,
                      seed=self.plan.seed, reproduce=reproduce, shrunk=False, kinds=job.sigs)
                 self.minimal.append(Minimal(
                     job.sigs, str(path), False, job.result.name,
@@ -239,8 +264,20 @@ class DiffRun:
                 self.up.close()
 
 
-def open_subjects(other: OtherSubject, reference: Subject | None) -> tuple[Subject, Subject]:
-    """The reference (default: the in-process reference scheduler) and the other subject."""
+def open_subjects(other: OtherSubject, reference: Subject | None,
+                  opts: DiffOptions | None = None) -> tuple[Subject, Subject]:
+    """The reference (default: the in-process reference scheduler) and the other subject.
+    With ``--subject`` (``opts.subject``), the reference runs the subject's configuration,
+    its user plugins swapped for the in-tree ones they replace (:mod:`..baseline`)."""
+    if opts is not None and opts.subject and reference is None:
+        up = other if isinstance(other, Subject) else other()
+        try:
+            config = read_config_doc(opts.config) if opts.config else None
+            ref, up, _ = against_reference(up, config)
+        except BaseException:
+            up.close()
+            raise
+        return ref, up
     ref = reference if reference is not None else ReferenceSubject()
     try:
         up = other if isinstance(other, Subject) else other()
@@ -258,10 +295,14 @@ def failed_to_start(session: Session, error: SubjectError) -> DiffReport:
     return DiffReport(session.finish(error=str(error)))
 
 
-def header(plan: DiffPlan, up: Subject) -> str:
+def header(plan: DiffPlan, up: Subject, ref: Subject | None = None) -> str:
     d = {k: v for k, v in up.describe().items() if k not in ("subject", "binary")}
     described = f" ({', '.join(f'{k}={v}' for k, v in d.items())})" if d else ""
     counts = ", ".join(f"{n} {k}" for k, n in plan.counts.items() if n) or "0 generated"
+    if plan.options.subject and ref is not None:
+        return (f"kschedconf diff: subject {up.name}{described} vs {describe_subject(ref)}; "
+                f"modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
+                + (" + golden" if plan.golden_files else ""))
     return (f"kschedconf diff: reference vs {up.name}{described}; upstream "
             f"{UPSTREAM_RELEASE}; modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
             + (" + golden" if plan.golden_files else ""))
@@ -274,7 +315,7 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
     :class:`UsageError` for bad options. The run closes both subjects."""
     check_options(opts)
     try:
-        ref, up = open_subjects(other, reference)
+        ref, up = open_subjects(other, reference, opts)
     except SubjectError as e:
         return failed_to_start(Session("diff", bus), e)
     try:
@@ -287,7 +328,7 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
     run = DiffRun(plan, ref, up, session)
     if opts.budget is not None:
         run.deadline = run.started + opts.budget
-    session.start(header(plan, up))
+    session.start(header(plan, up, ref))
     error, stop = "", None
     try:
         for family, n in plan.counts.items():
@@ -295,6 +336,7 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         if plan.golden_files:
             run.golden()
         run.shrink_all()
+        run.check_upstream()
     except SubjectError as e:
         error = str(e)
     except (KeyboardInterrupt, Terminated) as e:
