@@ -218,8 +218,5 @@ MUTANTS: tuple[Mutant, ...] = (
             w.pod("p", {"cpu": "1"}, priority_class="critical")),
         shows="genuine: a (priority 10, preemptionPolicy Never) is evicted for p; mutant: p stays "
               "pending",
-        missing_oracle="a missed-preemption oracle: no oracle checks that a pending pod which "
-                       "could preempt (lower-priority pods whose removal lets it fit, "
-                       "preemptionPolicy PreemptLowerPriority) did; no_false_unschedulable only "
-                       "asks whether it fits as the cluster is"),
+        oracles=("no_false_unschedulable",)),
 )
