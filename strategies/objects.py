@@ -242,17 +242,21 @@ def _node_selector_requirement(draw: st.DrawFn, items: VocabItems) -> Doc:
 @functools.cache
 @st.composite
 def _node_selector_term(draw: st.DrawFn, node_names: tuple[str, ...], max_terms: int) -> Doc:
+    """A node selector term: label expressions, ``metadata.name`` fields or both; about one
+    in eight is empty (``{}`` or ``matchExpressions: []``), which matches no node (a required
+    term) or is skipped (a preferred one)."""
+    if sometimes(draw, 8):
+        return {} if draw(st.booleans()) else {"matchExpressions": []}
     vocab = tuple(_node_label_vocab(node_names).items())
+    kind = draw(sampled(("expressions", "fields", "both"))) if node_names else "expressions"
     term: Doc = {}
-    exprs = draw(st.lists(_node_selector_requirement(vocab), max_size=max_terms))
-    if exprs:
-        term["matchExpressions"] = exprs
-    if node_names and (not exprs or draw(st.booleans())) and draw(st.booleans()):
+    if kind != "fields":
+        term["matchExpressions"] = draw(st.lists(_node_selector_requirement(vocab), min_size=1,
+                                                 max_size=max(1, max_terms)))
+    if kind != "expressions":
         term["matchFields"] = [{"key": "metadata.name",
                                 "operator": draw(sampled(("In", "NotIn"))),
                                 "values": [draw(sampled(node_names))]}]
-    if not term:  # an empty term matches no node; keep terms meaningful
-        term["matchExpressions"] = [draw(_node_selector_requirement(vocab))]
     return term
 
 
@@ -413,9 +417,11 @@ def node_templates(draw: st.DrawFn, sizes: Sizes = SMALL,
     if "images" in f:
         names = draw(st.lists(sampled(v.IMAGE_NAMES), unique=True, max_size=3))
         for name in names:
-            listed = [name]
-            if draw(st.booleans()):
-                listed = ["docker.io/library/" + name, name]
+            # the kubelet reports an untagged image as NAME:latest (normalizedImageName)
+            tagged = name if name.rfind(":") > name.rfind("/") else name + ":latest"
+            listed = [tagged]
+            if "/" not in name and draw(st.booleans()):
+                listed = ["docker.io/library/" + tagged, tagged]
             images.append({"names": listed, "sizeBytes": v.IMAGES[name]})
     return NodeTemplate(labels, raw_alloc, capacity, write_allocatable, tuple(node_taints),
                         unschedulable, tuple(images), zoned=not sometimes(draw, 8))
@@ -661,7 +667,8 @@ def pod_templates(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str]
                              unique=True))
         spec["nodeSelector"] = {k: draw(sampled(vocab[k])) for k in keys}
     affinity: Doc = {}
-    if "node_affinity" in f and sometimes(draw, 4):
+    # a nodeSelector and a node affinity must both hold: pods with both are made common
+    if "node_affinity" in f and sometimes(draw, 2 if "nodeSelector" in spec else 4):
         affinity["nodeAffinity"] = draw(node_affinities(ctx.node_names, sizes.max_terms))
     ns_terms = "namespaces" in f
     if "pod_affinity" in f and sometimes(draw, 4):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from conformance.core.scenario import ScenarioInput
@@ -125,8 +125,8 @@ def _keys_of(sel: Mapping[str, Any] | None) -> set[str]:
 
 
 def _node_term_errors(term: Mapping[str, Any], where: str) -> Iterator[str]:
-    if not term.get("matchExpressions") and not term.get("matchFields"):
-        yield f"{where}: empty node selector term"
+    # ValidateNodeSelectorTerm (pkg/apis/core/validation/validation.go) accepts an empty term
+    # (it matches no node); only each requirement is checked
     for r in term.get("matchExpressions") or []:
         if not is_qualified_name(r["key"]):
             yield f"{where}: bad key {r['key']}"
@@ -587,3 +587,74 @@ def test_simulation_runs_generated_timelines(s: ScenarioInput) -> None:
     result = load_documents(s.documents)
     scenario = parse_scenario(result.scenario, result.cluster) if result.scenario else None
     run_simulation(Scheduler(result.cluster, seed=s.seed), scenario, until="1h")
+
+
+# ----------------------------------------------------------------- shapes the mutants need
+
+def _required_terms(pod: Mapping[str, Any]) -> list[dict]:
+    na = (pod["spec"].get("affinity") or {}).get("nodeAffinity") or {}
+    req = na.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+    return list(req.get("nodeSelectorTerms") or [])
+
+
+def _ns_terms(pod: Mapping[str, Any]) -> list[dict]:
+    aff = pod["spec"].get("affinity") or {}
+    key = "requiredDuringSchedulingIgnoredDuringExecution"
+    return [t for kind in ("podAffinity", "podAntiAffinity")
+            for t in (aff.get(kind) or {}).get(key, [])]
+
+
+def _sidecar_before_init(pod: Mapping[str, Any]) -> bool:
+    kinds = [c.get("restartPolicy") == "Always" for c in pod["spec"].get("initContainers", [])]
+    return any(kinds[i] and not later for i in range(len(kinds)) for later in kinds[i + 1:])
+
+
+SHAPES = {
+    # the rule each shape exposes: docs/mutants.md (the catalogue)
+    "empty required node selector term": lambda p: any(
+        not t.get("matchExpressions") and not t.get("matchFields") for t in _required_terms(p)),
+    "required term of matchFields only": lambda p: any(
+        t.get("matchFields") and not t.get("matchExpressions") for t in _required_terms(p)),
+    "nodeSelector and required node affinity": lambda p: bool(
+        p["spec"].get("nodeSelector") and _required_terms(p)),
+    "namespaceSelector {}": lambda p: any(t.get("namespaceSelector") == {} for t in _ns_terms(p)),
+    "namespaces and a namespaceSelector": lambda p: any(
+        t.get("namespaces") and t.get("namespaceSelector") for t in _ns_terms(p)),
+    "sidecar declared before a plain init container": _sidecar_before_init,
+    "untagged image": lambda p: any(":" not in c["image"] for c in p["spec"]["containers"]),
+}
+
+
+FIND = settings(max_examples=400, deadline=None, database=None, phases=[Phase.generate],
+                suppress_health_check=list(HealthCheck))
+
+
+def test_generation_reaches_the_shapes_that_expose_planted_bugs() -> None:
+    """Each input shape a catalogued mutant needs (kschedconf mutants) comes up among a few
+    hundred generated pods (derandomized: the same pods every run)."""
+    ctx = PodContext(("default", "team-a"), (), ("node-0", "node-1"))
+    seen: set[str] = set()
+
+    @settings(FIND, max_examples=500, derandomize=True)
+    @given(pods(ctx=ctx))
+    def collect(pod: dict) -> None:
+        seen.update(name for name, wanted in SHAPES.items() if wanted(pod))
+
+    collect()
+    assert seen == set(SHAPES)
+
+
+def _node_image_names(s: ScenarioInput) -> list[str]:
+    return [n for d in _kind(s.documents, "Node")
+            for im in (d.get("status") or {}).get("images", []) for n in im["names"]]
+
+
+def test_untagged_images_are_listed_with_latest_on_nodes() -> None:
+    """Nodes list an image a pod names without a tag as NAME:latest, as the kubelet reports it
+    (ImageLocality's normalizedImageName then finds it)."""
+    s = find(scenarios(features={"images"}),
+             lambda s: any("ml/model" in n for n in _node_image_names(s)),
+             settings=FIND)
+    names = _node_image_names(s)
+    assert "registry.example.com/ml/model:latest" in names
+    assert all(n.rfind(":") > n.rfind("/") for n in names), names

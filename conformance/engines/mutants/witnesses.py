@@ -31,20 +31,24 @@ WEB = {"app": "web"}
 
 def node(name: str, cpu: str = "4", memory: str = "8Gi", pods: int = 110, *,
          labels: Mapping[str, str] | None = None, taints: Sequence[Doc] = (),
-         unschedulable: bool = False, extra: Mapping[str, Any] | None = None) -> Doc:
-    """A Node with allocatable ``cpu``, ``memory``, ``pods`` (and ``extra`` resources) and the
-    hostname label."""
+         unschedulable: bool = False, extra: Mapping[str, Any] | None = None,
+         images: Mapping[str, int] | None = None) -> Doc:
+    """A Node with allocatable ``cpu``, ``memory``, ``pods`` (and ``extra`` resources), the
+    hostname label and ``images`` (name: size in bytes) in its status."""
     n = make_node(name).hostname().labels(labels or {}).spec()
     if taints:
         n.taints(taints)
     if unschedulable:
         n.unschedulable()
+    if images:
+        n.images(images)
     return n.allocatable({"cpu": cpu, "memory": memory, "pods": pods, **(extra or {})}).manifest()
 
 
 def container(name: str = "c", requests: Mapping[str, Any] | None = None, *,
-              ports: Sequence[Doc] = (), restart_policy: str | None = None) -> Doc:
-    c = make_container(name).image("busybox").requests(requests or {})
+              ports: Sequence[Doc] = (), restart_policy: str | None = None,
+              image: str = "busybox") -> Doc:
+    c = make_container(name).image(image).requests(requests or {})
     if ports:
         c.ports(ports)
     if restart_policy:

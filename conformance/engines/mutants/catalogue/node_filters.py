@@ -100,6 +100,28 @@ def _terms_anded(orig: Callable[..., Any]) -> Callable[..., Any]:
     return match
 
 
+def _fields_ignored(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def __init__(self: Any, term: Any, path: str) -> None:
+        orig(self, term, path)
+        self.fields = None
+    return __init__
+
+
+def _selector_dropped_with_affinity(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def get_required_node_affinity(pod: Any) -> Any:
+        na = pod.affinity.node_affinity if pod.affinity is not None else None
+        if na is not None and na.required is not None:
+            return RequiredNodeAffinity(None, pod.affinity)
+        return orig(pod)
+    return get_required_node_affinity
+
+
+def _required(*terms: w.Doc) -> w.Doc:
+    """A pod affinity holding these required node selector terms."""
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": list(terms)}}}
+
+
 NODE_AFFINITY = (
     Mutant(
         name="nodeaffinity-ignores-nodeselector", area="NodeAffinity",
@@ -130,6 +152,52 @@ NODE_AFFINITY = (
                                            "values": ["z2"]}]}]}}})),
         shows="genuine: the first term matches, bound; mutant: the second fails too, pending",
         oracles=("no_false_unschedulable",)),
+    Mutant(
+        name="nodeaffinity-matchfields-ignored", area="NodeAffinity",
+        summary="matchFields requirements (metadata.name) of a node selector term are ignored: "
+                "a term holding only matchFields matches every node",
+        upstream="nodeSelectorTerm.match checks matchExpressions against the labels and "
+                 "matchFields against the node's fields {metadata.name} "
+                 "(staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/"
+                 "nodeaffinity.go newNodeSelectorTerm, extractNodeFields)",
+        patches=(Patch(f"{_NSEL}:CompiledTerm.__init__", _fields_ignored),),
+        witness=lambda: w.scenario(
+            "match-fields", w.node("n1"),
+            w.pod("p", affinity=_required({"matchFields": [
+                {"key": "metadata.name", "operator": "NotIn", "values": ["n1"]}]}))),
+        shows="genuine: metadata.name NotIn [n1] rules out the only node, pending; mutant: "
+              "bound on n1",
+        oracles=("filters_honoured",)),
+    Mutant(
+        name="nodeaffinity-nodeselector-dropped-with-affinity", area="NodeAffinity",
+        summary="a pod with a required node affinity has its spec.nodeSelector ignored (the "
+                "affinity taken as replacing the selector instead of both applying)",
+        upstream="RequiredNodeAffinity.Match: the nodeSelector AND the required node affinity "
+                 "(staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/"
+                 "nodeaffinity.go GetRequiredNodeAffinity)",
+        patches=(Patch("reference_impl.plugins.nodeaffinity:get_required_node_affinity",
+                       _selector_dropped_with_affinity),),
+        witness=lambda: w.scenario(
+            "selector-and-affinity", w.node("n1", labels={w.ZONE: "z1", "disktype": "hdd"}),
+            w.pod("p", nodeSelector={"disktype": "ssd"}, affinity=_required({
+                "matchExpressions": [{"key": w.ZONE, "operator": "In", "values": ["z1"]}]}))),
+        shows="genuine: the affinity matches n1 but the nodeSelector disktype=ssd does not, "
+              "pending; mutant: bound",
+        oracles=("filters_honoured",)),
+    Mutant(
+        name="nodeaffinity-empty-term-matches-all", area="NodeAffinity",
+        summary="an empty node selector term ({} or empty matchExpressions) matches every node "
+                "instead of none",
+        upstream="NewLazyErrorNodeSelector skips terms with neither matchExpressions nor "
+                 "matchFields, so they match nothing; NewPreferredSchedulingTerms skips them "
+                 "too (staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/"
+                 "nodeaffinity.go)",
+        patches=(Patch(f"{_NSEL}:_is_empty_term", lambda orig: lambda term: False),),
+        witness=lambda: w.scenario(
+            "empty-term", w.node("n1"),
+            w.pod("p", affinity=_required({"matchExpressions": []}))),
+        shows="genuine: the only term is empty and matches no node, pending; mutant: bound",
+        oracles=("filters_honoured",)),
 )
 
 

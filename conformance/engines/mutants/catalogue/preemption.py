@@ -61,6 +61,33 @@ def _allowed_at_or_below(orig: Callable[..., Any]) -> Callable[..., Any]:
     return is_preemption_allowed_across_all_victim_nodes
 
 
+def _fewest_victims_first(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def pick_one_node_for_preemption(nodes_to_victims: dict, score_funcs: Any) -> str:
+        if score_funcs is None and nodes_to_victims:
+            fewest = min(len(v.pods) for v in nodes_to_victims.values())
+            nodes_to_victims = {n: v for n, v in nodes_to_victims.items()
+                                if len(v.pods) == fewest}
+        return orig(nodes_to_victims, score_funcs)
+    return pick_one_node_for_preemption
+
+
+def _never_protects(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def is_preemption_allowed_across_all_victim_nodes(self: Any, victim: Any,
+                                                      preemptor: Any) -> bool:
+        if any(pi.pod.preemption_policy == "Never" for pi in victim.pods):
+            return False
+        return orig(self, victim, preemptor)
+    return is_preemption_allowed_across_all_victim_nodes
+
+
+_NODE_CHOICE_ORACLE = (
+    "a preemption node-choice oracle: the preemption oracle checks the victims on the chosen "
+    "node (lower priority, minimal, PDBs) but not that pickOneNodeForPreemption's order (fewest "
+    "PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, "
+    "latest start) picks that node among the candidates; the golden suite or a differential "
+    "run against the reference or upstream sees it")
+
+
 def _two_low_pods(name: str, p1: int, p2: int) -> ScenarioInput:
     return w.scenario(
         name, w.priority_class("p1", p1), w.priority_class("p2", p2),
@@ -154,4 +181,42 @@ MUTANTS: tuple[Mutant, ...] = (
             w.pod("p", {"cpu": "1"}, priority_class="same")),
         shows="genuine: a has the same priority, no preemption; mutant: a is evicted",
         oracles=("preemption",)),
+    Mutant(
+        name="preemption-node-fewest-victims-first", area="DefaultPreemption",
+        summary="the node to preempt on is the one with the fewest victims, before comparing "
+                "the victims' priorities",
+        upstream="pickOneNodeForPreemption: fewest PDB violations, then the lowest highest "
+                 "victim priority, then the smallest priority sum, only then the fewest victims "
+                 "(pkg/scheduler/framework/preemption/preemption.go)",
+        patches=(Patch("reference_impl.framework.preemption.preemption:"
+                       "pick_one_node_for_preemption", _fewest_victims_first),),
+        witness=lambda: w.scenario(
+            "node-choice", w.priority_class("low", 10), w.priority_class("mid", 50),
+            w.priority_class("critical", 1000),
+            w.node("n1", cpu="2"), w.node("n2", cpu="2"),
+            w.pod("m", {"cpu": "2"}, node="n1", priority_class="mid"),
+            w.pod("a", {"cpu": "1"}, node="n2", priority_class="low"),
+            w.pod("b", {"cpu": "1"}, node="n2", priority_class="low"),
+            w.pod("p", {"cpu": "2"}, priority_class="critical")),
+        shows="genuine: n2's victims (a, b: priority 10) are less important than n1's (m: 50), "
+              "a and b are evicted; mutant: one victim beats two, m is evicted",
+        missing_oracle=_NODE_CHOICE_ORACLE),
+    Mutant(
+        name="preemption-never-pods-not-victims", area="DefaultPreemption",
+        summary="pods with preemptionPolicy: Never are never evicted (the policy read as a "
+                "protection from preemption)",
+        upstream="preemptionPolicy only says whether the pod may preempt others "
+                 "(PodEligibleToPreemptOthers); victims are any lower-priority pods "
+                 "(pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go "
+                 "isPreemptionAllowed)",
+        patches=(Patch(f"{_DP}:DefaultPreemption.is_preemption_allowed_across_all_victim_nodes",
+                       _never_protects),),
+        witness=lambda: w.scenario(
+            "never-victim", {**w.priority_class("batch", 10), "preemptionPolicy": "Never"},
+            w.priority_class("critical", 1000), w.node("n1", cpu="1"),
+            w.pod("a", {"cpu": "1"}, node="n1", priority_class="batch"),
+            w.pod("p", {"cpu": "1"}, priority_class="critical")),
+        shows="genuine: a (priority 10, preemptionPolicy Never) is evicted for p; mutant: p stays "
+              "pending",
+        oracles=("no_false_unschedulable",)),
 )

@@ -23,6 +23,14 @@ def _uncapped(orig: Callable[..., Any]) -> Callable[..., Any]:
     return calculate_backoff_duration
 
 
+def _linear(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def calculate_backoff_duration(self: Any, count: int, entity_size: int = 1) -> int:
+        if count == 0:
+            return 0
+        return min(self.pod_initial_backoff * count, self.pod_max_backoff)
+    return calculate_backoff_duration
+
+
 def _no_nodes_witness(name: str, config: w.Doc | None) -> ScenarioInput:
     """p finds no node at all ("no nodes available": an attempt that no plugin rejected, so p
     goes to the error backoff queue, which is only flushed when its backoff ends) until a node
@@ -87,4 +95,20 @@ MUTANTS: tuple[Mutant, ...] = (
               "popped first and bound, then high preempts it",
         oracles=("queue_fairness",),
         missing_oracle=_QUEUE_ORACLE_NAMES),
+    Mutant(
+        name="queue-backoff-linear", area="scheduling queue",
+        summary="the backoff grows linearly (initial × attempts) instead of doubling",
+        upstream="calculateBackoffDuration: podInitialBackoff << (attempts - 1), capped at "
+                 "podMaxBackoff (pkg/scheduler/backend/queue/backoff_queue.go)",
+        patches=(Patch(_BACKOFF, _linear),),
+        witness=lambda: _no_nodes_witness("backoff-linear", w.config(
+            podInitialBackoffSeconds=1, podMaxBackoffSeconds=10)),
+        shows=_BACKOFF_NOTE + "genuine: backoffs of 1, 2, 4 s, attempts at 0, 1-2, 3-4, 7-8 s; "
+              "mutant: 1, 2, 3 s, one attempt more before the node appears at 6.5 s",
+        missing_oracle="a backoff-growth check: queue_fairness bounds each backoff by "
+                       "[podInitialBackoffSeconds, podMaxBackoffSeconds], which a linear growth "
+                       "respects; requiring initial × 2^(count-1) (count: the pod's "
+                       "unschedulable or consecutive error count, getBackoffTime in "
+                       "backoff_queue.go) from the trace, or a differential run against the "
+                       "reference, would catch it"),
 )

@@ -33,6 +33,20 @@ def _aggregate_sidecars_as_init(orig: Callable[..., Any]) -> Callable[..., Any]:
     return _aggregate
 
 
+def _sidecars_moved(first: bool) -> Callable[[Any], Any]:
+    """``_aggregate`` with the sidecars moved before (``first``) or after every plain init
+    container: the init-phase peaks then count every sidecar, or none."""
+    def make(orig: Callable[..., Any]) -> Callable[..., Any]:
+        def _aggregate(containers: tuple, init_containers: tuple, non_missing: Any,
+                       limits: bool) -> Any:
+            sidecars = tuple(c for c in init_containers if c.restart_policy == "Always")
+            plain = tuple(c for c in init_containers if c.restart_policy != "Always")
+            return orig(containers, sidecars + plain if first else plain + sidecars,
+                        non_missing, limits)
+        return _aggregate
+    return make
+
+
 def _pod_requests_without_overhead(orig: Callable[..., Any]) -> Callable[..., Any]:
     def pod_requests(pod: Any, *, non_missing: Any = None, pod_level_resources: bool = True,
                      exclude_overhead: bool = False) -> Any:
@@ -68,6 +82,38 @@ POD_REQUESTS = (
                  initContainers=[w.container("side", {"cpu": "600m"}, restart_policy="Always")])),
         shows="genuine: p needs 1200m and stays pending on a 1-cpu node; mutant: 600m, bound",
         oracles=("no_overcommit", "filters_honoured")),
+    Mutant(
+        name="requests-init-peak-without-earlier-sidecars", area="pod requests",
+        summary="an init container's peak leaves out the sidecars started before it (they keep "
+                "running while it runs)",
+        upstream="AggregateContainerRequests: an init container needs its own requests plus "
+                 "the restartable init containers declared before it "
+                 "(staging/src/k8s.io/component-helpers/resource/helpers.go, KEP-753)",
+        patches=(Patch(f"{_REQ}:_aggregate", _sidecars_moved(first=False)),),
+        witness=lambda: w.scenario(
+            "sidecar-then-init", w.node("n1", cpu="2"),
+            w.pod("p", {"cpu": "100m"}, initContainers=[
+                w.container("side", {"cpu": "1"}, restart_policy="Always"),
+                w.container("init", {"cpu": "1500m"})])),
+        shows="genuine: the init container runs next to the sidecar, 2500m, pending on a 2-cpu "
+              "node; mutant: 1500m, bound",
+        oracles=("no_overcommit", "filters_honoured")),
+    Mutant(
+        name="requests-init-peak-with-later-sidecars", area="pod requests",
+        summary="an init container's peak counts every sidecar, also those declared (started) "
+                "after it",
+        upstream="AggregateContainerRequests: only the restartable init containers declared "
+                 "before an init container run next to it "
+                 "(staging/src/k8s.io/component-helpers/resource/helpers.go, KEP-753)",
+        patches=(Patch(f"{_REQ}:_aggregate", _sidecars_moved(first=True)),),
+        witness=lambda: w.scenario(
+            "init-then-sidecar", w.node("n1", cpu="2"),
+            w.pod("p", {"cpu": "100m"}, initContainers=[
+                w.container("init", {"cpu": "1500m"}),
+                w.container("side", {"cpu": "1"}, restart_policy="Always")])),
+        shows="genuine: the sidecar starts after the init container, peak 1500m, bound on a "
+              "2-cpu node; mutant: 2500m, pending",
+        oracles=("no_false_unschedulable",)),
     Mutant(
         name="requests-ignore-overhead", area="pod requests",
         summary="pod overhead (spec.overhead) is not added to the pod's requests",

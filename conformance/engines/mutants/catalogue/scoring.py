@@ -57,6 +57,16 @@ def _used_share(orig: Callable[..., Any]) -> Callable[..., Any]:
     return least_requested_score
 
 
+_IL = "reference_impl.plugins.imagelocality"
+_MB = 2**20
+
+
+def _imaged_pod(name: str, *images: str) -> w.Doc:
+    """A pod with one container per image (no requests)."""
+    return {**w.pod(name), "spec": {"containers": [
+        w.container(f"c{i}", image=image) for i, image in enumerate(images)]}}
+
+
 _NO_SCORE_ORACLE = (
     "a score oracle: the existing ones check only that the bound node is among the subject's "
     "own reported highest-scored candidates, and the reference subject reports no "
@@ -132,5 +142,33 @@ MUTANTS: tuple[Mutant, ...] = (
             w.pod("busy", {"cpu": "2", "memory": "4Gi"}, node="n1"),
             w.pod("p", {"cpu": "100m", "memory": "128Mi"})),
         shows="genuine: the empty n2 scores higher; mutant: the busy n1",
+        missing_oracle=_NO_SCORE_ORACLE),
+    Mutant(
+        name="imagelocality-no-spread-scaling", area="ImageLocality scoring",
+        summary="an image's size counts in full on every node holding it, not scaled by the "
+                "share of nodes that hold it",
+        upstream="scaledImageScore: size × numNodes / totalNumNodes "
+                 "(pkg/scheduler/framework/plugins/imagelocality/image_locality.go)",
+        patches=(Patch(f"{_IL}:scaled_image_score",
+                       lambda orig: lambda state, total_num_nodes: state.size),),
+        witness=lambda: w.scenario(
+            "image-spread", w.node("n1", images={"example.com/big:1": 600 * _MB}),
+            *(w.node(n, images={"example.com/common:1": 400 * _MB}) for n in ("n2", "n3", "n4")),
+            _imaged_pod("p", "example.com/big:1", "example.com/common:1")),
+        shows="genuine: the common image (3 of 4 nodes) scores 300 MB on n2-n4, the rare one "
+              "150 MB on n1, p goes to n2-n4; mutant: 600 MB beats 400 MB, n1",
+        missing_oracle=_NO_SCORE_ORACLE),
+    Mutant(
+        name="imagelocality-untagged-not-normalized", area="ImageLocality scoring",
+        summary="an image named without a tag is looked up as is, not as NAME:latest, so it "
+                "never matches the node's image list",
+        upstream="normalizedImageName appends \":latest\" to an untagged image "
+                 "(pkg/scheduler/framework/plugins/imagelocality/image_locality.go)",
+        patches=(Patch(f"{_IL}:normalized_image_name", lambda orig: lambda name: name),),
+        witness=lambda: w.scenario(
+            "image-tag", w.node("n1"), w.node("n2", images={"example.com/big:latest": 800 * _MB}),
+            _imaged_pod("p", "example.com/big")),
+        shows="genuine: example.com/big is example.com/big:latest, present on n2, p goes to n2; "
+              "mutant: no node holds it, the tie goes to n1",
         missing_oracle=_NO_SCORE_ORACLE),
 )

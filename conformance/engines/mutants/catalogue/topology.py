@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -135,6 +136,33 @@ def _term_matches_any_namespace(orig: Callable[..., Any]) -> Callable[..., Any]:
     return matches
 
 
+def _empty_namespace_selector_as_nil(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def new_affinity_term(pod: Any, term: Any) -> Any:
+        sel = term.namespace_selector
+        if sel is not None and not sel.match_labels and not sel.match_expressions:
+            term = dataclasses.replace(term, namespace_selector=None)
+        return orig(pod, term)
+    return new_affinity_term
+
+
+def _namespace_selector_replaces_namespaces(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def new_affinity_term(pod: Any, term: Any) -> Any:
+        if term.namespace_selector is not None and term.namespaces:
+            term = dataclasses.replace(term, namespaces=())
+        return orig(pod, term)
+    return new_affinity_term
+
+
+def _anti_affinity_to_db(**term: Any) -> w.Doc:
+    """A required anti-affinity against app=db pods on the same node, with ``term``'s
+    namespace fields."""
+    return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": w.HOSTNAME, **term}]}}
+
+
+_NEW_TERM = "reference_impl.framework.affinity_terms:new_affinity_term"
+
+
 INTER_POD_AFFINITY = (
     Mutant(
         name="interpod-existing-anti-affinity-ignored", area="InterPodAffinity",
@@ -186,6 +214,37 @@ INTER_POD_AFFINITY = (
         shows="genuine: p is the first app=web pod and matches its own term, bound; mutant: "
               "pending",
         oracles=("no_false_unschedulable",)),
+    Mutant(
+        name="interpod-empty-namespace-selector-own-namespace", area="InterPodAffinity",
+        summary="an empty namespaceSelector ({}) is read like a nil one: the term looks at the "
+                "pod's own namespace instead of every namespace",
+        upstream="getNamespacesFromPodAffinityTerm falls back to the pod's namespace only for a "
+                 "nil namespaceSelector; an empty selector selects every namespace "
+                 "(staging/src/k8s.io/kube-scheduler/framework/types.go newAffinityTerm, "
+                 "AffinityTerm.Matches)",
+        patches=(Patch(_NEW_TERM, _empty_namespace_selector_as_nil, everywhere=True),),
+        witness=lambda: w.scenario(
+            "empty-namespace-selector", w.namespace("team-a"), w.node("n1"),
+            w.pod("db", node="n1", namespace="team-a", labels={"app": "db"}),
+            w.pod("p", affinity=_anti_affinity_to_db(namespaceSelector={}))),
+        shows="genuine: namespaceSelector {} takes in team-a/db, pending; mutant: only namespace "
+              "default is looked at, bound",
+        oracles=("filters_honoured",)),
+    Mutant(
+        name="interpod-namespace-selector-replaces-namespaces", area="InterPodAffinity",
+        summary="a term with both namespaces and a namespaceSelector uses the selector alone "
+                "(instead of the union of both)",
+        upstream="AffinityTerm.Matches: the pod's namespace is listed OR selected by the "
+                 "namespaceSelector (staging/src/k8s.io/kube-scheduler/framework/types.go)",
+        patches=(Patch(_NEW_TERM, _namespace_selector_replaces_namespaces, everywhere=True),),
+        witness=lambda: w.scenario(
+            "namespaces-or-selector", w.namespace("team-a"), w.node("n1"),
+            w.pod("db", node="n1", namespace="team-a", labels={"app": "db"}),
+            w.pod("p", affinity=_anti_affinity_to_db(
+                namespaces=["team-a"], namespaceSelector={"matchLabels": {"env": "prod"}}))),
+        shows="genuine: team-a is listed, team-a/db counts, pending; mutant: the selector "
+              "(env=prod) selects no namespace, bound",
+        oracles=("filters_honoured",)),
 )
 
 
