@@ -35,6 +35,9 @@ def register(sub: Any) -> None:
     subject_options(rep)
     rep.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
                      help="the oracles to apply (default: the file's, else all)")
+    rep.add_argument("--strict-intent", action="store_true",
+                     help="fail what only upstream's intent forbids, also where upstream does "
+                          "the same (a known upstream deviation, docs/upstream-deviations.md)")
     rep.set_defaults(handler=cmd_reproduce)
 
 
@@ -46,7 +49,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         outcome = reproduce(args.file, args.subject, list(args.oracle),
                                    config=args.config, plugins=list(args.plugins),
                                    timeout=args.subject_timeout,
-                                   i_own_this_cluster=args.i_own_this_cluster)
+                                   i_own_this_cluster=args.i_own_this_cluster,
+                                   strict_intent=args.strict_intent)
     except SubjectError as e:
         return err("reproduce", f"subject error: {e}")
     except (ValueError, InputError) as e:  # ConfigError is a ValueError

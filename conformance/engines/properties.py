@@ -23,7 +23,7 @@ from conformance.core.errors import SubjectError, UsageError
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles import Oracle
-from oracles.judge import Finding, evaluate
+from oracles.judge import Finding, evaluate, failures, matching_upstream
 from strategies.families import scenario_strategy
 
 T = TypeVar("T")
@@ -113,6 +113,8 @@ class PropertyState:
     shrink_cut: bool = False  # shrinking stopped at the shrink deadline
     flaky: bool = False  # the failure did not happen again when replayed
     error: str = ""
+    #: upstream deviation id -> examples whose only findings match upstream through it
+    matches_upstream: dict[str, int] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
@@ -137,12 +139,14 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
                  deadline: float | None, shrink_time: float | None = None,
                  prepare: Callable[[ScenarioInput], ScenarioInput] | None = None,
                  strategy: st.SearchStrategy[ScenarioInput] | None = None,
-                 on_example: Callable[[PropertyState], None] | None = None) -> PropertyState:
+                 on_example: Callable[[PropertyState], None] | None = None,
+                 strict_intent: bool = False) -> PropertyState:
     """Run one property with Hypothesis; never raises for a failure (see ``state``).
 
     ``deadline``: the ``time.monotonic()`` value after which no new example is generated.
     ``shrink_time``: seconds shrinking may take after the first failure (it may always go on
     until ``deadline``); then it stops and the smallest failure seen so far is kept.
+    ``strict_intent``: findings that match upstream (a known upstream deviation) fail too.
     """
     state = PropertyState()
     shrink_deadline: list[float] = []
@@ -168,6 +172,10 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
             _, findings = evaluate(subject, scenario, checks)
         except SubjectError as e:
             raise _SubjectAbort(e) from e
+        if findings and not failures(findings, strict_intent) and state.failure is None:
+            for dev in matching_upstream(findings):
+                state.matches_upstream[dev] = state.matches_upstream.get(dev, 0) + 1
+        findings = failures(findings, strict_intent)
         if findings:
             if state.failure is None and shrink_time is not None:
                 t = time.monotonic() + shrink_time

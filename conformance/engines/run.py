@@ -26,7 +26,14 @@ from conformance.engines import golden, properties
 from conformance.engines.session import Session
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
-from oracles.judge import Finding, all_oracles, evaluate, select_oracles
+from oracles.judge import (
+    Finding,
+    all_oracles,
+    evaluate,
+    failures,
+    matching_upstream,
+    select_oracles,
+)
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES
 
@@ -57,6 +64,7 @@ class RunOptions:
     subject_timeout: float | None = None
     shrink: bool = True
     i_own_this_cluster: str | None = None  # kubeconfig:CONTEXT needs the same context here
+    strict_intent: bool = False  # findings matching a known upstream deviation fail too
 
 
 @dataclass(slots=True)
@@ -226,6 +234,7 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
                                   "family": prop.family, "seed": seed_label(opts),
                                   "rerun": rerun_command(opts, p.families, opts.seed,
                                                          prop.oracle, prop.family)})
+    case.matches_upstream = dict(sorted(st.matches_upstream.items()))
     if st.subject_error is not None:
         case.status = ERROR
         case.message = str(st.subject_error).splitlines()[0]
@@ -263,6 +272,9 @@ def _property_detail(case: CaseResult, st: properties.PropertyState) -> str:
         detail += "  (budget)"
     elif st.shrink_cut:
         detail += f"  ({st.shrinks} shrink steps, cut by the budget)"
+    if st.matches_upstream:
+        detail += "  (matches upstream: " + ", ".join(
+            f"{d} in {n} example(s)" for d, n in sorted(st.matches_upstream.items())) + ")"
     if case.status == FAILED:
         detail += f"  {case.message[:120]}"
     elif case.status == ERROR:
@@ -295,7 +307,7 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
             prop, subject, p.checks[prop.oracle], base=p.base, max_examples=p.max_examples,
             seed=opts.seed, deadline=deadline, shrink_time=shrink_time,
             prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
-            on_example=on_example)
+            on_example=on_example, strict_intent=opts.strict_intent)
         case = _property_case(p, prop, st, subject)
         if st.failure is not None:
             for f in st.failure[1]:
@@ -392,10 +404,12 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
 
 @dataclass(slots=True)
 class ReproduceOutcome:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # the failing ones
     golden_differences: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     oracles: list[str] = field(default_factory=list)
+    #: findings that break only upstream's intent, as upstream does (not failures)
+    matching_upstream: list[Finding] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -405,10 +419,11 @@ class ReproduceOutcome:
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
               config: str | None = None, plugins: Sequence[str] = (),
               timeout: float | None = None, i_own_this_cluster: str | None = None,
-              stream: TextIO | None = None) -> ReproduceOutcome:
+              stream: TextIO | None = None, strict_intent: bool = False) -> ReproduceOutcome:
     """Replay one scenario file on a subject and apply the oracles (the ones given, else the
     one named in the file's ``oracle:`` note, else all); a golden file's decisions are
-    compared too. Raises ``SubjectError`` / ``UsageError``."""
+    compared too. A finding that matches a known upstream deviation is listed apart and does
+    not fail unless ``strict_intent``. Raises ``SubjectError`` / ``UsageError``."""
     stream = stream or sys.stdout
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
@@ -429,7 +444,9 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
                      f"{describe_subject(subject)}\n")
         if notes.get("subject"):
             stream.write(f"found with: {notes['subject']}\n")
-        result, out.findings = evaluate(subject, scenario, checks)
+        result, findings = evaluate(subject, scenario, checks)
+        out.findings = failures(findings, strict_intent)
+        out.matching_upstream = [f for f in findings if f not in out.findings]
         out.result = result.result if result is not None else None
     if out.result is not None:
         bindings = out.result.get("bindings", {})
@@ -450,6 +467,12 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
                 stream.write(f"    {line}\n")
     else:
         stream.write("no violations\n")
+    if out.matching_upstream:
+        stream.write(f"{len(out.matching_upstream)} finding(s) match upstream (known upstream "
+                     f"deviations {', '.join(matching_upstream(out.matching_upstream))}; "
+                     "--strict-intent fails them):\n")
+        for f in out.matching_upstream:
+            stream.write(f"  {str(f).splitlines()[0]}\n")
     if decisions is not None:
         if out.golden_differences:
             stream.write(f"{len(out.golden_differences)} difference(s) from the recorded "
