@@ -87,12 +87,14 @@ def check_result(scenario: ScenarioInput, result: SubjectResult, subject: Subjec
     """Apply the oracles to one result; an oracle that raises is reported as a finding."""
     ctx = oracle_context(scenario, result, subject)
     out: list[Finding] = []
+    met: set[str] = getattr(ctx, "met", set())  # the followed deviations that changed a verdict
     for name, check in checks.items():
-        ctx.met.clear()
+        met.clear()
         try:
             violations = list(check(ctx) or ())
-            out.extend(Finding(name, violation_text(v)) for v in violations)
-            if ctx.met:
+            out.extend(Finding(name, violation_text(v), getattr(v, "deviation", None))
+                       for v in violations)
+            if met:
                 out += _intent_only(name, check, ctx, violations)
         except Exception as e:  # an oracle bug must not pass silently
             out.append(Finding(name, f"the oracle raised {type(e).__name__}: {e}\n"

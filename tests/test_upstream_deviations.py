@@ -10,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from conformance.core.results import FAILED, PASSED
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
-from conformance.engines import diff
+from conformance.engines import diff, properties
 from conformance.engines.diff.known import load_known
-from conformance.engines.golden import read_scenario_file
-from conformance.engines.run import reproduce
+from conformance.engines.golden import read_scenario_file, verify_case
+from conformance.engines.run import RunOptions, reproduce, reproduce_command, rerun_command
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
-from oracles import ALL_ORACLES, filters_honoured, no_false_unschedulable, preemption
+from oracles import ALL_ORACLES, Oracle, filters_honoured, no_false_unschedulable, preemption
 from oracles.base import OracleContext, Violation
 from oracles.judge import check_result, failures, matching_upstream
 from oracles.rules import IPA_SKIP
@@ -181,3 +182,49 @@ def test_the_aliasing_scenario_diverges_only_as_the_known_divergence() -> None:
         rep, text = replay(diff.DiffOptions(replay=str(entry.scenario)), up)
     assert rep.exit_code == 0, text
     assert f"known: {entry.divergence}" in text and "0 unexplained" in text
+
+
+# --- the run engine: --judge-all, --strict-intent, matches upstream ----------------------------
+
+def _always(deviation: str | None) -> Oracle:
+    """A planted oracle: one violation on every scenario, tagged as upstream's when
+    ``deviation`` is given (as the judge tags what only the intent forbids)."""
+    def check(ctx: OracleContext) -> list[Violation]:
+        return [Violation("planted", None, None, "always", deviation)]
+    return check
+
+
+def _run_one(also: dict[str, Oracle], strict: bool = False) -> properties.PropertyState:
+    prop = properties.Property("small", "consistency")
+    return properties.run_property(prop, ReferenceSubject(), ALL_ORACLES["consistency"],
+                                   also=also, base=properties.profile_settings("dev"),
+                                   max_examples=3, seed=5, deadline=None,
+                                   strict_intent=strict)
+
+
+def test_judge_all_judges_every_example_with_the_other_oracles_too() -> None:
+    assert _run_one({}).failure is None
+    st = _run_one({"planted": _always(None)})
+    assert st.failure is not None and st.failure[1][0].oracle == "planted"
+
+
+def test_a_run_counts_what_matches_upstream_apart_and_strict_intent_fails_it() -> None:
+    # a Violation an oracle tags with a deviation is a tagged Finding
+    st = _run_one({"planted": _always(IPA_SKIP)})
+    assert st.failure is None and st.matches_upstream == {IPA_SKIP: 3}
+    assert _run_one({"planted": _always(IPA_SKIP)}, strict=True).failure is not None
+
+
+def test_the_rerun_and_reproduce_commands_keep_the_judging_options() -> None:
+    opts = RunOptions(seed=3, judge_all=True, strict_intent=True)
+    assert rerun_command(opts, ["small"], 3).endswith("--judge-all --strict-intent")
+    cmd = reproduce_command("x.yaml", opts, "consistency")
+    assert "--strict-intent" in cmd and all(o in cmd for o in ALL_ORACLES)
+
+
+def test_golden_verify_judges_with_the_oracles_when_asked(tmp_path: Path) -> None:
+    path = sorted((Path(__file__).resolve().parent.parent / "golden" / "fit").glob("*.yaml"))[0]
+    subject = ReferenceSubject()
+    assert verify_case(subject, path).status == PASSED
+    case = verify_case(subject, path, checks={"planted": _always(None)})
+    assert case.status == FAILED and "[planted] always" in case.details

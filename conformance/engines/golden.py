@@ -18,6 +18,8 @@ from conformance.core.results import ERROR, FAILED, CaseResult
 from conformance.core.scenario import ScenarioInput, note_values
 from conformance.core.subject import Subject, describe_subject
 from conformance.engines.session import Session
+from oracles import Oracle
+from oracles.judge import check_result, failures, matching_upstream
 
 GOLDEN_KIND = "GoldenDecisions"
 GOLDEN_API_VERSION = "kschedconf/v1"
@@ -206,11 +208,13 @@ def default_golden_dir() -> Path:
 # --- verify ------------------------------------------------------------------------------------
 
 def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None = None,
-                name: str | None = None) -> CaseResult:
+                name: str | None = None, checks: Mapping[str, Oracle] | None = None,
+                strict_intent: bool = False) -> CaseResult:
     """Run one golden file on the subject: a passed case, a failed one listing every
     difference from the recorded decisions (a crash of an in-process subject is one), or an
-    error for an unreadable file. The case is named ``name`` (default: the file's stem). A
-    :class:`SubjectError` propagates."""
+    error for an unreadable file. The case is named ``name`` (default: the file's stem). With
+    ``checks``, the run is judged by those oracles too (what matches a known upstream
+    deviation fails only with ``strict_intent``). A :class:`SubjectError` propagates."""
     t0 = time.monotonic()
     case = CaseResult("golden", "kschedconf.golden", name or path.stem,
                       properties={"file": str(path)})
@@ -232,6 +236,11 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         diffs = [f"{subject.name} raised {type(e).__name__}: {e}"]
     else:
         diffs = compare_golden(decisions, result.result)
+        if checks:
+            findings = check_result(scenario.with_config(config), result, subject, checks)
+            diffs += [str(f) for f in failures(findings, strict_intent)]
+            case.matches_upstream = {d: 1 for d in matching_upstream(
+                [f for f in findings if f.deviation and not strict_intent])}
     if diffs:
         case.status, case.message, case.details = FAILED, diffs[0], "\n".join(diffs)
     case.seconds = time.monotonic() - t0
@@ -240,16 +249,17 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
 
 def verify(session: Session, subject: Subject, directory: Path, files: Sequence[Path],
            config: Mapping[str, Any] | None = None,
-           on_failure: Callable[[CaseResult, Path], None] | None = None) -> None:
-    """Verify every file of ``directory``, one case each, named ``AREA/NAME``;
-    ``on_failure(case, path)`` may add a counterexample to a failed case before it is
-    reported. Stops at the first subject error (the rest is not run; the error is in the
-    summary)."""
+           on_failure: Callable[[CaseResult, Path], None] | None = None,
+           checks: Mapping[str, Oracle] | None = None, strict_intent: bool = False) -> None:
+    """Verify every file of ``directory``, one case each, named ``AREA/NAME`` (judged by
+    ``checks`` too, see :func:`verify_case`); ``on_failure(case, path)`` may add a
+    counterexample to a failed case before it is reported. Stops at the first subject error
+    (the rest is not run; the error is in the summary)."""
     for path in files:
         name = golden_name(path, directory)
         session.case_started(f"golden/{name}")
         try:
-            case = verify_case(subject, path, config, name)
+            case = verify_case(subject, path, config, name, checks, strict_intent)
         except SubjectError as e:
             case = CaseResult("golden", "kschedconf.golden", name, status=ERROR,
                               message=str(e).splitlines()[0], details=str(e),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -135,7 +135,8 @@ def property_seed(seed: int, prop: Property) -> int:
 
 
 def run_property(prop: Property, subject: Subject, check: Oracle, *,
-                 base: settings, max_examples: int, seed: int | None,
+                 also: Mapping[str, Oracle] | None = None, base: settings,
+                 max_examples: int, seed: int | None,
                  deadline: float | None, shrink_time: float | None = None,
                  prepare: Callable[[ScenarioInput], ScenarioInput] | None = None,
                  strategy: st.SearchStrategy[ScenarioInput] | None = None,
@@ -146,11 +147,12 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     ``deadline``: the ``time.monotonic()`` value after which no new example is generated.
     ``shrink_time``: seconds shrinking may take after the first failure (it may always go on
     until ``deadline``); then it stops and the smallest failure seen so far is kept.
-    ``strict_intent``: findings that match upstream (a known upstream deviation) fail too.
+    ``also``: more oracles every example is judged with. ``strict_intent``: findings that
+    match upstream (a known upstream deviation) fail too.
     """
     state = PropertyState()
     shrink_deadline: list[float] = []
-    checks = {prop.oracle: check}
+    checks = {prop.oracle: check, **(also or {})}
 
     def body(scenario: ScenarioInput) -> None:
         now = time.monotonic()

@@ -65,6 +65,7 @@ class RunOptions:
     shrink: bool = True
     i_own_this_cluster: str | None = None  # kubeconfig:CONTEXT needs the same context here
     strict_intent: bool = False  # findings matching a known upstream deviation fail too
+    judge_all: bool = False  # every example judged by every selected oracle, not only its own
 
 
 @dataclass(slots=True)
@@ -147,8 +148,12 @@ def _subject_args(opts: RunOptions) -> list[str]:
 
 def reproduce_command(path: str, opts: RunOptions, oracle: str | None) -> str:
     parts = ["kschedconf", "reproduce", _q(path), *_subject_args(opts)]
-    if oracle:
+    if opts.judge_all:  # the file names its property's oracle; the run judged with them all
+        parts += ["--oracle", *map(_q, opts.oracles or all_oracles())]
+    elif oracle:
         parts += ["--oracle", _q(oracle)]
+    if opts.strict_intent:
+        parts += ["--strict-intent"]
     return " ".join(parts)
 
 
@@ -175,6 +180,7 @@ def rerun_command(opts: RunOptions, families: Sequence[str], seed: int | None,
         parts += ["--oracle", *map(_q, opts.oracles)]
     if opts.shard and not oracle:
         parts += ["--shard", f"{opts.shard[0]}/{opts.shard[1]}"]
+    parts += ["--judge-all"] * opts.judge_all + ["--strict-intent"] * opts.strict_intent
     return " ".join(parts)
 
 
@@ -304,7 +310,8 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
             session.progress(label, f"{st.examples} examples{extra}  {st.seconds:.1f}s")
 
         st = properties.run_property(
-            prop, subject, p.checks[prop.oracle], base=p.base, max_examples=p.max_examples,
+            prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
+            base=p.base, max_examples=p.max_examples,
             seed=opts.seed, deadline=deadline, shrink_time=shrink_time,
             prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
             on_example=on_example, strict_intent=opts.strict_intent)
@@ -345,7 +352,8 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
                                   f"reproduce: {case.reproduce}"])
 
     golden.verify(session, subject, p.golden_dir, p.golden_files, p.config_doc,
-                  counterexample)
+                  counterexample, p.checks if p.opts.judge_all else None,
+                  p.opts.strict_intent)
 
 
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
