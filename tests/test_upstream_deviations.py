@@ -6,17 +6,21 @@ entry's scenario shows the deviation on the reference and, when built, on upstre
 from __future__ import annotations
 
 import io
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-from conformance.core.results import FAILED, PASSED
+from conformance.core.documents import schema
+from conformance.core.results import FAILED, PASSED, CaseResult, RunSummary
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
 from conformance.engines import diff, properties
 from conformance.engines.diff.known import load_known
 from conformance.engines.golden import read_scenario_file, verify_case
 from conformance.engines.run import RunOptions, reproduce, reproduce_command, rerun_command
+from conformance.reporters.junit import junit_string
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from oracles import ALL_ORACLES, Oracle, filters_honoured, no_false_unschedulable, preemption
@@ -228,3 +232,17 @@ def test_golden_verify_judges_with_the_oracles_when_asked(tmp_path: Path) -> Non
     assert verify_case(subject, path).status == PASSED
     case = verify_case(subject, path, checks={"planted": _always(None)})
     assert case.status == FAILED and "[planted] always" in case.details
+
+
+def test_reports_show_what_matches_upstream_apart() -> None:
+    case = CaseResult("properties", "kschedconf.properties.small", "filters_honoured",
+                      examples=5, matches_upstream={IPA_SKIP: 2})
+    summary = RunSummary("run", cases=[case, CaseResult("golden", "kschedconf.golden", "g")])
+    assert summary.exit_code == 0
+    assert summary.verdict() == "2 passed, 1 matching upstream"
+    doc = summary.to_doc()
+    jsonschema.validate(doc, schema("RunReport"))
+    assert doc["cases"][0]["matchesUpstream"] == {IPA_SKIP: 2}
+    root = ET.fromstring(junit_string(summary.cases, {}))
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props["matches_upstream"] == f"{IPA_SKIP} (2)"

@@ -94,11 +94,11 @@ class RunSummary:
 
     def verdict(self) -> str:
         """``3 passed, 1 failed``, or ``nothing run``; then the cases that matched upstream
-        (``2 matching upstream deviations``)."""
+        (``1 matching upstream``: passed, with findings only the intent forbids)."""
         text = ", ".join(f"{n} {s}" for s in STATUSES if (n := self.count(s))) or "nothing run"
         matched = sum(1 for c in self.cases if c.matches_upstream)
         if matched:
-            text += f", {matched} matching upstream deviations"
+            text += f", {matched} matching upstream"
         return text
 
     def to_doc(self) -> dict[str, Any]:

@@ -267,7 +267,10 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
             session.summary.error = str(e)
         if case.status == FAILED and on_failure is not None:
             on_failure(case, path)
-        session.case_finished(case, f"{case.seconds:.2f}s  {case.message[:160]}".rstrip())
+        matched = (f"  (matches upstream: {', '.join(case.matches_upstream)})"
+                   if case.matches_upstream else "")
+        session.case_finished(case, f"{case.seconds:.2f}s{matched}  {case.message[:160]}"
+                              .rstrip())
         if session.summary.error:
             return
 
