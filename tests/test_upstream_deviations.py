@@ -29,6 +29,7 @@ from oracles.judge import check_result, failures, matching_upstream
 from oracles.rules import IPA_SKIP
 from oracles.upstream_deviations import catalogue, followed
 from tests.test_diff import replay
+from tests.test_diff_decisions import FakeControlPlane, compare
 from tests.test_oracles import anti, bound, judge, node, one, pod, unschedulable
 
 GO = Path("/root/go/pkg/mod/k8s.io")
@@ -246,3 +247,13 @@ def test_reports_show_what_matches_upstream_apart() -> None:
     root = ET.fromstring(junit_string(summary.cases, {}))
     props = {p.get("name"): p.get("value") for p in root.iter("property")}
     assert props["matches_upstream"] == f"{IPA_SKIP} (2)"
+
+
+def test_the_differential_knows_an_oracle_finding_that_matches_upstream() -> None:
+    # decisions mode judges a control plane's own result with the oracles: the deviation's
+    # scenario run the way upstream runs it is known under the deviation, not unexplained
+    scenario, _, _ = read_scenario_file(IPA_FILE)
+    res = compare(scenario, FakeControlPlane())
+    oracle = [d for d in res.divergences if d.field.startswith("oracle.")]
+    assert oracle and all(d.known == IPA_SKIP for d in oracle), [str(d) for d in oracle]
+    assert not [d for d in res.unexplained if d.field.startswith("oracle.")]
