@@ -332,6 +332,7 @@ def unmodelled_pod_features(pod: Pod) -> list[str]:
 #: never checked (oracles/upstream_deviations.yaml)
 IPA_SKIP = "interpodaffinity-prefilter-skip-ignores-nominated-anti-affinity"
 
+
 @dataclass(slots=True)
 class World:
     """The cluster as one filter pass sees it.
@@ -387,7 +388,6 @@ class FilterConfig:
 
 
 ALL_FILTERS = FilterConfig()
-INTENT_FILTERS = FilterConfig(follow=frozenset())
 
 
 @dataclass(slots=True)
@@ -436,7 +436,6 @@ class PodFit:
         self.world = world
         self.cfg = cfg
         self.prefilter = prefilter
-        self.ipa_skipped = False
         self.req = requests_of(pod)
         self.spread = spread_constraints(pod) if "PodTopologySpread" in cfg.enabled else []
         if self.spread:
@@ -493,7 +492,6 @@ class PodFit:
         if IPA_SKIP in self.cfg.follow and not self.aff_terms and not self.anti_terms:
             seen = self.prefilter or World(self.world.nodes, self.world.pods_on, ns)
             if not _existing_anti_matches(pod, seen):
-                self.ipa_skipped = True
                 if _existing_anti_matches(pod, self.world):
                     self.cfg.met.add(IPA_SKIP)
                 return
