@@ -18,7 +18,7 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
-from oracles.judge import evaluate, select_oracles
+from oracles.judge import evaluate, failures, select_oracles
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,6 +59,7 @@ def check_scenario(subject: Subject, scenario: ScenarioInput,
     """Run ``subject`` on ``scenario`` and raise :class:`ConformanceFailure` listing every
     violation of ``oracles``; returns the SubjectResult. A SubjectError propagates."""
     result, findings = evaluate(subject, scenario, oracles)
+    findings = failures(findings)  # what matches a known upstream deviation does not fail
     if findings:
         raise ConformanceFailure(format_findings(findings, scenario))
     return result

@@ -10,6 +10,7 @@ the reference cannot hide from them.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -18,6 +19,7 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
 from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
 from oracles.rules import FilterConfig
+from oracles.upstream_deviations import followed
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Pod
 
@@ -31,6 +33,9 @@ class Violation:
     pod: str | None
     node: str | None
     message: str
+    #: the upstream deviation (oracles/upstream_deviations.yaml) the subject shares when only
+    #: upstream's intent forbids what it did; None for a plain violation
+    deviation: str | None = None
 
     def __str__(self) -> str:
         where = " ".join(x for x in (self.pod and f"pod {self.pod}",
@@ -38,8 +43,11 @@ class Violation:
         return f"[{self.oracle}] {where + ': ' if where else ''}{self.message}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"oracle": self.oracle, "pod": self.pod, "node": self.node,
-                "message": self.message}
+        doc: dict[str, Any] = {"oracle": self.oracle, "pod": self.pod, "node": self.node,
+                               "message": self.message}
+        if self.deviation:
+            doc["deviation"] = self.deviation
+        return doc
 
 
 @dataclass
@@ -58,6 +66,10 @@ class OracleContext:
     trace: list[dict[str, Any]] | None = None
     explanations: dict[str, dict[str, Any]] = field(default_factory=dict)
     timeline: dict[str, Any] | None = None  # the raw kschedconf/v1 Scenario document
+    #: the upstream deviations whose upstream behaviour the restated rules follow
+    follow: frozenset[str] = field(default_factory=followed)
+    #: the followed deviations that changed a verdict of the rules (filled as oracles run)
+    met: set[str] = field(default_factory=set)
     _filter_cache: dict[str, FilterConfig] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -71,6 +83,11 @@ class OracleContext:
         else:
             result, expl = run, {}
         return cls(scenario, loaded.cluster, result, trace, expl, loaded.scenario)
+
+    def following(self, follow: frozenset[str]) -> OracleContext:
+        """The same run judged with the rules following only ``follow`` (the intent for every
+        other deviation)."""
+        return dataclasses.replace(self, follow=follow, met=set(), _filter_cache={})
 
     @property
     def config(self) -> dict[str, Any] | None:
@@ -105,6 +122,6 @@ class OracleContext:
                 enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")),
                 ignored_resources=prof.fit_ignored_resources,
                 ignored_groups=prof.fit_ignored_groups,
-                added_affinity=prof.added_affinity)
+                added_affinity=prof.added_affinity, follow=self.follow, met=self.met)
             self._filter_cache[prof.scheduler_name] = cached
         return cached

@@ -1,5 +1,7 @@
 """Judging a subject's result: choosing oracles by name, running them on a result (an oracle
-that raises is itself a finding) and on a subject run (a crash is a ``subject-crash`` finding)."""
+that raises is itself a finding; what only upstream's intent forbids is a finding tagged with
+the upstream deviation the subject shares) and on a subject run (a crash is a
+``subject-crash`` finding)."""
 
 from __future__ import annotations
 
@@ -37,14 +39,30 @@ def select_oracles(names: Sequence[str] | None) -> dict[str, Oracle]:
 
 @dataclass(slots=True)
 class Finding:
-    """One violation of one oracle on one scenario, as text."""
+    """One violation of one oracle on one scenario, as text. ``deviation``: the upstream
+    deviations (comma-separated ids of oracles/upstream_deviations.yaml) the subject shares
+    when only upstream's intent forbids what it did: it matches upstream, and fails only
+    under ``--strict-intent``."""
 
     oracle: str
     text: str
+    deviation: str | None = None
 
     def __str__(self) -> str:
         tag = f"[{self.oracle}]"
-        return self.text if self.text.startswith(tag) else f"{tag} {self.text}"
+        text = self.text if self.text.startswith(tag) else f"{tag} {self.text}"
+        return f"{text} (matches upstream: {self.deviation})" if self.deviation else text
+
+
+def failures(findings: Sequence[Finding], strict_intent: bool = False) -> list[Finding]:
+    """The findings that fail a case: all under ``strict_intent``, else those that do not
+    match upstream."""
+    return [f for f in findings if strict_intent or not f.deviation]
+
+
+def matching_upstream(findings: Sequence[Finding]) -> list[str]:
+    """The upstream deviations the findings match, sorted, each once."""
+    return sorted({d for f in findings if f.deviation for d in f.deviation.split(",")})
 
 
 def oracle_context(scenario: ScenarioInput, result: SubjectResult,
@@ -69,15 +87,37 @@ def check_result(scenario: ScenarioInput, result: SubjectResult, subject: Subjec
     """Apply the oracles to one result; an oracle that raises is reported as a finding."""
     ctx = oracle_context(scenario, result, subject)
     out: list[Finding] = []
+    met: set[str] = getattr(ctx, "met", set())  # the followed deviations that changed a verdict
     for name, check in checks.items():
+        met.clear()
         try:
-            violations = check(ctx)
+            violations = list(check(ctx) or ())
+            out.extend(Finding(name, violation_text(v), getattr(v, "deviation", None))
+                       for v in violations)
+            if met:
+                out += _intent_only(name, check, ctx, violations)
         except Exception as e:  # an oracle bug must not pass silently
             out.append(Finding(name, f"the oracle raised {type(e).__name__}: {e}\n"
                                      + _tb_tail(e)))
-            continue
-        out.extend(Finding(name, violation_text(v)) for v in violations or ())
     return out
+
+
+def _intent_only(name: str, check: Oracle, ctx: OracleContext,
+                 violations: Sequence[Any]) -> list[Finding]:
+    """The oracle again, with the rules stating the intent where a followed upstream
+    deviation changed a verdict: what it finds only then matches upstream."""
+    met = frozenset(ctx.met)
+    seen = {_where(v) for v in violations}
+    label = ",".join(sorted(met))
+    return [Finding(name, violation_text(v), label)
+            for v in check(ctx.following(ctx.follow - met)) or ()
+            if _where(v) not in seen]
+
+
+def _where(v: Any) -> tuple[Any, ...]:
+    """What a violation is about: its pod and node, else its text."""
+    pod, node = getattr(v, "pod", None), getattr(v, "node", None)
+    return (pod, node) if pod or node else (violation_text(v),)
 
 
 def _tb_tail(e: BaseException, lines: int = 12) -> str:

@@ -63,7 +63,8 @@ def preemption_nodes(pod: Pod, state: ClusterState, cfg: FilterConfig) -> list[s
             continue
         if "NodePorts" in cfg.enabled and pod.host_ports and port_conflict(pod.host_ports, keep):
             continue
-        if not fit_reasons(pod, name, world.without(name, lower), cfg, nominated):
+        if not fit_reasons(pod, name, world.without(name, lower), cfg, nominated,
+                           prefilter=world):
             out.append(name)
     return out
 

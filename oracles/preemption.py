@@ -136,7 +136,7 @@ def _minimality(step: Step, pod: Pod, target: str, victims: list[Pod], world: Wo
     state = step.state
     nominated = nominated_for(pod, target, state.nominated, state.pending)
     after = world.without(target, [v.key for v in victims])
-    still = fit_reasons(pod, target, after, cfg, nominated)
+    still = fit_reasons(pod, target, after, cfg, nominated, prefilter=world)
     if still:
         return [Violation(NAME, pod.key, target, (
             f"attempt {step.index}: after evicting {len(victims)} victim(s) "
@@ -144,7 +144,8 @@ def _minimality(step: Step, pod: Pod, target: str, victims: list[Pod], world: Wo
             + "; ".join(still)))]
     out = []
     for v in victims:
-        if not fit_reasons(pod, target, after.with_bound(target, [v]), cfg, nominated):
+        if not fit_reasons(pod, target, after.with_bound(target, [v]), cfg, nominated,
+                           prefilter=world):
             out.append(Violation(NAME, pod.key, target, (
                 f"attempt {step.index}: victim {v.key} (priority {v.priority}) was not needed: "
                 f"{pod.key} (priority {pod.priority}) fits {target} with {v.key} kept and the "
@@ -169,10 +170,12 @@ def _pdbs(ctx: OracleContext, step: Step, pod: Pod, target: str, victims: list[P
         nominated = nominated_for(pod, name, state.nominated, state.pending)
         if not fit_reasons(pod, name, world, cfg, nominated):
             continue  # fits without preemption: not a preemption candidate
-        if fit_reasons(pod, name, world.without(name, [p.key for p in lower]), cfg, nominated):
+        if fit_reasons(pod, name, world.without(name, [p.key for p in lower]), cfg, nominated,
+                       prefilter=world):
             continue  # removing every lower-priority pod does not help
         free = [p.key for p in lower if not any(_pdb_covers(b, p) for b in pdbs)]
-        if not free or fit_reasons(pod, name, world.without(name, free), cfg, nominated):
+        if not free or fit_reasons(pod, name, world.without(name, free), cfg, nominated,
+                                   prefilter=world):
             continue
         pdb, taken = over[0]
         return [Violation(NAME, pod.key, target, (

@@ -228,9 +228,15 @@ class Replay:
         pending_events = list(self.events)
         gated_time: float | None = None
         gated: set[str] = set()
+        initial, seen = set(state.pending), set()
         for i, a in enumerate(self.attempts):
             t = a.get("time")
             key = a.get("pod", "")
+            outcome = a.get("outcome")
+            # the Gated record of a pod of the initial cluster at time 0 is PreEnqueue at its
+            # initial add, which comes before the timeline's events at time 0
+            initial_add = outcome == GATED and t == 0 and key in initial and key not in seen
+            seen.add(key)
             if t is not None:
                 while pending_events and pending_events[0].time < t:
                     ev = pending_events.pop(0)
@@ -238,11 +244,10 @@ class Replay:
                     ev.apply(state)
                 if gated_time != t:
                     gated_time, gated = t, _gated_keys(state)
-                while pending_events and pending_events[0].time <= t:
+                while not initial_add and pending_events and pending_events[0].time <= t:
                     pending_events.pop(0).apply(state)
                     gated |= _gated_keys(state)
                 state.time = float(t)
-            outcome = a.get("outcome")
             # The preemptor is retried once its preemption's API calls are done, but the
             # scheduler's cache may still hold the victims at that retry (upstream then says
             # "not eligible due to a terminating pod on the nominated node":

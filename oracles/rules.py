@@ -326,6 +326,13 @@ def unmodelled_pod_features(pod: Pod) -> list[str]:
 
 # ----------------------------------------------------------------------------- the world
 
+#: upstream deviation: InterPodAffinity's PreFilter returns Skip when no assigned pod's
+#: required anti-affinity matches the pod and the pod has no required terms, so the required
+#: anti-affinity of nominated pods (added by AddPod, which a skipped plugin never runs) is
+#: never checked (oracles/upstream_deviations.yaml)
+IPA_SKIP = "interpodaffinity-prefilter-skip-ignores-nominated-anti-affinity"
+
+
 @dataclass(slots=True)
 class World:
     """The cluster as one filter pass sees it.
@@ -373,6 +380,11 @@ class FilterConfig:
     ignored_resources: frozenset[str] = frozenset()
     ignored_groups: frozenset[str] = frozenset()
     added_affinity: NodeSelector | None = None
+    #: the upstream deviations (oracles/upstream_deviations.yaml) whose upstream behaviour the
+    #: rules follow; without one, the rules state upstream's intent instead
+    follow: frozenset[str] = frozenset({IPA_SKIP})
+    #: the followed deviations that changed a verdict of these rules (filled as they run)
+    met: set[str] = field(default_factory=set)
 
 
 ALL_FILTERS = FilterConfig()
@@ -415,10 +427,15 @@ class PodFit:
     """Every restated Filter rule for one pod in one world; ``reasons(node)`` lists the broken
     ones (an empty list means the pod passes every restated rule on that node)."""
 
-    def __init__(self, pod: Pod, world: World, cfg: FilterConfig = ALL_FILTERS) -> None:
+    def __init__(self, pod: Pod, world: World, cfg: FilterConfig = ALL_FILTERS,
+                 prefilter: World | None = None) -> None:
+        """``prefilter``: the world InterPodAffinity's PreFilter saw, when it is not ``world``
+        without its nominated pods (a preemption's dry run removes victims from the world
+        PreFilter saw, and keeps PreFilter's Skip)."""
         self.pod = pod
         self.world = world
         self.cfg = cfg
+        self.prefilter = prefilter
         self.req = requests_of(pod)
         self.spread = spread_constraints(pod) if "PodTopologySpread" in cfg.enabled else []
         if self.spread:
@@ -468,8 +485,16 @@ class PodFit:
         """The three InterPodAffinity PreFilter counts (hostname fast path off): for the pod's
         required affinity, per (topologyKey, value) the pods matching *all* its terms; for its
         required anti-affinity, per (key, value) the pods matching a term; for the existing
-        pods' required anti-affinity, per (key, value) the terms that match the pod."""
+        pods' required anti-affinity, per (key, value) the terms that match the pod.
+        Following :data:`IPA_SKIP`, the plugin is skipped (no counts, no rule) when the pod has
+        no required terms and no assigned pod's required anti-affinity matches it."""
         pod, ns = self.pod, self.world.ns_labels
+        if IPA_SKIP in self.cfg.follow and not self.aff_terms and not self.anti_terms:
+            seen = self.prefilter or World(self.world.nodes, self.world.pods_on, ns)
+            if not _existing_anti_matches(pod, seen):
+                if _existing_anti_matches(pod, self.world):
+                    self.cfg.met.add(IPA_SKIP)
+                return
         for name, node in self.world.nodes.items():
             for other in self.world.on(name):
                 if self.aff_terms and all(term_selects(t, pod.namespace, other, ns)
@@ -604,6 +629,18 @@ class PodFit:
         return out
 
 
+def _existing_anti_matches(pod: Pod, world: World) -> bool:
+    """Whether a pod of ``world`` has a required anti-affinity term that selects ``pod`` on a
+    node with the term's topology key (``getExistingAntiAffinityCounts`` is not empty)."""
+    for name, node in world.nodes.items():
+        for other in world.on(name):
+            for t in required_anti_affinity_terms(other):
+                if t.topology_key in node.labels and term_selects(t, other.namespace, pod,
+                                                                  world.ns_labels):
+                    return True
+    return False
+
+
 def nominated_for(pod: Pod, node: str, nominated: Mapping[str, str],
                   specs: Mapping[str, Pod]) -> list[Pod]:
     """``addGENominatedPods``: pods nominated to ``node`` with priority >= the pod's, other
@@ -619,14 +656,17 @@ def nominated_for(pod: Pod, node: str, nominated: Mapping[str, str],
 
 
 def fit_reasons(pod: Pod, node: str, world: World, cfg: FilterConfig = ALL_FILTERS,
-                nominated: Sequence[Pod] = (), base: PodFit | None = None) -> list[str]:
+                nominated: Sequence[Pod] = (), base: PodFit | None = None,
+                prefilter: World | None = None) -> list[str]:
     """``RunFilterPluginsWithNominatedPods``: with nominated pods (priority >= the pod's) added
     to the node the pod must pass, and without them too. ``base`` may carry a precomputed
-    :class:`PodFit` for ``world``."""
+    :class:`PodFit` for ``world``; ``prefilter`` is the world PreFilter saw when it is not
+    ``world`` (a preemption's dry run)."""
     if nominated:
-        with_nom = PodFit(pod, world.with_extra(node, nominated), cfg).reasons(node)
+        seen = prefilter or world
+        with_nom = PodFit(pod, world.with_extra(node, nominated), cfg, seen).reasons(node)
         if with_nom:
             names = ", ".join(p.key for p in nominated)
             return [f"{r} (counting pod(s) nominated to the node: {names})" for r in with_nom]
-    fit = base if base is not None else PodFit(pod, world, cfg)
+    fit = base if base is not None else PodFit(pod, world, cfg, prefilter)
     return fit.reasons(node)

@@ -39,6 +39,9 @@ def register(sub: Any) -> None:
     rep.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
                      help="the oracles to apply (default: the file's, else all)")
     output_option(rep, "ReproduceResult")
+    rep.add_argument("--strict-intent", action="store_true",
+                     help="fail what only upstream's intent forbids, also where upstream does "
+                          "the same (a known upstream deviation, docs/upstream-deviations.md)")
     rep.set_defaults(handler=cmd_reproduce)
 
 
@@ -52,6 +55,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                             config=args.config, plugins=list(args.plugins),
                             timeout=args.subject_timeout,
                             i_own_this_cluster=args.i_own_this_cluster,
+                            strict_intent=args.strict_intent,
                             stream=sys.stderr if fmt != "table" else sys.stdout)
     except SubjectError as e:
         return err("reproduce", f"subject error: {e}")

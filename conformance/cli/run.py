@@ -84,6 +84,12 @@ def register(sub: Any) -> None:
                           "(default: random; the ci profile is deterministic anyway)")
     run.add_argument("--profile", choices=("dev", "ci", "thorough"),
                      help="Hypothesis settings profile (default: ci if $CI is set, else dev)")
+    run.add_argument("--judge-all", action="store_true",
+                     help="judge every generated scenario with every selected oracle, not only "
+                          "the oracle of its property (the soundness campaign on upstream)")
+    run.add_argument("--strict-intent", action="store_true",
+                     help="fail what only upstream's intent forbids, also where upstream does "
+                          "the same (a known upstream deviation, docs/upstream-deviations.md)")
     run.add_argument("--no-database", action="store_true",
                      help="do not read or write the Hypothesis example database "
                           "(.hypothesis/)")
@@ -114,7 +120,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         profile=args.profile or env_profile(), database=not args.no_database,
         shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,
         subject_timeout=args.subject_timeout, shrink=not args.no_shrink,
-        i_own_this_cluster=args.i_own_this_cluster)
+        i_own_this_cluster=args.i_own_this_cluster, strict_intent=args.strict_intent,
+        judge_all=args.judge_all)
     try:
         with signals_end_the_run():
             report = run(opts, reporters(args))

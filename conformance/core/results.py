@@ -33,6 +33,9 @@ class CaseResult:
     counterexample: str | None = None  # path of the counterexample scenario file
     reproduce: str = ""  # the command that replays the counterexample
     properties: dict[str, str] = field(default_factory=dict)
+    #: upstream deviation id -> examples that broke only upstream's intent, the way upstream
+    #: does (oracles/upstream_deviations.yaml): shown apart, never a failure
+    matches_upstream: dict[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -52,6 +55,8 @@ class CaseResult:
                 doc[key] = value
         if self.properties:
             doc["properties"] = dict(self.properties)
+        if self.matches_upstream:
+            doc["matchesUpstream"] = dict(self.matches_upstream)
         return doc
 
 
@@ -88,8 +93,13 @@ class RunSummary:
         return EXIT_FAILED if failed else EXIT_OK
 
     def verdict(self) -> str:
-        """``3 passed, 1 failed``, or ``nothing run``."""
-        return ", ".join(f"{n} {s}" for s in STATUSES if (n := self.count(s))) or "nothing run"
+        """``3 passed, 1 failed``, or ``nothing run``; then the cases that matched upstream
+        (``1 matching upstream``: passed, with findings only the intent forbids)."""
+        text = ", ".join(f"{n} {s}" for s in STATUSES if (n := self.count(s))) or "nothing run"
+        matched = sum(1 for c in self.cases if c.matches_upstream)
+        if matched:
+            text += f", {matched} matching upstream"
+        return text
 
     def to_doc(self) -> dict[str, Any]:
         """The RunReport document (``kschedconf/v1``) of ``--report FILE``."""

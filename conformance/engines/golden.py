@@ -25,6 +25,8 @@ from conformance.engines.baseline import (
     scenario_config,
 )
 from conformance.engines.session import Session
+from oracles import Oracle
+from oracles.judge import check_result, failures, matching_upstream
 
 GOLDEN_KIND = "GoldenDecisions"
 GOLDEN_API_VERSION = "kschedconf/v1"
@@ -213,11 +215,13 @@ def default_golden_dir() -> Path:
 # --- verify ------------------------------------------------------------------------------------
 
 def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None = None,
-                name: str | None = None) -> CaseResult:
+                name: str | None = None, checks: Mapping[str, Oracle] | None = None,
+                strict_intent: bool = False) -> CaseResult:
     """Run one golden file on the subject: a passed case, a failed one listing every
     difference from the recorded decisions (a crash of an in-process subject is one), or an
     error for an unreadable file. The case is named ``name`` (default: the file's stem). A
-    :class:`SubjectError` propagates.
+    :class:`SubjectError` propagates. With ``checks``, the run is judged by those oracles too
+    (what matches a known upstream deviation fails only with ``strict_intent``).
 
     When the configuration the subject runs (its ``fixed_config``, else ``config``) schedules
     otherwise than the file's own, the recorded decisions do not apply: the expected ones are
@@ -263,6 +267,11 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         why = not_judged(result.result, result.warnings)
         if rerecorded:
             diffs = [d.replace(": upstream ", ": the reference ", 1) for d in diffs]
+        if checks:
+            findings = check_result(scenario.with_config(runs), result, subject, checks)
+            diffs += [str(f) for f in failures(findings, strict_intent)]
+            case.matches_upstream = {d: 1 for d in matching_upstream(
+                [f for f in findings if f.deviation and not strict_intent])}
     if diffs:
         if rerecorded:
             diffs.append(f"(expected decisions: {RERECORDED})")
@@ -292,18 +301,20 @@ def rerecord(scenario: ScenarioInput) -> GoldenDecisions:
 
 def verify(session: Session, subject: Subject, directory: Path, files: Sequence[Path],
            config: Mapping[str, Any] | None = None,
-           on_failure: Callable[[CaseResult, Path], None] | None = None) -> None:
-    """Verify every file of ``directory``, one case each, named ``AREA/NAME``;
-    ``on_failure(case, path)`` may add a counterexample to a failed case before it is
-    reported. Stops at the first subject error (the rest is not run; the error is in the
-    summary). A subject running another configuration than a file's is judged against the
-    reference's decisions under that configuration (:func:`verify_case`)."""
+           on_failure: Callable[[CaseResult, Path], None] | None = None,
+           checks: Mapping[str, Oracle] | None = None, strict_intent: bool = False) -> None:
+    """Verify every file of ``directory``, one case each, named ``AREA/NAME`` (judged by
+    ``checks`` too, see :func:`verify_case`); ``on_failure(case, path)`` may add a
+    counterexample to a failed case before it is reported. Stops at the first subject error
+    (the rest is not run; the error is in the summary). A subject running another
+    configuration than a file's is judged against the reference's decisions under that
+    configuration (:func:`verify_case`)."""
     rerecorded = 0
     for path in files:
         name = golden_name(path, directory)
         session.case_started(f"golden/{name}")
         try:
-            case = verify_case(subject, path, config, name)
+            case = verify_case(subject, path, config, name, checks, strict_intent)
         except SubjectError as e:
             case = CaseResult("golden", "kschedconf.golden", name, status=ERROR,
                               message=str(e).splitlines()[0], details=str(e),
@@ -314,7 +325,10 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
         rerecorded += "decisions" in case.properties
         note = "  (decisions re-recorded with the reference)" if "decisions" in \
             case.properties else ""
-        session.case_finished(case, f"{case.seconds:.2f}s  {case.message[:160]}{note}".rstrip())
+        matched = (f"  (matches upstream: {', '.join(case.matches_upstream)})"
+                   if case.matches_upstream else "")
+        session.case_finished(case, f"{case.seconds:.2f}s{matched}  {case.message[:160]}{note}"
+                              .rstrip())
         if session.summary.error:
             return
     if rerecorded:

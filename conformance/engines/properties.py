@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -24,7 +24,7 @@ from conformance.core.errors import SubjectError, UsageError
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles import Oracle
-from oracles.judge import Finding, evaluate
+from oracles.judge import Finding, evaluate, failures, matching_upstream
 from strategies.families import scenario_strategy
 
 T = TypeVar("T")
@@ -119,6 +119,8 @@ class PropertyState:
     not_judged: int = 0  # examples no oracle could judge
     judged: int = 0  # examples with attempts the oracles could judge
     not_judged_reason: str = ""  # the first one's
+    #: upstream deviation id -> examples whose only findings match upstream through it
+    matches_upstream: dict[str, int] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
@@ -139,20 +141,24 @@ def property_seed(seed: int, prop: Property) -> int:
 
 
 def run_property(prop: Property, subject: Subject, check: Oracle, *,
-                 base: settings, max_examples: int, seed: int | None,
+                 also: Mapping[str, Oracle] | None = None, base: settings,
+                 max_examples: int, seed: int | None,
                  deadline: float | None, shrink_time: float | None = None,
                  prepare: Callable[[ScenarioInput], ScenarioInput] | None = None,
                  strategy: st.SearchStrategy[ScenarioInput] | None = None,
-                 on_example: Callable[[PropertyState], None] | None = None) -> PropertyState:
+                 on_example: Callable[[PropertyState], None] | None = None,
+                 strict_intent: bool = False) -> PropertyState:
     """Run one property with Hypothesis; never raises for a failure (see ``state``).
 
     ``deadline``: the ``time.monotonic()`` value after which no new example is generated.
     ``shrink_time``: seconds shrinking may take after the first failure (it may always go on
     until ``deadline``); then it stops and the smallest failure seen so far is kept.
+    ``also``: more oracles every example is judged with. ``strict_intent``: findings that
+    match upstream (a known upstream deviation) fail too.
     """
     state = PropertyState()
     shrink_deadline: list[float] = []
-    checks = {prop.oracle: check}
+    checks = {prop.oracle: check, **(also or {})}
 
     def body(scenario: ScenarioInput) -> None:
         now = time.monotonic()
@@ -182,6 +188,10 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
                 state.not_judged_reason = state.not_judged_reason or why
             elif result.result.get("attempts"):
                 state.judged += 1
+        if findings and not failures(findings, strict_intent) and state.failure is None:
+            for dev in matching_upstream(findings):
+                state.matches_upstream[dev] = state.matches_upstream.get(dev, 0) + 1
+        findings = failures(findings, strict_intent)
         if findings:
             if state.failure is None and shrink_time is not None:
                 t = time.monotonic() + shrink_time

@@ -28,7 +28,14 @@ from conformance.engines.diff.suite import DifferentialOptions, differential
 from conformance.engines.session import Session
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
-from oracles.judge import Finding, all_oracles, evaluate, select_oracles
+from oracles.judge import (
+    Finding,
+    all_oracles,
+    evaluate,
+    failures,
+    matching_upstream,
+    select_oracles,
+)
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES
 
@@ -59,6 +66,8 @@ class RunOptions:
     subject_timeout: float | None = None
     shrink: bool = True
     i_own_this_cluster: str | None = None  # kubeconfig:CONTEXT needs the same context here
+    strict_intent: bool = False  # findings matching a known upstream deviation fail too
+    judge_all: bool = False  # every example judged by every selected oracle, not only its own
 
 
 @dataclass(slots=True)
@@ -141,8 +150,12 @@ def _subject_args(opts: RunOptions) -> list[str]:
 
 def reproduce_command(path: str, opts: RunOptions, oracle: str | None) -> str:
     parts = ["kschedconf", "reproduce", _q(path), *_subject_args(opts)]
-    if oracle:
+    if opts.judge_all:  # the file names its property's oracle; the run judged with them all
+        parts += ["--oracle", *map(_q, opts.oracles or all_oracles())]
+    elif oracle:
         parts += ["--oracle", _q(oracle)]
+    if opts.strict_intent:
+        parts += ["--strict-intent"]
     return " ".join(parts)
 
 
@@ -169,6 +182,7 @@ def rerun_command(opts: RunOptions, families: Sequence[str], seed: int | None,
         parts += ["--oracle", *map(_q, opts.oracles)]
     if opts.shard and not oracle:
         parts += ["--shard", f"{opts.shard[0]}/{opts.shard[1]}"]
+    parts += ["--judge-all"] * opts.judge_all + ["--strict-intent"] * opts.strict_intent
     return " ".join(parts)
 
 
@@ -228,6 +242,7 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
                                   "family": prop.family, "seed": seed_label(opts),
                                   "rerun": rerun_command(opts, p.families, opts.seed,
                                                          prop.oracle, prop.family)})
+    case.matches_upstream = dict(sorted(st.matches_upstream.items()))
     if st.subject_error is not None:
         case.status = ERROR
         case.message = str(st.subject_error).splitlines()[0]
@@ -273,6 +288,9 @@ def _property_detail(case: CaseResult, st: properties.PropertyState) -> str:
         detail += "  (budget)"
     elif st.shrink_cut:
         detail += f"  ({st.shrinks} shrink steps, cut by the budget)"
+    if st.matches_upstream:
+        detail += "  (matches upstream: " + ", ".join(
+            f"{d} in {n} example(s)" for d, n in sorted(st.matches_upstream.items())) + ")"
     if case.status == FAILED:
         detail += f"  {case.message[:120]}"
     elif case.status == ERROR:
@@ -302,10 +320,11 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
             session.progress(label, f"{st.examples} examples{extra}  {st.seconds:.1f}s")
 
         st = properties.run_property(
-            prop, subject, p.checks[prop.oracle], base=p.base, max_examples=p.max_examples,
+            prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
+            base=p.base, max_examples=p.max_examples,
             seed=opts.seed, deadline=deadline, shrink_time=shrink_time,
             prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
-            on_example=on_example)
+            on_example=on_example, strict_intent=opts.strict_intent)
         case = _property_case(p, prop, st, subject)
         if st.failure is not None:
             for f in st.failure[1]:
@@ -347,7 +366,8 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
                                   f"reproduce: {case.reproduce}"])
 
     golden.verify(session, subject, p.golden_dir, p.golden_files, p.config_doc,
-                  counterexample)
+                  counterexample, p.checks if p.opts.judge_all else None,
+                  p.opts.strict_intent)
 
 
 def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[str]:
@@ -429,7 +449,7 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
 
 @dataclass(slots=True)
 class ReproduceOutcome:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # the failing ones
     golden_differences: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
     oracles: list[str] = field(default_factory=list)
@@ -439,6 +459,8 @@ class ReproduceOutcome:
     found_with: str = ""  # the file's ``subject:`` note
     warnings: list[str] = field(default_factory=list)  # the subject's (dropped input...)
     not_judged: str = ""  # why the oracles could judge nothing (conformance/core/dropped.py)
+    #: findings that break only upstream's intent, as upstream does (not failures)
+    matching_upstream: list[Finding] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -450,10 +472,11 @@ class ReproduceOutcome:
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
               config: str | None = None, plugins: Sequence[str] = (),
               timeout: float | None = None, i_own_this_cluster: str | None = None,
-              stream: TextIO | None = None) -> ReproduceOutcome:
+              stream: TextIO | None = None, strict_intent: bool = False) -> ReproduceOutcome:
     """Replay one scenario file on a subject and apply the oracles (the ones given, else the
     one named in the file's ``oracle:`` note, else all); a golden file's decisions are
-    compared too. Raises ``SubjectError`` / ``UsageError``."""
+    compared too. A finding that matches a known upstream deviation is listed apart and does
+    not fail unless ``strict_intent``. Raises ``SubjectError`` / ``UsageError``."""
     stream = stream or sys.stdout
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
@@ -475,7 +498,9 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
         stream.write(f"scenario {path} (seed {scenario.seed}); subject {out.subject}\n")
         if out.found_with:
             stream.write(f"found with: {out.found_with}\n")
-        result, out.findings = evaluate(subject, scenario, checks)
+        result, findings = evaluate(subject, scenario, checks)
+        out.findings = failures(findings, strict_intent)
+        out.matching_upstream = [f for f in findings if f not in out.findings]
         out.result = result.result if result is not None else None
     if result is not None:
         out.warnings = list(result.warnings)
@@ -507,6 +532,12 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
         stream.write(f"not judged: {out.not_judged}\n")
     else:
         stream.write("no violations\n")
+    if out.matching_upstream:
+        stream.write(f"{len(out.matching_upstream)} finding(s) match upstream (known upstream "
+                     f"deviations {', '.join(matching_upstream(out.matching_upstream))}; "
+                     "--strict-intent fails them):\n")
+        for f in out.matching_upstream:
+            stream.write(f"  {str(f).splitlines()[0]}\n")
     if decisions is not None:
         if out.golden_differences:
             stream.write(f"{len(out.golden_differences)} difference(s) from the recorded "

@@ -59,6 +59,9 @@ def _case_properties(r: CaseResult) -> dict[str, str]:
         props["counterexample"] = r.counterexample
     if r.reproduce:
         props["reproduce"] = r.reproduce
+    if r.matches_upstream:
+        props["matches_upstream"] = ", ".join(
+            f"{d} ({n})" for d, n in r.matches_upstream.items())
     return props
 
 

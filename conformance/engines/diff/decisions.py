@@ -275,8 +275,10 @@ def compare_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, out: Sc
     assert r.doc is not None and u.doc is not None
     out.attempts = len(u.doc.get("attempts") or [])
     for f in oracle_findings(scenario, u.doc, up):
-        out.divergences.append(Divergence(DECISIONS, f"oracle.{f.oracle}", f"oracle.{f.oracle}",
-                                          "no violation", f.text))
+        d = Divergence(DECISIONS, f"oracle.{f.oracle}", f"oracle.{f.oracle}", "no violation",
+                       f.text)
+        d.known = f.deviation  # a known upstream deviation: upstream breaks only its intent
+        out.divergences.append(d)
     out.hazards = timing_hazards(scenario, r.doc, u.warnings,
                                  tied_preemptions(scenario, ref, r.doc))
     found = compare_decisions(r.doc, u.doc)

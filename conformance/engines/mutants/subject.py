@@ -12,7 +12,7 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
 from conformance.engines.mutants.mutant import Mutant
 from conformance.subjects.reference import ReferenceSubject
-from oracles.judge import check_result, select_oracles
+from oracles.judge import check_result, failures, select_oracles
 
 
 class MutantSubject(Subject):
@@ -83,7 +83,7 @@ def check_witness(mutant: Mutant, oracle_names: Sequence[str] = ()) -> WitnessCh
     genuine, mutated = witness_runs(mutant)
     scenario = mutant.witness()
     subject = MutantSubject(mutant)
-    bad = check_result(scenario, mutated, subject, checks)
-    good = check_result(scenario, genuine, subject, checks)
+    bad = failures(check_result(scenario, mutated, subject, checks))
+    good = failures(check_result(scenario, genuine, subject, checks))
     return WitnessCheck(decisions(genuine.result) != decisions(mutated.result),
                         sorted({f.oracle for f in bad}), [str(f) for f in good])
