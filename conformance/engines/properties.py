@@ -19,7 +19,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
-from conformance.core.errors import SubjectError, Terminated, UsageError
+from conformance.core.errors import SubjectError, Terminated, UsageError, requested_stop
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles import Oracle
@@ -155,6 +155,8 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     checks = {prop.oracle: check}
 
     def body(scenario: ScenarioInput) -> None:
+        if (stop := requested_stop()) is not None:  # a Ctrl-C Python swallowed
+            raise stop
         now = time.monotonic()
         if state.failure is None:
             if deadline is not None and state.examples > 0 and now >= deadline:

@@ -314,17 +314,21 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
             # after a failure, shrinking may go on for half a share past the deadline (then
             # the smallest failure so far is kept); the next shares shrink accordingly
             shrink_time = max(share / 2, SHRINK_MIN_SECONDS)
-        session.case_started(prop.id)
 
         def on_example(st: properties.PropertyState, label: str = prop.id) -> None:
             extra = f", shrinking ({st.shrinks})" if st.shrinks else ""
             session.progress(label, f"{st.examples} examples{extra}  {st.seconds:.1f}s")
 
-        st = properties.run_property(
-            prop, subject, p.checks[prop.oracle], base=p.base, max_examples=p.max_examples,
-            seed=p.seed, deadline=deadline, shrink_time=shrink_time,
-            prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
-            on_example=on_example)
+        try:
+            session.case_started(prop.id)
+            st = properties.run_property(
+                prop, subject, p.checks[prop.oracle], base=p.base,
+                max_examples=p.max_examples, seed=p.seed, deadline=deadline,
+                shrink_time=shrink_time,
+                prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
+                on_example=on_example)
+        except (KeyboardInterrupt, Terminated) as e:  # before Hypothesis started
+            st = properties.PropertyState(stopped_by="interrupted", interrupt=e)
         case = _property_case(p, prop, st, subject)
         if st.failure is not None:
             for f in st.failure[1]:
