@@ -6,7 +6,8 @@ See docs/subjects.md#pytest-plugin."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,7 @@ from conformance.core.subject import Subject, SubjectResult
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
 from oracles.judge import evaluate, failures, select_oracles
+from strategies.draws import seed_only_draws
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -35,6 +37,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(repeatable; default all)")
     group.addoption("--kschedconf-subject-timeout", metavar="SECONDS", type=float,
                     default=None, help="time limit of an external subject per scenario")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, Any, Any]:
+    """A test that uses a kschedconf fixture draws its Hypothesis examples with the seed
+    alone deciding them (``strategies.draws``: the same ``--hypothesis-seed`` draws the same
+    scenarios whatever was imported and however kschedconf was installed)."""
+    if not any(name.startswith("kschedconf_") for name in pyfuncitem.fixturenames):
+        return (yield)
+    with seed_only_draws():
+        return (yield)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -5,15 +5,16 @@ would accept, and that ``reference_impl.model.loader.load_documents`` loads; con
 ``reference_impl.config.load_config``. See ``docs/strategies.md``.
 
     from hypothesis import given
-    from strategies import SMALL, scenarios
+    from strategies import SMALL, scenarios, stable_draws
 
+    @stable_draws  # the seed alone decides the draws (docs/strategies.md)
     @given(scenarios(SMALL))
-    def test_something(scenario):
-        ...
+    def test_something(scenario): ...
 """
 
 from strategies.clusters import GeneratedCluster, clusters, pending_pods
 from strategies.configs import profiles, scheduler_configs, scheduler_names_of
+from strategies.draws import seed_only_draws, stable_draws
 from strategies.objects import (
     PodContext,
     label_selectors,
@@ -68,6 +69,8 @@ __all__ = [
     "priority_classes",
     "profiles",
     "quantities",
+    "seed_only_draws",
+    "stable_draws",
     "quantity_values",
     "resource_lists",
     "scenarios",

@@ -1,12 +1,18 @@
 """Ctrl-C and SIGTERM midway through ``kschedconf run`` and ``kschedconf golden verify`` end with
 the same summary of the cases judged so far as a finished run, the JUnit report of those cases,
 and exit code 128 + the signal (``diff`` and ``mutants`` have their own tests of the same form in
-test_diff.py and test_mutants.py)."""
+test_diff.py and test_mutants.py); the ``test_sigint_*`` tests send a real SIGINT to each command
+run as a process."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import signal
+import subprocess
+import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -90,3 +96,92 @@ def test_a_finished_golden_verify_reports_every_case(tmp_path: Path,
     assert doc["command"] == "golden verify" and doc["exitCode"] == 0
     assert [c["name"] for c in doc["cases"]] == [golden_name(p, directory) for p in files]
     assert f"run report: {report}" in capsys.readouterr().out
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _sigint_after(tmp_path: Path, ready: str, *argv: str,
+                  wait: float = 0.0) -> tuple[int, str, str]:
+    """Run ``kschedconf ARGV`` in a process, send it a real SIGINT ``wait`` seconds after its
+    output shows ``ready``; its exit code, stdout and stderr."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("CI", None)
+    proc = subprocess.Popen([sys.executable, "-m", "conformance.cli", *argv], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if ready in line:
+                break
+        time.sleep(wait)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, "".join(seen) + out, err
+
+
+def _junit_cases(path: Path) -> dict[str, ET.Element]:
+    return {c.get("name", ""): c for c in ET.parse(path).getroot().iter("testcase")}
+
+
+def _skipped(case: ET.Element) -> str:
+    el = case.find("skipped")
+    return "" if el is None else el.get("message", "")
+
+
+def test_sigint_in_run_marks_the_interrupted_property(tmp_path: Path) -> None:
+    code, out, _ = _sigint_after(
+        tmp_path, "properties:", "run", "--oracle", "consistency", "no_overcommit",
+        "--max-examples", "400", "--junit", "run.xml", "--report", "run.json")
+    assert code == 130, out
+    seed = re.search(r"; seed (\d+) \(drawn: --seed replays this run\)", out)
+    assert seed is not None, out
+    assert "interrupted by Ctrl-C after 1 of 2 case(s); summary so far:" in out
+    assert "  skip  small/consistency  " in out and "(interrupted)" in out
+    assert f"--seed {seed[1]} " in out.split("summary so far:")[1]  # the rerun command
+    case = _junit_cases(tmp_path / "run.xml")["consistency"]
+    assert _skipped(case).startswith("interrupted by Ctrl-C after ")
+    doc = json.loads((tmp_path / "run.json").read_text())
+    jsonschema.validate(doc, schema("RunReport"))
+    assert (doc["interrupted"], doc["exitCode"]) == ("Ctrl-C", 130)
+    assert doc["properties"]["seed"] == seed[1]
+    assert doc["cases"][0]["stoppedBy"] == "interrupted"
+
+
+def test_sigint_in_golden_verify(tmp_path: Path) -> None:
+    code, out, _ = _sigint_after(tmp_path, "  ok  ", "golden", "verify", "--junit", "g.xml",
+                                 "--report", "g.json")
+    assert code == 130, out
+    assert re.search(r"interrupted by Ctrl-C after \d+ of \d+ case\(s\); summary so far:",
+                     out), out
+    cases = _junit_cases(tmp_path / "g.xml")
+    assert cases and json.loads((tmp_path / "g.json").read_text())["interrupted"] == "Ctrl-C"
+
+
+def test_sigint_in_diff(tmp_path: Path) -> None:
+    code, out, _ = _sigint_after(tmp_path, "  ok  ", "diff", "--scenarios", "400", "--seed",
+                                 "1", "--junit", "d.xml", "--report", "d.json")
+    assert code == 130, out
+    assert re.search(r"interrupted by Ctrl-C after \d+ of \d+ case\(s\); summary so far:",
+                     out), out
+    assert _junit_cases(tmp_path / "d.xml")
+    doc = json.loads((tmp_path / "d.json").read_text())
+    assert (doc["interrupted"], doc["exitCode"]) == ("Ctrl-C", 130)
+
+
+def test_sigint_in_mutants_marks_the_running_mutant(tmp_path: Path) -> None:
+    code, out, err = _sigint_after(
+        tmp_path, "kschedconf mutants:", "mutants", "--only", "score-weights-dropped",
+        "--jobs", "1", "--no-golden", "--max-examples", "5000", "--budget", "3000",
+        "--junit", "m.xml",
+        wait=3.0)  # the witness triage takes a second; then the mutant runs for about a
+    # minute (hundreds of examples) before an oracle catches it
+    assert code == 130, out + err
+    assert "interrupted by Ctrl-C after 1 of 1 case(s); summary so far:" in out + err
+    cases = _junit_cases(tmp_path / "m.xml")
+    assert _skipped(cases["score-weights-dropped"]) == "interrupted by Ctrl-C while running"

@@ -407,6 +407,33 @@ def test_console_summary_and_junit_of_survivors_and_equivalents(
             == "kschedconf.mutants.DefaultPreemption")
 
 
+def test_a_survivor_the_budget_cut_short_is_not_reached(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The budget ran out before --max-examples: "not reached" (skipped, counted as not
+    caught), not "survived"; a survivor that ran its examples, or that no oracle sees on its
+    witness, still survived."""
+    def fake_run(mu: m.Mutant, opts: m.MutantsOptions, share: float | None) -> m.MutantOutcome:
+        seen = [] if mu.name == "queue-fifo" else ["preemption"]
+        o = m.MutantOutcome(mu.name, mu.area, mu.summary, status=m.SURVIVED, examples_run=12,
+                            total_seconds=0.5, witness_caught_by=seen)
+        stop = "max_examples" if mu.name == "fit-ignores-pod-count" else "budget"
+        o.properties = [m.PropertyOutcome(m.ALL_ORACLES_PROPERTY, "small", False, 12, 0.4,
+                                          stopped_by=stop)]
+        return o
+    monkeypatch.setattr(rounds, "run_mutant", fake_run)
+    code = mutants_main(["mutants", "--only", "preemption-ignores-pdbs,fit-ignores-pod-count,"
+                         "queue-fifo", "--jobs", "1", "--no-golden", "--budget", "1"])
+    out = capsys.readouterr().out
+    assert code == EXIT_FAILED
+    assert ("  skip  preemption-ignores-pdbs  not reached (the budget ran out): 12 examples"
+            in out)
+    assert "  FAIL  fit-ignores-pod-count  survived (coverage): 12 examples" in out
+    assert "  FAIL  queue-fifo  survived (blind): 12 examples" in out
+    assert ("3 mutants: 0 caught (0.0 % of 3 counted; threshold 90 %), 1 not reached before "
+            "the budget ran out (counted as not caught)") in out
+    assert "preemption-ignores-pdbs  not reached" in out.split("MUTANT")[1]
+
+
 def test_ineffective_and_error_are_errors_in_junit() -> None:
     cases = [m.MutantOutcome("x", "test", "s", status=m.INEFFECTIVE, message="no change").case(),
              m.MutantOutcome("y", "test", "s", status=m.ERROR, message="boom").case()]
@@ -427,11 +454,16 @@ def test_ctrl_c_ends_with_the_summary_so_far(capsys: pytest.CaptureFixture[str],
     captured = capsys.readouterr()
     assert code == EXIT_INTERRUPTED
     assert captured.out == ""  # no report document of a run cut short
-    assert "interrupted by Ctrl-C after 1 of 2 case(s); summary so far:" in captured.err
+    # the mutant running at the interrupt is a case of its own, skipped and marked
+    assert "interrupted by Ctrl-C after 2 of 2 case(s); summary so far:" in captured.err
+    assert "  skip  queue-fifo  interrupted" in captured.err
     assert "1 of 2 mutants: 1 caught (100.0 % of 1 counted" in captured.err
     assert "run the 1 mutant(s) not judged: kschedconf mutants " in captured.err
     root = ET.parse(junit).getroot()
-    assert [tc.get("name") for tc in root.iter("testcase")] == ["fit-ignores-pod-count"]
+    cases = {tc.get("name"): tc for tc in root.iter("testcase")}
+    assert list(cases) == ["fit-ignores-pod-count", "queue-fifo"]
+    assert _attr(cases["queue-fifo"], "skipped", "message") == (
+        "interrupted by Ctrl-C while running")
 
 
 def test_per_property_mode_runs_each_oracle() -> None:

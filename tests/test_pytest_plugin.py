@@ -109,6 +109,35 @@ def test_unavailable_subject_is_reported(isolated: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*kschedconf subject: unknown subject 'no-such-subject'*"])
 
 
+SEED_TESTS = '''
+from hypothesis import given, seed, settings
+from hypothesis.internal.conjecture import providers
+
+from strategies import SMALL, scenarios
+from strategies.draws import _no_local_constants
+
+
+@settings(max_examples=2, deadline=None, database=None)
+@seed(3)
+@given(scenario=scenarios(SMALL))
+def test_with_a_fixture(kschedconf_check, scenario):
+    assert providers._get_local_constants is _no_local_constants
+
+
+def test_without_one():
+    assert providers._get_local_constants is not _no_local_constants
+'''
+
+
+def test_tests_with_kschedconf_fixtures_draw_by_the_seed_alone(
+        isolated: pytest.Pytester) -> None:
+    """The plugin draws the examples of a test that uses a kschedconf fixture without
+    Hypothesis' local constants (strategies.draws), and leaves other tests alone."""
+    isolated.makepyfile(test_seeds=SEED_TESTS)
+    result = isolated.runpytest("-p", "conformance.pytest_plugin", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+
+
 def test_hypothesis_profiles_are_registered() -> None:
     from hypothesis import settings
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from conformance.core.errors import Terminated
+from conformance.core.errors import Terminated, clear_stops, request_stop
 from conformance.core.events import EventBus, Reporter
 from conformance.core.exits import EXIT_USAGE
 from conformance.engines.properties import parse_shard
@@ -182,21 +182,34 @@ def reporters(args: argparse.Namespace, stream: TextIO | None = None) -> EventBu
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated(signum)
+    exc = Terminated(signum)
+    request_stop(exc)
+    raise exc
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    exc = KeyboardInterrupt()
+    request_stop(exc)
+    raise exc
 
 
 @contextmanager
 def signals_end_the_run() -> Iterator[None]:
     """SIGTERM and SIGHUP end the run like Ctrl-C (with the summary so far) while it lasts
-    (only the main thread can set handlers; elsewhere the defaults stay)."""
+    (only the main thread can set handlers; elsewhere the defaults stay). Each stop is also
+    recorded (``core.errors.requested_stop``), so that one Python swallowed is raised again."""
     previous: dict[signal.Signals, Any] = {}
+    clear_stops()
     try:
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, _raise_terminated)
+        for sig, handler in ((signal.SIGTERM, _raise_terminated),
+                             (signal.SIGHUP, _raise_terminated),
+                             (signal.SIGINT, _raise_interrupt)):
+            previous[sig] = signal.signal(sig, handler)
     except ValueError:  # not the main thread
         pass
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        for sig, prev in previous.items():
+            signal.signal(sig, prev)
+        clear_stops()

@@ -44,7 +44,8 @@ def register(sub: Any) -> None:
               decision by decision, on generated scenarios of each size (--max-examples
               each); as `kschedconf diff --subject` (docs/diff.md). all: the three.
 
-            Each property stops at --max-examples or at its share of --budget. Profiles:
+            Each property stops at --max-examples or at its share of --budget; the summary
+            says which. Ctrl-C prints the summary so far and writes the reports. Profiles:
             dev (25 examples, small clusters, failures remembered in .hypothesis/), ci (100
             examples, small and medium clusters, deterministic), thorough (1000 examples, up
             to 150 nodes); default: ci when $CI is set, else dev. A progress line per
@@ -63,7 +64,8 @@ def register(sub: Any) -> None:
               kschedconf reproduce kschedconf-out/<property>.yaml
 
             exit codes: 0 all passed, 1 some property or golden scenario failed,
-            2 usage error or subject error (crash, timeout, invalid output)"""))
+            2 usage error or subject error (crash, timeout, invalid output),
+            130 interrupted by Ctrl-C (128 + the signal)"""))
     run.add_argument("--suite", choices=("properties", "golden", "differential", "all"),
                      default="properties",
                      help="which suite (default properties)")
@@ -80,8 +82,9 @@ def register(sub: Any) -> None:
                           "goes to the next), and as much for the differential suite's "
                           "scenarios; default: no limit")
     run.add_argument("--seed", type=int,
-                     help="derandomize: the same seed generates the same scenarios "
-                          "(default: random; the ci profile is deterministic anyway)")
+                     help="the same seed generates the same scenarios, on any machine and "
+                          "install (default: 0 with the ci profile, else a fresh seed, "
+                          "printed in the header and summary)")
     run.add_argument("--profile", choices=("dev", "ci", "thorough"),
                      help="Hypothesis settings profile (default: ci if $CI is set, else dev)")
     run.add_argument("--judge-all", action="store_true",

@@ -31,3 +31,22 @@ class Terminated(BaseException):
     @property
     def exit_code(self) -> int:
         return 128 + self.signum
+
+
+#: the stops signals asked for while a run lasts (``cli.options.signals_end_the_run``): a
+#: KeyboardInterrupt raised inside a garbage-collector callback (Hypothesis registers one) is
+#: swallowed by Python, so long loops also ask :func:`requested_stop` between examples
+_requested: list[BaseException] = []
+
+
+def request_stop(exc: BaseException) -> None:
+    _requested.append(exc)
+
+
+def requested_stop() -> BaseException | None:
+    """The first stop asked for by a signal in this run, if any."""
+    return _requested[0] if _requested else None
+
+
+def clear_stops() -> None:
+    _requested.clear()

@@ -27,7 +27,8 @@ class CaseResult:
     seconds: float = 0.0
     examples: int = 0  # generated examples run before the first failure (or in all)
     shrinks: int = 0  # examples run while shrinking a failure
-    stopped_by: str = ""  # "max_examples", "budget", "failure", "error"
+    #: "max_examples", "exhausted", "budget", "failure", "error", "interrupted"
+    stopped_by: str = ""
     message: str = ""  # one line: the violated invariant / the error
     details: str = ""  # every violation, the reproduce command
     counterexample: str | None = None  # path of the counterexample scenario file

@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
 from conformance.core.dropped import add_counts, dropped_counts, not_judged
-from conformance.core.errors import SubjectError, UsageError
+from conformance.core.errors import SubjectError, Terminated, UsageError, requested_stop
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles import Oracle
 from oracles.judge import Finding, evaluate, failures, matching_upstream
+from strategies.draws import seed_only_draws
 from strategies.families import scenario_strategy
 
 T = TypeVar("T")
@@ -110,7 +111,10 @@ class PropertyState:
     failure_size: tuple[int, int] = (0, 0)
     failure_calls: int = 0
     subject_error: SubjectError | None = None
+    #: why it stopped: "max_examples" (the example cap), "exhausted" (Hypothesis found no
+    #: further distinct scenario), "budget", "failure", "error", "interrupted"
     stopped_by: str = "max_examples"
+    interrupt: BaseException | None = None  # the Ctrl-C or signal that stopped it
     shrink_cut: bool = False  # shrinking stopped at the shrink deadline
     flaky: bool = False  # the failure did not happen again when replayed
     error: str = ""
@@ -148,7 +152,9 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
                  strategy: st.SearchStrategy[ScenarioInput] | None = None,
                  on_example: Callable[[PropertyState], None] | None = None,
                  strict_intent: bool = False) -> PropertyState:
-    """Run one property with Hypothesis; never raises for a failure (see ``state``).
+    """Run one property with Hypothesis; never raises for a failure (see ``state``). A Ctrl-C
+    or :class:`Terminated` is returned in ``state.interrupt`` for the caller to report what
+    was done and raise it.
 
     ``deadline``: the ``time.monotonic()`` value after which no new example is generated.
     ``shrink_time``: seconds shrinking may take after the first failure (it may always go on
@@ -161,6 +167,8 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     checks = {prop.oracle: check, **(also or {})}
 
     def body(scenario: ScenarioInput) -> None:
+        if (stop := requested_stop()) is not None:  # a Ctrl-C Python swallowed
+            raise stop
         now = time.monotonic()
         if state.failure is None:
             if deadline is not None and state.examples > 0 and now >= deadline:
@@ -199,32 +207,78 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
             state.record(scenario, findings)
             raise PropertyViolation(str(findings[0]))
 
-    # Distinct example-database keys (and derandomization) per property.
-    body._hypothesis_internal_add_digest = prop.id.encode()  # type: ignore[attr-defined]
-    s = settings(base, max_examples=max_examples, verbosity=Verbosity.quiet)
-    if seed is not None:
-        # the seed decides: same seed, same examples (Hypothesis then uses no database)
-        s = settings(s, derandomize=False, database=None)
-    test = given(strategy if strategy is not None else scenario_strategy(prop.family))(body)
-    test = s(test)
-    if seed is not None:
-        test = hypothesis_seed(property_seed(seed, prop))(test)
     try:
-        test()
+        with seed_only_draws():
+            _hypothesis_test(prop, body, base, max_examples, seed, strategy)()
     except _OutOfBudget:
         if state.failure is not None:
             state.stopped_by = "failure"
     except _SubjectAbort as e:
         state.subject_error = e.error
         state.stopped_by = "error"
+    except (KeyboardInterrupt, Terminated) as e:
+        state.interrupt = e
+        state.stopped_by = "interrupted"
     except Exception as e:  # PropertyViolation, or Hypothesis' Flaky/Unsatisfiable...
-        if state.failure is not None:
+        if (stop := _interrupt_in(e)) is not None:
+            # a Ctrl-C in Hypothesis' own setup can surface as another error raised while
+            # handling it (an AssertionError of hypothesis.core's wrapped_test)
+            state.interrupt = stop
+            state.stopped_by = "interrupted"
+        elif state.failure is not None:
             state.stopped_by = "failure"
             state.flaky = _is_flaky(e)
         else:
             state.stopped_by = "error"
             state.error = f"{type(e).__name__}: {e}"
+    else:
+        if state.failure is None and state.examples < max_examples:
+            state.stopped_by = "exhausted"
     return state
+
+
+def _hypothesis_test(prop: Property, body: Callable[[ScenarioInput], None], base: settings,
+                     max_examples: int, seed: int | None,
+                     strategy: st.SearchStrategy[ScenarioInput] | None) -> Callable[[], None]:
+    """The Hypothesis test of a property: ``body`` on each scenario drawn."""
+    # Distinct example-database keys (and derandomization) per property.
+    body._hypothesis_internal_add_digest = prop.id.encode()  # type: ignore[attr-defined]
+    s = settings(base, max_examples=max_examples, verbosity=Verbosity.quiet)
+    test: Any = given(strategy if strategy is not None else scenario_strategy(prop.family))(body)
+    if seed is not None:
+        # the seed decides the generated examples. @seed turns the database off; the settings
+        # applied after it keep ``base``'s, so a run with a drawn seed still replays the
+        # failures the dev profile remembers first (callers replaying a seed pass a base
+        # without a database)
+        test = hypothesis_seed(property_seed(seed, prop))(test)
+        s = settings(s, derandomize=False)
+    return s(test)  # type: ignore[no-any-return]
+
+
+def draw_scenarios(prop: Property, seed: int, n: int) -> list[ScenarioInput]:
+    """The scenarios ``kschedconf run --seed SEED --no-database --max-examples N`` gives the
+    subject for ``prop`` (before ``--config``) when none fails, in order."""
+    drawn: list[ScenarioInput] = []
+
+    def body(scenario: ScenarioInput) -> None:
+        drawn.append(scenario)
+
+    base = settings(no_shrink(profile_settings("dev")), database=None)
+    with seed_only_draws():
+        _hypothesis_test(prop, body, base, n, seed, None)()
+    return drawn
+
+
+def _interrupt_in(e: BaseException) -> BaseException | None:
+    """The Ctrl-C or Terminated an exception was raised while handling, if any."""
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt | Terminated):
+            return cur
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return None
 
 
 def _is_flaky(e: BaseException) -> bool:

@@ -4,6 +4,7 @@ against one subject, with counterexamples written for every failure."""
 from __future__ import annotations
 
 import os
+import random
 import shlex
 import sys
 import time
@@ -25,7 +26,7 @@ from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, describe_subject
 from conformance.engines import golden, properties
 from conformance.engines.diff.suite import DifferentialOptions, differential
-from conformance.engines.session import Session
+from conformance.engines.session import Session, interruption
 from conformance.subjects.factory import make_subject
 from oracles import Oracle
 from oracles.judge import (
@@ -84,6 +85,8 @@ class RunPlan:
     config_doc: dict[str, Any] | None
     golden_dir: Path
     golden_files: list[Path]
+    seed: int  # the seed of every property: --seed, the ci profile's CI_SEED, or drawn
+    seed_source: str  # "given", "profile" (ci) or "drawn"
 
     @property
     def planned(self) -> int:
@@ -113,9 +116,11 @@ def plan(opts: RunOptions) -> RunPlan:
         if opts.shard:
             props = properties.select_shard(props, *opts.shard)
     max_examples = opts.max_examples if opts.max_examples is not None else base.max_examples
-    if not opts.database:
+    seed, source = resolve_seed(opts.seed, opts.profile)
+    if not opts.database or source != "drawn":
+        # a given seed replays what it drew before, whatever .hypothesis/ remembers
         base = settings(base, database=None)
-    elif opts.seed is None and not base.derandomize:
+    else:
         base = settings(base, database=DirectoryBasedExampleDatabase(
             str(Path(opts.database_dir) / "examples")))
     if not opts.shrink:
@@ -128,7 +133,21 @@ def plan(opts: RunOptions) -> RunPlan:
         if opts.shard:
             files = properties.select_shard(files, *opts.shard)
     return RunPlan(opts, base, families, checks, props, total, max_examples, config_doc,
-                   directory, files)
+                   directory, files, seed, source)
+
+
+#: the seed of a ``ci`` profile run without ``--seed``: CI runs are the same every time
+CI_SEED = 0
+
+
+def resolve_seed(seed: int | None, profile: str) -> tuple[int, str]:
+    """The seed of a run and where it comes from: ``--seed``; without it, :data:`CI_SEED`
+    for the ``ci`` profile, else a fresh one (printed, so that ``--seed`` replays the run)."""
+    if seed is not None:
+        return seed, "given"
+    if profile == "ci":
+        return CI_SEED, "profile"
+    return random.SystemRandom().randrange(1 << 31), "drawn"
 
 
 # --- commands that replay ----------------------------------------------------------------------
@@ -186,21 +205,19 @@ def rerun_command(opts: RunOptions, families: Sequence[str], seed: int | None,
     return " ".join(parts)
 
 
-def seed_label(opts: RunOptions) -> str:
-    """The seed as reports show it: the number, ``derandomized`` (ci profile) or ``random``."""
-    if opts.seed is not None:
-        return str(opts.seed)
-    return "derandomized" if properties.PROFILES[opts.profile].get("derandomize") else "random"
+SEED_SOURCES = {"given": "--seed", "profile": "the ci profile's seed", "drawn": "drawn"}
 
 
-def run_properties_header(opts: RunOptions, subject: Subject) -> dict[str, str]:
+def run_properties_header(opts: RunOptions, subject: Subject, seed: int,
+                          seed_source: str = "given") -> dict[str, str]:
     """The run's properties in reports: versions, seed, subject."""
     props = {
         "kschedconf.version": KSCHEDCONF_VERSION,
         "upstream.release": UPSTREAM_RELEASE,
         "suite": opts.suite,
         "profile": opts.profile,
-        "seed": seed_label(opts),
+        "seed": str(seed),
+        "seed.source": SEED_SOURCES.get(seed_source, seed_source),
         "subject.spec": opts.subject,
     }
     for k, v in subject.describe().items():
@@ -239,8 +256,8 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
                       seconds=st.seconds, examples=st.examples, shrinks=st.shrinks,
                       stopped_by=st.stopped_by,
                       properties={"property": prop.id, "oracle": prop.oracle,
-                                  "family": prop.family, "seed": seed_label(opts),
-                                  "rerun": rerun_command(opts, p.families, opts.seed,
+                                  "family": prop.family, "seed": str(p.seed),
+                                  "rerun": rerun_command(opts, p.families, p.seed,
                                                          prop.oracle, prop.family)})
     case.matches_upstream = dict(sorted(st.matches_upstream.items()))
     if st.subject_error is not None:
@@ -253,12 +270,15 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         case.reproduce = reproduce_command(str(path), opts, prop.oracle)
         ScenarioInput(scenario.documents, scenario.config, scenario.seed, prop.file_stem,
                       _counterexample_notes(prop.id, prop.oracle, findings, subject,
-                                            case.reproduce, seed_label(opts))).write(path)
+                                            case.reproduce, str(p.seed))).write(path)
         case.counterexample = str(path)
         case.status = FAILED
         case.message = str(findings[0]).splitlines()[0]
         extra = (" (shrinking stopped by the budget: the smallest failure found so far)"
                  if st.shrink_cut else "")
+        if st.interrupt is not None:
+            extra = (f" (shrinking interrupted by {interruption(st.interrupt)[0]}: the "
+                     "smallest failure found so far)")
         if st.flaky:
             extra += (" (it did not fail again when replayed: the subject or oracle may be "
                       "nondeterministic)")
@@ -271,6 +291,10 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         case.status = ERROR
         case.message = st.error.splitlines()[0]
         case.details = st.error
+    elif st.interrupt is not None:
+        case.status = SKIPPED
+        case.message = (f"interrupted by {interruption(st.interrupt)[0]} after "
+                        f"{st.examples} examples, none failing")
     elif st.not_judged and not st.judged:
         case.status = ERROR
         case.message = f"not judged: {st.not_judged_reason}"
@@ -282,10 +306,15 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
     return case
 
 
+#: the words of a property's stop reason on its console line
+STOP_WORDS = {"max_examples": "example cap", "exhausted": "no new scenario",
+              "budget": "budget", "interrupted": "interrupted"}
+
+
 def _property_detail(case: CaseResult, st: properties.PropertyState) -> str:
     detail = f"{st.examples} examples  {st.seconds:.1f}s"
-    if st.stopped_by == "budget":
-        detail += "  (budget)"
+    if st.stopped_by in STOP_WORDS and case.status != FAILED:
+        detail += f"  ({STOP_WORDS[st.stopped_by]})"
     elif st.shrink_cut:
         detail += f"  ({st.shrinks} shrink steps, cut by the budget)"
     if st.matches_upstream:
@@ -313,18 +342,21 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
             # after a failure, shrinking may go on for half a share past the deadline (then
             # the smallest failure so far is kept); the next shares shrink accordingly
             shrink_time = max(share / 2, SHRINK_MIN_SECONDS)
-        session.case_started(prop.id)
 
         def on_example(st: properties.PropertyState, label: str = prop.id) -> None:
             extra = f", shrinking ({st.shrinks})" if st.shrinks else ""
             session.progress(label, f"{st.examples} examples{extra}  {st.seconds:.1f}s")
 
-        st = properties.run_property(
-            prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
-            base=p.base, max_examples=p.max_examples,
-            seed=opts.seed, deadline=deadline, shrink_time=shrink_time,
-            prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
-            on_example=on_example, strict_intent=opts.strict_intent)
+        try:
+            session.case_started(prop.id)
+            st = properties.run_property(
+                prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
+                base=p.base, max_examples=p.max_examples, seed=p.seed, deadline=deadline,
+                shrink_time=shrink_time,
+                prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
+                on_example=on_example, strict_intent=opts.strict_intent)
+        except (KeyboardInterrupt, Terminated) as e:  # before Hypothesis started
+            st = properties.PropertyState(stopped_by="interrupted", interrupt=e)
         case = _property_case(p, prop, st, subject)
         if st.failure is not None:
             for f in st.failure[1]:
@@ -332,6 +364,8 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
         if st.subject_error is not None:
             session.summary.error = str(st.subject_error)
         session.case_finished(case, _property_detail(case, st))
+        if st.interrupt is not None:
+            raise st.interrupt
         if st.subject_error is not None:
             for rest in p.props[i + 1:]:
                 session.case_finished(CaseResult(
@@ -382,7 +416,7 @@ def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[st
         return []
     return differential(session, subject, DifferentialOptions(
         opts.subject, opts.plugins, opts.config, p.config_doc,
-        {f: p.max_examples for f in families}, opts.seed, opts.budget, opts.out,
+        {f: p.max_examples for f in families}, p.seed, opts.budget, opts.out,
         opts.shrink, named=opts.suite == "differential"))
 
 
@@ -397,10 +431,42 @@ def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
     return parts
 
 
-def _artifacts(p: RunPlan, summary: RunSummary) -> list[str]:
+def stop_reasons(p: RunPlan, summary: RunSummary, seconds: float) -> str:
+    """Why the properties stopped, in one line: ``properties stopped: 7 at the 25-example
+    cap of the dev profile (--max-examples N to draw more), ...``; empty when none ran."""
+    counts: dict[str, int] = {}
+    for c in summary.cases:
+        if c.suite == "properties" and c.stopped_by:
+            counts[c.stopped_by] = counts.get(c.stopped_by, 0) + 1
+    if not counts:
+        return ""
+    cap = (f"the --max-examples {p.max_examples} cap" if p.opts.max_examples is not None
+           else f"the {p.max_examples}-example cap of the {p.opts.profile} profile")
+    words = {
+        "max_examples": f"at {cap} (a larger --max-examples draws more)",
+        "exhausted": "when Hypothesis drew no further distinct scenario",
+        "budget": "by the --budget",
+        "failure": "by a failure",
+        "error": "by an error",
+        "interrupted": "by the interrupt",
+    }
+    parts = [f"{n} {words.get(k, k)}" for k, n in counts.items()]
+    line = "properties stopped: " + ", ".join(parts)
+    if (p.opts.budget is not None and "budget" not in counts
+            and seconds < p.opts.budget):
+        line += f" after {seconds:.0f}s of the {p.opts.budget:g}s budget"
+    return line
+
+
+def _artifacts(p: RunPlan, summary: RunSummary, seconds: float) -> list[str]:
+    out = []
+    if stop := stop_reasons(p, summary, seconds):
+        out.append(stop)
+        summary.properties["stopped"] = stop
     if summary.count(FAILED):
-        return [f"counterexamples in {p.opts.out}/ (replay with `kschedconf reproduce`)"]
-    return []
+        out.append(f"counterexamples in {p.opts.out}/ (replay with `kschedconf reproduce`)")
+    out.append(f"seed {p.seed}: rerun with `{summary.properties.get('rerun', '')}`")
+    return out
 
 
 def run(opts: RunOptions, bus: EventBus) -> RunSummary:
@@ -419,18 +485,23 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
                                          status=ERROR, message=str(e).splitlines()[0],
                                          details=str(e)))
         return session.finish(totals=["subject"], error=str(e))
-    properties_ = run_properties_header(opts, subject)
-    properties_["rerun"] = rerun_command(opts, p.families, opts.seed)
+    properties_ = run_properties_header(opts, subject, p.seed, p.seed_source)
+    properties_["rerun"] = rerun_command(opts, p.families, p.seed)
     session = Session("run", bus, properties=properties_, planned=p.planned)
+    drawn = " (drawn: --seed replays this run)" if p.seed_source == "drawn" else ""
     session.start(f"kschedconf run: suite {opts.suite}; subject {describe_subject(subject)}; "
-                  f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed "
-                  f"{seed_label(opts)}")
+                  f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed {p.seed}{drawn}")
     stop: BaseException | None = None
     differential_lines: list[str] = []
+    started = time.monotonic()
+    props_seconds: float | None = None
     try:
         with subject:
             if opts.suite in ("properties", "all"):
-                _run_properties(p, subject, session)
+                try:
+                    _run_properties(p, subject, session)
+                finally:
+                    props_seconds = time.monotonic() - started
             if opts.suite in ("golden", "all") and not session.summary.error:
                 _run_golden(p, subject, session)
             if opts.suite in ("differential", "all") and not session.summary.error:
@@ -438,8 +509,9 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     summary = session.finish(totals=_totals(p, session.summary),
-                             artifacts=[*_artifacts(p, session.summary), *differential_lines],
-                             stop=stop)
+                             artifacts=[*_artifacts(p, session.summary,
+                                                    props_seconds or 0.0),
+                                        *differential_lines], stop=stop)
     if stop is not None:
         raise stop
     return summary

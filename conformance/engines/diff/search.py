@@ -19,6 +19,7 @@ from conformance.core.subject import SubjectError
 from conformance.engines.diff.minimal import Minimal, minimal_path, save
 from conformance.engines.diff.model import ALL_MODES, ScenarioDiff, Sig
 from conformance.engines.diff.plan import DiffPlan
+from strategies.draws import stable_draws
 from strategies.families import scenario_strategy
 
 #: Compare one scenario of a family, in the given modes (None: the plan's).
@@ -67,7 +68,7 @@ def hypothesis_test(family: str, n: int, seed: int, body: Callable[[ScenarioInpu
     test._hypothesis_internal_add_digest = f"kschedconf-diff/{family}".encode()  # type: ignore
     t: Any = given(scenario_strategy(family))(test)
     t = s(t)
-    return hseed(family_seed(seed, family))(t)
+    return stable_draws(hseed(family_seed(seed, family))(t))
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from conformance.engines.mutants.outcomes import (
     ERROR,
     GOLDEN_PROPERTY,
     INEFFECTIVE,
+    NOT_REACHED,
     SURVIVED,
     MutantOutcome,
     MutantsReport,
@@ -45,7 +46,8 @@ from conformance.engines.mutants.subject import (
 
 __all__ = [
     "ALL_ORACLES_PROPERTY", "CATALOGUE", "CAUGHT", "DEFAULT_BUDGET", "DEFAULT_MAX_EXAMPLES",
-    "DEFAULT_SEED", "EQUIVALENT", "ERROR", "GOLDEN_PROPERTY", "INEFFECTIVE", "SURVIVED",
+    "DEFAULT_SEED", "EQUIVALENT", "ERROR", "GOLDEN_PROPERTY", "INEFFECTIVE", "NOT_REACHED",
+    "SURVIVED",
     "THRESHOLD", "Catalogue", "Mutant", "MutantError", "MutantOutcome", "MutantSubject",
     "MutantsOptions", "MutantsPlan", "MutantsReport", "Patch", "PropertyOutcome",
     "WitnessCheck", "check_witness", "get", "new_session", "patched", "resolve_plan",

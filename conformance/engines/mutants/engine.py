@@ -1,8 +1,8 @@
 """``kschedconf mutants`` as an engine: runs a :class:`MutantsPlan` (triage, first round,
 second round) and reports through a :class:`Session`: one case per mutant (caught passes,
-survived fails, equivalent is skipped, ineffective and error are errors) and the caught
-percentage against the threshold as the run's verdict. Ctrl-C or a signal ends the run with
-the summary of the mutants judged so far."""
+survived fails, equivalent and not reached are skipped, ineffective and error are errors)
+and the caught percentage against the threshold as the run's verdict. Ctrl-C or a signal
+ends the run with the summary of the mutants judged so far."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from collections.abc import Sequence
 
 from conformance.core.errors import Terminated
 from conformance.core.events import EventBus
+from conformance.core.results import SKIPPED, CaseResult
 from conformance.engines.mutants.mutant import Mutant
 from conformance.engines.mutants.outcomes import (
+    NOT_REACHED,
     SURVIVED,
     MutantOutcome,
     MutantsReport,
@@ -27,7 +29,7 @@ from conformance.engines.mutants.rounds import (
     triage,
     wants_second_round,
 )
-from conformance.engines.session import Session
+from conformance.engines.session import Session, interruption
 
 
 def new_session(plan: MutantsPlan, bus: EventBus | None = None) -> Session:
@@ -49,8 +51,10 @@ class _Run:
         self.done: dict[str, MutantOutcome] = {}
         self.held: list[str] = []  # first-round survivors that may get a second round
         self.reported: set[str] = set()
+        self.running: list[str] = []  # started and not finished
 
     def started(self, mutant: Mutant, running: Sequence[str]) -> None:
+        self.running = [*running, mutant.name] if mutant.name not in running else list(running)
         if self.plan.jobs == 1:
             self.session.case_started(mutant.name)
         else:
@@ -68,6 +72,7 @@ class _Run:
             self.report(final)
 
     def report(self, outcome: MutantOutcome) -> None:
+        outcome.settle()
         self.session.case_started(outcome.name)
         self.session.case_finished(outcome.case(), outcome.detail())
         self.reported.add(outcome.name)
@@ -94,11 +99,23 @@ class _Run:
                  f"share the {left:.0f}s left, on new scenarios (seed {opts.seed + 1})")
         run_round(tasks, plan.jobs, self.budget, self.finished, self.started)
 
-    def report_rest(self) -> None:
-        """Report the first-round outcomes of survivors whose second round did not end."""
+    def report_rest(self, stop: BaseException) -> None:
+        """Report the first-round outcomes of survivors whose second round did not end, and
+        the mutants the interrupt stopped midway (skipped, marked interrupted)."""
         for name in self.names:
             if name in self.done and name not in self.reported:
                 self.report(self.done[name])
+        by_name = {mu.name: mu for mu in self.plan.mutants}
+        for name in self.running:
+            if name in self.reported or name not in by_name:
+                continue
+            mu = by_name[name]
+            self.session.case_started(name)
+            self.session.case_finished(CaseResult(
+                "mutants", f"kschedconf.mutants.{mu.area.replace(' ', '_')}", name,
+                status=SKIPPED, message=f"interrupted by {interruption(stop)[0]} while running",
+                properties={"verdict": "interrupted", "area": mu.area}), "interrupted")
+            self.reported.add(name)
 
     def outcome_report(self) -> MutantsReport:
         return MutantsReport(in_order(list(self.done.values()), self.names), self.plan.opts,
@@ -112,7 +129,7 @@ class _Run:
         s.summary.properties.update(caught=str(report.caught), counted=str(len(report.counted)),
                                     percent=f"{report.percent:.1f}")
         artifacts = []
-        survivors = [o.name for o in report.outcomes if o.status == SURVIVED]
+        survivors = [o.name for o in report.outcomes if o.status in (SURVIVED, NOT_REACHED)]
         if survivors:
             artifacts.append(f"rerun the survivors: {self.plan.rerun_command(survivors)}")
         not_run = [name for name in self.names if name not in self.done]
@@ -139,7 +156,7 @@ def run_mutants(plan: MutantsPlan, session: Session | None = None) -> MutantsRep
     try:
         run.rounds()
     except (KeyboardInterrupt, Terminated) as e:
-        run.report_rest()
+        run.report_rest(e)
         report = run.outcome_report()
         run.close(report, e)
         return report

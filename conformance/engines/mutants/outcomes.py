@@ -17,13 +17,16 @@ from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 CAUGHT = "caught"
 SURVIVED = "survived"
+#: not caught, the oracles see it on its witness, and the budget ran out before its runs
+#: reached ``--max-examples``: more time may catch it (counted, as not caught)
+NOT_REACHED = "not reached"
 EQUIVALENT = "equivalent"  # survived, documented as equivalent on generated scenarios
 INEFFECTIVE = "ineffective"  # the witness did not change: the patch misses its target
 ERROR = "error"
 
 #: a mutant's verdict as a case of the shared reporters: a surviving mutant is a bug the
 #: harness failed to catch
-CASE_STATUS = {CAUGHT: results.PASSED, SURVIVED: results.FAILED,
+CASE_STATUS = {CAUGHT: results.PASSED, SURVIVED: results.FAILED, NOT_REACHED: results.SKIPPED,
                EQUIVALENT: results.SKIPPED, INEFFECTIVE: results.ERROR, ERROR: results.ERROR}
 
 #: the pseudo-oracle of the shared property (every oracle on each generated scenario)
@@ -105,6 +108,17 @@ class MutantOutcome:
         return ("blind: no oracle rejects it even on its witness scenario; missing oracle: "
                 + (self.missing_oracle or "not documented in the catalogue"))
 
+    def settle(self) -> MutantOutcome:
+        """A survivor the oracles see on its witness whose last run of some property was
+        stopped by the budget becomes :data:`NOT_REACHED`; returns ``self``."""
+        last: dict[tuple[str, str], str] = {}
+        for p in self.properties:
+            last[(p.family, p.oracle)] = p.stopped_by
+        if (self.status == SURVIVED and self.witness_caught_by
+                and "budget" in last.values()):
+            self.status = NOT_REACHED
+        return self
+
     @property
     def golden_scenarios(self) -> int:
         """Golden scenarios run (``examples_run`` counts them too)."""
@@ -125,6 +139,7 @@ class MutantOutcome:
         seen = (f"its witness is rejected by {', '.join(self.witness_caught_by)}"
                 if self.witness_caught_by else "no oracle rejects its witness")
         what = ("equivalent on generated scenarios" if self.status == EQUIVALENT
+                else "not reached (the budget ran out)" if self.status == NOT_REACHED
                 else f"survived ({'coverage' if self.witness_caught_by else 'blind'})")
         return f"{what}: {ran}, {_fmt_s(self.total_seconds)}s, {seen}"
 
@@ -136,6 +151,10 @@ class MutantOutcome:
             message = f"caught by {', '.join(self.caught_by)}: {self.message}"
         elif self.status == SURVIVED:
             message = f"survived: {self.survivor_note()}"
+        elif self.status == NOT_REACHED:
+            message = (f"not reached: the budget ran out after {self.examples_run} examples, "
+                       f"before --max-examples; {', '.join(self.witness_caught_by)} rejects "
+                       "its witness, so a larger --budget may catch it")
         elif self.status == EQUIVALENT:
             message = self.survivor_note()
         else:
@@ -217,6 +236,9 @@ class MutantsReport:
                 f"{len(self.counted)} counted; threshold {THRESHOLD:g} %)")
         if n != len(self.counted):
             text += f", {n - len(self.counted)} equivalent not counted"
+        if unreached := sum(1 for o in self.outcomes if o.status == NOT_REACHED):
+            text += (f", {unreached} not reached before the budget ran out (counted as not "
+                     "caught)")
         return [text]
 
     def to_dict(self) -> dict[str, Any]:

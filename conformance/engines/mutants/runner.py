@@ -151,6 +151,8 @@ def _run_one(prop: Property, subject: Subject,
 
     st = run_property(prop, subject, check, base=base,
                              max_examples=opts.max_examples, seed=opts.seed, deadline=deadline)
+    if st.interrupt is not None:  # Ctrl-C or a signal: the run ends (engine.run_mutants)
+        raise st.interrupt
     if st.failure is None and (st.error or st.subject_error is not None):
         raise RuntimeError(f"property {prop.id}: {st.error or st.subject_error}")
     out = PropertyOutcome(prop.oracle, prop.family, st.failure is not None, st.examples,
