@@ -190,7 +190,8 @@ def test_nominations_of_pods_no_profile_serves_planted() -> None:
 def test_reference_under_a_real_configuration_passes_the_properties(
         cfg: Path, seed: int, tmp_path: Path) -> None:
     opts = run_engine.RunOptions(subject=f"reference:{cfg}", seed=seed, database=False,
-                                 max_examples=EXAMPLES, families=["small"], out=str(tmp_path))
+                                 max_examples=EXAMPLES, families=["small"], out=str(tmp_path),
+                                 shrink=False)
     summary = run_engine.run(opts, EventBus())
     bad = [f"{c.name}: {c.details}" for c in summary.cases if c.status != "passed"]
     assert not bad, "\n".join(bad)
