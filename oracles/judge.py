@@ -65,11 +65,19 @@ def matching_upstream(findings: Sequence[Finding]) -> list[str]:
     return sorted({d for f in findings if f.deviation for d in f.deviation.split(",")})
 
 
+def judged_scenario(scenario: ScenarioInput, subject: Subject) -> ScenarioInput:
+    """The scenario as ``subject`` runs it: with the subject's fixed configuration
+    (``reference:CFG``, a backend's scheduler configuration) in place of the scenario's own,
+    so that the oracles judge with the configuration the subject ran (docs/oracles.md)."""
+    fixed = subject.fixed_config
+    return scenario if fixed is None else scenario.with_config(fixed)
+
+
 def oracle_context(scenario: ScenarioInput, result: SubjectResult,
                    subject: Subject) -> OracleContext:
-    """The context the oracles judge: the scenario, the initial cluster and what the subject
-    produced (result, trace, explanations)."""
-    return OracleContext.build(scenario, result)
+    """The context the oracles judge: the scenario (with the configuration the subject ran),
+    the initial cluster and what the subject produced (result, trace, explanations)."""
+    return OracleContext.build(judged_scenario(scenario, subject), result)
 
 
 def violation_text(v: Any) -> str:
@@ -128,8 +136,10 @@ def _tb_tail(e: BaseException, lines: int = 12) -> str:
 def evaluate(subject: Subject, scenario: ScenarioInput,
              checks: Mapping[str, Oracle]) -> tuple[SubjectResult | None,
                                                                           list[Finding]]:
-    """Run the subject on the scenario and apply the oracles. A :class:`SubjectError`
-    propagates; any other exception of the subject is a ``subject-crash`` finding."""
+    """Run the subject on the scenario (:func:`judged_scenario`) and apply the oracles. A
+    :class:`SubjectError` propagates; any other exception of the subject is a
+    ``subject-crash`` finding."""
+    scenario = judged_scenario(scenario, subject)
     try:
         result = subject.run(scenario)
     except SubjectError:

@@ -45,24 +45,37 @@ class ClusterState:
     expiring: list[str] = field(default_factory=list)
     anomalies: list[tuple[int, str, str]] = field(default_factory=list)  # (attempt, pod, what)
     time: float | None = None
+    #: the schedulerNames the scheduler serves (its profiles); None: every pod's
+    served: AbstractSet[str] | None = None
 
     @classmethod
-    def initial(cls, cluster: Cluster) -> ClusterState:
+    def initial(cls, cluster: Cluster, served: AbstractSet[str] | None = None) -> ClusterState:
+        """The cluster before any attempt. ``served``: the schedulerNames of the scheduler's
+        profiles; only their pending pods' ``status.nominatedNodeName`` is a nomination
+        (:meth:`nominates`)."""
         nodes = {n.name: n for n in cluster.nodes}
-        pods_on: dict[str, list[Pod]] = {n: [] for n in nodes}
-        location: dict[str, str] = {}
-        pending: dict[str, Pod] = {}
-        nominated: dict[str, str] = {}
+        ns = {name: dict(n.labels) for name, n in cluster.namespaces.items()}
+        state = cls(nodes, {n: [] for n in nodes}, {}, {}, {}, ns, served=served)
         for p in cluster.pods:
             if p.node_name:
-                pods_on.setdefault(p.node_name, []).append(p)
-                location[p.key] = p.node_name
+                state.pods_on.setdefault(p.node_name, []).append(p)
+                state.location[p.key] = p.node_name
             else:
-                pending[p.key] = p
-                if p.nominated_node_name:
-                    nominated[p.key] = p.nominated_node_name
-        ns = {name: dict(n.labels) for name, n in cluster.namespaces.items()}
-        return cls(nodes, pods_on, location, pending, nominated, ns)
+                state.pending[p.key] = p
+                if state.nominates(p):
+                    state.nominated[p.key] = p.nominated_node_name
+        return state
+
+    def nominates(self, pod: Pod) -> bool:
+        """Whether the scheduler holds the nomination of pending ``pod``'s
+        ``status.nominatedNodeName``. Upstream's nominator learns it when the pod enters the
+        scheduling queue (``PriorityQueue.addPod`` calls ``nominator.addNominatedPod``,
+        pkg/scheduler/backend/queue/scheduling_queue.go), and only the pods a profile serves
+        enter the queue (``addPod`` checks ``responsibleForPod``, i.e.
+        ``profiles.HandlesSchedulerName``, pkg/scheduler/eventhandlers.go): another
+        scheduler's pod reserves nothing, whatever its status says."""
+        return bool(pod.nominated_node_name) and (
+            self.served is None or pod.scheduler_name in self.served)
 
     # --- reading ---
     def world(self) -> World:
@@ -142,7 +155,7 @@ class ClusterState:
             self.location[pod.key] = pod.node_name
         else:
             self.pending[pod.key] = pod
-            if pod.nominated_node_name:
+            if self.nominates(pod):
                 self.nominated[pod.key] = pod.nominated_node_name
         self.ns_labels.setdefault(pod.namespace,
                                   {"kubernetes.io/metadata.name": pod.namespace})
@@ -212,19 +225,23 @@ class Replay:
     (docs/oracles.md#judging-at-that-time-the-replay)."""
 
     def __init__(self, cluster: Cluster, attempts: Sequence[Mapping[str, Any]],
-                 events: Iterable[TimelineEvent] = ()) -> None:
+                 events: Iterable[TimelineEvent] = (),
+                 served: AbstractSet[str] | None = None) -> None:
         self.cluster = cluster
         self.attempts = [dict(a) for a in attempts]
         self.events = sorted(events, key=lambda e: e.time)
+        self.served = served  # the schedulerNames of the profiles (ClusterState.nominates)
         self.final: ClusterState | None = None
 
     @classmethod
     def of(cls, ctx: Any) -> Replay:
-        """The replay of an :class:`~oracles.base.OracleContext`."""
-        return cls(ctx.cluster, ctx.attempts, timeline_events(ctx.timeline, ctx.cluster))
+        """The replay of an :class:`~oracles.base.OracleContext`, with the profiles of the
+        configuration the subject ran."""
+        return cls(ctx.cluster, ctx.attempts, timeline_events(ctx.timeline, ctx.cluster),
+                   served=frozenset(ctx.scheduler.profiles))
 
     def __iter__(self) -> Iterator[Step]:
-        state = ClusterState.initial(self.cluster)
+        state = ClusterState.initial(self.cluster, self.served)
         pending_events = list(self.events)
         gated_time: float | None = None
         gated: set[str] = set()

@@ -82,15 +82,37 @@ class RunPlan:
     props: list[properties.Property]
     total_props: int  # before sharding
     max_examples: int
-    config_doc: dict[str, Any] | None
+    config_doc: dict[str, Any] | None  # --config
     golden_dir: Path
     golden_files: list[Path]
     seed: int  # the seed of every property: --seed, the ci profile's CI_SEED, or drawn
     seed_source: str  # "given", "profile" (ci) or "drawn"
+    #: the configuration every generated case runs and is judged with (None: each
+    #: scenario's own); set by :meth:`resolve_config` once the subject exists
+    effective_config: dict[str, Any] | None = None
+    config_origin: str = "each scenario's own"
 
     @property
     def planned(self) -> int:
         return len(self.props) + len(self.golden_files)
+
+    def resolve_config(self, subject: Subject) -> None:
+        """The effective configuration of the cases: the one the subject runs whatever the
+        scenario holds (``reference:CFG``, a backend's scheduler configuration), else
+        ``--config``, else each generated scenario's own. Every case's scenario carries it,
+        so the oracles judge with it and the counterexample files record it
+        (docs/oracles.md#which-configuration-the-oracles-judge-with)."""
+        fixed = subject.fixed_config
+        if fixed is not None:
+            self.effective_config = fixed
+            self.config_origin = f"the subject's ({self.opts.subject})"
+        elif self.config_doc is not None:
+            self.effective_config = self.config_doc
+            self.config_origin = f"--config {self.opts.config}"
+
+    def prepare(self, scenario: ScenarioInput) -> ScenarioInput:
+        """A generated scenario as the subject runs it (:meth:`resolve_config`)."""
+        return scenario.with_config(self.effective_config)
 
 
 def plan(opts: RunOptions) -> RunPlan:
@@ -232,11 +254,13 @@ def run_properties_header(opts: RunOptions, subject: Subject, seed: int,
 
 
 def _counterexample_notes(prop_id: str, oracle: str, findings: Sequence[Finding],
-                          subject: Subject, reproduce: str, seed: str) -> list[str]:
+                          subject: Subject, reproduce: str, seed: str,
+                          config_origin: str) -> list[str]:
     notes = [f"property: {prop_id}", f"oracle: {oracle}",
              f"subject: {describe_subject(subject)}",
              f"upstream: {UPSTREAM_RELEASE}",
              f"run-seed: {seed}",
+             f"config: {config_origin} (the configuration in this file)",
              f"reproduce: {reproduce}"]
     for f in findings[:20]:
         first, *rest = str(f).splitlines() or [""]
@@ -270,7 +294,8 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         case.reproduce = reproduce_command(str(path), opts, prop.oracle)
         ScenarioInput(scenario.documents, scenario.config, scenario.seed, prop.file_stem,
                       _counterexample_notes(prop.id, prop.oracle, findings, subject,
-                                            case.reproduce, str(p.seed))).write(path)
+                                            case.reproduce, str(p.seed),
+                                            p.config_origin)).write(path)
         case.counterexample = str(path)
         case.status = FAILED
         case.message = str(findings[0]).splitlines()[0]
@@ -332,6 +357,9 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
     shard = f" (shard {opts.shard[0]}/{opts.shard[1]} of {p.total_props})" if opts.shard else ""
     session.notice(f"properties: {len(p.props)}{shard}, up to {p.max_examples} examples each"
                    + (f", budget {opts.budget:g}s" if opts.budget else ""))
+    if p.effective_config is not None:
+        session.notice(f"configuration: {p.config_origin} in every case, the oracles judge "
+                       "with it")
     started = time.monotonic()
     for i, prop in enumerate(p.props):
         deadline = shrink_time = None
@@ -353,7 +381,7 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
                 prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
                 base=p.base, max_examples=p.max_examples, seed=p.seed, deadline=deadline,
                 shrink_time=shrink_time,
-                prepare=(lambda s: s.with_config(p.config_doc)) if p.config_doc else None,
+                prepare=p.prepare if p.effective_config is not None else None,
                 on_example=on_example, strict_intent=opts.strict_intent)
         except (KeyboardInterrupt, Terminated) as e:  # before Hypothesis started
             st = properties.PropertyState(stopped_by="interrupted", interrupt=e)
@@ -485,7 +513,9 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
                                          status=ERROR, message=str(e).splitlines()[0],
                                          details=str(e)))
         return session.finish(totals=["subject"], error=str(e))
+    p.resolve_config(subject)
     properties_ = run_properties_header(opts, subject, p.seed, p.seed_source)
+    properties_["config.judged"] = p.config_origin
     properties_["rerun"] = rerun_command(opts, p.families, p.seed)
     session = Session("run", bus, properties=properties_, planned=p.planned)
     drawn = " (drawn: --seed replays this run)" if p.seed_source == "drawn" else ""

@@ -93,8 +93,11 @@ class Scheduler:
         self.core = SchedulingCore(self.snapshot, self.profiles,
                                    self.config.percentage_of_nodes_to_score, self.nominator,
                                    batching=self.features("OpportunisticBatching"))
+        # the nominator learns a pending pod's status.nominatedNodeName when the pod enters the
+        # queue (PriorityQueue.addPod, backend/queue/scheduling_queue.go), which only the pods
+        # a profile serves do (addPod's responsibleForPod, pkg/scheduler/eventhandlers.go)
         for p in cluster.pods:
-            if not p.node_name and p.nominated_node_name:
+            if not p.node_name and p.nominated_node_name and self.responsible_for(p):
                 self.nominator.add_nominated_pod(PodInfo(p), None)
         self.attempts: list[Attempt] = []
         self.victims_of: dict[str, list[str]] = {}
