@@ -6,6 +6,7 @@ scheduler against the reference")."""
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,16 +139,25 @@ def baseline_for(config: Mapping[str, Any] | None) -> Baseline:
 
 
 def rename_plugins(value: Any, renames: Mapping[str, str]) -> Any:
-    """A JSON value with every string (and key) equal to a renamed plugin replaced."""
+    """A JSON value with every renamed plugin replaced: strings (and keys) equal to its name,
+    and its name as a word inside messages (``didn't satisfy plugin(s) [MyNodeAffinity]``)."""
     if not renames:
         return value
+    words = re.compile(r"\b(" + "|".join(map(re.escape, sorted(renames, key=len, reverse=True)))
+                       + r")\b")
+    return _rename(value, renames, words)
+
+
+def _rename(value: Any, renames: Mapping[str, str], words: re.Pattern[str]) -> Any:
     if isinstance(value, str):
-        return renames.get(value, value)
+        if value in renames:
+            return renames[value]
+        return words.sub(lambda m: renames[m.group(1)], value)
     if isinstance(value, list):
-        return [rename_plugins(v, renames) for v in value]
+        return [_rename(v, renames, words) for v in value]
     if isinstance(value, dict):
-        return {renames.get(k, k) if isinstance(k, str) else k: rename_plugins(v, renames)
-                for k, v in value.items()}
+        return {_rename(k, renames, words) if isinstance(k, str) else k:
+                _rename(v, renames, words) for k, v in value.items()}
     return value
 
 

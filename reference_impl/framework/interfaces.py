@@ -46,6 +46,10 @@ class Plugin:
 
 
 class PreEnqueuePlugin(Plugin):
+    #: True when the verdict reads only the pod (SchedulingGates): no cluster change can alter
+    #: it, so a gated pod is never worth a retry the simulation waits for (a copy inherits it)
+    pre_enqueue_reads_only_the_pod: bool = False
+
     def pre_enqueue(self, pod: Pod) -> Status | None:
         raise NotImplementedError
 

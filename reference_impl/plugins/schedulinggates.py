@@ -17,6 +17,7 @@ QUEUE = "Queue"
 
 class SchedulingGates(PreEnqueuePlugin, EnqueueExtensions):
     name = names.SchedulingGates
+    pre_enqueue_reads_only_the_pod = True
 
     def pre_enqueue(self, pod: Pod) -> Status | None:
         """``PreEnqueue``: UnschedulableAndUnresolvable listing the gates as Go's ``%v`` of a

@@ -19,7 +19,6 @@ from reference_impl.framework.status import Status
 from reference_impl.framework.types import next_generation
 from reference_impl.model import scenario as sc
 from reference_impl.model.objects import Namespace, Node, Pod
-from reference_impl.plugins import names
 from reference_impl.scheduler.clock import SECOND, VirtualClock, parse_duration, to_seconds
 from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.queue.scheduling_queue import (
@@ -90,6 +89,9 @@ class Simulation:
         if not scheduler.profiles:
             raise ValueError("the scheduler has no profiles")
         self.s = scheduler
+        self._pod_only_gates = {pl.name for fwk in scheduler.profiles.values()
+                                for pl in fwk.pre_enqueue_plugins
+                                if pl.pre_enqueue_reads_only_the_pod}
         self.scenario = scenario or sc.Scenario()
         self.until = until if until is not None else self.scenario.until
         self.max_attempts = max_attempts
@@ -220,9 +222,9 @@ class Simulation:
 
     def _stale(self, qpi: QueuedPodInfo) -> bool:
         """Tried (or checked) before the last cluster change: a retry may turn out differently.
-        A pod held by SchedulingGates never is: that verdict reads only the pod, and the pod's
-        own updates re-check it at once."""
-        if qpi.gating_plugin == names.SchedulingGates:
+        A pod held by SchedulingGates (or any PreEnqueue plugin whose verdict reads only the pod)
+        never is: the pod's own updates re-check it at once."""
+        if qpi.gating_plugin and qpi.gating_plugin in self._pod_only_gates:
             return False
         return self.seen.get(qpi.pod.uid, -1) != self.version
 
