@@ -585,6 +585,59 @@ def test_attempts_follow_the_scheduling_cycles_of_the_scheduler_log() -> None:
             assert order == [("default/b", "Unschedulable"), ("default/a", "Bound")]
 
 
+def test_a_scheduler_log_that_reaches_the_engine_late_is_read_again() -> None:
+    """Seen in the docker differential on a loaded machine: ``docker logs`` right after
+    quiescence held none of the scheduling cycles yet, and the attempts stayed in API order
+    (a failure before the binding that caused it). The driver reads the log again until it
+    shows a result for every attempt the API showed, and says so when it never does."""
+    docs = [node("n1", "1"), pod("a", "1"), pod("b", "1")]
+    msg = "0/1 nodes are available: 1 Insufficient cpu."
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        assert isinstance(s, LoggingScheduler)
+        s.log("Attempting to schedule pod", pod="default/a")
+        s.log("Attempting to schedule pod", pod="default/b")
+        s.log("Unable to schedule pod; no fit; waiting", pod="default/b", err=msg)
+        s.fail("default", "b", msg)
+        s.bind("default", "a", "n1")
+        s.log("Successfully bound pod to node", pod="default/a", node="n1")
+
+    class Late(LoggingScheduler):
+        reads = 0
+        complete_after = 3  # reads
+
+        def scheduler_log(self) -> str:
+            self.reads += 1
+            if self.reads < self.complete_after:
+                return 'I1202 10:00:00.000000   1 server.go:1] "Starting Kubernetes Scheduler"'
+            return super().scheduler_log()
+
+    api = FakeApi()
+    sched = Late(api, script)
+    d = Driver(api, opts())
+    doc = d.run(scenario(*docs), hooks=sched)
+    assert [(a["pod"], a["outcome"]) for a in doc["attempts"]] == [
+        ("default/a", "Bound"), ("default/b", "Unschedulable")]
+    assert sched.reads == 3 and d.warnings == []
+
+    never = Late(FakeApi(), script)
+    never.complete_after = 10**6
+    d = Driver(never.api, opts(log_wait=0.3))
+    doc = d.run(scenario(*docs), hooks=never)
+    assert [(a["pod"], a["outcome"]) for a in doc["attempts"]] == [
+        ("default/b", "Unschedulable"), ("default/a", "Bound")]
+    assert any("fewer results than the API for 2 pod(s) after 0.3 s (default/a, default/b)"
+               in w for w in d.warnings)
+
+
+def test_no_warning_about_the_log_when_nothing_was_attempted() -> None:
+    sched = LoggingScheduler(FakeApi(), lambda a, s: None)
+    sched.log("Starting Kubernetes Scheduler")  # the log exists, with no cycle
+    d = Driver(sched.api, opts())
+    doc = d.run(scenario(node("n1"), pod("a", schedulerName="other")), hooks=sched)
+    assert doc["attempts"] == [] and d.warnings == []
+
+
 def test_victims_without_a_preempted_event_go_to_the_pod_nominated_to_their_node() -> None:
     docs = [pclass("high", 100), node("n1", "1"),
             pod("low", "1", nodeName="n1"), pod("hi", "1", priorityClassName="high")]

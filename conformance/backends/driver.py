@@ -19,7 +19,7 @@ from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.control_plane import SchedulerState
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
-from conformance.backends.recorder import PREEMPTED_REASON, Recorder
+from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
 from conformance.backends.timeline import PlannedEvent, Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
@@ -44,6 +44,8 @@ class DriverOptions:
     #: longest wait, once kube-scheduler reports nothing left to do, for the API to show what
     #: it did (or for its metrics to answer at all)
     grace: float = 10.0
+    #: longest wait for the scheduler's log to show every attempt the API showed
+    log_wait: float = 5.0
     timeout: float = 120.0  # wall seconds for one scenario, from the scheduler's start
     release_timeout: float = 5.0  # shared mode: longest wait for a released pod's attempt
     namespace_prefix: str = ""
@@ -406,16 +408,35 @@ class Driver:
 
     def _order_by_scheduler_log(self) -> None:
         """Put the observed attempts in the order of the scheduler's cycles when the launcher
-        can read its log (see ``scheduler_log.py``: the API shows bindings late)."""
+        can read its log (see ``scheduler_log.py``: the API shows bindings late). The log is
+        read again, for ``DriverOptions.log_wait`` at most, until it has a result for every
+        attempt the API showed: a container's log reaches the engine late on a busy
+        machine."""
         read = getattr(self._hooks, "scheduler_log", None)
         if not callable(read):
             return
-        try:
-            text = read()
-        except Exception as e:  # noqa: BLE001 - a missing log only costs the ordering
-            self.warnings.append(f"could not read the scheduler's log to order attempts: {e}")
-            return
-        if text and not self.recorder.order_by_log(text):
+        rec = self.recorder
+        deadline = time.monotonic() + self.opt.log_wait
+        while True:
+            try:
+                text = read()
+            except Exception as e:  # noqa: BLE001 - a missing log only costs the ordering
+                self.warnings.append(f"could not read the scheduler's log to order attempts: "
+                                     f"{e}")
+                return
+            if not text:
+                return
+            missing = rec.unlogged(text)
+            if not missing or time.monotonic() >= deadline:
+                break
+            time.sleep(0.2)
+        if missing:
+            self.warnings.append(
+                f"the scheduler's log shows fewer results than the API for {len(missing)} "
+                f"pod(s) after {self.opt.log_wait:g} s ({', '.join(missing[:5])}"
+                f"{' ...' if len(missing) > 5 else ''}): their attempts may keep the order "
+                "the API showed them")
+        if not rec.order_by_log(text) and any(a["outcome"] != GATED for a in rec.attempts):
             self.warnings.append("the scheduler's log shows no scheduling cycle (is it run "
                                  "with --v=3?): attempts are in the order the API showed them")
 

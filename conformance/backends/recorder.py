@@ -242,13 +242,27 @@ class Recorder:
         cycles = parse_cycles(text.splitlines())
         if not cycles:
             return False
-
-        def key(api: str) -> str | None:
-            ns, _, name = api.partition("/")
-            return self.naming.pod_back(ns, name)
-
-        self.attempts[:] = order_attempts(self.attempts, cycles, key)
+        self.attempts[:] = order_attempts(self.attempts, cycles, self._api_key)
         return True
+
+    def unlogged(self, text: str) -> list[str]:
+        """Pods with more attempts seen through the API than results in the scheduler's log
+        ``text``: a log that has not caught up yet (a container's log reaches the engine
+        late)."""
+        logged: dict[str, int] = {}
+        for c in parse_cycles(text.splitlines()):
+            key = self._api_key(c.pod)
+            if key is not None and c.result is not None:
+                logged[key] = logged.get(key, 0) + 1
+        seen: dict[str, int] = {}
+        for a in self.attempts:
+            if a["outcome"] != GATED:
+                seen[a["pod"]] = seen.get(a["pod"], 0) + 1
+        return sorted(k for k, n in seen.items() if logged.get(k, 0) < n)
+
+    def _api_key(self, api: str) -> str | None:
+        ns, _, name = api.partition("/")
+        return self.naming.pod_back(ns, name)
 
     def result(self, *, seed: int, known: Iterable[str], running_on: Mapping[str, str],
                removed: list[str], finished: list[str], timeline: list[dict[str, Any]],
