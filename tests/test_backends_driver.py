@@ -25,7 +25,12 @@ from typing import Any
 import pytest
 
 from conformance.backends.api import ApiError
-from conformance.backends.control_plane import parse_metrics, scheduler_config
+from conformance.backends.control_plane import (
+    SchedulerState,
+    parse_metrics,
+    parse_scheduler_state,
+    scheduler_config,
+)
 from conformance.backends.driver import MAX_WATCH_FAILURES, Driver, DriverOptions
 from conformance.backends.plan import HOLD_GATE, RUN_LABEL, Naming, profile_scheduler_names
 from conformance.backends.recorder import Recorder
@@ -233,6 +238,7 @@ class FakeScheduler:
         self.done = threading.Event()
         self.stopped = 0
         self.started_with: list[str] = []
+        self.bound = 0  # bindings made (scheduler_schedule_attempts_total{result="scheduled"})
 
     def start_scheduler(self, config: dict[str, Any] | None) -> None:
         self.configs.append(config)
@@ -248,11 +254,13 @@ class FakeScheduler:
     def stop_scheduler(self) -> None:
         self.stopped += 1
 
-    def scheduler_metrics(self) -> dict[str, float] | None:
-        return {"active": 0.0 if self.done.is_set() else 1.0, "backoff": 0.0}
+    def scheduler_state(self) -> SchedulerState | None:
+        return SchedulerState(queues={"active": 0.0 if self.done.is_set() else 1.0,
+                                      "backoff": 0.0}, scheduled=float(self.bound))
 
     # what a scheduler does
     def bind(self, ns: str, name: str, node: str) -> None:
+        self.bound += 1
         self.api.patch("Pod", name, {"spec": {"nodeName": node}, "status": {"conditions": [
             {"type": "PodScheduled", "status": "True"}]}}, ns)
 
@@ -323,7 +331,7 @@ def scenario(*docs: dict[str, Any], config: dict[str, Any] | None = None,
 
 
 def opts(**kw: Any) -> DriverOptions:
-    base: dict[str, Any] = {"run_id": "ks-test", "settle": 0.05, "timeout": 10.0,
+    base: dict[str, Any] = {"run_id": "ks-test", "settle": 0.05, "timeout": 10.0, "grace": 1.0,
                             "time_scale": 0.01}
     base.update(kw)
     return DriverOptions(**base)
@@ -577,6 +585,59 @@ def test_attempts_follow_the_scheduling_cycles_of_the_scheduler_log() -> None:
             assert order == [("default/b", "Unschedulable"), ("default/a", "Bound")]
 
 
+def test_a_scheduler_log_that_reaches_the_engine_late_is_read_again() -> None:
+    """Seen in the docker differential on a loaded machine: ``docker logs`` right after
+    quiescence held none of the scheduling cycles yet, and the attempts stayed in API order
+    (a failure before the binding that caused it). The driver reads the log again until it
+    shows a result for every attempt the API showed, and says so when it never does."""
+    docs = [node("n1", "1"), pod("a", "1"), pod("b", "1")]
+    msg = "0/1 nodes are available: 1 Insufficient cpu."
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        assert isinstance(s, LoggingScheduler)
+        s.log("Attempting to schedule pod", pod="default/a")
+        s.log("Attempting to schedule pod", pod="default/b")
+        s.log("Unable to schedule pod; no fit; waiting", pod="default/b", err=msg)
+        s.fail("default", "b", msg)
+        s.bind("default", "a", "n1")
+        s.log("Successfully bound pod to node", pod="default/a", node="n1")
+
+    class Late(LoggingScheduler):
+        reads = 0
+        complete_after = 3  # reads
+
+        def scheduler_log(self) -> str:
+            self.reads += 1
+            if self.reads < self.complete_after:
+                return 'I1202 10:00:00.000000   1 server.go:1] "Starting Kubernetes Scheduler"'
+            return super().scheduler_log()
+
+    api = FakeApi()
+    sched = Late(api, script)
+    d = Driver(api, opts())
+    doc = d.run(scenario(*docs), hooks=sched)
+    assert [(a["pod"], a["outcome"]) for a in doc["attempts"]] == [
+        ("default/a", "Bound"), ("default/b", "Unschedulable")]
+    assert sched.reads == 3 and d.warnings == []
+
+    never = Late(FakeApi(), script)
+    never.complete_after = 10**6
+    d = Driver(never.api, opts(log_wait=0.3))
+    doc = d.run(scenario(*docs), hooks=never)
+    assert [(a["pod"], a["outcome"]) for a in doc["attempts"]] == [
+        ("default/b", "Unschedulable"), ("default/a", "Bound")]
+    assert any("fewer results than the API for 2 pod(s) after 0.3 s (default/a, default/b)"
+               in w for w in d.warnings)
+
+
+def test_no_warning_about_the_log_when_nothing_was_attempted() -> None:
+    sched = LoggingScheduler(FakeApi(), lambda a, s: None)
+    sched.log("Starting Kubernetes Scheduler")  # the log exists, with no cycle
+    d = Driver(sched.api, opts())
+    doc = d.run(scenario(node("n1"), pod("a", schedulerName="other")), hooks=sched)
+    assert doc["attempts"] == [] and d.warnings == []
+
+
 def test_victims_without_a_preempted_event_go_to_the_pod_nominated_to_their_node() -> None:
     docs = [pclass("high", 100), node("n1", "1"),
             pod("low", "1", nodeName="n1"), pod("hi", "1", priorityClassName="high")]
@@ -743,8 +804,8 @@ def test_no_quiescence_is_a_subject_error() -> None:
     api = FakeApi()
 
     class Busy(FakeScheduler):
-        def scheduler_metrics(self) -> dict[str, float] | None:
-            return {"active": 3.0, "backoff": 0.0}
+        def scheduler_state(self) -> SchedulerState | None:
+            return SchedulerState(queues={"active": 3.0, "backoff": 0.0})
 
     sched = Busy(api, lambda a, s: None)
     d = Driver(api, opts(timeout=0.5))
@@ -762,7 +823,7 @@ def test_a_scheduler_that_dies_midway_is_a_subject_error_not_a_result() -> None:
     class Dies(FakeScheduler):
         checks = 0
 
-        def scheduler_metrics(self) -> dict[str, float] | None:
+        def scheduler_state(self) -> SchedulerState | None:
             return None  # a dead scheduler has no metrics endpoint
 
         def check_alive(self) -> None:
@@ -990,24 +1051,73 @@ def test_scheduler_config_and_profiles() -> None:
     assert profile_scheduler_names({"profiles": [{}]}) == {"default-scheduler"}
 
 
-def test_parse_metrics() -> None:
-    text = """# HELP scheduler_pending_pods x
+#: an excerpt of kube-scheduler's metrics page (v1.37.2) in the middle of a run
+METRICS_PAGE = """# HELP scheduler_pending_pods [STABLE] Number of pending pods, by the queue type.
 # TYPE scheduler_pending_pods gauge
 scheduler_pending_pods{queue="active"} 2
 scheduler_pending_pods{queue="backoff"} 0
 scheduler_pending_pods{queue="gated"} 1
 scheduler_pending_pods{queue="unschedulable"} 3
 scheduler_pending_pods_other{queue="active"} 9
+scheduler_goroutines{operation="Filter"} 0
+scheduler_goroutines{operation="binding"} 12
+scheduler_pending_async_api_calls{call_type="pod_binding"} 1
+scheduler_pending_async_api_calls{call_type="pod_status_patch"} 2
+scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"} 33
+scheduler_schedule_attempts_total{profile="other",result="scheduled"} 4
+scheduler_schedule_attempts_total{profile="default-scheduler",result="unschedulable"} 5
 """
-    assert parse_metrics(text) == {"active": 2.0, "backoff": 0.0, "gated": 1.0,
-                                   "unschedulable": 3.0}
+
+
+def test_parse_metrics() -> None:
+    assert parse_metrics(METRICS_PAGE) == {"active": 2.0, "backoff": 0.0, "gated": 1.0,
+                                           "unschedulable": 3.0}
+    assert parse_metrics(METRICS_PAGE, "scheduler_schedule_attempts_total", "result",
+                         profile="other") == {"scheduled": 4.0}
     assert parse_metrics("") == {}
 
 
-def test_quiet_without_metrics_waits_four_settle_periods() -> None:
-    api = FakeApi()
-    d = Driver(api, opts(settle=0.2))
-    d.recorder = Recorder(Naming(), lambda k: True, lambda w: 0.0)
+def test_parse_scheduler_state() -> None:
+    st = parse_scheduler_state(METRICS_PAGE)
+    assert st is not None
+    assert st.queues["active"] == 2 and st.bindings_in_flight == 12
+    assert st.api_calls_pending == 3 and st.scheduled == 37  # every profile
+    assert st.busy() == ["2 pod(s) in the active queue", "12 binding(s) in flight",
+                         "3 API call(s) pending"]
+    assert SchedulerState(queues={"active": 0.0, "unschedulable": 4.0}).busy() == []
+    assert parse_scheduler_state("") is None  # not the scheduler's page: unknown
+    assert parse_scheduler_state("scheduler_goroutines{operation=\"binding\"} 0") is None
+
+
+def quiet_driver(*pending: str, settle: float = 0.2, grace: float = 0.3) -> Driver:
+    """A driver 5 s after the last change, whose recorder expects the ``pending`` pods."""
+    d = Driver(FakeApi(), opts(settle=settle, grace=grace))
+    naming = Naming()
+    for key in pending:
+        naming.pod(key)
+    d.recorder = Recorder(naming, lambda k: True, lambda w: 0.0)
+    d.recorder.pending_keys = set(pending)
+    d.recorder.last_change = time.monotonic() - 5.0
+    return d
+
+
+class Answers(FakeScheduler):
+    """A scheduler whose metrics give the listed states, then nothing."""
+
+    def __init__(self, *answers: SchedulerState | None) -> None:
+        super().__init__(FakeApi(), lambda a, s: None)
+        self.answers = list(answers)
+
+    def scheduler_state(self) -> SchedulerState | None:
+        return self.answers.pop(0) if self.answers else None
+
+
+def idle(**kw: Any) -> SchedulerState:
+    return SchedulerState(queues={"active": 0.0, "backoff": 0.0}, **kw)
+
+
+def test_quiet_in_shared_mode_waits_four_settle_periods() -> None:
+    d = quiet_driver()
     d.recorder.last_change = time.monotonic() - 0.5
     assert not d._quiet(None)
     d.recorder.last_change = time.monotonic() - 0.9
@@ -1016,32 +1126,109 @@ def test_quiet_without_metrics_waits_four_settle_periods() -> None:
     assert not d._quiet(None)
 
 
-def test_a_failed_metrics_read_after_a_good_one_is_not_quiet() -> None:
+def test_a_failed_metrics_read_is_never_quiet_once_the_metrics_answered() -> None:
     """Found by the docker differential on a busy machine: the metrics request timed out
-    (2 s), and the fallback judged by time alone declared the run over with 12 pods still in
-    the active queue. Once the gauge has been read in a scenario, an unreadable one (or a
-    page without it) means: not known yet, ask again."""
-    class Flaky(FakeScheduler):
-        answers: list[dict[str, float] | None] = []
-
-        def scheduler_metrics(self) -> dict[str, float] | None:
-            return self.answers.pop(0) if self.answers else None
-
-    api = FakeApi()
-    d = Driver(api, opts(settle=0.2))
-    d.recorder = Recorder(Naming(), lambda k: True, lambda w: 0.0)
-    d.recorder.last_change = time.monotonic() - 5.0
-    hooks = Flaky(api, lambda a, s: None)
-    hooks.answers = [{"active": 12.0, "backoff": 0.0}, None, {}, {"active": 0.0,
-                                                                 "backoff": 0.0}]
+    (2 s), and a fallback judging by time alone declared the run over with pods still in the
+    active queue. An unreadable page (or one without the gauge) means: not known yet."""
+    d = quiet_driver()
+    hooks = Answers(SchedulerState(queues={"active": 12.0}), None, None, idle())
     assert not d._quiet(hooks)  # 12 pods queued
     assert not d._quiet(hooks)  # timed out: unknown, not quiet
     assert not d._quiet(hooks)  # no gauge on the page: unknown
     assert d._quiet(hooks)
-    # a scheduler whose gauge was never readable is judged by time alone
-    d2 = Driver(api, opts(settle=0.2))
-    d2.recorder = d.recorder
-    assert d2._quiet(Flaky(api, lambda a, s: None))
+    time.sleep(0.35)
+    assert not d._quiet(Answers(None))  # however long it lasts
+    assert d.warnings == []
+
+
+def test_metrics_that_never_answer_are_judged_by_time_after_the_grace_period() -> None:
+    d = quiet_driver()
+    hooks = Answers()
+    assert not d._quiet(hooks)
+    time.sleep(0.35)
+    assert d._quiet(hooks)
+    assert d.warnings == ["kube-scheduler's metrics never answered in this scenario: "
+                          "quiescence judged by 0.8 s without change"]
+
+
+def test_quiet_waits_for_bindings_and_status_patches_the_api_does_not_show_yet() -> None:
+    """The cause of the docker differential's 200-node scenarios with pods never attempted:
+    kube-scheduler had popped every pod (active and backoff queues empty) while their
+    bindings, goroutines blocked on a stalled API server, were not visible yet; the driver
+    judged the run quiet and read the pods back unbound."""
+    d = quiet_driver("default/a", "default/b", grace=5.0)
+    rec = d.recorder
+    assert not d._quiet(Answers(idle(bindings_in_flight=2.0)))
+    assert not d._quiet(Answers(idle(api_calls_pending=1.0)))
+    # the scheduler counted a binding the watch has not shown
+    rec.on_pod("MODIFIED", {"metadata": {"namespace": "default", "name": "a", "uid": "1"},
+                            "spec": {"nodeName": "n1"}}, time.monotonic() - 5.0)
+    rec.last_change = time.monotonic() - 5.0
+    assert not d._quiet(Answers(idle(scheduled=2.0)))
+    # every binding shown, but b (pending, served) shows no attempt: its failure is on its way
+    assert not d._quiet(Answers(idle(scheduled=1.0)))
+    rec.on_pod("MODIFIED", {"metadata": {"namespace": "default", "name": "b", "uid": "2"},
+                            "spec": {}, "status": {"conditions": [
+                                {"type": "PodScheduled", "status": "False",
+                                 "reason": "Unschedulable", "message": "0/1 nodes"}]}},
+               time.monotonic() - 5.0)
+    rec.last_change = time.monotonic() - 5.0
+    assert d._quiet(Answers(idle(scheduled=1.0)))
+    assert d.warnings == []
+
+
+def test_pods_held_gone_or_served_by_another_scheduler_need_no_attempt() -> None:
+    d = quiet_driver("default/gated", "default/gone", "default/other")
+    rec = d.recorder
+    rec.responsible = lambda key: key != "default/other"
+    rec.on_pod("ADDED", {"metadata": {"namespace": "default", "name": "gated"},
+                         "spec": {"schedulingGates": [{"name": "g"}]},
+                         "status": {"conditions": [{"type": "PodScheduled", "status": "False",
+                                                    "reason": "SchedulingGated"}]}}, 0.0)
+    rec.on_pod("DELETED", {"metadata": {"namespace": "default", "name": "gone"}}, 0.0)
+    rec.last_change = time.monotonic() - 5.0
+    assert rec.unattempted() == []
+    assert d._quiet(Answers(idle()))
+
+
+def test_an_idle_scheduler_the_api_never_catches_up_with_stops_after_the_grace_period() -> None:
+    d = quiet_driver("default/a")
+    hooks = Answers(*[idle()] * 3)
+    assert not d._quiet(hooks)
+    time.sleep(0.35)
+    assert d._quiet(hooks)
+    assert d.warnings == ["kube-scheduler reported nothing queued or in flight for 0.3 s, "
+                          "yet 1 pending pod(s) it serves show no attempt: default/a"]
+
+
+def test_a_stalled_api_server_leaves_no_pod_unattempted() -> None:
+    """End to end through the driver: the fake scheduler pops every pod at once and binds
+    them after a stall longer than the settle time, reporting empty queues meanwhile (what
+    kube-scheduler's gauges say while its binding goroutines wait for the API server)."""
+    docs = [node("n1", "8")] + [pod(f"p{i}") for i in range(5)]
+
+    class Stalled(FakeScheduler):
+        in_flight = 0
+
+        def scheduler_state(self) -> SchedulerState | None:
+            return SchedulerState(queues={"active": 0.0, "backoff": 0.0},
+                                  bindings_in_flight=float(self.in_flight),
+                                  scheduled=float(self.bound))
+
+    def script(api: FakeApi, s: FakeScheduler) -> None:
+        assert isinstance(s, Stalled)
+        s.in_flight = 5
+        time.sleep(0.6)  # twelve settle periods without any change
+        for i in range(5):
+            s.bind("default", f"p{i}", "n1")
+            s.in_flight -= 1
+
+    api = FakeApi()
+    sched = Stalled(api, script)
+    d = Driver(api, opts(settle=0.05))
+    doc = d.run(scenario(*docs), hooks=sched)
+    assert sorted(doc["bindings"]) == [f"default/p{i}" for i in range(5)]
+    assert doc["pending"] == [] and d.warnings == []
 
 
 # --- the kubeconfig backend (shared mode on someone's cluster) ---------------------------------

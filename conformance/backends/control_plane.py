@@ -9,6 +9,7 @@ import copy
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,8 +66,10 @@ def scheduler_config(config: Mapping[str, Any] | None, kubeconfig: str, *,
     return doc
 
 
-def parse_metrics(text: str, name: str = "scheduler_pending_pods") -> dict[str, float]:
-    """``name{queue="X"} value`` lines of a Prometheus text page → {X: value}."""
+def parse_metrics(text: str, name: str = "scheduler_pending_pods",
+                  label: str = "queue", **match: str) -> dict[str, float]:
+    """``name{label="X",...} value`` lines of a Prometheus text page → {X: value}, summed over
+    the other labels; ``match`` keeps only the lines whose labels have those values."""
     out: dict[str, float] = {}
     pat = re.compile(rf'^{re.escape(name)}\{{([^}}]*)\}}\s+(\S+)')
     for line in text.splitlines():
@@ -74,12 +77,59 @@ def parse_metrics(text: str, name: str = "scheduler_pending_pods") -> dict[str, 
         if not m:
             continue
         labels = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
+        if any(labels.get(k) != v for k, v in match.items()):
+            continue
         try:
-            out[labels.get("queue", "")] = out.get(labels.get("queue", ""), 0.0) + float(
-                m.group(2))
+            value = float(m.group(2))
         except ValueError:
             continue
+        key = labels.get(label, "")
+        out[key] = out.get(key, 0.0) + value
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerState:
+    """What kube-scheduler's metrics page says about the work it has left
+    (pkg/scheduler/metrics/metrics.go of the pinned release)."""
+
+    #: ``scheduler_pending_pods`` by queue (active, backoff, unschedulable, gated, ...)
+    queues: dict[str, float] = field(default_factory=dict)
+    #: ``scheduler_goroutines{operation="binding"}``: binding cycles running
+    #: (``runBindingCycle``, pkg/scheduler/schedule_one.go); their pods left the queue but the
+    #: API does not show them bound yet
+    bindings_in_flight: float = 0.0
+    #: ``scheduler_pending_async_api_calls``, all call types (SchedulerAsyncAPICalls)
+    api_calls_pending: float = 0.0
+    #: ``scheduler_schedule_attempts_total{result="scheduled"}``, all profiles: bindings the
+    #: API server accepted (counted after ``bind`` returns, ``bindingCycle``)
+    scheduled: float = 0.0
+
+    def busy(self) -> list[str]:
+        """What the scheduler still has to do, in words (empty: nothing)."""
+        out = [f"{self.queues[q]:g} pod(s) in the {q} queue" for q in ("active", "backoff")
+               if self.queues.get(q, 0.0) > 0]
+        if self.bindings_in_flight > 0:
+            out.append(f"{self.bindings_in_flight:g} binding(s) in flight")
+        if self.api_calls_pending > 0:
+            out.append(f"{self.api_calls_pending:g} API call(s) pending")
+        return out
+
+
+def parse_scheduler_state(text: str) -> SchedulerState | None:
+    """The :class:`SchedulerState` of a kube-scheduler metrics page; None when the page has no
+    ``scheduler_pending_pods{queue="active"}`` gauge (not the scheduler's page, or cut)."""
+    queues = parse_metrics(text)
+    if "active" not in queues:
+        return None
+    return SchedulerState(
+        queues=queues,
+        bindings_in_flight=parse_metrics(text, "scheduler_goroutines", "operation").get(
+            "binding", 0.0),
+        api_calls_pending=sum(parse_metrics(text, "scheduler_pending_async_api_calls",
+                                            "call_type").values()),
+        scheduled=parse_metrics(text, "scheduler_schedule_attempts_total", "result").get(
+            "scheduled", 0.0))
 
 
 def kubeconfig_doc(server: str, *, ca_cert: str, client_cert: str,

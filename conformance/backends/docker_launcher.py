@@ -28,8 +28,9 @@ from conformance.backends.control_plane import (
     SCHEDULER_FEATURE_GATES,
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
+    SchedulerState,
     kubeconfig_doc,
-    parse_metrics,
+    parse_scheduler_state,
     scheduler_config,
     write_kubeconfig,
 )
@@ -395,14 +396,14 @@ class DockerControlPlane:
         if self.cleanup is not None:
             self.cleanup.pop_and_run(f"container {component}")
 
-    def scheduler_metrics(self) -> dict[str, float] | None:
+    def scheduler_state(self) -> SchedulerState | None:
         if self.scheduler is None:
             return None
         try:
             status, body = self.http_get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics")
         except (OSError, ssl.SSLError):
             return None
-        return parse_metrics(body) if status == 200 else None
+        return parse_scheduler_state(body) if status == 200 else None
 
     def check_alive(self) -> None:
         """A :class:`SubjectError` with its log tail when a container has stopped."""
@@ -486,8 +487,8 @@ class DockerSubject(OwnedControlPlaneSubject):
     def stop_scheduler(self) -> None:
         self.cp.stop_scheduler()
 
-    def scheduler_metrics(self) -> dict[str, float] | None:
-        return self.cp.scheduler_metrics()
+    def scheduler_state(self) -> SchedulerState | None:
+        return self.cp.scheduler_state()
 
     def scheduler_log(self) -> str | None:
         return self.cp.scheduler_log()

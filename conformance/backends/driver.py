@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from conformance.backends.api import ApiError, ClusterApi
+from conformance.backends.control_plane import SchedulerState
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
-from conformance.backends.recorder import PREEMPTED_REASON, Recorder
+from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
 from conformance.backends.timeline import PlannedEvent, Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
@@ -40,6 +41,11 @@ class DriverOptions:
     mode: str = "owned"
     time_scale: float = 1.0  # wall seconds per virtual second
     settle: float = 0.5  # seconds without change that count as quiet
+    #: longest wait, once kube-scheduler reports nothing left to do, for the API to show what
+    #: it did (or for its metrics to answer at all)
+    grace: float = 10.0
+    #: longest wait for the scheduler's log to show every attempt the API showed
+    log_wait: float = 5.0
     timeout: float = 120.0  # wall seconds for one scenario, from the scheduler's start
     release_timeout: float = 5.0  # shared mode: longest wait for a released pod's attempt
     namespace_prefix: str = ""
@@ -59,7 +65,10 @@ class SchedulerHooks(Protocol):
 
     def stop_scheduler(self) -> None: ...
 
-    def scheduler_metrics(self) -> dict[str, float] | None: ...
+    def scheduler_state(self) -> SchedulerState | None:
+        """The scheduler's metrics (``control_plane.parse_scheduler_state``); None when they
+        cannot be read."""
+        ...
 
     # optional: ``scheduler_log() -> str | None``, the running scheduler's log (``--v=3``),
     # whose scheduling cycles order the attempts (``scheduler_log.py``), and
@@ -73,7 +82,10 @@ class Driver:
         self.api = api
         self.opt = options
         self.selector = f"{RUN_LABEL}={options.run_id}"
-        self._metrics_seen = False  # the scheduler_pending_pods gauge was read this scenario
+        self._metrics_seen = False  # the scheduler's metrics were read this scenario
+        #: when the current wait began: for the metrics to answer, or for the API to show
+        #: what the idle scheduler did (bounded by ``DriverOptions.grace``)
+        self._wait_start: float | None = None
         self.warnings: list[str] = []
         self.naming = Naming(namespace_prefix=options.namespace_prefix,
                              node_prefix=options.node_prefix)
@@ -113,6 +125,8 @@ class Driver:
         self.clock = VirtualClock(self.opt.time_scale)
         self.watch_lost = []
         self._last_alive_check = 0.0
+        self._metrics_seen = False
+        self._wait_start = None
         self.responsible = {pp.key: pp.responsible for pp in plan.running + plan.pending}
         self.recorder = rec = self._new_recorder()
         rec.pending_keys = {pp.key for pp in plan.pending}
@@ -213,28 +227,68 @@ class Driver:
 
     # ----- waiting -----
     def _quiet(self, hooks: SchedulerHooks | None) -> bool:
+        """Quiescence (docs/backends.md, step 5): no change for the settle time, and the
+        scheduler's own state agrees — nothing queued or being bound, and every binding it
+        counted and every pod it serves visible in the API."""
         now = time.monotonic()
         rec = self.recorder
-        if rec.terminating:
-            return False
         since = now - rec.last_change
-        if since < self.opt.settle:
+        if rec.terminating or since < self.opt.settle:
+            self._wait_start = None
             return False
-        metrics = None
-        if hooks is not None:
-            try:
-                metrics = hooks.scheduler_metrics()
-            except Exception:
-                metrics = None
-        if not metrics or "active" not in metrics:
-            # A failed read (a busy machine: the request timed out) is no sign of quiet once
-            # the gauge has been read in this scenario: try again. Only a scheduler whose
-            # gauge was never readable is judged by time alone.
-            if self._metrics_seen:
+        if hooks is None:  # shared mode: no scheduler state to read
+            return since >= 4 * self.opt.settle
+        try:
+            state = hooks.scheduler_state()
+        except Exception:  # noqa: BLE001 - an unreadable page is judged below
+            state = None
+        if state is None:
+            # A failed read (a busy machine: the request timed out) says nothing: ask again.
+            # Only a scheduler whose metrics never answered for the grace period is judged
+            # by time alone, and the result says so.
+            if self._metrics_seen or not self._waited_grace(now):
                 return False
+            self._warn_once("kube-scheduler's metrics never answered in this scenario: "
+                            f"quiescence judged by {4 * self.opt.settle:g} s without change")
             return since >= 4 * self.opt.settle
         self._metrics_seen = True
-        return metrics.get("active", 0) == 0 and metrics.get("backoff", 0) == 0
+        if state.busy():
+            self._wait_start = None
+            return False
+        behind = self._api_behind(state)
+        if not behind:
+            return True
+        # The scheduler is idle but the API does not show all it did yet (a binding or a
+        # status patch on its way, a pod its informer has not delivered yet): wait, for the
+        # grace period at most, then stop and say so.
+        if not self._waited_grace(now):
+            return False
+        self._warn_once(f"kube-scheduler reported nothing queued or in flight for "
+                        f"{self.opt.grace:g} s, yet {behind}")
+        return True
+
+    def _waited_grace(self, now: float) -> bool:
+        """True once the current wait (for the metrics to answer, or for the API to show what
+        the idle scheduler did) has lasted ``DriverOptions.grace``."""
+        if self._wait_start is None:
+            self._wait_start = now
+        return now - self._wait_start >= self.opt.grace
+
+    def _api_behind(self, state: SchedulerState) -> str:
+        """What the API does not show yet of what the scheduler did ("" if nothing)."""
+        rec = self.recorder
+        if rec.bindings < state.scheduled:
+            return (f"the scheduler counted {state.scheduled:g} binding(s), the API showed "
+                    f"{rec.bindings}")
+        missing = rec.unattempted()
+        if missing:
+            return (f"{len(missing)} pending pod(s) it serves show no attempt: "
+                    + ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else ""))
+        return ""
+
+    def _warn_once(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
 
     def _loop(self, plan: Plan, timeline: Timeline, later: list[PlannedEvent],
               applied: list[dict[str, Any]], hooks: SchedulerHooks | None,
@@ -354,16 +408,35 @@ class Driver:
 
     def _order_by_scheduler_log(self) -> None:
         """Put the observed attempts in the order of the scheduler's cycles when the launcher
-        can read its log (see ``scheduler_log.py``: the API shows bindings late)."""
+        can read its log (see ``scheduler_log.py``: the API shows bindings late). The log is
+        read again, for ``DriverOptions.log_wait`` at most, until it has a result for every
+        attempt the API showed: a container's log reaches the engine late on a busy
+        machine."""
         read = getattr(self._hooks, "scheduler_log", None)
         if not callable(read):
             return
-        try:
-            text = read()
-        except Exception as e:  # noqa: BLE001 - a missing log only costs the ordering
-            self.warnings.append(f"could not read the scheduler's log to order attempts: {e}")
-            return
-        if text and not self.recorder.order_by_log(text):
+        rec = self.recorder
+        deadline = time.monotonic() + self.opt.log_wait
+        while True:
+            try:
+                text = read()
+            except Exception as e:  # noqa: BLE001 - a missing log only costs the ordering
+                self.warnings.append(f"could not read the scheduler's log to order attempts: "
+                                     f"{e}")
+                return
+            if not text:
+                return
+            missing = rec.unlogged(text)
+            if not missing or time.monotonic() >= deadline:
+                break
+            time.sleep(0.2)
+        if missing:
+            self.warnings.append(
+                f"the scheduler's log shows fewer results than the API for {len(missing)} "
+                f"pod(s) after {self.opt.log_wait:g} s ({', '.join(missing[:5])}"
+                f"{' ...' if len(missing) > 5 else ''}): their attempts may keep the order "
+                "the API showed them")
+        if not rec.order_by_log(text) and any(a["outcome"] != GATED for a in rec.attempts):
             self.warnings.append("the scheduler's log shows no scheduling cycle (is it run "
                                  "with --v=3?): attempts are in the order the API showed them")
 

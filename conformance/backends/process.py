@@ -27,7 +27,8 @@ from conformance.backends.control_plane import (
     SCHEDULER_FEATURE_GATES,
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
-    parse_metrics,
+    SchedulerState,
+    parse_scheduler_state,
     scheduler_config,
     write_kubeconfig,
 )
@@ -273,14 +274,14 @@ class ProcessControlPlane:
             self.cleanup.pop_and_run("process kube-scheduler")
         self.ports.release(self.scheduler_port)  # one per scenario: do not let them pile up
 
-    def scheduler_metrics(self) -> dict[str, float] | None:
+    def scheduler_state(self) -> SchedulerState | None:
         if self.scheduler is None or self.scheduler.proc.poll() is not None:
             return None
         try:
             status, body = self._get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics", 2.0)
         except (OSError, ssl.SSLError):
             return None
-        return parse_metrics(body) if status == 200 else None
+        return parse_scheduler_state(body) if status == 200 else None
 
     def scheduler_log(self) -> str | None:
         """The running scheduler's log so far."""
@@ -344,8 +345,8 @@ class ProcessSubject(OwnedControlPlaneSubject):
     def scheduler_log_tail(self) -> str:
         return self.cp.scheduler_log_tail()
 
-    def scheduler_metrics(self) -> dict[str, float] | None:
-        return self.cp.scheduler_metrics()
+    def scheduler_state(self) -> SchedulerState | None:
+        return self.cp.scheduler_state()
 
     def scheduler_log(self) -> str | None:
         return self.cp.scheduler_log()

@@ -38,6 +38,9 @@ class PodState:
     victim: bool = False
     gone: bool = False
     attempts: int = 0
+    decided: bool = False  # an outcome of the scheduler was seen (not only Gated records)
+    held: bool = False  # PodScheduled says SchedulingGated (the scheduler has not tried it)
+    finished: bool = False  # phase Succeeded or Failed
     last_nominated_attempt: dict[str, Any] | None = None
     uid: str = ""
     node: str = ""  # api node it is bound to
@@ -65,6 +68,7 @@ class Recorder:
         self.terminating: set[str] = set()  # keys with a deletionTimestamp still present
         self.errors: list[str] = []
         self.pending_keys: set[str] = set()  # pods that were pending when created
+        self.bindings = 0  # Bound records
 
     def state(self, key: str) -> PodState:
         st = self.states.get(key)
@@ -79,6 +83,10 @@ class Recorder:
                 message: str = "", nominated: str | None = None) -> dict[str, Any]:
         st = self.state(key)
         st.attempts += 1
+        if outcome != GATED:
+            st.decided = True
+        if outcome == BOUND:
+            self.bindings += 1
         a: dict[str, Any] = {
             "pod": key, "outcome": outcome, "node": node, "reasons": {}, "message": message,
             "nominatedNode": nominated, "candidates": [node] if node else [], "victims": [],
@@ -91,6 +99,20 @@ class Recorder:
     def gated(self, key: str, wall: float, message: str) -> None:
         """A Gated record (the pod is held by its scheduling gates)."""
         self._record(key, GATED, wall, message=message)
+
+    def unattempted(self) -> list[str]:
+        """Pending pods the scheduler serves that the API shows no outcome for yet: not
+        bound, no failure or nomination, not held by their scheduling gates, not deleted or
+        finished (a pod no notification showed yet counts)."""
+        out = []
+        for key in sorted(self.pending_keys):
+            st = self.states.get(key)
+            if not self.responsible(key):
+                continue
+            if st is None or not (st.decided or st.bound or st.held or st.gone
+                                  or st.finished):
+                out.append(key)
+        return out
 
     # ----- pods -----
     def on_pod(self, kind: str, obj: Mapping[str, Any], wall: float) -> str | None:
@@ -106,6 +128,7 @@ class Recorder:
             self.uid_key[st.uid] = key
         spec = obj.get("spec") or {}
         status = obj.get("status") or {}
+        st.finished = status.get("phase") in ("Succeeded", "Failed")
         conditions = {c.get("type"): c for c in status.get("conditions") or []
                       if isinstance(c, Mapping)}
         dt = conditions.get(DISRUPTION_TARGET)
@@ -158,6 +181,7 @@ class Recorder:
         if sig == prev:
             return
         st.signature = sig
+        st.held = reason == "SchedulingGated"
         new_verdict = prev is None or prev[:2] != (reason, message)
         new_nomination = bool(nnn) and (prev is None or prev[2] != nnn)
         if reason in (UNSCHEDULABLE, "SchedulerError") and (new_verdict or new_nomination):
@@ -218,13 +242,27 @@ class Recorder:
         cycles = parse_cycles(text.splitlines())
         if not cycles:
             return False
-
-        def key(api: str) -> str | None:
-            ns, _, name = api.partition("/")
-            return self.naming.pod_back(ns, name)
-
-        self.attempts[:] = order_attempts(self.attempts, cycles, key)
+        self.attempts[:] = order_attempts(self.attempts, cycles, self._api_key)
         return True
+
+    def unlogged(self, text: str) -> list[str]:
+        """Pods with more attempts seen through the API than results in the scheduler's log
+        ``text``: a log that has not caught up yet (a container's log reaches the engine
+        late)."""
+        logged: dict[str, int] = {}
+        for c in parse_cycles(text.splitlines()):
+            key = self._api_key(c.pod)
+            if key is not None and c.result is not None:
+                logged[key] = logged.get(key, 0) + 1
+        seen: dict[str, int] = {}
+        for a in self.attempts:
+            if a["outcome"] != GATED:
+                seen[a["pod"]] = seen.get(a["pod"], 0) + 1
+        return sorted(k for k, n in seen.items() if logged.get(k, 0) < n)
+
+    def _api_key(self, api: str) -> str | None:
+        ns, _, name = api.partition("/")
+        return self.naming.pod_back(ns, name)
 
     def result(self, *, seed: int, known: Iterable[str], running_on: Mapping[str, str],
                removed: list[str], finished: list[str], timeline: list[dict[str, Any]],

@@ -13,6 +13,7 @@ from abc import abstractmethod
 from typing import Any
 
 from conformance.backends.api import ClusterApi
+from conformance.backends.control_plane import SchedulerState
 from conformance.backends.driver import Driver, DriverOptions
 from conformance.backends.plan import new_run_id
 from conformance.core.errors import UsageError
@@ -67,7 +68,8 @@ class OwnedControlPlaneSubject(Subject):
     def stop_scheduler(self) -> None: ...
 
     @abstractmethod
-    def scheduler_metrics(self) -> dict[str, float] | None: ...
+    def scheduler_state(self) -> SchedulerState | None:
+        """What the running scheduler's metrics say of its work; None when unreadable."""
 
     @abstractmethod
     def stop_control_plane(self) -> None: ...
