@@ -283,7 +283,7 @@ def test_run_golden_suite_with_a_plugin_copy_fails_nothing_and_catches_the_bug(
 
 def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     junit = tmp_path / "run.xml"
-    argv = ["run", "--suite", "differential", "--subject", f"reference:{CFG}",
+    argv = ["run", "--suite", "differential", "--profile", "dev", "--subject", f"reference:{CFG}",
             "--max-examples", "6", "--seed", "5", "--no-shrink", "--out", str(tmp_path / "out"),
             "--junit", str(junit), "--plugins"]
     assert main([*argv, COPY]) == 0
@@ -298,7 +298,8 @@ def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert sorted((tmp_path / "out").glob("diff-*.yaml")), "no minimal scenario written"
     # the reference itself: nothing to compare, said so (a skipped case when asked for by
     # name, a line in --suite all)
-    assert main(["run", "--suite", "differential", "--out", str(tmp_path / "o2"),
+    assert main(["run", "--suite", "differential", "--profile", "dev",
+                 "--out", str(tmp_path / "o2"),
                  "--junit", str(junit)]) == 0
     assert "the subject is the reference itself" in capsys.readouterr().out
     (case,) = ET.parse(junit).getroot().iter("testcase")
@@ -306,7 +307,8 @@ def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[st
     golden = tmp_path / "golden" / "taints"
     golden.mkdir(parents=True)
     (golden / "noexecute.yaml").write_text((GOLDEN / "taints" / "noexecute.yaml").read_text())
-    assert main(["run", "--suite", "all", "--max-examples", "1", "--no-shrink", "--seed", "1",
+    assert main(["run", "--suite", "all", "--profile", "dev", "--max-examples", "1",
+                 "--no-shrink", "--seed", "1",
                  "--golden-dir", str(tmp_path / "golden"), "--out", str(tmp_path / "o3")]) == 0
     out = capsys.readouterr().out
     assert "differential: skipped (the subject is the reference itself)" in out

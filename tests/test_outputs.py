@@ -219,7 +219,7 @@ def test_a_property_whose_every_example_is_not_judged_is_an_error(
 def test_run_output_json_is_the_run_report_and_the_lines_go_to_stderr(tmp_path: Path,
                                                                      capsys) -> None:
     argv = ["run", "--oracle", "consistency", "--max-examples", "2", "--seed", "5",
-            "--no-database", "--out", str(tmp_path / "out")]
+            "--profile", "dev", "--no-database", "--out", str(tmp_path / "out")]
     code, out, err = run(capsys, *argv, "-o", "json")
     doc = json.loads(out)
     jsonschema.validate(doc, schema("RunReport"))

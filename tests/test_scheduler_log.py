@@ -60,6 +60,20 @@ def test_records_without_a_cycle_stay_after_what_was_observed_before_them() -> N
                                            "default/a", "default/c"]
 
 
+def test_a_record_without_a_cycle_stays_after_every_record_observed_before_it() -> None:
+    """Bindings observed in another order than their cycles: a Gated record observed after all
+    of them stays last (it once moved ahead of the later cycles, and the consistency oracle
+    then replayed a node deletion before those bindings)."""
+    cycles = [Cycle("default/qa", ("bound", "n1")), Cycle("default/qb", ("bound", "n1")),
+              Cycle("default/qc", ("bound", "n2"))]
+    observed = [attempt("default/b", "Bound", node="n1"),
+                attempt("default/c", "Bound", node="n2"),
+                attempt("default/a", "Bound", node="n1"),
+                attempt("default/x", "Gated", "waiting for scheduling gates: [g]")]
+    ordered = order_attempts(observed, cycles, lambda api: api.replace("/q", "/"))
+    assert [a["pod"] for a in ordered] == ["default/a", "default/b", "default/c", "default/x"]
+
+
 def test_a_retry_failing_with_the_same_message_is_skipped_not_misplaced() -> None:
     """The API shows one failure for two failed cycles (the condition does not change); the
     binding goes to the cycle that bound."""

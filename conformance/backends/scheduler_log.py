@@ -88,8 +88,10 @@ def order_attempts(attempts: Sequence[dict[str, Any]], cycles: Sequence[Cycle],
     in the order of the scheduling cycles that made them. Each attempt is matched to a cycle
     of its pod, later than the pod's previous match: a ``Bound`` record to a cycle that bound
     it, a failure to a failed cycle with the same message (else any failed cycle). Records
-    without a cycle (``Gated`` records, attempts the log does not show) keep their place
-    after the record observed before them. ``pod_key`` maps the API's ``namespace/name`` to
+    without a cycle (``Gated`` records, attempts the log does not show) stay after every
+    record observed before them (after the latest cycle among those, not only the previous
+    record's: a Gated record seen at 901 s must not move ahead of bindings seen at 0.01 s whose
+    cycles come later in the log). ``pod_key`` maps the API's ``namespace/name`` to
     the scenario's key (None: not a scenario pod)."""
     by_pod: dict[str, list[tuple[int, Cycle]]] = {}
     for i, c in enumerate(cycles):
@@ -105,8 +107,8 @@ def order_attempts(attempts: Sequence[dict[str, Any]], cycles: Sequence[Cycle],
             keys.append((prev, n))
             continue
         last[str(a.get("pod"))] = idx
-        prev = float(idx)
-        keys.append((prev, n))
+        prev = max(prev, float(idx))
+        keys.append((float(idx), n))
     order = sorted(range(len(attempts)), key=lambda n: keys[n])
     return [attempts[n] for n in order]
 
