@@ -339,3 +339,15 @@ def test_an_unmodified_copy_of_each_default_plugin_decides_as_the_in_tree_one(
     assert code == 0, out
     assert f"inTreeFor={plugin} for My{plugin}" in out
     assert "5 scenarios compared (5 whole runs" in out
+
+
+def test_golden_verify_takes_the_plugins_of_a_reference_subject(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``golden verify --subject reference:CFG --plugins FILE``: the unmodified copy passes the
+    scenarios its configuration re-records; the planted bug fails the NoExecute one."""
+    argv = ["golden", "verify", "--subject", f"reference:{CFG}", "--only", "taints/noexecute",
+            "--plugins"]
+    assert main([*argv, COPY]) == 0, capsys.readouterr().out
+    assert "1 passed" in capsys.readouterr().out
+    assert main([*argv, BUG]) == 1
+    assert "FAIL  golden/taints/noexecute" in capsys.readouterr().out

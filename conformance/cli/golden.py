@@ -78,6 +78,9 @@ def register(sub: Any) -> None:
                      help="the subject (default reference)")
     ver.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable)")
+    ver.add_argument("--plugins", metavar="MODULE", action="append", default=[],
+                     help="a Python file or module with your own plugins for the reference "
+                          "subject (repeatable); enable them in --subject reference:CFG.yaml")
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     report_options(ver, "every golden scenario")
     output_option(ver)
@@ -149,7 +152,8 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     if problem:
         return err("golden verify", problem)
     try:
-        subject = make_subject(args.subject, timeout=args.subject_timeout,
+        subject = make_subject(args.subject, plugins=args.plugins,
+                               timeout=args.subject_timeout,
                                i_own_this_cluster=args.i_own_this_cluster)
     except SubjectError as e:
         return err("golden verify", str(e))
