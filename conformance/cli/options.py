@@ -73,6 +73,14 @@ def sizes(text: str) -> list[str]:
     return names
 
 
+def strict_intent_option(p: argparse.ArgumentParser) -> None:
+    """``--strict-intent``: what only upstream's intent forbids fails, also where upstream
+    does the same (docs/upstream-deviations.md)."""
+    p.add_argument("--strict-intent", action="store_true",
+                   help="fail what only upstream's intent forbids, also where upstream does "
+                        "the same (a known upstream deviation, docs/upstream-deviations.md)")
+
+
 def subject_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--subject", metavar="SPEC", default="reference", help=SUBJECT_HELP)
     p.add_argument("--config", metavar="CFG.yaml",

@@ -7,7 +7,13 @@ import sys
 import textwrap
 from typing import Any
 
-from conformance.cli.options import apply_backend_options, err, output_option, subject_options
+from conformance.cli.options import (
+    apply_backend_options,
+    err,
+    output_option,
+    strict_intent_option,
+    subject_options,
+)
 from conformance.core.documents import reproduce_doc, to_json, to_yaml
 from conformance.core.dropped import dropped_counts
 from conformance.core.errors import SubjectError
@@ -39,9 +45,7 @@ def register(sub: Any) -> None:
     rep.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
                      help="the oracles to apply (default: the file's, else all)")
     output_option(rep, "ReproduceResult")
-    rep.add_argument("--strict-intent", action="store_true",
-                     help="fail what only upstream's intent forbids, also where upstream does "
-                          "the same (a known upstream deviation, docs/upstream-deviations.md)")
+    strict_intent_option(rep)
     rep.set_defaults(handler=cmd_reproduce)
 
 

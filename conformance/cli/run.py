@@ -17,6 +17,7 @@ from conformance.cli.options import (
     shard,
     signals_end_the_run,
     sizes,
+    strict_intent_option,
     subject_options,
 )
 from conformance.core.errors import SubjectError
@@ -90,9 +91,7 @@ def register(sub: Any) -> None:
     run.add_argument("--judge-all", action="store_true",
                      help="judge every generated scenario with every selected oracle, not only "
                           "the oracle of its property (the soundness campaign on upstream)")
-    run.add_argument("--strict-intent", action="store_true",
-                     help="fail what only upstream's intent forbids, also where upstream does "
-                          "the same (a known upstream deviation, docs/upstream-deviations.md)")
+    strict_intent_option(run)
     run.add_argument("--no-database", action="store_true",
                      help="do not read or write the Hypothesis example database "
                           "(.hypothesis/)")

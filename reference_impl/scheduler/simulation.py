@@ -224,7 +224,7 @@ class Simulation:
         """Tried (or checked) before the last cluster change: a retry may turn out differently.
         A pod held by SchedulingGates (or any PreEnqueue plugin whose verdict reads only the pod)
         never is: the pod's own updates re-check it at once."""
-        if qpi.gating_plugin and qpi.gating_plugin in self._pod_only_gates:
+        if qpi.gating_plugin in self._pod_only_gates:
             return False
         return self.seen.get(qpi.pod.uid, -1) != self.version
 
