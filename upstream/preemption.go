@@ -33,7 +33,6 @@ import (
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultpreemption"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
-	"k8s.io/kubernetes/pkg/scheduler/util"
 )
 
 type preemptionNotes struct {
@@ -179,13 +178,7 @@ func tiedCandidates(c map[string]*extenderv1.Victims) []string {
 			return -sum
 		},
 		func(n string) int64 { return -int64(len(c[n].Pods)) },
-		func(n string) int64 {
-			t := util.GetEarliestPodStartTime(c[n])
-			if t == nil {
-				return math.MinInt64
-			}
-			return t.UnixNano()
-		},
+		func(n string) int64 { return earliestStart(c[n]) },
 	}
 	for _, f := range criteria {
 		if len(nodes) <= 1 {
@@ -205,4 +198,34 @@ func tiedCandidates(c map[string]*extenderv1.Victims) []string {
 		nodes = keep
 	}
 	return nodes
+}
+
+// earliestStart restates util.GetEarliestPodStartTime (pkg/scheduler/util/utils.go): the
+// earliest start time of the victims of the highest priority. A victim without
+// status.startTime counts as "now" (GetPodStartTime reads time.Now() for it), later than any
+// recorded time; two nodes whose earliest start is "now" are then ordered by when upstream read
+// the clock, i.e. by Go map iteration order, so they stay tied here (math.MaxInt64 for both).
+func earliestStart(v *extenderv1.Victims) int64 {
+	if len(v.Pods) == 0 {
+		return math.MinInt64
+	}
+	start := func(p *v1.Pod) int64 {
+		if p.Status.StartTime == nil {
+			return math.MaxInt64
+		}
+		return p.Status.StartTime.UnixNano()
+	}
+	top := corev1helpers.PodPriority(v.Pods[0])
+	earliest := start(v.Pods[0])
+	for _, p := range v.Pods {
+		switch pr := corev1helpers.PodPriority(p); {
+		case pr == top:
+			if s := start(p); s < earliest {
+				earliest = s
+			}
+		case pr > top:
+			top, earliest = pr, start(p)
+		}
+	}
+	return earliest
 }
