@@ -184,6 +184,35 @@ def test_preemption_tie_upstream_breaks_at_random() -> None:
     assert diff.random_preemption_choice({"a": ["v1"], "b": ["v2"]}, {"a": 1}, pods) == set()
 
 
+def test_upstream_tie_note_in_the_preemption_message_is_not_a_divergence() -> None:
+    def expl(selected: str, message: str) -> dict[str, Any]:
+        return {"pod": "default/p", "preFilter": [], "nodes": [], "candidates": [],
+                "selected": None, "shortcut": False, "evaluatedNodes": 2, "feasibleNodes": 0,
+                "message": "", "preemption": {
+                    "candidates": [{"node": "n1", "victims": ["default/v1"], "pdbViolations": 0},
+                                   {"node": "n2", "victims": ["default/v2"], "pdbViolations": 0}],
+                    "notCandidates": {}, "selected": selected,
+                    "victims": [f"default/v{selected[-1]}"], "message": message}}
+
+    note = " (nodes n1, n2 tie on every criterion: upstream picks one at random)"
+    ref = expl("n1", "would nominate n1, preempting 1 pod(s)")
+    # the same choice: upstream's note alone is no divergence
+    divs, ties = diff.compare_explanations(
+        ref, expl("n1", "would nominate n1, preempting 1 pod(s)" + note), "default/p", 2)
+    assert divs == [] and ties == []
+    # the other tied node: a tie-break, not a divergence
+    divs, ties = diff.compare_explanations(
+        ref, expl("n2", "would nominate n2, preempting 1 pod(s)" + note), "default/p", 2)
+    assert divs == [] and [(t.reference, t.upstream) for t in ties] == [("n1", "n2")]
+    # without the note a different choice is a divergence, and so is another message
+    divs, _ = diff.compare_explanations(
+        ref, expl("n2", "would nominate n2, preempting 1 pod(s)"), "default/p", 2)
+    assert {d.field for d in divs} >= {"preemption.selected", "preemption.message"}
+    divs, _ = diff.compare_explanations(
+        ref, expl("n1", "would nominate n1, preempting 2 pod(s)" + note), "default/p", 2)
+    assert [d.field for d in divs] == ["preemption.message"]
+
+
 def test_explanations_keyed_by_node_and_plugin() -> None:
     def expl(reason: str, total: int) -> dict[str, Any]:
         return {"pod": "default/p", "preFilter": [{"plugin": "NodeResourcesFit",
