@@ -25,12 +25,17 @@ from reference_impl.testing.wrappers import (
     label_selector,
     make_config,
     make_container,
+    make_daemon_set,
+    make_job,
     make_namespace,
     make_node,
     make_pdb,
     make_pod,
     make_priority_class,
     make_profile,
+    make_replica_set,
+    make_replication_controller,
+    make_service,
     make_timeline,
     manifests,
     node_selector_term,
@@ -264,3 +269,28 @@ def test_manifests_flattens_and_dumps_as_yaml() -> None:
     # tuples become lists, so safe_dump can write every manifest
     text = yaml.safe_dump_all(manifests(make_pod("p").spec(tolerations=(tol,))))
     assert "tolerationSeconds: 30" in text
+
+
+def test_workload_builders_write_the_manifests_controllers_read() -> None:
+    tmpl = make_pod("ignored").namespace("ns").label("app", "web").req(cpu="100m")
+    rs = make_replica_set("web").namespace("ns").selector({"app": "web"}).replicas(3) \
+        .template(tmpl).manifest()
+    assert rs["apiVersion"] == "apps/v1" and rs["kind"] == "ReplicaSet"
+    assert rs["spec"]["selector"] == {"matchLabels": {"app": "web"}}
+    assert rs["spec"]["replicas"] == 3
+    # the template keeps labels and spec, never the pod's own name or namespace
+    assert rs["spec"]["template"]["metadata"] == {"labels": {"app": "web"}}
+    assert rs["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] == {
+        "cpu": "100m"}
+    rc = make_replication_controller("old").selector({"app": "old"}).manifest()
+    assert rc["apiVersion"] == "v1" and rc["spec"]["selector"] == {"app": "old"}
+    with pytest.raises(ValueError):
+        make_replication_controller("old").selector({"a": "b"}, ("k", "Exists"))
+    assert make_job("j").replicas(2).manifest()["spec"] == {"parallelism": 2}
+    with pytest.raises(ValueError):
+        make_daemon_set("ds").replicas(1)
+    svc = make_service("web").selector({"app": "web"}).port(80, 8080).manifest()
+    assert svc["spec"] == {"selector": {"app": "web"},
+                           "ports": [{"port": 80, "protocol": "TCP", "targetPort": 8080}]}
+    assert "selector" not in make_service("x").selector({"a": "b"}).selector(None) \
+        .manifest()["spec"]

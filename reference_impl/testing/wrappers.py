@@ -49,14 +49,28 @@ from reference_impl.testing.policy import (
     make_profile,
     make_timeline,
 )
+from reference_impl.testing.workloads import (
+    ServiceWrapper,
+    WorkloadWrapper,
+    make_daemon_set,
+    make_deployment,
+    make_job,
+    make_replica_set,
+    make_replication_controller,
+    make_service,
+    make_stateful_set,
+    make_workload,
+)
 
 __all__ = [
     "HOSTNAME", "PAUSE", "PREFERRED", "REQUIRED", "REQUIRED_AND_PREFERRED", "ZONE",
     "ConfigWrapper", "ContainerWrapper", "Doc", "NamespaceWrapper", "NodeWrapper",
     "PodDisruptionBudgetWrapper", "PodWrapper", "PriorityClassWrapper", "ProfileWrapper",
-    "Quantity", "TimelineWrapper", "Wrapper",
+    "Quantity", "ServiceWrapper", "TimelineWrapper", "WorkloadWrapper", "Wrapper",
     "container_port", "label_selector", "make_config", "make_container", "make_namespace",
-    "make_node", "make_pdb", "make_pod", "make_priority_class", "make_profile", "make_timeline",
+    "make_daemon_set", "make_deployment", "make_job", "make_node", "make_pdb", "make_pod",
+    "make_priority_class", "make_profile", "make_replica_set", "make_replication_controller",
+    "make_service", "make_stateful_set", "make_timeline", "make_workload",
     "manifests", "node_selector_term", "plain", "pod_affinity_term", "spread_constraint", "taint",
     "timestamp", "toleration", "weighted_term",
 ]
