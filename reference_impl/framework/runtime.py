@@ -21,6 +21,7 @@ from reference_impl.framework.status import (
     Status,
 )
 from reference_impl.framework.types import NodeInfo, PodInfo
+from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.objects import Pod
 
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
@@ -63,8 +64,10 @@ class FrameworkHandle:
                  bind_pod: Callable[[Pod, str], Status | None] | None = None,
                  rng: Any = None, pdbs: list | None = None,
                  delete_pod: Callable[[Pod, Pod], Status | None] | None = None,
-                 clear_nominated_node_name: Callable[[Pod], None] | None = None) -> None:
+                 clear_nominated_node_name: Callable[[Pod], None] | None = None,
+                 controllers: Controllers = NO_CONTROLLERS) -> None:
         self._snapshot = snapshot
+        self._controllers = controllers
         self._features = features
         self._parallelism = parallelism
         self._nominated = nominated_pods_for_node or (lambda name: [])
@@ -88,6 +91,11 @@ class FrameworkHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self._nominated(node_name)
+
+    def controllers(self) -> Controllers:
+        """The Service / ReplicationController / ReplicaSet / StatefulSet listers of the
+        informer factory (``helper.DefaultSelector``'s inputs)."""
+        return self._controllers
 
     def pdbs(self) -> list:
         """The PodDisruptionBudgets of the cluster (``PodDisruptionBudgetLister``)."""

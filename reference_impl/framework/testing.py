@@ -5,22 +5,29 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from reference_impl.framework.snapshot import Snapshot
+from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.releases import current
 
 
 class FakeHandle:
-    """Serves a snapshot built from nodes and bound pods, and a set of feature gates."""
+    """Serves a snapshot built from nodes and bound pods, a set of feature gates, and the
+    Service / controller listers."""
 
     def __init__(self, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  namespaces: dict[str, Namespace] | None = None,
-                 features: dict[str, bool] | None = None, parallelism: int = 1) -> None:
+                 features: dict[str, bool] | None = None, parallelism: int = 1,
+                 controllers: Controllers = NO_CONTROLLERS) -> None:
         self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
+        self._controllers = controllers
         self._features = dict(features or {})
         self._parallelism = parallelism
 
     def snapshot(self) -> Snapshot:
         return self._snapshot
+
+    def controllers(self) -> Controllers:
+        return self._controllers
 
     def feature_enabled(self, gate: str) -> bool:
         if gate in self._features:

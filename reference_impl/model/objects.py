@@ -328,6 +328,51 @@ class Namespace:
         return hash(self.name)
 
 
+# Objects that select or own pods: what the scheduler's informers list for
+# ``helper.DefaultSelector`` (PodTopologySpread's system default constraints). Only what the
+# scheduler reads is kept: namespace, name, uid and the selector.
+
+
+@dataclass(slots=True, frozen=True)
+class Service:
+    """A v1 Service (k8s.io/api/core/v1/types.go ServiceSpec.Selector)."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    selector: Mapping[str, str] | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class ReplicationController:
+    """A v1 ReplicationController (ReplicationControllerSpec.Selector, a label map)."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    selector: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True, frozen=True)
+class ReplicaSet:
+    """An apps/v1 ReplicaSet (ReplicaSetSpec.Selector, a LabelSelector)."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    selector: LabelSelector | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class StatefulSet:
+    """An apps/v1 StatefulSet (StatefulSetSpec.Selector, a LabelSelector)."""
+
+    namespace: str
+    name: str
+    uid: str = ""
+    selector: LabelSelector | None = None
+
+
 @dataclass(slots=True)
 class Cluster:
     """Everything read from the input manifests."""
@@ -338,6 +383,10 @@ class Cluster:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
     namespaces: dict[str, Namespace] = field(default_factory=dict)
     config: dict | None = None  # a KubeSchedulerConfiguration document found among the inputs
+    services: list[Service] = field(default_factory=list)
+    replication_controllers: list[ReplicationController] = field(default_factory=list)
+    replica_sets: list[ReplicaSet] = field(default_factory=list)
+    stateful_sets: list[StatefulSet] = field(default_factory=list)
 
     @property
     def running_pods(self) -> list[Pod]:

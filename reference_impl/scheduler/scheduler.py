@@ -21,6 +21,7 @@ from reference_impl.framework.runtime import Diagnosis, Framework, FrameworkHand
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo, Status
 from reference_impl.framework.types import PodInfo
+from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import current
@@ -85,6 +86,7 @@ class Scheduler:
                 self.snapshot, self.features, self.config.parallelism,
                 nominated_pods_for_node=self.nominator.nominated_pods_for_node,
                 bind_pod=self._bind, rng=self.rng, pdbs=cluster.pdbs,
+                controllers=controllers_of(cluster),
                 delete_pod=self._delete_victim,
                 clear_nominated_node_name=self._clear_nnn)
             self.profiles[prof.scheduler_name] = Framework(

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Self
 
+from reference_impl.model.loader import load_documents
+from reference_impl.model.objects import ReplicaSet, ReplicationController, Service, StatefulSet
 from reference_impl.testing._base import Doc, ObjectWrapper, label_selector, plain
 
 #: kind -> apiVersion of the workloads ``make_workload`` builds.
@@ -47,6 +49,10 @@ class ServiceWrapper(ObjectWrapper):
             p["targetPort"] = target_port
         self._append(("spec",), "ports", p)
         return self
+
+    def obj(self) -> Service:
+        """The Service the loader makes of this manifest."""
+        return load_documents([self.manifest()], source="<builder>").cluster.services[0]
 
 
 def make_service(name: str) -> ServiceWrapper:
@@ -103,6 +109,17 @@ class WorkloadWrapper(ObjectWrapper):
         """StatefulSet ``spec.serviceName``."""
         self._at("spec")["serviceName"] = name
         return self
+
+    def obj(self) -> ReplicationController | ReplicaSet | StatefulSet:
+        """The model object the loader makes of a ReplicationController, ReplicaSet or
+        StatefulSet manifest (the kinds ``helper.DefaultSelector`` reads)."""
+        if self.kind not in ("ReplicationController", "ReplicaSet", "StatefulSet"):
+            raise ValueError(f"a {self.kind} is not a model object (workload expansion turns it "
+                             "into pods)")
+        cluster = load_documents([self.manifest()], source="<builder>").cluster
+        found: list[ReplicationController | ReplicaSet | StatefulSet] = [
+            *cluster.replication_controllers, *cluster.replica_sets, *cluster.stateful_sets]
+        return found[0]
 
 
 def make_workload(kind: str, name: str) -> WorkloadWrapper:

@@ -8,10 +8,9 @@ TestMultipleConstraints, TestPreFilterDisabled, TestPodTopoSignatures) and ``plu
 built with every feature flag off and each case turns on NodeInclusionPolicy / MatchLabelKeys
 as the upstream case does.
 
-Upstream builds default-constraint selectors from Service / ReplicaSet objects; the reference
-model has none (see ``plugin.py``), so those cases use :class:`OwnersPlugin`, a test subclass whose
-``default_selector`` replays ``helper.DefaultSelector`` over the Services / ReplicaSets the case
-lists.
+The default constraints' selector is ``helper.DefaultSelector`` over the Services /
+ReplicaSets a case lists (``Owners``), served by the handle's listers as upstream's informers
+serve them.
 """
 
 from __future__ import annotations
@@ -20,12 +19,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from reference_impl.api.labels import Selector, compile_selector, selector_from_set
+from reference_impl.api.labels import Selector, compile_selector
 from reference_impl.config.args import LIST_DEFAULTING, SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, Status
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo, PodInfo
+from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.objects import (
     DO_NOT_SCHEDULE,
     SCHEDULE_ANYWAY,
@@ -42,10 +42,12 @@ from reference_impl.model.objects import (
     Pod,
     PodResources,
     Resource,
+    Service,
     Taint,
     Toleration,
     TopologySpreadConstraint,
 )
+from reference_impl.model.objects import ReplicaSet as RS
 from reference_impl.plugins.podtopologyspread import PodTopologySpread
 from reference_impl.plugins.podtopologyspread.common import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
@@ -169,30 +171,14 @@ class Owners:
     replica_sets: list[ReplicaSet] = field(default_factory=list)
 
 
-class OwnersPlugin(PodTopologySpread):
-    """PodTopologySpread whose default selector replays ``helper.DefaultSelector``
-    (pkg/scheduler/framework/plugins/helper/spread.go) over test Services / ReplicaSets."""
-
-    owners: Owners = Owners()
-
-    def default_selector(self, pod: Pod) -> Selector:
-        label_set: dict[str, str] = {}
-        for svc in self.owners.services:
-            # Services of the pod's namespace (test services have none: all in "") whose
-            # selector matches the pod.
-            if selector_from_set(svc).matches(pod.labels):
-                label_set.update(svc)
-        selector = selector_from_set(label_set)
-        controller = next((o for o in pod.owner_references if o.controller), None)
-        if controller is None or controller.kind != "ReplicaSet":
-            return selector
-        for rs in self.owners.replica_sets:
-            if rs.namespace == pod.namespace and rs.name == controller.name:
-                other = compile_selector(rs.selector)
-                reqs = tuple(sorted(selector.requirements + other.requirements,
-                                    key=lambda r: r[0]))
-                return Selector(reqs)
-        return selector
+def _controllers(owners: Owners | None) -> Controllers:
+    """The informers' Services (namespace "", as upstream's test objects) and ReplicaSets."""
+    if owners is None:
+        return NO_CONTROLLERS
+    return Controllers(
+        services=[Service("", f"svc{i}", selector=sel) for i, sel in enumerate(owners.services)],
+        replica_sets=[RS(rs.namespace, rs.name, selector=rs.selector)
+                      for rs in owners.replica_sets])
 
 
 def features(node_inclusion: bool = False, match_label_keys: bool = False) -> dict[str, bool]:
@@ -208,12 +194,10 @@ def setup(nodes: list[Node], pods: list[Pod], *, node_inclusion: bool = False,
           match_label_keys: bool = False, default_constraints: tuple = (),
           defaulting_type: str = LIST_DEFAULTING, owners: Owners | None = None
           ) -> tuple[PodTopologySpread, FakeHandle]:
-    handle = FakeHandle(nodes, pods, features=features(node_inclusion, match_label_keys))
+    handle = FakeHandle(nodes, pods, features=features(node_inclusion, match_label_keys),
+                        controllers=_controllers(owners))
     args = PodTopologySpreadArgs(default_constraints=tuple(default_constraints),
                                  defaulting_type=defaulting_type)
-    if owners is not None:
-        cls = type("CaseOwnersPlugin", (OwnersPlugin,), {"owners": owners})
-        return cls(args, handle), handle
     return PodTopologySpread(args, handle), handle
 
 

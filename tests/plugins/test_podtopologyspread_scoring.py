@@ -7,9 +7,9 @@ states / scores. As upstream: PreScore gets the filtered nodes as NodeInfos with
 (``tf.BuildNodeInfos``) and Score the snapshot's NodeInfos; feature flags are off unless the case
 turns them on.
 
-Upstream derives default-constraint selectors from Service / ReplicaSet objects, which the
-reference model does not have (see ``plugin.py``); those cases use a test subclass whose
-``default_selector`` replays ``helper.DefaultSelector`` over the objects the case lists.
+The default constraints' selector is ``helper.DefaultSelector`` over the Services /
+ReplicaSets a case lists (``Owners``), served by the handle's listers as upstream's informers
+serve them.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from reference_impl.api.labels import Selector, compile_selector, selector_from_set
+from reference_impl.api.labels import compile_selector
 from reference_impl.config.args import LIST_DEFAULTING, SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, PluginError
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
+from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.objects import (
     DO_NOT_SCHEDULE,
     LABEL_HOSTNAME,
@@ -44,9 +45,11 @@ from reference_impl.model.objects import (
     Pod,
     PodResources,
     Resource,
+    Service,
     Taint,
     TopologySpreadConstraint,
 )
+from reference_impl.model.objects import ReplicaSet as RS
 from reference_impl.plugins.podtopologyspread import PodTopologySpread
 from reference_impl.plugins.podtopologyspread.common import Constraint, go_log, go_round
 from reference_impl.plugins.podtopologyspread.scoring import (
@@ -145,26 +148,14 @@ class Owners:
     replica_sets: list[ReplicaSet] = field(default_factory=list)
 
 
-class OwnersPlugin(PodTopologySpread):
-    """``helper.DefaultSelector`` replayed over test Services / ReplicaSets."""
-
-    owners: Owners = Owners()
-
-    def default_selector(self, pod: Pod) -> Selector:
-        label_set: dict[str, str] = {}
-        for svc in self.owners.services:
-            if selector_from_set(svc).matches(pod.labels):
-                label_set.update(svc)
-        selector = selector_from_set(label_set)
-        controller = next((o for o in pod.owner_references if o.controller), None)
-        if controller is None or controller.kind != "ReplicaSet":
-            return selector
-        for rs in self.owners.replica_sets:
-            if rs.namespace == pod.namespace and rs.name == controller.name:
-                other = compile_selector(rs.selector)
-                return Selector(tuple(sorted(selector.requirements + other.requirements,
-                                             key=lambda r: r[0])))
-        return selector
+def _controllers(owners: Owners | None) -> Controllers:
+    """The informers' Services (namespace "", as upstream's test objects) and ReplicaSets."""
+    if owners is None:
+        return NO_CONTROLLERS
+    return Controllers(
+        services=[Service("", f"svc{i}", selector=sel) for i, sel in enumerate(owners.services)],
+        replica_sets=[RS(rs.namespace, rs.name, selector=rs.selector)
+                      for rs in owners.replica_sets])
 
 
 def setup(nodes: list[Node], pods: list[Pod], *, defaulting_type: str = LIST_DEFAULTING,
@@ -176,12 +167,9 @@ def setup(nodes: list[Node], pods: list[Pod], *, defaulting_type: str = LIST_DEF
         "MatchLabelKeysInPodTopologySpread": match_label_keys,
         "TaintTolerationComparisonOperators": False,
         "InPlacePodVerticalScalingSchedulerPreemption": False,
-    })
+    }, controllers=_controllers(owners))
     args = PodTopologySpreadArgs(default_constraints=tuple(default_constraints),
                                  defaulting_type=defaulting_type)
-    if owners is not None:
-        cls = type("CaseOwnersPlugin", (OwnersPlugin,), {"owners": owners})
-        return cls(args, handle), handle
     return PodTopologySpread(args, handle), handle
 
 

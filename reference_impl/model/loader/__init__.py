@@ -2,7 +2,8 @@
 (``objects.py``), with the API server's create-time defaulting and admission that matter for
 scheduling (pkg/apis/core/v1/defaults.go, pkg/registry/core/pod/strategy.go,
 plugin/pkg/admission/priority/admission.go). Modules: ``documents``, ``pod``, ``node``,
-``policy``, ``selectors``, ``defaults``, ``fields``. See docs/reference.md#manifests.
+``policy``, ``controllers`` (Service, ReplicationController, ReplicaSet,
+StatefulSet), ``selectors``, ``defaults``, ``fields``. See docs/reference.md#manifests.
 """
 
 from reference_impl.model.loader.defaults import (

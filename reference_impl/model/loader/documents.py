@@ -25,6 +25,13 @@ from reference_impl.model.decoding import (
     show,
 )
 from reference_impl.model.errors import InputError
+from reference_impl.model.loader.controllers import (
+    CONTROLLER_KINDS,
+    _replica_set,
+    _replication_controller,
+    _service,
+    _stateful_set,
+)
 from reference_impl.model.loader.defaults import (
     LABEL_METADATA_NAME,
     SYSTEM_PRIORITY_CLASSES,
@@ -46,6 +53,7 @@ ABOUT_THE_FILE = {
     "GoldenDecisions": "the decisions recorded from upstream; kschedconf reproduce compares them",
 }
 _TERMINAL_PHASES = ("Succeeded", "Failed")
+_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS)
 _OBJECT = "a mapping (a Kubernetes object)"
 
 
@@ -152,6 +160,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
         return kind
     if kind == "PodDisruptionBudget" and (not api_version or group == "policy"):
         return kind
+    if kind in CONTROLLER_KINDS and (not api_version or api_version == CONTROLLER_KINDS[kind]):
+        return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
         return kind
@@ -222,7 +232,7 @@ class _Builder:
             raise ctx.error("metadata.name", f"required: every {kind} needs a name"
                             + ("" if name is None else f", got {show(name)}"))
         namespace = ""
-        if model_kind in ("Pod", "PodDisruptionBudget"):
+        if model_kind in _NAMESPACED:
             namespace = read_str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
         ctx.obj = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         dup_key = (model_kind, namespace, name)
@@ -284,6 +294,11 @@ class _Builder:
                     pod.namespace, {LABEL_METADATA_NAME: pod.namespace})
         for r in by_kind.get("PodDisruptionBudget", ()):
             cluster.pdbs.append(_pdb(r))
+        cluster.services = [_service(r) for r in by_kind.get("Service", ())]
+        cluster.replication_controllers = [
+            _replication_controller(r) for r in by_kind.get("ReplicationController", ())]
+        cluster.replica_sets = [_replica_set(r) for r in by_kind.get("ReplicaSet", ())]
+        cluster.stateful_sets = [_stateful_set(r) for r in by_kind.get("StatefulSet", ())]
         if self.config is not None:
             cluster.config = self.config[0]
 

@@ -2,14 +2,15 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/podtopologyspread/plugin.go`` (and
 ``common.go``'s ``buildDefaultConstraints``). PreFilter/Filter live in ``filtering.py``,
-PreScore/Score/NormalizeScore in ``scoring.py``. Why default constraints never apply here:
-docs/reference.md#podtopologyspread."""
+PreScore/Score/NormalizeScore in ``scoring.py``. The default constraints' selector is
+``helper.DefaultSelector`` over the handle's Service / controller listers
+(``plugins/helper/spread.py``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.api.labels import EVERYTHING, Selector
+from reference_impl.api.labels import Selector
 from reference_impl.config.args import SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from reference_impl.framework.interfaces import (
     EnqueueExtensions,
@@ -21,6 +22,7 @@ from reference_impl.framework.interfaces import (
     SignPlugin,
 )
 from reference_impl.framework.status import Code, Status
+from reference_impl.model.controllers import NO_CONTROLLERS
 from reference_impl.model.objects import (
     DO_NOT_SCHEDULE,
     POLICY_HONOR,
@@ -30,6 +32,7 @@ from reference_impl.model.objects import (
     TopologySpreadConstraint,
 )
 from reference_impl.plugins import names
+from reference_impl.plugins.helper.spread import default_selector
 from reference_impl.plugins.podtopologyspread.common import (
     SYSTEM_DEFAULT_CONSTRAINTS,
     Constraint,
@@ -95,15 +98,13 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
             self.enable_node_inclusion_policy)
 
     def default_selector(self, pod: Pod) -> Selector:
-        """``helper.DefaultSelector`` (``pkg/scheduler/framework/plugins/helper/spread.go``):
-        the merged selectors of the Services selecting the pod and of its controlling
-        ReplicationController/ReplicaSet/StatefulSet.
-
-        The model has no such objects, so this is the empty selector (what upstream computes for
-        a pod that no Service selects and no such controller owns), which disables the default
-        constraints. Override in a subclass to model those objects.
-        """
-        return EVERYTHING
+        """``helper.DefaultSelector`` (``pkg/scheduler/framework/plugins/helper/spread.go``)
+        over the listers New takes from the informer factory (plugin.go: Services,
+        ReplicationControllers, ReplicaSets, StatefulSets): the merged selectors of the
+        Services selecting the pod and of its controlling ReplicationController / ReplicaSet /
+        StatefulSet. A handle without listers (a bare test handle) lists none."""
+        listers = getattr(self.handle, "controllers", None)
+        return default_selector(pod, listers() if listers is not None else NO_CONTROLLERS)
 
     def build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:
         """``buildDefaultConstraints``: the default constraints of kind ``action``, all with the
