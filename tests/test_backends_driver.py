@@ -42,12 +42,17 @@ from reference_impl.testing.wrappers import (
     make_node,
     make_pod,
     make_priority_class,
+    make_replica_set,
+    make_replication_controller,
+    make_service,
+    make_stateful_set,
     make_timeline,
 )
 
 # --- the fake API server -------------------------------------------------------------------------
 
-NAMESPACED = {"Pod", "PodDisruptionBudget", "Event"}
+NAMESPACED = {"Pod", "PodDisruptionBudget", "Event", "Service", "ReplicationController",
+              "ReplicaSet", "StatefulSet"}
 
 
 def _merge(target: Any, patch: Any) -> Any:
@@ -394,6 +399,52 @@ def test_plan_owned_mode_manifests() -> None:
                           "expectedPods": 0}
     ns = {n["metadata"]["name"]: n for n in plan.namespaces}
     assert ns["team"]["metadata"]["labels"] == {"env": "prod", RUN_LABEL: "ks-test"}
+
+
+def test_plan_creates_services_and_controllers_before_the_pods() -> None:
+    """PodTopologySpread's default selector (helper.DefaultSelector) lists Services and the
+    RC/RS/StatefulSet owning a pod: they are created before the nodes and pods, controllers
+    with 0 replicas and a pause template matching their selector (nothing may create pods)."""
+    docs = [node("n1"),
+            make_service("web").namespace("team").selector({"app": "web"}).manifest(),
+            make_service("external").selector(None).manifest(),
+            make_replica_set("web-rs").namespace("team").selector(
+                {"app": "web"}, ("track", "In", ["stable"]), ("canary", "DoesNotExist")
+            ).manifest(),
+            make_replication_controller("rc").selector({"app": "old"}).manifest(),
+            make_stateful_set("db").selector({"app": "db"})
+            .template(make_pod("").label("app", "db").label("tier", "data")).manifest(),
+            pod("p", ns="team")]
+    plan = Driver(FakeApi(), opts()).plan(scenario(*docs))
+    got = {(k, o["metadata"]["namespace"], o["metadata"]["name"]): o for k, o in plan.selecting}
+    assert list(got) == [("Service", "team", "web"), ("Service", "default", "external"),
+                         ("ReplicationController", "default", "rc"),
+                         ("ReplicaSet", "team", "web-rs"), ("StatefulSet", "default", "db")]
+    for obj in got.values():
+        assert obj["metadata"]["labels"][RUN_LABEL] == "ks-test"
+    assert got["Service", "team", "web"]["spec"]["selector"] == {"app": "web"}
+    assert "selector" not in got["Service", "default", "external"]["spec"]
+    rs = got["ReplicaSet", "team", "web-rs"]["spec"]
+    assert rs["replicas"] == 0
+    assert rs["template"]["metadata"]["labels"] == {"app": "web", "track": "stable"}
+    assert got["ReplicationController", "default", "rc"]["spec"]["selector"] == {"app": "old"}
+    ss = got["StatefulSet", "default", "db"]["spec"]
+    assert ss["template"]["metadata"]["labels"] == {"app": "db", "tier": "data"}
+
+    _, api, _, _ = run(docs, lambda api, s: s.bind("team", "p", "n1"))
+    created = [c[1] for c in api.calls if c[0] == "create"]
+    assert created.index("StatefulSet") < created.index("Node") < created.index("Pod")
+
+
+def test_plan_on_a_shared_cluster_creates_services_but_not_controllers() -> None:
+    d = Driver(FakeApi(), opts(mode="shared", namespace_prefix="ks-test-",
+                               node_prefix="ks-test-", rename_for_order=False))
+    plan = d.plan(scenario(node("n1"), make_service("web").selector({"app": "w"}).manifest(),
+                           make_replica_set("rs").selector({"app": "w"}).manifest(), pod("p")))
+    assert [(k, o["metadata"]["namespace"]) for k, o in plan.selecting] == [
+        ("Service", "ks-test-default")]
+    assert any("1 ReplicationController/ReplicaSet/StatefulSet object(s) not created" in w
+               for w in d.warnings)
 
 
 def test_plan_renames_pending_pods_only_when_their_names_are_out_of_queue_order() -> None:

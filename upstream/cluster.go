@@ -159,8 +159,9 @@ func (nopRecorder) Eventf(regarding runtime.Object, related runtime.Object, even
 }
 func (r nopRecorder) WithLogger(klog.Logger) events.EventRecorderLogger { return r }
 
-// newWorld builds the fake API server with the cluster's namespaces, priority classes and PDBs,
-// the scheduler (not yet fed with nodes and pods), and starts the informers.
+// newWorld builds the fake API server with the cluster's namespaces, priority classes, PDBs,
+// Services and controllers, the scheduler (not yet fed with nodes and pods), and starts the
+// informers.
 func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTimeout time.Duration) (*world, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &world{
@@ -210,6 +211,27 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 	}
 	for _, pdb := range cl.PDBs {
 		if err := w.tracker.Add(pdb.DeepCopy()); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	// Services and controllers: PodTopologySpread's New takes their listers from the informer
+	// factory (helper.DefaultSelector), which lists them before the first pod is scheduled.
+	var selecting []runtime.Object
+	for _, o := range cl.Services {
+		selecting = append(selecting, o.DeepCopy())
+	}
+	for _, o := range cl.RCs {
+		selecting = append(selecting, o.DeepCopy())
+	}
+	for _, o := range cl.ReplicaSets {
+		selecting = append(selecting, o.DeepCopy())
+	}
+	for _, o := range cl.StatefulSets {
+		selecting = append(selecting, o.DeepCopy())
+	}
+	for _, o := range selecting {
+		if err := w.tracker.Add(o); err != nil {
 			cancel()
 			return nil, err
 		}

@@ -4,7 +4,8 @@ package main
 //
 // The inputs are the same as the Python tool's (reference_impl/model/loader.py): files with one
 // or more YAML documents or JSON, each an object, a `kind: List` or a typed list; kinds Node,
-// Pod, Namespace, PriorityClass, PodDisruptionBudget and KubeSchedulerConfiguration. Everything
+// Pod, Namespace, PriorityClass, PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
+// StatefulSet (what helper.DefaultSelector reads) and KubeSchedulerConfiguration. Everything
 // the API server does on create that matters for scheduling is done by upstream's own code:
 // v1 defaulting (legacyscheme, pkg/apis/*/v1/defaults.go) and the pod create strategy
 // (pkg/registry/core/pod/strategy.go PrepareForCreate: matchLabelKeys merging, pod-level
@@ -25,6 +26,7 @@ import (
 
 	"github.com/google/uuid"
 	yaml "go.yaml.in/yaml/v3"
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -33,6 +35,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/policy/install"
@@ -58,9 +61,14 @@ type Cluster struct {
 	Namespaces      []*v1.Namespace
 	PriorityClasses []*schedulingv1.PriorityClass
 	PDBs            []*policyv1.PodDisruptionBudget
-	Config          []byte    // a KubeSchedulerConfiguration document (JSON), if any
-	Timeline        *timeline // a kschedconf/v1 Scenario's timeline, if any
-	Warnings        []string
+	// the objects helper.DefaultSelector lists (PodTopologySpread's system default constraints)
+	Services     []*v1.Service
+	RCs          []*v1.ReplicationController
+	ReplicaSets  []*appsv1.ReplicaSet
+	StatefulSets []*appsv1.StatefulSet
+	Config       []byte    // a KubeSchedulerConfiguration document (JSON), if any
+	Timeline     *timeline // a kschedconf/v1 Scenario's timeline, if any
+	Warnings     []string
 }
 
 type rawObject struct {
@@ -196,6 +204,10 @@ func defaultAPIVersion(kind string) string {
 		return "scheduling.k8s.io/v1"
 	case "PodDisruptionBudget":
 		return "policy/v1"
+	case "Service", "ReplicationController":
+		return "v1"
+	case "ReplicaSet", "StatefulSet":
+		return "apps/v1"
 	case "KubeSchedulerConfiguration":
 		return schedConfigGroup + "/v1"
 	}
@@ -312,6 +324,37 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 			key = "PodDisruptionBudget " + pdb.Namespace + "/" + pdb.Name
 			legacyscheme.Scheme.Default(pdb)
 			c.PDBs = append(c.PDBs, pdb)
+		case o.kind == "Service" && o.apiVersion == "v1":
+			svc := &v1.Service{}
+			if err := decodeTyped(o, svc); err != nil {
+				return nil, err
+			}
+			key = "Service " + defaultMeta(&svc.ObjectMeta, "Service")
+			c.Services = append(c.Services, svc)
+		case o.kind == "ReplicationController" && o.apiVersion == "v1":
+			rc := &v1.ReplicationController{}
+			if err := decodeTyped(o, rc); err != nil {
+				return nil, err
+			}
+			key = "ReplicationController " + defaultMeta(&rc.ObjectMeta, "ReplicationController")
+			legacyscheme.Scheme.Default(rc) // SetDefaults_ReplicationController: selector from the template
+			c.RCs = append(c.RCs, rc)
+		case o.kind == "ReplicaSet" && o.apiVersion == "apps/v1":
+			rs := &appsv1.ReplicaSet{}
+			if err := decodeTyped(o, rs); err != nil {
+				return nil, err
+			}
+			key = "ReplicaSet " + defaultMeta(&rs.ObjectMeta, "ReplicaSet")
+			legacyscheme.Scheme.Default(rs)
+			c.ReplicaSets = append(c.ReplicaSets, rs)
+		case o.kind == "StatefulSet" && o.apiVersion == "apps/v1":
+			ss := &appsv1.StatefulSet{}
+			if err := decodeTyped(o, ss); err != nil {
+				return nil, err
+			}
+			key = "StatefulSet " + defaultMeta(&ss.ObjectMeta, "StatefulSet")
+			legacyscheme.Scheme.Default(ss)
+			c.StatefulSets = append(c.StatefulSets, ss)
 		default:
 			k := fmt.Sprintf("%s (%s)", o.kind, o.apiVersion)
 			if ignored[k] == 0 {
@@ -378,6 +421,18 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 		c.Timeline = tl
 	}
 	return c, nil
+}
+
+// defaultMeta gives a namespaced object the default namespace and the deterministic UID the
+// Python loader gives it, and returns "namespace/name".
+func defaultMeta(m *metav1.ObjectMeta, kind string) string {
+	if m.Namespace == "" {
+		m.Namespace = metav1.NamespaceDefault
+	}
+	if m.UID == "" {
+		m.UID = deterministicUID(kind, m.Namespace, m.Name)
+	}
+	return m.Namespace + "/" + m.Name
 }
 
 func deterministicUID(kind, namespace, name string) types.UID {

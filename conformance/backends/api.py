@@ -67,9 +67,15 @@ _KINDS: dict[str, tuple[str, str, bool]] = {  # kind -> (api prefix, resource, n
     "Event": ("/api/v1", "events", True),
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "PodDisruptionBudget": ("/apis/policy/v1", "poddisruptionbudgets", True),
+    "Service": ("/api/v1", "services", True),
+    "ReplicationController": ("/api/v1", "replicationcontrollers", True),
+    "ReplicaSet": ("/apis/apps/v1", "replicasets", True),
+    "StatefulSet": ("/apis/apps/v1", "statefulsets", True),
 }
 _API_VERSIONS = {"Namespace": "v1", "Node": "v1", "Pod": "v1", "Event": "v1",
-                 "PriorityClass": "scheduling.k8s.io/v1", "PodDisruptionBudget": "policy/v1"}
+                 "PriorityClass": "scheduling.k8s.io/v1", "PodDisruptionBudget": "policy/v1",
+                 "Service": "v1", "ReplicationController": "v1", "ReplicaSet": "apps/v1",
+                 "StatefulSet": "apps/v1"}
 _PATCH_TYPES = {"merge": "application/merge-patch+json",
                 "strategic": "application/strategic-merge-patch+json",
                 "json": "application/json-patch+json"}

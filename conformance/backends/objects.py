@@ -92,6 +92,8 @@ class RunObjects:
             if status:
                 self.api.patch("PodDisruptionBudget", obj["metadata"]["name"],
                                {"status": status}, obj["metadata"]["namespace"], status=True)
+        for kind, obj in plan.selecting:  # Services, controllers: before the pods
+            self.create(kind, obj)
         for obj, status in plan.nodes:
             self.create_node(obj, status)
         for pp in plan.running:
@@ -107,7 +109,8 @@ class RunObjects:
         problems: list[str] = []
         refused: set[str] = set()  # kinds whose deletion was refused: not waited for
         sel = self.selector
-        for kind in ("Pod", "PodDisruptionBudget", "Node", "PriorityClass"):
+        for kind in ("Pod", "PodDisruptionBudget", "Service", "ReplicationController",
+                     "ReplicaSet", "StatefulSet", "Node", "PriorityClass"):
             try:
                 items, _ = self.api.list(kind, label_selector=sel)
             except ApiError as e:

@@ -1,5 +1,5 @@
-"""The plan: which API objects a scenario becomes (namespaces, PriorityClasses, PDBs, nodes,
-running and pending pods), under which names (:class:`Naming`: renamed so that the API
+"""The plan: which API objects a scenario becomes (namespaces, PriorityClasses, PDBs, Services
+and controllers, nodes, running and pending pods), under which names (:class:`Naming`: renamed so that the API
 server's LIST order is the scenario's queue order, or prefixed on a shared cluster), each
 labelled with the run id (:data:`RUN_LABEL`, :func:`new_run_id`).
 """
@@ -16,7 +16,7 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
-from reference_impl.model.objects import Cluster, Pod
+from reference_impl.model.objects import Cluster, LabelSelector, Pod
 from reference_impl.model.scenario import Scenario, parse_scenario
 
 RUN_LABEL = "kschedconf.io/run"
@@ -157,6 +157,8 @@ class Plan:
     namespaces: list[dict[str, Any]] = field(default_factory=list)
     priority_classes: list[dict[str, Any]] = field(default_factory=list)
     pdbs: list[tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
+    #: Services, ReplicationControllers, ReplicaSets, StatefulSets (kind, manifest)
+    selecting: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     nodes: list[tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
     running: list[PlannedPod] = field(default_factory=list)
     pending: list[PlannedPod] = field(default_factory=list)  # queue order
@@ -224,6 +226,7 @@ class Planner:
         self._plan_namespaces(plan, cluster)
         self._plan_priority_classes(plan, cluster, raw)
         self._plan_pdbs(plan, cluster, raw)
+        self._plan_selecting(plan, cluster, raw)
         self._plan_nodes(plan, cluster, raw)
         for p in cluster.pods:
             pp = self.pod_manifest(raw.find("Pod", p.namespace, p.name), p, plan)
@@ -277,6 +280,46 @@ class Planner:
                 for k in ("currentHealthy", "desiredHealthy", "expectedPods"):
                     status.setdefault(k, 0)
             plan.pdbs.append((obj, status))
+
+    def _plan_selecting(self, plan: Plan, cluster: Cluster, raw: _RawDocs) -> None:
+        """Services and the controllers helper.DefaultSelector reads. A controller is created
+        with 0 replicas and a pause template labelled to match its selector: the scheduler
+        reads only its selector, and no controller may create or adopt pods. On a cluster this
+        run does not own, pods lose their ownerReferences, so controllers are not created
+        (said in the warnings)."""
+        for svc in cluster.services:
+            d = raw.find("Service", svc.namespace, svc.name)
+            spec: dict[str, Any] = {"ports": [{"port": 80, "protocol": "TCP"}]}
+            if svc.selector is not None:
+                spec["selector"] = dict(svc.selector)
+            plan.selecting.append(("Service", self._namespaced(d, svc.namespace, "v1",
+                                                               "Service", spec)))
+        ctrls = [("ReplicationController", c, dict(c.selector))
+                 for c in cluster.replication_controllers]
+        ctrls += [("ReplicaSet", c, _api_label_selector(c.selector)) for c in cluster.replica_sets]
+        ctrls += [("StatefulSet", c, _api_label_selector(c.selector))
+                  for c in cluster.stateful_sets]
+        if ctrls and not self.owned:
+            self.warnings.append(f"{len(ctrls)} ReplicationController/ReplicaSet/StatefulSet "
+                                 "object(s) not created on a cluster this run does not own "
+                                 "(their pods lose their ownerReferences there)")
+            return
+        for kind, c, selector in ctrls:
+            d = raw.find(kind, c.namespace, c.name)
+            labels = _template_labels(d, selector)
+            template = {"metadata": {"labels": labels},
+                        "spec": {"containers": [{"name": "pause", "image": DEFAULT_IMAGE}]}}
+            spec = {"replicas": 0, "selector": selector, "template": template}
+            api_version = "v1" if kind == "ReplicationController" else "apps/v1"
+            plan.selecting.append((kind, self._namespaced(d, c.namespace, api_version, kind,
+                                                          spec)))
+
+    def _namespaced(self, d: Mapping[str, Any], namespace: str, api_version: str, kind: str,
+                    spec: dict[str, Any]) -> dict[str, Any]:
+        meta = _clean_meta(d.get("metadata"), keep_owners=False)
+        meta["namespace"] = self.naming.ns(namespace)
+        self.label(meta)
+        return {"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": spec}
 
     def _plan_nodes(self, plan: Plan, cluster: Cluster, raw: _RawDocs) -> None:
         """Nodes: the initial ones and those created at time 0, in that order."""
@@ -448,6 +491,38 @@ class Planner:
                     for e in sel.get("matchExpressions") or []:
                         if e.get("key") == NS_NAME_LABEL:
                             e["values"] = [self.naming.ns(v) for v in e.get("values") or []]
+
+
+def _api_label_selector(sel: LabelSelector | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if sel is None:
+        return out
+    if sel.match_labels:
+        out["matchLabels"] = dict(sel.match_labels)
+    if sel.match_expressions:
+        out["matchExpressions"] = [
+            {"key": e.key, "operator": e.operator, **({"values": list(e.values)}
+                                                      if e.values else {})}
+            for e in sel.match_expressions]
+    return out
+
+
+def _template_labels(d: Mapping[str, Any], selector: dict[str, Any]) -> dict[str, str]:
+    """The controller's template labels (the loader checked they match its selector), else
+    labels made to match it: a label map as it is, matchLabels, each In's first value, each
+    Exists key set to "x" (NotIn / DoesNotExist hold without the key)."""
+    tmpl_meta = ((d.get("spec") or {}).get("template") or {}).get("metadata") or {}
+    if tmpl_meta.get("labels"):
+        return dict(tmpl_meta["labels"])
+    if "matchLabels" not in selector and "matchExpressions" not in selector:
+        return dict(selector)
+    labels = dict(selector.get("matchLabels") or {})
+    for e in selector.get("matchExpressions") or []:
+        if e["operator"] == "In":
+            labels.setdefault(e["key"], e["values"][0])
+        elif e["operator"] == "Exists":
+            labels.setdefault(e["key"], "x")
+    return labels
 
 
 class _RawDocs:
