@@ -2,7 +2,8 @@
 fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a seed.
 
 The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,
-then the timeline (``kschedconf/v1`` Scenario) if any; the configuration is ``config``.
+Services and the pods' owner objects (``services.py``), then the timeline (``kschedconf/v1``
+Scenario) if any; the configuration is ``config``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from conformance.core.scenario import ScenarioInput
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
+from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.timelines import timelines
 
@@ -33,6 +35,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
     documents = cluster.documents(pending)
+    if "services" in f:
+        documents += draw(selecting_objects([*cluster.running_pods, *pending]))
     if "timeline" in f:
         timeline = draw(st.none() | timelines(cluster, pending, sizes, f, names))
         if timeline is not None:

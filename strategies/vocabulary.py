@@ -48,7 +48,8 @@ PROTOCOLS = ("TCP", "UDP")
 
 SCHEDULING_GATES = ("example.com/gate", "example.com/quota")
 
-OWNER_KINDS = (("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("batch/v1", "Job"))
+OWNER_KINDS = (("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("batch/v1", "Job"),
+               ("v1", "ReplicationController"))
 
 # --- nodes ---------------------------------------------------------------------------------
 
