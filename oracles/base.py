@@ -20,6 +20,7 @@ from conformance.core.subject import SubjectResult
 from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
 from oracles.rules import FilterConfig
 from oracles.upstream_deviations import followed
+from reference_impl.model.controllers import controllers_of
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Pod
 
@@ -122,6 +123,8 @@ class OracleContext:
                 enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")),
                 ignored_resources=prof.fit_ignored_resources,
                 ignored_groups=prof.fit_ignored_groups,
-                added_affinity=prof.added_affinity, follow=self.follow, met=self.met)
+                added_affinity=prof.added_affinity,
+                spread_defaults=prof.spread_default_constraints,
+                controllers=controllers_of(self.cluster), follow=self.follow, met=self.met)
             self._filter_cache[prof.scheduler_name] = cached
         return cached

@@ -18,6 +18,7 @@ from reference_impl.model.objects import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    TopologySpreadConstraint,
 )
 
 # getDefaultPlugins of v1.37.2 after applyFeatureGates with the default gates
@@ -137,6 +138,22 @@ class ProfileView:
             NodeSelectorTerm(_requirements(t.get("matchExpressions")),
                              _requirements(t.get("matchFields")))
             for t in raw.get("nodeSelectorTerms") or ()))
+
+    @property
+    def spread_default_constraints(self) -> tuple[TopologySpreadConstraint, ...]:
+        """PodTopologySpreadArgs.defaultConstraints with ``defaultingType: List`` (the v1
+        default is System, whose constraints are all ScheduleAnyway: no Filter constraint)."""
+        args = self.args.get("PodTopologySpread", {}) or {}
+        if args.get("defaultingType", "System") != "List":
+            return ()
+        return tuple(
+            TopologySpreadConstraint(
+                max_skew=int(c["maxSkew"]), topology_key=c["topologyKey"],
+                when_unsatisfiable=c["whenUnsatisfiable"], min_domains=c.get("minDomains"),
+                node_affinity_policy=c.get("nodeAffinityPolicy"),
+                node_taints_policy=c.get("nodeTaintsPolicy"),
+                match_label_keys=tuple(c.get("matchLabelKeys") or ()))
+            for c in args.get("defaultConstraints") or ())
 
     def unrestated_rejecters(self) -> list[str]:
         """Plugins enabled at a rejecting point whose rules the oracles do not restate and

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reference_impl.api.labels import IN, Selector, compile_selector
+from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.objects import (
     DO_NOT_SCHEDULE,
     POLICY_HONOR,
@@ -37,8 +38,10 @@ from reference_impl.model.objects import (
     Resource,
     Taint,
     Toleration,
+    TopologySpreadConstraint,
 )
 from reference_impl.model.requests import compute_pod_resources, is_extended_resource_name
+from reference_impl.plugins.helper.spread import default_selector
 
 # Selectors are frozen (hashable) model objects: compile each once.
 selector_of = functools.lru_cache(maxsize=8192)(compile_selector)
@@ -380,6 +383,11 @@ class FilterConfig:
     ignored_resources: frozenset[str] = frozenset()
     ignored_groups: frozenset[str] = frozenset()
     added_affinity: NodeSelector | None = None
+    #: PodTopologySpread's DoNotSchedule default constraints (``defaultingType: List``; the
+    #: system defaults are all ScheduleAnyway) and the Services / controllers their selector
+    #: comes from (``helper.DefaultSelector``)
+    spread_defaults: tuple[TopologySpreadConstraint, ...] = ()
+    controllers: Controllers = NO_CONTROLLERS
     #: the upstream deviations (oracles/upstream_deviations.yaml) whose upstream behaviour the
     #: rules follow; without one, the rules state upstream's intent instead
     follow: frozenset[str] = frozenset({IPA_SKIP})
@@ -401,18 +409,24 @@ class _Spread:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def spread_constraints(pod: Pod) -> list[_Spread]:
+def spread_constraints(pod: Pod, cfg: FilterConfig = ALL_FILTERS) -> list[_Spread]:
     """The pod's DoNotSchedule constraints (``filterTopologySpreadConstraints``): the selector
     with ``matchLabelKeys`` merged in (key In (pod's value), for keys the pod has), minDomains
-    defaulting to 1, nodeAffinityPolicy to Honor and nodeTaintsPolicy to Ignore. Default
-    constraints of PodTopologySpreadArgs never apply here: they need a selector built from the
-    pod's Services/ReplicaSets/StatefulSets, which scenarios do not have (an empty selector
-    means no constraint)."""
+    defaulting to 1, nodeAffinityPolicy to Honor and nodeTaintsPolicy to Ignore. A pod without
+    constraints of its own gets the profile's DoNotSchedule default constraints
+    (``buildDefaultConstraints``), all with the selector ``helper.DefaultSelector`` deduces
+    from its Services and controller; none when that selector is empty."""
+    own = bool(pod.topology_spread_constraints)
+    default_sel: Selector | None = None
+    if not own and cfg.spread_defaults:
+        default_sel = default_selector(pod, cfg.controllers)
+        if default_sel.empty():
+            return []
     out = []
-    for c in pod.topology_spread_constraints:
+    for c in pod.topology_spread_constraints if own else cfg.spread_defaults:
         if c.when_unsatisfiable != DO_NOT_SCHEDULE:
             continue
-        sel = selector_of(c.label_selector)
+        sel = default_sel if default_sel is not None else selector_of(c.label_selector)
         if c.match_label_keys and not sel.nothing:
             for k in c.match_label_keys:
                 if k in pod.labels:
@@ -437,7 +451,8 @@ class PodFit:
         self.cfg = cfg
         self.prefilter = prefilter
         self.req = requests_of(pod)
-        self.spread = spread_constraints(pod) if "PodTopologySpread" in cfg.enabled else []
+        self.spread = (spread_constraints(pod, cfg) if "PodTopologySpread" in cfg.enabled
+                       else [])
         if self.spread:
             self._count_spread()
         self.aff_terms = required_affinity_terms(pod)

@@ -1,7 +1,7 @@
 """The plan: which API objects a scenario becomes (namespaces, PriorityClasses, PDBs, Services
-and controllers, nodes, running and pending pods), under which names (:class:`Naming`: renamed so that the API
-server's LIST order is the scenario's queue order, or prefixed on a shared cluster), each
-labelled with the run id (:data:`RUN_LABEL`, :func:`new_run_id`).
+and controllers, nodes, running and pending pods), under which names (:class:`Naming`: renamed
+so that the API server's LIST order is the scenario's queue order, or prefixed on a shared
+cluster), each labelled with the run id (:data:`RUN_LABEL`, :func:`new_run_id`).
 """
 
 from __future__ import annotations
