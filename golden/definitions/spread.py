@@ -1,9 +1,19 @@
 """The golden scenarios of area ``spread`` (``golden/spread/``): PodTopologySpread: DoNotSchedule
-and ScheduleAnyway, minDomains, matchLabelKeys, nodeAffinityPolicy and nodeTaintsPolicy."""
+and ScheduleAnyway, minDomains, matchLabelKeys, nodeAffinityPolicy and nodeTaintsPolicy, and the
+system default constraints with the selector of the pods' Services and controllers."""
 
 from __future__ import annotations
 
-from reference_impl.testing.wrappers import HOSTNAME, ZONE, taint
+from reference_impl.testing.wrappers import (
+    HOSTNAME,
+    ZONE,
+    PodWrapper,
+    make_replica_set,
+    make_replication_controller,
+    make_service,
+    make_stateful_set,
+    taint,
+)
 
 from .common import Area, Docs, bare_node, bare_pod, node, pod, replicas, spread, zone_nodes
 
@@ -92,3 +102,46 @@ def _() -> Docs:
     return [bare_node("n1", "z1"), bare_node("n2", "z2"),
             bare_pod("w1", "n1", {"app": "web"}), bare_pod("w2", "n2", {"app": "web"}),
             bare_pod("p", labels={"app": "web"}, topologySpreadConstraints=[c])]
+
+
+@golden("system-defaults-replicaset-service",
+        "System default constraints (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) spread "
+        "the pods of a Deployment-like ReplicaSet selected by a Service, against the resource "
+        "scores")
+def _() -> Docs:
+    web = {"app": "web", "pod-template-hash": "7d9f"}
+    rs = make_replica_set("web-7d9f").selector(web).replicas(10)
+    batch = [pod(f"batch-{n}", "1500m", node=n, labels={"app": "batch"})
+             for n in ("b0", "b1", "c0", "c1")]
+    return [*zone_nodes(), make_service("web").selector({"app": "web"}).port(80, 8080),
+            make_service("web-canary").selector({"app": "web", "track": "canary"}).port(80),
+            rs, *batch,
+            *(pod(f"web-old-{i}", "50m", node="a0", labels=web, owner="web-7d9f")
+              for i in range(4)),
+            *(pod(f"web-{i}", "50m", labels=web, owner="web-7d9f") for i in range(6))]
+
+
+@golden("system-defaults-rc-statefulset-owners",
+        "System default constraints with ReplicationController and StatefulSet owners; a missing "
+        "owner, a Deployment owner (a kind DefaultSelector does not read) and a Service "
+        "without selector give no default selector")
+def _() -> Docs:
+    def owned(p: PodWrapper, name: str, kind: str) -> PodWrapper:
+        return p.owner_reference(name, kind, "v1" if kind == "ReplicationController"
+                                 else "apps/v1")
+    legacy, db = {"app": "legacy"}, {"app": "db"}
+    return [*zone_nodes(),
+            make_replication_controller("legacy").selector(legacy).replicas(5),
+            make_stateful_set("db").selector(db).service_name("db").replicas(3),
+            make_service("headless").selector(None).port(80),
+            pod("busy-a0", "2", node="a0"), pod("busy-c1", "2", node="c1"),
+            *(owned(pod(f"legacy-old-{i}", node="b0", labels=legacy), "legacy",
+                    "ReplicationController") for i in range(2)),
+            owned(pod("db-0", node="c0", labels=db), "db", "StatefulSet"),
+            *(owned(pod(f"legacy-{i}", labels=legacy), "legacy", "ReplicationController")
+              for i in range(3)),
+            *(owned(pod(f"db-{i}", labels=db), "db", "StatefulSet") for i in (1, 2)),
+            *(owned(pod(f"orphan-{i}", labels={"app": "orphan"}), "gone", "ReplicaSet")
+              for i in range(2)),
+            *(owned(pod(f"front-{i}", labels={"app": "front"}), "front", "Deployment")
+              for i in range(2))]
