@@ -6,9 +6,14 @@ ScheduleAnyway) take their selector from them (``helper.DefaultSelector``).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+
+from conformance.cli.main import main
 
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
@@ -150,3 +155,22 @@ def test_a_deployment_is_not_an_owner_default_selector_reads() -> None:
     docs = _spread_cluster(owner_ref=("web", "Deployment", "apps/v1"))
     docs.insert(0, dep.manifest())
     assert _chosen(docs) == "n1"
+
+
+def test_explain_shows_the_default_constraint_scores(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``kschedconf explain`` reports PodTopologySpread's scores from the system default
+    constraints (the upstream subject's explain gives the same numbers: raw 12 / 6,
+    normalized 50 / 100, weighted 100 / 200)."""
+    docs = _spread_cluster(make_service("web").selector({"app": "web"}), owner_ref=None)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    code = main(["explain", str(path), "--pod-name", "default/web-new", "-o", "json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    doc = json.loads(out)
+    scores = {n["name"]: {s["plugin"]: s for s in n["scores"]}["PodTopologySpread"]
+              for n in doc["nodes"]}
+    assert [(scores[n]["raw"], scores[n]["normalized"], scores[n]["weighted"])
+            for n in ("n1", "n2")] == [(12, 50, 100), (6, 100, 200)]
+    assert doc["selected"] == "n2"
