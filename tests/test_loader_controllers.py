@@ -14,7 +14,6 @@ import pytest
 import yaml
 
 from conformance.cli.main import main
-
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import LabelSelector, LabelSelectorRequirement
