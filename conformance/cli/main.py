@@ -32,7 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
             The reference scheduler follows upstream kube-scheduler {UPSTREAM_RELEASE}.
 
             Inputs are Kubernetes manifests (Node, Pod, PriorityClass, PodDisruptionBudget,
-            Namespace; multi-document YAML, `kind: List` from `kubectl get -o yaml`, or JSON).
+            Namespace, and the Service, ReplicationController, ReplicaSet and StatefulSet
+            objects PodTopologySpread's default constraints read; multi-document YAML,
+            `kind: List` from `kubectl get -o yaml`, or JSON).
             A pod with spec.nodeName is running there; a pod without one is pending."""),
         epilog=textwrap.dedent("""\
             examples:
