@@ -32,10 +32,9 @@ from conformance.subjects.upstream import UpstreamSubject, default_binary
 from reference_impl.testing.wrappers import make_node, make_pod
 
 
-def service(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"selector": {"app": "web"}}}
+def config_map(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "default"}, "data": {"key": "value"}}
 
 
 def pvc(name: str) -> dict[str, Any]:
@@ -49,8 +48,9 @@ def node() -> dict[str, Any]:
     return make_node("n1").capacity(cpu="2", memory="4Gi", pods="110").manifest()
 
 
-#: a pod that fits, beside two Services the model lacks
-WITH_SERVICES = [node(), make_pod("web").req(cpu="1").manifest(), service("a"), service("b")]
+#: a pod that fits, beside two ConfigMaps the model lacks (the scheduler never reads them)
+WITH_CONFIG_MAPS = [node(), make_pod("web").req(cpu="1").manifest(), config_map("a"),
+                    config_map("b")]
 #: a pod whose claim the model lacks: the reference ends it in Error at PreFilter
 EVERY_POD_IN_ERROR = [node(), make_pod("db").req(cpu="1").pvc("data").manifest(), pvc("data")]
 
@@ -69,8 +69,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 # --- what a subject dropped, what cannot be judged ---------------------------------------------
 
 def test_the_reference_subject_reports_the_kinds_it_dropped() -> None:
-    res = ReferenceSubject().run(ScenarioInput(WITH_SERVICES, name="s"))
-    assert dropped_counts(res.warnings) == {"Service": 2}
+    res = ReferenceSubject().run(ScenarioInput(WITH_CONFIG_MAPS, name="s"))
+    assert dropped_counts(res.warnings) == {"ConfigMap": 2}
     assert res.result["bindings"] == {"default/web": "n1"}
     assert not_judged(res.result, res.warnings) == ""
 
@@ -82,8 +82,8 @@ def test_the_upstream_subject_reports_what_its_go_loader_dropped() -> None:
     if not os.access(binary, os.X_OK):
         pytest.skip(f"the upstream subject is not built ({binary}): bash upstream/build.sh")
     with UpstreamSubject() as up:
-        res = up.run(ScenarioInput(WITH_SERVICES, name="s"))
-    assert dropped_counts(res.warnings) == {"Service": 2}
+        res = up.run(ScenarioInput(WITH_CONFIG_MAPS, name="s"))
+    assert dropped_counts(res.warnings) == {"ConfigMap": 2}
     assert "warnings" not in res.result  # not part of the SimulationResult
     jsonschema.validate(res.result, schema("SimulationResult"))
 
@@ -92,9 +92,9 @@ def test_a_real_control_plane_reports_the_kinds_its_driver_does_not_create() -> 
     """The backends create only the kinds the loader models; the rest is in the driver's
     warnings, which the backend subject returns."""
     driver = Driver(None, DriverOptions(run_id="ks-test"))  # planning uses no API
-    plan = driver.plan(ScenarioInput(WITH_SERVICES, name="s"))
+    plan = driver.plan(ScenarioInput(WITH_CONFIG_MAPS, name="s"))
     assert [p.manifest["metadata"]["name"] for p in plan.pending] == ["web"]
-    assert dropped_counts(driver.warnings) == {"Service": 2}
+    assert dropped_counts(driver.warnings) == {"ConfigMap": 2}
 
 
 def test_a_run_whose_every_pod_ended_in_error_is_not_judged() -> None:
@@ -127,12 +127,12 @@ def test_reproduce_says_not_judged_and_exits_2(tmp_path: Path, capsys) -> None:
 
 
 def test_reproduce_json_is_a_valid_reproduce_result(tmp_path: Path, capsys) -> None:
-    path = write(tmp_path, "services", WITH_SERVICES)
+    path = write(tmp_path, "unmodelled", WITH_CONFIG_MAPS)
     code, out, err = run(capsys, "reproduce", str(path), "-o", "json")
     doc = json.loads(out)
     jsonschema.validate(doc, schema("ReproduceResult"))
     assert code == doc["exitCode"] == 0
-    assert doc["dropped"] == {"Service": 2} and doc["notJudged"] == ""
+    assert doc["dropped"] == {"ConfigMap": 2} and doc["notJudged"] == ""
     assert doc["bindings"] == {"default/web": "n1"} and doc["goldenDifferences"] is None
     assert "no violations" in err  # the lines go to stderr
     code, out, _ = run(capsys, "reproduce", str(write(tmp_path, "errors", EVERY_POD_IN_ERROR)),
@@ -144,8 +144,8 @@ def test_reproduce_json_is_a_valid_reproduce_result(tmp_path: Path, capsys) -> N
 
 def golden_dir(tmp_path: Path) -> Path:
     d = tmp_path / "golden"
-    write_scenario_file(d / "drops" / "services.yaml",
-                        ScenarioInput(WITH_SERVICES, name="drops/services"),
+    write_scenario_file(d / "drops" / "unmodelled.yaml",
+                        ScenarioInput(WITH_CONFIG_MAPS, name="drops/unmodelled"),
                         GoldenDecisions({"default/web": "n1"}, [], []))
     write_scenario_file(d / "drops" / "errors.yaml",
                         ScenarioInput(EVERY_POD_IN_ERROR, name="drops/errors"),
@@ -160,32 +160,32 @@ def test_golden_verify_reports_drops_and_does_not_pass_unjudged_runs(tmp_path: P
     doc = json.loads(out)
     jsonschema.validate(doc, schema("RunReport"))
     cases = {c["name"]: c for c in doc["cases"]}
-    assert cases["drops/services"]["status"] == "passed"
-    assert cases["drops/services"]["properties"]["dropped"] == "Service=2"
+    assert cases["drops/unmodelled"]["status"] == "passed"
+    assert cases["drops/unmodelled"]["properties"]["dropped"] == "ConfigMap=2"
     errors = cases["drops/errors"]
     assert errors["status"] == "error" and errors["message"].startswith(
         "not judged: every pod ended in Error")
     assert errors["properties"]["dropped"] == "PersistentVolumeClaim=1"
     assert code == doc["exitCode"] == 2
     # the console (stderr with -o json) says so per case and in the summary
-    assert "(dropped: Service=2)" in err
+    assert "(dropped: ConfigMap=2)" in err
     assert ("dropped input: the subject ignored objects it does not model in 2 case(s): "
-            "1 PersistentVolumeClaim, 2 Service") in err
+            "2 ConfigMap, 1 PersistentVolumeClaim") in err
 
 
 def test_diff_replay_says_what_both_sides_dropped(tmp_path: Path, capsys) -> None:
-    """Not just "0 divergences": the Services neither side modelled are named."""
-    path = write(tmp_path, "services", WITH_SERVICES)
+    """Not just "0 divergences": the ConfigMaps neither side modelled are named."""
+    path = write(tmp_path, "unmodelled", WITH_CONFIG_MAPS)
     code, out, _ = run(capsys, "diff", "--replay", str(path), "--upstream", "reference",
                        "--mode", "whole", "--out", str(tmp_path / "out"))
     assert code == 0
-    assert "reference dropped input it does not model (not compared): 2 Service" in out
-    assert "dropped input:" in out and "2 Service" in out
+    assert "reference dropped input it does not model (not compared): 2 ConfigMap" in out
+    assert "dropped input:" in out and "2 ConfigMap" in out
     code, out, _ = run(capsys, "diff", "--replay", str(path), "--upstream", "reference",
                        "--mode", "whole", "--out", str(tmp_path / "out"), "-o", "json")
     doc = json.loads(out)
     jsonschema.validate(doc, schema("RunReport"))
-    assert doc["cases"][0]["properties"]["dropped"] == "Service=2"
+    assert doc["cases"][0]["properties"]["dropped"] == "ConfigMap=2"
 
 
 def test_a_property_whose_every_example_is_not_judged_is_an_error(
@@ -265,7 +265,7 @@ def test_golden_list_json_is_a_valid_golden_list(tmp_path: Path, capsys) -> None
     jsonschema.validate(doc, schema("GoldenList"))
     assert code == 0
     assert [(s["name"], s["recordedWith"]) for s in doc["scenarios"]] == [
-        ("drops/errors", ""), ("drops/services", "")]
+        ("drops/errors", ""), ("drops/unmodelled", "")]
     code, out, _ = run(capsys, "golden", "list", "--golden-dir", str(d))
     assert out.splitlines()[0].split() == ["drops/errors", "-"]
 
