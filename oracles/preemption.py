@@ -49,11 +49,11 @@ def pdb_overdrafts(pdbs: Sequence[PodDisruptionBudget], victims: Sequence[Pod]
     return out
 
 
-def _spread_quirk(pod: Pod, node_pods: Sequence[Pod]) -> bool:
+def _spread_quirk(pod: Pod, node_pods: Sequence[Pod], cfg: FilterConfig) -> bool:
     """Upstream updates topology-spread counts incrementally during preemption
     (``updateWithPod``: Selector.Matches, no terminating check), which differs from a recount
-    for an empty selector or for terminating pods."""
-    cs = spread_constraints(pod)
+    for an empty selector or for terminating pods (own or default constraints)."""
+    cs = spread_constraints(pod, cfg)
     if not cs:
         return False
     return any(c.selector.empty() for c in cs) or any(
@@ -123,7 +123,7 @@ def _check_step(ctx: OracleContext, step: Step) -> list[Violation]:
     prof = ctx.profile_for(pod)
     cfg = ctx.filters_for(pod)
     if (prof is None or cfg is None or prof.unrestated_rejecters()
-            or unmodelled_pod_features(pod) or _spread_quirk(pod, world.pods_on[target])):
+            or unmodelled_pod_features(pod) or _spread_quirk(pod, world.pods_on[target], cfg)):
         return out
     out += _minimality(step, pod, target, victims, world, cfg)
     if not out:
@@ -165,7 +165,7 @@ def _pdbs(ctx: OracleContext, step: Step, pod: Pod, target: str, victims: list[P
         if name == target:
             continue
         lower = [p for p in world.pods_on.get(name, ()) if p.priority < pod.priority]
-        if not lower or _spread_quirk(pod, world.pods_on.get(name, ())):
+        if not lower or _spread_quirk(pod, world.pods_on.get(name, ()), cfg):
             continue
         nominated = nominated_for(pod, name, state.nominated, state.pending)
         if not fit_reasons(pod, name, world, cfg, nominated):

@@ -220,8 +220,9 @@ def test_pre_score_skip_no_nodes() -> None:
 
 
 def test_default_constraints_without_owner_objects_are_not_applied() -> None:
-    """The model has no Services/ReplicaSets: the plugin's default selector is empty, so the
-    system default constraints never apply (upstream's behaviour for an un-owned pod)."""
+    """No Service selects the pod and its owner ReplicaSet rs1 is missing from the listers: the
+    default selector is empty, so the system default constraints do not apply (PreScore and
+    PreFilter Skip: buildDefaultConstraints returns none, common.go)."""
     nodes = host_nodes("node-a", "node-b")
     pl, _ = setup(nodes, [], defaulting_type=SYSTEM_DEFAULTING)
     pod = make_pod("p", labels=FOO_L, owner_rs="rs1")
