@@ -153,3 +153,10 @@ def test_missing_name_and_generate_name_is_an_error(capsys: pytest.CaptureFixtur
     assert main(["simulate", str(p)]) == 2
     assert "metadata.name: required: every Pod needs a name (or a metadata.generateName)" \
         in capsys.readouterr()[1]
+
+
+def test_expand_json_is_a_list_the_loader_reads(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["expand", KIND_NODES, CLUSTER_CAPACITY, "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr()[0])
+    assert doc["kind"] == "List" and len(doc["items"]) == 7
+    assert len(load_documents([doc], require_known_nodes=False).cluster.pods) == 7

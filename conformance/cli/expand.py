@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from conformance.cli.inputs import check_paths, expansion_mode, report_expansion
+from conformance.core.documents import to_json
 from conformance.core.errors import UsageError
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
 from reference_impl.model.loader import load_read_documents, read_documents
@@ -44,6 +45,8 @@ def register(sub: Any) -> None:
                         "not only the created ones")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="say what each workload gave")
+    p.add_argument("--output", "-o", choices=("yaml", "json"), default="yaml",
+                   help="yaml: one document per object (default); json: a v1 List")
     p.set_defaults(handler=cmd_expand)
 
 
@@ -67,5 +70,9 @@ def cmd_expand(args: argparse.Namespace) -> int:
         print("kschedconf expand: nothing to create: every workload already has its pods "
               "(--expand-workloads tops them up)", file=sys.stderr)
         return EXIT_FAILED if not args.all else EXIT_OK
-    sys.stdout.write(yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True, width=100))
+    if args.output == "json":
+        sys.stdout.write(to_json({"apiVersion": "v1", "kind": "List", "items": docs}))
+    else:
+        sys.stdout.write(yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True,
+                                            width=100))
     return EXIT_OK
