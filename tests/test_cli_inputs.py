@@ -16,7 +16,7 @@ from reference_impl.model.loader import load_documents
 from reference_impl.testing._base import manifests
 from reference_impl.testing.nodes import make_node
 from reference_impl.testing.pods import make_pod
-from reference_impl.testing.workloads import make_deployment
+from reference_impl.testing.workloads import make_deployment, make_replica_set
 
 PUBLIC = Path(__file__).resolve().parent / "data" / "public"
 KIND_NODES = str(PUBLIC / "kind-nodes.yaml")
@@ -160,3 +160,29 @@ def test_expand_json_is_a_list_the_loader_reads(capsys: pytest.CaptureFixture[st
     doc = json.loads(capsys.readouterr()[0])
     assert doc["kind"] == "List" and len(doc["items"]) == 7
     assert len(load_documents([doc], require_known_nodes=False).cluster.pods) == 7
+
+
+def test_a_dump_whose_workloads_have_their_pods_is_taken_as_it_is(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    tmpl = make_pod("").label("app", "web").req(cpu="100m")
+    d = make_deployment("web").uid("d-uid").selector({"app": "web"}).replicas(2).template(tmpl)
+    rs = make_replica_set("web-7f9c").uid("rs-uid").selector({"app": "web"}).replicas(2) \
+        .template(tmpl).meta(ownerReferences=[{"apiVersion": "apps/v1", "kind": "Deployment",
+                                               "name": "web", "uid": "d-uid",
+                                               "controller": True}])
+    pods = [make_pod(f"web-7f9c-{s}").label("app", "web").req(cpu="100m").node("n1")
+            .owner_reference("web-7f9c", uid="rs-uid") for s in ("abcde", "fghjk")]
+    dump = {"apiVersion": "v1", "kind": "List", "items": manifests(
+        make_node("n1").capacity(cpu="4"), d, rs, pods,
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kube-root-ca.crt"}},
+        {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"}},
+        {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r"}})}
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump(dump))
+    code, _, err = simulate(capsys, str(path))
+    assert code == 1
+    assert "no pod to schedule after expansion" in err
+    assert "expanded" not in err and "ignored:" not in err
+    code, _, err = simulate(capsys, str(path), "-v")
+    assert "1 ConfigMap, 1 ControllerRevision, 1 Event" in err
+    assert "expand: Deployment default/web: has pods in the inputs; not expanded" in err

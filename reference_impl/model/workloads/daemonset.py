@@ -69,8 +69,8 @@ def pin_to_node(affinity: Any, node: str) -> dict[str, Any]:
 
 def expand_daemon_set(x: Expansion, w: Workload) -> int:
     """Create the DaemonSet's pods; returns how many."""
-    generation = str((w.doc.get("metadata") or {}).get("annotations", {}).get(
-        GENERATION_ANNOTATION, "1"))
+    annotations = (w.doc.get("metadata") or {}).get("annotations") or {}
+    generation = str(annotations.get(GENERATION_ANNOTATION, "1"))
     template = copy.deepcopy(w.template)
     tspec = dict(template.get("spec") or {})
     tspec["tolerations"] = daemon_pod_tolerations(tspec)
