@@ -407,3 +407,15 @@ def test_cluster_capacity_example_gives_its_replicas() -> None:
     assert any("extensions/v1beta1 is not served" in w and "apps/v1" in w for w in x.warnings)
     rs = [d for _, _, d in x.documents if d.get("kind") == "ReplicaSet"][0]
     assert rs["apiVersion"] == "apps/v1"
+
+
+def test_a_job_with_generate_name_is_named_and_expanded() -> None:
+    job = make_job("").template(job_template()).meta(generateName="calc-")
+    job_doc = manifests(job)[0]
+    del job_doc["metadata"]["name"]
+    x = expand(job_doc)
+    name = x.documents[0][2]["metadata"]["name"]
+    assert name.startswith("calc-") and len(name) == len("calc-") + 5
+    [pod] = pods_of(x)
+    assert controller(pod)["name"] == name
+    assert expand(job_doc).documents[0][2]["metadata"]["name"] == name

@@ -14,6 +14,7 @@ from typing import Any
 
 from reference_impl.api.labels import Selector, compile_selector
 from reference_impl.model.decoding import InputLocation, read_map, read_str, read_str_map
+from reference_impl.model.generated_names import generate_name
 from reference_impl.model.loader.defaults import _deterministic_uid
 from reference_impl.model.loader.selectors import _label_selector
 from reference_impl.model.objects import LabelSelector
@@ -91,9 +92,15 @@ def read_workload(kind: str, api_version: str, doc: Mapping[str, Any],
     warnings: list[str] = []
     meta = read_map(ctx, own.get("metadata"), "metadata")
     name = read_str(ctx, meta.get("name"), "metadata.name")
-    if not name:
-        raise ctx.error("metadata.name", f"required: every {kind} needs a name")
     namespace = read_str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
+    base = read_str(ctx, meta.get("generateName"), "metadata.generateName")
+    if not name and base:
+        # generateName (a Job created with `kubectl create`): deterministic, written back
+        name = generate_name(base, f"{kind}/{namespace}/{ctx.document}/{ctx.item}")
+        own["metadata"] = meta = {**meta, "name": name}
+    if not name:
+        raise ctx.error("metadata.name", f"required: every {kind} needs a name "
+                                         "(or a metadata.generateName)")
     ctx.obj = f"{kind} {namespace}/{name}"
     served = SERVED_API_VERSIONS[kind]
     if api_version != served:
