@@ -13,7 +13,9 @@ from typing import Any
 from conformance.core.documents import to_json, to_yaml
 from conformance.core.errors import UsageError
 from reference_impl.config import load_config
-from reference_impl.model.loader import LoadResult, load_paths
+from reference_impl.model.loader import LoadResult, load_read_documents, read_documents
+from reference_impl.model.objects import Cluster
+from reference_impl.model.workloads import Expansion, expand_workloads
 from reference_impl.plugins.registry import build_registry
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.scheduler import Scheduler
@@ -22,6 +24,114 @@ from reference_impl.scheduler.scheduler import Scheduler
 def example_cluster_path() -> str:
     """The bundled example cluster (``reference_impl/examples/cluster.yaml``)."""
     return str(resources.files("reference_impl.examples").joinpath("cluster.yaml"))
+
+
+#: kinds a `kubectl get all,...` dump holds that have nothing to do with scheduling: ignored
+#: silently, listed with -v (docs/expansion.md#ignored-kinds)
+QUIETLY_IGNORED = frozenset({
+    "Secret", "ConfigMap", "Event", "Endpoints", "EndpointSlice", "ServiceAccount", "Role",
+    "RoleBinding", "ClusterRole", "ClusterRoleBinding", "ControllerRevision", "Lease",
+    "CronJob", "HorizontalPodAutoscaler", "Ingress", "IngressClass", "NetworkPolicy",
+    "CustomResourceDefinition", "APIService", "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration", "CertificateSigningRequest", "ComponentStatus",
+    "PodTemplate", "ResourceQuota", "FlowSchema", "PriorityLevelConfiguration",
+})
+
+
+def input_options(p: argparse.ArgumentParser) -> None:
+    """What every command reading cluster manifests takes: the workload expansion and -v."""
+    p.add_argument("--expand-workloads", action=argparse.BooleanOptionalAction, default=None,
+                   help="turn Deployments, ReplicaSets, ReplicationControllers, StatefulSets, "
+                        "DaemonSets and Jobs into the pods their controllers would create "
+                        "(default: the workloads that have no pods in the inputs; "
+                        "--expand-workloads also tops up the others, --no-expand-workloads "
+                        "leaves them all)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say what the expansion did for each workload and list every "
+                        "ignored kind")
+
+
+def expansion_mode(args: argparse.Namespace) -> str:
+    flag = getattr(args, "expand_workloads", None)
+    return "auto" if flag is None else ("on" if flag else "off")
+
+
+def check_paths(paths: list[str]) -> None:
+    """Every path exists ("-" is stdin)."""
+    if paths.count("-") > 1:
+        raise UsageError("-: stdin can be given once")
+    for p in paths:
+        if p != "-" and not Path(p).exists():
+            raise UsageError(f"{p}: no such file")
+
+
+def read_inputs(paths: list[str], args: argparse.Namespace) -> tuple[LoadResult, Expansion]:
+    """The inputs read, expanded (``--expand-workloads``) and loaded; what the expansion did
+    and the warnings go to stderr, the ignored kinds as one summary line."""
+    check_paths(paths)
+    expansion = expand_workloads(read_documents(paths), expansion_mode(args))
+    verbose = bool(getattr(args, "verbose", False))
+    report_expansion(expansion, verbose)
+    loaded = load_read_documents(expansion.documents)
+    for w in loaded.warnings:
+        if w not in loaded.ignored_warnings:
+            print(f"warning: {w}", file=sys.stderr)
+    report_ignored(loaded.ignored, set(expansion_kinds(expansion)), verbose)
+    return loaded, expansion
+
+
+def expansion_kinds(expansion: Expansion) -> list[str]:
+    return [key.split(" ", 1)[0] for key in expansion.workloads]
+
+
+def report_expansion(x: Expansion, verbose: bool) -> None:
+    for w in x.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if verbose:
+        for n in x.notes:
+            print(f"expand: {n}", file=sys.stderr)
+    pods = x.pods
+    if pods:
+        owners: dict[str, int] = {}
+        for c in pods:
+            owners[c.owner] = owners.get(c.owner, 0) + 1
+        print(f"expanded {len(owners)} workload(s) into {len(pods)} pod(s): "
+              + ", ".join(f"{k} {n}" for k, n in owners.items())
+              + " (--no-expand-workloads to leave them; kschedconf expand prints them)",
+              file=sys.stderr)
+
+
+def report_ignored(ignored: dict[str, int], used: set[str], verbose: bool) -> None:
+    """One line for the kinds read by nothing: always for the kinds that may matter, with -v
+    for those that do not (``QUIETLY_IGNORED``) too."""
+    rest = {k: n for k, n in ignored.items() if k not in used}
+    shown = rest if verbose else {k: n for k, n in rest.items() if k not in QUIETLY_IGNORED}
+    if shown:
+        print("ignored: " + ", ".join(f"{n} {k}" for k, n in sorted(shown.items()))
+              + (" (kinds the reference does not read; -v lists every ignored kind)"
+                 if not verbose else ""), file=sys.stderr)
+
+
+def require_schedulable(cluster: Cluster, scenario: dict | None) -> None:
+    """Exit 1 when there is nothing to simulate: no nodes, or no pending pod (and no timeline
+    that creates one)."""
+    if not cluster.nodes and not _timeline_creates(scenario, "createNode"):
+        raise NothingToSchedule("the inputs hold no nodes: nothing can be scheduled (add "
+                                "`kubectl get nodes -o yaml` output, or --example)")
+    if not any(not p.node_name for p in cluster.pods) \
+            and not _timeline_creates(scenario, "createPod"):
+        raise NothingToSchedule(
+            "the inputs hold no pod to schedule after expansion: every pod already has a "
+            "node (or there are none; workloads become pods with --expand-workloads)")
+
+
+def _timeline_creates(scenario: dict | None, action: str) -> bool:
+    events = ((scenario or {}).get("spec") or {}).get("events") or []
+    return any(isinstance(e, dict) and e.get("action") == action for e in events)
+
+
+class NothingToSchedule(Exception):
+    """The inputs hold nothing to schedule (exit 1)."""
 
 
 def cluster_options(p: argparse.ArgumentParser) -> None:
@@ -34,6 +144,7 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random source (default 0)")
     p.add_argument("--output", "-o", choices=("json", "yaml", "table"),
                    help="output format (default: table on a terminal, json otherwise)")
+    input_options(p)
 
 
 def output_format(args: argparse.Namespace) -> str:
@@ -57,13 +168,8 @@ def load_cluster(args: argparse.Namespace) -> tuple[LoadResult, Scheduler]:
     if args.example:
         paths.insert(0, example_cluster_path())
     if not paths:
-        raise UsageError("no cluster given: pass manifest files or --example")
-    for p in paths:
-        if not Path(p).exists():
-            raise UsageError(f"{p}: no such file")
-    loaded = load_paths(paths)
-    for w in loaded.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        raise UsageError("no cluster given: pass manifest files (- for stdin) or --example")
+    loaded, _ = read_inputs(paths, args)
     try:
         registry = build_registry(args.plugins)
     except (ImportError, ValueError, SyntaxError, OSError) as e:

@@ -12,15 +12,16 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-from conformance.cli import diff, explain, golden, mutants, reproduce, run, simulate
+from conformance.cli import diff, expand, explain, golden, mutants, reproduce, run, simulate
+from conformance.cli.inputs import NothingToSchedule
 from conformance.core.errors import Terminated, UsageError
-from conformance.core.exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from conformance.core.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from reference_impl.config import ConfigError
 from reference_impl.model.errors import InputError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: the command modules, in the order --help lists them
-COMMANDS = (simulate, explain, run, reproduce, mutants, diff, golden)
+COMMANDS = (simulate, explain, expand, run, reproduce, mutants, diff, golden)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,8 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
             Inputs are Kubernetes manifests (Node, Pod, PriorityClass, PodDisruptionBudget,
             Namespace, and the Service, ReplicationController, ReplicaSet and StatefulSet
             objects PodTopologySpread's default constraints read; multi-document YAML,
-            `kind: List` from `kubectl get -o yaml`, or JSON).
-            A pod with spec.nodeName is running there; a pod without one is pending."""),
+            `kind: List` from `kubectl get -o yaml`, or JSON; `-` reads stdin).
+            A pod with spec.nodeName is running there; a pod without one is pending.
+            Workloads without pods become the pods their controllers would create
+            (kschedconf expand prints them)."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf simulate --example
@@ -65,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, InputError, ConfigError) as e:
         print(f"kschedconf {args.command}: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except NothingToSchedule as e:
+        print(f"kschedconf {args.command}: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except BrokenPipeError:
         return EXIT_OK
     except Terminated as e:  # SIGTERM / SIGHUP, after everything was released

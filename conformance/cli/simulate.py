@@ -8,7 +8,13 @@ import sys
 import textwrap
 from typing import Any
 
-from conformance.cli.inputs import cluster_options, emit, load_cluster, output_format
+from conformance.cli.inputs import (
+    cluster_options,
+    emit,
+    load_cluster,
+    output_format,
+    require_schedulable,
+)
 from conformance.core.documents import simulation_doc
 from conformance.core.errors import UsageError
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
@@ -31,14 +37,19 @@ def register(sub: Any) -> None:
             adds a timeline: pods and nodes created or deleted, cordons, label and taint
             changes, gate removals at virtual times. The run ends at quiescence or --until.
             Exit codes: 0 every pod was bound (or --allow-pending), 1 some pod stayed pending
-            (did not fit, or never became schedulable before --until), 2 usage or input
-            error."""),
+            (did not fit, or never became schedulable before --until), or the inputs hold no
+            node or no pod to schedule, 2 usage or input error.
+            Workloads (Deployment, ReplicaSet, ReplicationController, StatefulSet, DaemonSet,
+            Job) without pods in the inputs become the pods their controllers would create
+            (--no-expand-workloads to keep them as they are; docs/expansion.md)."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf simulate --example
               kschedconf simulate nodes.yaml pods.yaml --seed 7 -o json > result.json
               kubectl get nodes,pods,pc,pdb,ns -A -o yaml > dump.yaml
-              kschedconf simulate dump.yaml"""))
+              kschedconf simulate dump.yaml
+              kschedconf simulate nodes.yaml deployment.yaml -v
+              kubectl get all -A -o yaml | kschedconf simulate nodes.yaml -"""))
     sim.add_argument("cluster", nargs="*", metavar="CLUSTER.yaml", help="manifest files")
     sim.add_argument("--example", action="store_true",
                      help="use the bundled example cluster")
@@ -64,6 +75,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print("kschedconf simulate: --fail-on-pending is deprecated: exiting with 1 when a "
               "pod stays pending is the default now (--allow-pending for 0)", file=sys.stderr)
     loaded, scheduler = load_cluster(args)
+    require_schedulable(loaded.cluster, loaded.scenario)
     scenario = None
     if loaded.scenario is not None:
         scenario = parse_scenario(loaded.scenario, loaded.cluster, source="the inputs")

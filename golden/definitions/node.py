@@ -1,9 +1,20 @@
 """The golden scenarios of area ``node`` (``golden/node/``): the node rules: NodePorts, NodeName
-(hostname targeting), NodeUnschedulable."""
+(hostname targeting), NodeUnschedulable; the pods a DaemonSet's controller creates on each node
+(the workload expansion, reference_impl/model/workloads)."""
 
 from __future__ import annotations
 
-from reference_impl.testing.wrappers import HOSTNAME, Doc, container_port, toleration
+from reference_impl.model.workloads import expand_workloads
+from reference_impl.testing.wrappers import (
+    HOSTNAME,
+    Doc,
+    container_port,
+    make_daemon_set,
+    make_pod,
+    manifests,
+    taint,
+    toleration,
+)
 
 from .common import Area, Docs, node, pod
 
@@ -41,3 +52,25 @@ def _() -> Docs:
             pod("tolerant", "2", tolerations=[toleration("node.kubernetes.io/unschedulable",
                                                          "NoSchedule")]),
             pod("normal", "500m"), pod("normal-too-big", "2")]
+
+
+@golden("daemonset-pods",
+        "a DaemonSet's pods as its controller creates them (kschedconf expand): pinned with "
+        "matchFields metadata.name, the daemon tolerations (unschedulable), a full node, a "
+        "tainted node that gets no pod")
+def _() -> Docs:
+    nodes = [node("control-plane", labels={"node-role.kubernetes.io/control-plane": ""},
+                  taints=[taint("node-role.kubernetes.io/control-plane")]),
+             node("worker-1"), node("worker-2", "1", "2Gi"),
+             node("gpu", taints=[taint("dedicated", "NoExecute", "gpu")]),
+             node("cordoned", unschedulable=True,
+                  taints=[taint("node.kubernetes.io/unschedulable")])]
+    running = [pod("busy", "900m", node="worker-2")]
+    agent = make_daemon_set("agent").namespace("kube-system").selector({"app": "agent"}) \
+        .template(make_pod("").label("app", "agent")
+                  .toleration("node-role.kubernetes.io/control-plane", "NoSchedule",
+                              operator="Exists")
+                  .req(cpu="200m", memory="128Mi"))
+    docs = manifests(nodes, running, agent)
+    x = expand_workloads([("node/daemonset-pods", i, d) for i, d in enumerate(docs, start=1)])
+    return [*nodes, *running, *(c.doc for c in x.pods)]

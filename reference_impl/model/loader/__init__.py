@@ -18,8 +18,10 @@ from reference_impl.model.loader.documents import (
     SCENARIO_API_VERSION,
     LoadResult,
     load_documents,
+    load_objects,
     load_paths,
     load_pod_file,
+    load_read_documents,
     read_documents,
 )
 
@@ -33,7 +35,9 @@ __all__ = [
     "SYSTEM_CRITICAL_PRIORITY",
     "SYSTEM_PRIORITY_CLASSES",
     "load_documents",
+    "load_objects",
     "load_paths",
+    "load_read_documents",
     "load_pod_file",
     "read_documents",
 ]

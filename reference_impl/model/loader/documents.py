@@ -25,6 +25,7 @@ from reference_impl.model.decoding import (
     show,
 )
 from reference_impl.model.errors import InputError
+from reference_impl.model.generated_names import generate_name
 from reference_impl.model.loader.controllers import (
     CONTROLLER_KINDS,
     _replica_set,
@@ -65,6 +66,10 @@ class LoadResult:
     cluster: Cluster
     warnings: list[str] = field(default_factory=list)
     scenario: dict | None = None
+    #: the objects of kinds the loader does not read, by kind; their warnings (one per kind and
+    #: file, also in ``warnings``) are ``ignored_warnings``
+    ignored: dict[str, int] = field(default_factory=dict)
+    ignored_warnings: list[str] = field(default_factory=list)
 
 
 def _yaml_loader_class() -> type:
@@ -176,6 +181,7 @@ class _Builder:
         self.seen: dict[tuple[str, str, str], InputLocation] = {}
         self.ignored: dict[tuple[str, str, str], int] = {}
         self.about: list[str] = []
+        self.generated: dict[tuple[str, str, str], int] = {}
         self.config: tuple[dict, InputLocation] | None = None
         self.scenario: tuple[dict, InputLocation] | None = None
 
@@ -227,13 +233,17 @@ class _Builder:
             self.config = (plain(doc), ctx)
             return
         meta = read_map(ctx, doc.get("metadata"), "metadata")
-        name = meta.get("name")
-        if not isinstance(name, str) or not name:
-            raise ctx.error("metadata.name", f"required: every {kind} needs a name"
-                            + ("" if name is None else f", got {show(name)}"))
         namespace = ""
         if model_kind in _NAMESPACED:
             namespace = read_str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
+        name = meta.get("name")
+        if name is None and meta.get("generateName") is not None:
+            name = self._generated_name(ctx, model_kind, namespace, meta["generateName"])
+            doc = {**doc, "metadata": {**meta, "name": name}}
+        if not isinstance(name, str) or not name:
+            raise ctx.error("metadata.name", f"required: every {kind} needs a name "
+                                             "(or a metadata.generateName)"
+                            + ("" if name is None else f", got {show(name)}"))
         ctx.obj = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         dup_key = (model_kind, namespace, name)
         if dup_key in self.seen:
@@ -241,6 +251,20 @@ class _Builder:
                                 f"{self.seen[dup_key].where()}")
         self.seen[dup_key] = ctx
         self.raw.append(_Raw(model_kind, api_version, doc, ctx, namespace, name))
+
+    def _generated_name(self, ctx: InputLocation, kind: str, namespace: str,
+                        base: object) -> str:
+        """``metadata.generateName``: the base and 5 characters derived from the kind,
+        namespace, base and how many objects used that base before (generated_names.py)."""
+        if not isinstance(base, str) or not base:
+            raise ctx.error("metadata.generateName", ctx.expected("a non-empty string", base))
+        n = self.generated.get((kind, namespace, base), 0)
+        self.generated[(kind, namespace, base)] = n + 1
+        name = generate_name(base, f"{kind}/{namespace}/{n}")
+        while (kind, namespace, name) in self.seen:
+            n += 1
+            name = generate_name(base, f"{kind}/{namespace}/{n}")
+        return name
 
     # conversion
 
@@ -305,11 +329,16 @@ class _Builder:
         if terminal:
             warnings.append(f"ignored {terminal} pod(s) in phase Succeeded/Failed "
                             "(the scheduler does not see terminal pods)")
+        ignored: dict[str, int] = {}
+        ignored_warnings = []
         for (kind, api_version, source), n in self.ignored.items():
             av = f" ({api_version})" if api_version else ""
-            warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
+            ignored_warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
+            ignored[kind] = ignored.get(kind, 0) + n
+        warnings += ignored_warnings
         warnings += self.about
-        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None)
+        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None,
+                          ignored, ignored_warnings)
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,
@@ -320,6 +349,25 @@ def load_documents(docs: Iterable[object], source: str = "<memory>", *,
     for i, doc in enumerate(docs, start=1):
         b.add_document(doc, source, i)
     return b.build(require_known_nodes=require_known_nodes)
+
+
+def load_objects(objects: Iterable[tuple[Mapping[str, Any], InputLocation]], *,
+                 require_known_nodes: bool = False) -> LoadResult:
+    """Load single objects, each with where it was found (the workload expansion checks the
+    pods it builds from a template, and reads the nodes, this way)."""
+    b = _Builder()
+    for doc, ctx in objects:
+        b._add_object(doc, InputLocation(ctx.source, ctx.document, ctx.item), "")
+    return b.build(require_known_nodes=require_known_nodes)
+
+
+def load_read_documents(documents: Iterable[tuple[str, int | None, Any]]) -> LoadResult:
+    """Load documents as ``read_documents`` returns them, after the pre-passes (workload
+    expansion, admission) have worked on them."""
+    b = _Builder()
+    for source, i, doc in documents:
+        b.add_document(doc, source, i)
+    return b.build()
 
 
 def load_paths(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
