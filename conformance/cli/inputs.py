@@ -14,6 +14,7 @@ from conformance.core.documents import to_json, to_yaml
 from conformance.core.errors import UsageError
 from reference_impl.config import load_config
 from reference_impl.model.loader import LoadResult, load_paths
+from reference_impl.model.loader.admission import ADMISSION_MODES
 from reference_impl.plugins.registry import build_registry
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.scheduler import Scheduler
@@ -32,6 +33,11 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
                    help="a Python file or module with your own plugins (repeatable); enable "
                         "them in --config")
     p.add_argument("--seed", type=int, default=0, help="seed of the random source (default 0)")
+    p.add_argument("--admission", choices=ADMISSION_MODES, default="auto",
+                   help="apply the API server's default admission (LimitRange defaults, "
+                        "RuntimeClass overhead and scheduling, DefaultTolerationSeconds) to "
+                        "pods: auto (default) to pods from manifests, not to pods of a dump "
+                        "(uid, resourceVersion or status); always; never (docs/admission.md)")
     p.add_argument("--output", "-o", choices=("json", "yaml", "table"),
                    help="output format (default: table on a terminal, json otherwise)")
 
@@ -61,9 +67,11 @@ def load_cluster(args: argparse.Namespace) -> tuple[LoadResult, Scheduler]:
     for p in paths:
         if not Path(p).exists():
             raise UsageError(f"{p}: no such file")
-    loaded = load_paths(paths)
+    loaded = load_paths(paths, admission=args.admission)
     for w in loaded.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    if loaded.admission is not None and (line := loaded.admission.summary()):
+        print(line, file=sys.stderr)
     try:
         registry = build_registry(args.plugins)
     except (ImportError, ValueError, SyntaxError, OSError) as e:

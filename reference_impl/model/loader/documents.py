@@ -25,6 +25,7 @@ from reference_impl.model.decoding import (
     show,
 )
 from reference_impl.model.errors import InputError
+from reference_impl.model.loader.admission import ADMISSION_KINDS, Admission, admit_documents
 from reference_impl.model.loader.defaults import (
     LABEL_METADATA_NAME,
     SYSTEM_PRIORITY_CLASSES,
@@ -51,12 +52,14 @@ _OBJECT = "a mapping (a Kubernetes object)"
 
 @dataclass(slots=True)
 class LoadResult:
-    """The cluster read from the inputs, the warnings about ignored objects, and the raw
-    Scenario document (``apiVersion: kschedconf/v1``) if one was found."""
+    """The cluster read from the inputs, the warnings about ignored objects, the raw
+    Scenario document (``apiVersion: kschedconf/v1``) if one was found, and what admission did
+    to the pods (``load_paths`` with an admission mode; None when it did not run)."""
 
     cluster: Cluster
     warnings: list[str] = field(default_factory=list)
     scenario: dict | None = None
+    admission: Admission | None = None
 
 
 def _yaml_loader_class() -> type:
@@ -152,6 +155,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
         return kind
     if kind == "PodDisruptionBudget" and (not api_version or group == "policy"):
         return kind
+    if (group, kind) in ADMISSION_KINDS:
+        return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
         return kind
@@ -168,6 +173,7 @@ class _Builder:
         self.about: list[str] = []
         self.config: tuple[dict, InputLocation] | None = None
         self.scenario: tuple[dict, InputLocation] | None = None
+        self.admission_objects: dict[str, int] = {}
 
     # collection
 
@@ -210,6 +216,10 @@ class _Builder:
             key = (kind, api_version, ctx.source)
             self.ignored[key] = self.ignored.get(key, 0) + 1
             return
+        if (_group(api_version), model_kind) in ADMISSION_KINDS:
+            # read by the admission pre-pass (admission/__init__.py), not part of the model
+            self.admission_objects[model_kind] = self.admission_objects.get(model_kind, 0) + 1
+            return
         if model_kind == "KubeSchedulerConfiguration":
             if self.config is not None:
                 raise ctx.error("", "a second KubeSchedulerConfiguration (the first is in "
@@ -234,8 +244,8 @@ class _Builder:
 
     # conversion
 
-    def build(self, *, require_known_nodes: bool = True,
-              base: Cluster | None = None) -> LoadResult:
+    def build(self, *, require_known_nodes: bool = True, base: Cluster | None = None,
+              admission: Admission | None = None) -> LoadResult:
         cluster = Cluster()
         warnings: list[str] = []
         by_kind: dict[str, list[_Raw]] = {}
@@ -294,7 +304,12 @@ class _Builder:
             av = f" ({api_version})" if api_version else ""
             warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
         warnings += self.about
-        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None)
+        if self.admission_objects and (admission is None or admission.mode == "never"):
+            kinds = ", ".join(f"{n} {k}(s)" for k, n in sorted(self.admission_objects.items()))
+            warnings.append(f"{kinds} not applied: admission is off, the pods are taken as "
+                            "they are (--admission auto applies them to pods from manifests)")
+        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None,
+                          admission)
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,
@@ -307,20 +322,31 @@ def load_documents(docs: Iterable[object], source: str = "<memory>", *,
     return b.build(require_known_nodes=require_known_nodes)
 
 
-def load_paths(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
-    """Load every object of the given files (or directories, or "-" for stdin)."""
+def load_paths(paths: Iterable[str | os.PathLike[str]], *,
+               admission: str = "never") -> LoadResult:
+    """Load every object of the given files (or directories, or "-" for stdin), after the
+    admission pre-pass (``admission``: auto, always or never; ``admission/__init__.py``)."""
+    docs = read_documents(paths)
+    admitted = admit_documents(docs, admission)
     b = _Builder()
-    for source, i, doc in read_documents(paths):
+    for source, i, doc in admitted.documents:
         b.add_document(doc, source, i)
-    return b.build()
+    return b.build(admission=admitted)
 
 
-def load_pod_file(path: str | os.PathLike[str], cluster: Cluster | None = None) -> Pod:
+def load_pod_file(path: str | os.PathLike[str], cluster: Cluster | None = None, *,
+                  admission: Admission | None = None) -> Pod:
     """The single Pod defined in ``path``. Its priorityClassName is resolved against
     ``cluster``'s classes (if given); its nodeName is checked against ``cluster``'s nodes only
-    when a cluster is given."""
+    when a cluster is given. ``admission``: the pre-pass of the cluster's inputs, whose mode
+    and LimitRanges/RuntimeClasses admit the pod too; its defaults are added to it."""
     b = _Builder()
-    for source, i, doc in read_documents([path]):
+    docs = read_documents([path])
+    if admission is not None:
+        pod_admission = admit_documents(docs, admission.mode, policies=admission.policies)
+        docs = pod_admission.documents
+        admission.applied += pod_admission.applied
+    for source, i, doc in docs:
         b.add_document(doc, source, i)
     pods = [r for r in b.raw if r.kind == "Pod"]
     if len(pods) != 1 or len(b.raw) != 1:
