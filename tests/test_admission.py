@@ -404,3 +404,14 @@ def test_load_paths_admits_only_when_asked(tmp_path: Path) -> None:
     assert load_paths([path]).admission is not None
     assert load_paths([path]).admission.applied == []  # type: ignore[union-attr]
     assert len(load_paths([path], admission="auto").admission.applied) == 7  # type: ignore[union-attr]
+
+
+def test_pods_without_a_name_are_left_to_the_loader() -> None:
+    nameless = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "web-"},
+                "spec": {"containers": [{"name": "c"}]}}
+    adm = admit(LIMITS, nameless)
+    assert {a.pod for a in adm.applied} == {"default/web-"}
+    unnamed = {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {}}
+    assert admit(unnamed).applied == []
+    with pytest.raises(InputError, match="metadata.name"):
+        load_documents([unnamed])

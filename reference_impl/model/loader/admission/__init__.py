@@ -156,7 +156,11 @@ def admit_pod(doc: Mapping[str, Any], ctx: InputLocation,
               policies: AdmissionPolicies) -> AdmittedPod:
     """A copy of the pod document as the default admission plugins leave it; raises
     ``InputError`` with upstream's text when they reject it."""
-    name, ns = _name_ns(doc, ctx, "Pod", True)
+    meta = read_map(ctx, doc.get("metadata"), "metadata")
+    # a pod named by generateName is admitted under that prefix (the loader names it)
+    name = (read_str(ctx, meta.get("name"), "metadata.name")
+            or read_str(ctx, meta.get("generateName"), "metadata.generateName"))
+    ns = read_str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
     ctx.obj = f"Pod {ns}/{name}"
     pod = AdmittedPod(copy.deepcopy(dict(doc)), ctx, ns, name, [])
     _default_requests_from_limits(pod)
@@ -193,8 +197,10 @@ def admit_documents(docs: Iterable[Document], mode: str = "auto", *,
     if mode == "never":
         return result
     for index, item, doc, ctx in list(_objects(out)):
-        if not _is_pod(doc) or not isinstance(doc.get("metadata"), Mapping):
-            continue
+        meta = doc.get("metadata")
+        if (not _is_pod(doc) or not isinstance(meta, Mapping)
+                or not (meta.get("name") or meta.get("generateName"))):
+            continue  # the loader reports what is missing
         if not _admits(mode, doc):
             result.taken_as_they_are += 1
             continue
