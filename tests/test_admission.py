@@ -169,6 +169,16 @@ def test_limitranger_pod_limits_add_up_the_containers() -> None:
         admit(lr, pod)
 
 
+def test_pod_sums_are_written_as_upstream_writes_them() -> None:
+    """A sum keeps its first term's format: 768Mi + 768Mi is 1536Mi, 1Gi + 512Mi is 1536Mi."""
+    lr = make_limit_range("pod-max").item("Pod", max={"memory": "1Gi"})
+    pod = make_pod("two").container(container("a", limits={"memory": "768Mi"}))
+    pod.container(container("b", limits={"memory": "768Mi"}))
+    with pytest.raises(InputError, match="maximum memory usage per Pod is 1Gi, but limit is "
+                                         "1536Mi"):
+        admit(lr, pod)
+
+
 def test_a_pod_max_needs_limits() -> None:
     lr = make_limit_range("pod-max").item("Pod", max={"memory": "1Gi"})
     with pytest.raises(InputError, match="maximum memory usage per Pod is 1Gi.  No limit is "

@@ -12,6 +12,8 @@ from functools import lru_cache
 __all__ = [
     "QuantityError",
     "format_quantity",
+    "format_value",
+    "quantity_format",
     "parse_quantity",
     "parse_quantity_string",
     "milli_value",
@@ -292,8 +294,12 @@ def format_quantity(raw: object) -> str:
     value in its format with the largest exact suffix: ``1000m`` -> ``1``, ``2048Mi`` ->
     ``2Gi``, ``1500m`` -> ``1500m``; a binary value below 1024 or not whole is written in
     DecimalSI, as upstream does."""
-    q = parse_quantity(raw)
-    fmt = quantity_format(raw)
+    return format_value(parse_quantity(raw), quantity_format(raw))
+
+
+def format_value(q: Fraction, fmt: str) -> str:
+    """``Quantity.String()`` of the value ``q`` in the format ``fmt`` (DecimalSI, BinarySI or
+    DecimalExponent): a sum keeps the format of its first term, as ``Quantity.Add`` does."""
     if q == 0:
         return "0"
     sign = "-" if q < 0 else ""

@@ -24,7 +24,14 @@ from reference_impl.model.loader.admission.common import (
     resource_list,
     sub_map,
 )
-from reference_impl.model.quantity import MAX_INT64, format_quantity, milli_value, value
+from reference_impl.model.quantity import (
+    MAX_INT64,
+    format_quantity,
+    format_value,
+    milli_value,
+    quantity_format,
+    value,
+)
 
 PLUGIN = "LimitRanger"
 ANNOTATION = "kubernetes.io/limit-ranger"
@@ -219,38 +226,52 @@ def _container_resources(pod: AdmittedPod, path: str,
             resource_list(pod.ctx, res.get("limits"), f"{path}.resources.limits"))
 
 
-def _add(total: dict[str, Fraction], more: Mapping[str, Fraction]) -> None:
-    for k, q in more.items():
-        total[k] = total.get(k, Fraction(0)) + q
+Totals = dict[str, tuple[Fraction, str]]  # value, format (Quantity.Format)
 
 
-def _max_into(total: dict[str, Fraction], more: Mapping[str, Fraction]) -> None:
-    for k, q in more.items():
-        if k not in total or q > total[k]:
-            total[k] = q
+def _add(total: Totals, more: Resources) -> None:
+    """``addResourceList``: a sum keeps its first term's format (``Quantity.Add``)."""
+    for k, (raw, q) in more.items():
+        if k in total:
+            total[k] = (total[k][0] + q, total[k][1])
+        else:
+            total[k] = (q, quantity_format(raw))
+
+
+def _add_totals(total: Totals, more: Totals) -> None:
+    for k, (q, fmt) in more.items():
+        total[k] = (total[k][0] + q, total[k][1]) if k in total else (q, fmt)
+
+
+def _max_into(total: Totals, more: Totals) -> None:
+    """``maxResourceList``: the larger one, with its format."""
+    for k, v in more.items():
+        if k not in total or v[0] > total[k][0]:
+            total[k] = v
 
 
 def _pod_totals(pod: AdmittedPod, part: int) -> Resources:
     """``podRequests`` (part 0) / ``podLimits`` (part 1) of limitranger/admission.go: the spec
     only; restartable init containers (sidecars) add up; pod-level cpu/memory override (the
     PodLevelResources gate is on in v1.37)."""
-    total: dict[str, Fraction] = {}
-    sidecars: dict[str, Fraction] = {}
-    init_max: dict[str, Fraction] = {}
+    total: Totals = {}
+    sidecars: Totals = {}
+    init_max: Totals = {}
     for path, c in containers(pod, False):
-        _add(total, {k: q for k, (_, q) in _container_resources(pod, path, c)[part].items()})
+        _add(total, _container_resources(pod, path, c)[part])
     for path, c in containers(pod, True):
-        own = {k: q for k, (_, q) in _container_resources(pod, path, c)[part].items()}
+        own: Totals = {}
+        _add(own, _container_resources(pod, path, c)[part])
         if c.get("restartPolicy") == "Always":
-            _add(total, own)
-            _add(sidecars, own)
+            _add_totals(total, own)
+            _add_totals(sidecars, own)
             current = dict(sidecars)
         else:
             current = dict(own)
-            _add(current, sidecars)
+            _add_totals(current, sidecars)
         _max_into(init_max, current)
     _max_into(total, init_max)
-    out: Resources = {k: (_show_exact(q), q) for k, q in total.items()}
+    out: Resources = {k: (format_value(q, fmt), q) for k, (q, fmt) in total.items()}
     pod_level = pod.spec.get("resources")
     if isinstance(pod_level, Mapping):
         key = ("requests", "limits")[part]
@@ -258,12 +279,6 @@ def _pod_totals(pod: AdmittedPod, part: int) -> Resources:
             if k in ("cpu", "memory"):
                 out[k] = v
     return out
-
-
-def _show_exact(q: Fraction) -> str:
-    """A sum's text for messages: DecimalSI in milli units (sums are whole milli)."""
-    m = q * 1000
-    return f"{m.numerator // m.denominator}m" if m.denominator == 1 else str(float(q))
 
 
 def validate(pod: AdmittedPod, lr: LimitRange) -> list[str]:
