@@ -48,7 +48,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.pod:
         if not Path(args.pod).exists():
             raise UsageError(f"{args.pod}: no such file")
-        pod = load_pod_file(args.pod, cluster)
+        pod = load_pod_file(args.pod, cluster, admission=loaded.admission)
         if pod.node_name:
             raise UsageError(f"{args.pod}: pod {pod.key} already has spec.nodeName "
                              f"{pod.node_name!r}; explain takes a pending pod")
@@ -63,5 +63,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         e = explain(scheduler, pod)
     except ValueError as err:
         raise UsageError(str(err)) from err
-    emit(explanation_doc(e), output_format(args), explanation_table)
+    doc = explanation_doc(e)
+    if loaded.admission is not None:
+        doc["admission"] = [a.to_doc() for a in loaded.admission.applied_to(pod.key)]
+    emit(doc, output_format(args), explanation_table)
     return EXIT_OK if e.selected else EXIT_FAILED

@@ -14,6 +14,7 @@ from conformance.core.documents import to_json, to_yaml
 from conformance.core.errors import UsageError
 from reference_impl.config import load_config
 from reference_impl.model.loader import LoadResult, load_read_documents, read_documents
+from reference_impl.model.loader.admission import ADMISSION_MODES
 from reference_impl.model.objects import Cluster
 from reference_impl.model.workloads import Expansion, expand_workloads
 from reference_impl.plugins.registry import build_registry
@@ -66,16 +67,20 @@ def check_paths(paths: list[str]) -> None:
 
 
 def read_inputs(paths: list[str], args: argparse.Namespace) -> tuple[LoadResult, Expansion]:
-    """The inputs read, expanded (``--expand-workloads``) and loaded; what the expansion did
-    and the warnings go to stderr, the ignored kinds as one summary line."""
+    """The inputs read, expanded (``--expand-workloads``), admitted (``--admission``) and
+    loaded; what the expansion and the admission did and the warnings go to stderr, the
+    ignored kinds as one summary line."""
     check_paths(paths)
     expansion = expand_workloads(read_documents(paths), expansion_mode(args))
     verbose = bool(getattr(args, "verbose", False))
     report_expansion(expansion, verbose)
-    loaded = load_read_documents(expansion.documents)
+    loaded = load_read_documents(expansion.documents,
+                                 admission=getattr(args, "admission", "never"))
     for w in loaded.warnings:
         if w not in loaded.ignored_warnings:
             print(f"warning: {w}", file=sys.stderr)
+    if loaded.admission is not None and (line := loaded.admission.summary()):
+        print(line, file=sys.stderr)
     report_ignored(loaded.ignored, set(expansion_kinds(expansion)), verbose)
     return loaded, expansion
 
@@ -142,6 +147,11 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
                    help="a Python file or module with your own plugins (repeatable); enable "
                         "them in --config")
     p.add_argument("--seed", type=int, default=0, help="seed of the random source (default 0)")
+    p.add_argument("--admission", choices=ADMISSION_MODES, default="auto",
+                   help="apply the API server's default admission (LimitRange defaults, "
+                        "RuntimeClass overhead and scheduling, DefaultTolerationSeconds) to "
+                        "pods: auto (default) to pods from manifests, not to pods of a dump "
+                        "(uid, resourceVersion or status); always; never (docs/admission.md)")
     p.add_argument("--output", "-o", choices=("json", "yaml", "table"),
                    help="output format (default: table on a terminal, json otherwise)")
     input_options(p)

@@ -62,8 +62,8 @@ def register(sub: Any) -> None:
                      help="stop at this virtual time (e.g. 90s, 10m; default: the Scenario's "
                           "spec.until, else when nothing more can happen)")
     sim.add_argument("--trace", action="store_true",
-                     help="add the queue operations (add, pop, move, backoff, flush) to the "
-                          "output, for oracles")
+                     help="add the queue operations (add, pop, move, backoff, flush) and the "
+                          "admission defaults applied to the pods (admission) to the output")
     cluster_options(sim)
     sim.set_defaults(handler=cmd_simulate)
 
@@ -84,5 +84,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(f"--until: {e}") from e
     doc = merge_simulation_doc(simulation_doc(result), result)
+    if args.trace and loaded.admission is not None:
+        doc["admission"] = [a.to_doc() for a in loaded.admission.applied]
     emit(doc, output_format(args), simulation_table)
     return EXIT_FAILED if (result.pending and not args.allow_pending) else EXIT_OK

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -19,6 +20,11 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 def explanation_table(doc: dict[str, Any]) -> str:
     parts = [f"pod {doc['pod']}  (upstream {doc['upstreamRelease']})", ""]
+    adm = [[a["plugin"], a["field"], json.dumps(a["value"], sort_keys=True), a["from"]]
+           for a in doc.get("admission") or ()]
+    if adm:
+        parts += ["Admission (defaults applied before scheduling)",
+                  _table(adm, ["plugin", "field", "value", "from"]), ""]
     pf = [[v["plugin"], v["code"], "; ".join(v["reasons"])] for v in doc["preFilter"]]
     if pf:
         parts += ["PreFilter", _table(pf, ["plugin", "code", "reasons"]), ""]

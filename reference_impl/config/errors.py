@@ -97,3 +97,12 @@ class ConfigError(ValueError):
             lines = "\n".join(f"  - {e}" for e in self.errors)
             message = f"{source}: {len(self.errors)} errors:\n{lines}"
         super().__init__(message)
+        self.hints: list[str] = []
+
+    def add_hints(self, hints: Iterable[str]) -> None:
+        """Lines after upstream's error text (``hint: ...``) saying what to change
+        (``hints.py``)."""
+        self.hints += hints
+        if self.hints:
+            self.args = (self.args[0].split("\nhint: ")[0]
+                         + "".join(f"\nhint: {h}" for h in self.hints),)

@@ -16,6 +16,7 @@ import yaml
 import reference_impl.config.plugin_args as plugin_args
 import reference_impl.config.schema as schema
 from reference_impl.config.errors import ConfigError, child, index
+from reference_impl.config.hints import config_hints
 from reference_impl.config.plugins import (
     FrameworkError,
     PluginRef,
@@ -66,7 +67,11 @@ def load_config(source: str | os.PathLike[str] | Mapping[str, Any], registry: Re
             raise ConfigError(name, [f"cannot read: {e.strerror}"]) from None
         except yaml.YAMLError as e:
             raise ConfigError(name, [f"cannot parse: {e}"]) from None
-    return _load(raw, name, registry, feature_enabled)
+    try:
+        return _load(raw, name, registry, feature_enabled)
+    except ConfigError as e:
+        e.add_hints(config_hints(raw, registry))
+        raise
 
 
 def default_config(registry: Registry,

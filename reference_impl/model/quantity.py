@@ -11,6 +11,9 @@ from functools import lru_cache
 
 __all__ = [
     "QuantityError",
+    "format_quantity",
+    "format_value",
+    "quantity_format",
     "parse_quantity",
     "parse_quantity_string",
     "milli_value",
@@ -267,3 +270,56 @@ def value(q: Fraction) -> int:
 def milli_value(q: Fraction) -> int:
     """``Quantity.MilliValue()``: ceil(q * 1000) (quantity.go ScaledValue(Milli))."""
     return _ceil_scaled(q, 1000)
+
+
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P",
+                   18: "E"}
+_BINARY_SUFFIX = ((60, "Ei"), (50, "Pi"), (40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki"))
+
+
+def quantity_format(raw: object) -> str:
+    """The format a manifest quantity keeps (``Quantity.Format``): BinarySI for the ``Ki``..
+    ``Ei`` suffixes, DecimalExponent for ``e``/``E`` exponents, else DecimalSI."""
+    if not isinstance(raw, str):
+        return DECIMAL_SI
+    try:
+        suffix = _split(raw.strip())[4]
+    except QuantityError:
+        return DECIMAL_SI
+    return _interpret_suffix(suffix)[2] if suffix else DECIMAL_SI
+
+
+def format_quantity(raw: object) -> str:
+    """``Quantity.String()`` of a manifest quantity (quantity.go ``CanonicalizeBytes``): the
+    value in its format with the largest exact suffix: ``1000m`` -> ``1``, ``2048Mi`` ->
+    ``2Gi``, ``1500m`` -> ``1500m``; a binary value below 1024 or not whole is written in
+    DecimalSI, as upstream does."""
+    return format_value(parse_quantity(raw), quantity_format(raw))
+
+
+def format_value(q: Fraction, fmt: str) -> str:
+    """``Quantity.String()`` of the value ``q`` in the format ``fmt`` (DecimalSI, BinarySI or
+    DecimalExponent): a sum keeps the format of its first term, as ``Quantity.Add`` does."""
+    if q == 0:
+        return "0"
+    sign = "-" if q < 0 else ""
+    mag = abs(q)
+    if fmt == BINARY_SI:
+        if mag < 1024 or mag.denominator != 1:
+            fmt = DECIMAL_SI
+        else:
+            n = mag.numerator
+            for exp, suffix in _BINARY_SUFFIX:
+                if n % (1 << exp) == 0:
+                    return f"{sign}{n >> exp}{suffix}"
+            return f"{sign}{n}"
+    # decimal: mantissa * 10^exp with exp a multiple of 3 in [-9, 18], as large as exact
+    exp = -9
+    mantissa = mag * 10**9  # exact: parse_quantity rounds to nano
+    while exp < 18 and mantissa.numerator % 1000 == 0 and mantissa.denominator == 1:
+        mantissa /= 1000
+        exp += 3
+    m = mantissa.numerator
+    if fmt == DECIMAL_EXPONENT:
+        return f"{sign}{m}" + (f"e{exp}" if exp else "")
+    return f"{sign}{m}{_DECIMAL_SUFFIX[exp]}"

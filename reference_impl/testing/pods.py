@@ -391,6 +391,11 @@ class PodWrapper(ObjectWrapper):
         self._append(("spec",), "schedulingGates", *({"name": g} for g in gates))
         return self
 
+    def runtime_class(self, name: str) -> Self:
+        """``spec.runtimeClassName`` (admission sets the class's overhead and scheduling)."""
+        self._at("spec")["runtimeClassName"] = name
+        return self
+
     def scheduler_name(self, name: str) -> Self:
         return self.spec(schedulerName=name)
 

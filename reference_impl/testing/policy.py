@@ -206,3 +206,56 @@ class TimelineWrapper(Wrapper):
 def make_timeline(*events: Mapping[str, Any]) -> TimelineWrapper:
     """A Scenario timeline with these events (``event(...)`` adds more)."""
     return TimelineWrapper().events(*events)
+
+
+class LimitRangeWrapper(ObjectWrapper):
+    """A v1 LimitRange: ``item(type, max=..., min=..., default=..., default_request=...,
+    ratio=...)`` adds one ``spec.limits`` entry (resource lists as mappings)."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str) -> None:
+        super().__init__("v1", "LimitRange", name)
+
+    def item(self, limit_type: str = "Container", *, max: Mapping[str, Any] | None = None,
+             min: Mapping[str, Any] | None = None, default: Mapping[str, Any] | None = None,
+             default_request: Mapping[str, Any] | None = None,
+             ratio: Mapping[str, Any] | None = None) -> Self:
+        item: Doc = {"type": limit_type}
+        for key, v in (("max", max), ("min", min), ("default", default),
+                       ("defaultRequest", default_request), ("maxLimitRequestRatio", ratio)):
+            if v is not None:
+                item[key] = dict(v)
+        self._append(("spec",), "limits", item)
+        return self
+
+
+def make_limit_range(name: str) -> LimitRangeWrapper:
+    return LimitRangeWrapper(name)
+
+
+class RuntimeClassWrapper(ObjectWrapper):
+    """A node.k8s.io/v1 RuntimeClass: ``overhead`` (podFixed), ``node_selector`` and
+    ``toleration`` (its ``scheduling``)."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, handler: str) -> None:
+        super().__init__("node.k8s.io/v1", "RuntimeClass", name)
+        self._doc["handler"] = handler
+
+    def overhead(self, pod_fixed: Mapping[str, Any]) -> Self:
+        self._doc["overhead"] = {"podFixed": dict(pod_fixed)}
+        return self
+
+    def node_selector(self, selector: Mapping[str, str]) -> Self:
+        self._at("scheduling")["nodeSelector"] = dict(selector)
+        return self
+
+    def toleration(self, toleration: Mapping[str, Any]) -> Self:
+        self._append(("scheduling",), "tolerations", toleration)
+        return self
+
+
+def make_runtime_class(name: str, handler: str = "runc") -> RuntimeClassWrapper:
+    return RuntimeClassWrapper(name, handler)

@@ -37,16 +37,20 @@ from reference_impl.testing.pods import (
 )
 from reference_impl.testing.policy import (
     ConfigWrapper,
+    LimitRangeWrapper,
     NamespaceWrapper,
     PodDisruptionBudgetWrapper,
     PriorityClassWrapper,
     ProfileWrapper,
+    RuntimeClassWrapper,
     TimelineWrapper,
     make_config,
+    make_limit_range,
     make_namespace,
     make_pdb,
     make_priority_class,
     make_profile,
+    make_runtime_class,
     make_timeline,
 )
 from reference_impl.testing.workloads import (
@@ -64,13 +68,14 @@ from reference_impl.testing.workloads import (
 
 __all__ = [
     "HOSTNAME", "PAUSE", "PREFERRED", "REQUIRED", "REQUIRED_AND_PREFERRED", "ZONE",
-    "ConfigWrapper", "ContainerWrapper", "Doc", "NamespaceWrapper", "NodeWrapper",
-    "PodDisruptionBudgetWrapper", "PodWrapper", "PriorityClassWrapper", "ProfileWrapper",
-    "Quantity", "ServiceWrapper", "TimelineWrapper", "WorkloadWrapper", "Wrapper",
-    "container_port", "label_selector", "make_config", "make_container", "make_namespace",
-    "make_daemon_set", "make_deployment", "make_job", "make_node", "make_pdb", "make_pod",
-    "make_priority_class", "make_profile", "make_replica_set", "make_replication_controller",
-    "make_service", "make_stateful_set", "make_timeline", "make_workload",
-    "manifests", "node_selector_term", "plain", "pod_affinity_term", "spread_constraint", "taint",
-    "timestamp", "toleration", "weighted_term",
+    "ConfigWrapper", "ContainerWrapper", "Doc", "LimitRangeWrapper", "NamespaceWrapper",
+    "NodeWrapper", "PodDisruptionBudgetWrapper", "PodWrapper", "PriorityClassWrapper",
+    "ProfileWrapper", "Quantity", "RuntimeClassWrapper", "ServiceWrapper", "TimelineWrapper",
+    "WorkloadWrapper", "Wrapper", "container_port", "label_selector", "make_config",
+    "make_container", "make_namespace", "make_daemon_set", "make_deployment", "make_job",
+    "make_limit_range", "make_node", "make_pdb", "make_pod", "make_priority_class", "make_profile",
+    "make_replica_set", "make_replication_controller", "make_runtime_class", "make_service",
+    "make_stateful_set", "make_timeline", "make_workload", "manifests", "node_selector_term",
+    "plain", "pod_affinity_term", "spread_constraint", "taint", "timestamp", "toleration",
+    "weighted_term",
 ]

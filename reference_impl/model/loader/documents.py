@@ -26,6 +26,7 @@ from reference_impl.model.decoding import (
 )
 from reference_impl.model.errors import InputError
 from reference_impl.model.generated_names import generate_name
+from reference_impl.model.loader.admission import ADMISSION_KINDS, Admission, admit_documents
 from reference_impl.model.loader.controllers import (
     CONTROLLER_KINDS,
     _replica_set,
@@ -60,8 +61,9 @@ _OBJECT = "a mapping (a Kubernetes object)"
 
 @dataclass(slots=True)
 class LoadResult:
-    """The cluster read from the inputs, the warnings about ignored objects, and the raw
-    Scenario document (``apiVersion: kschedconf/v1``) if one was found."""
+    """The cluster read from the inputs, the warnings about ignored objects, the raw
+    Scenario document (``apiVersion: kschedconf/v1``) if one was found, and what admission did
+    to the pods (``load_paths`` with an admission mode; None when it did not run)."""
 
     cluster: Cluster
     warnings: list[str] = field(default_factory=list)
@@ -70,6 +72,7 @@ class LoadResult:
     #: file, also in ``warnings``) are ``ignored_warnings``
     ignored: dict[str, int] = field(default_factory=dict)
     ignored_warnings: list[str] = field(default_factory=list)
+    admission: Admission | None = None
 
 
 def _yaml_loader_class() -> type:
@@ -167,6 +170,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
         return kind
     if kind in CONTROLLER_KINDS and (not api_version or api_version == CONTROLLER_KINDS[kind]):
         return kind
+    if (group, kind) in ADMISSION_KINDS:
+        return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
         return kind
@@ -184,6 +189,7 @@ class _Builder:
         self.generated: dict[tuple[str, str, str], int] = {}
         self.config: tuple[dict, InputLocation] | None = None
         self.scenario: tuple[dict, InputLocation] | None = None
+        self.admission_objects: dict[str, int] = {}
 
     # collection
 
@@ -225,6 +231,10 @@ class _Builder:
         if model_kind is None:
             key = (kind, api_version, ctx.source)
             self.ignored[key] = self.ignored.get(key, 0) + 1
+            return
+        if (_group(api_version), model_kind) in ADMISSION_KINDS:
+            # read by the admission pre-pass (admission/__init__.py), not part of the model
+            self.admission_objects[model_kind] = self.admission_objects.get(model_kind, 0) + 1
             return
         if model_kind == "KubeSchedulerConfiguration":
             if self.config is not None:
@@ -268,8 +278,8 @@ class _Builder:
 
     # conversion
 
-    def build(self, *, require_known_nodes: bool = True,
-              base: Cluster | None = None) -> LoadResult:
+    def build(self, *, require_known_nodes: bool = True, base: Cluster | None = None,
+              admission: Admission | None = None) -> LoadResult:
         cluster = Cluster()
         warnings: list[str] = []
         by_kind: dict[str, list[_Raw]] = {}
@@ -337,8 +347,12 @@ class _Builder:
             ignored[kind] = ignored.get(kind, 0) + n
         warnings += ignored_warnings
         warnings += self.about
+        if self.admission_objects and (admission is None or admission.mode == "never"):
+            kinds = ", ".join(f"{n} {k}(s)" for k, n in sorted(self.admission_objects.items()))
+            warnings.append(f"{kinds} not applied: admission is off, the pods are taken as "
+                            "they are (--admission auto applies them to pods from manifests)")
         return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None,
-                          ignored, ignored_warnings)
+                          ignored, ignored_warnings, admission)
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,
@@ -361,29 +375,37 @@ def load_objects(objects: Iterable[tuple[Mapping[str, Any], InputLocation]], *,
     return b.build(require_known_nodes=require_known_nodes)
 
 
-def load_read_documents(documents: Iterable[tuple[str, int | None, Any]]) -> LoadResult:
-    """Load documents as ``read_documents`` returns them, after the pre-passes (workload
-    expansion, admission) have worked on them."""
+def load_read_documents(documents: Iterable[tuple[str, int, Any]], *,
+                        admission: str = "never") -> LoadResult:
+    """Load documents as ``read_documents`` returns them, after the workload expansion, with
+    the admission pre-pass (``admission``: auto, always or never; ``admission/__init__.py``)."""
+    admitted = admit_documents(documents, admission)
     b = _Builder()
-    for source, i, doc in documents:
+    for source, i, doc in admitted.documents:
         b.add_document(doc, source, i)
-    return b.build()
+    return b.build(admission=admitted)
 
 
-def load_paths(paths: Iterable[str | os.PathLike[str]]) -> LoadResult:
-    """Load every object of the given files (or directories, or "-" for stdin)."""
-    b = _Builder()
-    for source, i, doc in read_documents(paths):
-        b.add_document(doc, source, i)
-    return b.build()
+def load_paths(paths: Iterable[str | os.PathLike[str]], *,
+               admission: str = "never") -> LoadResult:
+    """Load every object of the given files (or directories, or "-" for stdin), after the
+    admission pre-pass (``admission``: auto, always or never; ``admission/__init__.py``)."""
+    return load_read_documents(read_documents(paths), admission=admission)
 
 
-def load_pod_file(path: str | os.PathLike[str], cluster: Cluster | None = None) -> Pod:
+def load_pod_file(path: str | os.PathLike[str], cluster: Cluster | None = None, *,
+                  admission: Admission | None = None) -> Pod:
     """The single Pod defined in ``path``. Its priorityClassName is resolved against
     ``cluster``'s classes (if given); its nodeName is checked against ``cluster``'s nodes only
-    when a cluster is given."""
+    when a cluster is given. ``admission``: the pre-pass of the cluster's inputs, whose mode
+    and LimitRanges/RuntimeClasses admit the pod too; its defaults are added to it."""
     b = _Builder()
-    for source, i, doc in read_documents([path]):
+    docs = read_documents([path])
+    if admission is not None:
+        pod_admission = admit_documents(docs, admission.mode, policies=admission.policies)
+        docs = pod_admission.documents
+        admission.applied += pod_admission.applied
+    for source, i, doc in docs:
         b.add_document(doc, source, i)
     pods = [r for r in b.raw if r.kind == "Pod"]
     if len(pods) != 1 or len(b.raw) != 1:
