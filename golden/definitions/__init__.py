@@ -8,12 +8,25 @@ lists them, ``python -m golden.definitions AREA/NAME`` prints one scenario (obje
 
 from __future__ import annotations
 
-from . import affinity, config, fit, large, mixed, node, preemption, queue, scoring, spread, taints
+from . import (
+    affinity,
+    busy,
+    config,
+    fit,
+    large,
+    mixed,
+    node,
+    preemption,
+    queue,
+    scoring,
+    spread,
+    taints,
+)
 from .common import Area, Golden
 
 #: every area, in the order ``golden list`` and ``golden record`` show them
 AREAS: list[Area] = [m.AREA for m in (fit, scoring, taints, affinity, node, spread, preemption,
-                                      queue, config, large, mixed)]
+                                      queue, config, large, mixed, busy)]
 
 
 def definitions() -> dict[str, Golden]:

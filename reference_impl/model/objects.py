@@ -284,6 +284,9 @@ class Pod:
     status_resources: bool = False  # status.resources is present (non-nil)
     status_requests: tuple[tuple[str, Fraction], ...] | None = None  # status.resources.requests
     resize_pending_reason: str | None = None  # None: no PodResizePending condition
+    # The first DisruptionTarget condition is True with reason PreemptionByScheduler: an
+    # earlier preemption marked the pod as its victim (PodTerminatingByPreemption).
+    preempted_by_scheduler: bool = False
     # Inputs handled by plugins that are not modelled yet; kept so they can be refused clearly.
     pvc_names: tuple[str, ...] = ()
     volumes: tuple[dict, ...] = ()

@@ -449,13 +449,27 @@ class PodWrapper(ObjectWrapper):
             self.status(resources={"requests": dict(requests)})
         return self
 
-    def resize_pending(self, reason: str = "Infeasible", message: str = "") -> Self:
-        """A PodResizePending condition (reason ``Infeasible`` or ``Deferred``)."""
-        cond: Doc = {"type": "PodResizePending", "status": "True", "reason": reason}
+    def condition(self, type_: str, status: str = "True", reason: str = "",
+                  message: str = "") -> Self:
+        """One more status.conditions entry."""
+        cond: Doc = {"type": type_, "status": status}
+        if reason:
+            cond["reason"] = reason
         if message:
             cond["message"] = message
         self._append(("status",), "conditions", cond)
         return self
+
+    def resize_pending(self, reason: str = "Infeasible", message: str = "") -> Self:
+        """A PodResizePending condition (reason ``Infeasible`` or ``Deferred``)."""
+        return self.condition("PodResizePending", "True", reason, message)
+
+    def preempted_by_scheduler(self) -> Self:
+        """What the scheduler's preemption leaves on a victim being deleted: the condition
+        DisruptionTarget=True (reason PreemptionByScheduler); add ``terminating()`` for the
+        deletionTimestamp."""
+        return self.condition("DisruptionTarget", "True", "PreemptionByScheduler",
+                              "default-scheduler: preempting to accommodate a higher priority pod")
 
     def obj(self, *related: object) -> Pod:
         """The Pod the loader makes of this manifest, loaded with the ``related`` manifests

@@ -208,6 +208,8 @@ def _owner_references(ctx: InputLocation, v: object, path: str) -> tuple[OwnerRe
 
 
 POD_RESIZE_PENDING = "PodResizePending"
+DISRUPTION_TARGET = "DisruptionTarget"
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 
 def _optional_resource_list(ctx: InputLocation, v: object,
@@ -240,14 +242,26 @@ def _container_statuses(ctx: InputLocation, v: object,
     return tuple(out)
 
 
-def _resize_pending_reason(ctx: InputLocation, status: Mapping[str, object]) -> str | None:
-    """The reason of the first PodResizePending condition (``IsPodResizeInfeasible`` reads
-    the first one only); None without one."""
+def _conditions(ctx: InputLocation, status: Mapping[str, object]) -> tuple[str | None, bool]:
+    """What the scheduler reads of status.conditions: the reason of the first
+    PodResizePending condition (``IsPodResizeInfeasible``; None without one), and whether the
+    first DisruptionTarget condition is True with reason PreemptionByScheduler
+    (``PodTerminatingByPreemption``, pkg/scheduler/framework/preemption/util.go)."""
+    resize: str | None = None
+    seen_resize = seen_disruption = preempted = False
     for i, c in enumerate(read_list(ctx, status.get("conditions"), "status.conditions")):
-        c = read_map(ctx, c, f"status.conditions[{i}]")
-        if c.get("type") == POD_RESIZE_PENDING:
-            return read_str(ctx, c.get("reason"), f"status.conditions[{i}].reason")
-    return None
+        cpath = f"status.conditions[{i}]"
+        c = read_map(ctx, c, cpath)
+        ctype = read_str(ctx, c.get("type"), f"{cpath}.type")
+        if ctype == POD_RESIZE_PENDING and not seen_resize:
+            seen_resize = True
+            resize = read_str(ctx, c.get("reason"), f"{cpath}.reason")
+        elif ctype == DISRUPTION_TARGET and not seen_disruption:
+            seen_disruption = True
+            preempted = (read_str(ctx, c.get("status"), f"{cpath}.status") == "True"
+                         and read_str(ctx, c.get("reason"), f"{cpath}.reason")
+                         == REASON_PREEMPTION_BY_SCHEDULER)
+    return resize, preempted
 
 
 def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
@@ -299,6 +313,7 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         g = read_map(ctx, g, f"spec.schedulingGates[{i}]")
         gates.append(read_required_str(ctx, g.get("name"), f"spec.schedulingGates[{i}].name"))
 
+    resize_pending_reason, preempted_by_scheduler = _conditions(ctx, status)
     status_resources = status.get("resources")
     status_requests = None
     if status_resources is not None:
@@ -351,7 +366,8 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
             ctx, status.get("allocatedResources"), "status.allocatedResources"),
         status_resources=status_resources is not None,
         status_requests=status_requests,
-        resize_pending_reason=_resize_pending_reason(ctx, status),
+        resize_pending_reason=resize_pending_reason,
+        preempted_by_scheduler=preempted_by_scheduler,
         pvc_names=tuple(pvc_names),
         volumes=tuple(plain(v) for v in volumes),
         resource_claims=tuple(claims),
