@@ -1,6 +1,7 @@
 """Whole scenarios (``conformance.core.scenario.ScenarioInput``): a cluster with running pods that
 fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a seed.
 
+About one scenario in four looks like a dump of a busy cluster (``strategies/busy.py``).
 The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,
 then the timeline (``kschedconf/v1`` Scenario) if any; the configuration is ``config``.
 """
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from hypothesis import strategies as st
 
 from conformance.core.scenario import ScenarioInput
+from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
 from strategies.sizes import SMALL, Sizes, resolve_features
@@ -32,6 +34,7 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
+    draw(busy_cluster(cluster, pending, f))
     documents = cluster.documents(pending)
     if "timeline" in f:
         timeline = draw(st.none() | timelines(cluster, pending, sizes, f, names))
