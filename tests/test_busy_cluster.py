@@ -115,3 +115,20 @@ def test_a_nominated_pod_that_fails_again_loses_its_nomination() -> None:
 
 def _uid(s: Scheduler, name: str) -> str:
     return next(p.uid for p in s.cluster.pods if p.name == name)
+
+
+def test_a_lost_nomination_frees_the_node_at_once() -> None:
+    """The shrunk divergence of `kschedconf diff --seed 3`: a dump's pod nominated to n1 fails
+    again and its nomination is cleared; the status patch is a pod update whose old object
+    still names n1 (hasNominatedNodeNameChanged), so updatePodInSchedulingQueue moves the
+    lower-or-equal-priority pods with AssignedPodDelete, the pod itself included
+    (NodeResourcesFit's hint queues on a deleted pod that had a nominated node). Upstream
+    retries it at once from backoffQ, not after the 5 minute unschedulable flush."""
+    s = scheduler(make_pod("running").node("n1").req(cpu="1500m"),
+                  make_pod("nominated").req(cpu="1").nominated_node_name("n1"),
+                  nodes=1)
+    result = run_simulation(s)
+    assert [a.pod for a in result.attempts] == ["default/nominated", "default/nominated"]
+    second = result.attempt_info[1]
+    assert (second.time, second.queue) == (0, "backoffQ")
+    assert result.end_time == 0
