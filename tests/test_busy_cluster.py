@@ -132,3 +132,17 @@ def test_a_lost_nomination_frees_the_node_at_once() -> None:
     second = result.attempt_info[1]
     assert (second.time, second.queue) == (0, "backoffQ")
     assert result.end_time == 0
+
+
+def test_the_absent_nodes_message_names_what_rejected_the_nominated_node() -> None:
+    """findNodesThatFitPod: the absent nodes' message lists the set RunPreFilterPlugins
+    returned, which is diagnosis.UnschedulablePlugins itself (a shared Go map), so the plugins
+    that rejected the nominated node in evaluateNominatedNode appear in it (found by
+    `kschedconf diff --seed 4` on a dump with a nominated pod)."""
+    s = scheduler(make_pod("big").node("n2").req(cpu="2"),
+                  make_pod("p").req(cpu="1").node_affinity_in("metadata.name", ["n2"],
+                                                              field=True)
+                  .nominated_node_name("n2"), nodes=2)
+    result = run_simulation(s, until=1)
+    assert "1 node(s) didn't satisfy plugin(s) [NodeAffinity NodeResourcesFit]" in \
+        result.attempts[0].message
