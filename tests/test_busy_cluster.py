@@ -146,3 +146,18 @@ def test_the_absent_nodes_message_names_what_rejected_the_nominated_node() -> No
     result = run_simulation(s, until=1)
     assert "1 node(s) didn't satisfy plugin(s) [NodeAffinity NodeResourcesFit]" in \
         result.attempts[0].message
+
+
+def test_a_skipped_pods_nomination_reserves_nothing() -> None:
+    """A pending pod being deleted keeps its nomination when skipPodSchedule drops it, but
+    it is in no queue any more: NominatedPodsForNode gives a pod with only its name
+    (nominatedPodToInfo), which requests nothing (found by `kschedconf diff --seed 7`)."""
+    s = scheduler(make_pod("gone").req(cpu="2").terminating().nominated_node_name("n1"),
+                  make_pod("b").req(cpu="1").creation_timestamp(5), nodes=1)
+    assert s.nominator.nominated_node_of(s.pods_by_uid[_uid(s, "gone")]) == "n1"
+    result = run_simulation(s)
+    assert result.bindings == {"default/b": "n1"}
+    assert [a.pod for a in result.attempts] == ["default/b"]
+    (ref,) = s.nominator.nominated_pods_for_node("n1")
+    assert ref.pod.name == "gone" and ref.pod.resources is not None \
+        and ref.pod.resources.requests.milli_cpu == 0

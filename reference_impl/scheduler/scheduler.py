@@ -262,6 +262,7 @@ class Scheduler:
             if qpi.pod.uid in self.deleted or qpi.pod.is_terminating:
                 # popped (a scheduling cycle is used up), then skipped (skipPodSchedule)
                 self.core.scheduling_cycle += 1
+                self.nominator.left_the_queue(qpi.pod)
                 continue
             gate = self.pre_enqueue(qpi)
             if gate is not None:
