@@ -73,8 +73,11 @@ class ClusterState:
         pkg/scheduler/backend/queue/scheduling_queue.go), and only the pods a profile serves
         enter the queue (``addPod`` checks ``responsibleForPod``, i.e.
         ``profiles.HandlesSchedulerName``, pkg/scheduler/eventhandlers.go): another
-        scheduler's pod reserves nothing, whatever its status says."""
-        return bool(pod.nominated_node_name) and (
+        scheduler's pod reserves nothing, whatever its status says. Neither does a pod being
+        deleted, once the queue popped and skipped it (``skipPodSchedule``): the nominator then
+        returns a pod with nothing but its name (``nominatedPodToInfo``); as the replay does not
+        know when that was, such a nomination is not counted (no false alarm)."""
+        return bool(pod.nominated_node_name) and not pod.is_terminating and (
             self.served is None or pod.scheduler_name in self.served)
 
     # --- reading ---

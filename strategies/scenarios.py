@@ -1,6 +1,7 @@
 """Whole scenarios (``conformance.core.scenario.ScenarioInput``): a cluster with running pods that
 fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a seed.
 
+About one scenario in four looks like a dump of a busy cluster (``strategies/busy.py``).
 The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,
 Services and the pods' owner objects (``services.py``), then the timeline (``kschedconf/v1``
 Scenario) if any; the configuration is ``config``.
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 from hypothesis import strategies as st
 
 from conformance.core.scenario import ScenarioInput
+from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
 from strategies.services import selecting_objects
@@ -34,6 +36,7 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
+    draw(busy_cluster(cluster, pending, f))
     documents = cluster.documents(pending)
     if "services" in f:
         documents += draw(selecting_objects([*cluster.running_pods, *pending]))

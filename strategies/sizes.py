@@ -100,6 +100,8 @@ ALL_FEATURES: frozenset[str] = frozenset({
     # scheduler configuration
     "config",  # a KubeSchedulerConfiguration in the scenario
     "multiple_profiles",  # configs with a second profile that some pods use
+    # what a dump of a busy cluster holds (strategies/busy.py)
+    "busy",  # start times, terminating pods, resize status, nominations, foreign schedulers
     # time
     "timeline",  # a kschedconf/v1 Scenario document with cluster events over time
 })

@@ -76,6 +76,7 @@ SYSTEM_PRIORITY_CLASSES = {"system-cluster-critical": 2_000_000_000,
 
 DEFAULT_SCHEDULER = "default-scheduler"
 SECOND_SCHEDULER = "second-scheduler"
+FOREIGN_SCHEDULER = "other-scheduler"  # no generated profile serves it (busy clusters)
 
 # A fixed day, so creation timestamps are readable: "2024-01-01T00:00:07Z".
 TIMESTAMP_FORMAT = "2024-01-01T00:{minute:02d}:{second:02d}Z"

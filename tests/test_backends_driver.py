@@ -32,7 +32,13 @@ from conformance.backends.control_plane import (
     scheduler_config,
 )
 from conformance.backends.driver import MAX_WATCH_FAILURES, Driver, DriverOptions
-from conformance.backends.plan import HOLD_GATE, RUN_LABEL, Naming, profile_scheduler_names
+from conformance.backends.plan import (
+    HOLD_GATE,
+    RUN_LABEL,
+    TERMINATING_FINALIZER,
+    Naming,
+    profile_scheduler_names,
+)
 from conformance.backends.recorder import Recorder
 from conformance.backends.timeline import VirtualClock
 from conformance.core.scenario import ScenarioInput
@@ -766,6 +772,38 @@ def test_terminating_pods_are_force_deleted() -> None:
 
     doc, api, *_ = run(docs, script)
     assert ("delete", "Pod", "default", "p") in api.calls
+
+
+def test_busy_cluster_pods_keep_their_status_and_their_deletion() -> None:
+    """A dump's terminating pods get a finalizer (they are deleted after creation and stay,
+    as no kubelet finishes them); the status the scheduler reads (in-place resize, the
+    PodResizePending and DisruptionTarget conditions) is patched; PodScheduled is not."""
+    d = Driver(FakeApi(), opts())
+    resized = make_pod("resized").namespace("default").node("n1").terminating() \
+        .container(make_container("c").requests(cpu="1")) \
+        .container_status("c", allocated={"cpu": "2"}, requests={"cpu": "2"}) \
+        .resize_pending("Infeasible").preempted_by_scheduler() \
+        .condition("PodScheduled", "True").manifest()
+    plan = d.plan(scenario(node("n1"), resized, pod("p")))
+    (run_,) = plan.running
+    assert run_.terminating
+    assert run_.manifest["metadata"]["finalizers"] == [TERMINATING_FINALIZER]
+    assert "deletionTimestamp" not in run_.manifest["metadata"]
+    assert run_.status is not None
+    assert run_.status["containerStatuses"] == [
+        {"name": "c", "allocatedResources": {"cpu": "2"}, "resources": {"requests": {"cpu": "2"}}}]
+    assert [c["type"] for c in run_.status["conditions"]] == ["PodResizePending",
+                                                              "DisruptionTarget"]
+    (pend,) = plan.pending
+    assert not pend.terminating and "finalizers" not in pend.manifest["metadata"]
+
+
+def test_a_dumps_terminating_pod_is_deleted_once_and_never_waited_for() -> None:
+    docs = [node("n1"), make_pod("going").namespace("default").node("n1").terminating()
+            .container(make_container("c").requests(cpu="1")).manifest(), pod("p")]
+    doc, api, d, _ = run(docs, lambda api, s: None)
+    assert api.calls.count(("delete", "Pod", "default", "going")) == 1
+    assert d.recorder.kept_terminating == {"default/going"}
 
 
 def test_timeline_events_become_api_calls() -> None:

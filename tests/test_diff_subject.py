@@ -107,10 +107,10 @@ def test_same_config_compares_what_the_reference_runs() -> None:
 
 def diff(tmp_path: Path, plugins: str, *extra: str) -> tuple[int, str]:
     junit = tmp_path / "diff.xml"
-    # seed 1: its 12 small scenarios hold a pod the buggy copy lets onto a tainted node in
+    # seed 1: its 20 small scenarios hold a pod the buggy copy lets onto a tainted node in
     # lockstep (seed 5 did until the strategies generated Services and owner objects)
     code = main(["diff", "--subject", f"reference:{CFG}", "--plugins", plugins,
-                 "--scenarios", "12", "--seed", "1", "--out", str(tmp_path / "out"),
+                 "--scenarios", "20", "--seed", "1", "--out", str(tmp_path / "out"),
                  "--junit", str(junit), *extra])
     return code, junit.read_text()
 
@@ -123,7 +123,7 @@ def test_an_unmodified_copy_of_an_in_tree_plugin_has_no_divergence(
     assert "kschedconf diff: subject reference" in out
     assert "inTreeFor=TaintToleration for MyTaintToleration" in out
     assert "modes whole, lockstep" in out and "lockstep steps" in out
-    assert "12 scenarios compared" in out and "0 unexplained divergence(s)" in out
+    assert "20 scenarios compared" in out and "0 unexplained divergence(s)" in out
     props = {p.get("name"): p.get("value")
              for p in ET.fromstring(junit).iter("property")}
     assert props["subject.spec"] == f"reference:{CFG}" and props["plugins"] == COPY
@@ -287,17 +287,17 @@ def test_run_golden_suite_with_a_plugin_copy_fails_nothing_and_catches_the_bug(
 
 def test_run_differential_suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     junit = tmp_path / "run.xml"
-    # seed 1: its 6 scenarios reveal the buggy copy (seed 5 did until the strategies generated
+    # seed 1: its 20 scenarios reveal the buggy copy (seed 5 did until the strategies generated
     # Services and owner objects)
     argv = ["run", "--suite", "differential", "--profile", "dev", "--subject", f"reference:{CFG}",
-            "--max-examples", "6", "--seed", "1", "--no-shrink", "--out", str(tmp_path / "out"),
+            "--max-examples", "20", "--seed", "1", "--no-shrink", "--out", str(tmp_path / "out"),
             "--junit", str(junit), "--plugins"]
     assert main([*argv, COPY]) == 0
     out = capsys.readouterr().out
-    assert "6 differential scenarios: 6 passed" in out, out
+    assert "20 differential scenarios: 20 passed" in out, out
     assert "differential: reference against the reference" in out
     assert len([c for c in ET.parse(junit).getroot().iter("testcase")
-                if c.get("classname") == "kschedconf.diff.small"]) == 6
+                if c.get("classname") == "kschedconf.diff.small"]) == 20
     assert main([*argv, BUG]) == 1
     out = capsys.readouterr().out
     assert "FAIL  small-" in out and "plugin TaintToleration): reference" in out, out

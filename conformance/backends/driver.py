@@ -130,6 +130,7 @@ class Driver:
         self.responsible = {pp.key: pp.responsible for pp in plan.running + plan.pending}
         self.recorder = rec = self._new_recorder()
         rec.pending_keys = {pp.key for pp in plan.pending}
+        rec.kept_terminating = {pp.key for pp in plan.running + plan.pending if pp.terminating}
         self._events = queue.Queue()
         stop = threading.Event()
         threads: list[threading.Thread] = []

@@ -26,6 +26,15 @@ DEFAULT_IMAGE = "registry.k8s.io/pause:3.10"
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 SYSTEM_PRIORITY_CLASSES = ("system-node-critical", "system-cluster-critical")
 NS_NAME_LABEL = "kubernetes.io/metadata.name"
+# Keeps a pod the input shows as terminating (metadata.deletionTimestamp) in the API after the
+# driver deletes it: no kubelet finishes it, as in the dump it came from; the cleanup drops it.
+TERMINATING_FINALIZER = "kschedconf.io/terminating"
+# What a pod's status may hold beyond phase, startTime and nominatedNodeName that the scheduler
+# reads: in-place resize (component-helpers/resource) and the conditions it looks at
+# (PodResizePending, DisruptionTarget; PodScheduled is the scheduler's own).
+_STATUS_RESOURCES = ("containerStatuses", "initContainerStatuses", "allocatedResources",
+                     "resources")
+_STATUS_CONDITIONS = ("PodResizePending", "DisruptionTarget")
 
 # metadata fields the API server sets itself (or that would stop our cleanup)
 _SERVER_META = ("uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
@@ -150,6 +159,7 @@ class PlannedPod:
     priority: int
     responsible: bool
     own_gates: tuple[str, ...]
+    terminating: bool = False  # created with TERMINATING_FINALIZER, then deleted
 
 
 @dataclass(slots=True)
@@ -434,9 +444,19 @@ class Planner:
                 status["startTime"] = raw_status["startTime"]
         elif raw_status.get("nominatedNodeName"):
             status["nominatedNodeName"] = self.naming.node(str(raw_status["nominatedNodeName"]))
+        for name in _STATUS_RESOURCES:
+            if raw_status.get(name) is not None:
+                status[name] = copy.deepcopy(raw_status[name])
+        conditions = [copy.deepcopy(c) for c in raw_status.get("conditions") or []
+                      if isinstance(c, Mapping) and c.get("type") in _STATUS_CONDITIONS]
+        if conditions:
+            status["conditions"] = conditions
+        if p.is_terminating:
+            meta["finalizers"] = [TERMINATING_FINALIZER]
         obj = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
         return PlannedPod(p.key, obj, status or None, p.priority,
-                          p.scheduler_name in plan.responsible_names, tuple(p.scheduling_gates))
+                          p.scheduler_name in plan.responsible_names, tuple(p.scheduling_gates),
+                          p.is_terminating)
 
     def _admission_priority(self, spec: dict[str, Any], p: Pod, plan: Plan) -> None:
         """Admission computes priorities on a shared cluster, from a class: a system class

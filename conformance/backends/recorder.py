@@ -66,6 +66,9 @@ class Recorder:
         self.last_change = time.monotonic()
         self.expected_deletions: set[str] = set()  # keys the driver deletes itself
         self.terminating: set[str] = set()  # keys with a deletionTimestamp still present
+        # pods the input shows terminating (kept by a finalizer): never force-deleted, and
+        # not waited for
+        self.kept_terminating: set[str] = set()
         self.errors: list[str] = []
         self.pending_keys: set[str] = set()  # pods that were pending when created
         self.bindings = 0  # Bound records
@@ -143,7 +146,7 @@ class Recorder:
             self._bound(key, st, node, wall)
         elif not node:
             self._unbound(key, st, spec, status, conditions.get("PodScheduled"), wall)
-        if meta.get("deletionTimestamp"):
+        if meta.get("deletionTimestamp") and key not in self.kept_terminating:
             self.terminating.add(key)
             if not st.force_deleted:
                 st.force_deleted = True

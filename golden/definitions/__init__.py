@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import (
     admission,
     affinity,
+    busy,
     config,
     fit,
     large,
@@ -26,7 +27,7 @@ from .common import Area, Golden
 
 #: every area, in the order ``golden list`` and ``golden record`` show them
 AREAS: list[Area] = [m.AREA for m in (fit, scoring, taints, affinity, node, spread, preemption,
-                                      queue, config, large, mixed, admission)]
+                                      queue, config, large, mixed, admission, busy)]
 
 
 def definitions() -> dict[str, Golden]:

@@ -214,6 +214,17 @@ class Container:
 
 
 @dataclass(slots=True, frozen=True)
+class ContainerStatus:
+    """What the kubelet reports of a container's resources (v1.ContainerStatus), as read by
+    upstream's in-place resize accounting (component-helpers/resource/helpers.go).
+    ``None`` means the field is absent (nil upstream), which differs from an empty list."""
+
+    name: str
+    allocated_resources: tuple[tuple[str, Fraction], ...] | None = None  # allocatedResources
+    requests: tuple[tuple[str, Fraction], ...] | None = None  # resources.requests
+
+
+@dataclass(slots=True, frozen=True)
 class OwnerReference:
     api_version: str
     kind: str
@@ -264,6 +275,18 @@ class Pod:
     nominated_node_name: str = ""
     deletion_timestamp: float | None = None
     start_time: float | None = None
+    # In-place resize status (status.containerStatuses, status.initContainerStatuses,
+    # status.allocatedResources, status.resources, the PodResizePending condition's reason);
+    # see requests.py.
+    container_statuses: tuple[ContainerStatus, ...] = ()
+    init_container_statuses: tuple[ContainerStatus, ...] = ()
+    status_allocated_resources: tuple[tuple[str, Fraction], ...] | None = None
+    status_resources: bool = False  # status.resources is present (non-nil)
+    status_requests: tuple[tuple[str, Fraction], ...] | None = None  # status.resources.requests
+    resize_pending_reason: str | None = None  # None: no PodResizePending condition
+    # The first DisruptionTarget condition is True with reason PreemptionByScheduler: an
+    # earlier preemption marked the pod as its victim (PodTerminatingByPreemption).
+    preempted_by_scheduler: bool = False
     # Inputs handled by plugins that are not modelled yet; kept so they can be refused clearly.
     pvc_names: tuple[str, ...] = ()
     volumes: tuple[dict, ...] = ()

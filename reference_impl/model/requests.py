@@ -2,12 +2,14 @@
 
 Upstream: ``staging/src/k8s.io/component-helpers/resource/helpers.go`` (PodRequests,
 AggregateContainerRequests (aggregateContainerResourcesByFn), applyNonMissing,
-IsPodLevelRequestsSet, IsSupportedPodLevelResource); ``pkg/scheduler/framework/types.go``
+IsPodLevelRequestsSet, IsSupportedPodLevelResource, and the in-place resize accounting:
+containerAllocatedRequests, containerActuatedRequests, findContainerStatus,
+effectivePodLevelResources, IsPodResizeInfeasible); ``pkg/scheduler/framework/types.go``
 (PodInfo.CalculateResource, getNonMissingContainerRequests, Resource.Add,
 Resource.SetMaxResource); ``pkg/scheduler/util/pod_resources.go`` (DefaultMilliCPURequest,
 DefaultMemoryRequest), ``pkg/scheduler/util/utils.go`` (IsScalarResourceName, GetHostPorts);
 ``pkg/apis/core/v1/helper/helpers.go`` (IsExtendedResourceName & co).
-Exactness and what is not modelled (pod status): docs/reference.md#pod-requests."""
+Exactness and what is not modelled: docs/reference.md#pod-requests."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from reference_impl.model.objects import (
     PODS,
     Container,
     ContainerPort,
+    ContainerStatus,
     Pod,
     PodResources,
     Resource,
@@ -45,6 +48,8 @@ RESOURCE_ATTACHABLE_VOLUMES_PREFIX = "attachable-volumes-"
 RESOURCE_DEFAULT_NAMESPACE_PREFIX = "kubernetes.io/"
 DEFAULT_RESOURCE_REQUESTS_PREFIX = "requests."
 CONTAINER_RESTART_POLICY_ALWAYS = "Always"
+POD_REASON_INFEASIBLE = "Infeasible"  # the PodResizePending condition's reasons
+POD_REASON_DEFERRED = "Deferred"
 
 ResourceList = dict[str, Fraction]
 
@@ -60,6 +65,7 @@ __all__ = [
     "is_pod_level_requests_set",
     "is_pod_level_resources_set",
     "is_restartable_init_container",
+    "is_pod_resize_infeasible",
     "non_missing_container_requests",
     "compute_pod_resources",
     "to_resource",
@@ -164,28 +170,70 @@ def _apply_non_missing(reqs: tuple[tuple[str, Fraction], ...],
     return out
 
 
-def _aggregate(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
-               non_missing: Mapping[str, Fraction] | None, limits: bool) -> ResourceList:
-    """``aggregateContainerResourcesByFn`` with spec requests (or limits).
+def is_pod_resize_infeasible(pod: Pod) -> bool:
+    """``IsPodResizeInfeasible``: the (first) PodResizePending condition says Infeasible."""
+    return pod.resize_pending_reason == POD_REASON_INFEASIBLE
+
+
+def _find_container_status(pod: Pod, name: str) -> ContainerStatus | None:
+    """``findContainerStatus``: status.containerStatuses first, then
+    status.initContainerStatuses, by container name."""
+    for cs in pod.container_statuses:
+        if cs.name == name:
+            return cs
+    for cs in pod.init_container_statuses:
+        if cs.name == name:
+            return cs
+    return None
+
+
+# What a container counts for (the getResourceList functions of aggregateContainerResourcesByFn).
+SPEC, ALLOCATED, ACTUATED, LIMITS = "spec", "allocated", "actuated", "limits"
+
+
+def _container_resources(c: Container, cs: ContainerStatus | None, source: str,
+                         infeasible: bool) -> tuple[tuple[str, Fraction], ...]:
+    """containerSpecRequests / containerAllocatedRequests / containerActuatedRequests (and the
+    spec limits)."""
+    if source == LIMITS:
+        return c.limits
+    if source == ACTUATED and cs is not None and cs.requests is not None:
+        return cs.requests
+    if source in (ALLOCATED, ACTUATED):
+        if cs is not None and cs.allocated_resources is not None:
+            return cs.allocated_resources
+        if infeasible:
+            return ()
+    return c.requests
+
+
+def _aggregate(pod: Pod, non_missing: Mapping[str, Fraction] | None, source: str,
+               use_status: bool = False) -> ResourceList:
+    """``aggregateContainerResourcesByFn`` with spec requests (or limits, or what the
+    container status says was allocated or actuated; ``use_status`` is
+    ``UseStatusResources``, which looks the container statuses up).
 
     Regular containers are summed; restartable init containers (sidecars) are added to that
     sum too. Each init container i needs (its own resources + the sidecars started before it)
     while it runs, and a sidecar needs the sum of all sidecars up to it; the pod needs the
     per-resource max of the running sum and those init-phase peaks.
     """
+    infeasible = use_status and is_pod_resize_infeasible(pod)
+
     def resources_of(c: Container) -> Iterable[tuple[str, Fraction]]:
-        items = c.limits if limits else c.requests
+        cs = _find_container_status(pod, c.name) if use_status else None
+        items = _container_resources(c, cs, source, infeasible)
         if non_missing:
             return _apply_non_missing(items, non_missing).items()
         return items
 
     result: ResourceList = {}
-    for c in containers:
+    for c in pod.containers:
         _add(result, resources_of(c))
 
     restartable: ResourceList = {}
     init_peak: ResourceList = {}
-    for c in init_containers:
+    for c in pod.init_containers:
         res = resources_of(c)
         if is_restartable_init_container(c):
             _add(result, res)
@@ -201,33 +249,81 @@ def _aggregate(containers: tuple[Container, ...], init_containers: tuple[Contain
     return result
 
 
+def _max_of(*lists: Iterable[tuple[str, Fraction]] | None) -> ResourceList:
+    """``max(a, b...)``: per resource the greatest value any list gives (a nil list gives
+    nothing)."""
+    out: ResourceList = {}
+    for items in lists:
+        if items is not None:
+            _max_into(out, items)
+    return out
+
+
 def aggregate_container_requests(pod: Pod, *,
-                                 non_missing: Mapping[str, Fraction] | None = None
-                                 ) -> ResourceList:
-    """``AggregateContainerRequests`` (without status resources): containers, sidecars and init
-    containers per the sidecar KEP formula, ``non_missing`` applied per container."""
-    return _aggregate(pod.containers, pod.init_containers, non_missing, limits=False)
+                                 non_missing: Mapping[str, Fraction] | None = None,
+                                 use_status_resources: bool = True,
+                                 pod_level_status: bool = True) -> ResourceList:
+    """``AggregateContainerRequests``: containers, sidecars and init containers per the
+    sidecar KEP formula, ``non_missing`` applied per container.
+
+    With ``use_status_resources`` (``UseStatusResources``: the InPlacePodVerticalScaling gate,
+    GA and locked on in v1.37.2) a resized pod counts at the per-resource max of its spec,
+    allocated and actuated requests; the latter two are the pod-level status.allocatedResources
+    and status.resources.requests when both are set and ``pod_level_status``
+    (InPlacePodLevelResourcesVerticalScaling) is on, else the containers' statuses
+    aggregated. When the resize is Infeasible the spec is left out of the max.
+    """
+    spec = _aggregate(pod, non_missing, SPEC)
+    if not use_status_resources:
+        return spec
+    if (pod_level_status and pod.status_allocated_resources is not None
+            and pod.status_requests is not None):
+        allocated: ResourceList = dict(pod.status_allocated_resources)
+        actuated: ResourceList = dict(pod.status_requests)
+    else:
+        allocated = _aggregate(pod, non_missing, ALLOCATED, use_status=True)
+        actuated = _aggregate(pod, non_missing, ACTUATED, use_status=True)
+    if is_pod_resize_infeasible(pod):
+        return _max_of(actuated.items(), allocated.items())
+    return _max_of(spec.items(), actuated.items(), allocated.items())
 
 
 def aggregate_container_limits(pod: Pod) -> ResourceList:
     """``AggregateContainerLimits`` (without status resources): container limits aggregated
     like requests."""
-    return _aggregate(pod.containers, pod.init_containers, None, limits=True)
+    return _aggregate(pod, None, LIMITS)
 
 
 def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None,
                  pod_level_resources: bool = True,
-                 exclude_overhead: bool = False) -> ResourceList:
+                 exclude_overhead: bool = False,
+                 use_status_resources: bool = True,
+                 pod_level_status: bool = True) -> ResourceList:
     """``PodRequests`` (component-helpers/resource/helpers.go).
 
-    The aggregate of the containers; then, if the PodLevelResources gate is on
-    (``pod_level_resources``) and spec.resources.requests names a supported resource, each
-    supported pod-level request replaces the aggregate value of that resource; then the pod
-    overhead is added (unless ``exclude_overhead``).
+    The aggregate of the containers (``aggregate_container_requests``: with
+    ``use_status_resources``, a resized pod counts at the larger of its spec and status);
+    then, if the PodLevelResources gate is on (``pod_level_resources``) and
+    spec.resources.requests names a supported resource, each supported pod-level request
+    replaces the aggregate value of that resource (``effectivePodLevelResources``: with both
+    status options and status.resources set, the max of spec.resources.requests, left out
+    when the resize is Infeasible, status.resources.requests and status.allocatedResources);
+    then the pod overhead is added (unless ``exclude_overhead``).
+
+    The scheduler passes ``use_status_resources`` everywhere but in NodeResourcesFit's
+    PreFilter (``computePodResourceRequest``: the pod is not scheduled yet) and its
+    DeviceClass hints (empty options).
     """
-    reqs = aggregate_container_requests(pod, non_missing=non_missing)
+    reqs = aggregate_container_requests(pod, non_missing=non_missing,
+                                        use_status_resources=use_status_resources,
+                                        pod_level_status=pod_level_status)
     if pod_level_resources and is_pod_level_requests_set(pod):
-        for name, q in pod.pod_level_requests:
+        effective: Iterable[tuple[str, Fraction]] = pod.pod_level_requests
+        if pod_level_status and use_status_resources and pod.status_resources:
+            spec = None if is_pod_resize_infeasible(pod) else pod.pod_level_requests
+            effective = _max_of(spec, pod.status_requests,
+                                pod.status_allocated_resources).items()
+        for name, q in effective:
             if is_supported_pod_level_resource(name):
                 reqs[name] = q
     if not exclude_overhead and pod.overhead:

@@ -1,7 +1,8 @@
 """The nominator: pods nominated to nodes (by preemption), seen by other pods' filtering.
 
 Upstream: ``pkg/scheduler/backend/queue/nominator.go`` (AddNominatedPod, DeleteNominatedPodIfExists,
-NominatedPodsForNode).
+NominatedPodsForNode); ``backend/queue/scheduling_queue.go`` (NominatedPodsForNode,
+nominatedPodToInfo).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from reference_impl.framework.status import MODE_NOOP, MODE_OVERRIDE, NominatingInfo
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.objects import Pod
+from reference_impl.model.requests import compute_pod_resources
 
 
 class Nominator:
@@ -53,6 +55,20 @@ class Nominator:
                 break
         if not lst:
             self.nominated_pods.pop(node, None)
+
+    def left_the_queue(self, pod: Pod) -> None:
+        """The pod left every queue but keeps its nomination (popped, then skipped by
+        ``skipPodSchedule``: ``Done`` only). Upstream's nominator keeps a ``podRef`` (namespace,
+        name, UID) and ``nominatedPodToInfo`` finds no queued pod for it, so
+        ``NominatedPodsForNode`` gives a pod with nothing but those: no containers, priority
+        0. Such a nomination reserves nothing."""
+        node = self.nominated_pod_to_node.get(pod.uid)
+        if node is None:
+            return
+        ref = Pod(namespace=pod.namespace, name=pod.name, uid=pod.uid)
+        ref.resources = compute_pod_resources(ref)
+        self.nominated_pods[node] = [PodInfo(ref) if pi.pod.uid == pod.uid else pi
+                                     for pi in self.nominated_pods.get(node, [])]
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return list(self.nominated_pods.get(node_name, ()))

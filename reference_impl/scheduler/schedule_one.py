@@ -197,9 +197,13 @@ class SchedulingCore:
             # Upstream iterates a Go map here (random order); the reference keeps node order.
             names = pre_res.node_names
             nodes = [ni for ni in all_nodes if ni.node.name in names]
+            # Upstream's message lists the set RunPreFilterPlugins returned, which is the very
+            # set diagnosis.UnschedulablePlugins holds (a Go map, shared): the plugins that
+            # rejected the nominated node in evaluateNominatedNode are in it too.
             diagnosis.absent_nodes_status = Status(
                 Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]")
+                "node(s) didn't satisfy plugin(s) "
+                f"[{' '.join(sorted(diagnosis.unschedulable_plugins))}]")
         feasible, error = self._pass_filters(fwk, state, pod, diagnosis, nodes)
         # "always try to update the sched.nextStartNodeIndex regardless of whether an error has
         # occurred"

@@ -184,10 +184,11 @@ class Scheduler:
             victims = self.victims_of.get(pod.key, [])[before:]
         qpi.unschedulable_plugins = set(fit.diagnosis.unschedulable_plugins)
         qpi.pending_plugins = set(fit.diagnosis.pending_plugins)
+        # The nominator learns the nomination now; the pod object is left as it is: the API
+        # patch of status.nominatedNodeName (updatePod) is the simulation's, which compares the
+        # old object with the new one (a nomination lost is a pod update that frees the old
+        # nominated node, updatePodInSchedulingQueue / hasNominatedNodeNameChanged).
         self.nominator.add_nominated_pod(PodInfo(pod), nominating)
-        if nominating is not None and nominating.mode == MODE_OVERRIDE:
-            # updatePod: the API patch of status.nominatedNodeName, seen by the next attempt.
-            pod.nominated_node_name = nominating.nominated_node_name
         reasons = {name: st.all_reasons() for name, st in fit.diagnosis.node_to_status.items()}
         if fit.diagnosis.pre_filter_msg:
             for ni in self.snapshot.list():
@@ -263,6 +264,7 @@ class Scheduler:
             if qpi.pod.uid in self.deleted or qpi.pod.is_terminating:
                 # popped (a scheduling cycle is used up), then skipped (skipPodSchedule)
                 self.core.scheduling_cycle += 1
+                self.nominator.left_the_queue(qpi.pod)
                 continue
             gate = self.pre_enqueue(qpi)
             if gate is not None:

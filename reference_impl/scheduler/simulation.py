@@ -256,6 +256,7 @@ class Simulation:
         if pod.is_terminating or s.snapshot.is_assumed_or_bound(pod):
             # skipPodSchedule: not requeued
             self.queue.done(uid)
+            s.nominator.left_the_queue(pod)
             self._record("skip", pod=pod.key)
             return
         qpi.clear_rejector_plugins()

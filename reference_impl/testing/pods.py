@@ -184,6 +184,19 @@ def make_container(name: str = "c") -> ContainerWrapper:
     return ContainerWrapper(name)
 
 
+def container_status(name: str, *, allocated: Mapping[str, Quantity] | None = None,
+                     requests: Mapping[str, Quantity] | None = None) -> Doc:
+    """A v1.ContainerStatus with what the kubelet reports of an in-place resize:
+    ``allocatedResources`` and ``resources.requests`` (each only when given, so absent and
+    empty stay distinct)."""
+    cs: Doc = {"name": name}
+    if allocated is not None:
+        cs["allocatedResources"] = dict(allocated)
+    if requests is not None:
+        cs["resources"] = {"requests": dict(requests)}
+    return cs
+
+
 # --- pods ----------------------------------------------------------------------------------------
 
 class PodWrapper(ObjectWrapper):
@@ -416,6 +429,52 @@ class PodWrapper(ObjectWrapper):
 
     def phase(self, phase: str) -> Self:
         return self.status(phase=phase)
+
+    def container_status(self, name: str, *, allocated: Mapping[str, Quantity] | None = None,
+                         requests: Mapping[str, Quantity] | None = None) -> Self:
+        """One more status.containerStatuses entry (see ``container_status``)."""
+        self._append(("status",), "containerStatuses",
+                     container_status(name, allocated=allocated, requests=requests))
+        return self
+
+    def init_container_status(self, name: str, *,
+                              allocated: Mapping[str, Quantity] | None = None,
+                              requests: Mapping[str, Quantity] | None = None) -> Self:
+        """One more status.initContainerStatuses entry."""
+        self._append(("status",), "initContainerStatuses",
+                     container_status(name, allocated=allocated, requests=requests))
+        return self
+
+    def status_resources(self, *, allocated: Mapping[str, Quantity] | None = None,
+                         requests: Mapping[str, Quantity] | None = None) -> Self:
+        """Pod-level status.allocatedResources and status.resources.requests."""
+        if allocated is not None:
+            self.status(allocatedResources=dict(allocated))
+        if requests is not None:
+            self.status(resources={"requests": dict(requests)})
+        return self
+
+    def condition(self, type_: str, status: str = "True", reason: str = "",
+                  message: str = "") -> Self:
+        """One more status.conditions entry."""
+        cond: Doc = {"type": type_, "status": status}
+        if reason:
+            cond["reason"] = reason
+        if message:
+            cond["message"] = message
+        self._append(("status",), "conditions", cond)
+        return self
+
+    def resize_pending(self, reason: str = "Infeasible", message: str = "") -> Self:
+        """A PodResizePending condition (reason ``Infeasible`` or ``Deferred``)."""
+        return self.condition("PodResizePending", "True", reason, message)
+
+    def preempted_by_scheduler(self) -> Self:
+        """What the scheduler's preemption leaves on a victim being deleted: the condition
+        DisruptionTarget=True (reason PreemptionByScheduler); add ``terminating()`` for the
+        deletionTimestamp."""
+        return self.condition("DisruptionTarget", "True", "PreemptionByScheduler",
+                              "default-scheduler: preempting to accommodate a higher priority pod")
 
     def obj(self, *related: object) -> Pod:
         """The Pod the loader makes of this manifest, loaded with the ``related`` manifests

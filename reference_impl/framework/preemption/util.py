@@ -22,17 +22,18 @@ from reference_impl.model.objects import Pod
 
 
 def pod_terminating_by_preemption(pod: Pod, disruption_targets: Container[str]) -> bool:
-    """``PodTerminatingByPreemption``: the pod is being deleted *and* carries the condition
-    ``DisruptionTarget=True`` with reason ``PreemptionByScheduler``.
+    """``PodTerminatingByPreemption``: the pod is being deleted *and* its first
+    ``DisruptionTarget`` condition is True with reason ``PreemptionByScheduler``.
 
-    The model has no pod conditions. Only the scheduler's own preemption adds that condition
-    (``Executor.preempt_pod`` patches it before the DELETE), so ``disruption_targets`` holds the
-    UIDs of the pods it was added to; a pod of the input that is merely terminating has none,
-    exactly as upstream's "non-victim Pods terminating" case.
+    The condition is read from the input (a dump holds the victims of an earlier preemption,
+    ``Pod.preempted_by_scheduler``) or added by the scheduler's own preemption
+    (``Executor.preempt_pod`` patches it before the DELETE: ``disruption_targets`` holds the
+    UIDs of the pods it was added to). A pod that is merely terminating has none, exactly as
+    upstream's "non-victim Pods terminating" case.
     """
     if pod.deletion_timestamp is None:
         return False
-    return pod.uid in disruption_targets
+    return pod.preempted_by_scheduler or pod.uid in disruption_targets
 
 
 def victim_rank(v: Victim) -> int:

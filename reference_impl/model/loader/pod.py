@@ -7,6 +7,7 @@ topology spread constraints, owner references, volumes, with ``SetDefaults_Pod``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
 
 from reference_impl.model.decoding import (
     INT64,
@@ -48,6 +49,7 @@ from reference_impl.model.objects import (
     TOLERATION_OP_EXISTS,
     Container,
     ContainerPort,
+    ContainerStatus,
     OwnerReference,
     Pod,
     PriorityClass,
@@ -205,6 +207,63 @@ def _owner_references(ctx: InputLocation, v: object, path: str) -> tuple[OwnerRe
     return tuple(out)
 
 
+POD_RESIZE_PENDING = "PodResizePending"
+DISRUPTION_TARGET = "DisruptionTarget"
+REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+def _optional_resource_list(ctx: InputLocation, v: object,
+                            path: str) -> tuple[tuple[str, Fraction], ...] | None:
+    """A ResourceList that may be absent (nil upstream: not the same as empty)."""
+    if v is None:
+        return None
+    return tuple(_resource_list(ctx, v, path).items())
+
+
+def _container_statuses(ctx: InputLocation, v: object,
+                        path: str) -> tuple[ContainerStatus, ...]:
+    """status.containerStatuses / initContainerStatuses: the fields the in-place resize
+    accounting reads (name, allocatedResources, resources.requests)."""
+    out = []
+    for i, cs in enumerate(read_list(ctx, v, path)):
+        cpath = f"{path}[{i}]"
+        cs = read_map(ctx, cs, cpath)
+        res = cs.get("resources")
+        requests = None
+        if res is not None:
+            res = read_map(ctx, res, f"{cpath}.resources")
+            requests = _optional_resource_list(ctx, res.get("requests"),
+                                               f"{cpath}.resources.requests")
+        out.append(ContainerStatus(
+            name=read_required_str(ctx, cs.get("name"), f"{cpath}.name"),
+            allocated_resources=_optional_resource_list(ctx, cs.get("allocatedResources"),
+                                                        f"{cpath}.allocatedResources"),
+            requests=requests))
+    return tuple(out)
+
+
+def _conditions(ctx: InputLocation, status: Mapping[str, object]) -> tuple[str | None, bool]:
+    """What the scheduler reads of status.conditions: the reason of the first
+    PodResizePending condition (``IsPodResizeInfeasible``; None without one), and whether the
+    first DisruptionTarget condition is True with reason PreemptionByScheduler
+    (``PodTerminatingByPreemption``, pkg/scheduler/framework/preemption/util.go)."""
+    resize: str | None = None
+    seen_resize = seen_disruption = preempted = False
+    for i, c in enumerate(read_list(ctx, status.get("conditions"), "status.conditions")):
+        cpath = f"status.conditions[{i}]"
+        c = read_map(ctx, c, cpath)
+        ctype = read_str(ctx, c.get("type"), f"{cpath}.type")
+        if ctype == POD_RESIZE_PENDING and not seen_resize:
+            seen_resize = True
+            resize = read_str(ctx, c.get("reason"), f"{cpath}.reason")
+        elif ctype == DISRUPTION_TARGET and not seen_disruption:
+            seen_disruption = True
+            preempted = (read_str(ctx, c.get("status"), f"{cpath}.status") == "True"
+                         and read_str(ctx, c.get("reason"), f"{cpath}.reason")
+                         == REASON_PREEMPTION_BY_SCHEDULER)
+    return resize, preempted
+
+
 def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
          default_pc: PriorityClass | None) -> Pod:
     ctx, doc = r.ctx, r.doc
@@ -254,6 +313,14 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         g = read_map(ctx, g, f"spec.schedulingGates[{i}]")
         gates.append(read_required_str(ctx, g.get("name"), f"spec.schedulingGates[{i}].name"))
 
+    resize_pending_reason, preempted_by_scheduler = _conditions(ctx, status)
+    status_resources = status.get("resources")
+    status_requests = None
+    if status_resources is not None:
+        status_requests = _optional_resource_list(
+            ctx, read_map(ctx, status_resources, "status.resources").get("requests"),
+            "status.resources.requests")
+
     pod = Pod(
         namespace=r.namespace,
         name=r.name,
@@ -291,6 +358,16 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         deletion_timestamp=read_time(ctx, meta.get("deletionTimestamp"),
                                      "metadata.deletionTimestamp"),
         start_time=read_time(ctx, status.get("startTime"), "status.startTime"),
+        container_statuses=_container_statuses(ctx, status.get("containerStatuses"),
+                                               "status.containerStatuses"),
+        init_container_statuses=_container_statuses(ctx, status.get("initContainerStatuses"),
+                                                     "status.initContainerStatuses"),
+        status_allocated_resources=_optional_resource_list(
+            ctx, status.get("allocatedResources"), "status.allocatedResources"),
+        status_resources=status_resources is not None,
+        status_requests=status_requests,
+        resize_pending_reason=resize_pending_reason,
+        preempted_by_scheduler=preempted_by_scheduler,
         pvc_names=tuple(pvc_names),
         volumes=tuple(plain(v) for v in volumes),
         resource_claims=tuple(claims),

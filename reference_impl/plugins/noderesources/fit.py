@@ -88,8 +88,10 @@ def compute_pod_resource_request(pod: Pod, enable_pod_level_resources: bool) -> 
     """``computePodResourceRequest``: ``PodRequests`` (containers, sidecars, the max of the
     init-container peaks, pod-level requests when the gate is on, overhead) folded into a
     ``framework.Resource`` with ``SetMaxResource`` (cpu MilliValue, others Value, scalar
-    resources by name, ``pods`` dropped)."""
-    return max_resource(pod_requests(pod, pod_level_resources=enable_pod_level_resources))
+    resources by name, ``pods`` dropped). The pod is not scheduled yet: its status resources
+    are not read (no ``UseStatusResources``)."""
+    return max_resource(pod_requests(pod, pod_level_resources=enable_pod_level_resources,
+                                     use_status_resources=False))
 
 
 def resource_signature(r: Resource) -> tuple:
@@ -547,10 +549,11 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
                 return QUEUE_SKIP, None
         else:
             # Only an added class is checked for the implicit name: names never change.
-            if RESOURCE_DEVICE_CLASS_PREFIX + modified.name in pod_requests(pod):
+            if RESOURCE_DEVICE_CLASS_PREFIX + modified.name in pod_requests(
+                    pod, use_status_resources=False):
                 return QUEUE, None
         if modified.extended_resource_name is not None:
-            if modified.extended_resource_name in pod_requests(pod):
+            if modified.extended_resource_name in pod_requests(pod, use_status_resources=False):
                 return QUEUE, None
         return QUEUE_SKIP, None
 

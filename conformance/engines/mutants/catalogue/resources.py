@@ -17,19 +17,21 @@ from reference_impl.plugins.noderesources.fit import InsufficientResource
 _REQ = "reference_impl.model.requests"
 
 
+def _with_init(pod: Any, init_containers: tuple) -> Any:
+    return dataclasses.replace(pod, init_containers=init_containers)
+
+
 def _aggregate_without_plain_init(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def _aggregate(containers: tuple, init_containers: tuple, non_missing: Any,
-                   limits: bool) -> Any:
-        sidecars = tuple(c for c in init_containers if c.restart_policy == "Always")
-        return orig(containers, sidecars, non_missing, limits)
+    def _aggregate(pod: Any, non_missing: Any, source: str, use_status: bool = False) -> Any:
+        sidecars = tuple(c for c in pod.init_containers if c.restart_policy == "Always")
+        return orig(_with_init(pod, sidecars), non_missing, source, use_status)
     return _aggregate
 
 
 def _aggregate_sidecars_as_init(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def _aggregate(containers: tuple, init_containers: tuple, non_missing: Any,
-                   limits: bool) -> Any:
-        plain = tuple(dataclasses.replace(c, restart_policy=None) for c in init_containers)
-        return orig(containers, plain, non_missing, limits)
+    def _aggregate(pod: Any, non_missing: Any, source: str, use_status: bool = False) -> Any:
+        plain = tuple(dataclasses.replace(c, restart_policy=None) for c in pod.init_containers)
+        return orig(_with_init(pod, plain), non_missing, source, use_status)
     return _aggregate
 
 
@@ -37,21 +39,21 @@ def _sidecars_moved(first: bool) -> Callable[[Any], Any]:
     """``_aggregate`` with the sidecars moved before (``first``) or after every plain init
     container: the init-phase peaks then count every sidecar, or none."""
     def make(orig: Callable[..., Any]) -> Callable[..., Any]:
-        def _aggregate(containers: tuple, init_containers: tuple, non_missing: Any,
-                       limits: bool) -> Any:
-            sidecars = tuple(c for c in init_containers if c.restart_policy == "Always")
-            plain = tuple(c for c in init_containers if c.restart_policy != "Always")
-            return orig(containers, sidecars + plain if first else plain + sidecars,
-                        non_missing, limits)
+        def _aggregate(pod: Any, non_missing: Any, source: str,
+                       use_status: bool = False) -> Any:
+            sidecars = tuple(c for c in pod.init_containers if c.restart_policy == "Always")
+            plain = tuple(c for c in pod.init_containers if c.restart_policy != "Always")
+            return orig(_with_init(pod, sidecars + plain if first else plain + sidecars),
+                        non_missing, source, use_status)
         return _aggregate
     return make
 
 
 def _pod_requests_without_overhead(orig: Callable[..., Any]) -> Callable[..., Any]:
     def pod_requests(pod: Any, *, non_missing: Any = None, pod_level_resources: bool = True,
-                     exclude_overhead: bool = False) -> Any:
+                     exclude_overhead: bool = False, **status: bool) -> Any:
         return orig(pod, non_missing=non_missing, pod_level_resources=pod_level_resources,
-                    exclude_overhead=True)
+                    exclude_overhead=True, **status)
     return pod_requests
 
 
