@@ -24,16 +24,27 @@ from reference_impl.model.decoding import (
     read_str,
     show,
 )
+from reference_impl.model.dra import DRAObjects
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader.defaults import (
     LABEL_METADATA_NAME,
     SYSTEM_PRIORITY_CLASSES,
+    _deterministic_uid,
     _global_default_class,
 )
 from reference_impl.model.loader.fields import _Raw
 from reference_impl.model.loader.node import _node
 from reference_impl.model.loader.pod import _pod
 from reference_impl.model.loader.policy import _namespace, _pdb, _priority_class
+from reference_impl.model.loader.resource import (
+    NAMESPACED_RESOURCE_KINDS,
+    RESOURCE_GROUP,
+    RESOURCE_KINDS,
+    _device_class,
+    _resource_claim,
+    _resource_claim_template,
+    _resource_slice,
+)
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
 SCENARIO_API_VERSION = "kschedconf/v1"
@@ -51,12 +62,15 @@ _OBJECT = "a mapping (a Kubernetes object)"
 
 @dataclass(slots=True)
 class LoadResult:
-    """The cluster read from the inputs, the warnings about ignored objects, and the raw
-    Scenario document (``apiVersion: kschedconf/v1``) if one was found."""
+    """The cluster read from the inputs, the warnings about ignored objects, the raw
+    Scenario document (``apiVersion: kschedconf/v1``) if one was found, and the DRA
+    objects."""
 
     cluster: Cluster
     warnings: list[str] = field(default_factory=list)
     scenario: dict | None = None
+    #: the resource.k8s.io/v1 objects (model/dra.py): not on the scheduling path yet
+    dra: DRAObjects = field(default_factory=DRAObjects)
 
 
 def _yaml_loader_class() -> type:
@@ -152,6 +166,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
         return kind
     if kind == "PodDisruptionBudget" and (not api_version or group == "policy"):
         return kind
+    if kind in RESOURCE_KINDS and api_version == f"{RESOURCE_GROUP}/v1":
+        return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
         return kind
@@ -222,7 +238,7 @@ class _Builder:
             raise ctx.error("metadata.name", f"required: every {kind} needs a name"
                             + ("" if name is None else f", got {show(name)}"))
         namespace = ""
-        if model_kind in ("Pod", "PodDisruptionBudget"):
+        if model_kind in ("Pod", "PodDisruptionBudget", *NAMESPACED_RESOURCE_KINDS):
             namespace = read_str(ctx, meta.get("namespace"), "metadata.namespace") or "default"
         ctx.obj = f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
         dup_key = (model_kind, namespace, name)
@@ -294,7 +310,28 @@ class _Builder:
             av = f" ({api_version})" if api_version else ""
             warnings.append(f"{source}: ignored {n} object(s) of kind {kind}{av}")
         warnings += self.about
-        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None)
+        dra = self._build_dra(by_kind)
+        if dra:
+            n = sum(len(by_kind.get(k, ())) for k in RESOURCE_KINDS)
+            warnings.append(f"read {n} resource.k8s.io/v1 object(s) (DeviceClass, ResourceClaim, "
+                            "ResourceClaimTemplate, ResourceSlice): the reference scheduler "
+                            "does not use them yet (docs/dra.md)")
+        return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None, dra)
+
+    @staticmethod
+    def _build_dra(by_kind: Mapping[str, list[_Raw]]) -> DRAObjects:
+        """The resource.k8s.io/v1 objects (``loader/resource.py``)."""
+        dra = DRAObjects()
+        for r in by_kind.get("DeviceClass", ()):
+            dra.device_classes[r.name] = _device_class(r)
+        for r in by_kind.get("ResourceClaimTemplate", ()):
+            dra.claim_templates[f"{r.namespace}/{r.name}"] = _resource_claim_template(r)
+        for r in by_kind.get("ResourceClaim", ()):
+            uid = _deterministic_uid("ResourceClaim", r.namespace, r.name)
+            dra.claims[f"{r.namespace}/{r.name}"] = _resource_claim(r, uid)
+        for i, r in enumerate(by_kind.get("ResourceSlice", ())):
+            dra.slices.append(_resource_slice(r, i))
+        return dra
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,
