@@ -318,6 +318,31 @@ def _literal_type(tree: Any) -> str | None:
     return _LITERAL_TYPES.get(kind) if isinstance(kind, str) else None
 
 
+_MACROS = ("all", "exists", "exists_one", "map", "filter")
+_DECLARED = ("device", "cel")  # cel: the namespace of cel.bind (which celpy lacks)
+
+
+def _undeclared(tree: Any) -> Any | None:
+    """The first identifier that is neither a declared variable nor bound by a macro (cel-go's
+    checker: "undeclared reference"), as its token, or None."""
+    bound: set[str] = set()
+    for node in tree.iter_subtrees():
+        if node.data == "member_dot_arg" and len(node.children) >= 3:
+            name = node.children[1]
+            args = node.children[2]
+            if str(name) in _MACROS and getattr(args, "children", None):
+                first = next(args.children[0].scan_values(lambda t: getattr(t, "type", "")
+                                                          == "IDENT"), None)
+                if first is not None:
+                    bound.add(str(first))
+    for node in tree.iter_subtrees_topdown():
+        if node.data == "ident" and node.children:
+            token = node.children[0]
+            if str(token) not in _DECLARED and str(token) not in bound:
+                return token
+    return None
+
+
 class CompiledSelector:
     """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
 
@@ -329,6 +354,11 @@ class CompiledSelector:
         except CELParseError as e:
             raise CELCompileError(f"compilation failed: ERROR: <input>: Syntax error: "
                                   f"{str(e).strip()}") from None
+        token = _undeclared(ast)
+        if token is not None:
+            raise CELCompileError(
+                f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undeclared "
+                f"reference to '{token}' (in container '')")
         out = _literal_type(ast)
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")

@@ -194,3 +194,12 @@ def test_quantity_functions() -> None:
         compile_selector('device.capacity["dra.example.com"].memory.asInteger() == 1'
                          ).device_matches(dev)
     assert parse_quantity_string("1500m") == Fraction(3, 2)
+
+
+def test_undeclared_reference_is_a_compile_error() -> None:
+    """cel-go's checker refuses an unknown variable at compile time (allocator_testing.go
+    "invalid-CEL-*" expect "undeclared reference"); macro variables are declared."""
+    with pytest.raises(CELCompileError, match=r"compilation failed: ERROR: <input>:1:18: "
+                                              r"undeclared reference to 'foo'"):
+        compile_selector("device.driver == foo")
+    compile_selector('device.attributes.exists(x, x == "a") && [1].all(y, [2].all(z, y < z))')

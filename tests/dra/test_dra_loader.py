@@ -119,15 +119,19 @@ def test_shared_counters_and_per_device_nodes() -> None:
     spec = s["spec"]
     del spec["nodeName"]
     spec["perDeviceNodeSelection"] = True
-    spec["sharedCounters"] = [{"name": "gpu-0-counters",
-                               "counters": {"memory": {"value": "80Gi"}}}]
+    spec["pool"]["resourceSliceCount"] = 2
+    counters = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "counters"},
+                "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                         "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 2},
+                         "sharedCounters": [{"name": "gpu-0-counters",
+                                             "counters": {"memory": {"value": "80Gi"}}}]}}
     spec["devices"][0]["nodeName"] = "node-1"
     spec["devices"][0]["consumesCounters"] = [{"counterSet": "gpu-0-counters",
                                                "counters": {"memory": {"value": "40Gi"}}}]
     spec["devices"][1]["allNodes"] = True
-    (got,) = load(s).dra.slices
+    got, shared = load(s, counters).dra.slices
     assert got.per_device_node_selection is True
-    assert got.shared_counters[0].counters == (("memory", Fraction(80 * 2**30)),)
+    assert shared.shared_counters[0].counters == (("memory", Fraction(80 * 2**30)),)
     assert got.devices[0].node_name == "node-1" and got.devices[1].all_nodes is True
     assert got.devices[0].consumes_counters[0].counter_set == "gpu-0-counters"
 
@@ -152,6 +156,8 @@ def test_pod_resource_claims_and_statuses() -> None:
      "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is "
      "required, got none"),
     (lambda s: s["spec"].update(allNodes=True), "spec", "got `nodeName`, `allNodes`"),
+    (lambda s: s["spec"].update(sharedCounters=[]), "spec",
+     "only one of `sharedCounters` or `devices` is allowed"),
     (lambda s: s["spec"]["pool"].pop("resourceSliceCount"), "spec.pool.resourceSliceCount",
      "must be greater than 0"),
     (lambda s: s["spec"]["devices"][1]["attributes"].update(bad={"int": 1, "string": "x"}),

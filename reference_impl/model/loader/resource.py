@@ -221,6 +221,8 @@ def _resource_slice(r: _Raw, order: int) -> ResourceSlice:
     else:
         per_device = read_bool(ctx, spec["perDeviceNodeSelection"],
                                "spec.perDeviceNodeSelection")
+    if spec.get("sharedCounters") is not None and spec.get("devices") is not None:
+        raise ctx.error("spec", "only one of `sharedCounters` or `devices` is allowed")
     devices = tuple(_device(ctx, d, f"spec.devices[{i}]", bool(per_device))
                     for i, d in enumerate(read_list(ctx, spec.get("devices"), "spec.devices")))
     seen: dict[str, int] = {}
