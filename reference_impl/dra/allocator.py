@@ -1,16 +1,13 @@
 """The structured allocator, "incubating" variant: the one ``structured.NewAllocator`` picks
-for the default features of v1.37.2 (AdminAccess, PrioritizedList, PartitionableDevices,
-DeviceTaints, DeviceBindingAndStatus, ConsumableCapacity and FractionalCapacityRange are on;
-"stable" lacks the last three). Upstream:
-k8s.io/dynamic-resource-allocation/structured/internal/incubating/allocator_incubating.go and
-constraint.go (v0.37.2).
+for the default features of v1.37.2 ("stable" lacks DeviceBindingAndStatus, ConsumableCapacity
+and FractionalCapacityRange). Upstream: k8s.io/dynamic-resource-allocation/structured/internal/
+incubating/allocator_incubating.go and constraint.go (v0.37.2).
 
-Claims are allocated in order, requests in order, devices one at a time by depth-first
-search with backtracking: pools in ``gather_pools`` order, their slices by name, devices in
-slice order, each search resuming after the device the previous one took. ``firstAvailable``
-tries its subrequests in order. Not modelled yet (a clear :class:`AllocatorError`): consumable
-capacity (capacity requests, ``allowMultipleAllocations`` devices), device configuration in the
-result, binding conditions in the result (docs/dra.md).
+Claims, requests and devices are allocated in order by depth-first search with backtracking:
+pools in ``gather_pools`` order, slices by name, devices in slice order, each search resuming
+after the device the previous one took; ``firstAvailable`` tries its subrequests in order.
+Not modelled yet (a clear :class:`AllocatorError`): consumable capacity, device configuration
+and binding conditions in the result (docs/dra.md).
 """
 
 from __future__ import annotations
