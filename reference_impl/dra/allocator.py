@@ -199,6 +199,8 @@ class Allocator:
         self.admin_access = admin_access
         self.prioritized_list = prioritized_list
         self._cel: dict[str, CompiledSelector | CELCompileError] = {}
+        #: ``Stats.NumAllocateOneInvocations``, over all ``allocate`` calls
+        self.num_allocate_one_invocations = 0
 
     def compiled(self, expression: str) -> CompiledSelector | CELCompileError:
         """``cel.Cache.GetOrCompile``."""
@@ -333,6 +335,7 @@ class _Allocation:
     def _allocate_one(self, ci: int, ri: int, si: int, di: int, sub: bool,
                       start: tuple[int, int, int]) -> bool:
         """``allocateOne``: True when this device and all after it are allocated."""
+        self.a.num_allocate_one_invocations += 1
         if ci >= len(self.claims):
             return True
         claim = self.claims[ci]

@@ -84,6 +84,7 @@ class Case:
     error: str = ""
     allocated: set[tuple[str, str, str]] = field(default_factory=set)
     features: dict[str, bool] = field(default_factory=dict)
+    invocations: int | None = None  # expectNumAllocateOneInvocations
 
 
 ALL = ALLOCATION_MODE_ALL
@@ -296,6 +297,42 @@ CASES: dict[str, Case] = {
             "req-0", sub_request("subReq-0", CLASS_B, 2), sub_request("subReq-1", CLASS_A, 2)))],
         [one("slice-1", NODE_1, "pool-1", DRIVER_A), one("slice-2", NODE_1, "pool-2", DRIVER_B)],
         expect=None),
+    "prioritized-list-subrequests-with-allocation-mode-all": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_A, mode=ALL),
+            sub_request("subReq-1", CLASS_A)))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            device("device-2"))],
+        allocated={(DRIVER_A, "pool-1", "device-1")},
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0/subReq-1", DRIVER_A, "pool-1", "device-2"))]),
+    "prioritized-list-too-many-in-first-subrequest": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_B, 500), sub_request("subReq-1", CLASS_A)))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0/subReq-1", DRIVER_A, "pool-1", "device-1"))]),
+    "prioritized-list-minimum-sum-exceeds-claim-limit": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 20), request_with_prioritized_list(
+            "req-1", sub_request("subReq-0", CLASS_A, 20), sub_request("subReq-1", CLASS_A, 24)))],
+        [], error="claim claim-0, request req-1: adding 20 devices exceeds the claim limit"),
+    "prioritized-list-overflowing-first-subrequest-is-pruned": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request_with_prioritized_list(
+            "req-1", sub_request("subReq-0", CLASS_A, (1 << 63) - 1),
+            sub_request("subReq-1", CLASS_A)))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            device("device-2"))],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-1/subReq-1", DRIVER_A, "pool-1", "device-2"))],
+        invocations=8),
+    "partitionable-devices-single-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", consumes={"counter-set-1": {"memory": "4Gi"}}),
+                            slice_count=2),
+         slice_with_devices("slice-2", NODE_1, "pool-1", DRIVER_A, slice_count=2,
+                            counter_sets={"counter-set-1": {"memory": "8Gi"}})],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"))]),
     "prioritized-list-disabled": Case(
         [claim("claim-0", request_with_prioritized_list(
             "req-0", sub_request("subReq-0", CLASS_A)))],
@@ -321,6 +358,8 @@ def _run(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[Resu
     alloc = Allocator(set(case.allocated), CLASSES if classes is None else classes,
                       case.slices, **case.features)
     got = alloc.allocate(case.node, case.claims)
+    if case.invocations is not None:
+        assert alloc.num_allocate_one_invocations == case.invocations
     if got is None:
         return None
     return [(r.node_selector, frozenset((d.request, d.driver, d.pool, d.device,
