@@ -233,6 +233,16 @@ class OwnerReference:
     controller: bool = False
 
 
+@dataclass(slots=True, frozen=True)
+class PodResourceClaim:
+    """v1.PodResourceClaim: a claim by name, or a template the resourceclaim controller makes a
+    claim from (its name then in ``status.resourceClaimStatuses``)."""
+
+    name: str
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
 @dataclass(slots=True)
 class PodResources:
     """``fwk.PodResource``: the pod's requests and the non-zero cpu/memory used for scoring."""
@@ -290,7 +300,10 @@ class Pod:
     # Inputs handled by plugins that are not modelled yet; kept so they can be refused clearly.
     pvc_names: tuple[str, ...] = ()
     volumes: tuple[dict, ...] = ()
-    resource_claims: tuple[str, ...] = ()
+    resource_claims: tuple[str, ...] = ()  # the names of spec.resourceClaims
+    resource_claim_sources: tuple[PodResourceClaim, ...] = ()  # spec.resourceClaims
+    # status.resourceClaimStatuses: (name, resourceClaimName or None)
+    resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()
     # Computed once at load time (see requests.py).
     resources: PodResources | None = None
     host_ports: tuple[ContainerPort, ...] = ()

@@ -24,6 +24,7 @@ from reference_impl.model.decoding import (
     read_str,
     show,
 )
+from reference_impl.model.dra import DRAObjects
 from reference_impl.model.errors import InputError
 from reference_impl.model.generated_names import generate_name
 from reference_impl.model.loader.admission import ADMISSION_KINDS, Admission, admit_documents
@@ -37,12 +38,22 @@ from reference_impl.model.loader.controllers import (
 from reference_impl.model.loader.defaults import (
     LABEL_METADATA_NAME,
     SYSTEM_PRIORITY_CLASSES,
+    _deterministic_uid,
     _global_default_class,
 )
 from reference_impl.model.loader.fields import _Raw
 from reference_impl.model.loader.node import _node
 from reference_impl.model.loader.pod import _pod
 from reference_impl.model.loader.policy import _namespace, _pdb, _priority_class
+from reference_impl.model.loader.resource import (
+    NAMESPACED_RESOURCE_KINDS,
+    RESOURCE_GROUP,
+    RESOURCE_KINDS,
+    _device_class,
+    _resource_claim,
+    _resource_claim_template,
+    _resource_slice,
+)
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
 SCENARIO_API_VERSION = "kschedconf/v1"
@@ -55,15 +66,16 @@ ABOUT_THE_FILE = {
     "GoldenDecisions": "the decisions recorded from upstream; kschedconf reproduce compares them",
 }
 _TERMINAL_PHASES = ("Succeeded", "Failed")
-_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS)
+_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS, *NAMESPACED_RESOURCE_KINDS)
 _OBJECT = "a mapping (a Kubernetes object)"
 
 
 @dataclass(slots=True)
 class LoadResult:
     """The cluster read from the inputs, the warnings about ignored objects, the raw
-    Scenario document (``apiVersion: kschedconf/v1``) if one was found, and what admission did
-    to the pods (``load_paths`` with an admission mode; None when it did not run)."""
+    Scenario document (``apiVersion: kschedconf/v1``) if one was found, what admission did
+    to the pods (``load_paths`` with an admission mode; None when it did not run), and the DRA
+    objects."""
 
     cluster: Cluster
     warnings: list[str] = field(default_factory=list)
@@ -73,6 +85,8 @@ class LoadResult:
     ignored: dict[str, int] = field(default_factory=dict)
     ignored_warnings: list[str] = field(default_factory=list)
     admission: Admission | None = None
+    #: the resource.k8s.io/v1 objects (model/dra.py): not on the scheduling path yet
+    dra: DRAObjects = field(default_factory=DRAObjects)
 
 
 def _yaml_loader_class() -> type:
@@ -171,6 +185,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
     if kind in CONTROLLER_KINDS and (not api_version or api_version == CONTROLLER_KINDS[kind]):
         return kind
     if (group, kind) in ADMISSION_KINDS:
+        return kind
+    if kind in RESOURCE_KINDS and api_version == f"{RESOURCE_GROUP}/v1":
         return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
@@ -347,12 +363,33 @@ class _Builder:
             ignored[kind] = ignored.get(kind, 0) + n
         warnings += ignored_warnings
         warnings += self.about
+        dra = self._build_dra(by_kind)
+        if dra:
+            n = sum(len(by_kind.get(k, ())) for k in RESOURCE_KINDS)
+            warnings.append(f"read {n} resource.k8s.io/v1 object(s) (DeviceClass, ResourceClaim, "
+                            "ResourceClaimTemplate, ResourceSlice): the reference scheduler "
+                            "does not use them yet (docs/dra.md)")
         if self.admission_objects and (admission is None or admission.mode == "never"):
             kinds = ", ".join(f"{n} {k}(s)" for k, n in sorted(self.admission_objects.items()))
             warnings.append(f"{kinds} not applied: admission is off, the pods are taken as "
                             "they are (--admission auto applies them to pods from manifests)")
         return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None,
-                          ignored, ignored_warnings, admission)
+                          ignored, ignored_warnings, admission, dra)
+
+    @staticmethod
+    def _build_dra(by_kind: Mapping[str, list[_Raw]]) -> DRAObjects:
+        """The resource.k8s.io/v1 objects (``loader/resource.py``)."""
+        dra = DRAObjects()
+        for r in by_kind.get("DeviceClass", ()):
+            dra.device_classes[r.name] = _device_class(r)
+        for r in by_kind.get("ResourceClaimTemplate", ()):
+            dra.claim_templates[f"{r.namespace}/{r.name}"] = _resource_claim_template(r)
+        for r in by_kind.get("ResourceClaim", ()):
+            uid = _deterministic_uid("ResourceClaim", r.namespace, r.name)
+            dra.claims[f"{r.namespace}/{r.name}"] = _resource_claim(r, uid)
+        for i, r in enumerate(by_kind.get("ResourceSlice", ())):
+            dra.slices.append(_resource_slice(r, i))
+        return dra
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,

@@ -52,6 +52,7 @@ from reference_impl.model.objects import (
     ContainerStatus,
     OwnerReference,
     Pod,
+    PodResourceClaim,
     PriorityClass,
     Toleration,
     TopologySpreadConstraint,
@@ -304,10 +305,8 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
                            f"spec.volumes[{i}].persistentVolumeClaim")
             pvc_names.append(read_required_str(ctx, src.get("claimName"),
                                                f"spec.volumes[{i}].persistentVolumeClaim.claimName"))
-    claims = []
-    for i, c in enumerate(read_list(ctx, spec.get("resourceClaims"), "spec.resourceClaims")):
-        c = read_map(ctx, c, f"spec.resourceClaims[{i}]")
-        claims.append(read_required_str(ctx, c.get("name"), f"spec.resourceClaims[{i}].name"))
+    claim_sources = _pod_resource_claims(ctx, spec.get("resourceClaims"), "spec.resourceClaims")
+    claims = [c.name for c in claim_sources]
     gates = []
     for i, g in enumerate(read_list(ctx, spec.get("schedulingGates"), "spec.schedulingGates")):
         g = read_map(ctx, g, f"spec.schedulingGates[{i}]")
@@ -371,6 +370,9 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         pvc_names=tuple(pvc_names),
         volumes=tuple(plain(v) for v in volumes),
         resource_claims=tuple(claims),
+        resource_claim_sources=claim_sources,
+        resource_claim_statuses=_resource_claim_statuses(
+            ctx, status.get("resourceClaimStatuses"), "status.resourceClaimStatuses"),
     )
     try:
         pod.resources = compute_pod_resources(pod)
@@ -378,3 +380,46 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         raise ctx.error("spec", f"resource requests out of range: {e}") from None
     pod.host_ports = host_ports(pod)
     return pod
+
+
+def _pod_resource_claims(ctx: InputLocation, v: object, path: str
+                         ) -> tuple[PodResourceClaim, ...]:
+    """``spec.resourceClaims`` as validatePodResourceClaim (pkg/apis/core/validation/
+    validation.go) admits them: unique names, one of the claim and the template."""
+    out: list[PodResourceClaim] = []
+    for i, c in enumerate(read_list(ctx, v, path)):
+        cpath = f"{path}[{i}]"
+        c = read_map(ctx, c, cpath)
+        name = read_required_str(ctx, c.get("name"), f"{cpath}.name")
+        if any(o.name == name for o in out):
+            raise ctx.error(f"{cpath}.name", f"Duplicate value: {name!r}")
+        claim = c.get("resourceClaimName")
+        template = c.get("resourceClaimTemplateName")
+        if claim is not None and template is not None:
+            raise ctx.error(cpath, "at most one of `resourceClaimName` or "
+                                   "`resourceClaimTemplateName` may be specified")
+        if claim is None and template is None:
+            raise ctx.error(cpath, "must specify one of: `resourceClaimName`, "
+                                   "`resourceClaimTemplateName`")
+        out.append(PodResourceClaim(
+            name,
+            None if claim is None else read_required_str(ctx, claim,
+                                                          f"{cpath}.resourceClaimName"),
+            None if template is None else read_required_str(
+                ctx, template, f"{cpath}.resourceClaimTemplateName")))
+    return tuple(out)
+
+
+def _resource_claim_statuses(ctx: InputLocation, v: object, path: str
+                             ) -> tuple[tuple[str, str | None], ...]:
+    """``status.resourceClaimStatuses``: (name, resourceClaimName; None when the controller
+    decided no claim is needed)."""
+    out: list[tuple[str, str | None]] = []
+    for i, c in enumerate(read_list(ctx, v, path)):
+        cpath = f"{path}[{i}]"
+        c = read_map(ctx, c, cpath)
+        claim = c.get("resourceClaimName")
+        out.append((read_required_str(ctx, c.get("name"), f"{cpath}.name"),
+                    None if claim is None else read_required_str(
+                        ctx, claim, f"{cpath}.resourceClaimName")))
+    return tuple(out)

@@ -1,0 +1,598 @@
+"""The structured allocator, "incubating" variant: the one ``structured.NewAllocator`` picks
+for the default features of v1.37.2 ("stable" lacks DeviceBindingAndStatus, ConsumableCapacity
+and FractionalCapacityRange). Upstream: k8s.io/dynamic-resource-allocation/structured/internal/
+incubating/allocator_incubating.go and constraint.go (v0.37.2).
+
+Claims, requests and devices are allocated in order by depth-first search with backtracking:
+pools in ``gather_pools`` order, slices by name, devices in slice order, each search resuming
+after the device the previous one took; ``firstAvailable`` tries its subrequests in order.
+Not modelled yet (a clear :class:`AllocatorError`): consumable capacity, device configuration
+and binding conditions in the result (docs/dra.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from reference_impl.dra.cel import (
+    CELCompileError,
+    CELMatchError,
+    CompiledSelector,
+    DeviceView,
+    compile_selector,
+)
+from reference_impl.dra.pools import Pool, PoolID, gather_pools, node_matches
+from reference_impl.model.dra import (
+    ALLOCATION_MODE_ALL,
+    ALLOCATION_MODE_EXACT_COUNT,
+    DEVICE_TAINT_NO_EXECUTE,
+    DEVICE_TAINT_NO_SCHEDULE,
+    AllocationResult,
+    AttributeValue,
+    Device,
+    DeviceClass,
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    DeviceTaint,
+    DeviceToleration,
+    ExactDeviceRequest,
+    ResourceClaim,
+    ResourceSlice,
+    Version,
+)
+from reference_impl.model.objects import (
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+)
+
+#: resourceapi.AllocationResultsMaxSize
+ALLOCATION_RESULTS_MAX_SIZE = 32
+
+DeviceID = tuple[str, str, str]  # (driver, pool, device)
+
+
+class AllocatorError(Exception):
+    """An allocation error (upstream's ``error`` return): the message is upstream's."""
+
+
+class _MaxSizeExceeded(Exception):
+    """``errAllocationResultMaxSizeExceeded``."""
+
+
+def _claim_key(claim: ResourceClaim) -> str:
+    """``klog.KObj(claim)``."""
+    return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
+
+
+def _typed(v: AttributeValue) -> tuple[str, object]:
+    """An attribute value with its kind: values of different kinds never compare equal."""
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, int):
+        return ("int", v)
+    if isinstance(v, Version):
+        return ("version", v.text)
+    return ("string", v)
+
+
+def lookup_attribute(device: Device, device_id: DeviceID, name: str
+                     ) -> tuple[str, object] | None:
+    """``lookupAttribute``: by the fully qualified name, or without the driver's domain."""
+    attrs = dict(device.attributes)
+    if name in attrs:
+        return _typed(attrs[name])
+    domain, sep, ident = name.partition("/")
+    if not sep or domain != device_id[0]:
+        return None
+    if ident in attrs:
+        return _typed(attrs[ident])
+    return None
+
+
+class _Constraint:
+    """``matchAttributeConstraint`` / ``distinctAttributeConstraint`` (constraint.go)."""
+
+    def __init__(self, request_names: Sequence[str], attribute: str, distinct: bool) -> None:
+        self.request_names = set(request_names)
+        self.attribute = attribute
+        self.distinct = distinct
+        self.first: tuple[str, object] | None = None
+        self.num_devices = 0
+        self.values: list[tuple[str, object]] = []
+
+    def _applies(self, request: str, sub: str) -> bool:
+        if not self.request_names:
+            return True
+        if not sub:
+            return request in self.request_names
+        return request in self.request_names or f"{request}/{sub}" in self.request_names
+
+    def add(self, request: str, sub: str, device: Device, device_id: DeviceID) -> bool:
+        if not self._applies(request, sub):
+            return True
+        value = lookup_attribute(device, device_id, self.attribute)
+        if value is None:
+            return False
+        if self.distinct:
+            if value in self.values:
+                return False
+            self.values.append(value)
+            return True
+        if self.num_devices == 0:
+            self.first = value
+            self.num_devices = 1
+            return True
+        if value != self.first:
+            return False
+        self.num_devices += 1
+        return True
+
+    def remove(self, request: str, sub: str) -> None:
+        if not self._applies(request, sub):
+            return
+        if self.distinct:
+            self.values.pop()
+        else:
+            self.num_devices -= 1
+
+
+@dataclass(slots=True)
+class _RequestData:
+    """``requestData``: the (sub)request, its parent, class and how many devices."""
+
+    name: str
+    exactly: ExactDeviceRequest
+    parent: str | None = None
+    class_: DeviceClass | None = None
+    num_devices: int = 0
+    selected_sub_request_index: int = 0
+    all_devices: list[tuple[DeviceID, Device, ResourceSlice, Pool]] = field(default_factory=list)
+
+    @property
+    def request_name(self) -> str:
+        return f"{self.parent}/{self.name}" if self.parent is not None else self.name
+
+
+def taint_tolerated(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
+    """``resourceclaim.ToleratesTaint``."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in ("", "Equal"):
+        return toleration.value == taint.value
+    return toleration.operator == "Exists"
+
+
+def taint_prevents_allocation(device: Device, request: ExactDeviceRequest) -> bool:
+    """``taintPreventsAllocation``: a NoSchedule/NoExecute taint no toleration tolerates."""
+    return any(t.effect in (DEVICE_TAINT_NO_EXECUTE, DEVICE_TAINT_NO_SCHEDULE)
+               and not any(taint_tolerated(tol, t) for tol in request.tolerations)
+               for t in device.taints)
+
+
+class Allocator:
+    """``incubating.Allocator``: ``allocated`` holds the devices already in use
+    (``AllocatedState.AllocatedDevices``)."""
+
+    def __init__(self, allocated: set[DeviceID], classes: Mapping[str, DeviceClass],
+                 slices: Sequence[ResourceSlice], *, partitionable: bool = True,
+                 device_taints: bool = True, admin_access: bool = True,
+                 prioritized_list: bool = True) -> None:
+        self.allocated = allocated
+        self.classes = classes
+        self.all_slices = list(slices)
+        self.slices_on_node: dict[str, list[ResourceSlice]] = {}
+        self.slices_shared: list[ResourceSlice] = []
+        for s in slices:
+            if s.node_name:
+                self.slices_on_node.setdefault(s.node_name, []).append(s)
+            else:
+                self.slices_shared.append(s)
+        self.partitionable = partitionable
+        self.device_taints = device_taints
+        self.admin_access = admin_access
+        self.prioritized_list = prioritized_list
+        self._cel: dict[str, CompiledSelector | CELCompileError] = {}
+        #: ``Stats.NumAllocateOneInvocations``, over all ``allocate`` calls
+        self.num_allocate_one_invocations = 0
+
+    def compiled(self, expression: str) -> CompiledSelector | CELCompileError:
+        """``cel.Cache.GetOrCompile``."""
+        got = self._cel.get(expression)
+        if got is None:
+            try:
+                got = compile_selector(expression)
+            except CELCompileError as e:
+                got = e
+            self._cel[expression] = got
+        return got
+
+    def allocate(self, node: Node, claims: Sequence[ResourceClaim]
+                 ) -> list[AllocationResult] | None:
+        """``Allocate``: one result per claim, or None when the claims do not fit on the
+        node; raises :class:`AllocatorError` where upstream returns an error."""
+        return _Allocation(self, node, list(claims)).run()
+
+
+class _Allocation:
+    """``allocator``: the state of one ``Allocate`` call."""
+
+    def __init__(self, a: Allocator, node: Node, claims: list[ResourceClaim]) -> None:
+        self.a = a
+        self.node = node
+        self.claims = claims
+        self.pools: list[Pool] = []
+        self.request_data: dict[tuple[int, int, int], _RequestData] = {}
+        self.constraints: list[list[_Constraint]] = []
+        self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
+        self.allocating: dict[DeviceID, set[int]] = {}
+        self.results: list[list[tuple[_RequestData, DeviceID, Device, ResourceSlice]]] = [
+            [] for _ in claims]
+        self.available_counters: dict[PoolID, dict[str, dict[str, Fraction]]] = {}
+        self.consumed_counters: dict[PoolID, dict[str, dict[str, Fraction]]] = {}
+
+    # setup
+
+    def run(self) -> list[AllocationResult] | None:
+        a = self.a
+        slices = a.slices_on_node.get(self.node.name, []) + a.slices_shared
+        self.pools = gather_pools(slices, self.node, a.all_slices, partitionable=a.partitionable)
+        for ci, claim in enumerate(self.claims):
+            min_per_claim = 0
+            for ri, request in enumerate(claim.spec.requests):
+                min_per_request = self._request_data(claim, ci, ri, request)
+                if min_per_request > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
+                    raise AllocatorError(
+                        f"claim {_claim_key(claim)}, request {request.name}: adding "
+                        f"{min_per_request} devices exceeds the claim limit of "
+                        f"{ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already "
+                        "accounted for")
+                min_per_claim += min_per_request
+            self.constraints.append([
+                _Constraint(c.requests, c.match_attribute or c.distinct_attribute or "",
+                            distinct=c.match_attribute is None)
+                for c in claim.spec.constraints])
+        self.matches = {}
+        try:
+            done = self._allocate_one(0, 0, 0, 0, False, (0, 0, 0))
+        except _MaxSizeExceeded:
+            done = False
+        if not done:
+            if any(p.is_invalid for p in self.pools):
+                raise AllocatorError("invalid resource pools were encountered")
+            return None
+        return [self._result(ci) for ci in range(len(self.claims))]
+
+    def _request_data(self, claim: ResourceClaim, ci: int, ri: int,
+                      request: DeviceRequest) -> int:
+        if request.first_available:
+            if not self.a.prioritized_list:
+                raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: has "
+                                     "subrequests, but the DRAPrioritizedList feature is "
+                                     "disabled")
+            least = None
+            for si, sub in enumerate(request.first_available):
+                data = self._validate(claim, ci, ri, si, _RequestData(sub.name, sub.exactly,
+                                                                      request.name))
+                self.request_data[(ci, ri, si)] = data
+                least = data.num_devices if least is None else min(least, data.num_devices)
+            return least or 0
+        assert request.exactly is not None
+        data = self._validate(claim, ci, ri, 0, _RequestData(request.name, request.exactly))
+        self.request_data[(ci, ri, 0)] = data
+        return data.num_devices
+
+    def _validate(self, claim: ResourceClaim, ci: int, ri: int, si: int,
+                  data: _RequestData) -> _RequestData:
+        """``validateDeviceRequest``."""
+        r = data.exactly
+        where = f"claim {_claim_key(claim)}, request {data.name}"
+        if r.capacity is not None:
+            raise AllocatorError(f"{where}: not supported yet: capacity requests "
+                                 "(DRAConsumableCapacity)")
+        if not self.a.admin_access and r.admin_access is not None:
+            raise AllocatorError(f"{where}: admin access is requested, but the feature is "
+                                 "disabled")
+        cls = self.a.classes.get(r.device_class_name)
+        if cls is None:
+            raise AllocatorError(f"{where}: could not retrieve device class "
+                                 f"{r.device_class_name}: deviceclass.resource.k8s.io "
+                                 f"\"{r.device_class_name}\" not found")
+        data.class_ = cls
+        if r.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
+            data.num_devices = r.count
+            return data
+        assert r.allocation_mode == ALLOCATION_MODE_ALL
+        for pool in self.pools:
+            if pool.is_incomplete:
+                raise AllocatorError(f"{where}: asks for all devices, but resource pool "
+                                     f"{pool.driver}/{pool.pool} is currently being updated")
+            if pool.is_invalid:
+                raise AllocatorError(f"{where}: asks for all devices, but resource pool "
+                                     f"{pool.driver}/{pool.pool} is currently invalid")
+            for s in pool.device_slices_targeting_node:
+                for di, d in enumerate(s.devices):
+                    if self._selectable((ci, ri, si), data, s, di):
+                        self._check_not_shared(d)
+                        data.all_devices.append(((s.driver, s.pool, d.name), d, s, pool))
+        data.num_devices = len(data.all_devices)
+        return data
+
+    @staticmethod
+    def _check_not_shared(d: Device) -> None:
+        if d.allow_multiple_allocations:
+            raise AllocatorError(f"device {d.name}: not supported yet: allowMultipleAllocations "
+                                 "(DRAConsumableCapacity)")
+
+    # the search
+
+    def _allocate_one(self, ci: int, ri: int, si: int, di: int, sub: bool,
+                      start: tuple[int, int, int]) -> bool:
+        """``allocateOne``: True when this device and all after it are allocated."""
+        self.a.num_allocate_one_invocations += 1
+        if ci >= len(self.claims):
+            return True
+        claim = self.claims[ci]
+        if ri >= len(claim.spec.requests):
+            try:
+                return self._allocate_one(ci + 1, 0, 0, 0, False, (0, 0, 0))
+            except _MaxSizeExceeded:
+                return False
+        data = self.request_data[(ci, ri, si)]
+        if not sub and data.parent is not None:
+            all_exceeded = True
+            index = 0
+            while (ci, ri, index) in self.request_data:
+                try:
+                    ok = self._allocate_one(ci, ri, index, di, True, (0, 0, 0))
+                except _MaxSizeExceeded:
+                    index += 1
+                    continue
+                all_exceeded = False
+                if ok:
+                    self.request_data[(ci, ri, 0)].selected_sub_request_index = index
+                    return True
+                index += 1
+            if all_exceeded:
+                raise _MaxSizeExceeded
+            return False
+        r = data.exactly
+        all_devices = r.allocation_mode == ALLOCATION_MODE_ALL
+        if all_devices and not data.all_devices:
+            return False
+        if di >= data.num_devices:
+            return self._allocate_one(ci, ri + 1, 0, 0, False, (0, 0, 0))
+        if data.num_devices - di > ALLOCATION_RESULTS_MAX_SIZE - len(self.results[ci]):
+            raise _MaxSizeExceeded
+        if all_devices:
+            device_id, device, s, pool = data.all_devices[di]
+            undo = self._allocate_device(ci, ri, si, device_id, device, s, pool, must=True)
+            if undo is None:
+                return False
+            done = False
+            try:
+                done = self._allocate_one(ci, ri, si, di + 1, sub, (0, 0, 0))
+            finally:
+                if not done:
+                    undo()
+            return done
+        admin = bool(r.admin_access)
+        for pi in range(start[0], len(self.pools)):
+            pool = self.pools[pi]
+            if pool.is_incomplete or pool.is_invalid:
+                continue
+            slice_start = start[1] if pi == start[0] else 0
+            for sli in range(slice_start, len(pool.device_slices_targeting_node)):
+                s = pool.device_slices_targeting_node[sli]
+                dev_start = start[2] if (pi, sli) == start[:2] else 0
+                for dj in range(dev_start, len(s.devices)):
+                    device = s.devices[dj]
+                    device_id = (pool.driver, pool.pool, device.name)
+                    if admin and ci in self.allocating.get(device_id, ()):
+                        continue
+                    if not admin and self._in_use(device_id):
+                        continue
+                    if not self._selectable((ci, ri, si), data, s, dj):
+                        continue
+                    self._check_not_shared(device)
+                    undo = self._allocate_device(ci, ri, si, device_id, device, s, pool,
+                                                 must=False)
+                    if undo is None:
+                        continue
+                    done = False
+                    try:
+                        done = self._allocate_one(ci, ri, si, di + 1, sub, (pi, sli, dj + 1))
+                    finally:
+                        if not done:
+                            undo()
+                    if done:
+                        return True
+        return False
+
+    def _in_use(self, device_id: DeviceID) -> bool:
+        """``deviceInUse``."""
+        return device_id in self.a.allocated or bool(self.allocating.get(device_id))
+
+    def _selectable(self, key: tuple[int, int, int], data: _RequestData, s: ResourceSlice,
+                    di: int) -> bool:
+        """``isSelectable``: the class's selectors, the request's, the device's node."""
+        device = s.devices[di]
+        device_id = (s.driver, s.pool, device.name)
+        mkey = (device_id, *key)
+        cached = self.matches.get(mkey)
+        if cached is not None:
+            return cached
+        ok = True
+        if data.class_ is not None:
+            ok = self._selectors_match(key[0], device, device_id, data.class_,
+                                       data.class_.selectors)
+        if ok:
+            ok = self._selectors_match(key[0], device, device_id, None, data.exactly.selectors)
+        if ok and s.per_device_node_selection:
+            ok = node_matches(self.node, device.node_name or "", bool(device.all_nodes),
+                              device.node_selector)
+        self.matches[mkey] = ok
+        return ok
+
+    def _selectors_match(self, ci: int, device: Device, device_id: DeviceID,
+                         cls: DeviceClass | None, selectors: Sequence[DeviceSelector]) -> bool:
+        """``selectorsMatch``: compile and runtime errors are allocation errors."""
+        owner = (f"class {cls.name}" if cls is not None
+                 else f"claim {_claim_key(self.claims[ci])}")
+        for i, sel in enumerate(selectors):
+            compiled = self.a.compiled(sel.cel)
+            if isinstance(compiled, CELCompileError):
+                raise AllocatorError(f"{owner}: selector #{i}: CEL compile error: {compiled}")
+            try:
+                matches = compiled.device_matches(DeviceView(
+                    device_id[0], device.attributes, device.capacity,
+                    device.allow_multiple_allocations))
+            except CELMatchError as e:
+                raise AllocatorError(f"{owner}: selector #{i} on device "
+                                     f"{'/'.join(device_id)}: CEL runtime error: {e}") from None
+            if not matches:
+                return False
+        return True
+
+    def _allocate_device(self, ci: int, ri: int, si: int, device_id: DeviceID, device: Device,
+                         s: ResourceSlice, pool: Pool, *, must: bool
+                         ) -> Callable[[], None] | None:
+        """``allocateDevice``: the undo function, or None when the device cannot be used."""
+        data = self.request_data[(ci, ri, si)]
+        r = data.exactly
+        admin = bool(r.admin_access)
+        if admin and ci in self.allocating.get(device_id, ()):
+            return None
+        if not admin and self._in_use(device_id):
+            return None
+        if not self.a.partitionable and device.consumes_counters:
+            return None
+        counters = False
+        if device.consumes_counters:
+            if not self._check_available_counters(device, pool):
+                return None
+            counters = True
+        base = data.parent if data.parent is not None else data.name
+        sub = data.name if data.parent is not None else ""
+        added = 0
+
+        def rollback() -> None:
+            for c in reversed(self.constraints[ci][:added]):
+                c.remove(base, sub)
+            if counters:
+                self._deallocate_counters(device, pool)
+
+        if self.a.device_taints and taint_prevents_allocation(device, r):
+            rollback()
+            return None
+        for c in self.constraints[ci]:
+            if not c.add(base, sub, device, device_id):
+                rollback()
+                if must:
+                    raise AllocatorError(
+                        f"claim {_claim_key(self.claims[ci])}, request {data.name}: cannot add "
+                        f"device {'/'.join(device_id)} because a claim constraint would not "
+                        "be satisfied")
+                return None
+            added += 1
+        self.allocating.setdefault(device_id, set()).add(ci)
+        previous = len(self.results[ci])
+        self.results[ci].append((data, device_id, device, s))
+
+        def undo() -> None:
+            del self.results[ci][previous:]
+            self.allocating[device_id].discard(ci)
+            rollback()
+
+        return undo
+
+    # counters (DRAPartitionableDevices)
+
+    def _check_available_counters(self, device: Device, pool: Pool) -> bool:
+        """``checkAvailableCounters``: the pool's counters less those of allocated devices
+        and of the devices being allocated must cover the device's consumption."""
+        available = self.available_counters.get(pool.pool_id)
+        if available is None:
+            available = {cs.name: dict(cs.counters) for cs in pool.counter_sets.values()}
+            for group in (pool.device_slices_targeting_node,
+                          pool.device_slices_not_targeting_node):
+                for s in group:
+                    for d in s.devices:
+                        if (s.driver, s.pool, d.name) not in self.a.allocated:
+                            continue
+                        for c in d.consumes_counters:
+                            cset = available.get(c.counter_set, {})
+                            for n, q in c.counters:
+                                if n in cset:
+                                    cset[n] -= q
+            self.available_counters[pool.pool_id] = available
+        consumed = self.consumed_counters.setdefault(pool.pool_id, {})
+        for c in device.consumes_counters:
+            cset = consumed.setdefault(c.counter_set, {})
+            for n, q in c.counters:
+                cset[n] = cset.get(n, Fraction(0)) + q
+        for set_name, counters in available.items():
+            used = consumed.get(set_name, {})
+            for n, q in counters.items():
+                if q < used.get(n, Fraction(0)):
+                    self._deallocate_counters(device, pool)
+                    return False
+        return True
+
+    def _deallocate_counters(self, device: Device, pool: Pool) -> None:
+        consumed = self.consumed_counters[pool.pool_id]
+        for c in device.consumes_counters:
+            for n, q in c.counters:
+                consumed[c.counter_set][n] -= q
+
+    # the result
+
+    def _result(self, ci: int) -> AllocationResult:
+        results = []
+        for data, device_id, _device, _s in self.results[ci]:
+            results.append(DeviceRequestAllocationResult(
+                request=data.request_name, driver=device_id[0], pool=device_id[1],
+                device=device_id[2], admin_access=True if data.exactly.admin_access else None))
+        return AllocationResult(tuple(results), self._node_selector(ci))
+
+    def _node_selector(self, ci: int) -> NodeSelector | None:
+        """``createNodeSelector``: the node by name if any device is node-local, else the
+        requirements of the slices' (or devices') node selectors, else None (all nodes)."""
+        fields: list[NodeSelectorRequirement] = []
+        exprs: list[NodeSelectorRequirement] = []
+        for _data, _id, device, s in self.results[ci]:
+            if s.per_device_node_selection:
+                node_name, selector = device.node_name, device.node_selector
+            else:
+                node_name, selector = s.node_name, s.node_selector
+            if node_name is not None or device.binds_to_node:
+                return NodeSelector((NodeSelectorTerm(match_fields=(NodeSelectorRequirement(
+                    "metadata.name", "In", (self.node.name,)),)),))
+            if selector is not None:
+                if len(selector.node_selector_terms) > 1:
+                    raise AllocatorError(
+                        f"create NodeSelector for claim {self.claims[ci].name}: unsupported "
+                        f"ResourceSlice.NodeSelector with {len(selector.node_selector_terms)} "
+                        "terms")
+                if selector.node_selector_terms:
+                    term = selector.node_selector_terms[0]
+                    _add_new(term.match_fields, fields)
+                    _add_new(term.match_expressions, exprs)
+        if fields or exprs:
+            return NodeSelector((NodeSelectorTerm(tuple(exprs), tuple(fields)),))
+        return None
+
+
+def _add_new(source: Sequence[NodeSelectorRequirement], to: list[NodeSelectorRequirement]
+             ) -> None:
+    """``addNewNodeSelectorRequirements``: values compared as sets."""
+    for r in source:
+        if not any(e.key == r.key and e.operator == r.operator
+                   and set(e.values) == set(r.values) for e in to):
+            to.append(r)

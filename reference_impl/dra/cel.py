@@ -1,0 +1,446 @@
+"""The CEL environment of DRA device selectors, on cel-python (``celpy``).
+
+Upstream: ``k8s.io/dynamic-resource-allocation/cel/compile.go`` (v0.37.2): the ``device``
+variable (``driver``, ``allowMultipleAllocations`` with DRAConsumableCapacity,
+``attributes[domain][id]`` and ``capacity[domain][id]``, a name without a domain in the
+driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
+``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
+the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
+``semverlib.go``, ``quantity.go`` and the ``split``/``lowerAscii``/... string extension.
+What celpy cannot do like cel-go (type checking at compile time, cost limits, ``cel.bind``)
+is listed in docs/dra.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import celpy
+import celpy.celtypes as ct
+from celpy.celparser import CELParseError
+from celpy.evaluation import CELEvalError
+
+from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
+from reference_impl.model.quantity import QuantityError, parse_quantity_string
+
+# --- semver (k8s.io/apiserver/pkg/cel/library/semverlib.go; github.com/blang/semver/v4) ---
+
+_NUM = re.compile(r"^(0|[1-9][0-9]*)$")
+_IDENT = re.compile(r"^[0-9A-Za-z-]+$")
+
+
+class SemverError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Semver:
+    """A blang/semver ``Version``: compared by major, minor, patch, then pre-release."""
+
+    major: int
+    minor: int
+    patch: int
+    pre: tuple[int | str, ...] = ()
+    build: tuple[str, ...] = ()
+
+    def compare(self, other: Semver) -> int:
+        """``Version.Compare``: -1, 0 or 1; build metadata is ignored."""
+        for a, b in ((self.major, other.major), (self.minor, other.minor),
+                     (self.patch, other.patch)):
+            if a != b:
+                return -1 if a < b else 1
+        if not self.pre or not other.pre:
+            return (not self.pre) - (not other.pre) if self.pre or other.pre else 0
+        for x, y in zip(self.pre, other.pre, strict=False):
+            if x == y:
+                continue
+            if isinstance(x, int) and isinstance(y, int):
+                return -1 if x < y else 1
+            if isinstance(x, int) or isinstance(y, int):
+                return -1 if isinstance(x, int) else 1
+            return -1 if str(x) < str(y) else 1
+        return (len(self.pre) > len(other.pre)) - (len(self.pre) < len(other.pre))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Semver) and self.compare(other) == 0
+
+    def __hash__(self) -> int:
+        return hash((self.major, self.minor, self.patch, self.pre))
+
+
+def parse_semver(s: str) -> Semver:
+    """``semver.Parse`` (strict: MAJOR.MINOR.PATCH[-pre][+build], no leading zeros)."""
+    if not s:
+        raise SemverError("Version string empty")
+    parts = s.split(".", 2)
+    if len(parts) != 3:
+        raise SemverError("No Major.Minor.Patch elements found")
+    rest = parts[2]
+    build: list[str] = []
+    pre: list[int | str] = []
+    if "+" in rest:
+        rest, b = rest.split("+", 1)
+        build = b.split(".")
+        if any(not _IDENT.match(x) for x in build):
+            raise SemverError(f"Invalid character(s) found in build meta data {b!r}")
+    if "-" in rest:
+        rest, p = rest.split("-", 1)
+        for x in p.split("."):
+            if not _IDENT.match(x):
+                raise SemverError(f"Invalid character(s) found in prerelease {x!r}")
+            if x.isdigit():
+                if len(x) > 1 and x[0] == "0":
+                    raise SemverError(f"Numeric PreRelease version must not contain leading "
+                                      f"zeroes {x!r}")
+                pre.append(int(x))
+            else:
+                pre.append(x)
+    nums = []
+    for what, text in (("major", parts[0]), ("minor", parts[1]), ("patch", rest)):
+        if not text.isdigit() or not text.isascii():
+            raise SemverError(f"Invalid character(s) found in {what} number {text!r}")
+        if not _NUM.match(text):
+            raise SemverError(f"{what.capitalize()} number must not contain leading zeroes "
+                              f"{text!r}")
+        nums.append(int(text))
+    return Semver(nums[0], nums[1], nums[2], tuple(pre), tuple(build))
+
+
+def normalize_and_parse(s: str) -> Semver:
+    """``normalizeAndParse``: a ``v`` prefix, leading zeros and a short version allowed."""
+    s = s.removeprefix("v")
+    parts = s.split(".", 2)
+    for i, p in enumerate(parts):
+        if len(p) > 1:
+            p = p.lstrip("0")
+            if not p or not p[0].isdigit():
+                p = "0" + p
+            parts[i] = p
+    if len(parts) < 3:
+        if any(c in parts[-1] for c in "+-"):
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return parse_semver(".".join(parts))
+
+
+# --- quantity (k8s.io/apiserver/pkg/cel/library/quantity.go) ---
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A resource.Quantity in CEL: exact, compared by value (``Quantity.Cmp``)."""
+
+    value: Fraction
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Quantity) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+class AttributeMap(ct.MapType):
+    """``newStringInterfaceMapWithDefault``: a lookup of a missing key gives an empty map."""
+
+    def __getitem__(self, key: Any) -> Any:
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return ct.MapType({})
+
+
+def _err(message: str) -> CELEvalError:
+    return CELEvalError(message, ValueError, None)
+
+
+def _no_overload(name: str, *args: Any) -> CELEvalError:
+    types = ", ".join(type(a).__name__ for a in args)
+    return _err(f"no such overload: {name}({types})")
+
+
+def _semver(s: Any, normalize: Any = False) -> Any:
+    if not isinstance(s, str) or not isinstance(normalize, bool | ct.BoolType):
+        return _no_overload("semver", s, normalize)
+    try:
+        return normalize_and_parse(s) if bool(normalize) else parse_semver(s)
+    except SemverError as e:
+        return _err(str(e))
+
+
+def _is_semver(s: Any, normalize: Any = False) -> Any:
+    result = _semver(s, normalize)
+    if isinstance(result, CELEvalError) and not isinstance(s, str):
+        return result
+    return ct.BoolType(isinstance(result, Semver))
+
+
+def _quantity(s: Any) -> Any:
+    if not isinstance(s, str):
+        return _no_overload("quantity", s)
+    try:
+        return Quantity(parse_quantity_string(s))
+    except QuantityError as e:
+        return _err(str(e))
+
+
+def _is_quantity(s: Any) -> Any:
+    if not isinstance(s, str):
+        return _no_overload("isQuantity", s)
+    return ct.BoolType(isinstance(_quantity(s), Quantity))
+
+
+def _compare(name: str) -> Callable[[Any, Any], Any]:
+    """``compareTo``/``isGreaterThan``/``isLessThan`` of semvers and of quantities."""
+
+    def f(a: Any, b: Any) -> Any:
+        if isinstance(a, Semver) and isinstance(b, Semver):
+            c = a.compare(b)
+        elif isinstance(a, Quantity) and isinstance(b, Quantity):
+            c = (a.value > b.value) - (a.value < b.value)
+        else:
+            return _no_overload(name, a, b)
+        if name == "compareTo":
+            return ct.IntType(c)
+        return ct.BoolType(c == (1 if name == "isGreaterThan" else -1))
+
+    return f
+
+
+def _semver_part(name: str) -> Callable[[Any], Any]:
+    def f(v: Any) -> Any:
+        if not isinstance(v, Semver):
+            return _no_overload(name, v)
+        return ct.IntType(getattr(v, name))
+
+    return f
+
+
+def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
+    def f(a: Any, b: Any) -> Any:
+        if not isinstance(a, Quantity) or isinstance(b, bool | ct.BoolType) or not isinstance(
+                b, Quantity | int):
+            return _no_overload(name, a, b)
+        other = b.value if isinstance(b, Quantity) else Fraction(int(b))
+        return Quantity(a.value + other if name == "add" else a.value - other)
+
+    return f
+
+
+def _quantity_unary(name: str) -> Callable[[Any], Any]:
+    def f(q: Any) -> Any:
+        if not isinstance(q, Quantity):
+            return _no_overload(name, q)
+        v = q.value
+        if name == "sign":
+            return ct.IntType((v > 0) - (v < 0))
+        if name == "isInteger":
+            return ct.BoolType(v.denominator == 1 and -(1 << 63) <= v < (1 << 63))
+        if name == "asInteger":
+            if v.denominator != 1 or not -(1 << 63) <= v < (1 << 63):
+                return _err("cannot convert value to integer")
+            return ct.IntType(int(v))
+        return ct.DoubleType(float(v))
+
+    return f
+
+
+def _string_fn(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    def f(s: Any, *args: Any) -> Any:
+        if not isinstance(s, str) or not all(isinstance(a, str) for a in args):
+            return _no_overload(name, s, *args)
+        return impl(str(s), *(str(a) for a in args))
+
+    return f
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "semver": _semver, "isSemver": _is_semver,
+    "quantity": _quantity, "isQuantity": _is_quantity,
+    "compareTo": _compare("compareTo"), "isGreaterThan": _compare("isGreaterThan"),
+    "isLessThan": _compare("isLessThan"),
+    "major": _semver_part("major"), "minor": _semver_part("minor"),
+    "patch": _semver_part("patch"),
+    "add": _quantity_arith("add"), "sub": _quantity_arith("sub"),
+    "sign": _quantity_unary("sign"), "isInteger": _quantity_unary("isInteger"),
+    "asInteger": _quantity_unary("asInteger"),
+    "asApproximateFloat": _quantity_unary("asApproximateFloat"),
+    # cel-go ext.Strings (the base environment of k8s.io/apiserver/pkg/cel/environment)
+    "split": _string_fn("split", lambda s, sep: ct.ListType(
+        [ct.StringType(x) for x in s.split(sep)] if sep else [ct.StringType(c) for c in s])),
+    "lowerAscii": _string_fn("lowerAscii", lambda s: ct.StringType(
+        "".join(c.lower() if c.isascii() else c for c in s))),
+    "upperAscii": _string_fn("upperAscii", lambda s: ct.StringType(
+        "".join(c.upper() if c.isascii() else c for c in s))),
+    "trim": _string_fn("trim", lambda s: ct.StringType(s.strip())),
+    "replace": _string_fn("replace", lambda s, a, b: ct.StringType(s.replace(a, b))),
+}
+
+
+class CELCompileError(ValueError):
+    """An expression that does not compile: ``str()`` is upstream's ``Error.Detail``."""
+
+
+class CELMatchError(ValueError):
+    """An evaluation error of ``DeviceMatches``."""
+
+
+@dataclass(slots=True)
+class DeviceView:
+    """The ``cel.Device`` input of DeviceMatches."""
+
+    driver: str
+    attributes: tuple[tuple[str, AttributeValue], ...] = ()
+    capacity: tuple[tuple[str, DeviceCapacity], ...] = ()
+    allow_multiple_allocations: bool | None = None
+
+
+def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
+    """``parseQualifiedName``: (domain, id); no ``/`` means the driver's domain."""
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (default_domain, name)
+
+
+_ENV = celpy.Environment()
+_LITERAL_TYPES = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double",
+                  "STRING_LIT": "string", "BYTES_LIT": "bytes", "NULL_LIT": "null_type"}
+
+
+def _literal_type(tree: Any) -> str | None:
+    """The type of an expression that is a single literal (the one output type celpy lets us
+    know before evaluation), else None."""
+    node = tree
+    while hasattr(node, "children") and len(node.children) == 1:
+        node = node.children[0]
+    kind = getattr(node, "type", None)
+    return _LITERAL_TYPES.get(kind) if isinstance(kind, str) else None
+
+
+_MACROS = ("all", "exists", "exists_one", "map", "filter")
+_DECLARED = ("device", "cel")  # cel: the namespace of cel.bind (which celpy lacks)
+
+
+def _undeclared(tree: Any) -> Any | None:
+    """The first identifier that is neither a declared variable nor bound by a macro (cel-go's
+    checker: "undeclared reference"), as its token, or None."""
+    bound: set[str] = set()
+    for node in tree.iter_subtrees():
+        if node.data == "member_dot_arg" and len(node.children) >= 3:
+            name = node.children[1]
+            args = node.children[2]
+            if str(name) in _MACROS and getattr(args, "children", None):
+                first = next(args.children[0].scan_values(lambda t: getattr(t, "type", "")
+                                                          == "IDENT"), None)
+                if first is not None:
+                    bound.add(str(first))
+    for node in tree.iter_subtrees_topdown():
+        if node.data == "ident" and node.children:
+            token = node.children[0]
+            if str(token) not in _DECLARED and str(token) not in bound:
+                return token
+    return None
+
+
+class CompiledSelector:
+    """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
+
+    def __init__(self, expression: str, consumable_capacity: bool = True) -> None:
+        self.expression = expression
+        self.consumable_capacity = consumable_capacity
+        try:
+            ast = _ENV.compile(expression)
+        except CELParseError as e:
+            raise CELCompileError(f"compilation failed: ERROR: <input>: Syntax error: "
+                                  f"{str(e).strip()}") from None
+        token = _undeclared(ast)
+        if token is not None:
+            raise CELCompileError(
+                f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undeclared "
+                f"reference to '{token}' (in container '')")
+        out = _literal_type(ast)
+        if out is not None:
+            raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
+        self._program = _ENV.program(ast, functions=FUNCTIONS)
+
+    def device_matches(self, device: DeviceView) -> bool:
+        attributes: dict[str, dict[str, Any]] = {}
+        for name, value in device.attributes:
+            domain, ident = parse_qualified_name(name, device.driver)
+            attributes.setdefault(domain, {})[ident] = _attribute(value)
+        capacity: dict[str, dict[str, Any]] = {}
+        for name, cap in device.capacity:
+            domain, ident = parse_qualified_name(name, device.driver)
+            capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
+        dev: dict[Any, Any] = {
+            ct.StringType("driver"): ct.StringType(device.driver),
+            ct.StringType("attributes"): AttributeMap(
+                {ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                 for d, m in attributes.items()}),
+            ct.StringType("capacity"): AttributeMap(
+                {ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                 for d, m in capacity.items()}),
+        }
+        if self.consumable_capacity:
+            dev[ct.StringType("allowMultipleAllocations")] = ct.BoolType(
+                bool(device.allow_multiple_allocations))
+        try:
+            result = self._program.evaluate({"device": ct.MapType(dev)})
+        except CELEvalError as e:
+            raise CELMatchError(_eval_message(e)) from None
+        if isinstance(result, CELEvalError):
+            raise CELMatchError(_eval_message(result))
+        if not isinstance(result, ct.BoolType | bool):
+            raise CELMatchError(f"CEL result of type {_type_name(result)} could not be "
+                                "converted to bool")
+        return bool(result)
+
+
+def _attribute(value: AttributeValue) -> Any:
+    """``getAttributeValue``: a version attribute is a semver (parse errors as upstream)."""
+    if isinstance(value, bool):
+        return ct.BoolType(value)
+    if isinstance(value, int):
+        return ct.IntType(value)
+    if isinstance(value, Version):
+        try:
+            return parse_semver(value.text)
+        except SemverError as e:
+            raise CELMatchError(f"parse semantic version: {e}") from None
+    return ct.StringType(value)
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, ct.ListType):
+        return "list"
+    if isinstance(v, ct.MapType):
+        return "map"
+    if isinstance(v, ct.IntType):
+        return "int"
+    if isinstance(v, ct.StringType):
+        return "string"
+    if isinstance(v, ct.DoubleType):
+        return "double"
+    return type(v).__name__
+
+
+_NO_MEMBER = re.compile(r"no such member in mapping: '(.*)'")
+
+
+def _eval_message(e: CELEvalError) -> str:
+    """cel-go's wording of celpy's errors where they mean the same (``no such key: x``)."""
+    args = e.args
+    message = str(args[0]) if args else str(e)
+    m = _NO_MEMBER.match(message)
+    if m:
+        return f"no such key: {m.group(1)}"
+    if message == "no such key" and len(args) > 2 and args[2]:
+        return f"no such key: {args[2][0]}"
+    return message
+
+
+def compile_selector(expression: str, consumable_capacity: bool = True) -> CompiledSelector:
+    """``CompileCELExpression`` (the StoredExpressions environment); raises
+    :class:`CELCompileError`."""
+    return CompiledSelector(expression, consumable_capacity)

@@ -1,0 +1,239 @@
+"""The resource.k8s.io/v1 objects of Dynamic Resource Allocation, as the structured allocator
+reads them: DeviceClass, ResourceClaim (and its template), ResourceSlice.
+
+Upstream: ``k8s.io/api/resource/v1/types.go`` of v1.37.2. Field names follow the API
+(snake_cased). Quantities are exact ``Fraction``s; attribute values keep their CEL type
+(``int``, ``bool``, ``str``, or :class:`Version` for a semver string). The loader
+(``loader/resource.py``) builds them; nothing on the scheduling path reads them yet
+(docs/dra.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from reference_impl.model.objects import NodeSelector
+
+# resourceapi.DeviceAllocationMode (types.go).
+ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
+ALLOCATION_MODE_ALL = "All"
+# resourceapi.DeviceTaintEffect.
+DEVICE_TAINT_NO_SCHEDULE = "NoSchedule"
+DEVICE_TAINT_NO_EXECUTE = "NoExecute"
+DEVICE_TAINT_NONE = "None"
+
+
+@dataclass(slots=True, frozen=True)
+class Version:
+    """A ``version`` attribute: a semantic version string (DeviceAttribute.VersionValue)."""
+
+    text: str
+
+
+AttributeValue = int | bool | str | Version
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceCapacity:
+    """resourceapi.DeviceCapacity: ``value`` and, for consumable capacity, the raw
+    ``requestPolicy`` (kept as given; not interpreted yet)."""
+
+    value: Fraction
+    request_policy: dict | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceTaint:
+    key: str
+    value: str = ""
+    effect: str = DEVICE_TAINT_NO_SCHEDULE
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceCounterConsumption:
+    """resourceapi.DeviceCounterConsumption: counters taken from the shared counter set
+    ``counter_set``."""
+
+    counter_set: str
+    counters: tuple[tuple[str, Fraction], ...]
+
+
+@dataclass(slots=True, frozen=True)
+class CounterSet:
+    """resourceapi.CounterSet of a slice's ``sharedCounters``."""
+
+    name: str
+    counters: tuple[tuple[str, Fraction], ...]
+
+
+@dataclass(slots=True, frozen=True)
+class Device:
+    """resourceapi.Device. ``attributes``/``capacity`` keys are qualified names as written
+    (``model`` or ``gpu.example.com/model``); a name without a domain belongs to the driver's
+    domain. The node fields are set only with the slice's ``perDeviceNodeSelection``."""
+
+    name: str
+    attributes: tuple[tuple[str, AttributeValue], ...] = ()
+    capacity: tuple[tuple[str, DeviceCapacity], ...] = ()
+    consumes_counters: tuple[DeviceCounterConsumption, ...] = ()
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+    taints: tuple[DeviceTaint, ...] = ()
+    binds_to_node: bool | None = None
+    binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
+    allow_multiple_allocations: bool | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class ResourceSlice:
+    """resourceapi.ResourceSlice: one slice of a pool (``pool``, ``generation``,
+    ``resource_slice_count``) of ``driver``, with exactly one of the node fields set."""
+
+    name: str
+    driver: str
+    pool: str
+    generation: int
+    resource_slice_count: int
+    node_name: str | None = None
+    node_selector: NodeSelector | None = None
+    all_nodes: bool | None = None
+    per_device_node_selection: bool | None = None
+    devices: tuple[Device, ...] = ()
+    shared_counters: tuple[CounterSet, ...] = ()
+    order: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceSelector:
+    """resourceapi.DeviceSelector: a CEL expression (the only kind in v1)."""
+
+    cel: str
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceToleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class CapacityRequirements:
+    requests: tuple[tuple[str, Fraction], ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class ExactDeviceRequest:
+    """resourceapi.ExactDeviceRequest (also the shape of a DeviceSubRequest, without
+    ``admin_access``); ``count`` is 1 by default in ExactCount mode."""
+
+    device_class_name: str
+    selectors: tuple[DeviceSelector, ...] = ()
+    allocation_mode: str = ALLOCATION_MODE_EXACT_COUNT
+    count: int = 1
+    admin_access: bool | None = None
+    tolerations: tuple[DeviceToleration, ...] = ()
+    capacity: CapacityRequirements | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceSubRequest:
+    name: str
+    exactly: ExactDeviceRequest
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceRequest:
+    """resourceapi.DeviceRequest: exactly one of ``exactly`` and ``first_available``."""
+
+    name: str
+    exactly: ExactDeviceRequest | None = None
+    first_available: tuple[DeviceSubRequest, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceConstraint:
+    """resourceapi.DeviceConstraint: ``requests`` empty means every request of the claim."""
+
+    requests: tuple[str, ...] = ()
+    match_attribute: str | None = None
+    distinct_attribute: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceRequestAllocationResult:
+    request: str
+    driver: str
+    pool: str
+    device: str
+    admin_access: bool | None = None
+    share_id: str | None = None
+    consumed_capacity: tuple[tuple[str, Fraction], ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class AllocationResult:
+    results: tuple[DeviceRequestAllocationResult, ...] = ()
+    node_selector: NodeSelector | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class ResourceClaimConsumerReference:
+    resource: str
+    name: str
+    uid: str
+    api_group: str = ""
+
+
+@dataclass(slots=True, frozen=True)
+class ResourceClaimSpec:
+    requests: tuple[DeviceRequest, ...] = ()
+    constraints: tuple[DeviceConstraint, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class ResourceClaim:
+    namespace: str
+    name: str
+    uid: str
+    spec: ResourceClaimSpec = field(default_factory=ResourceClaimSpec)
+    allocation: AllocationResult | None = None
+    reserved_for: tuple[ResourceClaimConsumerReference, ...] = ()
+    annotations: tuple[tuple[str, str], ...] = ()
+    owner_pod_uid: str | None = None  # the controller ownerReference's uid, if a Pod
+    deleting: bool = False
+
+
+@dataclass(slots=True, frozen=True)
+class ResourceClaimTemplate:
+    namespace: str
+    name: str
+    spec: ResourceClaimSpec = field(default_factory=ResourceClaimSpec)
+    labels: tuple[tuple[str, str], ...] = ()
+    annotations: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceClass:
+    name: str
+    selectors: tuple[DeviceSelector, ...] = ()
+    extended_resource_name: str | None = None
+
+
+@dataclass(slots=True)
+class DRAObjects:
+    """The DRA objects of a cluster, by key: classes by name, claims and templates by
+    ``namespace/name``, slices in input order."""
+
+    device_classes: dict[str, DeviceClass] = field(default_factory=dict)
+    claims: dict[str, ResourceClaim] = field(default_factory=dict)
+    claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)
+    slices: list[ResourceSlice] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.device_classes or self.claims or self.claim_templates or self.slices)

@@ -1,0 +1,422 @@
+"""The structured allocator (reference_impl/dra/allocator.py, pools.py): the cases of
+upstream's allocator test table (k8s.io/dynamic-resource-allocation v0.37.2,
+structured/internal/allocatortesting/allocator_testing.go, ``TestAllocator``), each under its
+upstream name, with the default features of v1.37.2 (the "incubating" variant). Results are
+compared as upstream does: per claim, the devices as a set (``ConsistOf``) and the node
+selector."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from reference_impl.dra.allocator import Allocator, AllocatorError
+from reference_impl.model.dra import (
+    ALLOCATION_MODE_ALL,
+    DeviceClass,
+    DeviceConstraint,
+    DeviceSelector,
+    DeviceTaint,
+    DeviceToleration,
+    ResourceClaim,
+    ResourceSlice,
+    Version,
+)
+from reference_impl.model.objects import (
+    Node,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+)
+from reference_impl.testing.dra import (
+    NODE_SELECTION_ALL,
+    PLANET_KEY,
+    PLANET_VALUE_EARTH,
+    REGION_KEY,
+    claim,
+    device,
+    device_class,
+    local_node_selector,
+    node,
+    node_label_selector,
+    request,
+    request_with_prioritized_list,
+    slice_with_devices,
+    sub_request,
+)
+
+DRIVER_A, DRIVER_B = "driver-a", "driver-b"
+CLASS_A, CLASS_B = "class-a", "class-b"
+NODE_1, NODE_2 = "node-1", "node-2"
+REGION_1, REGION_2 = "region-1", "region-2"
+INT_ATTR, VERSION_ATTR = f"{DRIVER_A}/numa", f"{DRIVER_A}/driverVersion"
+STRING_ATTR, BOOL_ATTR = f"{DRIVER_A}/stringAttribute", f"{DRIVER_A}/boolAttribute"
+CLASSES = {CLASS_A: device_class(CLASS_A, DRIVER_A), CLASS_B: device_class(CLASS_B, DRIVER_B)}
+
+
+def memory_at_least(q: str) -> str:
+    return f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{q}")) >= 0'
+
+
+def one(name: str, node_selection: Any, pool: str, driver: str, **kw: Any) -> ResourceSlice:
+    """``sliceWithOneDevice``."""
+    return slice_with_devices(name, node_selection, pool, driver, device("device-1"), **kw)
+
+
+Result = tuple[NodeSelector | None, frozenset[tuple[str, str, str, str, bool]]]
+
+
+def result(selector: NodeSelector | None, *devices: tuple[str, str, str, str] | tuple[
+        str, str, str, str, bool]) -> Result:
+    """``allocationResult(selector, deviceAllocationResult(request, driver, pool, device,
+    adminAccess)...)``."""
+    return selector, frozenset((*d[:4], bool(d[4]) if len(d) > 4 else False) for d in devices)
+
+
+@dataclass
+class Case:
+    claims: list[ResourceClaim]
+    slices: list[ResourceSlice]
+    node: Node = field(default_factory=lambda: node(NODE_1, REGION_1))
+    expect: list[Result] | None = None
+    error: str = ""
+    allocated: set[tuple[str, str, str]] = field(default_factory=set)
+    features: dict[str, bool] = field(default_factory=dict)
+    invocations: int | None = None  # expectNumAllocateOneInvocations
+
+
+ALL = ALLOCATION_MODE_ALL
+CASES: dict[str, Case] = {
+    "simple": Case([claim("claim-0", request("req-0", CLASS_A))],
+                   [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+                   expect=[result(local_node_selector(NODE_1),
+                                  ("req-0", DRIVER_A, "pool-1", "device-1"))]),
+    "other-node": Case([claim("claim-0", request("req-0", CLASS_A))],
+                       [one("slice-1", NODE_1, "pool-1", DRIVER_B),
+                        one("slice-2", NODE_2, "pool-2", DRIVER_A)],
+                       node=node(NODE_2, REGION_2),
+                       expect=[result(local_node_selector(NODE_2),
+                                      ("req-0", DRIVER_A, "pool-2", "device-1"))]),
+    "small-and-large": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, memory_at_least("1Gi")),
+               request("req-1", CLASS_A, 1, memory_at_least("2Gi")))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", {"memory": "1Gi"}),
+                            device("device-2", {"memory": "2Gi"}))],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-1", DRIVER_A, "pool-1", "device-2"))]),
+    "small-and-large-backtrack-requests": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, memory_at_least("1Gi")),
+               request("req-1", CLASS_A, 1, memory_at_least("2Gi")))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-2", {"memory": "2Gi"}),
+                            device("device-1", {"memory": "1Gi"}))],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-1", DRIVER_A, "pool-1", "device-2"))]),
+    "small-and-large-backtrack-claims": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, memory_at_least("1Gi"))),
+         claim("claim-1", request("req-1", CLASS_A, 1, memory_at_least("2Gi")))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-2", {"memory": "2Gi"}),
+                            device("device-1", {"memory": "1Gi"}))],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1")),
+                result(local_node_selector(NODE_1), ("req-1", DRIVER_A, "pool-1", "device-2"))]),
+    "devices-split-across-different-slices": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 2))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A), one("slice-2", NODE_1, "pool-2", DRIVER_A)],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-0", DRIVER_A, "pool-2", "device-1"))]),
+    "obsolete-slice": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [slice_with_devices("slice-1-obsolete", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            slice_count=2),
+         slice_with_devices("slice-1-obsolete", NODE_1, "pool-1", DRIVER_A, device("device-2"),
+                            slice_count=2, generation=2)],
+        expect=None),
+    "duplicate-slice": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A, slice_count=2),
+         one("slice-1-2", NODE_1, "pool-1", DRIVER_A, slice_count=2)],
+        error="invalid resource pools were encountered"),
+    "no-slices": Case([claim("claim-0", request("req-0", CLASS_A))], [], expect=None),
+    "not-enough-suitable-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A)), claim("claim-0", request("req-1", CLASS_A))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], expect=None),
+    "unknown-class": Case([claim("claim-0", request("req-0", "unknown-class"))],
+                          [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+                          error="could not retrieve device class unknown-class"),
+    "no-claims-to-allocate": Case([], [one("slice-1", NODE_1, "pool-1", DRIVER_A)], expect=[]),
+    "all-devices-single": Case(
+        [claim("claim-0", request("req-0", CLASS_A, mode=ALL))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"))]),
+    "all-devices-with-consumed-counters": Case(
+        [claim("claim-0", request("req-0", CLASS_A, mode=ALL))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", consumes={"counter-set-1": {"memory": "4Gi"}}),
+                            slice_count=2),
+         slice_with_devices("slice-2", NODE_1, "pool-1", DRIVER_A, slice_count=2,
+                            counter_sets={"counter-set-1": {"memory": "8Gi"}})],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"))]),
+    "all-devices-of-the-incomplete-pool": Case(
+        [claim("claim-0", request("req-0", CLASS_A, mode=ALL))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A, slice_count=2)],
+        error="claim claim-0, request req-0: asks for all devices, but resource pool "
+              "driver-a/pool-1 is currently being updated"),
+    "all-devices-plus-another": Case(
+        [claim("claim-0", request("req-0", CLASS_A, mode=ALL)),
+         claim("claim-1", request("req-0", CLASS_B))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A), one("slice-1", NODE_1, "pool-1", DRIVER_B)],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1")),
+                result(local_node_selector(NODE_1), ("req-0", DRIVER_B, "pool-1", "device-1"))]),
+    "all-devices-no-solution": Case(
+        [claim("claim-1", request("req-0", CLASS_A)),
+         claim("claim-0", request("req-0", CLASS_A, mode=ALL))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], expect=None),
+    "all-devices-no-solution-reversed": Case(
+        [claim("claim-0", request("req-0", CLASS_A, mode=ALL)),
+         claim("claim-1", request("req-0", CLASS_A))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], expect=None),
+    "all-devices-some-allocated": Case(
+        [claim("claim-0", request("req-0", CLASS_A, mode=ALL))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            device("device-2"))],
+        allocated={(DRIVER_A, "pool-1", "device-1")}, expect=None),
+    "network-attached-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [one("slice-1", node_label_selector(REGION_KEY, REGION_1), "pool-1", DRIVER_A)],
+        expect=[result(node_label_selector(REGION_KEY, REGION_1),
+                       ("req-0", DRIVER_A, "pool-1", "device-1"))]),
+    "unsuccessful-allocation-network-attached-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [one("slice-1", node_label_selector(REGION_KEY, REGION_1), "pool-1", DRIVER_A)],
+        node=node(NODE_2, REGION_2), expect=None),
+    "many-network-attached-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 4))],
+        [one("slice-1", node_label_selector(REGION_KEY, REGION_1), "pool-1", DRIVER_A),
+         one("slice-1", NODE_SELECTION_ALL, "pool-2", DRIVER_A),
+         one("slice-1", node_label_selector(PLANET_KEY, PLANET_VALUE_EARTH), "pool-3",
+             DRIVER_A),
+         one("slice-1", local_node_selector(NODE_1), "pool-4", DRIVER_A)],
+        expect=[result(NodeSelector((NodeSelectorTerm(
+            match_expressions=(NodeSelectorRequirement(REGION_KEY, "In", (REGION_1,)),
+                               NodeSelectorRequirement(PLANET_KEY, "In",
+                                                       (PLANET_VALUE_EARTH,))),
+            match_fields=(NodeSelectorRequirement("metadata.name", "In", (NODE_1,)),)),)),
+            *[("req-0", DRIVER_A, f"pool-{i}", "device-1") for i in range(1, 5)])]),
+    "local-and-network-attached-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 2))],
+        [one("slice-1", node_label_selector(REGION_KEY, REGION_1), "pool-1", DRIVER_A),
+         one("slice-1", NODE_1, "pool-2", DRIVER_A)],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-0", DRIVER_A, "pool-2", "device-1"))]),
+    "several-different-drivers": Case(
+        [claim("claim-0", request("req-0", CLASS_A)), claim("claim-0", request("req-0", CLASS_B))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            device("device-2")),
+         one("slice-1", NODE_1, "pool-1", DRIVER_B)],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1")),
+                result(local_node_selector(NODE_1), ("req-0", DRIVER_B, "pool-1", "device-1"))]),
+    "already-allocated-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A))], [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+        allocated={(DRIVER_A, "pool-1", "device-1"), (DRIVER_A, "pool-1", "device-2")},
+        expect=None),
+    "admin-access-disabled": Case(
+        [claim("claim-0", request("req-0", CLASS_A, admin_access=True))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], features={"admin_access": False},
+        error="claim claim-0, request req-0: admin access is requested, but the feature is "
+              "disabled"),
+    "admin-access-enabled": Case(
+        [claim("claim-0", request("req-0", CLASS_A, admin_access=True))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+        allocated={(DRIVER_A, "pool-1", "device-1"), (DRIVER_A, "pool-1", "device-2")},
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0", DRIVER_A, "pool-1", "device-1", True))]),
+    "with-constraint": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request("req-1", CLASS_A),
+               constraints=tuple(DeviceConstraint(match_attribute=a) for a in
+                                 (INT_ATTR, VERSION_ATTR, STRING_ATTR, BOOL_ATTR)))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, *[
+            device(f"device-{i}", None, {"driverVersion": Version("1.0.0"), "numa": 1,
+                                         "stringAttribute": "stringAttributeValue",
+                                         "boolAttribute": True}) for i in (1, 2)])],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-1", DRIVER_A, "pool-1", "device-2"))]),
+    "with-constraint-non-existent-attribute": Case(
+        [claim("claim-0", request("req-0", CLASS_A), constraints=(DeviceConstraint(
+            match_attribute=f"{DRIVER_A}/NonExistentAttribute"),))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], expect=None),
+    **{f"with-constraint-not-matching-{kind}-attribute": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 2),
+               constraints=(DeviceConstraint(match_attribute=attr),))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", None, {name: a}),
+                            device("device-2", None, {name: b}))], expect=None)
+       for kind, attr, name, a, b in (
+           ("int", INT_ATTR, "numa", 1, 2),
+           ("string", STRING_ATTR, "stringAttribute", "stringAttributeValue",
+            "stringAttributeValue2"),
+           ("bool", BOOL_ATTR, "boolAttribute", True, False),
+           ("version", VERSION_ATTR, "driverVersion", Version("1.0.0"), Version("2.0.0")))},
+    "with-constraint-for-request": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request("req-1", CLASS_A),
+               constraints=(DeviceConstraint(("req-0",), match_attribute=VERSION_ATTR),))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", None, {"driverVersion": Version("1.0.0")}),
+                            device("device-2", None, {"driverVersion": Version("2.0.0")}))],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-1", DRIVER_A, "pool-1", "device-2"))]),
+    "with-constraint-for-request-retry": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request("req-1", CLASS_A),
+               constraints=(DeviceConstraint(("req-0",), match_attribute=VERSION_ATTR),
+                            DeviceConstraint(match_attribute=STRING_ATTR)))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, *[
+            device(f"device-{i}", None, {"driverVersion": Version(f"{i}.0.0"),
+                                         "stringAttribute": s})
+            for i, s in ((1, "a"), (2, "b"), (3, "b"))])],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-2"),
+                       ("req-1", DRIVER_A, "pool-1", "device-3"))]),
+    "invalid-CEL-one-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, "noSuchVar"))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], error="undeclared reference"),
+    "invalid-CEL-all-devices": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 1, "noSuchVar", mode=ALL))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], error="undeclared reference"),
+    "too-many-devices-single-request": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 500))], [], error="exceeds the claim limit"),
+    "prioritized-list-first-unavailable": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_B), sub_request("subReq-1", CLASS_A)))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0/subReq-1", DRIVER_A, "pool-1", "device-1"))]),
+    "prioritized-list-non-available": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_B, 2), sub_request("subReq-1", CLASS_A, 2)))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A), one("slice-2", NODE_1, "pool-2", DRIVER_B)],
+        expect=None),
+    "prioritized-list-subrequests-with-allocation-mode-all": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_A, mode=ALL),
+            sub_request("subReq-1", CLASS_A)))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            device("device-2"))],
+        allocated={(DRIVER_A, "pool-1", "device-1")},
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0/subReq-1", DRIVER_A, "pool-1", "device-2"))]),
+    "prioritized-list-too-many-in-first-subrequest": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_B, 500), sub_request("subReq-1", CLASS_A)))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)],
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0/subReq-1", DRIVER_A, "pool-1", "device-1"))]),
+    "prioritized-list-minimum-sum-exceeds-claim-limit": Case(
+        [claim("claim-0", request("req-0", CLASS_A, 20), request_with_prioritized_list(
+            "req-1", sub_request("subReq-0", CLASS_A, 20), sub_request("subReq-1", CLASS_A, 24)))],
+        [], error="claim claim-0, request req-1: adding 20 devices exceeds the claim limit"),
+    "prioritized-list-overflowing-first-subrequest-is-pruned": Case(
+        [claim("claim-0", request("req-0", CLASS_A), request_with_prioritized_list(
+            "req-1", sub_request("subReq-0", CLASS_A, (1 << 63) - 1),
+            sub_request("subReq-1", CLASS_A)))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, device("device-1"),
+                            device("device-2"))],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"),
+                       ("req-1/subReq-1", DRIVER_A, "pool-1", "device-2"))],
+        invocations=8),
+    "partitionable-devices-single-device": Case(
+        [claim("claim-0", request("req-0", CLASS_A))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", consumes={"counter-set-1": {"memory": "4Gi"}}),
+                            slice_count=2),
+         slice_with_devices("slice-2", NODE_1, "pool-1", DRIVER_A, slice_count=2,
+                            counter_sets={"counter-set-1": {"memory": "8Gi"}})],
+        expect=[result(local_node_selector(NODE_1), ("req-0", DRIVER_A, "pool-1", "device-1"))]),
+    "prioritized-list-disabled": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_A)))],
+        [one("slice-1", NODE_1, "pool-1", DRIVER_A)], features={"prioritized_list": False},
+        error="claim claim-0, request req-0: has subrequests, but the DRAPrioritizedList "
+              "feature is disabled"),
+    "prioritized-list-with-backtracking": Case(
+        [claim("claim-0", request_with_prioritized_list(
+            "req-0", sub_request("subReq-0", CLASS_A, 1, memory_at_least("8Gi")),
+            sub_request("subReq-1", CLASS_A, 1, memory_at_least("4Gi"))),
+            request("req-1", CLASS_A, 1, memory_at_least("8Gi")))],
+        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                            device("device-1", {"memory": "8Gi"})),
+         slice_with_devices("slice-2", NODE_1, "pool-2", DRIVER_A,
+                            device("device-2", {"memory": "4Gi"}))],
+        expect=[result(local_node_selector(NODE_1),
+                       ("req-0/subReq-1", DRIVER_A, "pool-2", "device-2"),
+                       ("req-1", DRIVER_A, "pool-1", "device-1"))]),
+}
+
+
+def _run(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[Result] | None:
+    alloc = Allocator(set(case.allocated), CLASSES if classes is None else classes,
+                      case.slices, **case.features)
+    got = alloc.allocate(case.node, case.claims)
+    if case.invocations is not None:
+        assert alloc.num_allocate_one_invocations == case.invocations
+    if got is None:
+        return None
+    return [(r.node_selector, frozenset((d.request, d.driver, d.pool, d.device,
+                                         bool(d.admin_access)) for d in r.results))
+            for r in got]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_allocator_testing_go_case(name: str) -> None:
+    case = CASES[name]
+    if case.error:
+        with pytest.raises(AllocatorError) as e:
+            _run(case)
+        assert case.error in str(e.value)
+        return
+    assert _run(case) == case.expect
+
+
+def test_invalid_cel_one_device_class() -> None:
+    """allocator_testing.go "invalid-CEL-one-device-class"."""
+    case = Case([claim("claim-0", request("req-0", CLASS_A))],
+                [one("slice-1", NODE_1, "pool-1", DRIVER_A)])
+    bad = DeviceClass(CLASS_A, (DeviceSelector("noSuchVar"),))
+    with pytest.raises(AllocatorError, match="class class-a: selector #0: CEL compile error: "
+                                             "compilation failed: .*undeclared reference"):
+        _run(case, {CLASS_A: bad})
+
+
+def test_device_taints_need_a_toleration() -> None:
+    """A NoSchedule taint keeps a device out unless the request tolerates it
+    (taintPreventsAllocation, resourceclaim.ToleratesTaint)."""
+    taint = DeviceTaint("example.com/broken", "true", "NoSchedule")
+    slices = [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
+                                 device("device-1", taints=(taint,)), device("device-2"))]
+    got = Allocator(set(), CLASSES, slices).allocate(
+        node(NODE_1, REGION_1), [claim("claim-0", request("req-0", CLASS_A))])
+    assert got is not None and got[0].results[0].device == "device-2"
+    tolerant = request("req-0", CLASS_A, 2, tolerations=(
+        DeviceToleration("example.com/broken", "Exists"),))
+    got = Allocator(set(), CLASSES, slices).allocate(node(NODE_1, REGION_1),
+                                                    [claim("claim-0", tolerant)])
+    assert got is not None and {d.device for d in got[0].results} == {"device-1", "device-2"}
+
+
+def test_shared_counters_limit_partitions() -> None:
+    """Partitions of one GPU share its memory counter: two 40Gi partitions of an 80Gi GPU
+    fit, a third does not (checkAvailableCounters)."""
+    parts = [device(f"gpu-0-part-{i}", consumes={"gpu-0": {"memory": "40Gi"}})
+             for i in range(3)]
+    slices = [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A, *parts, slice_count=2),
+              slice_with_devices("slice-2", NODE_1, "pool-1", DRIVER_A, slice_count=2,
+                                 counter_sets={"gpu-0": {"memory": "80Gi"}})]
+    a = Allocator(set(), CLASSES, slices)
+    two = a.allocate(node(NODE_1, REGION_1), [claim("claim-0", request("req-0", CLASS_A, 2))])
+    assert two is not None and len(two[0].results) == 2
+    three = a.allocate(node(NODE_1, REGION_1), [claim("claim-0", request("req-0", CLASS_A, 3))])
+    assert three is None
+    used = Allocator({(DRIVER_A, "pool-1", "gpu-0-part-0")}, CLASSES, slices)
+    assert used.allocate(node(NODE_1, REGION_1),
+                         [claim("claim-0", request("req-0", CLASS_A, 2))]) is None
