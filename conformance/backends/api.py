@@ -152,9 +152,14 @@ class KubeApi:
 
     def delete(self, kind: str, name: str, namespace: str | None = None,
                grace_period_seconds: int | None = 0) -> bool:
+        # Background: no deletion finalizer. The default for a ReplicationController is
+        # orphan, whose finalizer only the garbage collector (kube-controller-manager) removes:
+        # on the process and docker backends the object would stay "being deleted" for ever
+        # and the next scenario's RC of the same name would be refused.
         try:
             self._request("delete", api_path(kind, namespace, name),
-                          grace_period_seconds=grace_period_seconds)
+                          grace_period_seconds=grace_period_seconds,
+                          propagation_policy="Background")
         except ApiError as e:
             if e.status == 404:
                 return False
