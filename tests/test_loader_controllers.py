@@ -95,14 +95,24 @@ def test_bad_selectors_name_the_field(doc: Any, field: str, message: str) -> Non
     assert e.source == "in.yaml" and e.obj.endswith(doc.manifest()["metadata"]["name"])
 
 
-def test_other_api_versions_are_not_read() -> None:
-    """A ReplicaSet of extensions/v1beta1 (removed in 1.16) is not a model object: it is listed
-    among the ignored kinds (DefaultSelector would not read it either: it matches apps/v1 only)."""
+def test_removed_api_versions_are_read_as_apps_v1_with_a_warning() -> None:
+    """A ReplicaSet of extensions/v1beta1 (removed in 1.16) is read as apps/v1 with a warning,
+    as the workload expansion reads it (docs/expansion.md#removed-api-versions), so both see the
+    same owner; an apiVersion that never served ReplicaSets is ignored. (A pod whose controller
+    reference says extensions/v1beta1 is still not an owner DefaultSelector reads: it matches
+    the reference's apps/v1 only, as upstream does.)"""
     doc = make_replica_set("rs").selector({"app": "x"}).manifest()
     doc["apiVersion"] = "extensions/v1beta1"
     r = load_documents([doc], "in.yaml")
+    assert [rs.name for rs in r.cluster.replica_sets] == ["rs"]
+    assert r.warnings == ["in.yaml, document 1: ReplicaSet default/rs: apiVersion "
+                          "extensions/v1beta1 is not served since Kubernetes 1.16; read as "
+                          "apps/v1 (write apiVersion: apps/v1; "
+                          "docs/expansion.md#removed-api-versions)"]
+    doc["apiVersion"] = "apps/v2"
+    r = load_documents([doc], "in.yaml")
     assert r.cluster.replica_sets == []
-    assert r.warnings == ["in.yaml: ignored 1 object(s) of kind ReplicaSet (extensions/v1beta1)"]
+    assert r.warnings == ["in.yaml: ignored 1 object(s) of kind ReplicaSet (apps/v2)"]
 
 
 # ---- the system default constraints in the default profile --------------------------------------

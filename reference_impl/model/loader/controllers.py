@@ -7,7 +7,8 @@ The selector gets the API server's create-time rules (k8s.io/kubernetes v1.37.2)
 ``ValidateReplicationController`` (pkg/apis/core/validation) and ``ValidateReplicaSetSpec`` /
 ``ValidateStatefulSetSpec`` (pkg/apis/apps/validation). A Service without selector is kept as
 ``None`` (it selects nothing). The pod template is not read here: workload expansion turns it
-into pods before the loader runs.
+into pods before the loader runs. A removed apiVersion (``extensions/v1beta1``) is read as
+``apps/v1`` with a warning, as the expansion reads it (docs/expansion.md#removed-api-versions).
 """
 
 from __future__ import annotations
@@ -35,6 +36,38 @@ CONTROLLER_KINDS = {
     "ReplicaSet": "apps/v1",
     "StatefulSet": "apps/v1",
 }
+
+#: apiVersions workload kinds had in releases that no longer serve them (removed in 1.16,
+#: k8s.io/kubernetes CHANGELOG-1.16 "extensions/v1beta1, apps/v1beta1 and apps/v1beta2"); read
+#: as the served version with a warning (docs/expansion.md#removed-api-versions). The workload
+#: expansion (model/workloads/templates.py) reads the same table.
+REMOVED_API_VERSIONS = {
+    "Deployment": ("extensions/v1beta1", "apps/v1beta1", "apps/v1beta2"),
+    "ReplicaSet": ("extensions/v1beta1", "apps/v1beta2"),
+    "StatefulSet": ("apps/v1beta1", "apps/v1beta2"),
+    "DaemonSet": ("extensions/v1beta1", "apps/v1beta2"),
+}
+
+
+def served_api_version(kind: str, api_version: str) -> str | None:
+    """The apiVersion the loader reads a controller kind as: its served version (``v1``,
+    ``apps/v1``; an empty apiVersion too), or that version for a removed one; None when the
+    loader does not read (kind, apiVersion)."""
+    served = CONTROLLER_KINDS.get(kind)
+    if served is None:
+        return None
+    if not api_version or api_version == served \
+            or api_version in REMOVED_API_VERSIONS.get(kind, ()):
+        return served
+    return None
+
+
+def removed_api_version_warning(where: str, obj: str, api_version: str, served: str) -> str:
+    """The one warning for a workload written in a removed apiVersion (the loader's and the
+    expansion's)."""
+    return (f"{where}: {obj}: apiVersion {api_version} is not served since Kubernetes 1.16; "
+            f"read as {served} (write apiVersion: {served}; "
+            "docs/expansion.md#removed-api-versions)")
 
 
 def _uid(r: _Raw) -> str:
@@ -82,13 +115,17 @@ def _apps_selector(r: _Raw) -> LabelSelector:
     ctx = r.ctx
     spec = read_map(ctx, r.doc.get("spec"), "spec")
     selector = _label_selector(ctx, spec.get("selector"), "spec.selector")
+    labels = _template_labels(ctx, spec)
+    if selector is None and r.api_version == "extensions/v1beta1" and labels:
+        # extensions/v1beta1 defaulted a missing selector to the template's labels
+        # (SetDefaults_ReplicaSet of pkg/apis/extensions/v1beta1, removed in 1.16)
+        selector = LabelSelector(tuple(sorted(labels.items())), ())
     if selector is None:
         raise ctx.error("spec.selector", f"required: an {r.api_version} {r.kind} needs a "
                                          "label selector")
     if not selector.match_labels and not selector.match_expressions:
         raise ctx.error("spec.selector", f"empty selector is invalid for a {r.kind} (expected "
                                          "matchLabels or matchExpressions)")
-    labels = _template_labels(ctx, spec)
     if labels is not None and not compile_selector(selector).matches(labels):
         raise ctx.error("spec.template.metadata.labels",
                         f"`selector` does not match template `labels`: labels {labels}")

@@ -34,6 +34,8 @@ from reference_impl.model.loader.controllers import (
     _replication_controller,
     _service,
     _stateful_set,
+    removed_api_version_warning,
+    served_api_version,
 )
 from reference_impl.model.loader.defaults import (
     LABEL_METADATA_NAME,
@@ -182,7 +184,7 @@ def _object_kind(api_version: str, kind: str) -> str | None:
         return kind
     if kind == "PodDisruptionBudget" and (not api_version or group == "policy"):
         return kind
-    if kind in CONTROLLER_KINDS and (not api_version or api_version == CONTROLLER_KINDS[kind]):
+    if served_api_version(kind, api_version) is not None:
         return kind
     if (group, kind) in ADMISSION_KINDS:
         return kind
@@ -276,6 +278,10 @@ class _Builder:
             raise ctx.error("", f"duplicate object: {ctx.obj} was already defined in "
                                 f"{self.seen[dup_key].where()}")
         self.seen[dup_key] = ctx
+        served = served_api_version(kind, api_version)
+        if served is not None and api_version and api_version != served:
+            self.about.append(removed_api_version_warning(ctx.where(), ctx.obj, api_version,
+                                                          served))
         self.raw.append(_Raw(model_kind, api_version, doc, ctx, namespace, name))
 
     def _generated_name(self, ctx: InputLocation, kind: str, namespace: str,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from reference_impl.model.loader.controllers import REMOVED_API_VERSIONS
 from reference_impl.model.workloads.context import Expansion
 from reference_impl.model.workloads.daemonset import expand_daemon_set
 from reference_impl.model.workloads.deployment import expand_deployment, owned_replica_sets
@@ -21,7 +22,6 @@ from reference_impl.model.workloads.job import expand_job
 from reference_impl.model.workloads.replicaset import expand_replica_set
 from reference_impl.model.workloads.statefulset import expand_stateful_set
 from reference_impl.model.workloads.templates import (
-    REMOVED_API_VERSIONS,
     SERVED_API_VERSIONS,
     Workload,
     read_workload,

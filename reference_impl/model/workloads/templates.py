@@ -15,6 +15,7 @@ from typing import Any
 from reference_impl.api.labels import Selector, compile_selector
 from reference_impl.model.decoding import InputLocation, read_map, read_str, read_str_map
 from reference_impl.model.generated_names import generate_name
+from reference_impl.model.loader.controllers import removed_api_version_warning
 from reference_impl.model.loader.defaults import _deterministic_uid
 from reference_impl.model.loader.selectors import _label_selector
 from reference_impl.model.objects import LabelSelector
@@ -23,14 +24,6 @@ from reference_impl.model.objects import LabelSelector
 SERVED_API_VERSIONS = {
     "Deployment": "apps/v1", "ReplicaSet": "apps/v1", "StatefulSet": "apps/v1",
     "DaemonSet": "apps/v1", "ReplicationController": "v1", "Job": "batch/v1",
-}
-#: apiVersions these kinds had in releases that no longer serve them (removed in 1.16); read
-#: as the served version with a warning (docs/expansion.md#removed-api-versions)
-REMOVED_API_VERSIONS = {
-    "Deployment": ("extensions/v1beta1", "apps/v1beta1", "apps/v1beta2"),
-    "ReplicaSet": ("extensions/v1beta1", "apps/v1beta2"),
-    "StatefulSet": ("apps/v1beta1", "apps/v1beta2"),
-    "DaemonSet": ("extensions/v1beta1", "apps/v1beta2"),
 }
 
 
@@ -104,10 +97,7 @@ def read_workload(kind: str, api_version: str, doc: Mapping[str, Any],
     ctx.obj = f"{kind} {namespace}/{name}"
     served = SERVED_API_VERSIONS[kind]
     if api_version != served:
-        warnings.append(
-            f"{ctx.where()}: {ctx.obj}: apiVersion {api_version} is not served since "
-            f"Kubernetes 1.16; read as {served} (write apiVersion: {served}; "
-            "docs/expansion.md#removed-api-versions)")
+        warnings.append(removed_api_version_warning(ctx.where(), ctx.obj, api_version, served))
         own["apiVersion"] = served
     uid = read_str(ctx, meta.get("uid"), "metadata.uid")
     uid_added = not uid

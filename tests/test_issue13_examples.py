@@ -1,0 +1,183 @@
+"""Issue 13's "Done when" items that need its parts together: a user's Deployment + Service
+expanded and spread by the system default constraints as upstream scores it, the ReplicaSet the
+expansion creates (or a removed apiVersion's) read by the loader as the owner DefaultSelector
+finds, and bad or partial inputs getting one clear message each."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.cli.main import main
+from reference_impl.model.controllers import controllers_of
+from reference_impl.model.loader import load_paths, load_read_documents, read_documents
+from reference_impl.model.workloads import expand_workloads
+from reference_impl.plugins.helper.spread import default_selector
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLIC = ROOT / "tests" / "data" / "public"
+EXAMPLE = PUBLIC / "deployment-service.yaml"
+UPSTREAM = ROOT / "upstream" / "bin" / "kschedconf-upstream"
+
+
+def _expanded(*paths: Path) -> list[dict[str, Any]]:
+    x = expand_workloads(read_documents(list(paths)))
+    return [d for _, _, d in x.documents]
+
+
+def _objects(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    out = []
+    for d in docs:
+        items = d.get("items") if d.get("kind") == "List" else [d]
+        out += [o for o in items or () if o.get("kind") == kind]
+    return out
+
+
+# --- the Deployment + Service example -----------------------------------------------------
+
+
+def test_the_deployments_replicaset_is_the_owner_default_selector_finds() -> None:
+    """The expansion emits the Deployment's ReplicaSet with the uid its 4 pods' controller
+    references name; the loader reads it as a ReplicaSet, so DefaultSelector merges the
+    Service's selector and the ReplicaSet's (pod-template-hash included)."""
+    docs = _expanded(EXAMPLE)
+    (rs,) = _objects(docs, "ReplicaSet")
+    pods = _objects(docs, "Pod")
+    assert len(pods) == 4
+    refs = [p["metadata"]["ownerReferences"] for p in pods]
+    assert all(r == [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                      "name": rs["metadata"]["name"], "uid": rs["metadata"]["uid"],
+                      "controller": True, "blockOwnerDeletion": True}] for r in refs)
+    cluster = load_read_documents([("in.yaml", i, d) for i, d in enumerate(docs, 1)]).cluster
+    (model_rs,) = cluster.replica_sets
+    assert (model_rs.name, model_rs.uid) == (rs["metadata"]["name"], rs["metadata"]["uid"])
+    assert [s.name for s in cluster.services] == ["nginx"]
+    pod = cluster.pods[0]
+    sel = default_selector(pod, controllers_of(cluster))
+    hash_ = rs["metadata"]["labels"]["pod-template-hash"]
+    assert sel.matches({"app": "nginx", "pod-template-hash": hash_})
+    assert not sel.matches({"app": "nginx", "pod-template-hash": "other"})  # the RS's part
+    assert not sel.matches({"pod-template-hash": hash_})  # the Service's part
+
+
+def _pts(doc: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
+    out = {}
+    for n in doc["nodes"]:
+        s = {s["plugin"]: s for s in n["scores"]}["PodTopologySpread"]
+        out[n["name"]] = (s["raw"], s["normalized"], s["weighted"])
+    return out
+
+
+def _half_deployed(tmp_path: Path) -> tuple[Path, str]:
+    """The example expanded, its first two pods bound where `simulate` puts them (node-a1,
+    node-b1); the file and the third pod's key."""
+    docs = _expanded(EXAMPLE)
+    pods = _objects(docs, "Pod")
+    pods[0]["spec"]["nodeName"], pods[1]["spec"]["nodeName"] = "node-a1", "node-b1"
+    path = tmp_path / "half.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    return path, f"default/{pods[2]['metadata']['name']}"
+
+
+def test_simulate_spreads_the_deployment_over_nodes_and_zones(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", str(EXAMPLE)]) == 0
+    cap = capsys.readouterr()
+    assert "expanded 1 workload(s) into 4 pod(s): ReplicaSet default/nginx-" in cap.err
+    bound = sorted(json.loads(cap.out)["bindings"].values())
+    # every node gets one; the fourth goes to the zone with one node (zone-b has 1, zone-a 2)
+    assert bound == ["node-a1", "node-a2", "node-b1", "node-b1"]
+
+
+def test_explain_shows_the_default_constraint_scores(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """With pods on node-a1 and node-b1, the third pod's PodTopologySpread scores come from the
+    system default constraints (hostname maxSkew 3, zone maxSkew 5, weight 2 each, selector of
+    the Service and the ReplicaSet): raw = sum over constraints of count * log(size + 2)
+    weights (scoring.go), node-a2 (no pod on it, one in its zone) scores best."""
+    path, pod = _half_deployed(tmp_path)
+    assert main(["explain", str(path), "--pod-name", pod, "-o", "json"]) == 0
+    scores = _pts(json.loads(capsys.readouterr().out))
+    assert set(scores) == {"node-a1", "node-a2", "node-b1"}
+    # node-a2 has no matching pod on it: lowest raw, highest normalized score
+    assert scores["node-a2"][0] < scores["node-a1"][0]
+    assert scores["node-a2"][1:] == (100, 200)
+    assert all(w == 2 * n for _, n, w in scores.values())
+    # without the Service and the controllers the default selector is empty: no constraint,
+    # PodTopologySpread's PreScore skips and it scores no node
+    docs = [d for d in yaml.safe_load_all(path.read_text())
+            if d.get("kind") not in ("Service", "ReplicaSet", "Deployment")]
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump_all(docs))
+    assert main(["explain", str(bare), "--pod-name", pod, "-o", "json"]) == 0
+    bare_doc = json.loads(capsys.readouterr().out)
+    assert not any(s["plugin"] == "PodTopologySpread" for n in bare_doc["nodes"]
+                   for s in n["scores"])
+
+
+@pytest.mark.skipif(not os.access(UPSTREAM, os.X_OK), reason="upstream subject not built")
+def test_explain_scores_are_upstreams(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The real kube-scheduler's explain, given the same objects (the expanded pods, the
+    ReplicaSet and the Service), gives the same score for every plugin on every node."""
+    import subprocess  # the upstream binary is optional
+
+    path, pod = _half_deployed(tmp_path)
+    r = subprocess.run([str(UPSTREAM), "explain", str(path), "--pod-name", pod],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    theirs = json.loads(r.stdout)
+    assert main(["explain", str(path), "--pod-name", pod, "-o", "json",
+                 "--admission", "never"]) == 0
+    ours = json.loads(capsys.readouterr().out)
+
+    def scores(doc: dict[str, Any]) -> dict[str, Any]:
+        return {n["name"]: sorted((s["plugin"], s["raw"], s["normalized"], s["weighted"])
+                                  for s in n["scores"]) for n in doc["nodes"]}
+    assert scores(ours) == scores(theirs)
+    assert ours["selected"] == theirs["selected"] == "node-a2"
+
+
+# --- cluster-capacity's RC + extensions/v1beta1 ReplicaSet ---------------------------------
+
+CC = PUBLIC / "cluster-capacity-rc-pod-and-replicaset.yaml"
+
+
+def test_a_removed_api_version_replicaset_is_read_by_the_loader_too() -> None:
+    """Without the expansion, the loader reads the extensions/v1beta1 ReplicaSet as apps/v1
+    with the expansion's warning, so the bare pod it would adopt and the expanded pods find the
+    same owner."""
+    loaded = load_paths([CC])
+    (rs,) = loaded.cluster.replica_sets
+    assert rs.name == "frontend" and loaded.ignored == {}
+    (w,) = [w for w in loaded.warnings if "extensions/v1beta1" in w]
+    assert "ReplicaSet default/frontend" in w and "read as apps/v1" in w
+
+
+def test_expansion_and_loader_agree_on_the_removed_api_version_owner() -> None:
+    x = expand_workloads(read_documents([PUBLIC / "kind-nodes.yaml", CC]))
+    assert sum("extensions/v1beta1" in w for w in x.warnings) == 1
+    loaded = load_read_documents(x.documents)
+    assert not any("extensions/v1beta1" in w for w in loaded.warnings)  # said once
+    (rs,) = loaded.cluster.replica_sets
+    controllers = controllers_of(loaded.cluster)
+    frontend = [p for p in loaded.cluster.pods if p.labels.get("tier") == "frontend"]
+    assert len(frontend) == 5  # small-pod, adopted, and 4 created
+    for p in frontend:
+        assert [(o.kind, o.uid) for o in p.owner_references] == [("ReplicaSet", rs.uid)]
+        assert not default_selector(p, controllers).matches({"app": "guestbook"})
+        assert default_selector(p, controllers).matches({"tier": "frontend"})
+
+
+def test_an_extensions_replicaset_without_selector_gets_its_template_labels() -> None:
+    doc = yaml.safe_load(
+        "apiVersion: extensions/v1beta1\nkind: ReplicaSet\nmetadata: {name: web}\n"
+        "spec:\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: c, image: x}]}\n")
+    (rs,) = load_read_documents([("rs.yaml", 1, doc)]).cluster.replica_sets
+    assert rs.selector.match_labels == (("app", "web"),)
