@@ -181,3 +181,16 @@ def test_an_extensions_replicaset_without_selector_gets_its_template_labels() ->
         "    spec: {containers: [{name: c, image: x}]}\n")
     (rs,) = load_read_documents([("rs.yaml", 1, doc)]).cluster.replica_sets
     assert rs.selector.match_labels == (("app", "web"),)
+
+
+def test_the_golden_scenario_recorded_from_upstream_places_the_example_alike(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """golden/spread/system-defaults-deployment-service (the example's objects as the
+    expansion creates them, recorded from the real kube-scheduler) binds its 4 pods to the same
+    nodes as `simulate` binds the example's."""
+    path = ROOT / "golden" / "spread" / "system-defaults-deployment-service.yaml"
+    recorded = [d for d in yaml.safe_load_all(path.read_text()) if d and "bindings" in d]
+    assert len(recorded) == 1
+    assert main(["simulate", str(EXAMPLE)]) == 0
+    ours = json.loads(capsys.readouterr().out)["bindings"]
+    assert sorted(recorded[0]["bindings"].values()) == sorted(ours.values())

@@ -4,10 +4,14 @@ system default constraints with the selector of the pods' Services and controlle
 
 from __future__ import annotations
 
+from reference_impl.model.workloads import expand_workloads
+from reference_impl.testing._base import manifests
 from reference_impl.testing.wrappers import (
     HOSTNAME,
     ZONE,
     PodWrapper,
+    make_deployment,
+    make_pod,
     make_replica_set,
     make_replication_controller,
     make_service,
@@ -145,3 +149,22 @@ def _() -> Docs:
               for i in range(2)),
             *(owned(pod(f"front-{i}", labels={"app": "front"}), "front", "Deployment")
               for i in range(2))]
+
+
+@golden("system-defaults-deployment-service",
+        "A user's Deployment (4 replicas) and the Service selecting it on 3 nodes in 2 zones, as "
+        "`kschedconf simulate` expands them (tests/data/public/deployment-service.yaml): the "
+        "ReplicaSet and pods the Deployment controller creates; the system default constraints "
+        "put the fourth pod in the zone with fewer pods")
+def _() -> Docs:
+    nodes = [node("node-a1", zone="zone-a"), node("node-a2", zone="zone-a"),
+             node("node-b1", zone="zone-b")]
+    nginx = make_deployment("nginx").replicas(4).selector({"app": "nginx"}).template(
+        make_pod("").label("app", "nginx").req(cpu="250m", memory="128Mi"))
+    svc = make_service("nginx").selector({"app": "nginx"}).port(80, 80)
+    docs = manifests(nodes, nginx, svc)
+    x = expand_workloads([("spread/system-defaults-deployment-service", i, d)
+                          for i, d in enumerate(docs, start=1)])
+    created = [c.doc for c in x.created]
+    assert [d["kind"] for d in created] == ["ReplicaSet"] + ["Pod"] * 4, created
+    return [*nodes, svc, *created]
