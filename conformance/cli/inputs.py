@@ -18,6 +18,7 @@ from reference_impl.model.loader.admission import ADMISSION_MODES
 from reference_impl.model.objects import Cluster
 from reference_impl.model.workloads import Expansion, expand_workloads
 from reference_impl.plugins.registry import build_registry
+from reference_impl.plugins.volumerestrictions import ephemeral_claim_names, pvc_claim_names
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.scheduler import Scheduler
 
@@ -81,7 +82,10 @@ def read_inputs(paths: list[str], args: argparse.Namespace) -> tuple[LoadResult,
             print(f"warning: {w}", file=sys.stderr)
     if loaded.admission is not None and (line := loaded.admission.summary()):
         print(line, file=sys.stderr)
-    report_ignored(loaded.ignored, set(expansion_kinds(expansion)), verbose)
+    used = set(expansion_kinds(expansion))
+    if report_claims(loaded.cluster):
+        used.add("PersistentVolumeClaim")  # said by the line above
+    report_ignored(loaded.ignored, used, verbose)
     return loaded, expansion
 
 
@@ -104,6 +108,25 @@ def report_expansion(x: Expansion, verbose: bool) -> None:
               + ", ".join(f"{k} {n}" for k, n in owners.items())
               + " (--no-expand-workloads to leave them; kschedconf expand prints them)",
               file=sys.stderr)
+
+
+def report_claims(cluster: Cluster) -> bool:
+    """One line for the pending pods with PersistentVolumeClaims (a StatefulSet's
+    ``volumeClaimTemplates``), which the reference cannot schedule yet: each would otherwise
+    only end in an Error of the volume plugins. True if there were some."""
+    claims = {p.key: [*pvc_claim_names(p), *ephemeral_claim_names(p)]
+              for p in cluster.pods if not p.node_name}
+    claims = {k: c for k, c in claims.items() if c}
+    if not claims:
+        return False
+    shown = ", ".join(f"{k} ({', '.join(c)})" for k, c in list(claims.items())[:3])
+    more = f" and {len(claims) - 3} more" if len(claims) > 3 else ""
+    print(f"warning: {len(claims)} pending pod(s) use PersistentVolumeClaims: {shown}{more}. "
+          "The reference does not read PersistentVolumeClaims, PersistentVolumes or "
+          "StorageClasses yet, so these pods end in Error (VolumeRestrictions: not supported "
+          "yet); the other pods are scheduled as usual (docs/expansion.md#statefulset)",
+          file=sys.stderr)
+    return True
 
 
 def report_ignored(ignored: dict[str, int], used: set[str], verbose: bool) -> None:
