@@ -247,3 +247,111 @@ def test_pods_with_claims_get_one_clear_message(tmp_path: Path,
     assert list(doc["bindings"]) == ["default/plain"]
     assert {a["pod"]: a["outcome"] for a in doc["attempts"] if a["pod"] != "default/plain"} \
         == {"default/web-0": "Error", "default/web-1": "Error"}
+
+
+# --- bad or partial inputs, through the command a user runs --------------------------------
+
+_WEB_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  containers: [{name: c, image: nginx, resources: {requests: {memory: 512Mi}}}]
+"""
+
+BAD_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: lots}}}]
+"""
+
+MISSING_OWNER = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-abcde
+  labels: {app: web}
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: web-5d8f, uid: u-1, controller: true}
+spec:
+  containers: [{name: c, image: nginx}]
+"""
+
+LIMIT_RANGE_ABOVE_THE_REQUEST = """\
+apiVersion: v1
+kind: LimitRange
+metadata: {name: bounds}
+spec:
+  limits:
+  - {type: Container, min: {memory: 1Gi}}
+---
+""" + _WEB_POD
+
+
+def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str,
+         *args: str) -> tuple[int, str, str]:
+    path = tmp_path / "in.yaml"
+    path.write_text(text)
+    code = main([args[0], str(PUBLIC / "kind-nodes.yaml"), str(path), *args[1:]])
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def test_a_workload_with_an_invalid_template_is_an_input_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(tmp_path, capsys, BAD_TEMPLATE, "simulate")
+    assert code == 2
+    assert f"{tmp_path / 'in.yaml'}, document 1: Deployment default/web: " \
+           "spec.template.spec.containers[0].resources.requests.cpu: invalid quantity 'lots'" \
+           in err
+
+
+def test_an_owner_reference_to_a_missing_controller_warns_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The pod is scheduled as it is (the scheduler never reads owners; DefaultSelector finds
+    no owner, as upstream's lister would not), with one warning naming the controller."""
+    code, out, err = _run(tmp_path, capsys, MISSING_OWNER, "simulate")
+    assert code == 0
+    assert json.loads(out)["bindings"].keys() == {"default/web-abcde"}
+    assert [ln for ln in err.splitlines() if "not among the inputs" in ln] == [
+        "warning: 1 pod(s) name a controller that is not among the inputs (ReplicaSet "
+        "default/web-5d8f): the pods are taken as they are and nothing is created for the "
+        "controller (docs/expansion.md#owners-not-in-the-inputs)"]
+
+
+@pytest.mark.parametrize("spec", ["{type: ExternalName, externalName: example.com}",
+                                  "{selector: {}, ports: [{port: 80}]}"])
+def test_a_service_without_selector_selects_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str) -> None:
+    """GetPodServices skips a Service whose selector is nil (helper/spread.go); an empty one
+    adds no label, and an empty default selector builds no constraint
+    (podtopologyspread/common.go): PodTopologySpread scores no node, as upstream."""
+    svc = f"apiVersion: v1\nkind: Service\nmetadata: {{name: external}}\nspec: {spec}\n---\n"
+    code, out, err = _run(tmp_path, capsys, svc + _WEB_POD, "explain", "--pod-name",
+                          "default/web", "-o", "json")
+    assert code == 0 and "Service" not in err
+    doc = json.loads(out)
+    assert doc["selected"]
+    assert not any(s["plugin"] == "PodTopologySpread" for n in doc["nodes"]
+                   for s in n["scores"])
+
+
+def test_a_limit_range_above_a_request_rejects_the_pod_as_the_api_server_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(tmp_path, capsys, LIMIT_RANGE_ABOVE_THE_REQUEST, "simulate")
+    assert code == 2
+    assert 'Pod default/web: pods "web" is forbidden: minimum memory usage per Container is ' \
+           "1Gi, but request is 512Mi (admission plugin LimitRanger, LimitRange " \
+           "default/bounds; --admission never takes the pod as it is)" in err
+    code, out, _ = _run(tmp_path, capsys, LIMIT_RANGE_ABOVE_THE_REQUEST, "simulate",
+                        "--admission", "never")
+    assert code == 0 and json.loads(out)["bindings"].keys() == {"default/web"}
