@@ -73,9 +73,13 @@ def _services(draw: st.DrawFn, namespace: str, pods: list[Mapping[str, Any]]) ->
 
 
 @st.composite
-def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]]) -> list[Doc]:
+def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]],
+                      present: Iterable[Mapping[str, Any]] = ()) -> list[Doc]:
     """The Services and owner objects for ``pods`` (pod manifests), in a fixed order: owners
-    in the order their pods first name them, then each namespace's Services."""
+    in the order their pods first name them, then each namespace's Services. An owner among
+    the ``present`` objects (a generated workload, strategies/workloads.py) is not drawn
+    again."""
+    have = {(_namespace(d), d.get("kind"), d["metadata"].get("name")) for d in present}
     by_owner: dict[tuple[str, str, str, str], tuple[Mapping[str, Any], list]] = {}
     by_namespace: dict[str, list[Mapping[str, Any]]] = {}
     for pod in pods:
@@ -84,6 +88,8 @@ def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]]) -> lis
         ref = next((o for o in pod["metadata"].get("ownerReferences") or ()
                     if o.get("controller")), None)
         if ref is None or (ref["apiVersion"], ref["kind"]) not in OWNER_OBJECT_KINDS:
+            continue
+        if (ns, ref["kind"], ref["name"]) in have:
             continue
         key = (ns, ref["apiVersion"], ref["kind"], ref["name"])
         by_owner.setdefault(key, (ref, []))[1].append(pod)
