@@ -5,7 +5,8 @@ default profile's PodTopologySpread system default constraints apply to generate
 
 Each owner named by a controlling ownerReference of a kind DefaultSelector reads gets its object
 (same namespace, name and uid) three times in four, with a ``matchLabels`` selector over labels
-its pods share (an owner whose pods have no labels, or left out, is a missing owner). Each
+its pods share and the pod template validation requires (those labels, the first pod's
+containers); an owner whose pods have no labels, or left out, is a missing owner. Each
 namespace holding pods gets up to two Services selecting a subset of one pod's labels; one in
 five has no selector (it selects nothing).
 """
@@ -55,6 +56,10 @@ def _owner_object(draw: st.DrawFn, ref: Mapping[str, Any], namespace: str,
     spec: Doc = ({"selector": selector} if kind == "ReplicationController"
                  else {"selector": {"matchLabels": selector}})
     spec["replicas"] = len(pods)
+    # the API server requires a template whose labels the selector selects (validation of
+    # the RC/RS/StatefulSet spec), and so does the workload expansion reading the file
+    containers = [{"name": c["name"], "image": c["image"]} for c in pods[0]["spec"]["containers"]]
+    spec["template"] = {"metadata": {"labels": dict(common)}, "spec": {"containers": containers}}
     return {"apiVersion": ref["apiVersion"], "kind": kind, "metadata": meta, "spec": spec}
 
 
