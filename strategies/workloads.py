@@ -119,14 +119,15 @@ def add_workloads(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     drawn = draw(workload_documents(cluster, sizes, features, scheduler_names))
     if not drawn:
         return []
-    inputs = [*cluster.documents(pending), *drawn]
+    existing = cluster.documents(pending)
+    inputs = [*existing, *drawn]
     x = expand_workloads([(_SOURCE, i, d) for i, d in enumerate(inputs, start=1)], "auto")
-    docs = [d for _, _, d in x.documents]
+    docs = [d for _, _, d in x.documents]  # the inputs (one each), then what was created
     for before, after in zip(inputs, docs, strict=False):
         if after is not before and before["kind"] == "Pod":  # adopted: ownerReferences
             before.clear()
             before.update(after)
-    out = list(docs[len(cluster.documents(pending)):len(inputs)])
+    out = list(docs[len(existing):len(inputs)])
     for c in x.created:
         (pending if c.kind == "Pod" else out).append(c.doc)
     return out
