@@ -1,17 +1,9 @@
 """Workload documents (feature ``workloads``): Deployments, ReplicaSets, StatefulSets,
-DaemonSets and Jobs with small replica counts, their pod templates drawn by the pod strategies
-(``objects.pod_templates``), sometimes a Service selecting them; in about one scenario in four
-(docs/strategies.md#workloads).
-
-The workloads are expanded here, once, by the harness's own expansion
-(``reference_impl.model.workloads.expand_workloads``, mode ``auto``, as ``kschedconf simulate``
-does for a manifest): the scenario holds the workload documents *and* the objects their
-controllers would create (a Deployment's ReplicaSet, the pods, owned by their controller).
-Every subject (the reference, upstream, the external command, the control planes, which run no
-controllers) receives the same pods, and a counterexample file keeps the workloads for the
-reader while replaying the same pods. Shrinking draws fewer workloads, fewer replicas and
-simpler templates, and the expansion follows.
-"""
+DaemonSets and Jobs with small replica counts, pod templates from ``objects.pod_templates``,
+sometimes a Service selecting them; in about one scenario in four. They are expanded here, once,
+by ``expand_workloads`` (mode ``auto``): the scenario holds the workloads and the pods their
+controllers create, so every subject and every replay sees the same pods; their pods count
+against ``Sizes.max_pending_pods`` (docs/strategies.md#workloads)."""
 
 from __future__ import annotations
 
@@ -57,16 +49,20 @@ def _selector(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, str]:
 
 @st.composite
 def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Sizes,
-              features: frozenset[str], scheduler_names: tuple[str, ...]) -> list[Doc]:
-    """One workload document, and a Service selecting its pods one time in three (with
+              features: frozenset[str], scheduler_names: tuple[str, ...],
+              budget: int) -> list[Doc]:
+    """One workload document creating at most ``budget`` pods (a DaemonSet only when the
+    budget covers every node), and a Service selecting its pods one time in three (with
     ``services``)."""
-    api_version, kind = draw(sampled(GENERATED_WORKLOAD_KINDS))
+    kinds = [k for k in GENERATED_WORKLOAD_KINDS
+             if k[1] != "DaemonSet" or budget >= len(cluster.nodes)]
+    api_version, kind = draw(sampled(kinds))
     name = f"wl{index}-{kind.lower()}"
     pod = draw(pod_templates(sizes, features, cluster.pod_context(scheduler_names)))
     namespace = pod["metadata"].get("namespace", "default")
     labels = {**(pod["metadata"].get("labels") or {}), WORKLOAD_LABEL: name}
     template: Doc = {"metadata": {"labels": labels}, "spec": pod["spec"]}
-    replicas = draw(st.integers(1, min(sizes.max_replicas, MAX_WORKLOAD_REPLICAS)))
+    replicas = draw(st.integers(1, min(sizes.max_replicas, MAX_WORKLOAD_REPLICAS, budget)))
     spec: Doc = {}
     if kind == "Job":
         # ValidateJobSpec: Never or OnFailure; the API server generates the selector
@@ -96,15 +92,21 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
 
 @st.composite
 def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
-                       features: frozenset[str],
-                       scheduler_names: tuple[str, ...]) -> list[Doc]:
-    """Up to two workloads (and their Services), about one time in four when ``workloads`` is
-    among ``features``; nothing otherwise."""
-    if "workloads" not in features or not sometimes(draw, 4):
+                       features: frozenset[str], scheduler_names: tuple[str, ...],
+                       budget: int) -> list[Doc]:
+    """Up to two workloads (and their Services) creating at most ``budget`` pods, about one
+    time in four when ``workloads`` is among ``features``; nothing otherwise."""
+    if "workloads" not in features or budget < 1 or not sometimes(draw, 4):
         return []
     out: list[Doc] = []
     for i in range(draw(st.integers(1, 2))):
-        out += draw(_workload(i, cluster, sizes, features, scheduler_names))
+        if budget < 1:
+            break
+        docs = draw(_workload(i, cluster, sizes, features, scheduler_names, budget))
+        spec = docs[0]["spec"]
+        budget -= (len(cluster.nodes) if docs[0]["kind"] == "DaemonSet"
+                   else spec.get("replicas", spec.get("parallelism", 0)))
+        out += docs
     return out
 
 
@@ -116,7 +118,8 @@ def add_workloads(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     ``pending``, a pod a workload adopted is updated in place; returns the documents to add
     to the scenario after the pods (the workloads completed as the API server stores them,
     their Services, a Deployment's ReplicaSet)."""
-    drawn = draw(workload_documents(cluster, sizes, features, scheduler_names))
+    budget = sizes.max_pending_pods - len(pending)
+    drawn = draw(workload_documents(cluster, sizes, features, scheduler_names, budget))
     if not drawn:
         return []
     existing = cluster.documents(pending)
