@@ -104,10 +104,11 @@ def test_without_the_feature_no_workload(s: ScenarioInput) -> None:
 
 
 def test_every_kind_is_generated() -> None:
+    # a DaemonSet needs room for a pod per node among the pending pods: rarer than the rest
     for kind in sorted(KINDS):
         find(scenario_strategy("small"),
              lambda s, k=kind: any(w["kind"] == k and _pods_of(s, w) for w in _workloads(s)),
-             settings=FIND)
+             settings=settings(database=None, max_examples=3000))
 
 
 def test_a_workload_shrinks_to_one_replica_of_a_bare_template() -> None:
