@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import HealthCheck, find, given, settings
 
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
@@ -105,11 +105,10 @@ def test_without_the_feature_no_workload(s: ScenarioInput) -> None:
 
 def test_every_kind_is_generated() -> None:
     # a DaemonSet needs room for a pod per node among the pending pods: rarer than the rest
-    # (the first example found is enough: no shrinking)
     for kind in sorted(KINDS):
         find(scenario_strategy("small"),
              lambda s, k=kind: any(w["kind"] == k and _pods_of(s, w) for w in _workloads(s)),
-             settings=settings(database=None, max_examples=3000, phases=[Phase.generate]))
+             settings=settings(database=None, max_examples=3000))
 
 
 def test_a_workload_shrinks_to_one_replica_of_a_bare_template() -> None:
