@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +126,6 @@ def test_explain_scores_are_upstreams(tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """The real kube-scheduler's explain, given the same objects (the expanded pods, the
     ReplicaSet and the Service), gives the same score for every plugin on every node."""
-    import subprocess  # the upstream binary is optional
 
     path, pod = _half_deployed(tmp_path)
     r = subprocess.run([str(UPSTREAM), "explain", str(path), "--pod-name", pod],
