@@ -302,25 +302,23 @@ def test_image_size_is_the_first_nodes_and_removal_frees_images():
     assert snap.image_states["img"].nodes == {"b"}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cache.go UpdateSnapshot re-clones only NodeInfos whose generation changed, and "
-    "NodeInfo.SnapshotConcrete freezes ImageStateSummary.NumNodes at that time: adding node b "
-    "with an image leaves node a's NumNodes at 1 until a itself changes; snapshot.py shares one "
-    "live ImageStateSummary, so a sees 2 at once"))
 def test_image_num_nodes_of_unchanged_nodes_is_frozen_in_the_snapshot():
     """Derived from backend/cache/cache.go UpdateSnapshot + framework/types.go
     NodeInfo.SnapshotConcrete / ImageStateSummary.Snapshot."""
     snap = Snapshot([Node("a", images=(ContainerImage(("img",), 100),))])
-    snap.list()  # a scheduling cycle took the snapshot
+    snap.update_snapshot()  # a scheduling cycle took the snapshot
     snap.add_node(Node("b", images=(ContainerImage(("img",), 100),)))
+    snap.update_snapshot()  # the next cycle clones b, not a
     assert snap.get("b").image_states["img"].num_nodes == 2
     assert snap.get("a").image_states["img"].num_nodes == 1
+    snap.add_pod(mkpod("p", "a"))  # a changes: the next cycle clones it too
+    snap.update_snapshot()
+    assert snap.get("a").image_states["img"].num_nodes == 2
+    snap.remove_node("b")
+    snap.update_snapshot()
+    assert snap.get("a").image_states["img"].num_nodes == 2  # stale again
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "cache.go UpdateSnapshot rebuilds nodeInfoList from the node tree only when a node was "
-    "added or removed (updateAllLists); a node whose zone label changed keeps its old list "
-    "position until then. snapshot.py rebuilds the list on every node update"))
 def test_zone_change_does_not_reorder_the_snapshot_list_until_nodes_are_added_or_removed():
     """Derived from backend/cache/cache.go UpdateSnapshot / updateNodeInfoSnapshotList."""
     snap = Snapshot(ALL_NODES[:7])

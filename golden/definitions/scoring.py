@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference_impl.testing.wrappers import Doc, PodWrapper
+from reference_impl.testing.wrappers import Doc, PodWrapper, make_timeline
 
 from .common import Area, Docs, node, pod, replicas
 
@@ -38,6 +38,25 @@ def _() -> Docs:
             pod("trainer", image=big), pod("shell", image=small),
             pod("both", image=big, initContainers=[{"name": "i", "image": small}]),
             pod("none", image="example.com/new:1")]
+
+
+@golden("image-locality-stale-counts",
+        "ImageLocality: a node unchanged since the last snapshot keeps its stale image counts",
+        notes=["upstream deviation upstream-image-locality-stale-num-nodes: n3 is deleted at "
+               "20s; n1, relabelled at 10s, is cloned again into the snapshot and counts 2 "
+               "nodes with the image, n2 (unchanged) still counts 3, so it scores higher and "
+               "the pod goes to n2 where fresh counts would tie n1 and n2"])
+def _() -> Docs:
+    big = "example.com/ml/trainer:1.0"
+    size = 900 * 1024 * 1024
+    return [node("n1", images=[(big, size)]), node("n2", images=[(big, size)]),
+            node("n3", images=[(big, size)]),
+            pod("first", nodeSelector={"kubernetes.io/hostname": "n3"}),
+            make_timeline({"at": "10s", "action": "labelNode", "node": "n1",
+                           "labels": {"example.com/touched": "yes"}},
+                          {"at": "20s", "action": "deleteNode", "node": "n3"},
+                          {"at": "30s", "action": "createPod",
+                           "pod": pod("trainer", image=big).manifest()})]
 
 
 @golden("pod-level-resources-and-overhead",

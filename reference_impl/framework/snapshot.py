@@ -3,7 +3,9 @@
 Upstream: ``pkg/scheduler/backend/cache/cache.go`` (assume/forget/add/remove, image states),
 ``backend/cache/node_tree.go`` (zone round-robin node order) and ``backend/cache/snapshot.go``
 (the lists plugins read). The reference runs one scheduling loop, so the cache and the snapshot
-are one object, changed in place: the node list is rebuilt only when nodes change.
+are one object, changed in place, except for what upstream's incremental ``UpdateSnapshot``
+leaves stale until the next scheduling cycle, or longer: a node's image counts (refreshed only for
+nodes that changed) and the node list order (rebuilt only when nodes are added or removed).
 """
 
 from __future__ import annotations
@@ -95,7 +97,11 @@ class Snapshot:
                  namespaces: dict[str, Namespace] | None = None) -> None:
         self.node_info_map: dict[str, NodeInfo] = {}
         self.node_tree = NodeTree()
-        self.image_states: dict[str, ImageStateSummary] = {}
+        self.image_states: dict[str, ImageStateSummary] = {}  # the cache's, live
+        # node name -> the cache NodeInfo's image states (live), and the nodes changed since the
+        # last update_snapshot: their snapshot NodeInfos are re-cloned by the next one.
+        self._live_image_states: dict[str, dict[str, ImageStateSummary]] = {}
+        self._changed_nodes: set[str] = set()
         self.namespaces: dict[str, Namespace] = dict(namespaces or {})
         self.pod_locations: dict[str, str] = {}  # pod uid -> node name
         # Names of nodes whose pods changed, in order, and a counter of node-set changes: plugins
@@ -110,6 +116,7 @@ class Snapshot:
         for pod in pods:
             if pod.node_name:
                 self.add_pod(pod)
+        self.update_snapshot()
 
     # ----- nodes -----
     def add_node(self, node: Node) -> NodeInfo:
@@ -117,13 +124,19 @@ class Snapshot:
         if ni is None:
             ni = NodeInfo(node)
             self.node_info_map[node.name] = ni
-        else:
-            self.node_tree.update(ni.node, node)
-            self._remove_image_states(ni.node)
-            ni.node = node
-        self.node_tree.add(node)
+            self.node_tree.add(node)
+            self._add_image_states(node, ni)
+            self._invalidate()
+            return ni
+        self.node_tree.update(ni.node, node)
+        self._remove_image_states(ni.node)
+        ni.node = node
         self._add_image_states(node, ni)
-        self._invalidate()
+        # UpdateSnapshot rebuilds nodeInfoList only when a node was added or removed
+        # (updateAllLists): a node whose zone changed keeps its place in the list until then.
+        self.structure_version += 1
+        self._affinity_list = None
+        self._anti_affinity_list = None
         return ni
 
     def update_node(self, node: Node) -> NodeInfo:
@@ -135,6 +148,8 @@ class Snapshot:
             return
         self.node_tree.remove(ni.node)
         self._remove_image_states(ni.node)
+        self._live_image_states.pop(name, None)
+        self._changed_nodes.discard(name)
         for pi in ni.pods:
             self.pod_locations.pop(pi.pod.uid, None)
         self._invalidate()
@@ -149,7 +164,9 @@ class Snapshot:
                     self.image_states[name] = state
                 state.nodes.add(node.name)
                 summary.setdefault(name, state)
-        ni.image_states = summary
+        self._live_image_states[node.name] = summary
+        ni.image_states = summary  # live until the next update_snapshot clones it
+        self._changed_nodes.add(node.name)
 
     def _remove_image_states(self, node: Node) -> None:
         for image in node.images:
@@ -169,6 +186,7 @@ class Snapshot:
         ni.add_pod_info(PodInfo(pod))
         self.pod_locations[pod.uid] = pod.node_name
         self.change_log.append(pod.node_name)
+        self._changed_nodes.add(pod.node_name)
         if pod.affinity is not None:
             self._affinity_list = None
             self._anti_affinity_list = None
@@ -182,12 +200,26 @@ class Snapshot:
         if ni is not None:
             ni.remove_pod(pod)
             self.change_log.append(node_name)
+            self._changed_nodes.add(node_name)
         if pod.affinity is not None:
             self._affinity_list = None
             self._anti_affinity_list = None
 
     def is_assumed_or_bound(self, pod: Pod) -> bool:
         return pod.uid in self.pod_locations
+
+    def update_snapshot(self) -> None:
+        """``cacheImpl.UpdateSnapshot`` (backend/cache/cache.go), run at the start of every
+        scheduling cycle: only the NodeInfos whose generation changed since the last one are
+        cloned again (``NodeInfo.SnapshotConcrete``), and the clone freezes each image's
+        ``NumNodes``. A node that did not change keeps the counts of its last clone, even after
+        other nodes holding the same image were added or removed (docs/upstream-deviations.md)."""
+        for name in self._changed_nodes:
+            live = self._live_image_states.get(name)
+            ni = self.node_info_map.get(name)
+            if ni is not None and live is not None:
+                ni.image_states = {image: state.snapshot() for image, state in live.items()}
+        self._changed_nodes.clear()
 
     # ----- lister views (fwk.SharedLister) -----
     def _invalidate(self) -> None:

@@ -122,17 +122,26 @@ class HostPortInfo:
 
 class ImageStateSummary:
     """``fwk.ImageStateSummary``: an image's size (from the first node seen with it) and the
-    nodes that have it."""
+    nodes that have it. The cache's summary is live (``nodes``); the snapshot's copy
+    (``snapshot()``, staging/src/k8s.io/kube-scheduler/framework/types.go) has no node set and a
+    ``num_nodes`` frozen at the time it was taken."""
 
-    __slots__ = ("size", "nodes")
+    __slots__ = ("size", "nodes", "_frozen_num_nodes")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, frozen_num_nodes: int | None = None) -> None:
         self.size = size
         self.nodes: set[str] = set()
+        self._frozen_num_nodes = frozen_num_nodes
 
     @property
     def num_nodes(self) -> int:
+        if self._frozen_num_nodes is not None:
+            return self._frozen_num_nodes
         return len(self.nodes)
+
+    def snapshot(self) -> ImageStateSummary:
+        """``ImageStateSummary.Snapshot``: ``NumNodes: iss.Nodes.Len()``, without the nodes."""
+        return ImageStateSummary(self.size, len(self.nodes))
 
 
 @dataclass(slots=True, eq=False)

@@ -145,7 +145,9 @@ class SchedulingCore:
     # ----- schedulePod -----
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod,
                      signature: str | None = None) -> ScheduleResult:
-        """``schedulePod``: raises FitError, or RuntimeError for an Error status."""
+        """``schedulePod``, after the ``UpdateSnapshot`` that ``schedulingCycle`` starts with:
+        raises FitError, or RuntimeError for an Error status."""
+        self.snapshot.update_snapshot()
         if self.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
         batch = self.batch_of(fwk)
