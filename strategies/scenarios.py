@@ -1,10 +1,12 @@
 """Whole scenarios (``conformance.core.scenario.ScenarioInput``): a cluster with running pods that
 fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a seed.
 
-About one scenario in four looks like a dump of a busy cluster (``strategies/busy.py``).
-The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,
-Services and the pods' owner objects (``services.py``), then the timeline (``kschedconf/v1``
-Scenario) if any; the configuration is ``config``.
+About one scenario in four holds workloads, expanded into their pods here
+(``strategies/workloads.py``), and about one in four looks like a dump of a busy cluster
+(``strategies/busy.py``). The documents are ordered PriorityClasses, Namespaces, Nodes, running
+pods, pending pods (the workloads' pods last), PDBs, the workloads with their Services and a
+Deployment's ReplicaSet, Services and the pods' owner objects (``services.py``), then the
+timeline (``kschedconf/v1`` Scenario) if any; the configuration is ``config``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from strategies.configs import scheduler_configs, scheduler_names_of
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.timelines import timelines
+from strategies.workloads import add_workloads
 
 __all__ = ["scenarios"]
 
@@ -36,10 +39,11 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
+    workloads = draw(add_workloads(cluster, pending, sizes, f, names))
     draw(busy_cluster(cluster, pending, f))
-    documents = cluster.documents(pending)
+    documents = cluster.documents(pending) + workloads
     if "services" in f:
-        documents += draw(selecting_objects([*cluster.running_pods, *pending]))
+        documents += draw(selecting_objects([*cluster.running_pods, *pending], workloads))
     if "timeline" in f:
         timeline = draw(st.none() | timelines(cluster, pending, sizes, f, names))
         if timeline is not None:

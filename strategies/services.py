@@ -5,7 +5,8 @@ default profile's PodTopologySpread system default constraints apply to generate
 
 Each owner named by a controlling ownerReference of a kind DefaultSelector reads gets its object
 (same namespace, name and uid) three times in four, with a ``matchLabels`` selector over labels
-its pods share (an owner whose pods have no labels, or left out, is a missing owner). Each
+its pods share and the pod template validation requires (those labels, the first pod's
+containers); an owner whose pods have no labels, or left out, is a missing owner. Each
 namespace holding pods gets up to two Services selecting a subset of one pod's labels; one in
 five has no selector (it selects nothing).
 """
@@ -55,6 +56,10 @@ def _owner_object(draw: st.DrawFn, ref: Mapping[str, Any], namespace: str,
     spec: Doc = ({"selector": selector} if kind == "ReplicationController"
                  else {"selector": {"matchLabels": selector}})
     spec["replicas"] = len(pods)
+    # the API server requires a template whose labels the selector selects (validation of
+    # the RC/RS/StatefulSet spec), and so does the workload expansion reading the file
+    containers = [{"name": c["name"], "image": c["image"]} for c in pods[0]["spec"]["containers"]]
+    spec["template"] = {"metadata": {"labels": dict(common)}, "spec": {"containers": containers}}
     return {"apiVersion": ref["apiVersion"], "kind": kind, "metadata": meta, "spec": spec}
 
 
@@ -73,9 +78,13 @@ def _services(draw: st.DrawFn, namespace: str, pods: list[Mapping[str, Any]]) ->
 
 
 @st.composite
-def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]]) -> list[Doc]:
+def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]],
+                      present: Iterable[Mapping[str, Any]] = ()) -> list[Doc]:
     """The Services and owner objects for ``pods`` (pod manifests), in a fixed order: owners
-    in the order their pods first name them, then each namespace's Services."""
+    in the order their pods first name them, then each namespace's Services. An owner among
+    the ``present`` objects (a generated workload, strategies/workloads.py) is not drawn
+    again."""
+    have = {(_namespace(d), d.get("kind"), d["metadata"].get("name")) for d in present}
     by_owner: dict[tuple[str, str, str, str], tuple[Mapping[str, Any], list]] = {}
     by_namespace: dict[str, list[Mapping[str, Any]]] = {}
     for pod in pods:
@@ -84,6 +93,8 @@ def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]]) -> lis
         ref = next((o for o in pod["metadata"].get("ownerReferences") or ()
                     if o.get("controller")), None)
         if ref is None or (ref["apiVersion"], ref["kind"]) not in OWNER_OBJECT_KINDS:
+            continue
+        if (ns, ref["kind"], ref["name"]) in have:
             continue
         key = (ns, ref["apiVersion"], ref["kind"], ref["name"])
         by_owner.setdefault(key, (ref, []))[1].append(pod)

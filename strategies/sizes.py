@@ -95,6 +95,7 @@ ALL_FEATURES: frozenset[str] = frozenset({
     # metadata
     "namespaces",  # pods in several namespaces, Namespace objects with labels
     "owner_references",
+    "workloads",  # Deployment/ReplicaSet/StatefulSet/DaemonSet/Job documents and their pods
     "services",  # Services selecting pods, the RC/RS/StatefulSet objects owners name
     "creation_timestamps",
     # scheduler configuration
