@@ -671,7 +671,7 @@ def test_dynamic_resources_empty():
     assert pl.pre_enqueue(p) is None
     state = CycleState()
     assert pl.pre_filter(state, p, []) == (None, skip())
-    assert state.read(dra.STATE_KEY).claims == ()
+    assert state.read(dra.STATE_KEY).claims.empty()
     ni = node_info(name="worker")
     assert pl.filter(state, p, ni) is None
     assert pl.score(state, p, ni) == 0
@@ -728,16 +728,6 @@ def test_dynamic_resources_disabled():
     assert pl.pre_bind_pre_flight(state, p, "n") == skip()
     assert pl.pre_bind(state, p, "n") is None
     assert pl.events_to_register() == []
-
-
-def test_dynamic_resources_claims_are_refused():
-    pl = _dra()
-    p = mk_pod("my-pod", "default", claims=("my-resource",))
-    assert_not_supported(pl.pre_enqueue(p), "DynamicResources")
-    state = CycleState()
-    assert_not_supported(pl.pre_filter(state, p, [])[1], "DynamicResources")
-    # The empty state is written before the claims are looked at, as upstream.
-    assert state.read(dra.STATE_KEY).claims == ()
 
 
 def test_dynamic_resources_device_class_extended_resource_is_refused():
