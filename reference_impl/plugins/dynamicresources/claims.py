@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from reference_impl.model.dra import ResourceClaim, ResourceClaimConsumerReference
+from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceClaimConsumerReference
 from reference_impl.model.objects import Pod, PodResourceClaim
 
 #: resourceclaim.ErrClaimNotFound
@@ -81,3 +81,28 @@ class ClaimStore:
 
     def set(self, i: int, claim: ResourceClaim) -> None:
         self.claims[i] = claim
+
+
+def pod_allocations(objects: DRAObjects, pod: Pod) -> dict[str, dict]:
+    """The devices allocated to each claim of a bound pod, for the result document: pod claim
+    name -> ``{"claim": <ResourceClaim name>, "devices": [{request, driver, pool, device}]}``
+    (``adminAccess: true`` where set), in ``spec.resourceClaims`` order. Claims without an
+    allocation, or not found, are left out."""
+    out: dict[str, dict] = {}
+    for pc in pod.resource_claim_sources:
+        try:
+            name, _ = claim_name(pod, pc)
+        except ClaimNameError:
+            continue
+        claim = None if name is None else objects.claims.get(f"{pod.namespace}/{name}")
+        if claim is None or claim.allocation is None:
+            continue
+        devices = []
+        for r in claim.allocation.results:
+            d: dict[str, str | bool] = {"request": r.request, "driver": r.driver,
+                                        "pool": r.pool, "device": r.device}
+            if r.admin_access:
+                d["adminAccess"] = True
+            devices.append(d)
+        out[pc.name] = {"claim": claim.name, "devices": devices}
+    return out

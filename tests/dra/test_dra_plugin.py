@@ -1,0 +1,368 @@
+"""DynamicResources on the scheduling path: the template-claim pre-pass, the plugin's
+extension points (restating table cases of upstream's dynamicresources_test.go, v1.37.2, each
+named in its docstring), and whole runs over Cluster.dra."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.status import Code, Status
+from reference_impl.framework.testing import FakeHandle
+from reference_impl.framework.types import NodeInfo
+from reference_impl.model.dra import (
+    AllocationResult,
+    DeviceRequestAllocationResult,
+    DRAObjects,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+)
+from reference_impl.model.loader import load_documents
+from reference_impl.model.loader.resourceclaims import (
+    POD_RESOURCE_CLAIM_ANNOTATION,
+    claim_generate_name,
+)
+from reference_impl.model.objects import Pod
+from reference_impl.plugins.dynamicresources import STATE_KEY, DynamicResources
+from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.testing.dra import (
+    claim,
+    device,
+    device_class,
+    local_node_selector,
+    request,
+    request_with_prioritized_list,
+    slice_with_devices,
+    sub_request,
+)
+from reference_impl.testing.nodes import make_node
+from reference_impl.testing.pods import make_pod
+
+DRA_TEST = "dynamicresources/dynamicresources_test.go"
+V1 = "resource.k8s.io/v1"
+DRIVER = "some-driver"
+CLASS = "my-resource-class"
+WORKER = "worker"
+POD_UID = "1234"
+
+
+# --- the fixtures of dynamicresources_test.go -----------------------------------------------
+
+def pod_with_claim_name() -> Pod:
+    """``podWithClaimName``: claim ``my-pod-my-resource`` by name."""
+    return (make_pod("my-pod").namespace("default").uid(POD_UID)
+            .resource_claim("my-resource", claim="my-pod-my-resource").obj())
+
+
+def pod_with_claim_template(in_status: bool) -> Pod:
+    """``podWithClaimTemplate`` / ``podWithClaimTemplateInStatus``."""
+    w = (make_pod("my-pod").namespace("default").uid(POD_UID)
+         .resource_claim("my-resource", template="my-resource-template"))
+    if in_status:
+        w = w.resource_claim_status("my-resource", "my-pod-my-resource")
+    return w.obj()
+
+
+def pending_claim(class_name: str = CLASS) -> ResourceClaim:
+    """``pendingClaim``: owned by the pod, one request ``req-1`` for one device."""
+    c = claim("my-pod-my-resource", request("req-1", class_name))
+    return dataclasses.replace(c, namespace="default", uid="claim-uid", owner_pod_uid=POD_UID)
+
+
+def allocation(node_selector: Any = None, dev: str = "instance-1",
+               req: str = "req-1") -> AllocationResult:
+    return AllocationResult((DeviceRequestAllocationResult(req, DRIVER, WORKER, dev),),
+                            node_selector)
+
+
+def allocated_claim(node: str = WORKER) -> ResourceClaim:
+    """``allocatedClaim`` (``allocatedClaimWithGoodTopology`` / ``...WrongTopology`` by
+    node)."""
+    return dataclasses.replace(pending_claim(), allocation=allocation(local_node_selector(node)))
+
+
+def other_allocated_claim() -> ResourceClaim:
+    """``otherAllocatedClaim``: another pod's claim on the same device."""
+    return dataclasses.replace(allocated_claim(), name="not-my-claim", uid="other-uid",
+                               owner_pod_uid="other")
+
+
+def worker_node_slice() -> Any:
+    """``workerNodeSlice``: one device ``instance-1`` on the worker."""
+    return slice_with_devices("worker-slice", WORKER, WORKER, DRIVER, device("instance-1"))
+
+
+def plugin(*claims: ResourceClaim, classes: bool = True, slices: tuple = (),
+           prioritized_list: bool = True) -> DynamicResources:
+    objs = DRAObjects(
+        device_classes={CLASS: device_class(CLASS, DRIVER)} if classes else {},
+        claims={f"{c.namespace}/{c.name}": c for c in claims}, slices=list(slices))
+    handle = FakeHandle(nodes=[make_node(WORKER).obj()], dra=objs,
+                        features={"DRAPrioritizedList": prioritized_list})
+    return DynamicResources(None, handle)
+
+
+def worker() -> NodeInfo:
+    return NodeInfo(make_node(WORKER).obj())
+
+
+def unresolvable(msg: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
+
+
+def run_to_filter(pl: DynamicResources, pod: Pod) -> tuple[CycleState, Status | None]:
+    state = CycleState()
+    assert pl.pre_enqueue(pod) is None
+    _, st = pl.pre_filter(state, pod, [worker()])
+    assert st is None, st
+    return state, pl.filter(state, pod, worker())
+
+
+# --- PreEnqueue ------------------------------------------------------------------------------
+
+def test_missing_claim() -> None:
+    """dynamicresources_test.go "missing-claim": a template claim without status entry."""
+    pl = plugin(allocated_claim())
+    assert pl.pre_enqueue(pod_with_claim_template(False)) == unresolvable(
+        'pod "default/my-pod": ResourceClaim not created yet')
+
+
+def test_deleted_claim() -> None:
+    """dynamicresources_test.go "deleted-claim"."""
+    pl = plugin(dataclasses.replace(allocated_claim(), deleting=True))
+    assert pl.pre_enqueue(pod_with_claim_template(True)) == unresolvable(
+        'resourceclaim "my-pod-my-resource" is being deleted')
+
+
+def test_wrong_claim() -> None:
+    """dynamicresources_test.go "wrong-claim": the claim's owner is another pod."""
+    pl = plugin(dataclasses.replace(allocated_claim(), owner_pod_uid=POD_UID + "123"))
+    assert pl.pre_enqueue(pod_with_claim_template(True)) == unresolvable(
+        "ResourceClaim default/my-pod-my-resource was not created for Pod default/my-pod "
+        "(Pod is not owner)")
+
+
+def test_claim_not_found() -> None:
+    """A claim by name that does not exist: the assume cache's NotFoundError."""
+    assert plugin().pre_enqueue(pod_with_claim_name()) == unresolvable(
+        'could not find ResourceClaim "default/my-pod-my-resource"')
+
+
+# --- PreFilter -------------------------------------------------------------------------------
+
+def test_missing_class() -> None:
+    """dynamicresources_test.go "missing-class"; PostFilter Unschedulable without reason."""
+    pl = plugin(pending_claim(), classes=False)
+    state = CycleState()
+    assert pl.pre_filter(state, pod_with_claim_name(), []) == (None, unresolvable(
+        f"request req-1: device class {CLASS} does not exist"))
+    assert pl.post_filter(state, pod_with_claim_name(), None) == (
+        None, Status(Code.UNSCHEDULABLE))
+
+
+def test_prioritized_list_unknown_device_class() -> None:
+    """dynamicresources_test.go "claim-with-prioritized-list-unknown-device-class" (the
+    status code is statusUnschedulable's, UnschedulableAndUnresolvable)."""
+    c = dataclasses.replace(pending_claim(), spec=dataclasses.replace(
+        pending_claim().spec, requests=(request_with_prioritized_list(
+            "req-1", sub_request("subreq-1", "does-not-exist")),)))
+    _, st = plugin(c).pre_filter(CycleState(), pod_with_claim_name(), [])
+    assert st == unresolvable("request req-1/subreq-1: device class does-not-exist does not "
+                              "exist")
+
+
+def test_allocation_in_flight() -> None:
+    """PreFilter waits for a claim whose allocation is in flight (inFlightAllocations)."""
+    pl = plugin(pending_claim())
+    pl.dra_manager.signal_claim_pending_allocation("claim-uid", allocated_claim())
+    _, st = pl.pre_filter(CycleState(), pod_with_claim_name(), [])
+    assert st == unresolvable(
+        "resource claim default/my-pod-my-resource is in the process of being allocated")
+
+
+# --- Filter, PostFilter ----------------------------------------------------------------------
+
+def test_no_resources() -> None:
+    """dynamicresources_test.go "no-resources": no slice, the allocator finds nothing."""
+    pl = plugin(pending_claim())
+    state, st = run_to_filter(pl, pod_with_claim_name())
+    assert st == unresolvable("cannot allocate all claims")
+    assert pl.post_filter(state, pod_with_claim_name(), None) == (
+        None, Status(Code.UNSCHEDULABLE))
+
+
+def test_exhausted_resources_in_informer_cache() -> None:
+    """dynamicresources_test.go "exhausted-resources-in-informer-cache": the only device is
+    allocated to another claim."""
+    pl = plugin(pending_claim(), other_allocated_claim(), slices=(worker_node_slice(),))
+    _, st = run_to_filter(pl, pod_with_claim_name())
+    assert st == unresolvable("cannot allocate all claims")
+
+
+def test_exhausted_resources_in_flight_claim() -> None:
+    """dynamicresources_test.go "exhausted-resources-in-flight-claim": the device is taken by
+    an allocation in flight."""
+    other = dataclasses.replace(other_allocated_claim(), allocation=None)
+    pl = plugin(pending_claim(), other, slices=(worker_node_slice(),))
+    pl.dra_manager.signal_claim_pending_allocation("other-uid", other_allocated_claim())
+    _, st = run_to_filter(pl, pod_with_claim_name())
+    assert st == unresolvable("cannot allocate all claims")
+
+
+def test_wrong_topology() -> None:
+    """dynamicresources_test.go "wrong-topology": the allocation's node selector names another
+    node; PostFilter deallocates the claim."""
+    pl = plugin(allocated_claim("other-node"))
+    state, st = run_to_filter(pl, pod_with_claim_name())
+    assert st == unresolvable("resourceclaim not available on the node")
+    assert pl.post_filter(state, pod_with_claim_name(), None) == (
+        None, Status(Code.UNSCHEDULABLE, "deallocation of ResourceClaim completed"))
+    assert pl.dra_manager.objects.claims["default/my-pod-my-resource"].allocation is None
+
+
+def test_good_topology() -> None:
+    """dynamicresources_test.go "good-topology": PreBind only adds the pod to reservedFor."""
+    pl = plugin(allocated_claim())
+    pod = pod_with_claim_name()
+    state, st = run_to_filter(pl, pod)
+    assert st is None
+    assert pl.reserve(state, pod, WORKER) is None
+    assert pl.pre_bind(state, pod, WORKER) is None
+    got = pl.dra_manager.objects.claims["default/my-pod-my-resource"]
+    assert got.allocation == allocated_claim().allocation
+    assert got.reserved_for == (ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
+
+
+# --- Reserve, PreBind, Unreserve -------------------------------------------------------------
+
+def test_with_resources() -> None:
+    """dynamicresources_test.go "with-resources": Reserve puts the allocation in flight,
+    PreBind writes it with the reservation and ends the in-flight allocation."""
+    pl = plugin(pending_claim(), slices=(worker_node_slice(),))
+    pod = pod_with_claim_name()
+    state, st = run_to_filter(pl, pod)
+    assert st is None
+    assert pl.reserve(state, pod, WORKER) is None
+    assert pl.dra_manager.get_pending_allocation("claim-uid") == allocation(
+        local_node_selector(WORKER))
+    assert pl.pre_bind(state, pod, WORKER) is None
+    got = pl.dra_manager.objects.claims["default/my-pod-my-resource"]
+    assert got.allocation == allocation(local_node_selector(WORKER))
+    assert got.reserved_for == (ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
+    assert pl.dra_manager.in_flight == {}
+    assert pl.dra_manager.list_all_allocated_devices() == {(DRIVER, WORKER, "instance-1")}
+
+
+def test_unreserve_drops_in_flight_allocation() -> None:
+    """Unreserve after Reserve: the in-flight allocation goes, the claim stays pending
+    ("bind-failure-preserves-inflight-until-unreserve", without the API failure)."""
+    pl = plugin(pending_claim(), slices=(worker_node_slice(),))
+    pod = pod_with_claim_name()
+    state, _ = run_to_filter(pl, pod)
+    assert pl.reserve(state, pod, WORKER) is None
+    pl.unreserve(state, pod, WORKER)
+    assert pl.dra_manager.in_flight == {}
+    assert pl.dra_manager.objects.claims["default/my-pod-my-resource"].allocation is None
+
+
+def test_single_claim_prioritized_list_scoring() -> None:
+    """dynamicresources_test.go "single-claim-prioritized-list-scoring" (computeScore): the
+    first subrequest that fits scores 8, the second 7."""
+    c = dataclasses.replace(pending_claim(), spec=dataclasses.replace(
+        pending_claim().spec, requests=(request_with_prioritized_list(
+            "req-1", sub_request("subreq-1", CLASS, 2), sub_request("subreq-2", CLASS, 1)),)))
+    pl = plugin(c, slices=(worker_node_slice(),))
+    state, st = run_to_filter(pl, pod_with_claim_name())
+    assert st is None
+    assert pl.score(state, pod_with_claim_name(), worker()) == 7
+    assert state.read(STATE_KEY).node_allocations[WORKER].allocation_results[0].results[
+        0].request == "req-1/subreq-2"
+
+
+# --- the template pre-pass (resourceclaim controller) -----------------------------------------
+
+def _template(ns: str = "default", name: str = "gpu-template") -> dict[str, Any]:
+    return {"apiVersion": V1, "kind": "ResourceClaimTemplate",
+            "metadata": {"namespace": ns, "name": name},
+            "spec": {"metadata": {"labels": {"team": "a"}, "annotations": {"note": "x"}},
+                     "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                         "deviceClassName": "gpu.example.com"}}]}}}}
+
+
+def test_template_claims_are_created() -> None:
+    """controller.go handleClaim: generateName <pod>-<claim>-, the pod as controller owner,
+    the pod-claim-name annotation, the template's labels/annotations/spec, and the pod's
+    status.resourceClaimStatuses; deterministic."""
+    docs = [_template(), make_pod("my-pod").uid(POD_UID)
+            .resource_claim("gpu", template="gpu-template").manifest()]
+    r = load_documents(docs)
+    (pod,) = r.cluster.pods
+    ((name, claim_name_),) = pod.resource_claim_statuses
+    assert name == "gpu" and claim_name_ is not None
+    assert claim_name_.startswith("my-pod-gpu-") and len(claim_name_) == len("my-pod-gpu-") + 5
+    c = r.cluster.dra.claims[f"default/{claim_name_}"]
+    assert c.owner_pod_uid == POD_UID
+    assert dict(c.annotations) == {"note": "x", POD_RESOURCE_CLAIM_ANNOTATION: "gpu"}
+    assert dict(c.labels) == {"team": "a"}
+    assert c.spec == r.cluster.dra.claim_templates["default/gpu-template"].spec
+    again = load_documents(docs).cluster.pods[0]
+    assert again.resource_claim_statuses == pod.resource_claim_statuses
+
+
+def test_template_claims_of_a_dump_are_kept() -> None:
+    """A pod whose status already names its claim gets no new one."""
+    docs = [_template(), make_pod("my-pod").uid(POD_UID)
+            .resource_claim("gpu", template="gpu-template")
+            .resource_claim_status("gpu", "existing").manifest()]
+    r = load_documents(docs)
+    assert r.cluster.pods[0].resource_claim_statuses == (("gpu", "existing"),)
+    assert r.cluster.dra.claims == {}
+
+
+def test_template_missing_warns_and_pod_waits() -> None:
+    r = load_documents([make_pod("my-pod").resource_claim("gpu", template="nope").manifest()])
+    assert r.cluster.pods[0].resource_claim_statuses == ()
+    assert any("'nope' not found" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("pod,claim_,want", [
+    ("my-pod", "gpu", "my-pod-gpu-"),
+    ("p" * 50, "c" * 20, "p" * 39 + "-" + "c" * 15),  # 72 > 57: 50*57//72, 20*57//72
+])
+def test_claim_generate_name(pod: str, claim_: str, want: str) -> None:
+    """handleClaim's generateName and its proportional truncation (no trailing hyphen)."""
+    assert claim_generate_name(pod, claim_) == want
+
+
+# --- whole runs ------------------------------------------------------------------------------
+
+def _gpu_docs(n_gpus: int, n_pods: int) -> list[dict[str, Any]]:
+    slice_ = {"apiVersion": V1, "kind": "ResourceSlice", "metadata": {"name": "n1-gpus"},
+              "spec": {"driver": "gpu.example.com", "nodeName": "n1",
+                       "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                       "devices": [{"name": f"gpu-{i}"} for i in range(n_gpus)]}}
+    cls = {"apiVersion": V1, "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+           "spec": {"selectors": [{"cel": {"expression":
+                                           "device.driver == 'gpu.example.com'"}}]}}
+    pods = [make_pod(f"p{i}").creation_timestamp(i).resource_claim("gpu", template="gpu-template")
+            .manifest() for i in range(n_pods)]
+    return [make_node("n1").capacity(cpu="8", memory="8Gi", pods="110").manifest(),
+            slice_, cls, _template(), *pods]
+
+
+def test_later_pods_do_not_get_allocated_devices() -> None:
+    """Allocations are cluster state: two GPUs, three pods; the third finds no device."""
+    cluster = load_documents(_gpu_docs(2, 3)).cluster
+    result = Scheduler(cluster).run()
+    outcome = {a.pod: a for a in result.attempts}
+    got = [outcome[f"default/p{i}"].allocations["gpu"]["devices"][0]["device"]
+           for i in range(2)]
+    assert got == ["gpu-0", "gpu-1"]
+    third = outcome["default/p2"]
+    assert third.outcome == "Unschedulable" and third.allocations == {}
+    assert third.reasons == {"n1": ["cannot allocate all claims"]}
+    reserved = sorted(r.name for c in cluster.dra.claims.values() for r in c.reserved_for)
+    assert reserved == ["p0", "p1"]
