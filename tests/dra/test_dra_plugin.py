@@ -366,3 +366,57 @@ def test_later_pods_do_not_get_allocated_devices() -> None:
     assert third.reasons == {"n1": ["cannot allocate all claims"]}
     reserved = sorted(r.name for c in cluster.dra.claims.values() for r in c.reserved_for)
     assert reserved == ["p0", "p1"]
+
+
+# --- isSchedulableAfterClaimChange ------------------------------------------------------------
+
+def _hint(pod: Pod, stored: tuple[ResourceClaim, ...], old: Any, new: Any) -> tuple[str, Any]:
+    """The new claim is in the cluster first, as upstream's test waits for the assume cache."""
+    pl = plugin(*stored, *((new,) if isinstance(new, ResourceClaim) else ()))
+    return pl.is_schedulable_after_claim_change(pod, old, new)
+
+
+def _template_claim(**changes: Any) -> ResourceClaim:
+    return dataclasses.replace(allocated_claim(), **changes)
+
+
+@pytest.mark.parametrize("case,pod,stored,old,new,want", [
+    ("skip-deletes", "template", (), "pending", None, "QueueSkip"),
+    ("queue-on-delete-with-allocation", "template", (), "allocated", None, "Queue"),
+    ("skip-wrong-claim", "template", (), None, "wrong-owner", "QueueSkip"),
+    ("skip-unrelated-claim", "template", ("allocated",), None, "unrelated", "QueueSkip"),
+    ("queue-on-add", "name", (), None, "pending", "Queue"),
+    ("skip-adding-finalizer", "name", ("pending",), "pending", "pending-labelled", "QueueSkip"),
+    ("queue-on-status-change", "name", ("pending",), "pending", "pending-allocated", "Queue"),
+    ("claim-deallocate", "name", ("pending", "other"), "other", "other-deallocated", "Queue"),
+])
+def test_is_schedulable_after_claim_change(case: str, pod: str, stored: tuple[str, ...],
+                                           old: str | None, new: str | None,
+                                           want: str) -> None:
+    """dynamicresources_test.go TestIsSchedulableAfterClaimChange (a finalizer is not
+    modelled: "skip-adding-finalizer" changes a label, also outside the status)."""
+    claims = {
+        "pending": pending_claim(), "allocated": allocated_claim(),
+        "wrong-owner": _template_claim(owner_pod_uid=POD_UID + "123"),
+        "unrelated": _template_claim(name="my-pod-my-resource-foo", uid="claim-uid123"),
+        "pending-labelled": dataclasses.replace(pending_claim(), labels=(("foo", ""),)),
+        "pending-allocated": dataclasses.replace(pending_claim(),
+                                                 allocation=AllocationResult()),
+        "other": other_allocated_claim(),
+        "other-deallocated": dataclasses.replace(other_allocated_claim(), allocation=None),
+    }
+    p = pod_with_claim_template(False) if pod == "template" else pod_with_claim_name()
+    got = _hint(p, tuple(claims[s] for s in stored), claims.get(old or ""),
+                claims.get(new or ""))
+    assert got == (want, None), case
+
+
+@pytest.mark.parametrize("case,old,new", [
+    ("backoff-wrong-new-object", None, "not-a-claim"),
+    ("backoff-wrong-old-object", "not-a-claim", "pending"),
+])
+def test_is_schedulable_after_claim_change_wrong_object(case: str, old: Any, new: Any) -> None:
+    """dynamicresources_test.go TestIsSchedulableAfterClaimChange: an error (Queue)."""
+    new_obj = pending_claim() if new == "pending" else new
+    hint, err = _hint(pod_with_claim_name(), (pending_claim(),), old, new_obj)
+    assert hint == "Queue" and err is not None and "isSchedulableAfterClaimChange" in err, case

@@ -469,7 +469,31 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
 
     def is_schedulable_after_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any
                                           ) -> tuple[str, str | None]:
-        return QUEUE, "DynamicResources: not supported yet: ResourceClaim events"
+        """``isSchedulableAfterClaimChange``: Queue when an allocated claim is deleted or
+        deallocated, or when a claim of the pod is created or its status changes."""
+        if new_obj is None and old_obj is None:
+            return QUEUE, None  # cache.DeletedFinalStateUnknown
+        for obj in (old_obj, new_obj):
+            if obj is not None and not isinstance(obj, ResourceClaim):
+                return QUEUE, ("unexpected object in isSchedulableAfterClaimChange: expected "
+                               f"*v1.ResourceClaim, but got {type(obj).__name__}")
+        if new_obj is None:
+            return (QUEUE if old_obj.allocation is not None else QUEUE_SKIP), None
+        try:
+            uses_claim = any(c.uid == new_obj.uid
+                             for _, c in self.foreach_pod_resource_claim(pod))
+        except ValueError:
+            return QUEUE_SKIP, None
+        if old_obj is not None and old_obj.allocation is not None and new_obj.allocation is None:
+            return QUEUE, None
+        if not uses_claim:
+            return QUEUE_SKIP, None
+        if old_obj is None:
+            return QUEUE, None
+        if (old_obj.allocation, old_obj.reserved_for) == (new_obj.allocation,
+                                                          new_obj.reserved_for):
+            return QUEUE_SKIP, None
+        return QUEUE, None
 
 
 def compute_score(claims: ClaimStore, allocations: NodeAllocation) -> int:
