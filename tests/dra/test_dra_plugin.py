@@ -27,6 +27,7 @@ from reference_impl.model.loader.resourceclaims import (
 )
 from reference_impl.model.objects import Pod
 from reference_impl.plugins.dynamicresources import STATE_KEY, DynamicResources
+from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.dra import (
     claim,
@@ -420,3 +421,34 @@ def test_is_schedulable_after_claim_change_wrong_object(case: str, old: Any, new
     new_obj = pending_claim() if new == "pending" else new
     hint, err = _hint(pod_with_claim_name(), (pending_claim(),), old, new_obj)
     assert hint == "Queue" and err is not None and "isSchedulableAfterClaimChange" in err, case
+
+
+# --- explain: why no device fits --------------------------------------------------------------
+
+def test_explain_says_which_request_lacks_devices() -> None:
+    """explain adds ``detail:`` reasons after upstream's ``cannot allocate all claims``: the
+    device counts per request (class, selectors, free)."""
+    docs = _gpu_docs(2, 0)
+    taken = {"apiVersion": V1, "kind": "ResourceClaim",
+             "metadata": {"namespace": "default", "name": "taken"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                 "deviceClassName": "gpu.example.com"}}]}},
+             "status": {"allocation": {"devices": {"results": [{
+                 "request": "gpu", "driver": "gpu.example.com", "pool": "n1",
+                 "device": "gpu-0"}]}}}}
+    pod = make_pod("p").resource_claim("gpu", template="gpu-template").manifest()
+    pod["spec"]["resourceClaims"][0]["resourceClaimTemplateName"] = "two"
+    two = _template(name="two")
+    two["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = 2
+    cluster = load_documents([*docs, taken, two, pod]).cluster
+    sched = Scheduler(cluster)
+    got = explain(sched, cluster.pods[0])
+    (node,) = got.nodes
+    (verdict,) = [v for v in node.filters if v.plugin == "DynamicResources"]
+    claim_key = f"default/{cluster.pods[0].resource_claim_statuses[0][1]}"
+    assert verdict.reasons == [
+        "cannot allocate all claims",
+        f"detail: claim {claim_key}, request gpu: needs 2 device(s) of class gpu.example.com; "
+        "of 2 device(s) on the node, 2 match the class's selectors, 2 also match the "
+        "request's selectors, 1 of those are free"]
+    assert got.message == "0/1 nodes are available: 1 cannot allocate all claims."

@@ -50,6 +50,7 @@ from reference_impl.plugins.dynamicresources.claims import (
     is_reserved_for_pod,
     pod_binding,
 )
+from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
 from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     device_class_extended_resource,
@@ -310,6 +311,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if s.allocator is not None:
             s.node_allocations[node.name] = NodeAllocation(allocations)
         return None
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """For ``explain`` (no upstream counterpart): why the allocator found no devices for
+        the claims on this node (``diagnostics.py``); empty when there is nothing to say."""
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or s.allocator is None:
+            return []
+        return why_no_device_fits(s.allocator, node_info.node,
+                                  [c for _, c in s.claims.to_allocate()])
 
     # ----- PostFilter -----
 
