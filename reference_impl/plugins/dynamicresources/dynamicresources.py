@@ -53,7 +53,7 @@ from reference_impl.plugins.dynamicresources.claims import (
 from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
 from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
-    device_class_extended_resource,
+    dra_backed_extended_resource,
 )
 from reference_impl.plugins.helper.normalize_score import default_normalize_score
 
@@ -211,7 +211,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         except ValueError as e:
             return None, status_unschedulable(str(e))
         if self.enable_dra_extended_resource:
-            res = device_class_extended_resource(pod)
+            res = dra_backed_extended_resource(pod, self.dra_manager.objects.device_classes)
             if res is not None:
                 return None, _not_supported(
                     f"extended resource {res!r} backed by DRA (extendeddynamicresources.go)")
