@@ -16,6 +16,7 @@ from reference_impl.framework.types import NodeInfo
 from reference_impl.model.dra import (
     AllocationResult,
     DeviceRequestAllocationResult,
+    DeviceTaint,
     DRAObjects,
     ResourceClaim,
     ResourceClaimConsumerReference,
@@ -452,3 +453,157 @@ def test_explain_says_which_request_lacks_devices() -> None:
         "of 2 device(s) on the node, 2 match the class's selectors, 2 also match the "
         "request's selectors, 1 of those are free"]
     assert got.message == "0/1 nodes are available: 1 cannot allocate all claims."
+
+
+# --- more TestPlugin cases ---------------------------------------------------------------------
+
+def _bind_cycle(pl: DynamicResources, pod: Pod) -> None:
+    state, st = run_to_filter(pl, pod)
+    assert st is None, st
+    assert pl.reserve(state, pod, WORKER) is None
+    assert pl.pre_bind_pre_flight(state, pod, WORKER) is None
+    assert pl.pre_bind(state, pod, WORKER) is None
+
+
+def _reserved(pl: DynamicResources, key: str = "default/my-pod-my-resource") -> ResourceClaim:
+    return pl.dra_manager.objects.claims[key]
+
+
+def test_claim_reference() -> None:
+    """dynamicresources_test.go "claim-reference": an allocated claim by name is only
+    reserved for the pod in PreBind; the other claim is untouched."""
+    other = dataclasses.replace(pending_claim(), name="not-my-claim", uid="other-uid")
+    pl = plugin(allocated_claim(), other)
+    _bind_cycle(pl, pod_with_claim_name())
+    assert _reserved(pl).reserved_for == (
+        ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
+    assert _reserved(pl, "default/not-my-claim") == other
+
+
+def test_claim_template() -> None:
+    """dynamicresources_test.go "claim-template": the same through the pod's status."""
+    pl = plugin(allocated_claim())
+    _bind_cycle(pl, pod_with_claim_template(True))
+    assert _reserved(pl).reserved_for == (
+        ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
+
+
+def test_reserved_okay() -> None:
+    """dynamicresources_test.go "reserved-okay": a claim already reserved for the pod is left
+    as it is."""
+    in_use = dataclasses.replace(allocated_claim(), reserved_for=(
+        ResourceClaimConsumerReference("pods", "my-pod", POD_UID),))
+    pl = plugin(in_use)
+    _bind_cycle(pl, pod_with_claim_name())
+    assert _reserved(pl) == in_use
+
+
+def test_skip_bind() -> None:
+    """dynamicresources_test.go "skip-bind": Reserve then Unreserve before PreBind: nothing
+    is written, nothing stays in flight."""
+    pl = plugin(pending_claim(), slices=(worker_node_slice(),))
+    pod = pod_with_claim_name()
+    state, _ = run_to_filter(pl, pod)
+    assert pl.reserve(state, pod, WORKER) is None
+    assert set(pl.dra_manager.in_flight) == {"claim-uid"}
+    pl.unreserve(state, pod, WORKER)
+    assert pl.dra_manager.in_flight == {} and _reserved(pl) == pending_claim()
+
+
+def test_other_resources_in_flight_claim() -> None:
+    """dynamicresources_test.go "other-resources-in-flight-claim": another claim's in-flight
+    allocation of another device does not block this one, and stays in flight."""
+    other = dataclasses.replace(other_allocated_claim(), allocation=None)
+    other_elsewhere = dataclasses.replace(other_allocated_claim(), allocation=allocation(
+        local_node_selector(WORKER), dev="instance-1-other"))
+    pl = plugin(pending_claim(), other, slices=(worker_node_slice(),))
+    pl.dra_manager.signal_claim_pending_allocation("other-uid", other_elsewhere)
+    _bind_cycle(pl, pod_with_claim_name())
+    assert _reserved(pl).allocation == allocation(local_node_selector(WORKER))
+    assert set(pl.dra_manager.in_flight) == {"other-uid"}
+
+
+def _tainted_slice() -> Any:
+    return slice_with_devices("worker-slice", WORKER, WORKER, DRIVER, device(
+        "instance-1", taints=(DeviceTaint("taint-key", "taint-value"),)))
+
+
+@pytest.mark.parametrize("enabled", [False, True])
+def test_tainted_device(enabled: bool) -> None:
+    """dynamicresources_test.go "tainted-device-disabled" / "tainted-device-enabled": with
+    DRADeviceTaints a NoSchedule taint keeps the device from the claim."""
+    objs = DRAObjects(device_classes={CLASS: device_class(CLASS, DRIVER)},
+                      claims={"default/my-pod-my-resource": pending_claim()},
+                      slices=[_tainted_slice()])
+    pl = DynamicResources(None, FakeHandle(nodes=[make_node(WORKER).obj()], dra=objs,
+                                           features={"DRADeviceTaints": enabled}))
+    _, st = run_to_filter(pl, pod_with_claim_name())
+    assert st == (unresolvable("cannot allocate all claims") if enabled else None)
+
+
+def _admin(c: ResourceClaim) -> ResourceClaim:
+    (req,) = c.spec.requests
+    assert req.exactly is not None
+    admin_req = dataclasses.replace(req, exactly=dataclasses.replace(req.exactly,
+                                                                     admin_access=True))
+    out = dataclasses.replace(c, spec=dataclasses.replace(c.spec, requests=(admin_req,)))
+    if c.allocation is not None:
+        out = dataclasses.replace(out, allocation=dataclasses.replace(c.allocation, results=tuple(
+            dataclasses.replace(r, admin_access=True) for r in c.allocation.results)))
+    return out
+
+
+@pytest.mark.parametrize("gate", [True, False])
+def test_request_admin_access(gate: bool) -> None:
+    """dynamicresources_test.go "request-admin-access-with-DRAAdminAccess-featuregate" and
+    "...-without-...": admin access may take a device in use; without the gate the
+    allocator's error (an Error status; upstream's test compares messages only)."""
+    objs = DRAObjects(device_classes={CLASS: device_class(CLASS, DRIVER)},
+                      claims={"default/my-pod-my-resource": _admin(pending_claim()),
+                              "default/not-my-claim": other_allocated_claim()},
+                      slices=[worker_node_slice()])
+    pl = DynamicResources(None, FakeHandle(nodes=[make_node(WORKER).obj()], dra=objs,
+                                           features={"DRAAdminAccess": gate}))
+    pod = pod_with_claim_name()
+    state, st = run_to_filter(pl, pod)
+    if not gate:
+        assert st == Status.as_error("claim default/my-pod-my-resource, request req-1: admin "
+                                     "access is requested, but the feature is disabled")
+        return
+    assert st is None
+    assert pl.reserve(state, pod, WORKER) is None and pl.pre_bind(state, pod, WORKER) is None
+    assert _reserved(pl).allocation == _admin(allocated_claim()).allocation
+
+
+def test_structured_ignore_allocated_admin_access() -> None:
+    """dynamicresources_test.go "structured-ignore-allocated-admin-access": a device allocated
+    with admin access does not count as allocated (allocateddevices.go)."""
+    pl = plugin(pending_claim(), _admin(other_allocated_claim()),
+                slices=(worker_node_slice(),))
+    _bind_cycle(pl, pod_with_claim_name())
+    assert _reserved(pl).allocation == allocation(local_node_selector(WORKER))
+
+
+# --- isSchedulableAfterTargetPodUpdate ---------------------------------------------------------
+
+@pytest.mark.parametrize("case,stored,pod,new,want", [
+    ("complete", True, "template", "template-in-status", "Queue"),
+    ("missing-claim", False, "template", "template-in-status", "QueueSkip"),
+    ("incomplete", True, "two-templates", "two-templates-one-status", "QueueSkip"),
+])
+def test_is_schedulable_after_target_pod_update(case: str, stored: bool, pod: str, new: str,
+                                                want: str) -> None:
+    """dynamicresources_test.go TestIsSchedulableAfterTargetPodUpdate."""
+    two = (make_pod("my-pod").namespace("default").uid(POD_UID)
+           .resource_claim("my-resource", template="my-resource-template")
+           .resource_claim("my-resource-2", template="my-resource-template"))
+    pods = {"template": pod_with_claim_template(False),
+            "template-in-status": pod_with_claim_template(True),
+            "two-templates": two.obj(),
+            "two-templates-one-status": two.resource_claim_status(
+                "my-resource", "my-pod-my-resource").obj()}
+    pl = plugin(*((pending_claim(),) if stored else ()))
+    assert pl.is_schedulable_after_target_pod_update(pods[pod], pods[pod], pods[new]) == (
+        want, None), case
+    hint, err = pl.is_schedulable_after_target_pod_update(pods[pod], None, "not-a-claim")
+    assert hint == "Queue" and err is not None  # "backoff-wrong-new-object"
