@@ -27,7 +27,7 @@ from reference_impl.model.loader.resourceclaims import (
     claim_generate_name,
 )
 from reference_impl.model.objects import Pod
-from reference_impl.plugins.dynamicresources import STATE_KEY, DynamicResources
+from reference_impl.plugins.dynamicresources import DynamicResources
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.dra import (
@@ -271,17 +271,33 @@ def test_unreserve_drops_in_flight_allocation() -> None:
 
 
 def test_single_claim_prioritized_list_scoring() -> None:
-    """dynamicresources_test.go "single-claim-prioritized-list-scoring" (computeScore): the
-    first subrequest that fits scores 8, the second 7."""
+    """dynamicresources_test.go "single-claim-prioritized-list-scoring": subreq-1 selects
+    ``device.attributes["some-driver"].healthy``, true only on the worker; worker-2's device
+    says false, so subreq-2 takes it: Score 8 and 7, normalized 100 and 87."""
     c = dataclasses.replace(pending_claim(), spec=dataclasses.replace(
         pending_claim().spec, requests=(request_with_prioritized_list(
-            "req-1", sub_request("subreq-1", CLASS, 2), sub_request("subreq-2", CLASS, 1)),)))
-    pl = plugin(c, slices=(worker_node_slice(),))
-    state, st = run_to_filter(pl, pod_with_claim_name())
-    assert st is None
-    assert pl.score(state, pod_with_claim_name(), worker()) == 7
-    assert state.read(STATE_KEY).node_allocations[WORKER].allocation_results[0].results[
-        0].request == "req-1/subreq-2"
+            "req-1",
+            sub_request("subreq-1", CLASS, 1, f'device.attributes["{DRIVER}"].healthy'),
+            sub_request("subreq-2", CLASS, 1)),)))
+    slices = [slice_with_devices(f"{n}-slice", n, n, DRIVER,
+                                 device("instance-1", attributes={"healthy": healthy}))
+              for n, healthy in ((WORKER, True), ("worker-2", False))]
+    objs = DRAObjects(device_classes={CLASS: device_class(CLASS, DRIVER)},
+                      claims={"default/my-pod-my-resource": c}, slices=slices)
+    nodes = [make_node(WORKER).obj(), make_node("worker-2").obj()]
+    pl = DynamicResources(None, FakeHandle(nodes=nodes, dra=objs))
+    pod = pod_with_claim_name()
+    state = CycleState()
+    assert pl.pre_filter(state, pod, [NodeInfo(n) for n in nodes]) == (None, None)
+    scores = []
+    for n in nodes:
+        assert pl.filter(state, pod, NodeInfo(n)) is None
+        scores.append([n.name, pl.score(state, pod, NodeInfo(n))])
+    assert scores == [[WORKER, 8], ["worker-2", 7]]
+    assert pl.normalize_score(state, pod, scores) is None
+    assert scores == [[WORKER, 100], ["worker-2", 87]]
+    assert pl.reserve(state, pod, WORKER) is None and pl.pre_bind(state, pod, WORKER) is None
+    assert [r.request for r in _reserved(pl).allocation.results] == ["req-1/subreq-1"]
 
 
 # --- the template pre-pass (resourceclaim controller) -----------------------------------------
