@@ -623,3 +623,59 @@ def test_is_schedulable_after_target_pod_update(case: str, stored: bool, pod: st
         want, None), case
     hint, err = pl.is_schedulable_after_target_pod_update(pods[pod], None, "not-a-claim")
     assert hint == "Queue" and err is not None  # "backoff-wrong-new-object"
+
+
+def _score_nodes(claims: tuple[ResourceClaim, ...], pod: Pod, devices_per_node: list[int]
+                 ) -> tuple[list[list], list[list], dict[str, Status | None]]:
+    """Filter, score and normalize ``pod`` on worker, worker-2, ... with that many devices
+    each: (raw scores, normalized scores, Filter statuses)."""
+    names = [WORKER] + [f"worker-{i + 2}" for i in range(len(devices_per_node) - 1)]
+    slices = [slice_with_devices(f"{n}-slice", n, n, DRIVER,
+                                 *(device(f"instance-{j + 1}") for j in range(k)))
+              for n, k in zip(names, devices_per_node, strict=True)]
+    objs = DRAObjects(device_classes={CLASS: device_class(CLASS, DRIVER)},
+                      claims={f"{c.namespace}/{c.name}": c for c in claims}, slices=slices)
+    nodes = [make_node(n).obj() for n in names]
+    pl = DynamicResources(None, FakeHandle(nodes=nodes, dra=objs))
+    state = CycleState()
+    assert pl.pre_filter(state, pod, [NodeInfo(n) for n in nodes]) == (None, None)
+    filtered = {n.name: pl.filter(state, pod, NodeInfo(n)) for n in nodes}
+    raw = [[n.name, pl.score(state, pod, NodeInfo(n))] for n in nodes
+           if filtered[n.name] is None]
+    scores = [list(x) for x in raw]
+    assert pl.normalize_score(state, pod, scores) is None
+    return raw, scores, filtered
+
+
+def _with_requests(c: ResourceClaim, *requests: Any) -> ResourceClaim:
+    return dataclasses.replace(c, spec=dataclasses.replace(c.spec, requests=requests))
+
+
+def test_multiple_claims_prioritized_list_scoring() -> None:
+    """dynamicresources_test.go "multiple-claims-prioritized-list-scoring": 8 + 7 on four
+    devices, 8 + 5 on two, one device cannot hold both claims; normalized 100 and 86."""
+    c1 = _with_requests(pending_claim(), request_with_prioritized_list(
+        "req-1", sub_request("subreq-1", CLASS, 1)))
+    c2 = _with_requests(dataclasses.replace(pending_claim(), name="my-pod-my-resource-2",
+                                            uid="claim-2-uid"),
+                        request_with_prioritized_list(
+                            "req-1", *(sub_request(f"subreq-{i + 1}", CLASS, 4 - i)
+                                       for i in range(4))))
+    pod = (make_pod("my-pod").namespace("default").uid(POD_UID)
+           .resource_claim("my-resource", claim="my-pod-my-resource")
+           .resource_claim("my-resource-2", claim="my-pod-my-resource-2").obj())
+    raw, scores, filtered = _score_nodes((c1, c2), pod, [4, 2, 1])
+    assert filtered["worker-3"] == unresolvable("cannot allocate all claims")
+    assert raw == [[WORKER, 15], ["worker-2", 13]]
+    assert scores == [[WORKER, 100], ["worker-2", 86]]
+
+
+def test_multiple_requests_prioritized_list_scoring() -> None:
+    """dynamicresources_test.go "multiple-requests-prioritized-list-scoring": two requests of
+    (2 devices, else 1): 16, 15, 14 on four, three and two devices; normalized 100, 93, 87."""
+    req = [request_with_prioritized_list(f"req-{i}", sub_request("subreq-1", CLASS, 2),
+                                         sub_request("subreq-2", CLASS, 1)) for i in (1, 2)]
+    c = _with_requests(pending_claim(), *req)
+    raw, scores, _ = _score_nodes((c,), pod_with_claim_name(), [4, 3, 2])
+    assert raw == [[WORKER, 16], ["worker-2", 15], ["worker-3", 14]]
+    assert scores == [[WORKER, 100], ["worker-2", 93], ["worker-3", 87]]
