@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conformance.core.documents import simulation_doc, to_json
+from conformance.reporters.tables import simulation_table
 from reference_impl.model.loader import load_paths
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
@@ -81,3 +82,11 @@ def test_demo_uses_six_of_eight_gpus() -> None:
     doc, _ = simulate()
     used = {d for per in devices(doc).values() for ds in per.values() for d in ds}
     assert used == {f"gpu-{i}" for i in (0, 1, 2, 3, 6, 7)}
+
+
+def test_demo_table_names_the_devices() -> None:
+    """``simulate --output table`` adds each bound pod's devices, by pod claim."""
+    doc, _ = simulate()
+    lines = simulation_table(doc).splitlines()
+    row = next(line for line in lines if "gpu-selector/pod0" in line)
+    assert row.rstrip().endswith(f"{NODE} (devices gpus: gpu-6, gpu-7)")
