@@ -8,6 +8,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+import yaml
 
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, Status
@@ -21,7 +22,7 @@ from reference_impl.model.dra import (
     ResourceClaim,
     ResourceClaimConsumerReference,
 )
-from reference_impl.model.loader import load_documents
+from reference_impl.model.loader import load_documents, load_pod_file
 from reference_impl.model.loader.resourceclaims import (
     POD_RESOURCE_CLAIM_ANNOTATION,
     claim_generate_name,
@@ -679,3 +680,16 @@ def test_multiple_requests_prioritized_list_scoring() -> None:
     raw, scores, _ = _score_nodes((c,), pod_with_claim_name(), [4, 3, 2])
     assert raw == [[WORKER, 16], ["worker-2", 15], ["worker-3", 14]]
     assert scores == [[WORKER, 100], ["worker-2", 93], ["worker-3", 87]]
+
+
+def test_template_claim_of_a_pod_file_goes_to_the_base_cluster(tmp_path: Any) -> None:
+    """``explain --pod POD.yaml``: the pod's template claim is created in the cluster it is
+    loaded against, so the scheduler built on that cluster finds it."""
+    cluster = load_documents(_gpu_docs(1, 0)).cluster
+    path = tmp_path / "pod.yaml"
+    path.write_text(yaml.safe_dump(make_pod("q").resource_claim(
+        "gpu", template="gpu-template").manifest()))
+    pod = load_pod_file(path, cluster)
+    ((_, name),) = pod.resource_claim_statuses
+    assert f"default/{name}" in cluster.dra.claims
+    assert explain(Scheduler(cluster), pod).selected == "n1"

@@ -372,7 +372,9 @@ class _Builder:
         warnings += ignored_warnings
         warnings += self.about
         cluster.dra = self._build_dra(by_kind)
-        warnings += create_template_claims(cluster)
+        # a pod loaded against a base cluster (load_pod_file) gets its claims there
+        claims_dra = base.dra if base is not None and not cluster.dra else cluster.dra
+        warnings += create_template_claims(cluster.pods, claims_dra)
         if self.admission_objects and (admission is None or admission.mode == "never"):
             kinds = ", ".join(f"{n} {k}(s)" for k, n in sorted(self.admission_objects.items()))
             warnings.append(f"{kinds} not applied: admission is off, the pods are taken as "

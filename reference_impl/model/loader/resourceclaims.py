@@ -10,10 +10,12 @@ kept as it is. Names are ``generateName`` made deterministic (``generated_names.
 
 from __future__ import annotations
 
-from reference_impl.model.dra import ResourceClaim, ResourceClaimSpec
+from collections.abc import Iterable
+
+from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceClaimSpec
 from reference_impl.model.generated_names import generate_name
 from reference_impl.model.loader.defaults import _deterministic_uid
-from reference_impl.model.objects import Cluster, Pod
+from reference_impl.model.objects import Pod
 
 #: resourceapi.PodResourceClaimAnnotation
 POD_RESOURCE_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -33,15 +35,15 @@ def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
     return generate
 
 
-def create_template_claims(cluster: Cluster) -> list[str]:
+def create_template_claims(pods: Iterable[Pod], dra: DRAObjects) -> list[str]:
     """``handleClaim`` for every pod claim with a template and no status entry: create the
     claim (owner: the pod, as controller; annotation ``resource.kubernetes.io/pod-claim-name``;
     the template's labels, annotations and spec) and record its name in the pod's status.
     A missing template leaves the pod without the entry (upstream's controller retries; the
-    scheduler's PreEnqueue then waits). Returns the warnings."""
+    scheduler's PreEnqueue then waits). The templates are looked up in, and the claims added
+    to, ``dra``. Returns the warnings."""
     warnings: list[str] = []
-    dra = cluster.dra
-    for pod in cluster.pods:
+    for pod in pods:
         known = {name for name, _ in pod.resource_claim_statuses}
         added: list[tuple[str, str | None]] = []
         for pc in pod.resource_claim_sources:
@@ -54,7 +56,7 @@ def create_template_claims(cluster: Cluster) -> list[str]:
                     f"{pc.resource_claim_template_name!r} not found: no ResourceClaim is "
                     f"created for claim {pc.name!r} (the pod waits for it)")
                 continue
-            claim = _new_claim(cluster, pod, pc.name, template.spec, template.labels,
+            claim = _new_claim(dra, pod, pc.name, template.spec, template.labels,
                                template.annotations)
             dra.claims[f"{claim.namespace}/{claim.name}"] = claim
             added.append((pc.name, claim.name))
@@ -63,13 +65,13 @@ def create_template_claims(cluster: Cluster) -> list[str]:
     return warnings
 
 
-def _new_claim(cluster: Cluster, pod: Pod, pod_claim_name: str, spec: ResourceClaimSpec,
+def _new_claim(dra: DRAObjects, pod: Pod, pod_claim_name: str, spec: ResourceClaimSpec,
                labels: tuple[tuple[str, str], ...],
                annotations: tuple[tuple[str, str], ...]) -> ResourceClaim:
     base = claim_generate_name(pod.name, pod_claim_name)
     n = 0
     name = generate_name(base, f"ResourceClaim/{pod.namespace}/{pod.uid}/{n}")
-    while f"{pod.namespace}/{name}" in cluster.dra.claims:
+    while f"{pod.namespace}/{name}" in dra.claims:
         n += 1
         name = generate_name(base, f"ResourceClaim/{pod.namespace}/{pod.uid}/{n}")
     notes = {k: v for k, v in annotations if k != POD_RESOURCE_CLAIM_ANNOTATION}
