@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from reference_impl.framework.cycle_state import CycleState
-from reference_impl.framework.status import Code, Status
+from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.dra import (
@@ -29,6 +29,8 @@ from reference_impl.model.loader.resourceclaims import (
 )
 from reference_impl.model.objects import Pod
 from reference_impl.plugins.dynamicresources import DynamicResources
+from reference_impl.plugins.dynamicresources.claims import ClaimStore
+from reference_impl.plugins.dynamicresources.dynamicresources import NodeAllocation, compute_score
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.dra import (
@@ -693,3 +695,50 @@ def test_template_claim_of_a_pod_file_goes_to_the_base_cluster(tmp_path: Any) ->
     ((_, name),) = pod.resource_claim_statuses
     assert f"default/{name}" in cluster.dra.claims
     assert explain(Scheduler(cluster), pod).selected == "n1"
+
+
+# --- computeScore ------------------------------------------------------------------------------
+
+def _plist(req: str, n: int) -> Any:
+    """``NamedRequestWithPrioritizedList(req, subreq-1..n)``, one device each."""
+    return request_with_prioritized_list(req, *(sub_request(f"subreq-{i + 1}", CLASS, 1)
+                                                for i in range(n)))
+
+
+def _results(*requests: str) -> AllocationResult:
+    return AllocationResult(tuple(DeviceRequestAllocationResult(r, DRIVER, WORKER, "d")
+                                  for r in requests))
+
+
+@pytest.mark.parametrize("case,claims,results,want", [
+    ("single-request-only-subrequest-allocated", [[("req-1", 1)]], [["req-1/subreq-1"]], 8),
+    ("single-request-last-subrequest-allocated", [[("req-1", 8)]], [["req-1/subreq-8"]], 1),
+    ("multiple-requests-with-middle-subrequests-allocated", [[("req-1", 4), ("req-2", 5)]],
+     [["req-1/subreq-4", "req-2/subreq-5"]], 9),
+    ("multiple-requests-with-top-subrequests-allocated", [[("req-1", 8), ("req-2", 1)]],
+     [["req-1/subreq-8", "req-2/subreq-1"]], 9),
+    ("multiple-claims-with-last-subrequests-allocated", [[("req-1", 8)], [("req-2", 8)]],
+     [["req-1/subreq-8"], ["req-2/subreq-8"]], 2),
+    ("multiple-claims-with-top-subrequests-allocated", [[("req-1", 1)], [("req-2", 1)]],
+     [["req-1/subreq-1"], ["req-2/subreq-1"]], 16),
+    ("more-claims-than-allocations", [[("req-1", 1)], [("req-2", 1)]], [], None),
+])
+def test_compute_score(case: str, claims: list, results: list, want: int | None) -> None:
+    """dynamicresources_test.go Test_computesScore (``more-claims-than-allocations``: an
+    error)."""
+    store = ClaimStore([claim(f"c{i}", *(_plist(r, n) for r, n in reqs))
+                        for i, reqs in enumerate(claims)], [f"c{i}" for i in range(len(claims))])
+    allocations = NodeAllocation([_results(*rs) for rs in results])
+    if want is None:
+        with pytest.raises(PluginError, match="number of allocations 0 is smaller"):
+            compute_score(store, allocations)
+        return
+    assert compute_score(store, allocations) == want, case
+
+
+def test_compute_score_mix_of_allocated_and_unallocated_claims() -> None:
+    """dynamicresources_test.go Test_computesScore "mix-of-allocated-and-unallocated-claims":
+    an allocated claim uses its own allocation; no prioritized list, score 0."""
+    store = ClaimStore([allocated_claim(), dataclasses.replace(
+        pending_claim(), name="my-pod-my-resource-2", uid="claim-2-uid")], ["a", "b"])
+    assert compute_score(store, NodeAllocation([allocation()])) == 0
