@@ -742,3 +742,18 @@ def test_compute_score_mix_of_allocated_and_unallocated_claims() -> None:
     store = ClaimStore([allocated_claim(), dataclasses.replace(
         pending_claim(), name="my-pod-my-resource-2", uid="claim-2-uid")], ["a", "b"])
     assert compute_score(store, NodeAllocation([allocation()])) == 0
+
+
+def test_explain_filter_says_nothing_when_the_claims_fit() -> None:
+    """The detail is only for ``cannot allocate all claims``: an allocated claim on another
+    node makes the node fail, while the pending claim would fit."""
+    other_node = dataclasses.replace(pending_claim(), name="pinned", uid="pinned-uid",
+                                     allocation=allocation(local_node_selector("other-node"),
+                                                           dev="elsewhere"))
+    pl = plugin(pending_claim(), other_node, slices=(worker_node_slice(),))
+    pod = (make_pod("my-pod").namespace("default").uid(POD_UID)
+           .resource_claim("my-resource", claim="my-pod-my-resource")
+           .resource_claim("pinned", claim="pinned").obj())
+    state, st = run_to_filter(pl, pod)
+    assert st == unresolvable("resourceclaim not available on the node")
+    assert pl.explain_filter(state, pod, worker()) == []

@@ -318,8 +318,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s: _StateData | None = state.get(STATE_KEY)
         if s is None or s.allocator is None:
             return []
-        return why_no_device_fits(s.allocator, node_info.node,
-                                  [c for _, c in s.claims.to_allocate()])
+        claims = [c for _, c in s.claims.to_allocate()]
+        try:
+            if s.allocator.allocate(node_info.node, claims) is not None:
+                return []  # the claims fit: the node failed for another reason
+        except AllocatorError:
+            return []  # the Error status says why
+        return why_no_device_fits(s.allocator, node_info.node, claims)
 
     # ----- PostFilter -----
 
