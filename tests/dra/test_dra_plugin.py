@@ -757,3 +757,39 @@ def test_explain_filter_says_nothing_when_the_claims_fit() -> None:
     state, st = run_to_filter(pl, pod)
     assert st == unresolvable("resourceclaim not available on the node")
     assert pl.explain_filter(state, pod, worker()) == []
+
+
+def _prioritized(c: ResourceClaim, class_name: str = CLASS) -> ResourceClaim:
+    """``claimWithPrioritzedList``: request req-1 with one subrequest subreq-1."""
+    return _with_requests(c, request_with_prioritized_list(
+        "req-1", sub_request("subreq-1", class_name, 1)))
+
+
+def test_claim_with_prioritized_list_feature_disabled() -> None:
+    """dynamicresources_test.go "claim-with-prioritized-list-feature-disabled" (upstream's
+    test matches the message as a substring: PreFilter says ``resource claim ...``)."""
+    pl = plugin(_prioritized(pending_claim()), prioritized_list=False)
+    _, st = pl.pre_filter(CycleState(), pod_with_claim_name(), [])
+    assert st == unresolvable("resource claim default/my-pod-my-resource, request req-1: has "
+                              "subrequests, but the DRAPrioritizedList feature is disabled")
+
+
+def test_claim_with_request_with_unknown_device_class() -> None:
+    """dynamicresources_test.go "claim-with-request-with-unknown-device-class"."""
+    pl = plugin(pending_claim("does-not-exist"))
+    state = CycleState()
+    assert pl.pre_filter(state, pod_with_claim_name(), []) == (None, unresolvable(
+        "request req-1: device class does-not-exist does not exist"))
+    assert pl.post_filter(state, pod_with_claim_name(), None) == (
+        None, Status(Code.UNSCHEDULABLE))
+
+
+def test_claim_with_prioritized_list() -> None:
+    """dynamicresources_test.go "claim-with-prioritized-list": the result names the
+    subrequest, ``req-1/subreq-1``."""
+    pl = plugin(_prioritized(pending_claim()), slices=(worker_node_slice(),))
+    _bind_cycle(pl, pod_with_claim_name())
+    assert _reserved(pl).allocation == allocation(local_node_selector(WORKER),
+                                                  req="req-1/subreq-1")
+    assert _reserved(pl).reserved_for == (
+        ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
