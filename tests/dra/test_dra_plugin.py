@@ -793,3 +793,31 @@ def test_claim_with_prioritized_list() -> None:
                                                   req="req-1/subreq-1")
     assert _reserved(pl).reserved_for == (
         ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
+
+
+def test_a_shared_claim_pins_its_second_pod_to_the_first_pods_node() -> None:
+    """Two nodes, GPUs only on n1; a claim shared by name: the first pod's PreBind writes the
+    allocation with n1's node selector (createNodeSelector: node-local slice), so the second
+    pod, which needs no allocation, can only go to n1 (Filter: ``resourceclaim not available
+    on the node`` on n2)."""
+    docs = _gpu_docs(1, 0)
+    docs.insert(1, make_node("n2").capacity(cpu="8", memory="8Gi", pods="110").manifest())
+    docs.append({"apiVersion": V1, "kind": "ResourceClaim",
+                 "metadata": {"namespace": "default", "name": "shared"},
+                 "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                     "deviceClassName": "gpu.example.com"}}]}}})
+    docs += [make_pod(f"s{i}").creation_timestamp(i).resource_claim("gpu", claim="shared")
+             .manifest() for i in range(2)]
+    cluster = load_documents(docs).cluster
+    sched = Scheduler(cluster)
+    result = sched.run()
+    assert result.bindings == {"default/s0": "n1", "default/s1": "n1"}
+    shared = cluster.dra.claims["default/shared"]
+    assert [r.name for r in shared.reserved_for] == ["s0", "s1"]
+    assert shared.allocation is not None and shared.allocation.node_selector == \
+        local_node_selector("n1")
+    s1 = cluster.pods[1]
+    verdicts = {n.name: [v for v in n.filters if v.plugin == "DynamicResources"][0]
+                for n in explain(sched, s1).nodes}
+    assert verdicts["n2"].reasons == ["resourceclaim not available on the node"]
+    assert verdicts["n1"].code == "Success"
