@@ -14,6 +14,7 @@ import yaml
 
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.explain import Explanation
+from reference_impl.scheduler.schedule_one import Attempt
 from reference_impl.scheduler.scheduler import SimulationResult
 
 API_VERSION = "kschedconf/v1"
@@ -55,24 +56,33 @@ def explanation_doc(e: Explanation) -> dict[str, Any]:
     }
 
 
+def _attempt_doc(a: Attempt) -> dict[str, Any]:
+    """One attempt; ``allocations`` (the devices of a bound pod's ResourceClaims, by pod claim
+    name) only when the pod got some, so that other documents keep their bytes."""
+    doc: dict[str, Any] = {
+        "pod": a.pod,
+        "outcome": a.outcome,
+        "node": a.node,
+        "reasons": {k: a.reasons[k] for k in sorted(a.reasons)},
+        "message": a.message,
+        "nominatedNode": a.nominated_node,
+        "candidates": a.candidates,
+        "victims": a.victims,
+        "evaluatedNodes": a.evaluated_nodes,
+        "feasibleNodes": a.feasible_nodes,
+    }
+    if a.allocations:
+        doc["allocations"] = a.allocations
+    return doc
+
+
 def simulation_doc(r: SimulationResult) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "SimulationResult",
         "upstreamRelease": UPSTREAM_RELEASE,
         "seed": r.seed,
-        "attempts": [{
-            "pod": a.pod,
-            "outcome": a.outcome,
-            "node": a.node,
-            "reasons": {k: a.reasons[k] for k in sorted(a.reasons)},
-            "message": a.message,
-            "nominatedNode": a.nominated_node,
-            "candidates": a.candidates,
-            "victims": a.victims,
-            "evaluatedNodes": a.evaluated_nodes,
-            "feasibleNodes": a.feasible_nodes,
-        } for a in r.attempts],
+        "attempts": [_attempt_doc(a) for a in r.attempts],
         "bindings": r.bindings,
         "pending": r.pending,
         "deleted": r.deleted,

@@ -66,6 +66,10 @@ def simulation_table(doc: dict[str, Any]) -> str:
             detail += f" (nominated {a['nominatedNode']})"
         if a.get("victims"):
             detail += f" (preempting {', '.join(a['victims'])})"
+        if a.get("allocations"):
+            detail += " (devices " + "; ".join(
+                f"{claim}: {', '.join(d['device'] for d in alloc['devices'])}"
+                for claim, alloc in a["allocations"].items()) + ")"
         if len(detail) > 110:
             detail = detail[:107] + "..."
         when = f"{a['time']:g}s" if a.get("time") is not None else ""

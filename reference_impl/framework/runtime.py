@@ -22,6 +22,7 @@ from reference_impl.framework.status import (
 )
 from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
+from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Pod
 
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
@@ -65,8 +66,10 @@ class FrameworkHandle:
                  rng: Any = None, pdbs: list | None = None,
                  delete_pod: Callable[[Pod, Pod], Status | None] | None = None,
                  clear_nominated_node_name: Callable[[Pod], None] | None = None,
-                 controllers: Controllers = NO_CONTROLLERS) -> None:
+                 controllers: Controllers = NO_CONTROLLERS,
+                 dra: DRAObjects | None = None) -> None:
         self._snapshot = snapshot
+        self._dra = dra if dra is not None else DRAObjects()
         self._controllers = controllers
         self._features = features
         self._parallelism = parallelism
@@ -84,6 +87,11 @@ class FrameworkHandle:
 
     def feature_enabled(self, gate: str) -> bool:
         return self._features(gate)
+
+    def dra_objects(self) -> DRAObjects:
+        """The cluster's DRA objects (``Cluster.dra``), which DynamicResources reads and
+        updates (its DRA manager, ``fwk.SharedDRAManager``)."""
+        return self._dra
 
     @property
     def parallelism(self) -> int:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
+from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.releases import current
 
@@ -17,8 +18,10 @@ class FakeHandle:
     def __init__(self, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  namespaces: dict[str, Namespace] | None = None,
                  features: dict[str, bool] | None = None, parallelism: int = 1,
-                 controllers: Controllers = NO_CONTROLLERS) -> None:
+                 controllers: Controllers = NO_CONTROLLERS,
+                 dra: DRAObjects | None = None) -> None:
         self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
+        self._dra = dra if dra is not None else DRAObjects()
         self._controllers = controllers
         self._features = dict(features or {})
         self._parallelism = parallelism
@@ -28,6 +31,9 @@ class FakeHandle:
 
     def controllers(self) -> Controllers:
         return self._controllers
+
+    def dra_objects(self) -> DRAObjects:
+        return self._dra
 
     def feature_enabled(self, gate: str) -> bool:
         if gate in self._features:

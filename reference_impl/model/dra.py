@@ -4,8 +4,8 @@ reads them: DeviceClass, ResourceClaim (and its template), ResourceSlice.
 Upstream: ``k8s.io/api/resource/v1/types.go`` of v1.37.2. Field names follow the API
 (snake_cased). Quantities are exact ``Fraction``s; attribute values keep their CEL type
 (``int``, ``bool``, ``str``, or :class:`Version` for a semver string). The loader
-(``loader/resource.py``) builds them; nothing on the scheduling path reads them yet
-(docs/dra.md).
+(``loader/resource.py``) builds them into ``Cluster.dra``; the DynamicResources plugin
+allocates and reserves claims there (docs/dra.md).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from reference_impl.model.objects import NodeSelector
+from reference_impl.model.node_selector import NodeSelector
 
 # resourceapi.DeviceAllocationMode (types.go).
 ALLOCATION_MODE_EXACT_COUNT = "ExactCount"
@@ -206,6 +206,7 @@ class ResourceClaim:
     reserved_for: tuple[ResourceClaimConsumerReference, ...] = ()
     annotations: tuple[tuple[str, str], ...] = ()
     owner_pod_uid: str | None = None  # the controller ownerReference's uid, if a Pod
+    labels: tuple[tuple[str, str], ...] = ()
     deleting: bool = False
 
 

@@ -16,6 +16,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from reference_impl.model.dra import DRAObjects
+from reference_impl.model.node_selector import NodeSelector as NodeSelector
+from reference_impl.model.node_selector import NodeSelectorRequirement as NodeSelectorRequirement
+from reference_impl.model.node_selector import NodeSelectorTerm as NodeSelectorTerm
+
 # Well-known resource names (k8s.io/api/core/v1/types.go).
 CPU = "cpu"
 MEMORY = "memory"
@@ -118,24 +123,6 @@ class LabelSelector:
 
     match_labels: tuple[tuple[str, str], ...] = ()
     match_expressions: tuple[LabelSelectorRequirement, ...] = ()
-
-
-@dataclass(slots=True, frozen=True)
-class NodeSelectorRequirement:
-    key: str
-    operator: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt
-    values: tuple[str, ...] = ()
-
-
-@dataclass(slots=True, frozen=True)
-class NodeSelectorTerm:
-    match_expressions: tuple[NodeSelectorRequirement, ...] = ()
-    match_fields: tuple[NodeSelectorRequirement, ...] = ()
-
-
-@dataclass(slots=True, frozen=True)
-class NodeSelector:
-    node_selector_terms: tuple[NodeSelectorTerm, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -423,6 +410,9 @@ class Cluster:
     replication_controllers: list[ReplicationController] = field(default_factory=list)
     replica_sets: list[ReplicaSet] = field(default_factory=list)
     stateful_sets: list[StatefulSet] = field(default_factory=list)
+    #: the resource.k8s.io/v1 objects: claims change as the scheduler allocates and reserves
+    #: them (docs/dra.md)
+    dra: DRAObjects = field(default_factory=DRAObjects)
 
     @property
     def running_pods(self) -> list[Pod]:

@@ -31,7 +31,7 @@ IN_TREE_MODULES = (
     "reference_impl.plugins.volumezone",
     "reference_impl.plugins.podtopologyspread.plugin",
     "reference_impl.plugins.interpodaffinity.plugin",
-    "reference_impl.plugins.dynamicresources",
+    "reference_impl.plugins.dynamicresources.dynamicresources",
     "reference_impl.plugins.defaultpreemption.default_preemption",
     "reference_impl.plugins.imagelocality",
     "reference_impl.plugins.defaultbinder",

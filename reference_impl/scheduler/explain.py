@@ -16,6 +16,7 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.preemption.preemption import Evaluator
 from reference_impl.framework.runtime import Framework
 from reference_impl.framework.status import Code, Status
+from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
 from reference_impl.scheduler.schedule_one import FitError, NoNodesAvailable, SchedulingError
 from reference_impl.scheduler.scheduler import Scheduler
@@ -84,6 +85,20 @@ def _verdict(plugin: str, status: Status | None) -> PluginVerdict:
     if status is None:
         return PluginVerdict(plugin, Code.SUCCESS.upstream_name, [])
     return PluginVerdict(plugin, status.code.upstream_name, status.all_reasons())
+
+
+_REJECTED = (Code.UNSCHEDULABLE.upstream_name, Code.UNSCHEDULABLE_AND_UNRESOLVABLE.upstream_name)
+
+
+def _add_details(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo,
+                 filters: list[PluginVerdict]) -> None:
+    """Reasons a plugin adds for the explanation only (``explain_filter``, e.g.
+    DynamicResources: why no device fits), after its upstream reasons, marked ``detail:``."""
+    plugins = {pl.name: pl for pl in fwk.filter_plugins}
+    for v in filters:
+        explain_filter = getattr(plugins.get(v.plugin), "explain_filter", None)
+        if v.code in _REJECTED and explain_filter is not None:
+            v.reasons += [f"detail: {line}" for line in explain_filter(state, pod, ni)]
 
 
 def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
@@ -165,6 +180,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         except Exception:  # noqa: BLE001 - an AddPod error makes every filter an Error
             st1, ni1 = probe, ni
         filters = [_verdict(n, s) for n, s in fwk.run_all_filter_plugins(st1, pod, ni1)]
+        _add_details(fwk, st1, pod, ni1, filters)
         verdict = fwk.run_filter_plugins_with_nominated_pods(probe, pod, ni)
         feasible = verdict is None or verdict.is_success()
         out_nodes.append(NodeExplanation(name, feasible, name in examined, filters))

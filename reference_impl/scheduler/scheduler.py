@@ -23,6 +23,7 @@ from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo,
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
+from reference_impl.plugins.dynamicresources.claims import pod_allocations
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import current
 from reference_impl.scheduler.batch import sign_pod
@@ -88,7 +89,7 @@ class Scheduler:
                 bind_pod=self._bind, rng=self.rng, pdbs=cluster.pdbs,
                 controllers=controllers_of(cluster),
                 delete_pod=self._delete_victim,
-                clear_nominated_node_name=self._clear_nnn)
+                clear_nominated_node_name=self._clear_nnn, dra=cluster.dra)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)
@@ -237,7 +238,8 @@ class Scheduler:
         self.pods_by_uid[pod.uid] = assumed
         return Attempt(pod.key, BOUND, node=host, evaluated_nodes=result.evaluated_nodes,
                        feasible_nodes=result.feasible_nodes,
-                       candidates=_tie_set(result))
+                       candidates=_tie_set(result),
+                       allocations=pod_allocations(self.cluster.dra, assumed))
 
     def _fail_after_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                            assumed: Pod, host: str, s: Status) -> Attempt:

@@ -420,7 +420,27 @@ class PodWrapper(ObjectWrapper):
         """``PVC``: one more volume from this PersistentVolumeClaim."""
         return self.volume({"name": claim, "persistentVolumeClaim": {"claimName": claim}})
 
+    def resource_claim(self, name: str, *, claim: str | None = None,
+                       template: str | None = None) -> Self:
+        """One more spec.resourceClaims entry: ``claim`` names a ResourceClaim, ``template`` a
+        ResourceClaimTemplate (``PodResourceClaims``)."""
+        entry: Doc = {"name": name}
+        if claim is not None:
+            entry["resourceClaimName"] = claim
+        if template is not None:
+            entry["resourceClaimTemplateName"] = template
+        self._append(("spec",), "resourceClaims", entry)
+        return self
+
     # status
+    def resource_claim_status(self, name: str, claim: str | None) -> Self:
+        """One more status.resourceClaimStatuses entry (``PodResourceClaimStatuses``)."""
+        entry: Doc = {"name": name}
+        if claim is not None:
+            entry["resourceClaimName"] = claim
+        self._append(("status",), "resourceClaimStatuses", entry)
+        return self
+
     def start_time(self, t: str | float) -> Self:
         return self.status(startTime=timestamp(t))
 

@@ -64,8 +64,9 @@ def test_slice_devices_attributes_and_capacity() -> None:
     assert d == {"index": 3, "model": "LATEST-GPU-MODEL", "driverVersion": Version("1.0.0"),
                  "gpu.example.com/healthy": True}
     assert dict(s.devices[0].capacity)["memory"].value == 80 * 2**30
-    # the objects are read, not used: the user is told so
-    assert any("does not use them yet" in w for w in r.warnings)
+    # the objects are used now: no "read but not used" warning, and they are cluster state
+    assert not any("does not use them yet" in w for w in r.warnings)
+    assert r.cluster.dra is r.dra
 
 
 def test_device_class_claim_and_template() -> None:

@@ -30,6 +30,7 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo, PodInfo
+from reference_impl.model.dra import DeviceClass, DRAObjects
 from reference_impl.model.objects import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
     LABEL_FAILURE_DOMAIN_BETA_ZONE,
@@ -671,7 +672,7 @@ def test_dynamic_resources_empty():
     assert pl.pre_enqueue(p) is None
     state = CycleState()
     assert pl.pre_filter(state, p, []) == (None, skip())
-    assert state.read(dra.STATE_KEY).claims == ()
+    assert state.read(dra.STATE_KEY).claims.empty()
     ni = node_info(name="worker")
     assert pl.filter(state, p, ni) is None
     assert pl.score(state, p, ni) == 0
@@ -730,29 +731,25 @@ def test_dynamic_resources_disabled():
     assert pl.events_to_register() == []
 
 
-def test_dynamic_resources_claims_are_refused():
-    pl = _dra()
-    p = mk_pod("my-pod", "default", claims=("my-resource",))
-    assert_not_supported(pl.pre_enqueue(p), "DynamicResources")
-    state = CycleState()
-    assert_not_supported(pl.pre_filter(state, p, [])[1], "DynamicResources")
-    # The empty state is written before the claims are looked at, as upstream.
-    assert state.read(dra.STATE_KEY).claims == ()
-
-
 def test_dynamic_resources_device_class_extended_resource_is_refused():
-    """Requests for deviceclass.resource.kubernetes.io/<class> are DRA-backed extended
-    resources (extendeddynamicresources.go); DeviceClasses are not modelled."""
-    pl = _dra()
-    c = Container("c", requests=(("deviceclass.resource.kubernetes.io/my-resource-class",
-                                  Fraction(1)),))
-    p = mk_pod("foo", "default", containers=(c,))
-    assert pl.pre_enqueue(p) is None
-    assert_not_supported(pl.pre_filter(CycleState(), p, [])[1], "DynamicResources")
-    # A plain extended resource is not backed by DRA without a DeviceClass mapping it.
-    q = mk_pod("foo", "default", containers=(Container("c", requests=(("example.com/gpu",
-                                                                       Fraction(1)),)),))
-    assert pl.pre_filter(CycleState(), q, []) == (None, skip())
+    """Extended resources a DeviceClass maps (``deviceclass.resource.kubernetes.io/<class>``
+    or its ``extendedResourceName``; hasDeviceClassMappedExtendedResource) are backed by DRA
+    (extendeddynamicresources.go), which is not modelled yet: an Error at PreFilter."""
+    classes = {"my-resource-class": DeviceClass("my-resource-class"),
+               "gpus": DeviceClass("gpus", extended_resource_name="example.com/gpu")}
+    feats = dict(_DRA_ON)
+    pl = dra.DynamicResources(None, FakeHandle(features=feats, dra=DRAObjects(
+        device_classes=classes)))
+    for name in ("deviceclass.resource.kubernetes.io/my-resource-class", "example.com/gpu"):
+        p = mk_pod("foo", "default", containers=(Container("c", requests=((name,
+                                                                           Fraction(1)),)),))
+        assert pl.pre_enqueue(p) is None
+        assert_not_supported(pl.pre_filter(CycleState(), p, [])[1], "DynamicResources")
+    # Without a DeviceClass mapping it, a resource is not backed by DRA.
+    for name in ("deviceclass.resource.kubernetes.io/other", "example.com/fpga"):
+        q = mk_pod("foo", "default", containers=(Container("c", requests=((name,
+                                                                           Fraction(1)),)),))
+        assert pl.pre_filter(CycleState(), q, []) == (None, skip())
 
 
 def test_dynamic_resources_missing_state():

@@ -56,6 +56,7 @@ from reference_impl.model.loader.resource import (
     _resource_claim_template,
     _resource_slice,
 )
+from reference_impl.model.loader.resourceclaims import create_template_claims
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
 SCENARIO_API_VERSION = "kschedconf/v1"
@@ -87,7 +88,8 @@ class LoadResult:
     ignored: dict[str, int] = field(default_factory=dict)
     ignored_warnings: list[str] = field(default_factory=list)
     admission: Admission | None = None
-    #: the resource.k8s.io/v1 objects (model/dra.py): not on the scheduling path yet
+    #: the resource.k8s.io/v1 objects (model/dra.py): ``cluster.dra``, with the claims the
+    #: template pre-pass created (``resourceclaims.py``)
     dra: DRAObjects = field(default_factory=DRAObjects)
 
 
@@ -369,18 +371,16 @@ class _Builder:
             ignored[kind] = ignored.get(kind, 0) + n
         warnings += ignored_warnings
         warnings += self.about
-        dra = self._build_dra(by_kind)
-        if dra:
-            n = sum(len(by_kind.get(k, ())) for k in RESOURCE_KINDS)
-            warnings.append(f"read {n} resource.k8s.io/v1 object(s) (DeviceClass, ResourceClaim, "
-                            "ResourceClaimTemplate, ResourceSlice): the reference scheduler "
-                            "does not use them yet (docs/dra.md)")
+        cluster.dra = self._build_dra(by_kind)
+        # a pod loaded against a base cluster (load_pod_file) gets its claims there
+        claims_dra = base.dra if base is not None and not cluster.dra else cluster.dra
+        warnings += create_template_claims(cluster.pods, claims_dra)
         if self.admission_objects and (admission is None or admission.mode == "never"):
             kinds = ", ".join(f"{n} {k}(s)" for k, n in sorted(self.admission_objects.items()))
             warnings.append(f"{kinds} not applied: admission is off, the pods are taken as "
                             "they are (--admission auto applies them to pods from manifests)")
         return LoadResult(cluster, warnings, self.scenario[0] if self.scenario else None,
-                          ignored, ignored_warnings, admission, dra)
+                          ignored, ignored_warnings, admission, cluster.dra)
 
     @staticmethod
     def _build_dra(by_kind: Mapping[str, list[_Raw]]) -> DRAObjects:

@@ -411,6 +411,7 @@ def _resource_claim(r: _Raw, uid: str) -> ResourceClaim:
         annotations=tuple(read_str_map(ctx, meta.get("annotations"),
                                        "metadata.annotations").items()),
         owner_pod_uid=owner,
+        labels=tuple(read_str_map(ctx, meta.get("labels"), "metadata.labels").items()),
         deleting=meta.get("deletionTimestamp") is not None,
     )
 

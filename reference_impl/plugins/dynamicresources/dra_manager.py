@@ -1,0 +1,90 @@
+"""The DRA objects the plugin reads and the claims it assumes: ``DefaultDRAManager`` and its
+``claimTracker`` (``dra_manager.go``), with the allocated-device bookkeeping of
+``allocateddevices.go``.
+
+Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go`` and
+``allocateddevices.go`` of v1.37.2. The claims live in the cluster state (``Cluster.dra``), so
+an allocation written by PreBind is seen by every later pod; allocations made in Reserve and
+not yet written are "in flight" here until PreBind or Unreserve.
+"""
+
+from __future__ import annotations
+
+from reference_impl.dra.allocator import DeviceID
+from reference_impl.model.dra import (
+    AllocationResult,
+    DeviceClass,
+    DRAObjects,
+    ResourceClaim,
+    ResourceSlice,
+)
+
+
+class ClaimNotFound(Exception):
+    """``assumecache.NotFoundError``: ``could not find ResourceClaim "<ns>/<name>"``."""
+
+
+def foreach_allocated_device(claim: ResourceClaim) -> list[DeviceID]:
+    """``foreachAllocatedDevice`` (allocateddevices.go): the devices of the claim's allocation,
+    except those allocated with admin access ("Is not considered as allocated")."""
+    if claim.allocation is None:
+        return []
+    return [(r.driver, r.pool, r.device) for r in claim.allocation.results
+            if not r.admin_access]
+
+
+class DRAManager:
+    """``DefaultDRAManager``: claims (the assume cache plus in-flight allocations), slices
+    and classes of one cluster."""
+
+    def __init__(self, objects: DRAObjects) -> None:
+        self.objects = objects
+        #: ``inFlightAllocations``: claim uid -> the claim with its pending allocation
+        self.in_flight: dict[str, ResourceClaim] = {}
+
+    # ResourceClaims()
+
+    def get_claim(self, namespace: str, name: str) -> ResourceClaim:
+        """``claimTracker.Get``."""
+        key = f"{namespace}/{name}"
+        claim = self.objects.claims.get(key)
+        if claim is None:
+            raise ClaimNotFound(f'could not find ResourceClaim "{key}"')
+        return claim
+
+    def get_pending_allocation(self, uid: str) -> AllocationResult | None:
+        """``GetPendingAllocation``."""
+        claim = self.in_flight.get(uid)
+        return None if claim is None else claim.allocation
+
+    def signal_claim_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
+        """``SignalClaimPendingAllocation``: ``claim`` carries the allocation."""
+        self.in_flight[uid] = claim
+
+    def maybe_remove_claim_pending_allocation(self, uid: str) -> bool:
+        """``MaybeRemoveClaimPendingAllocation`` (one pod per pending allocation: pod groups
+        are not modelled): True when there was one."""
+        return self.in_flight.pop(uid, None) is not None
+
+    def assume_claim_after_api_call(self, claim: ResourceClaim) -> None:
+        """``AssumeClaimAfterAPICall``: the status update of PreBind, here the cluster's."""
+        self.objects.claims[f"{claim.namespace}/{claim.name}"] = claim
+
+    def list_all_allocated_devices(self) -> set[DeviceID]:
+        """``ListAllAllocatedDevices``: the devices of every allocated claim
+        (``allocatedDevices``) and of the allocations in flight."""
+        allocated: set[DeviceID] = set()
+        for claim in self.objects.claims.values():
+            allocated.update(foreach_allocated_device(claim))
+        for claim in self.in_flight.values():
+            allocated.update(foreach_allocated_device(claim))
+        return allocated
+
+    # ResourceSlices(), DeviceClasses()
+
+    def list_slices(self) -> list[ResourceSlice]:
+        """``ListWithDeviceTaintRules`` (DeviceTaintRules are not modelled: the slices)."""
+        return list(self.objects.slices)
+
+    def get_device_class(self, name: str) -> DeviceClass | None:
+        return self.objects.device_classes.get(name)

@@ -1,0 +1,536 @@
+"""DynamicResources: allocates a pod's ResourceClaims (DRA) with the structured allocator and
+records the allocation and the reservation in the claims.
+
+Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`` of v1.37.2.
+Claims come from ``Cluster.dra`` through the DRA manager (``dra_manager.py``); the allocator is
+``reference_impl/dra/allocator.py``. Not modelled: pod groups (DRAWorkloadResourceClaims),
+binding conditions, node-allocatable resources, the filter timeout, extended resources backed
+by DRA (an Error status, ``extendeddynamicresources.py``). docs/dra.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from reference_impl.api.node_selectors import (
+    CompiledNodeSelector,
+    NodeSelectorParseError,
+    new_node_selector,
+)
+from reference_impl.dra.allocator import Allocator, AllocatorError
+from reference_impl.framework.interfaces import (
+    MAX_NODE_SCORE,
+    EnqueueExtensions,
+    FilterPlugin,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    ReservePlugin,
+    ScorePlugin,
+    SignPlugin,
+)
+from reference_impl.framework.status import (
+    Code,
+    PluginError,
+    PostFilterResult,
+    PreFilterResult,
+    Status,
+)
+from reference_impl.model.dra import AllocationResult, DRAObjects, ResourceClaim
+from reference_impl.model.objects import Pod
+from reference_impl.plugins import names
+from reference_impl.plugins.dynamicresources.claims import (
+    ClaimNameError,
+    ClaimStore,
+    check_is_for_pod,
+    claim_name,
+    is_reserved_for_pod,
+    pod_binding,
+)
+from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
+from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
+from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
+    dra_backed_extended_resource,
+)
+from reference_impl.plugins.helper.normalize_score import default_normalize_score
+
+if TYPE_CHECKING:
+    from reference_impl.framework.cycle_state import CycleState
+    from reference_impl.framework.types import NodeInfo
+
+STATE_KEY = names.DynamicResources
+ERR_NOT_FOUND = "not found"  # fwk.ErrNotFound, returned by CycleState.Read
+#: resourceapi.FirstAvailableDeviceRequestMaxSize
+FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
+
+QUEUE = "Queue"
+QUEUE_SKIP = "QueueSkip"
+
+
+def status_unschedulable(reason: str) -> Status:
+    """``statusUnschedulable``: UnschedulableAndUnresolvable."""
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
+
+
+def _not_supported(what: str) -> Status:
+    return Status.as_error(f"{names.DynamicResources}: not supported yet: {what}")
+
+
+def _key(claim: ResourceClaim) -> str:
+    """``klog.KObj(claim)``."""
+    return f"{claim.namespace}/{claim.name}"
+
+
+@dataclass(slots=True)
+class InformationForClaim:
+    """``informationForClaim``: the node selector of an allocated claim, and the allocation
+    made in Reserve."""
+
+    available_on_nodes: CompiledNodeSelector | None = None
+    allocation: AllocationResult | None = None
+
+
+@dataclass(slots=True)
+class NodeAllocation:
+    """``nodeAllocation``: Filter's allocation results for a node, one per claim to
+    allocate."""
+
+    allocation_results: list[AllocationResult] = field(default_factory=list)
+
+
+class _StateData:
+    """``stateData``: ``claims`` empty for a pod with no work for the plugin. Clone shares
+    the pointer."""
+
+    __slots__ = ("allocator", "claims", "informations_for_claim", "node_allocations",
+                 "unavailable_claims")
+
+    def __init__(self) -> None:
+        self.claims: ClaimStore = ClaimStore([], [])
+        self.allocator: Allocator | None = None
+        self.informations_for_claim: list[InformationForClaim] = []
+        self.node_allocations: dict[str, NodeAllocation] = {}
+        self.unavailable_claims: set[int] = set()
+
+    def clone(self) -> _StateData:
+        return self
+
+
+class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilterPlugin,
+                       ScorePlugin, ReservePlugin, EnqueueExtensions, PreBindPlugin, SignPlugin):
+    """``DynamicResources`` (dynamicresources.go)."""
+
+    name = names.DynamicResources
+    has_normalize_score = True
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        super().__init__(args, handle)
+        feature = handle.feature_enabled if handle is not None else (lambda gate: False)
+        # New: "Disabled, won't do anything." without the gate.
+        self.enabled = bool(feature("DynamicResourceAllocation"))
+        self.enable_dra_prioritized_list = bool(feature("DRAPrioritizedList"))
+        self.enable_dra_extended_resource = bool(feature("DRAExtendedResource"))
+        self.enable_admin_access = bool(feature("DRAAdminAccess"))
+        self.enable_device_taints = bool(feature("DRADeviceTaints"))
+        self.enable_partitionable_devices = bool(feature("DRAPartitionableDevices"))
+        dra = getattr(handle, "dra_objects", None)
+        self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
+
+    # ----- SignPod, EventsToRegister -----
+
+    def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
+        """``SignPod``: pods with claims are not signable; others add no fragment."""
+        if pod.resource_claims:
+            return None, Status(Code.UNSCHEDULABLE,
+                                "pods with dra resource claims are not signable")
+        return None, None
+
+    def events_to_register(self) -> list:
+        """``EventsToRegister``: (resource, action types, queueing hint method or None); none
+        when disabled."""
+        if not self.enabled:
+            return []
+        return [
+            ("Node", ("Add", "UpdateNodeLabel", "UpdateNodeAllocatable"), None),
+            ("resource.k8s.io/ResourceClaim", ("Add", "Update", "Delete"),
+             "is_schedulable_after_claim_change"),
+            ("TargetPod", ("UpdatePodGeneratedResourceClaim",),
+             "is_schedulable_after_target_pod_update"),
+            ("resource.k8s.io/DeviceClass", ("Add", "Update"), None),
+            ("resource.k8s.io/ResourceSlice", ("Add", "Update"), None),
+        ]
+
+    # ----- the pod's claims -----
+
+    def foreach_pod_resource_claim(self, pod: Pod) -> list[tuple[str, ResourceClaim]]:
+        """``foreachPodResourceClaim``: every claim of the pod exists, is not being deleted
+        and, when made from a template, is owned by the pod; raises ValueError with
+        upstream's message otherwise."""
+        out = []
+        for pc in pod.resource_claim_sources:
+            try:
+                name, must_check_owner = claim_name(pod, pc)
+                if name is None:
+                    continue
+                claim = self.dra_manager.get_claim(pod.namespace, name)
+                if claim.deleting:
+                    raise ValueError(f'resourceclaim "{claim.name}" is being deleted')
+                if must_check_owner:
+                    check_is_for_pod(pod, claim)
+            except (ClaimNameError, ClaimNotFound) as e:
+                raise ValueError(str(e)) from None
+            out.append((pc.name, claim))
+        return out
+
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        """``PreEnqueue``: every claim of the pod must exist (``foreachPodResourceClaim``)."""
+        if not self.enabled:
+            return None
+        try:
+            self.foreach_pod_resource_claim(pod)
+        except ValueError as e:
+            return status_unschedulable(str(e))
+        return None
+
+    # ----- PreFilter -----
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
+        """``PreFilter``: the pod's claims; the node selectors of the allocated ones; the
+        device classes of the others, and the allocator over the allocated devices (those of
+        every allocated claim and of the allocations in flight)."""
+        if not self.enabled:
+            return None, Status(Code.SKIP)
+        s = _StateData()
+        state.write(STATE_KEY, s)
+        try:
+            found = self.foreach_pod_resource_claim(pod)
+        except ValueError as e:
+            return None, status_unschedulable(str(e))
+        if self.enable_dra_extended_resource:
+            res = dra_backed_extended_resource(pod, self.dra_manager.objects.device_classes)
+            if res is not None:
+                return None, _not_supported(
+                    f"extended resource {res!r} backed by DRA (extendeddynamicresources.go)")
+        claims = ClaimStore([c for _, c in found], [n for n, _ in found])
+        if claims.empty():
+            return None, Status(Code.SKIP)
+        num_claims_to_allocate = 0
+        s.informations_for_claim = [InformationForClaim() for _ in range(len(claims))]
+        for index, claim in claims.all():
+            if claim.allocation is not None:
+                # CanBeReserved is always true in v1.37.2: no "resourceclaim in use".
+                if claim.allocation.node_selector is not None:
+                    try:
+                        s.informations_for_claim[index].available_on_nodes = \
+                            new_node_selector(claim.allocation.node_selector)
+                    except NodeSelectorParseError as e:
+                        return None, Status.as_error(str(e))
+                continue
+            num_claims_to_allocate += 1
+            if self.dra_manager.get_pending_allocation(claim.uid) is not None:
+                return None, status_unschedulable(
+                    f"resource claim {_key(claim)} is in the process of being allocated")
+            for request in claim.spec.requests:
+                if request.exactly is not None:
+                    st = self._validate_device_class(request.exactly.device_class_name,
+                                                     request.name)
+                elif request.first_available:
+                    if not self.enable_dra_prioritized_list:
+                        return None, status_unschedulable(
+                            f"resource claim {_key(claim)}, request {request.name}: has "
+                            "subrequests, but the DRAPrioritizedList feature is disabled")
+                    st = None
+                    for sub in request.first_available:
+                        st = self._validate_device_class(sub.exactly.device_class_name,
+                                                         f"{request.name}/{sub.name}")
+                        if st is not None:
+                            break
+                else:
+                    return None, status_unschedulable(
+                        f"resource claim {_key(claim)}, request {request.name}: unknown "
+                        "request type")
+                if st is not None:
+                    return None, st
+        if num_claims_to_allocate > 0:
+            s.allocator = Allocator(
+                self.dra_manager.list_all_allocated_devices(),
+                self.dra_manager.objects.device_classes, self.dra_manager.list_slices(),
+                partitionable=self.enable_partitionable_devices,
+                device_taints=self.enable_device_taints, admin_access=self.enable_admin_access,
+                prioritized_list=self.enable_dra_prioritized_list)
+        s.claims = claims
+        return None, None
+
+    def _validate_device_class(self, class_name: str, request_name: str) -> Status | None:
+        """``validateDeviceClass``."""
+        if not class_name:
+            return Status.as_error(f"request {request_name}: unsupported request type")
+        if self.dra_manager.get_device_class(class_name) is None:
+            return status_unschedulable(
+                f"request {request_name}: device class {class_name} does not exist")
+        return None
+
+    # ----- Filter -----
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """``Filter``: the node selector of each allocated claim must match the node, and the
+        allocator must allocate every other claim on it; the result is kept for Reserve."""
+        if not self.enabled:
+            return None
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None:
+            return Status.as_error(ERR_NOT_FOUND)
+        if s.claims.empty():
+            return None
+        node = node_info.node
+        unavailable = []
+        for index, _claim in s.claims.all():
+            selector = s.informations_for_claim[index].available_on_nodes
+            if selector is not None and not selector.match(node):
+                unavailable.append(index)
+        allocations: list[AllocationResult] = []
+        if s.allocator is not None:
+            to_allocate = [c for _, c in s.claims.to_allocate()]
+            try:
+                result = s.allocator.allocate(node, to_allocate)
+            except AllocatorError as e:
+                if str(e) == "invalid resource pools were encountered":
+                    # structured.ErrFailedAllocationOnNode: only this node fails
+                    return status_unschedulable(str(e))
+                return Status.as_error(str(e))
+            if result is None or len(result) != len(to_allocate):
+                return status_unschedulable("cannot allocate all claims")
+            allocations = result
+        if unavailable:
+            s.unavailable_claims.update(unavailable)
+            return status_unschedulable("resourceclaim not available on the node")
+        if s.allocator is not None:
+            s.node_allocations[node.name] = NodeAllocation(allocations)
+        return None
+
+    def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
+        """For ``explain`` (no upstream counterpart): why the allocator found no devices for
+        the claims on this node (``diagnostics.py``); empty when there is nothing to say."""
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or s.allocator is None:
+            return []
+        claims = [c for _, c in s.claims.to_allocate()]
+        try:
+            if s.allocator.allocate(node_info.node, claims) is not None:
+                return []  # the claims fit: the node failed for another reason
+        except AllocatorError:
+            return []  # the Error status says why
+        return why_no_device_fits(s.allocator, node_info.node, claims)
+
+    # ----- PostFilter -----
+
+    def post_filter(self, state: CycleState, pod: Pod, node_to_status: Any
+                    ) -> tuple[PostFilterResult | None, Status | None]:
+        """``PostFilter`` (``deallocateOrDeletePodClaims``): deallocate one allocated claim
+        that was unavailable on some node and is reserved for nobody else. Upstream picks it
+        at random (map order); the reference takes the lowest index."""
+        if not self.enabled:
+            return None, Status(Code.UNSCHEDULABLE)
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None:
+            return None, Status.as_error(ERR_NOT_FOUND)
+        if s.claims.empty():
+            return None, Status(Code.UNSCHEDULABLE)
+        for index in sorted(s.unavailable_claims):
+            claim = s.claims.get(index)
+            reserved = claim.reserved_for
+            if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
+                self.dra_manager.assume_claim_after_api_call(dataclasses.replace(
+                    claim, reserved_for=(), allocation=None))
+                return None, Status(Code.UNSCHEDULABLE,
+                                    "deallocation of ResourceClaim completed")
+        return None, Status(Code.UNSCHEDULABLE)
+
+    # ----- Score -----
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        """``Score`` (with DRAPrioritizedList): ``computeScore``, for each subrequest of a
+        ``firstAvailable`` request that got devices, 8 minus its index."""
+        if not self.enabled or not self.enable_dra_prioritized_list:
+            return 0
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None:
+            raise PluginError(ERR_NOT_FOUND)
+        if s.claims.empty():
+            return 0
+        allocations = s.node_allocations.get(node_info.node.name)
+        if allocations is None:
+            return 0
+        return compute_score(s.claims, allocations)
+
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[list]) -> Status | None:
+        """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, false)`` when enabled."""
+        if not self.enabled:
+            return None
+        default_normalize_score(MAX_NODE_SCORE, False, scores)
+        return None
+
+    # ----- Reserve, Unreserve -----
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``Reserve``: the node's allocations become in-flight allocations of the claims
+        (``SignalClaimPendingAllocation``): later pods see their devices as allocated."""
+        if not self.enabled:
+            return None
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None:
+            return Status.as_error(ERR_NOT_FOUND)
+        if s.claims.empty():
+            return None
+        to_allocate = list(s.claims.to_allocate())
+        if not to_allocate:
+            return None
+        if s.allocator is not None:
+            allocations = s.node_allocations.get(node_name)
+            if allocations is None or not allocations.allocation_results:
+                return Status.as_error("claim allocation not found for node")
+            if len(allocations.allocation_results) != len(to_allocate):
+                return Status.as_error(
+                    f"internal error, have {len(allocations.allocation_results)} allocations, "
+                    f"{len(to_allocate)} claims to allocate, want {len(to_allocate)} claims")
+            for (index, claim), allocation in zip(to_allocate, allocations.allocation_results,
+                                                  strict=True):
+                s.informations_for_claim[index].allocation = allocation
+                self.dra_manager.signal_claim_pending_allocation(
+                    claim.uid, dataclasses.replace(claim, allocation=allocation))
+        return None
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """``Unreserve``: drop the in-flight allocations and the pod's reservations."""
+        if not self.enabled:
+            return None
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or s.claims.empty():
+            return None
+        for _index, claim in s.claims.all():
+            self.dra_manager.maybe_remove_claim_pending_allocation(claim.uid)
+            if claim.allocation is not None and is_reserved_for_pod(pod, claim):
+                current = self.dra_manager.objects.claims.get(_key(claim), claim)
+                self.dra_manager.assume_claim_after_api_call(dataclasses.replace(
+                    current, reserved_for=tuple(r for r in current.reserved_for
+                                                if r.uid != pod.uid)))
+        return None
+
+    # ----- PreBind -----
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``PreBindPreFlight``: Skip without claims."""
+        if not self.enabled:
+            return Status(Code.SKIP)
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None:
+            return Status.as_error(ERR_NOT_FOUND)
+        if s.claims.empty():
+            return Status(Code.SKIP)
+        return None
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        """``PreBind`` (``bindClaim`` for each claim not reserved for the pod yet): write the
+        allocation made in Reserve and add the pod to ``reservedFor``, in the cluster's
+        claims; then the in-flight allocations are done."""
+        if not self.enabled:
+            return None
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None:
+            return Status.as_error(ERR_NOT_FOUND)
+        if s.claims.empty():
+            return None
+        done: list[str] = []
+        for index, claim in s.claims.all():
+            if is_reserved_for_pod(pod, claim):
+                continue
+            allocation = s.informations_for_claim[index].allocation
+            current = self.dra_manager.objects.claims.get(_key(claim))
+            if current is None or current.deleting:
+                return Status.as_error(f"claim {_key(claim)} got deleted in the meantime")
+            if allocation is not None:
+                if current.allocation is not None:
+                    return Status.as_error(
+                        f"claim {_key(claim)} got allocated elsewhere in the meantime")
+                current = dataclasses.replace(current, allocation=allocation)
+            updated = dataclasses.replace(
+                current, reserved_for=(*current.reserved_for, pod_binding(pod)))
+            self.dra_manager.assume_claim_after_api_call(updated)
+            s.claims.set(index, updated)
+            if allocation is not None:
+                done.append(claim.uid)
+        for uid in done:  # prebindSuccessCleanup
+            self.dra_manager.maybe_remove_claim_pending_allocation(uid)
+        return None
+
+    # ----- queueing hints -----
+
+    def is_schedulable_after_target_pod_update(self, pod: Pod, old_obj: Any, new_obj: Any
+                                               ) -> tuple[str, str | None]:
+        """``isSchedulableAfterTargetPodUpdate``: Queue once every claim of the updated pod
+        exists (``foreachPodResourceClaim``), else QueueSkip."""
+        if not isinstance(new_obj, Pod):
+            return QUEUE, ("unexpected object in isSchedulableAfterTargetPodUpdate: expected "
+                           f"*v1.Pod, but got {type(new_obj).__name__}")
+        try:
+            self.foreach_pod_resource_claim(new_obj)
+        except ValueError:
+            return QUEUE_SKIP, None
+        return QUEUE, None
+
+    def is_schedulable_after_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                          ) -> tuple[str, str | None]:
+        """``isSchedulableAfterClaimChange``: Queue when an allocated claim is deleted or
+        deallocated, or when a claim of the pod is created or its status changes."""
+        if new_obj is None and old_obj is None:
+            return QUEUE, None  # cache.DeletedFinalStateUnknown
+        for obj in (old_obj, new_obj):
+            if obj is not None and not isinstance(obj, ResourceClaim):
+                return QUEUE, ("unexpected object in isSchedulableAfterClaimChange: expected "
+                               f"*v1.ResourceClaim, but got {type(obj).__name__}")
+        if new_obj is None:
+            return (QUEUE if old_obj.allocation is not None else QUEUE_SKIP), None
+        try:
+            uses_claim = any(c.uid == new_obj.uid
+                             for _, c in self.foreach_pod_resource_claim(pod))
+        except ValueError:
+            return QUEUE_SKIP, None
+        if old_obj is not None and old_obj.allocation is not None and new_obj.allocation is None:
+            return QUEUE, None
+        if not uses_claim:
+            return QUEUE_SKIP, None
+        if old_obj is None:
+            return QUEUE, None
+        if (old_obj.allocation, old_obj.reserved_for) == (new_obj.allocation,
+                                                          new_obj.reserved_for):
+            return QUEUE_SKIP, None
+        return QUEUE, None
+
+
+def compute_score(claims: ClaimStore, allocations: NodeAllocation) -> int:
+    """``computeScore``: allocated claims use their allocation, the others the node's
+    allocation results in order."""
+    score = 0
+    unallocated = 0
+    for _index, claim in claims.all():
+        if claim.allocation is not None:
+            allocation = claim.allocation
+        else:
+            if unallocated >= len(allocations.allocation_results):
+                raise PluginError(
+                    f"number of allocations {len(allocations.allocation_results)} is smaller "
+                    "than number of claims needing allocation")
+            allocation = allocations.allocation_results[unallocated]
+            unallocated += 1
+        sub_requests = {r.request for r in allocation.results if "/" in r.request}
+        for req in claim.spec.requests:
+            if req.exactly is not None:
+                continue
+            for i, sub in enumerate(req.first_available):
+                if f"{req.name}/{sub.name}" in sub_requests:
+                    score += FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE - i
+    return score
