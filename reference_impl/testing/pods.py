@@ -420,6 +420,27 @@ class PodWrapper(ObjectWrapper):
         """``PVC``: one more volume from this PersistentVolumeClaim."""
         return self.volume({"name": claim, "persistentVolumeClaim": {"claimName": claim}})
 
+    def resource_claim(self, name: str, *, claim: str | None = None,
+                       template: str | None = None) -> Self:
+        """``PodResourceClaims``: one more ``spec.resourceClaims`` entry ``name``, naming the
+        ResourceClaim ``claim`` or the ResourceClaimTemplate ``template``."""
+        entry: Doc = {"name": name}
+        if claim is not None:
+            entry["resourceClaimName"] = claim
+        if template is not None:
+            entry["resourceClaimTemplateName"] = template
+        self._append(("spec",), "resourceClaims", entry)
+        return self
+
+    def resource_claim_status(self, name: str, claim: str | None) -> Self:
+        """``ResourceClaimStatuses``: the claim created for the template entry ``name``
+        (``None``: no claim was needed)."""
+        status: Doc = {"name": name}
+        if claim is not None:
+            status["resourceClaimName"] = claim
+        self._append(("status",), "resourceClaimStatuses", status)
+        return self
+
     # status
     def start_time(self, t: str | float) -> Self:
         return self.status(startTime=timestamp(t))
