@@ -3,8 +3,9 @@ fit, pending pods, maybe a KubeSchedulerConfiguration, maybe a timeline, and a s
 
 About one scenario in four looks like a dump of a busy cluster (``strategies/busy.py``).
 The documents are ordered PriorityClasses, Namespaces, Nodes, running pods, pending pods, PDBs,
-Services and the pods' owner objects (``services.py``), then the timeline (``kschedconf/v1``
-Scenario) if any; the configuration is ``config``.
+DRA objects (feature ``dra``, opt-in: ``dra.py``), Services and the pods' owner objects
+(``services.py``), then the timeline (``kschedconf/v1`` Scenario) if any; the configuration is
+``config``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from conformance.core.scenario import ScenarioInput
 from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
+from strategies.dra import DRA_FEATURE, dra_documents
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.timelines import timelines
@@ -37,7 +39,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
     draw(busy_cluster(cluster, pending, f))
-    documents = cluster.documents(pending)
+    dra = draw(dra_documents(cluster, pending, sizes)) if DRA_FEATURE in f else []
+    documents = cluster.documents(pending) + dra
     if "services" in f:
         documents += draw(selecting_objects([*cluster.running_pods, *pending]))
     if "timeline" in f:
