@@ -73,6 +73,7 @@ type world struct {
 	podEvents, nodeEvents int64 // informer events seen by our own handlers
 	draWrites, draEvents  int64 // the same for the resource.k8s.io objects (dra.go)
 	baseDRAObs            uint64
+	hasDRA                bool  // the cluster has resource.k8s.io objects (else no DRA events)
 	expectedObs           int64 // scheduler event-handler completions the events imply
 	baseObs               uint64
 	basePreemptDone       float64
@@ -495,7 +496,7 @@ func preemptionGoroutinesDone() float64 {
 // quiet reports whether nothing asynchronous is pending, and a fingerprint of the counters.
 func (w *world) quiet() (bool, [6]int64) {
 	fp := [6]int64{atomic.LoadInt64(&w.podWrites), atomic.LoadInt64(&w.nodeWrites), atomic.LoadInt64(&w.expectedObs), atomic.LoadInt64(&w.preemptionsStarted),
-		atomic.LoadInt64(&w.draWrites), int64(draObservations() - w.baseDRAObs)}
+		atomic.LoadInt64(&w.draWrites), w.draObservationsSinceStart()}
 	if atomic.LoadInt64(&w.podEvents) != fp[0] || atomic.LoadInt64(&w.nodeEvents) != fp[1] || atomic.LoadInt64(&w.draEvents) != fp[4] {
 		return false, fp
 	}

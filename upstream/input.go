@@ -5,7 +5,9 @@ package main
 // The inputs are the same as the Python tool's (reference_impl/model/loader.py): files with one
 // or more YAML documents or JSON, each an object, a `kind: List` or a typed list; kinds Node,
 // Pod, Namespace, PriorityClass, PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
-// StatefulSet (what helper.DefaultSelector reads) and KubeSchedulerConfiguration. Everything
+// StatefulSet (what helper.DefaultSelector reads), the resource.k8s.io/v1 DeviceClass,
+// ResourceSlice, ResourceClaim and ResourceClaimTemplate (dra.go) and
+// KubeSchedulerConfiguration. Everything
 // the API server does on create that matters for scheduling is done by upstream's own code:
 // v1 defaulting (legacyscheme, pkg/apis/*/v1/defaults.go) and the pod create strategy
 // (pkg/registry/core/pod/strategy.go PrepareForCreate: matchLabelKeys merging, pod-level
