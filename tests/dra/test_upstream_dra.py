@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 from conformance.core.documents import schema
+from conformance.core.dropped import dropped_counts
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from dra.gpu_scenarios import (
@@ -68,3 +69,13 @@ def test_claim_written_for_a_template(upstream: UpstreamSubject) -> None:
     res = run(upstream, from_template())
     assert res["bindings"] == {"default/p-tmpl": "node-1"}
     assert res["resourceClaims"] == FROM_TEMPLATE_CLAIMS
+
+
+def test_other_versions_of_the_group_are_still_ignored(upstream: UpstreamSubject) -> None:
+    """Only resource.k8s.io/v1 is read (as by the Python loader); other versions are dropped
+    with the loader's warning, which the ``dropped`` report counts."""
+    beta = {"apiVersion": "resource.k8s.io/v1beta2", "kind": "DeviceClass",
+            "metadata": {"name": "old"}, "spec": {}}
+    result = upstream.run(ScenarioInput([*allocated(), beta], name="dra-beta"))
+    assert dropped_counts(result.warnings) == {"DeviceClass": 1}
+    assert result.result["resourceClaims"] == ALLOCATED_CLAIMS
