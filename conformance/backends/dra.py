@@ -51,9 +51,10 @@ def _map_node_selector(sel: Any, node: Any) -> None:
                 f["values"] = [node(v) for v in f.get("values") or []]
 
 
-def plan_object(d: Mapping[str, Any], meta: Doc, *, ns: Any, node: Any) -> PlannedDRA:
+def plan_object(d: Mapping[str, Any], meta: Doc, *, ns: Any, node: Any, pod: Any
+                ) -> PlannedDRA:
     """The API object of the raw DRA document ``d`` (``meta``: its cleaned, labelled
-    metadata; ``ns``/``node``: scenario name -> API name)."""
+    metadata; ``ns``/``node``: scenario name -> API name; ``pod``: pod key -> API name)."""
     kind = str(d["kind"])
     spec = copy.deepcopy(d.get("spec") or {})
     obj: Doc = {"apiVersion": RESOURCE_V1, "kind": kind, "metadata": meta, "spec": spec}
@@ -80,19 +81,24 @@ def plan_object(d: Mapping[str, Any], meta: Doc, *, ns: Any, node: Any) -> Plann
         if ref.get("kind") == "Pod" and ref.get("controller"):
             pod_ns = str((d.get("metadata") or {}).get("namespace") or "default")
             planned.owner_pod = f"{pod_ns}/{ref.get('name')}"
-            meta["ownerReferences"] = [
-                {k: v for k, v in ref.items() if k != "uid"}]  # uid: the created pod's
+            owner = {k: v for k, v in ref.items() if k != "uid"}  # uid: the created pod's
+            owner["name"] = pod(planned.owner_pod)
+            meta["ownerReferences"] = [owner]
     return planned
 
 
 def create(api: ClusterApi, planned: PlannedDRA, owner_uid: str | None = None) -> Doc:
-    """Create the object (a Pod-owned claim with the pod's ``owner_uid``), then its status.
-    An ``ApiError`` is raised as it is (the caller names the object)."""
+    """Create the object (a Pod-owned claim with the pod's ``owner_uid``; without its pod
+    among the created ones, without an owner), then its status. An ``ApiError`` is raised as
+    it is (the caller names the object)."""
     obj = planned.manifest
     if planned.owner_pod is not None:
         obj = copy.deepcopy(obj)
-        for ref in obj["metadata"].get("ownerReferences") or []:
-            ref["uid"] = owner_uid or ""
+        if owner_uid:
+            for ref in obj["metadata"].get("ownerReferences") or []:
+                ref["uid"] = owner_uid
+        else:
+            obj["metadata"].pop("ownerReferences", None)
     created = api.create(planned.kind, obj)
     if planned.status:
         meta = obj["metadata"]

@@ -346,7 +346,8 @@ class Planner:
         for d in docs:
             meta = _clean_meta(d.get("metadata"), keep_owners=False)
             self.label(meta)
-            planned = plan_object(d, meta, ns=self.naming.ns, node=self.naming.node)
+            planned = plan_object(d, meta, ns=self.naming.ns, node=self.naming.node,
+                                  pod=lambda key: self.naming.pod(key)[1])
             plan.dra.append(planned)
             api_ns = planned.manifest["metadata"].get("namespace")
             if api_ns and api_ns not in known:

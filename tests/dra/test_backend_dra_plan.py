@@ -15,9 +15,12 @@ from dra.gpu_scenarios import GPU, TEMPLATE_POD_UID, from_template, gpu_cluster,
 from reference_impl.testing.wrappers import make_network_slice, make_resource_claim
 
 
-def plan(docs: list[dict[str, Any]], prefix: str = "") -> tuple[Any, list[str]]:
+def plan(docs: list[dict[str, Any]], prefix: str = "",
+         pods: dict[str, tuple[str, str]] | None = None) -> tuple[Any, list[str]]:
     warnings: list[str] = []
     naming = Naming(namespace_prefix=prefix, node_prefix=prefix)
+    for key, api in (pods or {}).items():
+        naming.set_pod(key, api)
     p = Planner(naming, "ks-test", owned=not prefix, rename_for_order=False,
                 warnings=warnings).plan(ScenarioInput(docs, name="dra"))
     return p, warnings
@@ -49,11 +52,12 @@ def test_objects_follow_the_run_names_in_creation_order() -> None:
 
 
 def test_a_claim_owned_by_a_pod_waits_for_its_uid() -> None:
-    p, _ = plan(from_template())
+    """... and names the pod by its API name (pods may be renamed for the queue order)."""
+    p, _ = plan(from_template(), pods={"default/p-tmpl": ("default", "q000-p-tmpl")})
     (claim,) = [d for d in p.dra if d.kind == "ResourceClaim"]
     assert claim.owner_pod == "default/p-tmpl"
     (ref,) = claim.manifest["metadata"]["ownerReferences"]
-    assert ref["name"] == "p-tmpl" and "uid" not in ref
+    assert ref["name"] == "q000-p-tmpl" and "uid" not in ref
     (planned_pod,) = p.pending
     assert planned_pod.status == {"resourceClaimStatuses": [
         {"name": "gpu", "resourceClaimName": "p-tmpl-gpu-x1"}]}
