@@ -14,6 +14,7 @@ would accept, and that ``reference_impl.model.loader.load_documents`` loads; con
 
 from strategies.clusters import GeneratedCluster, clusters, pending_pods
 from strategies.configs import profiles, scheduler_configs, scheduler_names_of
+from strategies.dra import dra_documents
 from strategies.draws import seed_only_draws, stable_draws
 from strategies.objects import (
     PodContext,
@@ -38,6 +39,7 @@ from strategies.sizes import (
     ALL_FEATURES,
     LARGE,
     MEDIUM,
+    OPT_IN_FEATURES,
     RESOURCES_ONLY,
     SMALL,
     Sizes,
@@ -49,12 +51,14 @@ __all__ = [
     "GeneratedCluster",
     "LARGE",
     "MEDIUM",
+    "OPT_IN_FEATURES",
     "PodContext",
     "Quantity",
     "RESOURCES_ONLY",
     "SMALL",
     "Sizes",
     "clusters",
+    "dra_documents",
     "label_selectors",
     "namespaces",
     "node_affinities",

@@ -5,8 +5,9 @@ About one scenario in four holds workloads, expanded into their pods here
 (``strategies/workloads.py``), and about one in four looks like a dump of a busy cluster
 (``strategies/busy.py``). The documents are ordered PriorityClasses, Namespaces, Nodes, running
 pods, pending pods (the workloads' pods last), PDBs, the workloads with their Services and a
-Deployment's ReplicaSet, Services and the pods' owner objects (``services.py``), then the
-timeline (``kschedconf/v1`` Scenario) if any; the configuration is ``config``.
+Deployment's ReplicaSet, DRA objects (feature ``dra``, opt-in: ``dra.py``), Services and the
+pods' owner objects (``services.py``), then the timeline (``kschedconf/v1`` Scenario) if any;
+the configuration is ``config``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from conformance.core.scenario import ScenarioInput
 from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
+from strategies.dra import DRA_FEATURE, dra_documents
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.timelines import timelines
@@ -41,7 +43,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     pending = draw(pending_pods(cluster, sizes, f, names))
     workloads = draw(add_workloads(cluster, pending, sizes, f, names))
     draw(busy_cluster(cluster, pending, f))
-    documents = cluster.documents(pending) + workloads
+    dra = draw(dra_documents(cluster, pending, sizes)) if DRA_FEATURE in f else []
+    documents = cluster.documents(pending) + workloads + dra
     if "services" in f:
         documents += draw(selecting_objects([*cluster.running_pods, *pending], workloads))
     if "timeline" in f:

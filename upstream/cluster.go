@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,6 +71,9 @@ type world struct {
 	// counters for settle (atomic)
 	podWrites, nodeWrites int64 // successful writes to the tracker
 	podEvents, nodeEvents int64 // informer events seen by our own handlers
+	draWrites, draEvents  int64 // the same for the resource.k8s.io objects (dra.go)
+	baseDRAObs            uint64
+	hasDRA                bool  // the cluster has resource.k8s.io objects (else no DRA events)
 	expectedObs           int64 // scheduler event-handler completions the events imply
 	baseObs               uint64
 	basePreemptDone       float64
@@ -108,6 +112,10 @@ func (t *rvTracker) counted(gvr schema.GroupVersionResource, err error) error {
 			atomic.AddInt64(&t.w.podWrites, 1)
 		case nodesGVR:
 			atomic.AddInt64(&t.w.nodeWrites, 1)
+		default:
+			if isDRAGVR(gvr) {
+				atomic.AddInt64(&t.w.draWrites, 1)
+			}
 		}
 	}
 	return err
@@ -119,6 +127,12 @@ func gvrOf(obj runtime.Object) schema.GroupVersionResource {
 		return podsGVR
 	case *v1.Node:
 		return nodesGVR
+	case *resourceapi.ResourceClaim:
+		return claimsGVR
+	case *resourceapi.ResourceSlice:
+		return slicesGVR
+	case *resourceapi.DeviceClass:
+		return deviceClassesGVR
 	}
 	return schema.GroupVersionResource{}
 }
@@ -236,6 +250,10 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 			return nil, err
 		}
 	}
+	if err := w.addDRAObjects(cl); err != nil {
+		cancel()
+		return nil, err
+	}
 
 	w.clock = testingclock.NewFakeClock(clockStart)
 	w.snapshot = internalcache.NewEmptySnapshot()
@@ -289,7 +307,13 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		return nil, err
 	}
 
+	if err := w.watchDRA(); err != nil {
+		cancel()
+		return nil, err
+	}
+
 	w.baseObs = handlerObservations()
+	w.baseDRAObs = draObservations()
 	w.basePreemptDone = preemptionGoroutinesDone()
 	w.factory.Start(ctx.Done())
 	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
@@ -417,13 +441,28 @@ func collect(c prometheus.Collector) []*dto.Metric {
 	return out
 }
 
+// handlerObservations counts the pod and node event-handler completions (the DRA ones are
+// settled apart: dra.go).
 func handlerObservations() uint64 {
+	return eventObservations(func(label string) bool { return !isDRAEventLabel(label) })
+}
+
+// eventObservations counts the event-handler completions whose event label is kept.
+func eventObservations(keep func(label string) bool) uint64 {
 	if schedmetrics.EventHandlingLatency == nil || schedmetrics.EventHandlingLatency.HistogramVec == nil {
 		return 0
 	}
 	var total uint64
 	for _, m := range collect(schedmetrics.EventHandlingLatency.HistogramVec) {
-		total += m.GetHistogram().GetSampleCount()
+		label := ""
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "event" {
+				label = l.GetValue()
+			}
+		}
+		if keep(label) {
+			total += m.GetHistogram().GetSampleCount()
+		}
 	}
 	return total
 }
@@ -455,9 +494,10 @@ func preemptionGoroutinesDone() float64 {
 }
 
 // quiet reports whether nothing asynchronous is pending, and a fingerprint of the counters.
-func (w *world) quiet() (bool, [4]int64) {
-	fp := [4]int64{atomic.LoadInt64(&w.podWrites), atomic.LoadInt64(&w.nodeWrites), atomic.LoadInt64(&w.expectedObs), atomic.LoadInt64(&w.preemptionsStarted)}
-	if atomic.LoadInt64(&w.podEvents) != fp[0] || atomic.LoadInt64(&w.nodeEvents) != fp[1] {
+func (w *world) quiet() (bool, [6]int64) {
+	fp := [6]int64{atomic.LoadInt64(&w.podWrites), atomic.LoadInt64(&w.nodeWrites), atomic.LoadInt64(&w.expectedObs), atomic.LoadInt64(&w.preemptionsStarted),
+		atomic.LoadInt64(&w.draWrites), w.draObservationsSinceStart()}
+	if atomic.LoadInt64(&w.podEvents) != fp[0] || atomic.LoadInt64(&w.nodeEvents) != fp[1] || atomic.LoadInt64(&w.draEvents) != fp[4] {
 		return false, fp
 	}
 	if int64(handlerObservations()-w.baseObs) < fp[2] {

@@ -5,7 +5,9 @@ package main
 // The inputs are the same as the Python tool's (reference_impl/model/loader.py): files with one
 // or more YAML documents or JSON, each an object, a `kind: List` or a typed list; kinds Node,
 // Pod, Namespace, PriorityClass, PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
-// StatefulSet (what helper.DefaultSelector reads) and KubeSchedulerConfiguration. Everything
+// StatefulSet (what helper.DefaultSelector reads), the resource.k8s.io/v1 DeviceClass,
+// ResourceSlice, ResourceClaim and ResourceClaimTemplate (dra.go) and
+// KubeSchedulerConfiguration. Everything
 // the API server does on create that matters for scheduling is done by upstream's own code:
 // v1 defaulting (legacyscheme, pkg/apis/*/v1/defaults.go) and the pod create strategy
 // (pkg/registry/core/pod/strategy.go PrepareForCreate: matchLabelKeys merging, pod-level
@@ -66,8 +68,9 @@ type Cluster struct {
 	RCs          []*v1.ReplicationController
 	ReplicaSets  []*appsv1.ReplicaSet
 	StatefulSets []*appsv1.StatefulSet
-	Config       []byte    // a KubeSchedulerConfiguration document (JSON), if any
-	Timeline     *timeline // a kschedconf/v1 Scenario's timeline, if any
+	DRA          draObjects // resource.k8s.io/v1 objects (dra.go)
+	Config       []byte     // a KubeSchedulerConfiguration document (JSON), if any
+	Timeline     *timeline  // a kschedconf/v1 Scenario's timeline, if any
 	Warnings     []string
 }
 
@@ -241,6 +244,13 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 	var pods []*v1.Pod
 	var scenario *rawObject
 	terminal := 0
+	ignoreKind := func(o rawObject) {
+		k := fmt.Sprintf("%s (%s)", o.kind, o.apiVersion)
+		if ignored[k] == 0 {
+			ignoredOrder = append(ignoredOrder, k)
+		}
+		ignored[k]++
+	}
 	for _, o := range objs {
 		g := group(o.apiVersion)
 		var key string
@@ -355,12 +365,18 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 			key = "StatefulSet " + defaultMeta(&ss.ObjectMeta, "StatefulSet")
 			legacyscheme.Scheme.Default(ss)
 			c.StatefulSets = append(c.StatefulSets, ss)
-		default:
-			k := fmt.Sprintf("%s (%s)", o.kind, o.apiVersion)
-			if ignored[k] == 0 {
-				ignoredOrder = append(ignoredOrder, k)
+		case g == resourceGroup:
+			k, handled, err := decodeDRA(o, c)
+			if err != nil {
+				return nil, err
 			}
-			ignored[k]++
+			if !handled {
+				ignoreKind(o)
+				continue
+			}
+			key = k
+		default:
+			ignoreKind(o)
 			continue
 		}
 		if key != "" {
@@ -409,6 +425,14 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 		if !nsKnown[p.Namespace] {
 			nsKnown[p.Namespace] = true
 			ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace, UID: deterministicUID("Namespace", "", p.Namespace)}}
+			legacyscheme.Scheme.Default(ns)
+			c.Namespaces = append(c.Namespaces, ns)
+		}
+	}
+	for _, name := range c.DRA.namespaces() {
+		if !nsKnown[name] {
+			nsKnown[name] = true
+			ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: deterministicUID("Namespace", "", name)}}
 			legacyscheme.Scheme.Default(ns)
 			c.Namespaces = append(c.Namespaces, ns)
 		}

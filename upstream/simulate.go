@@ -67,6 +67,8 @@ type simulationResult struct {
 	Removed         []string          `json:"removed"`
 	Finished        []string          `json:"finished"`
 	Timeline        []timelineEntry   `json:"timeline"`
+	// ResourceClaims: per bound pod with spec.resourceClaims, its claims' allocations (dra.go).
+	ResourceClaims map[string][]podClaimResult `json:"resourceClaims,omitempty"`
 	// Notes: where upstream's behaviour was random or the run was cut short. Not part of the
 	// SimulationResult schema: only with --notes (always printed to stderr).
 	Notes []string `json:"notes,omitempty"`
@@ -464,6 +466,9 @@ run:
 		}
 	}
 	sort.Strings(res.Deleted)
+	if res.ResourceClaims, err = w.claimResults(res.Bindings); err != nil {
+		return nil, err
+	}
 	res.Notes = w.notes
 	return res, nil
 }

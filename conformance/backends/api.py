@@ -32,7 +32,8 @@ WatchSink = Callable[[str, dict[str, Any]], None]
 
 class ClusterApi(Protocol):
     """What the driver needs from an API server. Kinds: Namespace, Node, Pod, PriorityClass,
-    PodDisruptionBudget, Event. Every method raises :class:`ApiError` for a refusal."""
+    PodDisruptionBudget, Event, Service, the controllers, and the resource.k8s.io/v1 kinds.
+    Every method raises :class:`ApiError` for a refusal."""
 
     def create(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -71,11 +72,17 @@ _KINDS: dict[str, tuple[str, str, bool]] = {  # kind -> (api prefix, resource, n
     "ReplicationController": ("/api/v1", "replicationcontrollers", True),
     "ReplicaSet": ("/apis/apps/v1", "replicasets", True),
     "StatefulSet": ("/apis/apps/v1", "statefulsets", True),
+    "DeviceClass": ("/apis/resource.k8s.io/v1", "deviceclasses", False),
+    "ResourceSlice": ("/apis/resource.k8s.io/v1", "resourceslices", False),
+    "ResourceClaim": ("/apis/resource.k8s.io/v1", "resourceclaims", True),
+    "ResourceClaimTemplate": ("/apis/resource.k8s.io/v1", "resourceclaimtemplates", True),
 }
 _API_VERSIONS = {"Namespace": "v1", "Node": "v1", "Pod": "v1", "Event": "v1",
                  "PriorityClass": "scheduling.k8s.io/v1", "PodDisruptionBudget": "policy/v1",
                  "Service": "v1", "ReplicationController": "v1", "ReplicaSet": "apps/v1",
-                 "StatefulSet": "apps/v1"}
+                 "StatefulSet": "apps/v1", "DeviceClass": "resource.k8s.io/v1",
+                 "ResourceSlice": "resource.k8s.io/v1", "ResourceClaim": "resource.k8s.io/v1",
+                 "ResourceClaimTemplate": "resource.k8s.io/v1"}
 _PATCH_TYPES = {"merge": "application/merge-patch+json",
                 "strategic": "application/strategic-merge-patch+json",
                 "json": "application/json-patch+json"}

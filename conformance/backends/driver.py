@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.control_plane import SchedulerState
+from conformance.backends.dra import read_allocations
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
 from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
@@ -160,6 +161,10 @@ class Driver:
                                 running_on=timeline.pod_node, removed=timeline.removed,
                                 finished=timeline.finished, timeline=applied,
                                 stopped_by=stopped_by, end_v=end_v)
+            if plan.dra:
+                claims = self._read_allocations(result["bindings"])
+                if claims:
+                    result["resourceClaims"] = claims
         finally:
             stop.set()
             if owned and hooks is not None:
@@ -389,6 +394,21 @@ class Driver:
         if rec.errors:
             self.warnings.append(f"{len(rec.errors)} watch stream(s) broke and were resumed "
                                  f"(the last: {rec.errors[-1]})")
+
+    def _read_allocations(self, bindings: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
+        """The allocations of the bound pods' claims, read from the API after the run
+        (docs/dra.md#results)."""
+        try:
+            pods, _ = self.api.list("Pod", label_selector=self.selector)
+        except ApiError as e:
+            raise SubjectError(f"could not read the pods back: {e.message}") from e
+        bound: dict[str, dict[str, Any]] = {}
+        for obj in pods:
+            meta = obj.get("metadata") or {}
+            key = self.naming.pod_back(str(meta.get("namespace", "")), str(meta.get("name", "")))
+            if key is not None and key in bindings:
+                bound[key] = obj
+        return read_allocations(self.api, bound)
 
     def _release_held(self, plan: Plan) -> None:
         """Shared mode: remove the hold gate pod by pod in queue order, each after the

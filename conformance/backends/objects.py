@@ -10,6 +10,7 @@ import copy
 import time
 from typing import Any
 
+from conformance.backends import dra
 from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.plan import (
     HOLD_GATE,
@@ -61,14 +62,15 @@ class RunObjects:
         patch.update(want)
         self.api.patch("Namespace", name, {"metadata": {"labels": patch}})
 
-    def create_pod(self, pp: PlannedPod, hold: bool = False) -> None:
-        """Create a pod (``hold``: behind the hold gate), then patch its status."""
+    def create_pod(self, pp: PlannedPod, hold: bool = False) -> str:
+        """Create a pod (``hold``: behind the hold gate), then patch its status. Returns the
+        UID the API server gave it."""
         obj = pp.manifest
         if hold:
             obj = copy.deepcopy(obj)
             gates = list(obj["spec"].get("schedulingGates") or [])
             obj["spec"]["schedulingGates"] = [{"name": HOLD_GATE}, *gates]
-        self.create("Pod", obj)
+        uid = str((self.create("Pod", obj).get("metadata") or {}).get("uid") or "")
         if pp.status:
             ns, name = obj["metadata"]["namespace"], obj["metadata"]["name"]
             try:
@@ -84,6 +86,16 @@ class RunObjects:
             except ApiError as e:
                 raise SubjectError(f"could not start the deletion of pod {ns}/{name}: "
                                    f"{e.message}") from e
+        return uid
+
+    def create_dra(self, planned: dra.PlannedDRA, owner_uid: str | None = None) -> None:
+        meta = planned.manifest["metadata"]
+        where = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
+        try:
+            dra.create(self.api, planned, owner_uid)
+        except ApiError as e:
+            raise SubjectError(f"the API server refused {planned.kind} {where}: "
+                               f"{e.message}") from e
 
     def create_node(self, obj: dict[str, Any], status: dict[str, Any] | None) -> None:
         """Create a node; patch its status when the server dropped it."""
@@ -108,12 +120,19 @@ class RunObjects:
                                {"status": status}, obj["metadata"]["namespace"], status=True)
         for kind, obj in plan.selecting:  # Services, controllers: before the pods
             self.create(kind, obj)
+        for planned in plan.dra:  # DRA objects: before the pods (claims a pod owns: after it)
+            if planned.owner_pod is None:
+                self.create_dra(planned)
         for obj, status in plan.nodes:
             self.create_node(obj, status)
+        uids: dict[str, str] = {}
         for pp in plan.running:
-            self.create_pod(pp)
+            uids[pp.key] = self.create_pod(pp)
         for pp in plan.pending:
-            self.create_pod(pp, hold=hold_pending)
+            uids[pp.key] = self.create_pod(pp, hold=hold_pending)
+        for planned in plan.dra:
+            if planned.owner_pod is not None:
+                self.create_dra(planned, uids.get(planned.owner_pod))
 
     # ----- deleting -----
     def delete_owned(self, timeout: float = 30.0) -> list[str]:
@@ -124,7 +143,8 @@ class RunObjects:
         refused: set[str] = set()  # kinds whose deletion was refused: not waited for
         sel = self.selector
         for kind in ("Pod", "PodDisruptionBudget", "Service", "ReplicationController",
-                     "ReplicaSet", "StatefulSet", "Node", "PriorityClass"):
+                     "ReplicaSet", "StatefulSet", *reversed(dra.DRA_KINDS), "Node",
+                     "PriorityClass"):
             try:
                 items, _ = self.api.list(kind, label_selector=sel)
             except ApiError as e:
@@ -139,6 +159,12 @@ class RunObjects:
                     except ApiError as e:
                         problems.append(f"drop the finalizer of Pod {m.get('name')}: "
                                         f"{e.message}")
+                if kind == "ResourceClaim":
+                    try:
+                        dra.drop_claim_finalizers(self.api, o)
+                    except ApiError as e:
+                        problems.append(f"drop the finalizers of ResourceClaim "
+                                        f"{m.get('name')}: {e.message}")
                 try:
                     self.api.delete(kind, m.get("name", ""), m.get("namespace"),
                                     grace_period_seconds=0 if kind == "Pod" else None)
@@ -160,7 +186,7 @@ class RunObjects:
             except ApiError as e:
                 problems.append(f"delete Namespace {name}: {e.message}")
         deadline = time.monotonic() + timeout
-        for kind in ("Pod", "Node"):
+        for kind in ("Pod", "ResourceClaim", "Node"):
             if kind in refused:
                 continue
             while time.monotonic() < deadline:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.backends.dra import DRA_KINDS, PlannedDRA, is_dra, plan_object
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
 from reference_impl.model.errors import InputError
@@ -33,7 +34,7 @@ TERMINATING_FINALIZER = "kschedconf.io/terminating"
 # reads: in-place resize (component-helpers/resource) and the conditions it looks at
 # (PodResizePending, DisruptionTarget; PodScheduled is the scheduler's own).
 _STATUS_RESOURCES = ("containerStatuses", "initContainerStatuses", "allocatedResources",
-                     "resources")
+                     "resources", "resourceClaimStatuses")
 _STATUS_CONDITIONS = ("PodResizePending", "DisruptionTarget")
 
 # metadata fields the API server sets itself (or that would stop our cleanup)
@@ -169,6 +170,8 @@ class Plan:
     pdbs: list[tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
     #: Services, ReplicationControllers, ReplicaSets, StatefulSets (kind, manifest)
     selecting: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: resource.k8s.io/v1 objects, in creation order (backends/dra.py)
+    dra: list[PlannedDRA] = field(default_factory=list)
     nodes: list[tuple[dict[str, Any], dict[str, Any] | None]] = field(default_factory=list)
     running: list[PlannedPod] = field(default_factory=list)
     pending: list[PlannedPod] = field(default_factory=list)  # queue order
@@ -237,6 +240,7 @@ class Planner:
         self._plan_priority_classes(plan, cluster, raw)
         self._plan_pdbs(plan, cluster, raw)
         self._plan_selecting(plan, cluster, raw)
+        self._plan_dra(plan, raw)
         self._plan_nodes(plan, cluster, raw)
         for p in cluster.pods:
             pp = self.pod_manifest(raw.find("Pod", p.namespace, p.name), p, plan)
@@ -330,6 +334,33 @@ class Planner:
         meta["namespace"] = self.naming.ns(namespace)
         self.label(meta)
         return {"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": spec}
+
+    def _plan_dra(self, plan: Plan, raw: _RawDocs) -> None:
+        """DeviceClasses, ResourceSlices, ResourceClaimTemplates, ResourceClaims (in that
+        order, each kind in input order), with node and namespace names mapped; the
+        namespaces of claims and templates are created like those of pods."""
+        docs = [d for d in raw.docs if is_dra(d)]
+        docs.sort(key=lambda d: DRA_KINDS.index(d["kind"]))
+        known = {ns["metadata"]["name"] for ns in plan.namespaces}
+        dropped = 0
+        for d in docs:
+            meta = _clean_meta(d.get("metadata"), keep_owners=False)
+            self.label(meta)
+            planned = plan_object(d, meta, ns=self.naming.ns, node=self.naming.node,
+                                  pod=lambda key: self.naming.pod(key)[1])
+            plan.dra.append(planned)
+            api_ns = planned.manifest["metadata"].get("namespace")
+            if api_ns and api_ns not in known:
+                known.add(api_ns)
+                ns_meta: dict[str, Any] = {"name": api_ns, "labels": {}}
+                self.label(ns_meta)
+                plan.namespaces.append({"apiVersion": "v1", "kind": "Namespace",
+                                        "metadata": ns_meta})
+            if (d.get("status") or {}).get("reservedFor"):
+                dropped += 1
+        if dropped:
+            self.warnings.append(f"{dropped} ResourceClaim(s): status.reservedFor not created "
+                                 "(it names pod UIDs the API server assigns)")
 
     def _plan_nodes(self, plan: Plan, cluster: Cluster, raw: _RawDocs) -> None:
         """Nodes: the initial ones and those created at time 0, in that order."""

@@ -53,6 +53,21 @@ from reference_impl.testing.policy import (
     make_runtime_class,
     make_timeline,
 )
+from reference_impl.testing.resources import (
+    DeviceClassWrapper,
+    DeviceWrapper,
+    ResourceClaimTemplateWrapper,
+    ResourceClaimWrapper,
+    ResourceSliceWrapper,
+    exact_request,
+    make_device,
+    make_device_class,
+    make_network_slice,
+    make_resource_claim,
+    make_resource_claim_template,
+    make_resource_slice,
+    sub_request,
+)
 from reference_impl.testing.workloads import (
     ServiceWrapper,
     WorkloadWrapper,
@@ -78,4 +93,9 @@ __all__ = [
     "make_stateful_set", "make_timeline", "make_workload", "manifests", "node_selector_term",
     "plain", "pod_affinity_term", "spread_constraint", "taint", "timestamp", "toleration",
     "weighted_term",
+    # resource.k8s.io/v1 (testing/resources.py)
+    "DeviceClassWrapper", "DeviceWrapper", "ResourceClaimTemplateWrapper", "ResourceClaimWrapper",
+    "ResourceSliceWrapper", "exact_request", "make_device", "make_device_class",
+    "make_network_slice", "make_resource_claim", "make_resource_claim_template",
+    "make_resource_slice", "sub_request",
 ]

@@ -1,0 +1,165 @@
+"""The resource.k8s.io/v1 objects of a scenario on the API server: DeviceClasses,
+ResourceSlices, ResourceClaimTemplates and ResourceClaims are planned (names mapped like the
+run's nodes and namespaces, labelled with the run), created before the pods, and deleted
+after the scenario. After the run, the allocations of the bound pods' claims are read back
+(the SimulationResult's ``resourceClaims``, docs/dra.md#results).
+
+A claim that a Pod owns (the claim the resourceclaim controller makes for a template) can
+only point at the pod's UID once the pod exists: it is created right after its pod.
+``status.reservedFor`` is not carried over (it names pod UIDs the API server assigns)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.backends.api import ApiError, ClusterApi
+
+#: the kinds, in creation order (claims name classes and templates; nothing names a claim)
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim")
+RESOURCE_V1 = "resource.k8s.io/v1"
+#: the finalizer DynamicResources puts on a claim it allocates (resourceapi.Finalizer); the
+#: resourceclaim controller, which would remove it, does not run on the process and docker
+#: backends
+CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+
+Doc = dict[str, Any]
+
+
+@dataclass(slots=True)
+class PlannedDRA:
+    """One DRA object to create: its manifest, the status to patch after (a claim's
+    allocation), and for a claim owned by a Pod, the pod's key (its UID is set at creation)."""
+
+    kind: str
+    manifest: Doc
+    status: Doc | None = None
+    owner_pod: str | None = None
+
+
+def is_dra(doc: Mapping[str, Any]) -> bool:
+    return doc.get("apiVersion") == RESOURCE_V1 and doc.get("kind") in DRA_KINDS
+
+
+def _map_node_selector(sel: Any, node: Any) -> None:
+    """Node names in ``matchFields`` on ``metadata.name`` follow the API names."""
+    for term in (sel or {}).get("nodeSelectorTerms") or []:
+        for f in term.get("matchFields") or []:
+            if f.get("key") == "metadata.name":
+                f["values"] = [node(v) for v in f.get("values") or []]
+
+
+def plan_object(d: Mapping[str, Any], meta: Doc, *, ns: Any, node: Any, pod: Any
+                ) -> PlannedDRA:
+    """The API object of the raw DRA document ``d`` (``meta``: its cleaned, labelled
+    metadata; ``ns``/``node``: scenario name -> API name; ``pod``: pod key -> API name)."""
+    kind = str(d["kind"])
+    spec = copy.deepcopy(d.get("spec") or {})
+    obj: Doc = {"apiVersion": RESOURCE_V1, "kind": kind, "metadata": meta, "spec": spec}
+    if kind in ("ResourceClaim", "ResourceClaimTemplate"):
+        meta["namespace"] = ns(str((d.get("metadata") or {}).get("namespace") or "default"))
+    if kind == "ResourceSlice":
+        if spec.get("nodeName"):
+            spec["nodeName"] = node(spec["nodeName"])
+        _map_node_selector(spec.get("nodeSelector"), node)
+        for dev in spec.get("devices") or []:
+            if dev.get("nodeName"):
+                dev["nodeName"] = node(dev["nodeName"])
+            _map_node_selector(dev.get("nodeSelector"), node)
+    planned = PlannedDRA(kind, obj)
+    if kind != "ResourceClaim":
+        return planned
+    allocation = (d.get("status") or {}).get("allocation")
+    if allocation:
+        allocation = copy.deepcopy(allocation)
+        _map_node_selector(allocation.get("nodeSelector"), node)
+        planned.status = {"allocation": allocation}
+    owners = (d.get("metadata") or {}).get("ownerReferences") or []
+    for ref in owners:
+        if ref.get("kind") == "Pod" and ref.get("controller"):
+            pod_ns = str((d.get("metadata") or {}).get("namespace") or "default")
+            planned.owner_pod = f"{pod_ns}/{ref.get('name')}"
+            owner = {k: v for k, v in ref.items() if k != "uid"}  # uid: the created pod's
+            owner["name"] = pod(planned.owner_pod)
+            meta["ownerReferences"] = [owner]
+    return planned
+
+
+def create(api: ClusterApi, planned: PlannedDRA, owner_uid: str | None = None) -> Doc:
+    """Create the object (a Pod-owned claim with the pod's ``owner_uid``; without its pod
+    among the created ones, without an owner), then its status. An ``ApiError`` is raised as
+    it is (the caller names the object)."""
+    obj = planned.manifest
+    if planned.owner_pod is not None:
+        obj = copy.deepcopy(obj)
+        if owner_uid:
+            for ref in obj["metadata"].get("ownerReferences") or []:
+                ref["uid"] = owner_uid
+        else:
+            obj["metadata"].pop("ownerReferences", None)
+    created = api.create(planned.kind, obj)
+    if planned.status:
+        meta = obj["metadata"]
+        created = api.patch(planned.kind, meta["name"], {"status": planned.status},
+                            meta.get("namespace"), status=True)
+    return created
+
+
+def drop_claim_finalizers(api: ClusterApi, claim: Mapping[str, Any]) -> None:
+    """Let a claim go: remove its finalizers (DynamicResources' delete protection)."""
+    m = claim.get("metadata") or {}
+    if m.get("finalizers"):
+        api.patch("ResourceClaim", str(m.get("name", "")), {"metadata": {"finalizers": None}},
+                  m.get("namespace"))
+
+
+# ----- results -----
+
+def claim_name(pod: Mapping[str, Any], entry: Mapping[str, Any]) -> str | None:
+    """The claim of a ``spec.resourceClaims`` entry (resourceclaim.Name in
+    k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go): ``resourceClaimName``,
+    or the one ``status.resourceClaimStatuses`` names for the entry."""
+    if entry.get("resourceClaimName"):
+        return str(entry["resourceClaimName"])
+    for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []:
+        if s.get("name") == entry.get("name"):
+            return str(s["resourceClaimName"]) if s.get("resourceClaimName") else None
+    return None
+
+
+def allocation_of(claim: Mapping[str, Any] | None) -> Doc | None:
+    alloc = ((claim or {}).get("status") or {}).get("allocation")
+    if not alloc:
+        return None
+    results = (alloc.get("devices") or {}).get("results") or []
+    return {"devices": [{"request": r.get("request", ""), "driver": r.get("driver", ""),
+                         "pool": r.get("pool", ""), "device": r.get("device", "")}
+                        for r in results]}
+
+
+def read_allocations(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]
+                     ) -> dict[str, list[Doc]]:
+    """``resourceClaims`` of the SimulationResult: for each bound pod (scenario key -> its API
+    object) with claims, its entries with the claim's allocation as the API has it now."""
+    out: dict[str, list[Doc]] = {}
+    for key in sorted(pods):
+        pod = pods[key]
+        entries = (pod.get("spec") or {}).get("resourceClaims") or []
+        if not entries:
+            continue
+        ns = str((pod.get("metadata") or {}).get("namespace") or "default")
+        claims: list[Doc] = []
+        for e in entries:
+            name = claim_name(pod, e)
+            claim = None
+            if name is not None:
+                try:
+                    claim = api.get("ResourceClaim", name, ns)
+                except ApiError:
+                    claim = None
+            claims.append({"name": str(e.get("name")), "claim": name,
+                           "allocation": allocation_of(claim)})
+        out[key] = claims
+    return out

@@ -1,0 +1,245 @@
+"""Dynamic Resource Allocation scenarios (feature ``dra``, opt-in: not in ``ALL_FEATURES``):
+DeviceClasses, ResourceSlices (node-local GPUs, partitionable GPUs with shared counters, a
+network-attached pool), ResourceClaims and ResourceClaimTemplates, and pending pods that use
+them. Valid by construction for resource.k8s.io/v1 (pkg/apis/resource/validation of
+k8s.io/kubernetes v1.37.2) and pods' claims (validatePodResourceClaims); the rules followed and
+what shrinking gives: docs/strategies.md#dra. Claims for templates are left to the harness's
+pre-pass (the resourceclaim controller's job); running pods get no claims."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+import strategies.vocabulary as v
+from strategies._cache import sampled
+from strategies.clusters import GeneratedCluster
+from strategies.sizes import SMALL, Sizes
+
+__all__ = ["DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "dra_documents"]
+
+Doc = dict[str, Any]
+
+DRA_FEATURE = "dra"
+RESOURCE_V1 = "resource.k8s.io/v1"
+GPU_DRIVER = "gpu.example.com"
+NET_DRIVER = "net.example.com"
+GPU_MODELS = ("a100", "h100")
+GPU_MEMORY_GIB = (40, 80)
+
+#: the device classes that may be drawn: name, driver, the class's CEL selectors
+CLASSES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    (GPU_DRIVER, GPU_DRIVER, (f'device.driver == "{GPU_DRIVER}"',)),
+    ("gpu-h100", GPU_DRIVER, (f'device.driver == "{GPU_DRIVER}"',
+                              f'device.attributes["{GPU_DRIVER}"].model == "h100"')),
+    ("gpu-large", GPU_DRIVER, (f'device.driver == "{GPU_DRIVER}" && '
+                               f'device.attributes["{GPU_DRIVER}"].memory >= 80',)),
+    (NET_DRIVER, NET_DRIVER, (f'device.driver == "{NET_DRIVER}"',)),
+)
+
+#: request selectors, per driver (attributes the driver's devices have, or may lack)
+SELECTORS: dict[str, tuple[str, ...]] = {
+    GPU_DRIVER: (
+        f'device.attributes["{GPU_DRIVER}"].model == "a100"',
+        f'device.attributes["{GPU_DRIVER}"].index < 2',
+        f'device.attributes["{GPU_DRIVER}"].memory == 40',
+        f'"partition" in device.attributes["{GPU_DRIVER}"] && '
+        f'device.attributes["{GPU_DRIVER}"].partition',
+    ),
+    NET_DRIVER: (f'device.attributes["{NET_DRIVER}"].speed >= 100',),
+}
+
+#: device counts of ExactCount requests (shrinking to 1)
+COUNTS = (1, 1, 1, 2, 3)
+
+#: fully qualified attribute names for matchAttribute constraints
+MATCH_ATTRIBUTES = (f"{GPU_DRIVER}/model", f"{GPU_DRIVER}/memory")
+
+
+def _class_names_of(classes: Sequence[Doc]) -> tuple[str, ...]:
+    return tuple(c["metadata"]["name"] for c in classes)
+
+
+def _driver_of(class_name: str) -> str:
+    return next(d for n, d, _ in CLASSES if n == class_name)
+
+
+def device_class(name: str) -> Doc:
+    _, _, selectors = next(c for c in CLASSES if c[0] == name)
+    return {"apiVersion": RESOURCE_V1, "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": e}} for e in selectors]}}
+
+
+def _slice(name: str, driver: str, pool: str, count: int, **spec: Any) -> Doc:
+    return {"apiVersion": RESOURCE_V1, "kind": "ResourceSlice", "metadata": {"name": name},
+            "spec": {"driver": driver,
+                     "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+                     **spec}}
+
+
+def _gpu(name: str, model: str, memory: int, index: int) -> Doc:
+    return {"name": name,
+            "attributes": {"model": {"string": model}, "memory": {"int": memory},
+                           "index": {"int": index}},
+            "capacity": {"memory": {"value": f"{memory}Gi"}}}
+
+
+@st.composite
+def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes) -> list[Doc]:
+    """The GPUs of ``node``: a pool ``<node>`` of one slice with up to
+    ``sizes.max_devices`` whole GPUs (model, memory in GiB, index), or a partitionable GPU:
+    pool ``<node>-part`` of two slices, the shared counters (80 GiB of memory) and the devices
+    that consume them (the whole GPU, and two halves with ``partition: true``)."""
+    if not draw(st.booleans()):
+        n = draw(st.integers(0, sizes.max_devices))
+        devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i)
+                   for i in range(n)]
+        return [_slice(f"{node}-gpu", GPU_DRIVER, node, 1, nodeName=node, devices=devices)]
+    pool = f"{node}-part"
+    counters = _slice(f"{pool}-counters", GPU_DRIVER, pool, 2, nodeName=node, sharedCounters=[
+        {"name": "gpu-0-counters", "counters": {"memory": {"value": "80Gi"}}}])
+
+    def part(name: str, memory: int, partition: bool) -> Doc:
+        d = _gpu(name, "h100", memory, 0)
+        d["attributes"]["partition"] = {"bool": partition}
+        d["consumesCounters"] = [{"counterSet": "gpu-0-counters",
+                                  "counters": {"memory": {"value": f"{memory}Gi"}}}]
+        return d
+
+    devices = [part("gpu-0", 80, False), part("gpu-0-half-0", 40, True),
+               part("gpu-0-half-1", 40, True)]
+    return [counters, _slice(f"{pool}-devices", GPU_DRIVER, pool, 2, nodeName=node,
+                             devices=devices)]
+
+
+@st.composite
+def network_slices(draw: st.DrawFn, sizes: Sizes) -> list[Doc]:
+    """A network-attached pool ``net``: NICs reachable from the nodes of one zone
+    (``nodeSelector``) or from all nodes (``allNodes``)."""
+    n = draw(st.integers(1, sizes.max_devices))
+    devices = [{"name": f"nic-{i}", "attributes": {"speed": {"int": draw(sampled((10, 100)))}}}
+               for i in range(n)]
+    if draw(st.booleans()):
+        where: Doc = {"allNodes": True}
+    else:
+        where = {"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": v.ZONE, "operator": "In", "values": [draw(sampled(v.ZONES))]}]}]}}
+    return [_slice("net", NET_DRIVER, "net", 1, devices=devices, **where)]
+
+
+@st.composite
+def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = False) -> Doc:
+    """An ``ExactDeviceRequest`` (the fields of a subrequest when ``sub``): a class, maybe a
+    selector for its driver (one in three), ``ExactCount`` with a count of 1-3 (mostly 1) or
+    (not in a subrequest, one in six) ``All``."""
+    cls = draw(sampled(class_names))
+    r: Doc = {"deviceClassName": cls}
+    if not sub and draw(st.integers(0, 5)) == 5:
+        r["allocationMode"] = "All"
+    else:
+        r["allocationMode"] = "ExactCount"
+        r["count"] = draw(sampled(COUNTS))
+    if draw(st.integers(0, 2)) == 2:
+        r["selectors"] = [{"cel": {"expression": draw(sampled(SELECTORS[_driver_of(cls)]))}}]
+    return r
+
+
+@st.composite
+def device_requests(draw: st.DrawFn, name: str, class_names: Sequence[str]) -> Doc:
+    """A ``DeviceRequest``: ``exactly``, or (one in four) ``firstAvailable`` with 1-2
+    subrequests tried in order."""
+    if draw(st.integers(0, 3)) < 3:
+        return {"name": name, "exactly": draw(exact_requests(class_names))}
+    n = draw(st.integers(1, 2))
+    subs = [{"name": f"sub-{i}", **draw(exact_requests(class_names, sub=True))}
+            for i in range(n)]
+    return {"name": name, "firstAvailable": subs}
+
+
+@st.composite
+def claim_specs(draw: st.DrawFn, class_names: Sequence[str]) -> Doc:
+    """A ``ResourceClaimSpec``: 1-2 requests (mostly 1), maybe (one in four) a
+    ``matchAttribute`` constraint (on all requests, or on the first)."""
+    n = draw(sampled((1, 1, 2)))
+    requests = [draw(device_requests(f"req-{i}", class_names)) for i in range(n)]
+    devices: Doc = {"requests": requests}
+    if draw(st.integers(0, 3)) == 3:
+        c: Doc = {"matchAttribute": draw(sampled(MATCH_ATTRIBUTES))}
+        if n > 1 and draw(st.booleans()):
+            c["requests"] = ["req-0"]
+        devices["constraints"] = [c]
+    return {"devices": devices}
+
+
+@dataclass
+class _Claims:
+    """The claims and templates drawn so far, by namespace."""
+
+    class_names: tuple[str, ...]
+    claims: dict[str, list[str]] = field(default_factory=dict)
+    templates: dict[str, list[str]] = field(default_factory=dict)
+    documents: list[Doc] = field(default_factory=list)
+
+    def new(self, kind: str, namespace: str, spec: Doc) -> str:
+        names = (self.claims if kind == "ResourceClaim" else self.templates).setdefault(
+            namespace, [])
+        name = f"{'claim' if kind == 'ResourceClaim' else 'template'}-{len(self.documents)}"
+        names.append(name)
+        body = spec if kind == "ResourceClaim" else {"spec": spec}
+        self.documents.append({"apiVersion": RESOURCE_V1, "kind": kind,
+                               "metadata": {"name": name, "namespace": namespace},
+                               "spec": body})
+        return name
+
+
+@st.composite
+def pod_claim(draw: st.DrawFn, entry: str, namespace: str, claims: _Claims) -> Doc:
+    """One ``spec.resourceClaims`` entry: a claim of the pod's namespace (shared with the pods
+    that name it too) or a new one, or a template (new, or one another pod uses)."""
+    shared = claims.claims.get(namespace, [])
+    templates = claims.templates.get(namespace, [])
+    choices = ["new claim", "new template"]
+    if shared:
+        choices.append("shared claim")
+    if templates:
+        choices.append("shared template")
+    choice = draw(sampled(choices))
+    if choice == "shared claim":
+        return {"name": entry, "resourceClaimName": draw(sampled(shared))}
+    if choice == "shared template":
+        return {"name": entry, "resourceClaimTemplateName": draw(sampled(templates))}
+    spec = draw(claim_specs(claims.class_names))
+    if choice == "new claim":
+        return {"name": entry, "resourceClaimName": claims.new("ResourceClaim", namespace, spec)}
+    return {"name": entry,
+            "resourceClaimTemplateName": claims.new("ResourceClaimTemplate", namespace, spec)}
+
+
+@st.composite
+def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
+                  sizes: Sizes = SMALL) -> list[Doc]:
+    """The DRA objects of a scenario: classes, slices of most nodes, maybe a network pool,
+    and claims and templates that pending pods name. The pods given in ``pending`` get their
+    ``spec.resourceClaims`` (at most ``sizes.max_pod_claims`` pods, 1-2 entries each)."""
+    extra = draw(st.lists(sampled([c[0] for c in CLASSES[1:]]), unique=True))
+    names = [GPU_DRIVER, *[c[0] for c in CLASSES[1:] if c[0] in extra]]
+    classes = [device_class(n) for n in names]
+    docs = list(classes)
+    for node in cluster.node_names:
+        if draw(st.integers(0, 3)) > 0:
+            docs += draw(gpu_slices(node, sizes))
+    if NET_DRIVER in extra:
+        docs += draw(network_slices(sizes))
+    claims = _Claims(_class_names_of(classes))
+    users = draw(st.lists(st.integers(0, max(0, len(pending) - 1)), unique=True,
+                          max_size=min(sizes.max_pod_claims, len(pending))))
+    for i in users:
+        pod = pending[i]
+        ns = pod["metadata"].get("namespace", "default")
+        n = draw(st.integers(1, 2))
+        pod["spec"]["resourceClaims"] = [draw(pod_claim(f"dev-{j}", ns, claims))
+                                         for j in range(n)]
+    return docs + claims.documents

@@ -1,0 +1,87 @@
+"""The process backend with DRA objects: etcd, kube-apiserver and kube-scheduler of the pinned
+release (binaries from ``backends/build.sh``) get the scenario's DeviceClasses, ResourceSlices
+and ResourceClaims before the pods (a claim a pod owns right after its pod), the allocations
+are read back from the claims, and everything is deleted after the scenario (claims keep
+DynamicResources' finalizer, which the cleanup removes). Same expectations as the upstream
+subject's (tests/dra/gpu_scenarios.py). Skipped when the binaries are not built."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import jsonschema
+import pytest
+
+from conformance.backends.dra import DRA_KINDS
+from conformance.backends.process import ProcessSubject, find_binaries
+from conformance.core.documents import schema
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
+from dra.gpu_scenarios import (
+    ALLOCATED_CLAIMS,
+    FROM_TEMPLATE_CLAIMS,
+    UNSATISFIABLE_MESSAGE,
+    allocated,
+    from_template,
+    unsatisfiable,
+)
+
+
+def _binaries_missing() -> str:
+    try:
+        find_binaries()
+    except SubjectError as e:
+        return str(e)
+    return ""
+
+
+MISSING = _binaries_missing()
+pytestmark = pytest.mark.skipif(
+    bool(MISSING), reason="process backend binaries not built: run backends/build.sh (needs Go "
+                          "and the Go module proxy)")
+
+
+@pytest.fixture(scope="module")
+def subject() -> Iterator[ProcessSubject]:
+    s = ProcessSubject(timeout=90)
+    yield s
+    s.close()
+
+
+def _left(subject: ProcessSubject) -> dict[str, list[str]]:
+    api = subject.api()
+    out = {}
+    for kind in DRA_KINDS:
+        items, _ = api.list(kind)
+        if items:
+            out[kind] = [i["metadata"]["name"] for i in items]
+    return out
+
+
+def test_claims_are_allocated_read_back_and_cleaned_up(subject: ProcessSubject) -> None:
+    for _ in range(2):  # the same names again: the first run's objects are gone
+        res = subject.run(ScenarioInput(allocated(), name="dra-allocated")).result
+        jsonschema.validate(res, schema("SimulationResult"))
+        assert res["bindings"] == {f"default/{p}": "node-1"
+                                   for p in ("p-one", "p-share-a", "p-share-b", "p-h100")}
+        assert res["resourceClaims"] == ALLOCATED_CLAIMS
+        assert _left(subject) == {}
+
+
+def test_unsatisfiable_claims(subject: ProcessSubject) -> None:
+    res = subject.run(ScenarioInput(unsatisfiable(), name="dra-unsatisfiable")).result
+    assert res["bindings"] == {}
+    assert res["pending"] == ["default/p-b200", "default/p-nine"]
+    assert "resourceClaims" not in res
+    last = {a["pod"]: a for a in res["attempts"]}
+    for p in ("default/p-nine", "default/p-b200"):
+        assert last[p]["outcome"] == "Unschedulable"
+        assert last[p]["message"] == UNSATISFIABLE_MESSAGE
+    assert _left(subject) == {}
+
+
+def test_claim_owned_by_its_pod(subject: ProcessSubject) -> None:
+    res = subject.run(ScenarioInput(from_template(), name="dra-template")).result
+    assert res["bindings"] == {"default/p-tmpl": "node-1"}
+    assert res["resourceClaims"] == FROM_TEMPLATE_CLAIMS
+    assert _left(subject) == {}

@@ -1,0 +1,263 @@
+package main
+
+// Dynamic Resource Allocation (resource.k8s.io/v1): the DeviceClass, ResourceSlice,
+// ResourceClaim and ResourceClaimTemplate documents of the input go into the fake API server
+// before the informers start, so that the real DynamicResources plugin
+// (pkg/scheduler/framework/plugins/dynamicresources) sees them from its first cycle; and the
+// allocations the plugin wrote in PreBind are read back from the claims' status for the
+// SimulationResult (docs/dra.md "Results").
+//
+// Claims created from a pod's ResourceClaimTemplate are not created here (upstream, the
+// resourceclaim controller of kube-controller-manager does it): the harness's pre-pass writes
+// the claim and the pod's status.resourceClaimStatuses into the input.
+
+import (
+	"strings"
+	"sync/atomic"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	_ "k8s.io/kubernetes/pkg/apis/resource/install" // v1 defaulting (pkg/apis/resource/v1/defaults.go)
+)
+
+const resourceGroup = "resource.k8s.io"
+
+var (
+	claimsGVR        = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "resourceclaims"}
+	slicesGVR        = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "resourceslices"}
+	deviceClassesGVR = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "deviceclasses"}
+)
+
+// draObjects are the resource.k8s.io/v1 objects of the input, in input order.
+type draObjects struct {
+	DeviceClasses  []*resourceapi.DeviceClass
+	ResourceSlices []*resourceapi.ResourceSlice
+	ResourceClaims []*resourceapi.ResourceClaim
+	Templates      []*resourceapi.ResourceClaimTemplate
+}
+
+// decodeDRA reads one resource.k8s.io/v1 document into the cluster, with v1 defaulting (as the
+// API server stores it). It returns the object's key for the duplicate check, or false when the
+// document is not one of the four DRA kinds (other versions of the group stay ignored, as the
+// Python loader ignores them).
+func decodeDRA(o rawObject, c *Cluster) (string, bool, error) {
+	if o.apiVersion != resourceGroup+"/v1" {
+		return "", false, nil
+	}
+	switch o.kind {
+	case "DeviceClass":
+		dc := &resourceapi.DeviceClass{}
+		if err := decodeTyped(o, dc); err != nil {
+			return "", true, err
+		}
+		if dc.UID == "" {
+			dc.UID = deterministicUID("DeviceClass", "", dc.Name)
+		}
+		legacyscheme.Scheme.Default(dc)
+		c.DRA.DeviceClasses = append(c.DRA.DeviceClasses, dc)
+		return "DeviceClass " + dc.Name, true, nil
+	case "ResourceSlice":
+		rs := &resourceapi.ResourceSlice{}
+		if err := decodeTyped(o, rs); err != nil {
+			return "", true, err
+		}
+		if rs.UID == "" {
+			rs.UID = deterministicUID("ResourceSlice", "", rs.Name)
+		}
+		legacyscheme.Scheme.Default(rs)
+		c.DRA.ResourceSlices = append(c.DRA.ResourceSlices, rs)
+		return "ResourceSlice " + rs.Name, true, nil
+	case "ResourceClaim":
+		rc := &resourceapi.ResourceClaim{}
+		if err := decodeTyped(o, rc); err != nil {
+			return "", true, err
+		}
+		key := defaultMeta(&rc.ObjectMeta, "ResourceClaim")
+		legacyscheme.Scheme.Default(rc)
+		c.DRA.ResourceClaims = append(c.DRA.ResourceClaims, rc)
+		return "ResourceClaim " + key, true, nil
+	case "ResourceClaimTemplate":
+		t := &resourceapi.ResourceClaimTemplate{}
+		if err := decodeTyped(o, t); err != nil {
+			return "", true, err
+		}
+		key := defaultMeta(&t.ObjectMeta, "ResourceClaimTemplate")
+		legacyscheme.Scheme.Default(t)
+		c.DRA.Templates = append(c.DRA.Templates, t)
+		return "ResourceClaimTemplate " + key, true, nil
+	}
+	return "", false, nil
+}
+
+// draNamespaces are the namespaces of the claims and templates (created like those of pods).
+func (d *draObjects) namespaces() []string {
+	var out []string
+	for _, rc := range d.ResourceClaims {
+		out = append(out, rc.Namespace)
+	}
+	for _, t := range d.Templates {
+		out = append(out, t.Namespace)
+	}
+	return out
+}
+
+// objects lists the DRA objects to create: classes, slices, claims, templates.
+func (d *draObjects) objects() []runtime.Object {
+	var out []runtime.Object
+	for _, o := range d.DeviceClasses {
+		out = append(out, o.DeepCopy())
+	}
+	for _, o := range d.ResourceSlices {
+		out = append(out, o.DeepCopy())
+	}
+	for _, o := range d.ResourceClaims {
+		out = append(out, o.DeepCopy())
+	}
+	for _, o := range d.Templates {
+		out = append(out, o.DeepCopy())
+	}
+	return out
+}
+
+// ----- settling DRA events -----
+//
+// The DRA event handlers of the scheduler (eventhandlers.go addAllEventHandlers: ResourceClaim
+// through the plugin's assume cache, ResourceSlice through the slice tracker, DeviceClass) also
+// observe scheduler_event_handling_duration_seconds, but the assume cache skips informer events
+// that are not newer than what the plugin assumed after its own API call, so their number cannot
+// be predicted from the informer events. The pod/node count of settle therefore leaves the DRA
+// labels out (isDRAEventLabel), and settle waits instead until the informers delivered every DRA
+// write (draWrites == draEvents) and the DRA observations stopped moving (quiet's fingerprint).
+
+// isDRAEventLabel reports whether an event_handling_duration label is a DRA event's
+// (fwk.ClusterEvent.Label: resource then action type).
+func isDRAEventLabel(label string) bool {
+	for _, r := range []fwk.EventResource{fwk.ResourceClaim, fwk.ResourceSlice, fwk.DeviceClass} {
+		if strings.HasPrefix(label, string(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isDRAGVR reports whether writes to gvr are DRA writes the informers deliver.
+func isDRAGVR(gvr schema.GroupVersionResource) bool {
+	return gvr == claimsGVR || gvr == slicesGVR || gvr == deviceClassesGVR
+}
+
+// draObservations is the number of DRA event-handler completions so far.
+func draObservations() uint64 {
+	return eventObservations(isDRAEventLabel)
+}
+
+// draObservationsSinceStart is the number of DRA event-handler completions since the world
+// started; 0 without DRA objects (nothing to collect: settle stays as cheap as before).
+func (w *world) draObservationsSinceStart() int64 {
+	if !w.hasDRA {
+		return 0
+	}
+	return int64(draObservations() - w.baseDRAObs)
+}
+
+// watchDRA adds our own handlers to the DRA informers (which the DynamicResources plugin
+// created through the factory): they count the events delivered.
+func (w *world) watchDRA() error {
+	count := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(interface{}) { atomic.AddInt64(&w.draEvents, 1) },
+		UpdateFunc: func(interface{}, interface{}) { atomic.AddInt64(&w.draEvents, 1) },
+		DeleteFunc: func(interface{}) { atomic.AddInt64(&w.draEvents, 1) },
+	}
+	r := w.factory.Resource().V1()
+	for _, inf := range []cache.SharedIndexInformer{r.ResourceClaims().Informer(), r.ResourceSlices().Informer(), r.DeviceClasses().Informer()} {
+		if _, err := inf.AddEventHandler(count); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addDRAObjects creates the DRA objects in the fake API server (before the informers start:
+// they come with the informers' initial lists).
+func (w *world) addDRAObjects(cl *Cluster) error {
+	objs := cl.DRA.objects()
+	w.hasDRA = len(objs) > 0
+	for _, o := range objs {
+		if err := w.tracker.Add(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ----- results -----
+
+// allocatedDevice is one device of an allocation (resourceapi.DeviceRequestAllocationResult).
+type allocatedDevice struct {
+	Request string `json:"request"`
+	Driver  string `json:"driver"`
+	Pool    string `json:"pool"`
+	Device  string `json:"device"`
+}
+
+type claimAllocation struct {
+	Devices []allocatedDevice `json:"devices"`
+}
+
+// podClaimResult is one entry of a bound pod's spec.resourceClaims with what its claim holds.
+type podClaimResult struct {
+	Name       string           `json:"name"`       // the pod's spec.resourceClaims[].name
+	Claim      *string          `json:"claim"`      // the ResourceClaim's name, null if none
+	Allocation *claimAllocation `json:"allocation"` // status.allocation, null if not allocated
+}
+
+// claimResults reads, for every bound pod with spec.resourceClaims, the allocation of its
+// claims from the fake API server (what PreBind wrote: dynamicresources.go bindClaim), in the
+// order of the pod's claims. The claim name is resourceclaim.Name's
+// (k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go).
+func (w *world) claimResults(bindings map[string]string) (map[string][]podClaimResult, error) {
+	out := map[string][]podClaimResult{}
+	list, err := w.tracker.List(podsGVR, schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, metav1.NamespaceAll)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list.(*v1.PodList).Items {
+		pod := &list.(*v1.PodList).Items[i]
+		if _, bound := bindings[podKey(pod)]; !bound || len(pod.Spec.ResourceClaims) == 0 {
+			continue
+		}
+		var claims []podClaimResult
+		for j := range pod.Spec.ResourceClaims {
+			pc := &pod.Spec.ResourceClaims[j]
+			res := podClaimResult{Name: pc.Name}
+			name, _, err := resourceclaim.Name(pod, pc)
+			if err == nil && name != nil {
+				res.Claim = name
+				obj, err := w.tracker.Get(claimsGVR, pod.Namespace, *name)
+				if err == nil {
+					res.Allocation = allocationOf(obj.(*resourceapi.ResourceClaim))
+				}
+			}
+			claims = append(claims, res)
+		}
+		out[podKey(pod)] = claims
+	}
+	return out, nil
+}
+
+func allocationOf(claim *resourceapi.ResourceClaim) *claimAllocation {
+	if claim.Status.Allocation == nil {
+		return nil
+	}
+	a := &claimAllocation{Devices: []allocatedDevice{}}
+	for _, r := range claim.Status.Allocation.Devices.Results {
+		a.Devices = append(a.Devices, allocatedDevice{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device})
+	}
+	return a
+}
