@@ -86,6 +86,7 @@ def simulation_doc(r: SimulationResult) -> dict[str, Any]:
         "bindings": r.bindings,
         "pending": r.pending,
         "deleted": r.deleted,
+        **({"resourceClaims": r.resource_claims} if r.resource_claims else {}),
     }
 
 

@@ -13,6 +13,7 @@ import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from reference_impl.config import SchedulerConfiguration, default_config
 from reference_impl.framework.cycle_state import CycleState
@@ -23,7 +24,7 @@ from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo,
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
-from reference_impl.plugins.dynamicresources.claims import pod_allocations
+from reference_impl.plugins.dynamicresources.claims import claim_results, pod_allocations
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import current
 from reference_impl.scheduler.batch import sign_pod
@@ -280,7 +281,10 @@ class Scheduler:
         pending = sorted(p.key for p in self.cluster.pods
                          if p.key not in self.bindings and p.uid not in self.deleted)
         deleted = sorted(self.pods_by_uid[u].key for u in self.deleted)
-        return SimulationResult(self.seed, list(self.attempts), bound, pending, deleted)
+        claims = claim_results(self.cluster.dra, (p for p in self.cluster.pods
+                                                  if p.key in bound))
+        return SimulationResult(self.seed, list(self.attempts), bound, pending, deleted,
+                                resource_claims=claims)
 
 
 def go_duration(seconds: float) -> str:
@@ -322,3 +326,5 @@ class SimulationResult:
     bindings: dict[str, str]
     pending: list[str]
     deleted: list[str] = field(default_factory=list)
+    #: per bound pod with claims, its claims' allocations at the end (``claim_results``)
+    resource_claims: dict[str, list[dict[str, Any]]] = field(default_factory=dict)

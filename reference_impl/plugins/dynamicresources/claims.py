@@ -9,8 +9,9 @@ holds the user claims only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceClaimConsumerReference
 from reference_impl.model.objects import Pod, PodResourceClaim
@@ -105,4 +106,31 @@ def pod_allocations(objects: DRAObjects, pod: Pod) -> dict[str, dict]:
                 d["adminAccess"] = True
             devices.append(d)
         out[pc.name] = {"claim": claim.name, "devices": devices}
+    return out
+
+
+def claim_results(objects: DRAObjects, bound: Iterable[Pod]) -> dict[str, list[dict[str, Any]]]:
+    """The ``resourceClaims`` of a SimulationResult (docs/dra.md#results), as the upstream
+    subject reads them back after its run: for every bound pod with ``spec.resourceClaims``,
+    one entry per item in spec order, ``name`` (the item), ``claim`` (``resourceclaim.Name``,
+    None when there is none or it cannot be named yet) and ``allocation`` (the claim's
+    ``status.allocation`` devices at the end of the run, None when not allocated)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for pod in sorted(bound, key=lambda p: p.key):
+        if not pod.resource_claim_sources:
+            continue
+        entries: list[dict[str, Any]] = []
+        for pc in pod.resource_claim_sources:
+            try:
+                name, _ = claim_name(pod, pc)
+            except ClaimNameError:
+                name = None
+            allocation: dict[str, Any] | None = None
+            claim = None if name is None else objects.claims.get(f"{pod.namespace}/{name}")
+            if claim is not None and claim.allocation is not None:
+                allocation = {"devices": [
+                    {"request": r.request, "driver": r.driver, "pool": r.pool,
+                     "device": r.device} for r in claim.allocation.results]}
+            entries.append({"name": pc.name, "claim": name, "allocation": allocation})
+        out[pod.key] = entries
     return out
