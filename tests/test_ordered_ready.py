@@ -279,3 +279,10 @@ def test_the_triggered_pods_are_admitted_as_pod_0() -> None:
     assert event.pod is not None and event.pod.tolerations == db0.tolerations
     assert len(db0.tolerations) == 2
     assert {a.pod for a in loaded.admission.applied} == {"default/db-0", "default/db-1"}
+
+
+def test_a_cycle_is_refused_without_a_cluster_too() -> None:
+    timeline = (make_timeline().when_bound("b", "createPod", pod=make_pod("a"))
+                .when_bound("a", "createPod", pod=make_pod("b")))
+    with pytest.raises(InputError, match="a cycle of triggers"):
+        parse_scenario(timeline.manifest())

@@ -236,6 +236,7 @@ def parse_scenario(doc: Mapping[str, Any], cluster: Cluster | None = None, *,
     parsed = [_event(w, e, i, pcs) for i, e in enumerate(raw_events)]
     events = sorted((e for e in parsed if not e.after), key=lambda e: (e.at, e.index))
     triggered = [e for e in parsed if e.after]
+    _check_trigger_cycles(w, triggered)
     if cluster is not None:
         _check_triggers(w, parsed, cluster)
         _check_targets(w, events, cluster, {e.target for e in triggered})
@@ -319,13 +320,12 @@ def _trigger(w: InputLocation, e: Mapping[str, Any], path: str, action: str) -> 
 def _check_triggers(w: InputLocation, events: list[TimelineEvent], cluster: Cluster) -> None:
     """Each trigger pod is one the scheduler may bind: in the cluster without spec.nodeName,
     or created by a createPod event without one; a triggered pod is created once (it is in
-    neither the cluster nor another createPod event); the triggers form no cycle."""
+    neither the cluster nor another createPod event)."""
     created: dict[str, list[TimelineEvent]] = {}
     for ev in events:
         if ev.action == CREATE_POD:
             created.setdefault(ev.target, []).append(ev)
     initial = {p.key: p for p in cluster.pods}
-    triggered = {ev.target: ev for ev in events if ev.after}
     for ev in events:
         if not ev.after:
             continue
@@ -347,6 +347,11 @@ def _check_triggers(w: InputLocation, events: list[TimelineEvent], cluster: Clus
             raise w.error(bpath, f"pod {ev.after!r} is bound from the start (spec.nodeName "
                                  f"{pods[0].node_name!r}): the scheduler never binds it, so "
                                  "the trigger would never fire")
+
+
+def _check_trigger_cycles(w: InputLocation, events: list[TimelineEvent]) -> None:
+    """No pod waits, through a chain of triggers, for its own binding."""
+    triggered = {ev.target: ev for ev in events}
     for ev in events:
         chain = [ev.target]
         key = ev.after

@@ -90,14 +90,12 @@ class Expansion:
         self.taken(kind, namespace).add(name)
         self.created.append(Created(kind, namespace, name, owner, doc))
 
-    def trigger(self, after: str, kind: str, namespace: str, name: str, owner: str,
+    def trigger(self, after: str, namespace: str, name: str, owner: str,
                 doc: dict[str, Any]) -> None:
         """Create pod ``doc`` (for workload ``owner``) when pod ``after`` (NAMESPACE/NAME) is
         bound: a ``createPod`` timeline event with ``when: {podBound: after}`` (StatefulSet
         OrderedReady)."""
-        if kind != "Pod":
-            raise ValueError(f"only pods are created by a binding, not a {kind}")
-        self.taken(kind, namespace).add(name)
+        self.taken("Pod", namespace).add(name)
         self.triggered.append({"when": {"podBound": after}, "action": "createPod",
                                "pod": doc})
         self.triggered_owners.append(owner)

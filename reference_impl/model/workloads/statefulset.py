@@ -86,7 +86,7 @@ def expand_stateful_set(x: Expansion, w: Workload) -> int:
         if not created:
             x.check_pod(w, pod)
         if ordered and previous:
-            x.trigger(f"{w.namespace}/{previous}", "Pod", w.namespace, name, w.key, pod)
+            x.trigger(f"{w.namespace}/{previous}", w.namespace, name, w.key, pod)
             triggered += 1
         else:
             x.add("Pod", w.namespace, name, w.key, pod)
