@@ -5,9 +5,10 @@ never go back. A model of what exists (nodes, pods, their scheduling gates) is k
 drawing, so every event names a target that exists at its time, as ``parse_scenario`` requires:
 nodes are created, deleted (with the pods bound to them), cordoned, uncordoned, labelled,
 tainted and untainted; pods are created (pending), deleted, finished, and have their
-scheduling gates removed. Then up to two pods are created by a binding (``when: {podBound:
-...}``, as a StatefulSet's OrderedReady replicas): each waits for a pod that starts pending,
-one the timeline creates, or the one created before by a binding (a chain).
+scheduling gates removed. Then up to two pods (within ``max_events`` in all) are created by a
+binding (``when: {podBound: ...}``, as a StatefulSet's OrderedReady replicas): each waits for
+a pod that starts pending, one the timeline creates, or the one created before by a binding (a
+chain).
 
 Shrinking removes events from the end and pulls times towards zero.
 """
@@ -163,14 +164,15 @@ def _event(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
 
 @st.composite
 def _triggered(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
-               f: frozenset[str], pending: list[Doc]) -> list[Doc]:
-    """``createPod`` events triggered by the binding of a pod that starts pending or that the
-    timeline creates pending (never one bound from the start: it triggers nothing)."""
+               f: frozenset[str], pending: list[Doc], room: int) -> list[Doc]:
+    """Up to ``room`` ``createPod`` events triggered by the binding of a pod that starts
+    pending or that the timeline creates pending (never one bound from the start: it triggers
+    nothing)."""
     triggers = [p for p in pending if not p["spec"].get("nodeName")]
     out: list[Doc] = []
-    if not triggers:
+    if not triggers or room <= 0:
         return out
-    for _ in range(draw(st.integers(0, 2))):
+    for _ in range(draw(st.integers(0, room))):
         after = triggers[draw(st.integers(0, len(triggers) - 1))]
         pctx = PodContext(ctx.namespaces, ctx.priority_classes, tuple(world.nodes) or
                           ctx.node_names, ctx.scheduler_names)
@@ -202,8 +204,9 @@ def timelines(draw: st.DrawFn, cluster: GeneratedCluster, pending: Iterable[Doc]
         if e is None:
             continue
         events.append({"at": format_duration(t, draw(st.integers(0, 2))), **e})
+    room = min(2, sizes.max_events - len(events))
     events += draw(_triggered(world, ctx, sizes, f, [*pending, *(
-        e["pod"] for e in events if e["action"] == "createPod")]))
+        e["pod"] for e in events if e["action"] == "createPod")], room))
     doc: Doc = {"apiVersion": "kschedconf/v1", "kind": "Scenario"}
     if draw(st.booleans()):
         doc["metadata"] = {"name": "generated"}
