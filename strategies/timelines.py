@@ -5,10 +5,8 @@ never go back. A model of what exists (nodes, pods, their scheduling gates) is k
 drawing, so every event names a target that exists at its time, as ``parse_scenario`` requires:
 nodes are created, deleted (with the pods bound to them), cordoned, uncordoned, labelled,
 tainted and untainted; pods are created (pending), deleted, finished, and have their
-scheduling gates removed. Then up to two pods (within ``max_events`` in all) are created by a
-binding (``when: {podBound: ...}``, as a StatefulSet's OrderedReady replicas): each waits for
-a pod that starts pending, one the timeline creates, or the one created before by a binding (a
-chain).
+scheduling gates removed; then up to two pods are created by a binding (``when: {podBound:
+...}``, chains included; docs/strategies.md).
 
 Shrinking removes events from the end and pulls times towards zero.
 """
