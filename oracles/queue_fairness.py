@@ -140,7 +140,8 @@ def _timeline_pods(ctx: OracleContext) -> dict[str, int]:
     out: dict[str, int] = {}
     if not ctx.timeline:
         return out
-    for te in parse_scenario(ctx.timeline, ctx.cluster).events:
+    scenario = parse_scenario(ctx.timeline, ctx.cluster)
+    for te in [*scenario.events, *scenario.triggered]:
         if te.pod is not None:
             out[te.pod.key] = te.pod.priority
     return out

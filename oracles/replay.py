@@ -3,7 +3,8 @@
 :class:`Replay` yields a :class:`Step` per attempt with the :class:`ClusterState` before the
 attempt's effects (upstream ``prepareCandidate`` for the nominations a preemption clears);
 :func:`timeline_events` turns a ``kschedconf/v1`` Scenario document into
-:class:`TimelineEvent` objects applied in between.
+:class:`TimelineEvent` objects applied in between (:func:`triggered_events`: those a binding
+triggers, applied right after the attempt that binds their pod).
 See docs/oracles.md#judging-at-that-time-the-replay."""
 
 from __future__ import annotations
@@ -229,10 +230,13 @@ class Replay:
 
     def __init__(self, cluster: Cluster, attempts: Sequence[Mapping[str, Any]],
                  events: Iterable[TimelineEvent] = (),
-                 served: AbstractSet[str] | None = None) -> None:
+                 served: AbstractSet[str] | None = None,
+                 triggered: Mapping[str, Sequence[TimelineEvent]] | None = None) -> None:
         self.cluster = cluster
         self.attempts = [dict(a) for a in attempts]
         self.events = sorted(events, key=lambda e: e.time)
+        #: pod key -> the events its first binding triggers (``when: {podBound: ...}``)
+        self.triggered = dict(triggered or {})
         self.served = served  # the schedulerNames of the profiles (ClusterState.nominates)
         self.final: ClusterState | None = None
 
@@ -241,7 +245,8 @@ class Replay:
         """The replay of an :class:`~oracles.base.OracleContext`, with the profiles of the
         configuration the subject ran."""
         return cls(ctx.cluster, ctx.attempts, timeline_events(ctx.timeline, ctx.cluster),
-                   served=frozenset(ctx.scheduler.profiles))
+                   served=frozenset(ctx.scheduler.profiles),
+                   triggered=triggered_events(ctx.timeline, ctx.cluster))
 
     def __iter__(self) -> Iterator[Step]:
         state = ClusterState.initial(self.cluster, self.served)
@@ -249,6 +254,7 @@ class Replay:
         gated_time: float | None = None
         gated: set[str] = set()
         initial, seen = set(state.pending), set()
+        triggered = dict(self.triggered)
         for i, a in enumerate(self.attempts):
             t = a.get("time")
             key = a.get("pod", "")
@@ -289,6 +295,9 @@ class Replay:
                                                 "(or deleted)"))
             yield Step(i, a, pod, state, removed, gated if t is not None else frozenset())
             self._apply(state, i, key, a)
+            if outcome == BOUND:
+                for ev in triggered.pop(key, ()):
+                    ev.apply(state)
         for ev in pending_events:
             state.time = ev.time
             ev.apply(state)
@@ -378,6 +387,21 @@ def timeline_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
     parsed = parse_scenario(scenario_doc, cluster)
     return [TimelineEvent(te.at / 1e9, f"{te.action} {te.target}", _applier(te))
             for te in parsed.events]
+
+
+def triggered_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
+                     ) -> dict[str, list[TimelineEvent]]:
+    """The events of a Scenario document that a binding triggers (``when: {podBound:
+    NAMESPACE/NAME}``), by trigger pod key: each applies once, right after the attempt that
+    first binds that pod, as every runner applies them (``Simulation._fire_triggers``). Their
+    ``time`` is 0: the attempt's time is theirs."""
+    if not scenario_doc:
+        return {}
+    out: dict[str, list[TimelineEvent]] = {}
+    for te in parse_scenario(scenario_doc, cluster).triggered:
+        out.setdefault(te.after, []).append(
+            TimelineEvent(0.0, f"{te.action} {te.target}", _applier(te)))
+    return out
 
 
 def _applier(te: Any) -> Callable[[ClusterState], None]:

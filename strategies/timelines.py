@@ -5,7 +5,8 @@ never go back. A model of what exists (nodes, pods, their scheduling gates) is k
 drawing, so every event names a target that exists at its time, as ``parse_scenario`` requires:
 nodes are created, deleted (with the pods bound to them), cordoned, uncordoned, labelled,
 tainted and untainted; pods are created (pending), deleted, finished, and have their
-scheduling gates removed.
+scheduling gates removed; then up to two pods are created by a binding (``when: {podBound:
+...}``, chains included; docs/strategies.md).
 
 Shrinking removes events from the end and pulls times towards zero.
 """
@@ -160,6 +161,30 @@ def _event(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
 
 
 @st.composite
+def _triggered(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
+               f: frozenset[str], pending: list[Doc], room: int) -> list[Doc]:
+    """Up to ``room`` ``createPod`` events triggered by the binding of a pod that starts
+    pending or that the timeline creates pending (never one bound from the start: it triggers
+    nothing)."""
+    triggers = [p for p in pending if not p["spec"].get("nodeName")]
+    out: list[Doc] = []
+    if not triggers or room <= 0:
+        return out
+    for _ in range(draw(st.integers(0, room))):
+        after = triggers[draw(st.integers(0, len(triggers) - 1))]
+        pctx = PodContext(ctx.namespaces, ctx.priority_classes, tuple(world.nodes) or
+                          ctx.node_names, ctx.scheduler_names)
+        template = draw(pod_templates(sizes, f, pctx))
+        base = (template["metadata"].get("labels") or {}).get("app", "pod")
+        pod = pod_from_template(template, f"{base}-{world.next_pod}")
+        world.next_pod += 1
+        out.append({"when": {"podBound": _pod_ref(after, draw(st.booleans()))},
+                    "action": "createPod", "pod": pod})
+        triggers.append(pod)
+    return out
+
+
+@st.composite
 def timelines(draw: st.DrawFn, cluster: GeneratedCluster, pending: Iterable[Doc] = (),
               sizes: Sizes = SMALL, features: Iterable[str] | None = None,
               scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)) -> Doc:
@@ -177,6 +202,9 @@ def timelines(draw: st.DrawFn, cluster: GeneratedCluster, pending: Iterable[Doc]
         if e is None:
             continue
         events.append({"at": format_duration(t, draw(st.integers(0, 2))), **e})
+    room = min(2, sizes.max_events - len(events))
+    events += draw(_triggered(world, ctx, sizes, f, [*pending, *(
+        e["pod"] for e in events if e["action"] == "createPod")], room))
     doc: Doc = {"apiVersion": "kschedconf/v1", "kind": "Scenario"}
     if draw(st.booleans()):
         doc["metadata"] = {"name": "generated"}

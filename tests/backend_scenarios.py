@@ -70,6 +70,19 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
                      {"at": "20s", "action": "cordon", "node": "n1"},
                      {"at": "30s", "action": "removeSchedulingGates", "pod": "held"},
                      {"at": "40s", "action": "deletePod", "pod": "small"}).manifest()],
+    # StatefulSet OrderedReady as a timeline: web-1 is created when web-0 is bound, web-2 when
+    # web-1 is; web-1 fits nowhere until n2 appears at 10s
+    "ordered-ready": [node("n1", "2"), pod("web-0", "1"),
+                      make_timeline()
+                      .when_bound("web-0", "createPod", pod=pod("web-1", "4"))
+                      .when_bound("web-1", "createPod", pod=pod("web-2", "1"))
+                      .event("10s", "createNode", node=node("n2", "8")).manifest()],
+    # ... and without n2: web-1 stays pending, web-2 is never created
+    "ordered-ready-blocked": [node("n1", "2"), pod("web-0", "1"),
+                              make_timeline()
+                              .when_bound("web-0", "createPod", pod=pod("web-1", "4"))
+                              .when_bound("web-1", "createPod", pod=pod("web-2", "1"))
+                              .manifest()],
 }
 
 

@@ -205,6 +205,7 @@ metadata: {name: web}
 spec:
   serviceName: nginx
   replicas: 2
+  podManagementPolicy: Parallel  # both pods at once (OrderedReady: web-1 after web-0 binds)
   selector: {matchLabels: {app: nginx}}
   template:
     metadata: {labels: {app: nginx}}

@@ -84,6 +84,16 @@ def test_small_scenarios_match_the_reference(subject: ProcessSubject, name: str)
         assert real["removed"] == ["default/small"]
         bound = {a["pod"]: a["time"] for a in real["attempts"] if a["outcome"] == "Bound"}
         assert 10.0 <= bound["default/big"] < 20.0 and 30.0 <= bound["default/held"] < 40.0
+    if name.startswith("ordered-ready"):
+        # each pod is created once the binding of the previous one is observed
+        assert [(e["index"], e["target"]) for e in real["timeline"]] == [
+            (e["index"], e["target"]) for e in ref["timeline"]]
+        if name == "ordered-ready":
+            times = [e["time"] for e in real["timeline"]]
+            assert times[0] < 10.0 and times[1] == 10.0 and times[2] >= 10.0
+        else:  # web-2 never exists: neither pending nor attempted
+            assert "default/web-2" not in {a["pod"] for a in real["attempts"]}
+            assert real["pending"] == ["default/web-1"]
 
 
 @needs_binaries

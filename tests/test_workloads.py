@@ -207,10 +207,28 @@ def test_stateful_set_pods_have_ordinal_names_identity_labels_and_claims() -> No
     assert x.warnings == []
 
 
-def test_ordered_ready_is_created_at_once_with_a_warning() -> None:
+def test_ordered_ready_creates_the_first_pod_and_triggers_the_next_ones() -> None:
     x = expand(stateful())
-    assert len(x.pods) == 3
-    assert any("OrderedReady" in w and "Parallel" in w for w in x.warnings)
+    assert [c.name for c in x.pods] == ["db-0"]
+    assert [(e["when"]["podBound"], e["pod"]["metadata"]["name"]) for e in x.triggered] == [
+        ("default/db-0", "db-1"), ("default/db-1", "db-2")]
+    assert x.scenario is not None and x.scenario["spec"]["events"] == x.triggered
+    assert x.warnings == []
+    # claims are created for every ordinal at once (the pods refer to them)
+    assert [c.name for c in x.created if c.kind == "PersistentVolumeClaim"] == [
+        "data-db-0", "data-db-1", "data-db-2"]
+
+
+def test_ordered_ready_top_up_waits_for_a_pending_pod_of_the_inputs() -> None:
+    pending = make_pod("db-0").label("app", "db").owner_reference("db", "StatefulSet")
+    x = expand(stateful(), pending, mode="on")
+    assert x.pods == []
+    assert [e["when"]["podBound"] for e in x.triggered] == ["default/db-0", "default/db-1"]
+    running = make_pod("db-0").label("app", "db").owner_reference("db", "StatefulSet") \
+        .node("n1")
+    x = expand(stateful(), running, mode="on")
+    assert [c.name for c in x.pods] == ["db-1"]
+    assert [e["when"]["podBound"] for e in x.triggered] == ["default/db-1"]
 
 
 def test_stateful_set_ordinals_start_and_pods_already_there() -> None:

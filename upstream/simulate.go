@@ -107,7 +107,18 @@ type recorder struct {
 	removed  []string
 	finished []string
 	timeline []timelineEntry
-	w        *world
+	// justBound: the pods the scheduler bound since the last takeBound (triggers).
+	justBound []string
+	w         *world
+}
+
+// takeBound returns (and forgets) the pods the scheduler bound since the last call.
+func (r *recorder) takeBound() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.justBound
+	r.justBound = nil
+	return out
 }
 
 // gated records a pod that a PreEnqueue plugin holds back, when the verdict is new.
@@ -190,6 +201,7 @@ func (r *recorder) bound(key, node string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.bindings[key] = node
+	r.justBound = append(r.justBound, key)
 	if r.cur == nil || r.cur.Pod != key {
 		return
 	}
@@ -334,6 +346,48 @@ func simulate(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, opts sim
 
 	var events []tlEvent
 	var until *time.Time
+	fired := map[int]bool{} // the triggered events applied (by index)
+	// applyEvent applies one timeline event at virtual time now and records it.
+	applyEvent := func(ev tlEvent, now time.Time) error {
+		w.clock.Step(time.Nanosecond) // pods created by events queue in event order
+		result, err := w.apply(ev)
+		if err != nil {
+			return fmt.Errorf("timeline event %d (%s %s): %v", ev.index, ev.action, ev.target, err)
+		}
+		if result == "" {
+			result = "applied"
+			atomic.AddInt64(&w.version, 1)
+		}
+		rec.mu.Lock()
+		rec.timeline = append(rec.timeline, timelineEntry{Time: virtualSeconds(now), Index: ev.index, Action: ev.action, Target: ev.target, Result: result})
+		rec.mu.Unlock()
+		if err := w.settle(); err != nil {
+			return err
+		}
+		w.recordGated()
+		return nil
+	}
+	// fireTriggers applies the events the bindings of the last ScheduleOne trigger (when:
+	// {podBound: ...}): once each, right after that attempt, before the next pop, in
+	// document order (the reference's Simulation._fire_triggers).
+	fireTriggers := func(now time.Time) error {
+		if cl.Timeline == nil {
+			rec.takeBound()
+			return nil
+		}
+		for _, key := range rec.takeBound() {
+			for _, ev := range cl.Timeline.triggeredBy(key) {
+				if fired[ev.index] {
+					continue
+				}
+				fired[ev.index] = true
+				if err := applyEvent(ev, now); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	if cl.Timeline != nil {
 		events = cl.Timeline.events
 		if cl.Timeline.until != nil {
@@ -355,22 +409,9 @@ run:
 		for ei < len(events) && !clockStart.Add(events[ei].at).After(now) {
 			ev := events[ei]
 			ei++
-			w.clock.Step(time.Nanosecond) // pods created by events queue in event order
-			result, err := w.apply(ev)
-			if err != nil {
-				return nil, fmt.Errorf("timeline event %d (%s %s): %v", ev.index, ev.action, ev.target, err)
-			}
-			if result == "" {
-				result = "applied"
-				atomic.AddInt64(&w.version, 1)
-			}
-			rec.mu.Lock()
-			rec.timeline = append(rec.timeline, timelineEntry{Time: virtualSeconds(now), Index: ev.index, Action: ev.action, Target: ev.target, Result: result})
-			rec.mu.Unlock()
-			if err := w.settle(); err != nil {
+			if err := applyEvent(ev, now); err != nil {
 				return nil, err
 			}
-			w.recordGated()
 		}
 		w.flushQueue(now)
 		if err := w.settle(); err != nil {
@@ -412,6 +453,9 @@ run:
 			}
 			rec.endStep()
 			w.recordGated()
+			if err := fireTriggers(now); err != nil {
+				return nil, err
+			}
 		}
 		// Nothing to pop: move the virtual clock to the next event or queue timer, or stop.
 		var nextEvent *time.Time

@@ -29,11 +29,25 @@ type tlEvent struct {
 	taints   []v1.Taint
 	untaints []v1.Taint // Effect "" = every effect
 	gates    []string   // removeSchedulingGates: nil = all
+	after    string     // when: {podBound: KEY}: the pod whose binding triggers the event
 }
 
 type timeline struct {
 	until  *time.Duration
 	events []tlEvent
+	// triggered: the events a binding triggers (when: {podBound: ...}), in document order.
+	triggered []tlEvent
+}
+
+// triggeredBy returns the events the binding of pod key triggers, in document order.
+func (tl *timeline) triggeredBy(key string) []tlEvent {
+	var out []tlEvent
+	for _, ev := range tl.triggered {
+		if ev.after == key {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // timelineEntry is one applied (or skipped) event in the result's "timeline".
@@ -100,12 +114,23 @@ func parseTimeline(o rawObject, cl *Cluster) (*timeline, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: expected an event mapping", path)
 		}
-		at, err := parseDuration(e["at"])
-		if err != nil {
-			return nil, fmt.Errorf("%s.at: %v", path, err)
-		}
-		ev := tlEvent{at: at, index: i}
+		ev := tlEvent{index: i}
 		ev.action, _ = e["action"].(string)
+		if when, ok := e["when"]; ok {
+			// Triggered by a binding (reference_impl/model/scenario.py checks the rest).
+			wm, _ := when.(map[string]interface{})
+			bound, _ := wm["podBound"].(string)
+			if bound == "" || ev.action != "createPod" {
+				return nil, fmt.Errorf("%s.when: expected {podBound: NAMESPACE/NAME} on a createPod event", path)
+			}
+			ev.after = scenarioKey(bound)
+		} else {
+			at, err := parseDuration(e["at"])
+			if err != nil {
+				return nil, fmt.Errorf("%s.at: %v", path, err)
+			}
+			ev.at = at
+		}
 		str := func(k string) string { s, _ := e[k].(string); return s }
 		switch ev.action {
 		case "createNode":
@@ -204,7 +229,11 @@ func parseTimeline(o rawObject, cl *Cluster) (*timeline, error) {
 				}
 			}
 		}
-		tl.events = append(tl.events, ev)
+		if ev.after != "" {
+			tl.triggered = append(tl.triggered, ev)
+		} else {
+			tl.events = append(tl.events, ev)
+		}
 	}
 	// Sorted by time; events at the same time in document order.
 	for i := 1; i < len(tl.events); i++ {

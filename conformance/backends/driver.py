@@ -154,7 +154,7 @@ class Driver:
             if not owned:
                 self._release_held(plan)
             stopped_by, end_v = self._loop(plan, timeline, [e for e in events if e.at > 0],
-                                           applied, hooks, t0)
+                                           applied, hooks, t0, timeline.triggered())
             rec.attribute_remaining()
             self._order_by_scheduler_log()
             result = rec.result(seed=plan.seed, known=self.responsible,
@@ -298,9 +298,13 @@ class Driver:
 
     def _loop(self, plan: Plan, timeline: Timeline, later: list[PlannedEvent],
               applied: list[dict[str, Any]], hooks: SchedulerHooks | None,
-              t0: float) -> tuple[str, float | None]:
+              t0: float, triggered: dict[str, list[PlannedEvent]] | None = None
+              ) -> tuple[str, float | None]:
         """Apply the events after time 0 (each at its time, or earlier once the cluster is
-        quiet) until quiescence or ``spec.until``; ``(stoppedBy, endTime or None)``."""
+        quiet), and each event a binding triggers once the binding is observed
+        (``triggered``), until quiescence or ``spec.until``; ``(stoppedBy, endTime or
+        None)``."""
+        triggered = dict(triggered or {})
         until = plan.until
         within = [e for e in later if until is None or e.at <= until]
         beyond = len(later) - len(within)
@@ -311,6 +315,8 @@ class Driver:
         while True:
             clock.next_event_at = within[idx].at if idx < len(within) else None
             now = time.monotonic()
+            if triggered and timeline.fire_triggers(triggered, applied, now):
+                continue
             self._check_health(hooks, now)
             if now - t0 > self.opt.timeout:
                 raise SubjectError(
@@ -333,6 +339,9 @@ class Driver:
                 stopped_by, end_v = "until", until / 1e9
                 break
             if self._quiet(hooks):
+                self._drain(0.0)
+                if triggered and timeline.fire_triggers(triggered, applied, time.monotonic()):
+                    continue
                 if beyond:
                     stopped_by, end_v = "until", until / 1e9 if until is not None else None
                 break

@@ -255,7 +255,8 @@ class Planner:
         """Namespaces: declared, implied by pods, and those of pods the timeline creates."""
         namespaces = {name: {k: v for k, v in ns.labels.items() if k != NS_NAME_LABEL}
                       for name, ns in cluster.namespaces.items()}
-        for ev in plan.timeline.events if plan.timeline else []:
+        for ev in ([*plan.timeline.events, *plan.timeline.triggered] if plan.timeline
+                   else []):
             if ev.action == "createPod" and ev.pod is not None:
                 namespaces.setdefault(ev.pod.namespace, {})
         for name, labels in namespaces.items():

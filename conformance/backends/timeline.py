@@ -110,16 +110,42 @@ class Timeline:
         }
 
     def events(self) -> list[PlannedEvent]:
-        """The plan's timeline events, each bound to its handler."""
-        out: list[PlannedEvent] = []
-        for ev in self.plan.timeline.events if self.plan.timeline is not None else []:
-            handler = self.actions.get(ev.action)
-            if handler is None:
-                raise SubjectError(f"timeline action {ev.action!r} is not supported by this "
-                                   "backend")
-            out.append(PlannedEvent(ev.at, ev.index, ev.action, ev.target,
-                                    functools.partial(handler, ev)))
+        """The plan's timed timeline events, each bound to its handler."""
+        timeline = self.plan.timeline
+        return [self._planned(ev) for ev in (timeline.events if timeline is not None else [])]
+
+    def triggered(self) -> dict[str, list[PlannedEvent]]:
+        """The events a binding triggers (``when: {podBound: ...}``), by the scenario key of
+        the pod whose binding triggers them, in document order."""
+        out: dict[str, list[PlannedEvent]] = {}
+        for ev in self.plan.timeline.triggered if self.plan.timeline is not None else []:
+            out.setdefault(ev.after, []).append(self._planned(ev))
         return out
+
+    def _planned(self, ev: TimelineEvent) -> PlannedEvent:
+        handler = self.actions.get(ev.action)
+        if handler is None:
+            raise SubjectError(f"timeline action {ev.action!r} is not supported by this "
+                               "backend")
+        return PlannedEvent(ev.at, ev.index, ev.action, ev.target,
+                            functools.partial(handler, ev))
+
+    def fire_triggers(self, triggered: dict[str, list[PlannedEvent]],
+                      applied: list[dict[str, Any]], wall: float) -> bool:
+        """Apply the events whose trigger pod the watch has seen bound (once each; removed
+        from ``triggered``), at the virtual time of ``wall``, in document order. True when
+        some were applied. The reference applies them right after the binding attempt
+        (``Simulation._fire_triggers``); here, as soon as the binding is observed."""
+        fired = False
+        for key in list(triggered):
+            st = self.recorder.states.get(key)
+            if st is None or not st.bound:
+                continue
+            at = round(self.clock.virtual(wall) * 1e9)
+            for e in triggered.pop(key):
+                applied.append(self.apply(e, at))
+                fired = True
+        return fired
 
     def apply(self, e: PlannedEvent, at: int) -> dict[str, Any]:
         """Apply one event at virtual time ``at``: its entry of the result's timeline."""

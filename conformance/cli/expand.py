@@ -27,10 +27,12 @@ def register(sub: Any) -> None:
             Turn the Deployments, ReplicaSets, ReplicationControllers, StatefulSets,
             DaemonSets and Jobs of the inputs into the objects their controllers would create
             (pods, a Deployment's ReplicaSet, a StatefulSet's PersistentVolumeClaims), and
-            print them as multi-document YAML. Names are deterministic (the same inputs give
-            the same names). DaemonSet pods need the nodes: give the node list too.
-            What each workload gave goes to stderr with -v. Exit code 1 when nothing was
-            created, 2 on an input error."""),
+            print them as multi-document YAML. An OrderedReady StatefulSet's pods after the
+            first are createPod events of a Scenario timeline, each triggered by the binding
+            of the previous one (the inputs' Scenario, completed, or a new one). Names are
+            deterministic (the same inputs give the same names). DaemonSet pods need the
+            nodes: give the node list too. What each workload gave goes to stderr with -v.
+            Exit code 1 when nothing was created, 2 on an input error."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf expand deployment.yaml > pods.yaml
@@ -66,7 +68,13 @@ def cmd_expand(args: argparse.Namespace) -> int:
     if args.all:
         docs += [doc for _, _, doc in x.documents[:len(x.inputs.documents)]]
     docs += [c.doc for c in x.created]
-    if not x.created:
+    if x.scenario is not None and not any(d is x.scenario for d in docs):
+        # the inputs' Scenario, completed with the pods created when another is bound
+        docs.append(x.scenario)
+        print("kschedconf expand: the Scenario of the inputs is printed completed with the "
+              "StatefulSet pods created when the previous one is bound (OrderedReady); use it "
+              "instead of the input's", file=sys.stderr)
+    if not x.created and not x.triggered:
         print("kschedconf expand: nothing to create: every workload already has its pods "
               "(--expand-workloads tops them up)", file=sys.stderr)
         return EXIT_FAILED if not args.all else EXIT_OK

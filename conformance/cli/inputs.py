@@ -99,12 +99,14 @@ def report_expansion(x: Expansion, verbose: bool) -> None:
     if verbose:
         for n in x.notes:
             print(f"expand: {n}", file=sys.stderr)
-    pods = x.pods
-    if pods:
+    owned = [c.owner for c in x.pods] + x.triggered_owners
+    if owned:
         owners: dict[str, int] = {}
-        for c in pods:
-            owners[c.owner] = owners.get(c.owner, 0) + 1
-        print(f"expanded {len(owners)} workload(s) into {len(pods)} pod(s): "
+        for owner in owned:
+            owners[owner] = owners.get(owner, 0) + 1
+        later = (f", {len(x.triggered)} of them created when the previous one is bound "
+                 "(StatefulSet OrderedReady: Scenario timeline events)" if x.triggered else "")
+        print(f"expanded {len(owners)} workload(s) into {len(owned)} pod(s){later}: "
               + ", ".join(f"{k} {n}" for k, n in owners.items())
               + " (--no-expand-workloads to leave them; kschedconf expand prints them)",
               file=sys.stderr)

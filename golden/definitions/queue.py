@@ -1,10 +1,22 @@
 """The golden scenarios of area ``queue`` (``golden/queue/``): the scheduling queue over virtual
 time (``Scenario`` timelines): priority order, cluster events moving pods, backoff, the
-unschedulable flush, SchedulingGates."""
+unschedulable flush, SchedulingGates; a StatefulSet's OrderedReady pods created as the previous
+one is bound (timeline events triggered by a binding)."""
 
 from __future__ import annotations
 
-from reference_impl.testing.wrappers import TimelineWrapper, make_config, make_timeline, taint
+from reference_impl.model.workloads import expand_workloads
+from reference_impl.testing.wrappers import (
+    HOSTNAME,
+    TimelineWrapper,
+    label_selector,
+    make_config,
+    make_pod,
+    make_stateful_set,
+    make_timeline,
+    manifests,
+    taint,
+)
 
 from .common import Area, Docs, bare_node, bare_pod, node, pod, priority_classes, t
 
@@ -105,3 +117,20 @@ def _() -> Docs:
         config=make_config().set(podInitialBackoffSeconds=1, podMaxBackoffSeconds=1))
 def _() -> Docs:
     return [bare_pod("p"), _node_later("6.5", "9s")]
+
+
+@golden("statefulset-ordered-ready",
+        "StatefulSet OrderedReady as a timeline (kschedconf expand): each replica is created "
+        "when the previous one is bound; one per node (required anti-affinity), so db-2 waits "
+        "for the node created at 30s, db-3 then fits nowhere and db-4 is never created")
+def _() -> Docs:
+    nodes = [node("n1"), node("n2", "8", "16Gi")]  # n2 first (LeastAllocated): no tie
+    db = make_stateful_set("db").selector({"app": "db"}).replicas(5).service_name("db") \
+        .template(make_pod("").label("app", "db").req(cpu="500m", memory="256Mi")
+                  .pod_anti_affinity(HOSTNAME, label_selector({"app": "db"})))
+    later = make_timeline({"at": "30s", "action": "createNode", "node": node("n3")})
+    docs = manifests(nodes, db, later)
+    x = expand_workloads([("queue/statefulset-ordered-ready", i, d)
+                          for i, d in enumerate(docs, start=1)])
+    assert x.scenario is not None
+    return [*nodes, *(c.doc for c in x.pods), x.scenario]

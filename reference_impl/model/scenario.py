@@ -1,12 +1,18 @@
 """The Scenario document (``apiVersion: kschedconf/v1``, ``kind: Scenario``): a timeline of
 cluster changes for the simulation, checked as a whole before anything runs. See
 docs/reference.md#the-scenario-timeline for the format.
+
+An event happens at a virtual time (``at``) or, for ``createPod``, when a pod is bound
+(``when: {podBound: NAMESPACE/NAME}``): the StatefulSet controller's ``OrderedReady``
+(pkg/controller/statefulset/stateful_set_control.go, ``monotonic``: pod N+1 is created once
+pod N is Running and Ready; without a kubelet, "bound").
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +51,12 @@ UNTAINT_NODE = "untaintNode"
 REMOVE_SCHEDULING_GATES = "removeSchedulingGates"
 FINISH_POD = "finishPod"
 
+#: the trigger of an event that has no time: ``when: {podBound: NAMESPACE/NAME}``
+WHEN = "when"
+POD_BOUND = "podBound"
+#: the actions that may have a ``when`` trigger instead of ``at``
+TRIGGERABLE = ("createPod",)
+
 # action -> (required fields, optional fields) besides "at" and "action"
 ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     CREATE_POD: (("pod",), ()),
@@ -67,7 +79,9 @@ _EFFECTS = (TAINT_NO_SCHEDULE, TAINT_PREFER_NO_SCHEDULE, TAINT_NO_EXECUTE)
 @dataclass(slots=True)
 class TimelineEvent:
     """One change of the timeline, parsed. ``at`` is virtual-clock nanoseconds; ``index`` the
-    position in ``spec.events``; ``target`` the node name or pod key (namespace/name)."""
+    position in ``spec.events``; ``target`` the node name or pod key (namespace/name);
+    ``after`` the pod key whose binding triggers the event ("" for a timed event, whose time
+    is ``at``; a triggered event has ``at`` 0)."""
 
     at: int
     action: str
@@ -79,17 +93,24 @@ class TimelineEvent:
     taints: tuple[Taint, ...] = ()
     untaints: tuple[tuple[str, str], ...] = ()  # (key, effect or "" for every effect)
     gates: tuple[str, ...] | None = None  # removeSchedulingGates: None = all of them
+    after: str = ""
 
 
 @dataclass(slots=True)
 class Scenario:
-    """A parsed Scenario: events sorted by time (document order within a time)."""
+    """A parsed Scenario: ``events``, the timed events sorted by time (document order within
+    a time); ``triggered``, the events a binding triggers, in document order."""
 
     name: str = ""
     until: int | None = None
     events: list[TimelineEvent] = field(default_factory=list)
     source: str = "<memory>"
     document: int | None = None
+    triggered: list[TimelineEvent] = field(default_factory=list)
+
+    def triggered_by(self, pod_key: str) -> list[TimelineEvent]:
+        """The events the binding of ``pod_key`` triggers, in document order."""
+        return [e for e in self.triggered if e.after == pod_key]
 
 
 def _name(w: InputLocation, v: object, path: str, what: str) -> str:
@@ -212,11 +233,14 @@ def parse_scenario(doc: Mapping[str, Any], cluster: Cluster | None = None, *,
         until = read_duration(w, spec["until"], "spec.until", parse_duration, negative=False)
     raw_events = read_list(w, spec.get("events"), "spec.events", what="a list of events")
     pcs = _priority_class_docs(cluster)
-    events = [_event(w, e, i, pcs) for i, e in enumerate(raw_events)]
-    events.sort(key=lambda e: (e.at, e.index))
+    parsed = [_event(w, e, i, pcs) for i, e in enumerate(raw_events)]
+    events = sorted((e for e in parsed if not e.after), key=lambda e: (e.at, e.index))
+    triggered = [e for e in parsed if e.after]
+    _check_trigger_cycles(w, triggered)
     if cluster is not None:
-        _check_targets(w, events, cluster)
-    return Scenario(name, until, events, source, document)
+        _check_triggers(w, parsed, cluster)
+        _check_targets(w, events, cluster, {e.target for e in triggered})
+    return Scenario(name, until, events, source, document, triggered)
 
 
 def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEvent:
@@ -225,12 +249,17 @@ def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEven
     action = e.get("action")
     if action not in ACTIONS:
         raise w.error(f"{path}.action", f"expected one of {', '.join(ACTIONS)}, got {action!r}")
-    if "at" not in e:
+    after = ""
+    if WHEN in e:
+        after = _trigger(w, e, path, action)
+    elif "at" not in e:
         raise w.error(f"{path}.at", "required: when the event happens (e.g. 30s, 1m30s, or a "
-                                    "number of seconds)")
-    at = read_duration(w, e["at"], f"{path}.at", parse_duration, negative=False)
+                                    "number of seconds; or, for createPod, when: {podBound: "
+                                    "NAMESPACE/NAME})")
+    at = 0 if after else read_duration(w, e["at"], f"{path}.at", parse_duration,
+                                       negative=False)
     required, optional = ACTIONS[action]
-    allowed = {"at", "action", *required, *optional}
+    allowed = {WHEN if after else "at", "action", *required, *optional}
     for k in e:
         if k not in allowed:
             raise w.error(f"{path}.{k}", f"unknown field for action {action} (expected "
@@ -238,7 +267,7 @@ def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEven
     for k in required:
         if e.get(k) is None:
             raise w.error(f"{path}.{k}", f"required for action {action}")
-    ev = TimelineEvent(at, action, i)
+    ev = TimelineEvent(at, action, i, after=after)
     if action == CREATE_POD:
         ev.pod = _manifest(w, e["pod"], f"{path}.pod", "Pod", pcs)
         ev.target = ev.pod.key
@@ -269,9 +298,79 @@ def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEven
     return ev
 
 
-def _check_targets(w: InputLocation, events: list[TimelineEvent], cluster: Cluster) -> None:
-    """Each target exists when its event happens: in the cluster or created earlier, and not
-    deleted before (preemption may still delete a pod first; that is skipped at run time)."""
+def _trigger(w: InputLocation, e: Mapping[str, Any], path: str, action: str) -> str:
+    """The pod key of ``when: {podBound: NAMESPACE/NAME}``."""
+    wpath = f"{path}.{WHEN}"
+    if "at" in e:
+        raise w.error(wpath, "give either at (a time) or when (a trigger), not both")
+    if action not in TRIGGERABLE:
+        raise w.error(wpath, f"only {', '.join(TRIGGERABLE)} events can have a when trigger; "
+                             f"give {action} a time (at)")
+    when = read_map(w, e[WHEN], wpath, what="a trigger mapping ({podBound: NAMESPACE/NAME})",
+                    nullable=False)
+    unknown = sorted(set(when) - {POD_BOUND})
+    if unknown:
+        raise w.error(f"{wpath}.{unknown[0]}", f"unknown trigger (expected {POD_BOUND})")
+    if when.get(POD_BOUND) is None:
+        raise w.error(f"{wpath}.{POD_BOUND}", "required: the pod (NAMESPACE/NAME or NAME) "
+                                              "whose binding creates this one")
+    return _pod_key(w, when[POD_BOUND], f"{wpath}.{POD_BOUND}")
+
+
+def _check_triggers(w: InputLocation, events: list[TimelineEvent], cluster: Cluster) -> None:
+    """Each trigger pod is one the scheduler may bind: in the cluster without spec.nodeName,
+    or created by a createPod event without one; a triggered pod is created once (it is in
+    neither the cluster nor another createPod event)."""
+    created: dict[str, list[TimelineEvent]] = {}
+    for ev in events:
+        if ev.action == CREATE_POD:
+            created.setdefault(ev.target, []).append(ev)
+    initial = {p.key: p for p in cluster.pods}
+    for ev in events:
+        if not ev.after:
+            continue
+        path = f"spec.events[{ev.index}]"
+        others = [o for o in created[ev.target] if o is not ev]
+        if ev.target in initial or others:
+            where = ("is in the cluster" if ev.target in initial else
+                     f"is created by spec.events[{others[0].index}] too")
+            raise w.error(f"{path}.pod.metadata.name", f"pod {ev.target!r} {where}; a pod a "
+                                                       "binding triggers is created once")
+        bpath = f"{path}.{WHEN}.{POD_BOUND}"
+        trigger = initial.get(ev.after)
+        pods = [trigger] if trigger is not None else [
+            o.pod for o in created.get(ev.after, ()) if o.pod is not None]
+        if not pods:
+            raise w.error(bpath, f"pod {ev.after!r} does not exist: it is neither in the "
+                                 "cluster nor created by a createPod event")
+        if all(p.node_name for p in pods):
+            raise w.error(bpath, f"pod {ev.after!r} is bound from the start (spec.nodeName "
+                                 f"{pods[0].node_name!r}): the scheduler never binds it, so "
+                                 "the trigger would never fire")
+
+
+def _check_trigger_cycles(w: InputLocation, events: list[TimelineEvent]) -> None:
+    """No pod waits, through a chain of triggers, for its own binding."""
+    triggered = {ev.target: ev for ev in events}
+    for ev in events:
+        chain = [ev.target]
+        key = ev.after
+        while key in triggered:
+            if key in chain:
+                path = f"spec.events[{ev.index}].{WHEN}.{POD_BOUND}"
+                cycle = " -> ".join([*chain[chain.index(key):], key])
+                raise w.error(path, f"a cycle of triggers: {cycle} (each pod is created when "
+                                    "the next one is bound, so none ever is)")
+            chain.append(key)
+            key = triggered[key].after
+
+
+def _check_targets(w: InputLocation, events: list[TimelineEvent], cluster: Cluster,
+                   triggered: AbstractSet[str] = frozenset()) -> None:
+    """Each target of a timed event exists when its event happens: in the cluster or created
+    earlier, and not deleted before (preemption may still delete a pod first; that is skipped
+    at run time). A pod a binding creates (``triggered``) may exist at any time: an event on
+    it is skipped at run time while it does not."""
     nodes: dict[str, Node] = {n.name: n for n in cluster.nodes}
     pods: dict[str, Pod] = {p.key: p for p in cluster.pods}
     for ev in events:
@@ -301,6 +400,8 @@ def _check_targets(w: InputLocation, events: list[TimelineEvent], cluster: Clust
                 del nodes[ev.target]
                 for key in [k for k, p in pods.items() if p.node_name == ev.target]:
                     del pods[key]
+        elif ev.target in triggered and ev.target not in pods:
+            continue
         else:
             pod = pods.get(ev.target)
             if pod is None:

@@ -138,6 +138,7 @@ class Simulation:
         self.removed: list[str] = []
         self.finished: list[str] = []
         self.timeline: list[dict[str, Any]] = []
+        self.fired: set[int] = set()  # the indexes of the triggered events applied
 
     # ----- bookkeeping -----
     def _now_s(self) -> float:
@@ -293,6 +294,20 @@ class Simulation:
         if after != nominations:
             self._changed()
             self._clear_lost_nominations(uid, nominations, after)
+        if attempt.outcome == BOUND:
+            self._fire_triggers(pod.key)
+
+    def _fire_triggers(self, key: str) -> None:
+        """The events the binding of pod ``key`` triggers (``when: {podBound: key}``): once,
+        right after the attempt that bound it (its AssignedPod/Add already delivered), before
+        the next pod is popped, at the same virtual time, in document order. The StatefulSet
+        controller creates the next ordinal once this one is Running and Ready
+        (pkg/controller/statefulset/stateful_set_control.go, ``monotonic``); without a
+        kubelet, bound is Running and Ready."""
+        for te in self.scenario.triggered_by(key):
+            if te.index not in self.fired:
+                self.fired.add(te.index)
+                self._apply(te)
 
     def _clear_lost_nominations(self, attempted: str, before: dict[str, str],
                                 after: dict[str, str]) -> None:

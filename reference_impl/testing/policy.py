@@ -194,6 +194,11 @@ class TimelineWrapper(Wrapper):
         """One more event: ``at``, ``action`` and its fields (``pod=make_pod(...)``...)."""
         return self.events({"at": at, "action": action, **fields})
 
+    def when_bound(self, pod_key: str, action: str, **fields: Any) -> Self:
+        """One more event triggered by the binding of ``pod_key`` (``when: {podBound:
+        pod_key}``) instead of a time."""
+        return self.events({"when": {"podBound": pod_key}, "action": action, **fields})
+
     def until(self, until: str | int | float) -> Self:
         self._at("spec")["until"] = until
         return self

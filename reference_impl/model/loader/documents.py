@@ -27,7 +27,12 @@ from reference_impl.model.decoding import (
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.errors import InputError
 from reference_impl.model.generated_names import generate_name
-from reference_impl.model.loader.admission import ADMISSION_KINDS, Admission, admit_documents
+from reference_impl.model.loader.admission import (
+    ADMISSION_KINDS,
+    SCENARIO_API_VERSION,
+    Admission,
+    admit_documents,
+)
 from reference_impl.model.loader.controllers import (
     CONTROLLER_KINDS,
     _replica_set,
@@ -59,7 +64,6 @@ from reference_impl.model.loader.resource import (
 from reference_impl.model.loader.resourceclaims import create_template_claims
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
-SCENARIO_API_VERSION = "kschedconf/v1"
 KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
 
 #: kschedconf/v1 documents that describe a scenario file rather than the cluster: passed over

@@ -6,6 +6,7 @@ pkg/controller/controller_ref_manager.go), a template checked by the loader itse
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,7 @@ from reference_impl.model.decoding import InputLocation
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_objects
 from reference_impl.model.objects import Node, Pod
+from reference_impl.model.scenario import SCENARIO_API_VERSION, SCENARIO_KIND
 from reference_impl.model.workloads.inputs import Document, Inputs, PodEntry
 from reference_impl.model.workloads.names import generate_name
 from reference_impl.model.workloads.templates import Workload, controller_ref
@@ -45,6 +47,12 @@ class Expansion:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     workloads: list[str] = field(default_factory=list)
+    #: timeline events a binding triggers (``when: {podBound: ...}``), in creation order
+    triggered: list[dict[str, Any]] = field(default_factory=list)
+    #: the Scenario document holding ``triggered``: the inputs' own (completed in place) or a
+    #: created one; None when nothing is triggered
+    scenario: dict[str, Any] | None = None
+    triggered_owners: list[str] = field(default_factory=list)  # the workload of each
     _taken: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _nodes: list[Node] | None = None
 
@@ -81,6 +89,38 @@ class Expansion:
             doc: dict[str, Any]) -> None:
         self.taken(kind, namespace).add(name)
         self.created.append(Created(kind, namespace, name, owner, doc))
+
+    def trigger(self, after: str, namespace: str, name: str, owner: str,
+                doc: dict[str, Any]) -> None:
+        """Create pod ``doc`` (for workload ``owner``) when pod ``after`` (NAMESPACE/NAME) is
+        bound: a ``createPod`` timeline event with ``when: {podBound: after}`` (StatefulSet
+        OrderedReady)."""
+        self.taken("Pod", namespace).add(name)
+        self.triggered.append({"when": {"podBound": after}, "action": "createPod",
+                               "pod": doc})
+        self.triggered_owners.append(owner)
+
+    def finish_timeline(self) -> None:
+        """Put the triggered events into a Scenario document: appended to the events of the
+        inputs' Scenario (a copy replaces it), or in a new one among the created objects."""
+        if not self.triggered:
+            return
+        entries = [e for e in self.inputs.entries
+                   if e.kind == SCENARIO_KIND and e.api_version == SCENARIO_API_VERSION]
+        if entries:
+            entry = entries[0]
+            doc = copy.deepcopy(dict(entry.obj))
+            spec = doc.get("spec")
+            spec = dict(spec) if isinstance(spec, Mapping) else {}
+            events = spec.get("events")
+            spec["events"] = [*(events if isinstance(events, list) else []), *self.triggered]
+            doc["spec"] = spec
+            self.inputs.replace(entry, doc)
+        else:
+            doc = {"apiVersion": SCENARIO_API_VERSION, "kind": SCENARIO_KIND,
+                   "metadata": {"name": "workloads"}, "spec": {"events": self.triggered}}
+            self.created.append(Created(SCENARIO_KIND, "", "workloads", "", doc))
+        self.scenario = doc
 
     # pods of a workload
 

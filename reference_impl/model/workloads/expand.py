@@ -76,6 +76,7 @@ def expand_workloads(documents: Iterable[Document], mode: str = "auto") -> Expan
                            "(--expand-workloads tops it up)")
             continue
         _EXPANDERS[w.kind](x, w)
+    x.finish_timeline()
     return x
 
 

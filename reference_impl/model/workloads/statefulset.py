@@ -3,14 +3,18 @@
 ``updateStorage``, ``getPersistentVolumeClaims``): pods ``<set>-<ordinal>`` from
 ``spec.ordinals.start``, the pod-name, pod-index and controller-revision-hash labels, hostname
 and subdomain; a claim ``<claim>-<set>-<ordinal>`` per ``volumeClaimTemplates`` entry. Pods and
-claims already in the inputs are not created again. ``OrderedReady`` (the default) creates pod
-N+1 once pod N is Running and Ready; the Scenario timeline has no "when bound" event, so every
-pod is created at once (Parallel) with a warning (docs/expansion.md#statefulset).
+claims already in the inputs are not created again. ``Parallel`` creates every pod at once.
+``OrderedReady`` (the default; stateful_set_control.go, ``monotonic``) creates pod N+1 once pod
+N is Running and Ready: without a kubelet, once it is bound. The first pod is created at once;
+each next one becomes a Scenario timeline event triggered by the binding of the previous one
+(``when: {podBound: ...}``, ``Expansion.trigger``), so a pod that cannot be scheduled stops the
+ones after it (docs/expansion.md#statefulset).
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from reference_impl.model.decoding import read_int, read_list, read_map
@@ -49,12 +53,18 @@ def expand_stateful_set(x: Expansion, w: Workload) -> int:
     policy = w.spec.get("podManagementPolicy") or "OrderedReady"
     revision = f"{w.name}-{revision_hash(w.template)}"
     claims = _claims(x, w)
-    existing = {p.entry.name for p in x.inputs.pods if p.entry.namespace == w.namespace}
+    existing = {p.entry.name: p for p in x.inputs.pods if p.entry.namespace == w.namespace}
+    ordered = policy == "OrderedReady"
     match = dict((w.spec.get("selector") or {}).get("matchLabels") or {})
-    created = 0
+    created = triggered = 0
+    previous = ""  # the pod before this ordinal when it may still be pending ("" if none)
     for ordinal in range(start, start + n):
         name = f"{w.name}-{ordinal}"
         if name in existing:
+            entry = existing[name]
+            spec = entry.entry.obj.get("spec")
+            bound = isinstance(spec, Mapping) and bool(spec.get("nodeName"))
+            previous = "" if bound or not entry.active else name
             continue
         pod = pod_from_template(w, name, extra_labels={
             REVISION_LABEL: revision, POD_NAME_LABEL: name, POD_INDEX_LABEL: str(ordinal)})
@@ -75,16 +85,17 @@ def expand_stateful_set(x: Expansion, w: Workload) -> int:
             spec["volumes"] = volumes
         if not created:
             x.check_pod(w, pod)
-        x.add("Pod", w.namespace, name, w.key, pod)
+        if ordered and previous:
+            x.trigger(f"{w.namespace}/{previous}", w.namespace, name, w.key, pod)
+            triggered += 1
+        else:
+            x.add("Pod", w.namespace, name, w.key, pod)
+        previous = name
         created += 1
+    later = (f" ({triggered} of them each when the previous one is bound: OrderedReady)"
+             if triggered else "")
     x.notes.append(f"{w.key}: {n} replica(s), {n - created} already in the inputs, "
-                   f"{created} pod(s) created")
-    if created > 1 and policy == "OrderedReady":
-        x.warnings.append(
-            f"{w.key}: podManagementPolicy OrderedReady: its {created} pods are created at once "
-            "(Parallel); upstream creates each one when the previous one is Running and "
-            "Ready, so if one cannot be scheduled the next ones would not exist "
-            "(docs/expansion.md#statefulset)")
+                   f"{created} pod(s) created{later}")
     return created
 
 

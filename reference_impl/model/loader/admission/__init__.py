@@ -21,6 +21,10 @@ from reference_impl.model.loader.admission.limitranger import LimitRange, read_l
 from reference_impl.model.loader.admission.runtimeclass import RuntimeClass, read_runtime_class
 
 ADMISSION_MODES = ("auto", "always", "never")
+#: the Scenario document (reference_impl/model/scenario.py): its createPod events' pods are
+#: created through the API server too, so they are admitted as well
+SCENARIO_API_VERSION = "kschedconf/v1"
+SCENARIO_KIND = "Scenario"
 #: the (apiVersion group, kind) the admission pre-pass reads
 ADMISSION_KINDS = {("", "LimitRange"), (runtimeclass.API_GROUP, "RuntimeClass")}
 
@@ -197,6 +201,11 @@ def admit_documents(docs: Iterable[Document], mode: str = "auto", *,
     if mode == "never":
         return result
     for index, item, doc, ctx in list(_objects(out)):
+        if doc.get("apiVersion") == SCENARIO_API_VERSION and doc.get("kind") == SCENARIO_KIND:
+            timeline = _admit_timeline(doc, ctx, result)
+            if timeline is not doc:
+                _replace(out, index, item, timeline)
+            continue
         meta = doc.get("metadata")
         if (not _is_pod(doc) or not isinstance(meta, Mapping)
                 or not (meta.get("name") or meta.get("generateName"))):
@@ -207,20 +216,58 @@ def admit_documents(docs: Iterable[Document], mode: str = "auto", *,
         pod = admit_pod(doc, ctx, result.policies)
         result.admitted += 1
         result.applied += pod.applied
-        source, number, whole = out[index]
-        if item:
-            whole = dict(whole)
-            whole["items"] = list(whole["items"])
-            whole["items"][int(item[6:-1])] = pod.doc
-            out[index] = (source, number, whole)
-        else:
-            out[index] = (source, number, pod.doc)
+        _replace(out, index, item, pod.doc)
     return result
+
+
+def _replace(out: list[Document], index: int, item: str, obj: Mapping[str, Any]) -> None:
+    """Put ``obj`` at document ``index`` (``item``: its ``items[i]`` in a List)."""
+    source, number, whole = out[index]
+    if item:
+        whole = dict(whole)
+        whole["items"] = list(whole["items"])
+        whole["items"][int(item[6:-1])] = obj
+        out[index] = (source, number, whole)
+    else:
+        out[index] = (source, number, obj)
+
+
+def _admit_timeline(doc: Mapping[str, Any], ctx: InputLocation,
+                    result: Admission) -> Mapping[str, Any]:
+    """The Scenario document with the pod of each ``createPod`` event admitted (a copy), or
+    ``doc`` itself when none is. Its errors name ``spec.events[i].pod``; anything malformed
+    is left to the Scenario's parser."""
+    spec = doc.get("spec")
+    events = spec.get("events") if isinstance(spec, Mapping) else None
+    if not isinstance(events, list):
+        return doc
+    new_events: list[Any] = list(events)
+    changed = False
+    for i, e in enumerate(events):
+        pod = e.get("pod") if isinstance(e, Mapping) and e.get("action") == "createPod" else None
+        if not isinstance(pod, Mapping) or not _admits(result.mode, pod):
+            continue
+        meta = pod.get("metadata")
+        if not isinstance(meta, Mapping) or not (meta.get("name") or meta.get("generateName")):
+            continue
+        path = f"spec.events[{i}].pod"
+        where = InputLocation(ctx.source, ctx.document,
+                              f"{ctx.item}.{path}" if ctx.item else path)
+        admitted = admit_pod({"apiVersion": "v1", "kind": "Pod", **pod}, where, result.policies)
+        result.admitted += 1
+        result.applied += admitted.applied
+        new_events[i] = {**e, "pod": admitted.doc}
+        changed = True
+    if not changed:
+        return doc
+    assert isinstance(spec, Mapping)
+    return {**doc, "spec": {**spec, "events": new_events}}
 
 
 __all__ = [
     "ADMISSION_KINDS",
     "ADMISSION_MODES",
+    "SCENARIO_API_VERSION",
     "Admission",
     "AdmissionPolicies",
     "AppliedDefault",
