@@ -12,6 +12,7 @@ the configuration is ``config``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from hypothesis import strategies as st
@@ -41,15 +42,22 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
-    workloads = draw(add_workloads(cluster, pending, sizes, f, names))
+    workloads, triggered = draw(add_workloads(cluster, pending, sizes, f, names))
     draw(busy_cluster(cluster, pending, f))
     dra = draw(dra_documents(cluster, pending, sizes)) if DRA_FEATURE in f else []
     documents = cluster.documents(pending) + workloads + dra
     if "services" in f:
         documents += draw(selecting_objects([*cluster.running_pods, *pending], workloads))
+    timeline = None
     if "timeline" in f:
-        timeline = draw(st.none() | timelines(cluster, pending, sizes, f, names))
-        if timeline is not None:
-            documents.append(timeline)
+        room = dataclasses.replace(sizes, max_events=max(0, sizes.max_events - len(triggered)))
+        timeline = draw(st.none() | timelines(cluster, pending, room, f, names))
+    if triggered:  # an OrderedReady StatefulSet's later replicas
+        if timeline is None:
+            timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario",
+                        "metadata": {"name": "workloads"}, "spec": {"events": []}}
+        timeline["spec"]["events"] = [*timeline["spec"]["events"], *triggered]
+    if timeline is not None:
+        documents.append(timeline)
     seed = draw(st.integers(0, 2**16))
     return ScenarioInput(documents, config, seed, name)

@@ -75,9 +75,11 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
         if kind != "DaemonSet":  # a DaemonSet has a pod per node it accepts
             spec["replicas"] = replicas
     if kind == "StatefulSet":
-        # OrderedReady (the default) is expanded as Parallel with a warning
-        # (docs/expansion.md#statefulset); a generated scenario asks for what it gets
-        spec["podManagementPolicy"] = "Parallel"
+        # OrderedReady (the default) creates each replica when the previous one is bound: a
+        # timeline event triggered by a binding (docs/expansion.md#statefulset), so only in
+        # scenarios that may hold a timeline
+        policies = ("Parallel", "OrderedReady") if "timeline" in features else ("Parallel",)
+        spec["podManagementPolicy"] = draw(sampled(policies))
         spec["serviceName"] = name
     spec["template"] = template
     out = [{"apiVersion": api_version, "kind": kind,
@@ -113,15 +115,16 @@ def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
 @st.composite
 def add_workloads(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                   sizes: Sizes, features: frozenset[str],
-                  scheduler_names: tuple[str, ...]) -> list[Doc]:
+                  scheduler_names: tuple[str, ...]) -> tuple[list[Doc], list[Doc]]:
     """Draw workloads for ``cluster`` and expand them: the pods created are appended to
     ``pending``, a pod a workload adopted is updated in place; returns the documents to add
     to the scenario after the pods (the workloads completed as the API server stores them,
-    their Services, a Deployment's ReplicaSet)."""
+    their Services, a Deployment's ReplicaSet) and the timeline events creating an
+    OrderedReady StatefulSet's later replicas (``when: {podBound: ...}``)."""
     budget = sizes.max_pending_pods - len(pending)
     drawn = draw(workload_documents(cluster, sizes, features, scheduler_names, budget))
     if not drawn:
-        return []
+        return [], []
     existing = cluster.documents(pending)
     inputs = [*existing, *drawn]
     x = expand_workloads([(_SOURCE, i, d) for i, d in enumerate(inputs, start=1)], "auto")
@@ -132,5 +135,8 @@ def add_workloads(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
             before.update(after)
     out = list(docs[len(existing):len(inputs)])
     for c in x.created:
-        (pending if c.kind == "Pod" else out).append(c.doc)
-    return out
+        if c.kind == "Pod":
+            pending.append(c.doc)
+        elif c.doc is not x.scenario:  # the triggered events go into the scenario's timeline
+            out.append(c.doc)
+    return out, list(x.triggered)

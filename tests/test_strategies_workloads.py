@@ -43,7 +43,10 @@ def _pods_of(s: ScenarioInput, workload: dict[str, Any]) -> list[dict[str, Any]]
         owners |= {d["metadata"]["uid"] for d in s.documents if d.get("kind") == "ReplicaSet"
                    and any(o.get("uid") in owners
                            for o in d["metadata"].get("ownerReferences") or ())}
-    return [d for d in s.documents if d.get("kind") == "Pod"
+    # an OrderedReady StatefulSet's later replicas are created by timeline events
+    triggered = [e["pod"] for d in s.documents if d.get("kind") == "Scenario"
+                 for e in d["spec"]["events"] if "when" in e]
+    return [d for d in [*s.documents, *triggered] if d.get("kind") == "Pod"
             and any(o.get("controller") and o.get("uid") in owners and name in o.get("name", "")
                     for o in d["metadata"].get("ownerReferences") or ())]
 
@@ -111,13 +114,18 @@ def test_every_kind_is_generated() -> None:
     seen: set[str] = set()
 
     def all_seen(s: ScenarioInput) -> bool:
-        seen.update(w["kind"] for w in _workloads(s) if _pods_of(s, w))
-        return seen >= KINDS
+        for w in _workloads(s):
+            pods = _pods_of(s, w)
+            if pods:
+                seen.add(w["kind"])
+            if w["spec"].get("podManagementPolicy") == "OrderedReady" and len(pods) > 1:
+                seen.add("OrderedReady")  # later replicas created by binding-triggered events
+        return seen >= KINDS | {"OrderedReady"}
 
-    find(scenarios(features={"workloads"}), all_seen,
+    find(scenarios(features={"workloads", "timeline"}), all_seen,
          settings=settings(database=None, max_examples=3000, phases=[Phase.generate],
                            derandomize=True))
-    assert seen >= KINDS
+    assert seen >= KINDS | {"OrderedReady"}
 
 
 def test_a_workload_shrinks_to_one_replica_of_a_bare_template() -> None:
