@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance.core.documents import explanation_doc
+from conformance.engines.diff.normalize import normalize_explanation
+from conformance.reporters.tables import explanation_table
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.testing import FakeHandle
@@ -446,8 +449,9 @@ def test_is_schedulable_after_claim_change_wrong_object(case: str, old: Any, new
 # --- explain: why no device fits --------------------------------------------------------------
 
 def test_explain_says_which_request_lacks_devices() -> None:
-    """explain adds ``detail:`` reasons after upstream's ``cannot allocate all claims``: the
-    device counts per request (class, selectors, free)."""
+    """explain keeps upstream's reasons (``cannot allocate all claims``) and puts the device
+    counts per request (class, selectors, free) in the verdict's ``detail``, which the
+    Explanation document carries apart and the lockstep normalization drops."""
     docs = _gpu_docs(2, 0)
     taken = {"apiVersion": V1, "kind": "ResourceClaim",
              "metadata": {"namespace": "default", "name": "taken"},
@@ -466,12 +470,18 @@ def test_explain_says_which_request_lacks_devices() -> None:
     (node,) = got.nodes
     (verdict,) = [v for v in node.filters if v.plugin == "DynamicResources"]
     claim_key = f"default/{cluster.pods[0].resource_claim_statuses[0][1]}"
-    assert verdict.reasons == [
-        "cannot allocate all claims",
-        f"detail: claim {claim_key}, request gpu: needs 2 device(s) of class gpu.example.com; "
+    assert verdict.reasons == ["cannot allocate all claims"]
+    assert verdict.detail == [
+        f"claim {claim_key}, request gpu: needs 2 device(s) of class gpu.example.com; "
         "of 2 device(s) on the node, 2 match the class's selectors, 2 also match the "
         "request's selectors, 1 of those are free"]
     assert got.message == "0/1 nodes are available: 1 cannot allocate all claims."
+    doc = explanation_doc(got)
+    (fdoc,) = [f for f in doc["nodes"][0]["filters"] if f["plugin"] == "DynamicResources"]
+    assert fdoc["reasons"] == ["cannot allocate all claims"] and fdoc["detail"] == verdict.detail
+    assert "detail: claim" in explanation_table(doc)
+    normalized = normalize_explanation(doc)["nodes"][node.name]["filters"]["DynamicResources"]
+    assert "detail" not in normalized
 
 
 # --- more TestPlugin cases ---------------------------------------------------------------------
