@@ -28,6 +28,7 @@ from reference_impl.model.dra import (
 from reference_impl.model.loader import load_documents, load_pod_file
 from reference_impl.model.loader.resourceclaims import (
     POD_RESOURCE_CLAIM_ANNOTATION,
+    add_template_claims,
     claim_generate_name,
 )
 from reference_impl.model.objects import Pod
@@ -334,6 +335,29 @@ def test_template_claims_are_created() -> None:
     assert c.spec == r.cluster.dra.claim_templates["default/gpu-template"].spec
     again = load_documents(docs).cluster.pods[0]
     assert again.resource_claim_statuses == pod.resource_claim_statuses
+
+
+def test_template_claims_pre_pass_matches_the_loader() -> None:
+    """add_template_claims, on raw documents (a pod with no uid, one in a List), writes the
+    claims the loader's own pass creates: same names, owner (the pod's deterministic uid, now
+    explicit), annotation, labels and spec; the loader then creates no more; a second pre-pass
+    changes nothing."""
+    pods = [make_pod("my-pod").resource_claim("gpu", template="gpu-template").manifest(),
+            make_pod("other").resource_claim("a", template="gpu-template").manifest()]
+    raw = [("in", 1, _template()), ("in", 2, pods[0]),
+           ("in", 3, {"apiVersion": "v1", "kind": "List", "items": [pods[1]]})]
+    passed = add_template_claims(raw)
+    assert [d.get("kind") for _, _, d in passed] == [
+        "ResourceClaimTemplate", "Pod", "ResourceClaim", "List", "ResourceClaim"]
+    assert "uid" not in pods[0]["metadata"]  # the input is not changed
+    by_loader = load_documents([d for _, _, d in raw])
+    by_pre_pass = load_documents([d for _, _, d in passed])
+    assert by_pre_pass.cluster.dra.claims == by_loader.cluster.dra.claims
+    assert len(by_loader.cluster.dra.claims) == 2
+    assert ([p.resource_claim_statuses for p in by_pre_pass.cluster.pods]
+            == [p.resource_claim_statuses for p in by_loader.cluster.pods])
+    assert [p.uid for p in by_pre_pass.cluster.pods] == [p.uid for p in by_loader.cluster.pods]
+    assert add_template_claims(passed) == passed
 
 
 def test_template_claims_of_a_dump_are_kept() -> None:
