@@ -15,11 +15,12 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
+from reference_impl.model.loader.resourceclaims import add_template_claims
 from strategies._cache import sampled
 from strategies.clusters import GeneratedCluster
 from strategies.sizes import SMALL, Sizes
 
-__all__ = ["DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "dra_documents"]
+__all__ = ["DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "dra_documents", "with_template_claims"]
 
 Doc = dict[str, Any]
 
@@ -243,3 +244,12 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
         pod["spec"]["resourceClaims"] = [draw(pod_claim(f"dev-{j}", ns, claims))
                                          for j in range(n)]
     return docs + claims.documents
+
+
+def with_template_claims(documents: list[Doc]) -> list[Doc]:
+    """The scenario's documents with the claims of their ResourceClaimTemplates, as the
+    resourceclaim controller creates them (``add_template_claims``, the pre-pass ``kschedconf``
+    runs on user inputs): the scenario file holds them, so every subject replays the same
+    claims (upstream's scheduler creates none; docs/dra.md)."""
+    return [doc for _, _, doc in add_template_claims(
+        [("generated", i + 1, d) for i, d in enumerate(documents)])]

@@ -21,7 +21,7 @@ from conformance.core.scenario import ScenarioInput
 from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
-from strategies.dra import DRA_FEATURE, dra_documents
+from strategies.dra import DRA_FEATURE, dra_documents, with_template_claims
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.timelines import timelines
@@ -48,6 +48,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     documents = cluster.documents(pending) + workloads + dra
     if "services" in f:
         documents += draw(selecting_objects([*cluster.running_pods, *pending], workloads))
+    if dra:
+        documents = with_template_claims(documents)
     timeline = None
     if "timeline" in f:
         room = dataclasses.replace(sizes, max_events=max(0, sizes.max_events - len(triggered)))

@@ -68,15 +68,17 @@ def check_paths(paths: list[str]) -> None:
 
 
 def read_inputs(paths: list[str], args: argparse.Namespace) -> tuple[LoadResult, Expansion]:
-    """The inputs read, expanded (``--expand-workloads``), admitted (``--admission``) and
-    loaded; what the expansion and the admission did and the warnings go to stderr, the
-    ignored kinds as one summary line."""
+    """The inputs read, expanded (``--expand-workloads``), admitted (``--admission``), given
+    the claims of their ResourceClaimTemplates (as the resourceclaim controller would create
+    them; docs/dra.md) and loaded; what the expansion and the admission did and the warnings
+    go to stderr, the ignored kinds as one summary line."""
     check_paths(paths)
     expansion = expand_workloads(read_documents(paths), expansion_mode(args))
     verbose = bool(getattr(args, "verbose", False))
     report_expansion(expansion, verbose)
     loaded = load_read_documents(expansion.documents,
-                                 admission=getattr(args, "admission", "never"))
+                                 admission=getattr(args, "admission", "never"),
+                                 template_claims=True)
     for w in loaded.warnings:
         if w not in loaded.ignored_warnings:
             print(f"warning: {w}", file=sys.stderr)

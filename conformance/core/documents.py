@@ -13,11 +13,19 @@ from typing import Any
 import yaml
 
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-from reference_impl.scheduler.explain import Explanation
+from reference_impl.scheduler.explain import Explanation, PluginVerdict
 from reference_impl.scheduler.schedule_one import Attempt
 from reference_impl.scheduler.scheduler import SimulationResult
 
 API_VERSION = "kschedconf/v1"
+
+
+def _verdict_doc(v: PluginVerdict) -> dict[str, Any]:
+    """A filter verdict; ``detail`` (explanation-only lines, not upstream's) when there is any."""
+    out: dict[str, Any] = {"plugin": v.plugin, "code": v.code, "reasons": v.reasons}
+    if v.detail:
+        out["detail"] = v.detail
+    return out
 
 
 def explanation_doc(e: Explanation) -> dict[str, Any]:
@@ -32,8 +40,7 @@ def explanation_doc(e: Explanation) -> dict[str, Any]:
             "name": n.name,
             "feasible": n.feasible,
             "examined": n.examined,
-            "filters": [{"plugin": v.plugin, "code": v.code, "reasons": v.reasons}
-                        for v in n.filters],
+            "filters": [_verdict_doc(v) for v in n.filters],
             "scores": [{"plugin": s.plugin, "raw": s.raw, "normalized": s.normalized,
                         "weight": s.weight, "weighted": s.weighted} for s in n.scores],
             "total": n.total,

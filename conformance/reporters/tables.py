@@ -31,6 +31,7 @@ def explanation_table(doc: dict[str, Any]) -> str:
     rows = []
     for n in doc["nodes"]:
         failed = [f"{f['plugin']}: {'; '.join(f['reasons']) or f['code']}"
+                  + "".join(f"; detail: {d}" for d in f.get("detail", ()))
                   for f in n["filters"] if f["code"] not in ("Success", "Skip")]
         mark = "*" if n["name"] == doc["selected"] else ""
         rows.append([mark + n["name"], "yes" if n["feasible"] else "no",

@@ -27,6 +27,9 @@ class PluginVerdict:
     plugin: str
     code: str
     reasons: list[str]
+    #: lines the plugin adds for the explanation only (``explain_filter``): not upstream's
+    #: reasons, so kept apart from them (the differential compares ``reasons`` only)
+    detail: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -92,13 +95,14 @@ _REJECTED = (Code.UNSCHEDULABLE.upstream_name, Code.UNSCHEDULABLE_AND_UNRESOLVAB
 
 def _add_details(fwk: Framework, state: CycleState, pod: Pod, ni: NodeInfo,
                  filters: list[PluginVerdict]) -> None:
-    """Reasons a plugin adds for the explanation only (``explain_filter``, e.g.
-    DynamicResources: why no device fits), after its upstream reasons, marked ``detail:``."""
+    """Lines a plugin adds for the explanation only (``explain_filter``, e.g.
+    DynamicResources: why no device fits), in the verdict's ``detail``; its ``reasons`` stay
+    exactly upstream's."""
     plugins = {pl.name: pl for pl in fwk.filter_plugins}
     for v in filters:
         explain_filter = getattr(plugins.get(v.plugin), "explain_filter", None)
         if v.code in _REJECTED and explain_filter is not None:
-            v.reasons += [f"detail: {line}" for line in explain_filter(state, pod, ni)]
+            v.detail = list(explain_filter(state, pod, ni))
 
 
 def explain(scheduler: Scheduler, pod: Pod) -> Explanation:

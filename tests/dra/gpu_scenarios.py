@@ -14,6 +14,7 @@ from reference_impl.testing.wrappers import (
     make_node,
     make_pod,
     make_resource_claim,
+    make_resource_claim_template,
     make_resource_slice,
 )
 
@@ -107,3 +108,13 @@ def from_template() -> list[dict[str, Any]]:
 FROM_TEMPLATE_CLAIMS = {"default/p-tmpl": [
     {"name": "gpu", "claim": "p-tmpl-gpu-x1",
      "allocation": {"devices": [device("gpu", "gpu-0")]}}]}
+
+
+def template_only() -> list[dict[str, Any]]:
+    """Two pods whose entries name a template, and no claim: the claims are left to the
+    template-claims pre-pass (``add_template_claims``), as a user's manifests would be."""
+    template = (make_resource_claim_template("one-gpu-template")
+                .request_with_name("gpu", GPU).manifest())
+    return [*gpu_cluster(), template,
+            pod("p-tmpl-a", template="one-gpu-template"),
+            pod("p-tmpl-b", "accel", template="one-gpu-template")]

@@ -4,11 +4,15 @@ path-precise errors for what upstream's validation refuses."""
 
 from __future__ import annotations
 
+import argparse
 from fractions import Fraction
 from typing import Any
 
 import pytest
+import yaml
 
+from conformance.cli.inputs import read_inputs
+from dra.gpu_scenarios import template_only
 from reference_impl.model.dra import ALLOCATION_MODE_ALL, Version
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
@@ -210,3 +214,23 @@ def test_other_api_versions_are_still_ignored() -> None:
               "metadata": {"name": "x"}})
     assert not r.dra
     assert any("ignored 1 object(s) of kind DeviceClass" in w for w in r.warnings)
+
+
+def test_read_inputs_adds_template_claims_after_admission(tmp_path: Any) -> None:
+    """``read_inputs`` runs the template-claims pre-pass after the admission: the pods are
+    still admitted (a pod with a uid or a status would be taken as a dump by ``auto``), and
+    the documents handed to the loader hold the ResourceClaims."""
+    path = tmp_path / "in.yaml"
+    lr = {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"},
+          "spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}}
+    path.write_text(yaml.safe_dump_all([*template_only(), lr]))
+    loaded, _ = read_inputs([str(path)], argparse.Namespace(admission="auto"))
+    assert loaded.admission is not None and loaded.admission.admitted == 2
+    claims = [d for _, _, d in loaded.admission.documents if d.get("kind") == "ResourceClaim"]
+    assert sorted(c["metadata"]["ownerReferences"][0]["name"] for c in claims) == [
+        "p-tmpl-a", "p-tmpl-b"]
+    assert {p.key: dict(p.resource_claim_statuses) for p in loaded.cluster.pods} == {
+        f"default/{c['metadata']['ownerReferences'][0]['name']}":
+            {c["metadata"]["annotations"]["resource.kubernetes.io/pod-claim-name"]:
+             c["metadata"]["name"]} for c in claims}
+    assert all(p.containers[0].requests for p in loaded.cluster.pods)

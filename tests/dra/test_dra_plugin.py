@@ -10,6 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance.core.documents import explanation_doc
+from conformance.engines.diff.normalize import normalize_explanation
+from conformance.reporters.tables import explanation_table
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.testing import FakeHandle
@@ -25,6 +28,7 @@ from reference_impl.model.dra import (
 from reference_impl.model.loader import load_documents, load_pod_file
 from reference_impl.model.loader.resourceclaims import (
     POD_RESOURCE_CLAIM_ANNOTATION,
+    add_template_claims,
     claim_generate_name,
 )
 from reference_impl.model.objects import Pod
@@ -333,6 +337,29 @@ def test_template_claims_are_created() -> None:
     assert again.resource_claim_statuses == pod.resource_claim_statuses
 
 
+def test_template_claims_pre_pass_matches_the_loader() -> None:
+    """add_template_claims, on raw documents (a pod with no uid, one in a List), writes the
+    claims the loader's own pass creates: same names, owner (the pod's deterministic uid, now
+    explicit), annotation, labels and spec; the loader then creates no more; a second pre-pass
+    changes nothing."""
+    pods = [make_pod("my-pod").resource_claim("gpu", template="gpu-template").manifest(),
+            make_pod("other").resource_claim("a", template="gpu-template").manifest()]
+    raw = [("in", 1, _template()), ("in", 2, pods[0]),
+           ("in", 3, {"apiVersion": "v1", "kind": "List", "items": [pods[1]]})]
+    passed = add_template_claims(raw)
+    assert [d.get("kind") for _, _, d in passed] == [
+        "ResourceClaimTemplate", "Pod", "ResourceClaim", "List", "ResourceClaim"]
+    assert "uid" not in pods[0]["metadata"]  # the input is not changed
+    by_loader = load_documents([d for _, _, d in raw])
+    by_pre_pass = load_documents([d for _, _, d in passed])
+    assert by_pre_pass.cluster.dra.claims == by_loader.cluster.dra.claims
+    assert len(by_loader.cluster.dra.claims) == 2
+    assert ([p.resource_claim_statuses for p in by_pre_pass.cluster.pods]
+            == [p.resource_claim_statuses for p in by_loader.cluster.pods])
+    assert [p.uid for p in by_pre_pass.cluster.pods] == [p.uid for p in by_loader.cluster.pods]
+    assert add_template_claims(passed) == passed
+
+
 def test_template_claims_of_a_dump_are_kept() -> None:
     """A pod whose status already names its claim gets no new one."""
     docs = [_template(), make_pod("my-pod").uid(POD_UID)
@@ -446,8 +473,9 @@ def test_is_schedulable_after_claim_change_wrong_object(case: str, old: Any, new
 # --- explain: why no device fits --------------------------------------------------------------
 
 def test_explain_says_which_request_lacks_devices() -> None:
-    """explain adds ``detail:`` reasons after upstream's ``cannot allocate all claims``: the
-    device counts per request (class, selectors, free)."""
+    """explain keeps upstream's reasons (``cannot allocate all claims``) and puts the device
+    counts per request (class, selectors, free) in the verdict's ``detail``, which the
+    Explanation document carries apart and the lockstep normalization drops."""
     docs = _gpu_docs(2, 0)
     taken = {"apiVersion": V1, "kind": "ResourceClaim",
              "metadata": {"namespace": "default", "name": "taken"},
@@ -466,12 +494,18 @@ def test_explain_says_which_request_lacks_devices() -> None:
     (node,) = got.nodes
     (verdict,) = [v for v in node.filters if v.plugin == "DynamicResources"]
     claim_key = f"default/{cluster.pods[0].resource_claim_statuses[0][1]}"
-    assert verdict.reasons == [
-        "cannot allocate all claims",
-        f"detail: claim {claim_key}, request gpu: needs 2 device(s) of class gpu.example.com; "
+    assert verdict.reasons == ["cannot allocate all claims"]
+    assert verdict.detail == [
+        f"claim {claim_key}, request gpu: needs 2 device(s) of class gpu.example.com; "
         "of 2 device(s) on the node, 2 match the class's selectors, 2 also match the "
         "request's selectors, 1 of those are free"]
     assert got.message == "0/1 nodes are available: 1 cannot allocate all claims."
+    doc = explanation_doc(got)
+    (fdoc,) = [f for f in doc["nodes"][0]["filters"] if f["plugin"] == "DynamicResources"]
+    assert fdoc["reasons"] == ["cannot allocate all claims"] and fdoc["detail"] == verdict.detail
+    assert "detail: claim" in explanation_table(doc)
+    normalized = normalize_explanation(doc)["nodes"][node.name]["filters"]["DynamicResources"]
+    assert "detail" not in normalized
 
 
 # --- more TestPlugin cases ---------------------------------------------------------------------

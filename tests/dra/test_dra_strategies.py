@@ -131,14 +131,19 @@ def test_generated_dra_documents_are_valid_and_load(scenario: ScenarioInput) -> 
     docs = scenario.documents
     assert len(loaded.dra.device_classes) == len(_kind(docs, "DeviceClass")) >= 1
     assert len(loaded.dra.slices) == len(_kind(docs, "ResourceSlice"))
-    # the claims of the documents, plus one per pod claim naming a template: the loader
-    # creates those as the resourceclaim controller would (loader/resourceclaims.py)
+    # the generated documents already hold one claim per pod claim naming a template (the
+    # pre-pass, loader/resourceclaims.py add_template_claims), named in the pod's status and
+    # owned by the pod: the loader creates none of its own
     named = {f"{d['metadata'].get('namespace', 'default')}/{d['metadata']['name']}"
              for d in _kind(docs, "ResourceClaim")}
-    assert named <= set(loaded.dra.claims)
-    templated = sum(1 for p in _kind(docs, "Pod") for pc in p["spec"].get("resourceClaims", ())
-                    if "resourceClaimTemplateName" in pc)
-    assert len(loaded.dra.claims) == len(named) + templated
+    assert named == set(loaded.dra.claims)
+    pods = _kind(docs, "Pod")
+    templated = {(p["metadata"]["uid"], s["resourceClaimName"]) for p in pods
+                 for pc in p["spec"].get("resourceClaims", ()) if "resourceClaimTemplateName" in pc
+                 for s in p["status"]["resourceClaimStatuses"] if s["name"] == pc["name"]}
+    owned = {(d["metadata"]["ownerReferences"][0]["uid"], d["metadata"]["name"])
+             for d in _kind(docs, "ResourceClaim") if d["metadata"].get("ownerReferences")}
+    assert templated == owned
     assert len(loaded.dra.claim_templates) == len(_kind(docs, "ResourceClaimTemplate"))
 
 

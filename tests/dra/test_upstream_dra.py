@@ -17,6 +17,7 @@ import pytest
 from conformance.core.documents import schema
 from conformance.core.dropped import dropped_counts
 from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from dra.gpu_scenarios import (
     ALLOCATED_CLAIMS,
@@ -24,8 +25,11 @@ from dra.gpu_scenarios import (
     UNSATISFIABLE_MESSAGE,
     allocated,
     from_template,
+    template_only,
     unsatisfiable,
 )
+from reference_impl.model.loader import load_documents
+from reference_impl.model.loader.resourceclaims import add_template_claims
 
 pytestmark = pytest.mark.skipif(
     not binary_available(),
@@ -69,6 +73,29 @@ def test_claim_written_for_a_template(upstream: UpstreamSubject) -> None:
     res = run(upstream, from_template())
     assert res["bindings"] == {"default/p-tmpl": "node-1"}
     assert res["resourceClaims"] == FROM_TEMPLATE_CLAIMS
+
+
+def test_template_claims_of_the_pre_pass_are_the_same_for_both(upstream: UpstreamSubject) -> None:
+    """The pre-pass makes the template claims documents: the upstream subject and the
+    reference, run on the same pre-passed documents, bind both pods with the same claim
+    names (those the loader gives when it creates the claims itself) and the same devices."""
+    raw = template_only()
+    docs = [d for _, _, d in add_template_claims([("t", i, d) for i, d in enumerate(raw)])]
+    assert [d["kind"] for d in docs].count("ResourceClaim") == 2
+    up = run(upstream, docs)
+    ref = ReferenceSubject().run(ScenarioInput(docs, name="dra")).result
+    assert up["bindings"] == ref["bindings"] == {"default/p-tmpl-a": "node-1",
+                                                 "default/p-tmpl-b": "node-1"}
+    assert up["resourceClaims"] == ref["resourceClaims"]
+    loaded = load_documents(raw).cluster  # the loader's own pass, on the raw documents
+    names = {p.name: dict(p.resource_claim_statuses) for p in loaded.pods}
+    got = {k.split("/")[1]: {c["name"]: c["claim"] for c in v}
+           for k, v in up["resourceClaims"].items()}
+    assert got == names == {"p-tmpl-a": {"gpu": names["p-tmpl-a"]["gpu"]},
+                            "p-tmpl-b": {"accel": names["p-tmpl-b"]["accel"]}}
+    devices = sorted(c["allocation"]["devices"][0]["device"]
+                     for v in up["resourceClaims"].values() for c in v)
+    assert devices == ["gpu-0", "gpu-1"]
 
 
 def test_other_versions_of_the_group_are_still_ignored(upstream: UpstreamSubject) -> None:

@@ -164,13 +164,20 @@ def gated(doc: Mapping[str, Any]) -> dict[str, list[str]]:
 
 # --- Explanations ------------------------------------------------------------------------------
 
+#: Explanation fields of the reference only, not compared: a filter verdict's ``detail``
+#: (explanation-only lines, e.g. DynamicResources' why no device fits; docs/dra.md).
+REFERENCE_ONLY = ("detail",)
+
+
 def _by_name(items: Iterable[Mapping[str, Any]], key: str = "plugin") -> dict[str, Any]:
-    return {str(it.get(key)): {k: v for k, v in it.items() if k != key} for it in items}
+    return {str(it.get(key)): {k: v for k, v in it.items()
+                               if k != key and k not in REFERENCE_ONLY} for it in items}
 
 
 def normalize_explanation(doc: Mapping[str, Any]) -> dict[str, Any]:
     """An Explanation keyed by node and plugin names (so deepdiff paths name them); the
-    highest-scored set, preemption candidates and victims as sets."""
+    highest-scored set, preemption candidates and victims as sets; without the reference-only
+    ``detail`` of the verdicts."""
     nodes = {}
     for n in doc.get("nodes", []):
         nodes[n["name"]] = {

@@ -61,7 +61,7 @@ from reference_impl.model.loader.resource import (
     _resource_claim_template,
     _resource_slice,
 )
-from reference_impl.model.loader.resourceclaims import create_template_claims
+from reference_impl.model.loader.resourceclaims import add_template_claims, create_template_claims
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
 KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
@@ -423,10 +423,15 @@ def load_objects(objects: Iterable[tuple[Mapping[str, Any], InputLocation]], *,
 
 
 def load_read_documents(documents: Iterable[tuple[str, int, Any]], *,
-                        admission: str = "never") -> LoadResult:
+                        admission: str = "never", template_claims: bool = False) -> LoadResult:
     """Load documents as ``read_documents`` returns them, after the workload expansion, with
-    the admission pre-pass (``admission``: auto, always or never; ``admission/__init__.py``)."""
+    the admission pre-pass (``admission``: auto, always or never; ``admission/__init__.py``)
+    and then, with ``template_claims``, the claims of ResourceClaimTemplates as documents
+    (``resourceclaims.add_template_claims``; after the admission, which takes a pod with a
+    uid or a status as a dump)."""
     admitted = admit_documents(documents, admission)
+    if template_claims:
+        admitted.documents = add_template_claims(admitted.documents)
     b = _Builder()
     for source, i, doc in admitted.documents:
         b.add_document(doc, source, i)

@@ -2,15 +2,21 @@
 claim that names a ResourceClaimTemplate, and the pod's ``status.resourceClaimStatuses``.
 
 Upstream: ``pkg/controller/resourceclaim/controller.go`` (``handleClaim``) of v1.37.2. The
-harness runs no controller manager, so the loader does this once, for every input, after the
-pods and the DRA objects are read (the workload expansion and admission pre-passes are
-optional; this one is not). A pod that already has a status entry for the claim (a dump) is
-kept as it is. Names are ``generateName`` made deterministic (``generated_names.py``).
+harness runs no controller manager. ``add_template_claims`` does it as a pre-pass over the raw
+documents (after the workload expansion and the admission), so that every subject, the
+upstream one and the backends included, sees the same claims: the ResourceClaim documents are
+added and the pods get an explicit ``metadata.uid`` and ``status.resourceClaimStatuses``. The
+loader runs ``create_template_claims`` on the loaded objects too, for documents loaded
+directly; after the pre-pass it has nothing left to do (a pod that already has a status entry
+for the claim, a dump, is kept as it is). Names are ``generateName`` made deterministic
+(``generated_names.py``): ``template_claim_name``, shared by both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
+from collections.abc import Container, Iterable, Mapping
+from typing import Any, TypeVar
 
 from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceClaimSpec
 from reference_impl.model.generated_names import generate_name
@@ -65,15 +71,23 @@ def create_template_claims(pods: Iterable[Pod], dra: DRAObjects) -> list[str]:
     return warnings
 
 
+def template_claim_name(namespace: str, pod_name: str, pod_uid: str, pod_claim_name: str,
+                        taken: Container[str]) -> str:
+    """The name ``handleClaim`` gives the claim (``generateName``, deterministic from the
+    pod's uid): the first of the candidates whose ``namespace/name`` is not ``taken``."""
+    base = claim_generate_name(pod_name, pod_claim_name)
+    n = 0
+    name = generate_name(base, f"ResourceClaim/{namespace}/{pod_uid}/{n}")
+    while f"{namespace}/{name}" in taken:
+        n += 1
+        name = generate_name(base, f"ResourceClaim/{namespace}/{pod_uid}/{n}")
+    return name
+
+
 def _new_claim(dra: DRAObjects, pod: Pod, pod_claim_name: str, spec: ResourceClaimSpec,
                labels: tuple[tuple[str, str], ...],
                annotations: tuple[tuple[str, str], ...]) -> ResourceClaim:
-    base = claim_generate_name(pod.name, pod_claim_name)
-    n = 0
-    name = generate_name(base, f"ResourceClaim/{pod.namespace}/{pod.uid}/{n}")
-    while f"{pod.namespace}/{name}" in dra.claims:
-        n += 1
-        name = generate_name(base, f"ResourceClaim/{pod.namespace}/{pod.uid}/{n}")
+    name = template_claim_name(pod.namespace, pod.name, pod.uid, pod_claim_name, dra.claims)
     notes = {k: v for k, v in annotations if k != POD_RESOURCE_CLAIM_ANNOTATION}
     notes[POD_RESOURCE_CLAIM_ANNOTATION] = pod_claim_name
     return ResourceClaim(
@@ -81,3 +95,141 @@ def _new_claim(dra: DRAObjects, pod: Pod, pod_claim_name: str, spec: ResourceCla
         uid=_deterministic_uid("ResourceClaim", pod.namespace, name),
         spec=spec,
         annotations=tuple(notes.items()), labels=labels, owner_pod_uid=pod.uid)
+
+
+# --- the pre-pass on raw documents --------------------------------------------------------------
+
+#: a raw document's number (``read_documents``: an int; the workload expansion: int or None)
+N = TypeVar("N", int, int | None)
+
+
+def _objects(documents: list[tuple[str, N, Any]]
+             ) -> Iterable[tuple[int, int | None, Mapping[str, Any]]]:
+    """Every object: (document index, List position or None, object)."""
+    for i, (_, _, doc) in enumerate(documents):
+        if not isinstance(doc, Mapping):
+            continue
+        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            for j, item in enumerate(doc["items"]):
+                if isinstance(item, Mapping):
+                    yield i, j, item
+        else:
+            yield i, None, doc
+
+
+def _map(v: object) -> Mapping[str, Any]:
+    return v if isinstance(v, Mapping) else {}
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return _map(obj.get("metadata"))
+
+
+def _namespace(obj: Mapping[str, Any]) -> str:
+    ns = _meta(obj).get("namespace")
+    return ns if isinstance(ns, str) and ns else "default"
+
+
+def _is(obj: Mapping[str, Any], kind: str, api_version: str) -> bool:
+    return obj.get("kind") == kind and obj.get("apiVersion") == api_version
+
+
+def add_template_claims(documents: Iterable[tuple[str, N, Any]]) -> list[tuple[str, N, Any]]:
+    """``handleClaim`` as a pre-pass over the raw documents: for every named pod's claim with
+    a ``resourceClaimTemplateName`` whose template is among the documents and no entry in
+    ``status.resourceClaimStatuses``, a ResourceClaim document (name: ``template_claim_name``;
+    the pod as controller owner, by uid; the ``pod-claim-name`` annotation; the template's
+    labels, annotations and spec) is added after the pod's document, and the pod document
+    (copied) gets its uid made explicit (the loader's deterministic uid when it has none) and
+    the status entry. Pods of a scenario's timeline are left to the loader. Anything
+    malformed is left as it is for the loader to report."""
+    out = list(documents)
+    templates: dict[str, Mapping[str, Any]] = {}
+    taken: set[str] = set()
+    for _, _, obj in _objects(out):
+        key = f"{_namespace(obj)}/{_meta(obj).get('name')}"
+        if _is(obj, "ResourceClaimTemplate", "resource.k8s.io/v1"):
+            templates[key] = obj
+        elif _is(obj, "ResourceClaim", "resource.k8s.io/v1"):
+            taken.add(key)
+    if not templates:
+        return out
+    added: dict[int, list[tuple[str, N, Any]]] = {}
+    for index, item, obj in list(_objects(out)):
+        if not _is(obj, "Pod", "v1"):
+            continue
+        pod, claims = _pod_with_claims(obj, templates, taken)
+        if not claims:
+            continue
+        source, number, doc = out[index]
+        if item is None:
+            out[index] = (source, number, pod)
+        else:
+            items = list(doc["items"])
+            items[item] = pod
+            out[index] = (source, number, {**doc, "items": items})
+        added.setdefault(index, []).extend((source, number, c) for c in claims)
+    result: list[tuple[str, N, Any]] = []
+    for i, d in enumerate(out):
+        result.append(d)
+        result += added.get(i, [])
+    return result
+
+
+def _pod_with_claims(pod: Mapping[str, Any], templates: Mapping[str, Mapping[str, Any]],
+                     taken: set[str]) -> tuple[Mapping[str, Any], list[dict[str, Any]]]:
+    """The pod (a copy, when claims are created) and the claims created for it."""
+    meta = _meta(pod)
+    name = meta.get("name")
+    spec = pod.get("spec")
+    if not isinstance(name, str) or not name or not isinstance(spec, Mapping):
+        return pod, []
+    namespace = _namespace(pod)
+    statuses = _map(pod.get("status")).get("resourceClaimStatuses")
+    statuses = list(statuses) if isinstance(statuses, list) else []
+    known = {s.get("name") for s in statuses if isinstance(s, Mapping)}
+    given = meta.get("uid")
+    uid = given if isinstance(given, str) and given else _deterministic_uid("Pod", namespace,
+                                                                             name)
+    claims: list[dict[str, Any]] = []
+    pod_claims = spec.get("resourceClaims")
+    for pc in pod_claims if isinstance(pod_claims, list) else ():
+        if not isinstance(pc, Mapping) or pc.get("name") in known:
+            continue
+        template = templates.get(f"{namespace}/{pc.get('resourceClaimTemplateName')}")
+        if pc.get("resourceClaimTemplateName") is None or template is None:
+            continue  # the loader warns about a missing template
+        claim_name = template_claim_name(namespace, name, uid, str(pc["name"]), taken)
+        taken.add(f"{namespace}/{claim_name}")
+        claims.append(_claim_document(template, namespace, claim_name, name, uid,
+                                      str(pc["name"])))
+        statuses.append({"name": pc["name"], "resourceClaimName": claim_name})
+    if not claims:
+        return pod, []
+    copied = copy.deepcopy(dict(pod))
+    copied["metadata"] = {**copied.get("metadata", {}), "uid": uid}
+    copied["status"] = {**_map(copied.get("status")), "resourceClaimStatuses": statuses}
+    return copied, claims
+
+
+def _claim_document(template: Mapping[str, Any], namespace: str, name: str, pod_name: str,
+                    pod_uid: str, pod_claim_name: str) -> dict[str, Any]:
+    """The claim ``handleClaim`` creates from ``template`` (controller.go: ``claim :=
+    &resourceapi.ResourceClaim{ObjectMeta: {GenerateName, OwnerReferences: {controller},
+    Annotations: template's + PodResourceClaimAnnotation, Labels: template's}, Spec:
+    template.Spec.Spec}``)."""
+    tspec = _map(template.get("spec"))
+    tmeta = _map(tspec.get("metadata"))
+    annotations = {k: v for k, v in _map(tmeta.get("annotations")).items()
+                   if k != POD_RESOURCE_CLAIM_ANNOTATION}
+    annotations[POD_RESOURCE_CLAIM_ANNOTATION] = pod_claim_name
+    meta: dict[str, Any] = {
+        "name": name, "namespace": namespace,
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod_name,
+                             "uid": pod_uid, "controller": True,
+                             "blockOwnerDeletion": True}],
+        "annotations": annotations}
+    if labels := _map(tmeta.get("labels")):
+        meta["labels"] = copy.deepcopy(dict(labels))
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": meta,
+            "spec": copy.deepcopy(tspec.get("spec") or {})}
