@@ -1,6 +1,7 @@
 """The demo specs of kubernetes-sigs/dra-example-driver, restated in tests/data/public/dra/
 (README.md there), scheduled by the reference: which device each claim gets, reasoned from
-upstream v1.37.2 (the upstream subject does not load DRA objects yet).
+upstream v1.37.2 (and checked against the upstream subject: tests/dra/test_upstream_dra.py
+test_the_dra_example_driver_demo_matches_upstream).
 
 Why these devices: one node, one pool, one slice of gpu-0..gpu-7 in that order; the pods are
 scheduled in input order (equal priority and creation time); the incubating allocator takes

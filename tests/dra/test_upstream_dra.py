@@ -9,10 +9,12 @@ order, the first free one that matches. Skipped when the upstream binary is not 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 
 from conformance.core.documents import schema
 from conformance.core.dropped import dropped_counts
@@ -106,3 +108,23 @@ def test_other_versions_of_the_group_are_still_ignored(upstream: UpstreamSubject
     result = upstream.run(ScenarioInput([*allocated(), beta], name="dra-beta"))
     assert dropped_counts(result.warnings) == {"DeviceClass": 1}
     assert result.result["resourceClaims"] == ALLOCATED_CLAIMS
+
+
+def test_the_dra_example_driver_demo_matches_upstream(upstream: UpstreamSubject) -> None:
+    """The demo specs of the DRA example driver (tests/data/public/dra/, restated), with the
+    template claims of the pre-pass: the upstream subject binds and allocates exactly as the
+    reference does (the devices tests/dra/test_dra_demo.py reasons out)."""
+    demo = Path(__file__).resolve().parent.parent / "data" / "public" / "dra"
+    raw = [(f.name, i, d) for f in sorted(demo.glob("*.yaml"))
+           for i, d in enumerate(yaml.safe_load_all(f.read_text(encoding="utf-8"))) if d]
+    docs = [d for _, _, d in add_template_claims(raw)]
+    up = run(upstream, docs)
+    ref = ReferenceSubject().run(ScenarioInput(docs, name="dra")).result
+    assert up["bindings"] == ref["bindings"]
+    assert len(up["bindings"]) == 6
+    assert up["resourceClaims"] == ref["resourceClaims"]
+    got = {pod: sorted(d["device"] for c in v for d in c["allocation"]["devices"])
+           for pod, v in up["resourceClaims"].items()}
+    assert got == {"gpu-selector/pod0": ["gpu-6", "gpu-7"], "gpu-test1/pod0": ["gpu-0"],
+                   "gpu-test1/pod1": ["gpu-1"], "gpu-test2/pod0": ["gpu-2"],
+                   "gpu-test3/pod0": ["gpu-3"], "gpu-test3/pod1": ["gpu-3"]}
