@@ -10,6 +10,9 @@ from strategies import sizes
 from strategies.scenarios import scenarios
 
 FAMILIES = ("small", "medium", "large")
+#: families beyond the size presets: a size preset with opt-in features added to the defaults
+#: (``dra``: small scenarios with DeviceClasses, ResourceSlices and claims, docs/dra.md)
+FEATURE_FAMILIES: dict[str, tuple[str, frozenset[str]]] = {"dra": ("small", frozenset({"dra"}))}
 
 
 def family_sizes(family: str) -> sizes.Sizes:
@@ -21,4 +24,7 @@ def family_sizes(family: str) -> sizes.Sizes:
 
 def scenario_strategy(family: str) -> st.SearchStrategy[ScenarioInput]:
     """The Hypothesis strategy generating the scenarios of a family."""
+    if family in FEATURE_FAMILIES:
+        preset, extra = FEATURE_FAMILIES[family]
+        return scenarios(sizes=family_sizes(preset), features=sizes.ALL_FEATURES | extra)
     return scenarios(sizes=family_sizes(family))

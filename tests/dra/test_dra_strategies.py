@@ -12,14 +12,16 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
+from conformance.engines.diff.plan import family_counts
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.model import validation
 from reference_impl.model.loader import load_documents
 from strategies import OPT_IN_FEATURES, SMALL, scenarios, stable_draws
+from strategies.families import scenario_strategy
 from strategies.sizes import resolve_features
 
 Doc = dict[str, Any]
@@ -223,3 +225,22 @@ def test_upstream_runs_generated_dra_scenarios(upstream: UpstreamSubject,
         assert [e["name"] for e in entries] == [
             e["name"] for e in pods[key]["spec"]["resourceClaims"]]
         assert all(e["allocation"] is not None for e in entries)
+
+
+def test_the_dra_family_of_the_differential_generates_dra_scenarios() -> None:
+    """``kschedconf diff --sizes dra=N``: small scenarios with the opt-in ``dra`` feature; most
+    hold ResourceSlices and pods with claims (.ci/run compares them with upstream)."""
+    assert family_counts(0, {"small": 200, "dra": 50}) == {"small": 200, "dra": 50}
+    with_dra = []
+
+    @stable_draws
+    @settings(max_examples=30, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(scenario_strategy("dra"))
+    def collect(scenario: ScenarioInput) -> None:
+        pods = _kind(scenario.documents, "Pod")
+        with_dra.append(bool(_kind(scenario.documents, "ResourceSlice"))
+                        and any(p["spec"].get("resourceClaims") for p in pods))
+
+    collect()
+    assert sum(with_dra) >= len(with_dra) // 2, with_dra

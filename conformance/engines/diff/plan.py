@@ -19,9 +19,10 @@ from conformance.engines.diff.known import KnownDivergence, load_known
 from conformance.engines.diff.model import DECISIONS, MODES, WHOLE
 from conformance.engines.golden import default_golden_dir, golden_files
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from strategies.families import FEATURE_FAMILIES
 
 MODE_CHOICES = ("auto", "lockstep", "whole", "both", "decisions")
-FAMILIES = ("small", "medium", "large")
+FAMILIES = ("small", "medium", "large", *FEATURE_FAMILIES)
 DEFAULT_OUT = "kschedconf-out"
 DEFAULT_SHRINK_TIME = 120.0
 
