@@ -64,9 +64,8 @@ def explanation_doc(e: Explanation) -> dict[str, Any]:
 
 
 def _attempt_doc(a: Attempt) -> dict[str, Any]:
-    """One attempt; ``allocations`` (the devices of a bound pod's ResourceClaims, by pod claim
-    name) only when the pod got some, so that other documents keep their bytes."""
-    doc: dict[str, Any] = {
+    """One attempt (the devices a bound pod's claims got are in ``resourceClaims``)."""
+    return {
         "pod": a.pod,
         "outcome": a.outcome,
         "node": a.node,
@@ -78,9 +77,6 @@ def _attempt_doc(a: Attempt) -> dict[str, Any]:
         "evaluatedNodes": a.evaluated_nodes,
         "feasibleNodes": a.feasible_nodes,
     }
-    if a.allocations:
-        doc["allocations"] = a.allocations
-    return doc
 
 
 def simulation_doc(r: SimulationResult) -> dict[str, Any]:

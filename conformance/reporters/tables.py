@@ -67,10 +67,12 @@ def simulation_table(doc: dict[str, Any]) -> str:
             detail += f" (nominated {a['nominatedNode']})"
         if a.get("victims"):
             detail += f" (preempting {', '.join(a['victims'])})"
-        if a.get("allocations"):
+        claims = (doc.get("resourceClaims") or {}).get(a["pod"]) \
+            if a["outcome"] == "Bound" else None
+        if claims and any(c["allocation"] for c in claims):
             detail += " (devices " + "; ".join(
-                f"{claim}: {', '.join(d['device'] for d in alloc['devices'])}"
-                for claim, alloc in a["allocations"].items()) + ")"
+                f"{c['name']}: {', '.join(d['device'] for d in c['allocation']['devices'])}"
+                for c in claims if c["allocation"]) + ")"
         if len(detail) > 110:
             detail = detail[:107] + "..."
         when = f"{a['time']:g}s" if a.get("time") is not None else ""

@@ -100,8 +100,6 @@ class Attempt:
     victims: list[str] = field(default_factory=list)  # pods preempted for this pod
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
-    #: a bound pod's ResourceClaim allocations, by pod claim name (``pod_allocations``)
-    allocations: dict[str, dict] = field(default_factory=dict)
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:

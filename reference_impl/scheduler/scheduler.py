@@ -24,7 +24,7 @@ from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo,
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
-from reference_impl.plugins.dynamicresources.claims import claim_results, pod_allocations
+from reference_impl.plugins.dynamicresources.claims import claim_results
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import current
 from reference_impl.scheduler.batch import sign_pod
@@ -239,8 +239,7 @@ class Scheduler:
         self.pods_by_uid[pod.uid] = assumed
         return Attempt(pod.key, BOUND, node=host, evaluated_nodes=result.evaluated_nodes,
                        feasible_nodes=result.feasible_nodes,
-                       candidates=_tie_set(result),
-                       allocations=pod_allocations(self.cluster.dra, assumed))
+                       candidates=_tie_set(result))
 
     def _fail_after_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                            assumed: Pod, host: str, s: Status) -> Attempt:

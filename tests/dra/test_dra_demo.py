@@ -33,9 +33,8 @@ def simulate() -> tuple[dict, str]:
 
 
 def devices(doc: dict) -> dict[str, dict[str, list[str]]]:
-    return {a["pod"]: {c: [d["device"] for d in v["devices"]]
-                       for c, v in a.get("allocations", {}).items()}
-            for a in doc["attempts"]}
+    return {pod: {c["name"]: [d["device"] for d in c["allocation"]["devices"]] for c in claims}
+            for pod, claims in doc["resourceClaims"].items()}
 
 
 def test_demo_schedules_and_allocates_as_upstream() -> None:
@@ -55,8 +54,7 @@ def test_demo_schedules_and_allocates_as_upstream() -> None:
         # the selector keeps the two older GPUs (gpu-6, gpu-7), same driverVersion
         "gpu-selector/pod0": {"gpus": ["gpu-6", "gpu-7"]},
     }
-    shared = next(a for a in doc["attempts"] if a["pod"] == "gpu-test3/pod1")
-    assert shared["allocations"]["shared-gpu"]["claim"] == "single-gpu"
+    assert [c["claim"] for c in doc["resourceClaims"]["gpu-test3/pod1"]] == ["single-gpu"]
 
 
 def test_demo_claims_are_reserved_in_cluster_state() -> None:

@@ -406,11 +406,11 @@ def test_later_pods_do_not_get_allocated_devices() -> None:
     cluster = load_documents(_gpu_docs(2, 3)).cluster
     result = Scheduler(cluster).run()
     outcome = {a.pod: a for a in result.attempts}
-    got = [outcome[f"default/p{i}"].allocations["gpu"]["devices"][0]["device"]
+    got = [result.resource_claims[f"default/p{i}"][0]["allocation"]["devices"][0]["device"]
            for i in range(2)]
     assert got == ["gpu-0", "gpu-1"]
     third = outcome["default/p2"]
-    assert third.outcome == "Unschedulable" and third.allocations == {}
+    assert third.outcome == "Unschedulable" and "default/p2" not in result.resource_claims
     assert third.reasons == {"n1": ["cannot allocate all claims"]}
     reserved = sorted(r.name for c in cluster.dra.claims.values() for r in c.reserved_for)
     assert reserved == ["p0", "p1"]

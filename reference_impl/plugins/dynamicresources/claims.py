@@ -84,31 +84,6 @@ class ClaimStore:
         self.claims[i] = claim
 
 
-def pod_allocations(objects: DRAObjects, pod: Pod) -> dict[str, dict]:
-    """The devices allocated to each claim of a bound pod, for the result document: pod claim
-    name -> ``{"claim": <ResourceClaim name>, "devices": [{request, driver, pool, device}]}``
-    (``adminAccess: true`` where set), in ``spec.resourceClaims`` order. Claims without an
-    allocation, or not found, are left out."""
-    out: dict[str, dict] = {}
-    for pc in pod.resource_claim_sources:
-        try:
-            name, _ = claim_name(pod, pc)
-        except ClaimNameError:
-            continue
-        claim = None if name is None else objects.claims.get(f"{pod.namespace}/{name}")
-        if claim is None or claim.allocation is None:
-            continue
-        devices = []
-        for r in claim.allocation.results:
-            d: dict[str, str | bool] = {"request": r.request, "driver": r.driver,
-                                        "pool": r.pool, "device": r.device}
-            if r.admin_access:
-                d["adminAccess"] = True
-            devices.append(d)
-        out[pc.name] = {"claim": claim.name, "devices": devices}
-    return out
-
-
 def claim_results(objects: DRAObjects, bound: Iterable[Pod]) -> dict[str, list[dict[str, Any]]]:
     """The ``resourceClaims`` of a SimulationResult (docs/dra.md#results), as the upstream
     subject reads them back after its run: for every bound pod with ``spec.resourceClaims``,
