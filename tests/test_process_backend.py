@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 from backend_scenarios import SCENARIOS, decisions
 
-from conformance.backends.process import REPO_BIN, ProcessSubject, find_binaries
+from conformance.backends.process import REPO_BIN, ProcessSubject, binaries_missing
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
@@ -31,15 +31,7 @@ from oracles.judge import check_result, select_oracles
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _binaries_missing() -> str:
-    try:
-        find_binaries()
-    except SubjectError as e:
-        return str(e)
-    return ""
-
-
-MISSING = _binaries_missing()
+MISSING = binaries_missing()
 needs_binaries = pytest.mark.skipif(
     bool(MISSING), reason="process backend binaries not built: run backends/build.sh (needs Go "
                           "and the Go module proxy)")

@@ -71,6 +71,15 @@ def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Pa
     return out
 
 
+
+def binaries_missing() -> str:
+    """Why the three binaries cannot be found (how to build them), or ``""``."""
+    try:
+        find_binaries()
+    except SubjectError as e:
+        return str(e)
+    return ""
+
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")

@@ -13,10 +13,9 @@ import jsonschema
 import pytest
 
 from conformance.backends.dra import DRA_KINDS
-from conformance.backends.process import ProcessSubject, find_binaries
+from conformance.backends.process import ProcessSubject, binaries_missing
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import SubjectError
 from dra.gpu_scenarios import (
     ALLOCATED_CLAIMS,
     FROM_TEMPLATE_CLAIMS,
@@ -26,16 +25,7 @@ from dra.gpu_scenarios import (
     unsatisfiable,
 )
 
-
-def _binaries_missing() -> str:
-    try:
-        find_binaries()
-    except SubjectError as e:
-        return str(e)
-    return ""
-
-
-MISSING = _binaries_missing()
+MISSING = binaries_missing()
 pytestmark = pytest.mark.skipif(
     bool(MISSING), reason="process backend binaries not built: run backends/build.sh (needs Go "
                           "and the Go module proxy)")
