@@ -24,6 +24,7 @@ from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Pod
+from reference_impl.model.storage import StorageObjects
 
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
 
@@ -67,9 +68,11 @@ class FrameworkHandle:
                  delete_pod: Callable[[Pod, Pod], Status | None] | None = None,
                  clear_nominated_node_name: Callable[[Pod], None] | None = None,
                  controllers: Controllers = NO_CONTROLLERS,
-                 dra: DRAObjects | None = None) -> None:
+                 dra: DRAObjects | None = None,
+                 storage: StorageObjects | None = None) -> None:
         self._snapshot = snapshot
         self._dra = dra if dra is not None else DRAObjects()
+        self._storage = storage if storage is not None else StorageObjects()
         self._controllers = controllers
         self._features = features
         self._parallelism = parallelism
@@ -92,6 +95,12 @@ class FrameworkHandle:
         """The cluster's DRA objects (``Cluster.dra``), which DynamicResources reads and
         updates (its DRA manager, ``fwk.SharedDRAManager``)."""
         return self._dra
+
+    def storage_objects(self) -> StorageObjects:
+        """The cluster's storage objects (``Cluster.storage``): the PV, PVC, StorageClass,
+        CSINode, CSIDriver, CSIStorageCapacity and VolumeAttachment listers of the informer
+        factory, which the volume plugins read and VolumeBinding's binder updates."""
+        return self._storage
 
     @property
     def parallelism(self) -> int:

@@ -8,6 +8,7 @@ from reference_impl.framework.snapshot import Snapshot
 from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Namespace, Node, Pod
+from reference_impl.model.storage import StorageObjects
 from reference_impl.releases import current
 
 
@@ -19,9 +20,11 @@ class FakeHandle:
                  namespaces: dict[str, Namespace] | None = None,
                  features: dict[str, bool] | None = None, parallelism: int = 1,
                  controllers: Controllers = NO_CONTROLLERS,
-                 dra: DRAObjects | None = None) -> None:
+                 dra: DRAObjects | None = None,
+                 storage: StorageObjects | None = None) -> None:
         self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
         self._dra = dra if dra is not None else DRAObjects()
+        self._storage = storage if storage is not None else StorageObjects()
         self._controllers = controllers
         self._features = dict(features or {})
         self._parallelism = parallelism
@@ -34,6 +37,9 @@ class FakeHandle:
 
     def dra_objects(self) -> DRAObjects:
         return self._dra
+
+    def storage_objects(self) -> StorageObjects:
+        return self._storage
 
     def feature_enabled(self, gate: str) -> bool:
         if gate in self._features:

@@ -20,6 +20,7 @@ from reference_impl.model.dra import DRAObjects
 from reference_impl.model.node_selector import NodeSelector as NodeSelector
 from reference_impl.model.node_selector import NodeSelectorRequirement as NodeSelectorRequirement
 from reference_impl.model.node_selector import NodeSelectorTerm as NodeSelectorTerm
+from reference_impl.model.storage import StorageObjects
 
 # Well-known resource names (k8s.io/api/core/v1/types.go).
 CPU = "cpu"
@@ -413,6 +414,9 @@ class Cluster:
     #: the resource.k8s.io/v1 objects: claims change as the scheduler allocates and reserves
     #: them (docs/dra.md)
     dra: DRAObjects = field(default_factory=DRAObjects)
+    #: PersistentVolumes, claims, StorageClasses and the CSI objects: claims and volumes change
+    #: as the scheduler binds them (docs/storage.md)
+    storage: StorageObjects = field(default_factory=StorageObjects)
 
     @property
     def running_pods(self) -> list[Pod]:

@@ -90,7 +90,8 @@ class Scheduler:
                 bind_pod=self._bind, rng=self.rng, pdbs=cluster.pdbs,
                 controllers=controllers_of(cluster),
                 delete_pod=self._delete_victim,
-                clear_nominated_node_name=self._clear_nnn, dra=cluster.dra)
+                clear_nominated_node_name=self._clear_nnn, dra=cluster.dra,
+                storage=cluster.storage)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)
