@@ -69,8 +69,10 @@ class FrameworkHandle:
                  clear_nominated_node_name: Callable[[Pod], None] | None = None,
                  controllers: Controllers = NO_CONTROLLERS,
                  dra: DRAObjects | None = None,
-                 storage: StorageObjects | None = None) -> None:
+                 storage: StorageObjects | None = None,
+                 storage_changed: Callable[[str, Any, Any], None] | None = None) -> None:
         self._snapshot = snapshot
+        self._storage_changed = storage_changed
         self._dra = dra if dra is not None else DRAObjects()
         self._storage = storage if storage is not None else StorageObjects()
         self._controllers = controllers
@@ -101,6 +103,14 @@ class FrameworkHandle:
         CSINode, CSIDriver, CSIStorageCapacity and VolumeAttachment listers of the informer
         factory, which the volume plugins read and VolumeBinding's binder updates."""
         return self._storage
+
+    def storage_changed(self, resource: str, old_obj: Any, new_obj: Any) -> None:
+        """Tell the scheduler that a storage object changed in the API: ``resource`` is the
+        kind (``PersistentVolume``, ``PersistentVolumeClaim``, ...), ``old_obj`` None for an
+        add. The scheduler's event handlers (eventhandlers.go) turn it into a cluster event
+        for the queue. The objects in ``storage_objects()`` are already updated."""
+        if self._storage_changed is not None:
+            self._storage_changed(resource, old_obj, new_obj)
 
     @property
     def parallelism(self) -> int:

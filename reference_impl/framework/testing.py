@@ -25,6 +25,8 @@ class FakeHandle:
         self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
         self._dra = dra if dra is not None else DRAObjects()
         self._storage = storage if storage is not None else StorageObjects()
+        #: (resource, old, new) of every storage change a plugin reported
+        self.storage_changes: list[tuple[str, object, object]] = []
         self._controllers = controllers
         self._features = dict(features or {})
         self._parallelism = parallelism
@@ -40,6 +42,9 @@ class FakeHandle:
 
     def storage_objects(self) -> StorageObjects:
         return self._storage
+
+    def storage_changed(self, resource: str, old_obj: object, new_obj: object) -> None:
+        self.storage_changes.append((resource, old_obj, new_obj))
 
     def feature_enabled(self, gate: str) -> bool:
         if gate in self._features:
