@@ -1,7 +1,5 @@
 """``python -m conformance.cli``: the ``kschedconf`` command."""
 
-import sys
+from conformance.cli.main import entry
 
-from conformance.cli.main import main
-
-sys.exit(main())
+entry()

@@ -8,9 +8,12 @@ interrupted.
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
+from typing import NoReturn
 
 from conformance.cli import diff, expand, explain, golden, mutants, reproduce, run, simulate
 from conformance.cli.inputs import NothingToSchedule
@@ -81,3 +84,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         # up (finally blocks); say so instead of printing a traceback
         print(f"kschedconf {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def entry() -> NoReturn:
+    """The ``kschedconf`` executable: exit with :func:`main`'s code. After a Ctrl-C, CPython
+    itself would replace that code with death by SIGINT (exit status -2) whenever the
+    KeyboardInterrupt once passed through code run by ``exec`` of a string (dataclasses and
+    Hypothesis build functions that way), even though it was handled: the interpreter's flag
+    ``_Py_UnhandledKeyboardInterrupt`` stays set. So an interrupted run ends here, after the
+    exit handlers and with its output flushed, with the 130 it reports."""
+    code = main()
+    if code >= 128:
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    sys.exit(code)
