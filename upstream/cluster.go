@@ -97,6 +97,8 @@ type rvTracker struct {
 	clienttesting.ObjectTracker
 	w  *world
 	rv int64
+	// updateMu makes an Update's resourceVersion check and its write one step
+	updateMu sync.Mutex
 }
 
 func (t *rvTracker) stamp(obj runtime.Object) {
@@ -147,7 +149,21 @@ func (t *rvTracker) Create(gvr schema.GroupVersionResource, obj runtime.Object, 
 	return t.counted(gvr, t.ObjectTracker.Create(gvr, obj, ns, opts...))
 }
 
+// Update refuses, as the API server does, an object whose resourceVersion is set and is not the
+// stored one (optimistic concurrency): a client writing back a stale copy gets a Conflict
+// instead of silently overwriting what was written since. DynamicResources' PreBind relies on
+// it (bindClaim's RetryOnConflict, dynamicresources.go).
 func (t *rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	t.updateMu.Lock()
+	defer t.updateMu.Unlock()
+	if m, err := meta.Accessor(obj); err == nil && m.GetResourceVersion() != "" {
+		if cur, err := t.ObjectTracker.Get(gvr, ns, m.GetName()); err == nil {
+			if cm, err := meta.Accessor(cur); err == nil && cm.GetResourceVersion() != m.GetResourceVersion() {
+				return apierrors.NewConflict(gvr.GroupResource(), m.GetName(),
+					fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+			}
+		}
+	}
 	t.stamp(obj)
 	return t.counted(gvr, t.ObjectTracker.Update(gvr, obj, ns, opts...))
 }

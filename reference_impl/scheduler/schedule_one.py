@@ -100,6 +100,12 @@ class Attempt:
     victims: list[str] = field(default_factory=list)  # pods preempted for this pod
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
+    #: the assumed pod forgotten when the binding cycle failed (``handleBindingCycleError``),
+    #: not part of the result
+    forgotten: Pod | None = field(default=None, compare=False, repr=False)
+    #: the binding cycle set the pod's nominatedNodeName to the node before it failed
+    #: (NominatedNodeNameForExpectation; the failure handler clears it again)
+    nominated_for_binding: bool = field(default=False, compare=False, repr=False)
 
 
 def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:

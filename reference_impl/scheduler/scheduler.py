@@ -20,7 +20,13 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import Plugin
 from reference_impl.framework.runtime import Diagnosis, Framework, FrameworkHandle
 from reference_impl.framework.snapshot import Snapshot
-from reference_impl.framework.status import MODE_OVERRIDE, Code, NominatingInfo, Status
+from reference_impl.framework.status import (
+    MODE_OVERRIDE,
+    Code,
+    NominatingInfo,
+    Status,
+    is_success,
+)
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
@@ -218,24 +224,33 @@ class Scheduler:
         if s is not None and not s.is_success():
             return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
         wait_times, s = fwk.run_permit_plugins(state, assumed, host)
-        if s is not None and s.code == Code.WAIT:
+        waited = s is not None and s.code == Code.WAIT
+        if s is not None and not s.is_success() and not waited:
+            return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+        # the binding cycle (bindingCycle): PreBindPreFlight, the nomination of the chosen node
+        # when PreBind or a Permit wait will take time, WaitOnPermit, PreBind, Bind
+        nominated = False
+        if self.features("NominatedNodeNameForExpectation"):
+            s = fwk.run_pre_bind_pre_flights(state, assumed, host)
+            if s is not None and (s.code == Code.ERROR or s.is_rejected()):
+                return self._fail_after_assume(fwk, state, qpi, assumed, host, s,
+                                               binding_cycle=True)
+            nominated = is_success(s) or waited
+        if waited:
             # No Permit plugin can be allowed from outside in the reference yet: the pod waits
             # out its timeout and is rejected, as upstream does when nobody allows it.
             plugin, timeout = min(wait_times.items(), key=lambda kv: kv[1])
             s = Status(Code.UNSCHEDULABLE,
                        f"rejected due to timeout after waiting {go_duration(timeout)} at plugin "
                        f"{plugin}", plugin=plugin)
-        if s is not None and not s.is_success():
-            return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
-        if self.features("NominatedNodeNameForExpectation"):
-            s = fwk.run_pre_bind_pre_flights(state, assumed, host)
-            if s is not None and (s.code == Code.ERROR or s.is_rejected()):
-                return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+            return self._fail_after_assume(fwk, state, qpi, assumed, host, s,
+                                           binding_cycle=True, nominated=nominated)
         s = fwk.run_pre_bind_plugins(state, assumed, host)
         if s is None or s.is_success():
             s = fwk.run_bind_plugins(state, assumed, host)
         if s is not None and not s.is_success():
-            return self._fail_after_assume(fwk, state, qpi, assumed, host, s)
+            return self._fail_after_assume(fwk, state, qpi, assumed, host, s,
+                                           binding_cycle=True, nominated=nominated)
         fwk.run_post_bind_plugins(state, assumed, host)
         self.pods_by_uid[pod.uid] = assumed
         return Attempt(pod.key, BOUND, node=host, evaluated_nodes=result.evaluated_nodes,
@@ -243,13 +258,20 @@ class Scheduler:
                        candidates=_tie_set(result))
 
     def _fail_after_assume(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
-                           assumed: Pod, host: str, s: Status) -> Attempt:
-        """``unreserveAndForget`` then the failure handler (nomination cleared)."""
+                           assumed: Pod, host: str, s: Status, *,
+                           binding_cycle: bool = False, nominated: bool = False) -> Attempt:
+        """``unreserveAndForget`` then the failure handler (nomination cleared). In the
+        binding cycle (``handleBindingCycleError``) the attempt carries the forgotten assumed
+        pod: the queue treats its removal as an AssignedPod/Delete event. ``nominated``: the
+        binding cycle had nominated the node (NominatedNodeNameForExpectation), a pod update
+        the failure handler undoes."""
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
         self.snapshot.remove_pod(assumed)
         self.bindings.pop(assumed.key, None)
+        forgotten = assumed if binding_cycle else None
         if not s.is_rejected():
-            return Attempt(qpi.pod.key, ERROR, message=s.message())
+            return Attempt(qpi.pod.key, ERROR, message=s.message(), forgotten=forgotten,
+                           nominated_for_binding=nominated)
         # A rejection after the node was chosen is a FitError for that one node.
         diagnosis = Diagnosis()
         diagnosis.node_to_status[host] = s
@@ -258,7 +280,8 @@ class Scheduler:
         qpi.pending_plugins = set(diagnosis.pending_plugins)
         fit = FitError(qpi.pod, 1, diagnosis)
         return Attempt(qpi.pod.key, UNSCHEDULABLE, message=fit.message(),
-                       reasons={host: s.all_reasons()})
+                       reasons={host: s.all_reasons()}, forgotten=forgotten,
+                       nominated_for_binding=nominated)
 
     # ----- the whole run -----
     def run(self) -> SimulationResult:

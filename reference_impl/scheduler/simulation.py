@@ -287,15 +287,35 @@ class Simulation:
             self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_ADD, None,
                                                            bound)
         else:
+            forgotten = attempt.forgotten
+            if attempt.nominated_for_binding:
+                # two pod updates (nominated, then cleared): a cluster change, as the
+                # informers see it
+                self._changed()
+            if forgotten is not None and attempt.outcome == ERROR:
+                self._forgotten_in_binding_cycle(forgotten)
             self.cause = ev.SCHEDULE_ATTEMPT_FAILURE
             self.queue.add_unschedulable_if_not_present(qpi, cycle)
             self._patch_status(qpi, attempt)
+            if forgotten is not None and attempt.outcome != ERROR:
+                self._forgotten_in_binding_cycle(forgotten, but_itself=True)
         after = s.nominator.nominated_pod_to_node
         if after != nominations:
             self._changed()
             self._clear_lost_nominations(uid, nominations, after)
         if attempt.outcome == BOUND:
             self._fire_triggers(pod.key)
+
+    def _forgotten_in_binding_cycle(self, assumed: Pod, but_itself: bool = False) -> None:
+        """``handleBindingCycleError``: forgetting the assumed pod is an AssignedPod/Delete
+        event (it held resources in the cache). After an Error every pod is offered the event
+        at once; after a rejection (a Permit wait timed out) it comes after the failure
+        handler, and the pod itself is left out (pkg/scheduler/schedule_one.go)."""
+        self.cause = ev.EVENT_ASSIGNED_POD_DELETE.label()
+        uid = assumed.uid
+        self.queue.move_all_to_active_or_backoff_queue(
+            ev.EVENT_ASSIGNED_POD_DELETE, assumed, None,
+            (lambda p: p.uid != uid) if but_itself else None)
 
     def _fire_triggers(self, key: str) -> None:
         """The events the binding of pod ``key`` triggers (``when: {podBound: key}``): once,
