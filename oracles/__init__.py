@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from oracles import (
     consistency,
+    dra_allocations,
     filters_honoured,
     no_false_unschedulable,
     no_overcommit,
@@ -31,6 +32,7 @@ ALL_ORACLES: dict[str, Oracle] = {
     score_optimality.NAME: score_optimality.check,
     preemption.NAME: preemption.check,
     queue_fairness.NAME: queue_fairness.check,
+    dra_allocations.NAME: dra_allocations.check,
 }
 
 

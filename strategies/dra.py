@@ -30,6 +30,17 @@ GPU_DRIVER = "gpu.example.com"
 NET_DRIVER = "net.example.com"
 GPU_MODELS = ("a100", "h100")
 GPU_MEMORY_GIB = (40, 80)
+#: device taints (DRADeviceTaints, GA in the pinned release): most GPUs are healthy, some are
+#: tainted ``unhealthy`` with either effect that keeps the allocator away
+UNHEALTHY = f"{GPU_DRIVER}/unhealthy"
+GPU_TAINTS: tuple[str | None, ...] = (None, None, None, None, "NoSchedule", "NoExecute")
+#: tolerations of a request (one in four has one): of the unhealthy taint, by key and value,
+#: by key only, or of one effect only
+TOLERATIONS: tuple[Doc, ...] = (
+    {"key": UNHEALTHY, "operator": "Equal", "value": "true"},
+    {"key": UNHEALTHY, "operator": "Exists"},
+    {"key": UNHEALTHY, "operator": "Exists", "effect": "NoSchedule"},
+)
 
 #: the device classes that may be drawn: name, driver, the class's CEL selectors
 CLASSES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -81,11 +92,14 @@ def _slice(name: str, driver: str, pool: str, count: int, **spec: Any) -> Doc:
                      **spec}}
 
 
-def _gpu(name: str, model: str, memory: int, index: int) -> Doc:
-    return {"name": name,
-            "attributes": {"model": {"string": model}, "memory": {"int": memory},
-                           "index": {"int": index}},
-            "capacity": {"memory": {"value": f"{memory}Gi"}}}
+def _gpu(name: str, model: str, memory: int, index: int, taint: str | None = None) -> Doc:
+    d: Doc = {"name": name,
+              "attributes": {"model": {"string": model}, "memory": {"int": memory},
+                             "index": {"int": index}},
+              "capacity": {"memory": {"value": f"{memory}Gi"}}}
+    if taint is not None:
+        d["taints"] = [{"key": UNHEALTHY, "value": "true", "effect": taint}]
+    return d
 
 
 @st.composite
@@ -96,7 +110,8 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes) -> list[Doc]:
     that consume them (the whole GPU, and two halves with ``partition: true``)."""
     if not draw(st.booleans()):
         n = draw(st.integers(0, sizes.max_devices))
-        devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i)
+        devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i,
+                        draw(sampled(GPU_TAINTS)))
                    for i in range(n)]
         return [_slice(f"{node}-gpu", GPU_DRIVER, node, 1, nodeName=node, devices=devices)]
     pool = f"{node}-part"
@@ -145,6 +160,8 @@ def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = Fals
         r["count"] = draw(sampled(COUNTS))
     if draw(st.integers(0, 2)) == 2:
         r["selectors"] = [{"cel": {"expression": draw(sampled(SELECTORS[_driver_of(cls)]))}}]
+    if draw(st.integers(0, 3)) == 3:
+        r["tolerations"] = [dict(TOLERATIONS[draw(st.integers(0, len(TOLERATIONS) - 1))])]
     return r
 
 

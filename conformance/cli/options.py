@@ -18,7 +18,7 @@ from conformance.reporters.console import ConsoleReporter
 from conformance.reporters.junit import JUnitReporter
 from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-from strategies.families import FAMILIES
+from strategies.families import FAMILIES, FEATURE_FAMILIES
 
 SUBJECT_HELP = ("the scheduler under test: reference (default), reference:CONFIG.yaml, "
                  "external:COMMAND... (an executable speaking the file protocol of "
@@ -66,7 +66,7 @@ def shard(text: str) -> tuple[int, int]:
 
 def sizes(text: str) -> list[str]:
     names = [s.strip() for s in text.split(",") if s.strip()]
-    known = FAMILIES
+    known = (*FAMILIES, *FEATURE_FAMILIES)
     bad = [n for n in names if n not in known]
     if bad or not names:
         raise argparse.ArgumentTypeError(f"expected a comma list of {', '.join(known)}")

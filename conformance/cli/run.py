@@ -74,8 +74,9 @@ def register(sub: Any) -> None:
     run.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
                      help="only these oracles (default: all)")
     run.add_argument("--sizes", metavar="LIST", type=sizes,
-                     help="scenario sizes, a comma list of small, medium, large "
-                          "(default: the profile's)")
+                     help="scenario sizes, a comma list of small, medium, large, or a "
+                          "feature family (dra: small scenarios with DeviceClasses, "
+                          "ResourceSlices and claims) (default: the profile's)")
     run.add_argument("--max-examples", metavar="N", type=positive_int,
                      help="examples per property (default: the profile's)")
     run.add_argument("--budget", metavar="SECONDS", type=positive_float,

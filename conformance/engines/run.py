@@ -38,7 +38,7 @@ from oracles.judge import (
     select_oracles,
 )
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-from strategies.families import FAMILIES
+from strategies.families import FAMILIES, FEATURE_FAMILIES
 
 SUITES = ("properties", "golden", "differential", "all")
 DEFAULT_OUT = "kschedconf-out"
@@ -121,8 +121,9 @@ def plan(opts: RunOptions) -> RunPlan:
         raise UsageError(f"unknown suite {opts.suite!r} (known: {', '.join(SUITES)})")
     base = properties.profile_settings(opts.profile)
     for f in opts.families:
-        if f not in FAMILIES:
-            raise UsageError(f"unknown size {f!r} (known: {', '.join(FAMILIES)})")
+        if f not in FAMILIES and f not in FEATURE_FAMILIES:
+            raise UsageError(f"unknown size {f!r} (known: "
+                             f"{', '.join((*FAMILIES, *FEATURE_FAMILIES))})")
     if opts.max_examples is not None and opts.max_examples < 1:
         raise UsageError("--max-examples must be at least 1")
     if opts.budget is not None and opts.budget <= 0:

@@ -129,6 +129,10 @@ class DeviceWrapper(Wrapper):
         self._doc["allNodes"] = True
         return self
 
+    def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> Self:
+        self._append((), "taints", {"key": key, "value": value, "effect": effect})
+        return self
+
 
 def make_device(name: str) -> DeviceWrapper:
     return DeviceWrapper(name)

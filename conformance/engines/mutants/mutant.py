@@ -19,8 +19,9 @@ class Mutant:
     ``summary``: what the mutated reference does. ``upstream``: the rule it breaks, with the
     upstream file. ``witness()``: a small scenario on which the mutant changes the reference's
     SimulationResult; ``shows``: how (genuine vs mutated). ``oracles``: the oracles expected to
-    catch it. ``equivalent``: why no generated scenario can tell it apart (then it is not
-    counted). ``missing_oracle``: for a known survivor, the oracle that would catch it.
+    catch it. ``family``: a family the run adds for this mutant (the generated scenarios it
+    needs, e.g. ``dra``). ``equivalent``: why no generated scenario can tell it apart (then it
+    is not counted). ``missing_oracle``: for a known survivor, the oracle that would catch it.
     """
 
     name: str
@@ -33,6 +34,9 @@ class Mutant:
     oracles: tuple[str, ...] = ()
     equivalent: str = ""
     missing_oracle: str = ""
+    #: the scenario family (strategies/families.py) whose scenarios exercise the code it
+    #: patches, when the run's families do not (``dra``: only DRA scenarios have claims)
+    family: str = ""
 
     @contextmanager
     def applied(self) -> Iterator[None]:

@@ -18,7 +18,7 @@ from conformance.engines.mutants.mutant import Mutant
 from conformance.engines.mutants.patching import MutantError
 from oracles.judge import select_oracles
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
-from strategies.families import FAMILIES
+from strategies.families import FAMILIES, FEATURE_FAMILIES
 
 #: the caught percentage of the counted mutants below which the run fails
 THRESHOLD = 90.0
@@ -103,9 +103,9 @@ def resolve_plan(opts: MutantsOptions) -> MutantsPlan:
     except MutantError as e:
         raise UsageError(str(e)) from e
     for f in opts.families:
-        if f not in FAMILIES:
+        if f not in FAMILIES and f not in FEATURE_FAMILIES:
             raise UsageError(f"unknown scenario family {f!r} "
-                             f"(known: {', '.join(FAMILIES)})")
+                             f"(known: {', '.join((*FAMILIES, *FEATURE_FAMILIES))})")
     try:
         select_oracles(opts.oracles)
     except ValueError as e:

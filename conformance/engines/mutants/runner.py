@@ -62,11 +62,14 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
         checks = select_oracles(opts.oracles)
         base = settings(no_shrink(profile_settings("dev")), database=None)
         subject = MutantSubject(mutant)
+        families = list(opts.families)
+        if mutant.family and mutant.family not in families:
+            families.append(mutant.family)
         if opts.per_property:
             runs = [(p, {p.oracle: checks[p.oracle]})
-                    for p in property_list(list(opts.families), list(checks))]
+                    for p in property_list(families, list(checks))]
         else:
-            runs = [(Property(f, ALL_ORACLES_PROPERTY), checks) for f in opts.families]
+            runs = [(Property(f, ALL_ORACLES_PROPERTY), checks) for f in families]
         for i, (prop, run_checks) in enumerate(runs):
             deadline = None
             if share is not None:

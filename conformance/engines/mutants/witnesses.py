@@ -16,10 +16,15 @@ from reference_impl.testing.wrappers import (
     label_selector,
     make_config,
     make_container,
+    make_device,
+    make_device_class,
     make_namespace,
+    make_network_slice,
     make_node,
     make_pod,
     make_priority_class,
+    make_resource_claim,
+    make_resource_slice,
     make_timeline,
     manifests,
     plain,
@@ -101,6 +106,50 @@ def spread(max_skew: int = 1, key: str = ZONE, **extra: Any) -> Doc:
     """A DoNotSchedule topology spread constraint over the ``app: web`` pods."""
     return spread_constraint(max_skew, key, "DoNotSchedule", label_selector(WEB),
                              **{_snake(k): v for k, v in extra.items()})
+
+
+GPU = "gpu.example.com"
+
+
+def gpu_class() -> Doc:
+    """The DeviceClass of every device of the driver ``gpu.example.com``."""
+    return make_device_class(GPU).driver(GPU).manifest()
+
+
+def gpus(node: str, devices: Mapping[str, Mapping[str, Any]],
+         taints: Mapping[str, tuple[str, str]] | None = None) -> Doc:
+    """A ResourceSlice of ``node`` (pool ``node``) with ``devices`` (name: attributes) of the
+    driver ``gpu.example.com``; ``taints`` (device: (key, effect)) taints some."""
+    slc = make_resource_slice(node, GPU)
+    for name, attributes in devices.items():
+        d = make_device(name).attributes(attributes)
+        if taints and name in taints:
+            d.taint(taints[name][0], "", taints[name][1])
+        slc.device(d)
+    return slc.manifest()
+
+
+def zone_gpus(pool: str, zone: str, *devices: str) -> Doc:
+    """A ResourceSlice of pool ``pool`` whose ``devices`` (driver ``gpu.example.com``) serve the
+    nodes of ``zone`` (a nodeSelector on the zone label)."""
+    slc = make_network_slice(pool, GPU).node_selector(
+        [{"matchExpressions": [{"key": ZONE, "operator": "In", "values": [zone]}]}])
+    return slc.devices(*devices).manifest()
+
+
+def gpu_claim(name: str, count: int = 1, *selectors: str, match: str | None = None) -> Doc:
+    """A ResourceClaim ``name`` asking for ``count`` devices of ``gpu_class()`` (request
+    ``gpu``), with CEL ``selectors`` and a matchAttribute constraint on ``match``."""
+    c = make_resource_claim(name).request_with_name("gpu", GPU, count, *selectors)
+    if match:
+        c.match_attribute(match)
+    return c.manifest()
+
+
+def claim_pod(name: str, claim: str, requests: Mapping[str, Any] | None = None) -> Doc:
+    """A pod whose ``spec.resourceClaims`` entry ``gpu`` names the ResourceClaim ``claim``."""
+    p = make_pod(name).container(container("c", requests)).resource_claim("gpu", claim=claim)
+    return p.manifest()
 
 
 def _snake(name: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from conformance.engines.mutants.catalogue import (
+    dra,
     framework,
     node_filters,
     preemption,
@@ -18,7 +19,7 @@ from conformance.engines.mutants.mutant import Catalogue, Mutant
 
 CATALOGUE = Catalogue((*resources.MUTANTS, *node_filters.MUTANTS, *topology.MUTANTS,
                        *scoring.MUTANTS, *queue.MUTANTS, *preemption.MUTANTS,
-                       *framework.MUTANTS))
+                       *framework.MUTANTS, *dra.MUTANTS))
 
 
 def get(name: str) -> Mutant:

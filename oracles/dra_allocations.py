@@ -1,0 +1,281 @@
+"""Oracle ``dra_allocations``: every device a subject allocated to a bound pod's ResourceClaim
+is one the structured allocator may give it.
+
+Upstream rules: k8s.io/dynamic-resource-allocation/structured/internal/incubating
+(allocator_incubating.go: ``isSelectable``/``selectorsMatch``, ``allocateDevice``'s in-use
+check, ``taintPreventsAllocation``; constraint.go: ``matchAttributeConstraint``,
+``distinctAttributeConstraint``; pools.go ``GatherPools``: the newest generation of a pool, node
+matching). The invariant and its exceptions: docs/oracles.md#dra_allocations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from oracles.base import OracleContext, Violation
+from reference_impl.api.node_selectors import new_node_selector
+from reference_impl.dra.cel import (
+    CELCompileError,
+    CELMatchError,
+    DeviceView,
+    compile_selector,
+)
+from reference_impl.model.dra import (
+    ALLOCATION_MODE_EXACT_COUNT,
+    DEVICE_TAINT_NO_EXECUTE,
+    DEVICE_TAINT_NO_SCHEDULE,
+    Device,
+    DeviceSelector,
+    DeviceTaint,
+    DeviceToleration,
+    DRAObjects,
+    ExactDeviceRequest,
+    ResourceClaim,
+    ResourceSlice,
+)
+from reference_impl.model.objects import Node
+
+NAME = "dra_allocations"
+
+DeviceID = tuple[str, str, str]  # driver, pool, device
+
+
+@dataclass(frozen=True, slots=True)
+class _Located:
+    device: Device
+    slice: ResourceSlice
+
+
+def _newest_devices(dra: DRAObjects) -> dict[DeviceID, _Located]:
+    """The devices of each pool's newest generation (pools.go ``addSlice``)."""
+    newest: dict[tuple[str, str], int] = {}
+    for s in dra.slices:
+        key = (s.driver, s.pool)
+        newest[key] = max(newest.get(key, s.generation), s.generation)
+    out: dict[DeviceID, _Located] = {}
+    for s in dra.slices:
+        if s.generation == newest[(s.driver, s.pool)]:
+            for d in s.devices:
+                out.setdefault((s.driver, s.pool, d.name), _Located(d, s))
+    return out
+
+
+def _reaches(loc: _Located, node: Node) -> bool:
+    """``NodeMatches`` of the slice, or of the device under ``perDeviceNodeSelection``."""
+    s, d = loc.slice, loc.device
+    if s.per_device_node_selection:
+        name, every, sel = d.node_name, d.all_nodes, d.node_selector
+    else:
+        name, every, sel = s.node_name, s.all_nodes, s.node_selector
+    if name:
+        return node.name == name
+    if every:
+        return True
+    return sel is not None and new_node_selector(sel).match(node)
+
+
+def _tolerated(tol: DeviceToleration, taint: DeviceTaint) -> bool:
+    """``resourceclaim.ToleratesTaint``. Restated rather than imported from the reference's
+    allocator: a mutant patching the allocator must not blind the oracle judging it."""
+    if tol.effect and tol.effect != taint.effect:
+        return False
+    if tol.key and tol.key != taint.key:
+        return False
+    if tol.operator in ("", "Equal"):
+        return tol.value == taint.value
+    return tol.operator == "Exists"
+
+
+def _attribute(device: Device, driver: str, qualified: str) -> object | None:
+    """The attribute ``domain/name`` of a device; a name without a domain in the slice
+    belongs to the driver's domain (``lookupAttribute``)."""
+    domain, _, ident = qualified.rpartition("/")
+    for key, value in device.attributes:
+        d, _, i = key.rpartition("/")
+        if (d or driver) == domain and i == ident:
+            return value
+    return None
+
+
+def _selector_failure(selectors: tuple[DeviceSelector, ...], driver: str, device: Device
+                      ) -> str | None:
+    """The first selector the device does not satisfy; None when all do or one cannot be
+    evaluated (upstream then fails the allocation, which other oracles see)."""
+    for sel in selectors:
+        try:
+            ok = compile_selector(sel.cel).device_matches(DeviceView(
+                driver, device.attributes, device.capacity, device.allow_multiple_allocations))
+        except (CELCompileError, CELMatchError):
+            return None
+        if not ok:
+            return sel.cel
+    return None
+
+
+def _requests(claim: ResourceClaim) -> Iterator[tuple[str, ExactDeviceRequest]]:
+    """Every request and subrequest of a claim by its result name (``req`` or ``req/sub``)."""
+    for r in claim.spec.requests:
+        if r.exactly is not None:
+            yield r.name, r.exactly
+        for sub in r.first_available:
+            yield f"{r.name}/{sub.name}", sub.exactly
+
+
+def _allocated(ctx: OracleContext) -> Iterator[tuple[str, str, ResourceClaim, list[Any]]]:
+    """(pod key, node, claim, result devices) of every bound pod's allocated claim that the
+    input had not allocated."""
+    bindings = ctx.result.get("bindings") or {}
+    dra = ctx.cluster.dra
+    for pod_key, entries in sorted((ctx.result.get("resourceClaims") or {}).items()):
+        node = bindings.get(pod_key)
+        ns = pod_key.partition("/")[0]
+        for e in entries or ():
+            claim = dra.claims.get(f"{ns}/{e.get('claim')}")
+            alloc = e.get("allocation")
+            if node is None or claim is None or not alloc or claim.allocation is not None:
+                continue
+            yield pod_key, node, claim, list(alloc.get("devices") or ())
+
+
+def check(ctx: OracleContext) -> list[Violation]:
+    """docs/oracles.md#dra_allocations."""
+    dra = ctx.cluster.dra
+    if not dra:
+        return []
+    devices = _newest_devices(dra)
+    nodes = {n.name: n for n in ctx.cluster.nodes}
+    out: list[Violation] = []
+    # device -> (claim key, admin access) of every allocation, the input's included
+    users: dict[DeviceID, list[tuple[str, bool]]] = {}
+    for claim in dra.claims.values():
+        if claim.allocation is not None:
+            for r in claim.allocation.results:
+                users.setdefault((r.driver, r.pool, r.device), []).append(
+                    (f"{claim.namespace}/{claim.name}", bool(r.admin_access)))
+    judged: set[str] = set()
+    for pod_key, node_name, claim, results in _allocated(ctx):
+        ckey = f"{claim.namespace}/{claim.name}"
+        if ckey in judged:  # a claim two pods share: judged with the first
+            continue
+        judged.add(ckey)
+        node = nodes.get(node_name)
+        requests = dict(_requests(claim))
+        per_request: dict[str, list[tuple[DeviceID, Device | None]]] = {}
+        for r in results:
+            did: DeviceID = (str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
+            rname = str(r.get("request"))
+            where = f"claim {ckey} request {rname}: device {'/'.join(did)}"
+            loc = devices.get(did)
+            req = requests.get(rname)
+            per_request.setdefault(rname, []).append((did, loc.device if loc else None))
+            if loc is None:
+                out.append(Violation(NAME, pod_key, node_name,
+                                     f"{where} is in no ResourceSlice of its pool's newest "
+                                     "generation"))
+                continue
+            users.setdefault(did, []).append((ckey, bool(req and req.admin_access)))
+            if node is not None and not _reaches(loc, node):
+                out.append(Violation(NAME, pod_key, node_name,
+                                     f"{where} is not reachable from node {node_name} (its "
+                                     "slice's node selection does not match the node)"))
+            if req is None:
+                out.append(Violation(NAME, pod_key, node_name,
+                                     f"{where}: the claim has no request {rname}"))
+                continue
+            cls = dra.device_classes.get(req.device_class_name)
+            for owner, sels in ((f"device class {req.device_class_name}",
+                                 cls.selectors if cls else ()), ("the request", req.selectors)):
+                failed = _selector_failure(sels, did[0], loc.device)
+                if failed is not None:
+                    out.append(Violation(NAME, pod_key, node_name,
+                                         f"{where} does not satisfy the selector of {owner}: "
+                                         f"{failed}"))
+            for t in loc.device.taints:
+                if t.effect in (DEVICE_TAINT_NO_SCHEDULE, DEVICE_TAINT_NO_EXECUTE) and not any(
+                        _tolerated(tol, t) for tol in req.tolerations):
+                    out.append(Violation(NAME, pod_key, node_name,
+                                         f"{where} has the taint {t.key}={t.value}:{t.effect}, "
+                                         "which the request does not tolerate"))
+        out += _counts(pod_key, node_name, claim, requests, per_request)
+        out += _constraints(pod_key, node_name, claim, per_request)
+    out += _shared(devices, users)
+    return out
+
+
+def _counts(pod_key: str, node: str, claim: ResourceClaim,
+            requests: dict[str, ExactDeviceRequest],
+            per_request: dict[str, list[tuple[DeviceID, Device | None]]]) -> list[Violation]:
+    """An ExactCount request gets exactly ``count`` devices; a prioritized list is served by
+    one subrequest; every request gets a device."""
+    out: list[Violation] = []
+    ckey = f"{claim.namespace}/{claim.name}"
+    for r in claim.spec.requests:
+        names = [n for n in per_request if n == r.name or n.startswith(f"{r.name}/")]
+        if not names:
+            out.append(Violation(NAME, pod_key, node,
+                                 f"claim {ckey} is allocated, but request {r.name} got no "
+                                 "device"))
+            continue
+        if len(names) > 1:
+            out.append(Violation(NAME, pod_key, node,
+                                 f"claim {ckey} request {r.name} is served by more than one "
+                                 f"subrequest: {', '.join(sorted(names))}"))
+            continue
+        req = requests.get(names[0])
+        got = len(per_request[names[0]])
+        if req is not None and req.allocation_mode == ALLOCATION_MODE_EXACT_COUNT \
+                and got != req.count:
+            out.append(Violation(NAME, pod_key, node,
+                                 f"claim {ckey} request {names[0]} asks for exactly "
+                                 f"{req.count} device(s) and got {got}"))
+    return out
+
+
+def _constraints(pod_key: str, node: str, claim: ResourceClaim,
+                 per_request: dict[str, list[tuple[DeviceID, Device | None]]]
+                 ) -> list[Violation]:
+    """matchAttribute: the devices of the constraint's requests share the attribute's value;
+    distinctAttribute: no two have the same value (constraint.go)."""
+    out: list[Violation] = []
+    ckey = f"{claim.namespace}/{claim.name}"
+    for c in claim.spec.constraints:
+        attr = c.match_attribute or c.distinct_attribute
+        if not attr:
+            continue
+        chosen = [(did, dev) for name, devs in sorted(per_request.items())
+                  if not c.requests or name in c.requests or name.split("/")[0] in c.requests
+                  for did, dev in devs if dev is not None]
+        values = [(did, _attribute(dev, did[0], attr)) for did, dev in chosen]
+        missing = [did for did, v in values if v is None]
+        if missing:
+            out.append(Violation(NAME, pod_key, node,
+                                 f"claim {ckey}: constraint on {attr}: device(s) "
+                                 f"{', '.join('/'.join(d) for d in missing)} lack the "
+                                 "attribute"))
+            continue
+        distinct = {repr(v) for _, v in values}
+        if c.match_attribute and len(distinct) > 1:
+            out.append(Violation(NAME, pod_key, node,
+                                 f"claim {ckey}: matchAttribute {attr}: the devices have "
+                                 f"different values {sorted(distinct)}"))
+        if c.distinct_attribute and len(distinct) < len(values):
+            out.append(Violation(NAME, pod_key, node,
+                                 f"claim {ckey}: distinctAttribute {attr}: two devices share "
+                                 "a value"))
+    return out
+
+
+def _shared(devices: dict[DeviceID, _Located],
+            users: dict[DeviceID, list[tuple[str, bool]]]) -> list[Violation]:
+    """A device is allocated to one claim at a time, unless every other use is admin access
+    or the device allows multiple allocations (``allocateDevice``)."""
+    out: list[Violation] = []
+    for did, uses in sorted(users.items()):
+        claims = sorted({c for c, admin in uses if not admin})
+        loc = devices.get(did)
+        if len(claims) > 1 and not (loc and loc.device.allow_multiple_allocations):
+            out.append(Violation(NAME, None, None,
+                                 f"device {'/'.join(did)} is allocated to "
+                                 f"{len(claims)} claims at once: {', '.join(claims)}"))
+    return out

@@ -1,0 +1,135 @@
+"""The ``dra_allocations`` oracle: silent on the reference's allocations, and catching each
+planted allocation bug (a device of no slice, an unreachable device, a selector not met, a
+device given to two claims, a wrong count, a broken matchAttribute constraint, an untolerated
+taint)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
+from oracles import dra_allocations
+from oracles.base import OracleContext
+from reference_impl.testing.wrappers import (
+    make_device,
+    make_device_class,
+    make_node,
+    make_resource_claim,
+    make_resource_slice,
+)
+from tests.dra.gpu_scenarios import GPU, allocated, gpu_cluster, pod
+
+
+def _run(docs: list[dict[str, Any]]) -> OracleContext:
+    sc = ScenarioInput(docs, None, 0, "reference")
+    return OracleContext.build(sc, ReferenceSubject().run(sc))
+
+
+def _devices(ctx: OracleContext, pod_key: str) -> list[dict[str, Any]]:
+    return ctx.result["resourceClaims"][pod_key][0]["allocation"]["devices"]
+
+
+@pytest.fixture(scope="module")
+def base() -> OracleContext:
+    ctx = _run(allocated())
+    assert len(ctx.result["bindings"]) == 4
+    return ctx
+
+
+def _planted(base: OracleContext) -> OracleContext:
+    ctx = copy.copy(base)
+    ctx.result = copy.deepcopy(base.result)
+    return ctx
+
+
+def test_the_reference_allocations_pass(base: OracleContext) -> None:
+    assert dra_allocations.check(base) == []
+
+
+def test_a_device_of_no_slice(base: OracleContext) -> None:
+    ctx = _planted(base)
+    _devices(ctx, "default/p-one")[0]["device"] = "gpu-99"
+    (v,) = dra_allocations.check(ctx)
+    assert "gpu-99 is in no ResourceSlice" in v.message and v.pod == "default/p-one"
+
+
+def test_a_selector_not_met(base: OracleContext) -> None:
+    ctx = _planted(base)
+    used = {d["device"] for e in ctx.result["resourceClaims"].values()
+            for d in e[0]["allocation"]["devices"]}
+    free_a100 = next(f"gpu-{i}" for i in range(4) if f"gpu-{i}" not in used)
+    _devices(ctx, "default/p-h100")[0]["device"] = free_a100
+    (v,) = dra_allocations.check(ctx)
+    assert "does not satisfy the selector of the request" in v.message
+    assert 'model == "h100"' in v.message
+
+
+def test_a_device_allocated_twice(base: OracleContext) -> None:
+    ctx = _planted(base)
+    taken = _devices(ctx, "default/p-one")[0]["device"]
+    _devices(ctx, "default/p-h100")[0]["device"] = taken
+    msgs = [v.message for v in dra_allocations.check(ctx)]
+    assert any("allocated to 2 claims at once: default/h100, default/one-gpu" in m
+               for m in msgs), msgs
+
+
+def test_a_wrong_count(base: OracleContext) -> None:
+    ctx = _planted(base)
+    del _devices(ctx, "default/p-share-a")[1]
+    (v,) = dra_allocations.check(ctx)
+    assert "asks for exactly 2 device(s) and got 1" in v.message
+
+
+def test_an_unreachable_device() -> None:
+    docs = [*allocated(), make_node("node-2").allocatable(cpu="8", memory="32Gi",
+                                                          pods="110").manifest()]
+    ctx = _run(docs)
+    ctx.result = copy.deepcopy(ctx.result)
+    ctx.result["bindings"]["default/p-one"] = "node-2"
+    (v,) = dra_allocations.check(ctx)
+    assert "not reachable from node node-2" in v.message
+
+
+def test_match_attribute() -> None:
+    slc = make_resource_slice("node-1", GPU)
+    for i in range(4):
+        slc.device(make_device(f"gpu-{i}").attributes({"numa": i // 2}))
+    docs = [make_node("node-1").allocatable(cpu="8", memory="32Gi", pods="110").manifest(),
+            make_device_class(GPU).driver(GPU).manifest(), slc.manifest(),
+            make_resource_claim("pair").request_with_name("gpus", GPU, 2)
+            .match_attribute(f"{GPU}/numa").manifest(),
+            pod("p", claim="pair")]
+    ctx = _run(docs)
+    assert dra_allocations.check(ctx) == []
+    ctx.result = copy.deepcopy(ctx.result)
+    devs = _devices(ctx, "default/p")
+    assert {d["device"] for d in devs} == {"gpu-0", "gpu-1"}
+    devs[1]["device"] = "gpu-2"
+    (v,) = dra_allocations.check(ctx)
+    assert "matchAttribute gpu.example.com/numa: the devices have different values" in v.message
+
+
+def test_an_untolerated_taint() -> None:
+    slc = make_resource_slice("node-1", GPU)
+    slc.device(make_device("gpu-0"))
+    slc.device(make_device("gpu-1").taint("broken", "true", "NoSchedule"))
+    docs = [make_node("node-1").allocatable(cpu="8", memory="32Gi", pods="110").manifest(),
+            make_device_class(GPU).driver(GPU).manifest(), slc.manifest(),
+            make_resource_claim("one").request_with_name("gpu", GPU).manifest(),
+            pod("p", claim="one")]
+    ctx = _run(docs)
+    assert dra_allocations.check(ctx) == []
+    ctx.result = copy.deepcopy(ctx.result)
+    assert _devices(ctx, "default/p")[0]["device"] == "gpu-0"
+    _devices(ctx, "default/p")[0]["device"] = "gpu-1"
+    (v,) = dra_allocations.check(ctx)
+    assert "has the taint broken=true:NoSchedule" in v.message
+
+
+def test_no_dra_objects_no_violation() -> None:
+    ctx = _run(gpu_cluster()[:1])
+    assert dra_allocations.check(ctx) == []
