@@ -44,6 +44,11 @@ def pvc(name: str) -> dict[str, Any]:
                      "resources": {"requests": {"storage": "1Gi"}}}}
 
 
+def secret(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": name, "namespace": "default"}, "data": {}}
+
+
 def node() -> dict[str, Any]:
     return make_node("n1").capacity(cpu="2", memory="4Gi", pods="110").manifest()
 
@@ -51,8 +56,10 @@ def node() -> dict[str, Any]:
 #: a pod that fits, beside two ConfigMaps the model lacks (the scheduler never reads them)
 WITH_CONFIG_MAPS = [node(), make_pod("web").req(cpu="1").manifest(), config_map("a"),
                     config_map("b")]
-#: a pod whose claim the model lacks: the reference ends it in Error at PreFilter
-EVERY_POD_IN_ERROR = [node(), make_pod("db").req(cpu="1").pvc("data").manifest(), pvc("data")]
+#: a pod with a claim, which the loader reads but the reference's volume plugins do not
+#: schedule with yet: it ends in Error at PreFilter; beside a Secret the model lacks
+EVERY_POD_IN_ERROR = [node(), make_pod("db").req(cpu="1").pvc("data").manifest(), pvc("data"),
+                      secret("s")]
 
 
 def write(tmp_path: Path, name: str, docs: list[dict[str, Any]]) -> Path:
@@ -99,7 +106,7 @@ def test_a_real_control_plane_reports_the_kinds_its_driver_does_not_create() -> 
 
 def test_a_run_whose_every_pod_ended_in_error_is_not_judged() -> None:
     res = ReferenceSubject().run(ScenarioInput(EVERY_POD_IN_ERROR, name="s"))
-    assert dropped_counts(res.warnings) == {"PersistentVolumeClaim": 1}
+    assert dropped_counts(res.warnings) == {"Secret": 1}
     why = not_judged(res.result, res.warnings)
     assert why.startswith("every pod ended in Error (1 pod(s)); default/db:")
     # one pod bound among errors is judged
@@ -123,7 +130,7 @@ def test_reproduce_says_not_judged_and_exits_2(tmp_path: Path, capsys) -> None:
     assert code == 2
     assert "no violations" not in out
     assert "not judged: every pod ended in Error" in out
-    assert "dropped input it does not model: 1 PersistentVolumeClaim" in out
+    assert "dropped input it does not model: 1 Secret" in out
 
 
 def test_reproduce_json_is_a_valid_reproduce_result(tmp_path: Path, capsys) -> None:
@@ -165,12 +172,12 @@ def test_golden_verify_reports_drops_and_does_not_pass_unjudged_runs(tmp_path: P
     errors = cases["drops/errors"]
     assert errors["status"] == "error" and errors["message"].startswith(
         "not judged: every pod ended in Error")
-    assert errors["properties"]["dropped"] == "PersistentVolumeClaim=1"
+    assert errors["properties"]["dropped"] == "Secret=1"
     assert code == doc["exitCode"] == 2
     # the console (stderr with -o json) says so per case and in the summary
     assert "(dropped: ConfigMap=2)" in err
     assert ("dropped input: the subject ignored objects it does not model in 2 case(s): "
-            "2 ConfigMap, 1 PersistentVolumeClaim") in err
+            "2 ConfigMap, 1 Secret") in err
 
 
 def test_diff_replay_says_what_both_sides_dropped(tmp_path: Path, capsys) -> None:
