@@ -1,25 +1,11 @@
-"""The simulated cluster around the scheduler for storage: the PV controller completing a
-binding the scheduler chose, and the external provisioner (docs/storage.md, "The simulated
-cluster around the scheduler").
+"""The simulated PV controller and external provisioner around the scheduler (docs/storage.md).
 
-Upstream:
-``pkg/controller/volume/persistentvolume/pv_controller.go`` of k8s.io/kubernetes v1.37.2
-(``syncUnboundClaim``, ``bind``, ``bindVolumeToClaim``, ``updateVolumePhase``,
-``bindClaimToVolume``, ``updateClaimStatus``, ``provisionClaimOperationExternal``),
-``staging/src/k8s.io/component-helpers/storage/volume/pv_helpers.go``
-(``GetBindVolumeToClaim``, ``IsVolumeBoundToClaim``, ``GetPersistentVolumeClaimClass``),
-``pv_controller_base.go`` (``setClaimProvisioner``) and
-sigs.k8s.io/sig-storage-lib-external-provisioner ``controller/controller.go``
-(``provisionClaimOperation``: the PV ``pvc-<claim uid>``, claimRef set, the provisioned-by
-annotation) with the CSI external-provisioner's topology (``GenerateAccessibilityRequirements``
-from the selected node's CSINode topology keys).
-
-VolumeBinding's PreBind (``BindPodVolumes``) writes its decisions first (the PVs' claimRefs,
-the claims' ``volume.kubernetes.io/selected-node``) and then calls :func:`complete_pod_volumes`,
-which plays both controllers to completion at once. Every object written is a new object that
-replaces the old one in :class:`StorageObjects` (the old one stays visible as ``old``), and is
-reported through ``changed(kind, old, new)`` (``old`` None for a create), in the order the
-controllers write to the API.
+Upstream: pkg/controller/volume/persistentvolume/pv_controller.go and pv_controller_base.go,
+component-helpers storage/volume/pv_helpers.go, and sig-storage-lib-external-provisioner's
+provisionClaimOperation with the CSI external-provisioner's topology. VolumeBinding's PreBind
+writes its decisions, then calls :func:`complete_pod_volumes`; every write replaces the object
+in StorageObjects and is reported through ``changed(kind, old, new)`` (old None for a create),
+in the order the controllers write to the API.
 """
 
 from __future__ import annotations
