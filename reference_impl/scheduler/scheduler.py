@@ -79,6 +79,9 @@ class Scheduler:
         self.bindings: dict[str, str] = {}
         self.pods_by_uid: dict[str, Pod] = {p.uid: p for p in cluster.pods}
         self.deleted: set[str] = set()
+        #: who hears of the storage objects' changes (the simulation's event handlers); a run
+        #: without a queue has nobody to tell
+        self.storage_listener: Callable[[str, Any, Any], None] | None = None
         for p in cluster.pods:
             if p.node_name:
                 self.bindings[p.key] = p.node_name
@@ -91,7 +94,7 @@ class Scheduler:
                 controllers=controllers_of(cluster),
                 delete_pod=self._delete_victim,
                 clear_nominated_node_name=self._clear_nnn, dra=cluster.dra,
-                storage=cluster.storage)
+                storage=cluster.storage, storage_changed=self._storage_changed)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)
@@ -125,6 +128,12 @@ class Scheduler:
 
     def _clear_nnn(self, pod: Pod) -> None:
         self.nominator.delete(pod)
+
+    def _storage_changed(self, resource: str, old_obj: Any, new_obj: Any) -> None:
+        """A storage object written to the API (``handle.storage_changed``): the informer's
+        event goes to the listener (``Simulation``'s event handlers)."""
+        if self.storage_listener is not None:
+            self.storage_listener(resource, old_obj, new_obj)
 
     # ----- the queue order -----
     def queue_order(self, pending: list[Pod]) -> list[QueuedPodInfo]:

@@ -139,6 +139,7 @@ class Simulation:
         self.finished: list[str] = []
         self.timeline: list[dict[str, Any]] = []
         self.fired: set[int] = set()  # the indexes of the triggered events applied
+        scheduler.storage_listener = self._storage_changed
 
     # ----- bookkeeping -----
     def _now_s(self) -> float:
@@ -365,6 +366,17 @@ class Simulation:
             self.cause = ev.EVENT_ASSIGNED_POD_DELETE.label()
             self.queue.move_all_to_active_or_backoff_queue(
                 ev.EVENT_ASSIGNED_POD_DELETE, old, None, _le_priority_pre_check(old.priority))
+
+    # ----- storage objects -----
+    def _storage_changed(self, resource: str, old_obj: Any, new_obj: Any) -> None:
+        """The storage informers' handlers (``buildEvtResHandler``, eventhandlers.go): a PV,
+        PVC, StorageClass or CSI object added, updated or deleted moves the unschedulable pods
+        its event may help, and is recorded for the pods in flight (the pod whose PreBind
+        wrote it among them)."""
+        event = ev.storage_object_event(resource, old_obj, new_obj)
+        self._changed()
+        self.cause = event.label()
+        self.queue.move_all_to_active_or_backoff_queue(event, old_obj, new_obj)
 
     # ----- timeline events -----
     def _apply(self, te: sc.TimelineEvent) -> None:
