@@ -43,6 +43,7 @@ from reference_impl.scheduler.schedule_one import (
     SchedulingError,
     assumed_copy,
 )
+from reference_impl.storage.results import persistent_volume_claim_results
 
 
 @dataclass(slots=True, eq=False)
@@ -292,8 +293,9 @@ class Scheduler:
         deleted = sorted(self.pods_by_uid[u].key for u in self.deleted)
         claims = claim_results(self.cluster.dra, (p for p in self.cluster.pods
                                                   if p.key in bound))
-        return SimulationResult(self.seed, list(self.attempts), bound, pending, deleted,
-                                resource_claims=claims)
+        return SimulationResult(
+            self.seed, list(self.attempts), bound, pending, deleted, resource_claims=claims,
+            persistent_volume_claims=persistent_volume_claim_results(self.cluster.storage))
 
 
 def go_duration(seconds: float) -> str:
@@ -337,3 +339,6 @@ class SimulationResult:
     deleted: list[str] = field(default_factory=list)
     #: per bound pod with claims, its claims' allocations at the end (``claim_results``)
     resource_claims: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: every PersistentVolumeClaim of the cluster at the end, sorted by namespace/name
+    #: (``persistent_volume_claim_results``, docs/storage.md#results)
+    persistent_volume_claims: list[dict[str, Any]] = field(default_factory=list)

@@ -39,6 +39,7 @@ from reference_impl.scheduler.schedule_one import (
     Attempt,
 )
 from reference_impl.scheduler.scheduler import Scheduler, SimulationResult
+from reference_impl.storage.results import persistent_volume_claim_results
 
 LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
 BACKOFF_FLUSH_INTERVAL = SECOND
@@ -577,6 +578,7 @@ class Simulation:
                                                if k in self.pods))
         return TimelineResult(
             s.seed, list(self.attempts), bindings, pending, deleted, claims,
+            persistent_volume_claims=persistent_volume_claim_results(s.cluster.storage),
             attempt_info=list(self.infos), removed=sorted(self.removed),
             finished=sorted(self.finished), timeline=list(self.timeline),
             end_time=self._now_s(), stopped_by=stopped_by, trace=self.trace)

@@ -6,107 +6,15 @@ recorded for the pods in flight."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
 
-from reference_impl.config import load_config
-from reference_impl.framework import interfaces as itf
-from reference_impl.framework.status import Code, Status
-from reference_impl.model.objects import Cluster, Pod
-from reference_impl.model.storage import (
-    ANN_SELECTED_NODE,
-    BINDING_WAIT_FOR_FIRST_CONSUMER,
-    PVC_BOUND,
-    READ_WRITE_ONCE,
-    PersistentVolumeClaim,
-    StorageClass,
-    StorageObjects,
-)
-from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.model.storage import PVC_BOUND
 from reference_impl.scheduler.queue import events as ev
-from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.scheduler.simulation import Simulation, TimelineResult, run_simulation
-from reference_impl.storage.pv_controller import complete_pod_volumes
-from reference_impl.testing.wrappers import make_node, make_pod
-
-CLAIM = "default/data"
-NODE = {"cpu": "4", "memory": "32Gi", "pods": 110}
-
-
-class ClaimGate(itf.PreFilterPlugin, itf.FilterPlugin, itf.PreBindPlugin,
-                itf.EnqueueExtensions):
-    """A pod labelled ``wants`` fits only once the claim is Bound. A pod labelled ``provides``
-    selects its node for the claim at PreBind and has the PV controller complete it (as
-    VolumeBinding's BindPodVolumes does); labelled ``provides-then-fails`` too, but the first
-    time its PreBind then rejects it. The hint: Queue for an update that bound the claim."""
-
-    name = "ClaimGate"
-    failed: set[str] = set()
-
-    def pre_filter(self, state: Any, pod: Pod, nodes: Any) -> tuple[None, None]:
-        return None, None
-
-    def filter(self, state: Any, pod: Pod, node_info: Any) -> Status | None:
-        claim = self._storage().claims[CLAIM]
-        if "wants" in pod.labels and claim.phase != PVC_BOUND:
-            return Status(Code.UNSCHEDULABLE, "claim not bound")
-        return None
-
-    def pre_bind(self, state: Any, pod: Pod, node_name: str) -> Status | None:
-        if "provides" not in pod.labels and "provides-then-fails" not in pod.labels:
-            return None
-        assert self.handle is not None
-        storage = self._storage()
-        old = storage.claims[CLAIM]
-        if old.phase != PVC_BOUND:
-            new = dataclasses.replace(old, annotations={**old.annotations,
-                                                        ANN_SELECTED_NODE: node_name})
-            storage.claims[CLAIM] = new
-            self.handle.storage_changed("PersistentVolumeClaim", old, new)
-            node = self.handle.snapshot().get(node_name)
-            assert node is not None
-            complete_pod_volumes(storage, node.node, [new], self.handle.storage_changed)
-        if "provides-then-fails" in pod.labels and pod.uid not in self.failed:
-            self.failed.add(pod.uid)
-            return Status(Code.UNSCHEDULABLE, "rejected once at PreBind")
-        return None
-
-    def events_to_register(self) -> list:
-        return [("PersistentVolumeClaim", ("Update",), "claim_bound")]
-
-    def claim_bound(self, pod: Pod, old: Any, new: Any) -> tuple[str, None]:
-        bound = (isinstance(new, PersistentVolumeClaim) and new.key == CLAIM
-                 and new.phase == PVC_BOUND and getattr(old, "phase", None) != PVC_BOUND)
-        return (ev.QUEUE if bound else ev.QUEUE_SKIP), None
-
-    def _storage(self) -> StorageObjects:
-        assert self.handle is not None
-        return self.handle.storage_objects()
-
-
-def cluster(*pods: Pod) -> Cluster:
-    storage = StorageObjects()
-    storage.classes["fast"] = StorageClass("fast", "csi.example.com",
-                                           volume_binding_mode=BINDING_WAIT_FOR_FIRST_CONSUMER)
-    storage.claims[CLAIM] = PersistentVolumeClaim(
-        "default", "data", uid="u1", storage_class_name="fast",
-        access_modes=(READ_WRITE_ONCE,), request=1 << 30)
-    return Cluster(nodes=[make_node("n1").hostname().capacity(NODE).obj()], pods=list(pods),
-                   storage=storage)
-
-
-def scheduler(c: Cluster) -> Scheduler:
-    ClaimGate.failed = set()
-    registry = in_tree_registry()
-    registry[ClaimGate.name] = ClaimGate
-    config = load_config({
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler",
-                      "plugins": {"multiPoint": {"enabled": [{"name": ClaimGate.name}]}}}],
-    }, registry)
-    return Scheduler(c, config, registry)
+from reference_impl.testing.wrappers import make_pod
+from tests.storage.ctl_helpers import CLAIM, cluster, scheduler
 
 
 def rows(res: TimelineResult) -> list[tuple[str, float, str, str, str | None]]:
