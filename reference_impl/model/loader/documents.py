@@ -62,6 +62,11 @@ from reference_impl.model.loader.resource import (
     _resource_slice,
 )
 from reference_impl.model.loader.resourceclaims import add_template_claims, create_template_claims
+from reference_impl.model.loader.storage import (
+    NAMESPACED_STORAGE_KINDS,
+    build_storage,
+    storage_kind,
+)
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
 KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
@@ -73,7 +78,8 @@ ABOUT_THE_FILE = {
     "GoldenDecisions": "the decisions recorded from upstream; kschedconf reproduce compares them",
 }
 _TERMINAL_PHASES = ("Succeeded", "Failed")
-_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS, *NAMESPACED_RESOURCE_KINDS)
+_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS, *NAMESPACED_RESOURCE_KINDS,
+               *NAMESPACED_STORAGE_KINDS)
 _OBJECT = "a mapping (a Kubernetes object)"
 
 
@@ -195,6 +201,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
     if (group, kind) in ADMISSION_KINDS:
         return kind
     if kind in RESOURCE_KINDS and api_version == f"{RESOURCE_GROUP}/v1":
+        return kind
+    if storage_kind(api_version, kind) is not None:
         return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
@@ -376,6 +384,7 @@ class _Builder:
         warnings += ignored_warnings
         warnings += self.about
         cluster.dra = self._build_dra(by_kind)
+        cluster.storage = build_storage(by_kind)
         # a pod loaded against a base cluster (load_pod_file) gets its claims there
         claims_dra = base.dra if base is not None and not cluster.dra else cluster.dra
         warnings += create_template_claims(cluster.pods, claims_dra)
