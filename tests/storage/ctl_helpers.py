@@ -13,17 +13,16 @@ from reference_impl.framework.status import Code, Status
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.model.storage import (
     ANN_SELECTED_NODE,
-    BINDING_WAIT_FOR_FIRST_CONSUMER,
     PVC_BOUND,
     READ_WRITE_ONCE,
     PersistentVolumeClaim,
-    StorageClass,
     StorageObjects,
 )
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.storage.pv_controller import complete_pod_volumes
+from reference_impl.testing.storage import load_storage, make_pvc, make_storage_class
 from reference_impl.testing.wrappers import make_node
 
 CLAIM = "default/data"
@@ -84,12 +83,12 @@ class ClaimGate(itf.PreFilterPlugin, itf.FilterPlugin, itf.PreBindPlugin,
 
 
 def cluster(*pods: Pod) -> Cluster:
-    storage = StorageObjects()
-    storage.classes["fast"] = StorageClass("fast", "csi.example.com",
-                                           volume_binding_mode=BINDING_WAIT_FOR_FIRST_CONSUMER)
-    storage.claims[CLAIM] = PersistentVolumeClaim(
-        "default", "data", uid="u1", storage_class_name="fast",
-        access_modes=(READ_WRITE_ONCE,), request=1 << 30)
+    """One node ``n1``; the WaitForFirstConsumer class ``fast`` and the unbound claim
+    ``default/data`` (UID ``u1``) of it."""
+    storage = load_storage(
+        make_storage_class("fast", "csi.example.com").wait_for_first_consumer(),
+        make_pvc("data").uid("u1").storage_class("fast").access_modes(READ_WRITE_ONCE)
+        .request("1Gi"))
     return Cluster(nodes=[make_node("n1").hostname().capacity(NODE).obj()], pods=list(pods),
                    storage=storage)
 

@@ -11,13 +11,7 @@ from conformance.engines.diff.normalize import claims_by_key, field_pattern, nor
 from conformance.engines.diff.whole import compare_whole
 from conformance.reporters.tables import explanation_table, simulation_table
 from reference_impl.model.objects import Cluster
-from reference_impl.model.storage import (
-    ANN_BIND_COMPLETED,
-    ANN_SELECTED_NODE,
-    PVC_BOUND,
-    PersistentVolumeClaim,
-    StorageObjects,
-)
+from reference_impl.model.storage import ANN_SELECTED_NODE, PVC_BOUND, StorageObjects
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.simulation import merge_simulation_doc, run_simulation
 from reference_impl.storage.results import (
@@ -25,22 +19,15 @@ from reference_impl.storage.results import (
     persistent_volume_claim_results,
     pod_claim_keys,
 )
+from reference_impl.testing.storage import load_storage, make_pvc
 from reference_impl.testing.wrappers import make_node, make_pod
 from tests.storage.ctl_helpers import CLAIM, NODE, cluster, scheduler
 
 
-def storage_with(*claims: PersistentVolumeClaim) -> StorageObjects:
-    s = StorageObjects()
-    for c in claims:
-        s.claims[c.key] = c
-    return s
-
-
 def test_results_sorted_with_selected_node_only_when_set() -> None:
-    s = storage_with(
-        PersistentVolumeClaim("b", "z", phase=PVC_BOUND, volume_name="pv1"),
-        PersistentVolumeClaim("a", "y", annotations={ANN_SELECTED_NODE: "n1"}),
-        PersistentVolumeClaim("a", "x", phase=""))
+    s = load_storage(make_pvc("z", "b").bound_to("pv1"),
+                     make_pvc("y", "a").annotation(ANN_SELECTED_NODE, "n1"),
+                     make_pvc("x", "a"))
     assert persistent_volume_claim_results(s) == [
         {"namespace": "a", "name": "x", "phase": "Pending", "volumeName": ""},
         {"namespace": "a", "name": "y", "phase": "Pending", "volumeName": "",
@@ -58,12 +45,9 @@ def test_pod_claim_keys_in_volume_order_once_each() -> None:
 
 
 def test_explained_claims_outcomes() -> None:
-    s = storage_with(
-        PersistentVolumeClaim("default", "static", phase=PVC_BOUND, volume_name="pv1",
-                              annotations={ANN_BIND_COMPLETED: "yes"}),
-        PersistentVolumeClaim("default", "dyn", phase=PVC_BOUND, volume_name="pvc-1",
-                              annotations={ANN_SELECTED_NODE: "n2"}),
-        PersistentVolumeClaim("default", "wait"))
+    s = load_storage(make_pvc("static").bound_to("pv1"),
+                     make_pvc("dyn").bound_to("pvc-1").annotation(ANN_SELECTED_NODE, "n2"),
+                     make_pvc("wait"))
     pod = make_pod("p").pvc("static").pvc("dyn").pvc("wait").pvc("gone").obj()
     feasible = explain_pod_claims(s, pod, "n1", [])
     assert [(c.claim, c.phase, c.volume_name, c.selected_node, c.outcome) for c in feasible] == [
