@@ -16,6 +16,7 @@ from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.explain import Explanation, PluginVerdict
 from reference_impl.scheduler.schedule_one import Attempt
 from reference_impl.scheduler.scheduler import SimulationResult
+from reference_impl.storage.results import ClaimExplanation
 
 API_VERSION = "kschedconf/v1"
 
@@ -60,7 +61,17 @@ def explanation_doc(e: Explanation) -> dict[str, Any]:
             "victims": e.preemption.victims,
             "notCandidates": e.preemption.not_candidates,
         },
+        **({"claims": [_claim_doc(c) for c in e.claims]} if e.claims else {}),
     }
+
+
+def _claim_doc(c: ClaimExplanation) -> dict[str, Any]:
+    """An explained pod's claim; ``selectedNode`` when the scheduler selected one for it."""
+    out: dict[str, Any] = {"claim": c.claim, "phase": c.phase, "volumeName": c.volume_name}
+    if c.selected_node:
+        out["selectedNode"] = c.selected_node
+    out["outcome"] = c.outcome
+    return out
 
 
 def _attempt_doc(a: Attempt) -> dict[str, Any]:
@@ -90,6 +101,8 @@ def simulation_doc(r: SimulationResult) -> dict[str, Any]:
         "pending": r.pending,
         "deleted": r.deleted,
         **({"resourceClaims": r.resource_claims} if r.resource_claims else {}),
+        **({"persistentVolumeClaims": r.persistent_volume_claims}
+           if r.persistent_volume_claims else {}),
     }
 
 

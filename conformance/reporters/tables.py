@@ -38,6 +38,11 @@ def explanation_table(doc: dict[str, Any]) -> str:
                      "" if n["total"] is None else str(n["total"]),
                      " ".join(f"{s['plugin']}={s['weighted']}" for s in n["scores"]),
                      " | ".join(failed)])
+    claims = [[c["claim"], c["phase"] or "-", c["volumeName"] or "-", c["outcome"]]
+              for c in doc.get("claims") or ()]
+    if claims:
+        parts += ["PersistentVolumeClaims",
+                  _table(claims, ["claim", "phase", "volume", "what became of it"]), ""]
     parts += ["Nodes (upstream order; * = selected)",
               _table(rows, ["node", "feasible", "total", "weighted scores", "failed filters"]),
               ""]
@@ -79,5 +84,11 @@ def simulation_table(doc: dict[str, Any]) -> str:
         rows.append([when, a["pod"], str(a.get("attempt", "")), a["outcome"], detail])
     bound = len(doc["bindings"])
     text = _table(rows, ["time", "pod", "try", "outcome", "node / reason"])
+    pvcs = doc.get("persistentVolumeClaims") or []
+    if pvcs:
+        text += "\n\nPersistentVolumeClaims\n" + _table(
+            [[f"{c['namespace']}/{c['name']}", c["phase"], c["volumeName"] or "-",
+              c.get("selectedNode") or "-"] for c in pvcs],
+            ["claim", "phase", "volume", "selected node"])
     return (f"{text}\n\n{bound} pods bound, {len(doc['pending'])} pending"
             f" (seed {doc['seed']}, upstream {doc['upstreamRelease']})\n")

@@ -20,6 +20,7 @@ from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
 from reference_impl.scheduler.schedule_one import FitError, NoNodesAvailable, SchedulingError
 from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.storage.results import VOLUME_PLUGINS, ClaimExplanation, explain_pod_claims
 
 
 @dataclass(slots=True)
@@ -82,6 +83,8 @@ class Explanation:
     evaluated_nodes: int = 0
     feasible_nodes: int = 0
     preemption: PreemptionExplanation | None = None
+    #: the pod's PersistentVolumeClaims and what became of them (reference only)
+    claims: list[ClaimExplanation] = field(default_factory=list)
 
 
 def _verdict(plugin: str, status: Status | None) -> PluginVerdict:
@@ -211,8 +214,20 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
     preemption = None
     if fit_error is not None:
         preemption = explain_preemption(scheduler, fwk, state, pod, fit_error)
+    claims = explain_pod_claims(scheduler.cluster.storage, pod, selected,
+                                _volume_reasons(pre_filter, out_nodes))
     return Explanation(pod.key, pre_filter, out_nodes, candidates, selected, shortcut, message,
-                       evaluated, feasible_count, preemption)
+                       evaluated, feasible_count, preemption, claims)
+
+
+def _volume_reasons(pre_filter: list[PluginVerdict], nodes: list[NodeExplanation]
+                    ) -> list[str]:
+    """The volume plugins' rejections, ``Plugin: reason``, PreFilter's first, then the
+    nodes' (each reason once)."""
+    verdicts = [*pre_filter, *(v for n in nodes for v in n.filters)]
+    return list(dict.fromkeys(f"{v.plugin}: {r}" for v in verdicts
+                              if v.plugin in VOLUME_PLUGINS and v.code in _REJECTED
+                              for r in v.reasons or [v.code]))
 
 
 def explain_preemption(scheduler: Scheduler, fwk: Framework, state: CycleState, pod: Pod,

@@ -49,6 +49,7 @@ from reference_impl.scheduler.schedule_one import (
     SchedulingError,
     assumed_copy,
 )
+from reference_impl.storage.results import persistent_volume_claim_results
 
 
 @dataclass(slots=True, eq=False)
@@ -85,6 +86,9 @@ class Scheduler:
         self.bindings: dict[str, str] = {}
         self.pods_by_uid: dict[str, Pod] = {p.uid: p for p in cluster.pods}
         self.deleted: set[str] = set()
+        #: who hears of the storage objects' changes (the simulation's event handlers); a run
+        #: without a queue has nobody to tell
+        self.storage_listener: Callable[[str, Any, Any], None] | None = None
         for p in cluster.pods:
             if p.node_name:
                 self.bindings[p.key] = p.node_name
@@ -97,7 +101,7 @@ class Scheduler:
                 controllers=controllers_of(cluster),
                 delete_pod=self._delete_victim,
                 clear_nominated_node_name=self._clear_nnn, dra=cluster.dra,
-                storage=cluster.storage)
+                storage=cluster.storage, storage_changed=self._storage_changed)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)
@@ -131,6 +135,12 @@ class Scheduler:
 
     def _clear_nnn(self, pod: Pod) -> None:
         self.nominator.delete(pod)
+
+    def _storage_changed(self, resource: str, old_obj: Any, new_obj: Any) -> None:
+        """A storage object written to the API (``handle.storage_changed``): the informer's
+        event goes to the listener (``Simulation``'s event handlers)."""
+        if self.storage_listener is not None:
+            self.storage_listener(resource, old_obj, new_obj)
 
     # ----- the queue order -----
     def queue_order(self, pending: list[Pod]) -> list[QueuedPodInfo]:
@@ -306,8 +316,9 @@ class Scheduler:
         deleted = sorted(self.pods_by_uid[u].key for u in self.deleted)
         claims = claim_results(self.cluster.dra, (p for p in self.cluster.pods
                                                   if p.key in bound))
-        return SimulationResult(self.seed, list(self.attempts), bound, pending, deleted,
-                                resource_claims=claims)
+        return SimulationResult(
+            self.seed, list(self.attempts), bound, pending, deleted, resource_claims=claims,
+            persistent_volume_claims=persistent_volume_claim_results(self.cluster.storage))
 
 
 def go_duration(seconds: float) -> str:
@@ -351,3 +362,6 @@ class SimulationResult:
     deleted: list[str] = field(default_factory=list)
     #: per bound pod with claims, its claims' allocations at the end (``claim_results``)
     resource_claims: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: every PersistentVolumeClaim of the cluster at the end, sorted by namespace/name
+    #: (``persistent_volume_claim_results``, docs/storage.md#results)
+    persistent_volume_claims: list[dict[str, Any]] = field(default_factory=list)

@@ -39,6 +39,7 @@ from reference_impl.scheduler.schedule_one import (
     Attempt,
 )
 from reference_impl.scheduler.scheduler import Scheduler, SimulationResult
+from reference_impl.storage.results import persistent_volume_claim_results
 
 LABEL_METADATA_NAME = "kubernetes.io/metadata.name"
 BACKOFF_FLUSH_INTERVAL = SECOND
@@ -139,6 +140,7 @@ class Simulation:
         self.finished: list[str] = []
         self.timeline: list[dict[str, Any]] = []
         self.fired: set[int] = set()  # the indexes of the triggered events applied
+        scheduler.storage_listener = self._storage_changed
 
     # ----- bookkeeping -----
     def _now_s(self) -> float:
@@ -386,6 +388,17 @@ class Simulation:
             self.queue.move_all_to_active_or_backoff_queue(
                 ev.EVENT_ASSIGNED_POD_DELETE, old, None, _le_priority_pre_check(old.priority))
 
+    # ----- storage objects -----
+    def _storage_changed(self, resource: str, old_obj: Any, new_obj: Any) -> None:
+        """The storage informers' handlers (``buildEvtResHandler``, eventhandlers.go): a PV,
+        PVC, StorageClass or CSI object added, updated or deleted moves the unschedulable pods
+        its event may help, and is recorded for the pods in flight (the pod whose PreBind
+        wrote it among them)."""
+        event = ev.storage_object_event(resource, old_obj, new_obj)
+        self._changed()
+        self.cause = event.label()
+        self.queue.move_all_to_active_or_backoff_queue(event, old_obj, new_obj)
+
     # ----- timeline events -----
     def _apply(self, te: sc.TimelineEvent) -> None:
         handler = getattr(self, "_apply_" + te.action)
@@ -585,6 +598,7 @@ class Simulation:
                                                if k in self.pods))
         return TimelineResult(
             s.seed, list(self.attempts), bindings, pending, deleted, claims,
+            persistent_volume_claims=persistent_volume_claim_results(s.cluster.storage),
             attempt_info=list(self.infos), removed=sorted(self.removed),
             finished=sorted(self.finished), timeline=list(self.timeline),
             end_time=self._now_s(), stopped_by=stopped_by, trace=self.trace)

@@ -20,10 +20,10 @@ ATTEMPT_FIELDS = ("pod", "outcome", "node", "reasons", "message", "nominatedNode
                   "attempt", "queue")
 #: End-state fields compared in whole mode.
 END_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "timeline", "endTime",
-              "stoppedBy", "resourceClaims")
+              "stoppedBy", "resourceClaims", "persistentVolumeClaims")
 #: Keys whose children are names (pods, nodes, plugins): ``*`` in a field pattern.
 _NAMED = ("bindings", "reasons", "nodes", "filters", "scores", "preFilter", "notCandidates",
-          "gated")
+          "gated", "persistentVolumeClaims")
 
 
 # --- differences -------------------------------------------------------------------------------
@@ -149,8 +149,18 @@ def norm_end(doc: Mapping[str, Any]) -> dict[str, Any]:
             v = dict(v or {})
         elif k == "timeline":
             v = list(v or [])
+        elif k == "persistentVolumeClaims":
+            v = claims_by_key(v or [])
         out[k] = v
     return out
+
+
+def claims_by_key(claims: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``persistentVolumeClaims`` keyed by ``namespace/name`` (so a difference's path names the
+    claim): phase, volumeName and selectedNode ("" when absent)."""
+    return {f"{c.get('namespace')}/{c.get('name')}": {
+        "phase": c.get("phase"), "volumeName": c.get("volumeName", ""),
+        "selectedNode": c.get("selectedNode", "")} for c in claims}
 
 
 def gated(doc: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -151,6 +151,35 @@ EVENT_NODE_ADD = ClusterEvent(NODE, ADD)
 EVENT_NODE_DELETE = ClusterEvent(NODE, DELETE)
 
 
+#: The storage kinds reported through the framework handle's ``storage_changed`` (a plugin's
+#: API write, the simulated PV controller's), by the EventResource of their informer.
+STORAGE_KIND_RESOURCES: dict[str, str] = {
+    "PersistentVolume": PERSISTENT_VOLUME,
+    "PersistentVolumeClaim": PERSISTENT_VOLUME_CLAIM,
+    "StorageClass": STORAGE_CLASS,
+    "CSINode": CSI_NODE,
+    "CSIDriver": CSI_DRIVER,
+    "CSIStorageCapacity": CSI_STORAGE_CAPACITY,
+    "VolumeAttachment": VOLUME_ATTACHMENT,
+}
+
+
+def storage_object_event(resource: str, old_obj: object, new_obj: object) -> ClusterEvent:
+    """``buildEvtResHandler`` of ``addAllEventHandlers`` (pkg/scheduler/eventhandlers.go) for a
+    storage informer: ``resource``'s Add (no old object), Delete (no new object), or the
+    general Update. ``resource`` is the kind (``PersistentVolume``) or its EventResource
+    (``storage.k8s.io/CSINode``)."""
+    r = STORAGE_KIND_RESOURCES.get(resource, resource)
+    if r not in STORAGE_KIND_RESOURCES.values():
+        raise ValueError(f"not a storage resource: {resource!r} (expected one of "
+                         + ", ".join(STORAGE_KIND_RESOURCES) + ")")
+    if old_obj is None:
+        return ClusterEvent(r, ADD)
+    if new_obj is None:
+        return ClusterEvent(r, DELETE)
+    return ClusterEvent(r, UPDATE)
+
+
 def cluster_event_is_wildcard(ce: ClusterEvent) -> bool:
     """``ClusterEventIsWildCard``: resource "*" and ActionType All."""
     return ce.resource == WILDCARD and ce.action_type == ALL

@@ -1,0 +1,1 @@
+"""Storage around the scheduler: the PV matching helpers and the simulated PV controller."""
