@@ -171,6 +171,8 @@ class CSIDriver:
     attach_required: bool = True
     #: ``spec.storageCapacity``: the API defaults it to false
     storage_capacity: bool = False
+    #: ``spec.preventPodSchedulingIfMissing`` (VolumeLimitScaling): None when unset (false)
+    prevent_pod_scheduling_if_missing: bool | None = None
 
 
 @dataclass(slots=True, frozen=True)

@@ -1,9 +1,10 @@
-"""VolumeRestrictions: conflicts between inline disks of pods on a node, and ReadWriteOncePod PVCs;
-also the volume helpers shared by the storage plugins (NodeVolumeLimits, VolumeBinding,
-VolumeZone).
+"""VolumeRestrictions: conflicts between inline disks of pods on a node, and ReadWriteOncePod
+claims already in use; also the volume helpers shared by the storage plugins (NodeVolumeLimits,
+VolumeBinding, VolumeZone).
 
 Upstream: ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.go``.
-What is exact, what is refused (pods with PVCs): docs/reference.md#volumerestrictions."""
+The claims come from ``handle.storage_objects()`` (the PVC lister), the claims in use from the
+snapshot (``IsPVCUsedByPods``). docs/reference.md#volumerestrictions."""
 
 from __future__ import annotations
 
@@ -18,7 +19,13 @@ from reference_impl.framework.interfaces import (
 )
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.model.objects import Pod
+from reference_impl.model.storage import (
+    READ_WRITE_ONCE_POD,
+    PersistentVolumeClaim,
+    StorageObjects,
+)
 from reference_impl.plugins import names
+from reference_impl.plugins.helper.storage_listers import get_pvc, storage_of
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -235,6 +242,13 @@ def _get_pre_filter_state(state: CycleState) -> tuple[_PreFilterState | None, st
     return s, None
 
 
+def is_pvc_used_by_pods(snapshot: Any, key: str) -> bool:
+    """``Snapshot.IsPVCUsedByPods`` (pkg/scheduler/backend/cache/snapshot.go): a pod bound or
+    assumed on a node of the snapshot uses the claim ``namespace/name`` (``usedPVCRefCounts``,
+    the sum of the NodeInfos' ``PVCRefCounts``)."""
+    return any(ni.pvc_ref_counts.get(key, 0) > 0 for ni in snapshot.node_info_map.values())
+
+
 class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlugin):
     """``VolumeRestrictions`` (volume_restrictions.go)."""
 
@@ -244,21 +258,46 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignP
         """``SignPod``: feasibility depends on the non-synthetic volume sources."""
         return [(VOLUMES_SIGNER_NAME, volumes_signer(pod))], None
 
+    def _storage(self) -> StorageObjects:
+        """The PVC lister of the informer factory (nothing without a handle)."""
+        return storage_of(self.handle)
+
+    def _read_write_once_pod_pvcs_for_pod(self, pod: Pod
+                                          ) -> tuple[frozenset[str] | None, str | None]:
+        """``readWriteOncePodPVCsForPod``: the names of the pod's claims with the
+        ReadWriteOncePod access mode; the lister's NotFound message for a missing claim."""
+        storage = self._storage()
+        pvcs: set[str] = set()
+        for claim in pvc_claim_names(pod):
+            pvc, err = get_pvc(storage, pod.namespace, claim)
+            if pvc is None:
+                return None, err
+            if READ_WRITE_ONCE_POD in pvc.access_modes:
+                pvcs.add(pvc.name)
+        return frozenset(pvcs), None
+
+    def _cal_pre_filter_state(self, pod: Pod, pvcs: frozenset[str],
+                              check_volumes: list[dict]) -> _PreFilterState:
+        """``calPreFilterState``: how many of the pod's ReadWriteOncePod claims a pod of the
+        snapshot already uses (``IsPVCUsedByPods``)."""
+        count = 0
+        if pvcs:
+            assert self.handle is not None, "ReadWriteOncePod claims come from the handle"
+            snapshot = self.handle.snapshot()
+            count = sum(1 for claim in pvcs
+                        if is_pvc_used_by_pods(snapshot, f"{pod.namespace}/{claim}"))
+        return _PreFilterState(pvcs, count, check_volumes)
+
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
                    ) -> tuple[PreFilterResult | None, Status | None]:
-        """``PreFilter``: Skip unless the pod has a restricted inline volume or a ReadWriteOncePod
-        claim in use. PVCs are refused (their access modes come from the PVC lister)."""
-        vols = pod_volumes(pod)
-        check_volumes = [v for v in vols if needs_restrictions_check(v)]
-        claims = [src.get("claimName", "") for v in vols
-                  if (src := _source(v, "persistentVolumeClaim")) is not None]
-        if claims:
-            # readWriteOncePodPVCsForPod: pvcLister.Get per claim; a missing PVC is
-            # UnschedulableAndUnresolvable upstream, an RWOP one is counted.
-            return None, not_supported(
-                self.name, f"PersistentVolumeClaim {claims[0]!r} (PVC access modes are not "
-                           "modelled)")
-        s = _PreFilterState(frozenset(), 0, check_volumes)
+        """``PreFilter``: a missing claim is UnschedulableAndUnresolvable (the lister's
+        NotFound); Skip unless the pod has a restricted inline volume or a ReadWriteOncePod
+        claim another pod uses."""
+        check_volumes = [v for v in pod_volumes(pod) if needs_restrictions_check(v)]
+        pvcs, err = self._read_write_once_pod_pvcs_for_pod(pod)
+        if pvcs is None:
+            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, err or "")
+        s = self._cal_pre_filter_state(pod, pvcs, check_volumes)
         if not check_volumes and s.conflicting_pvc_ref_count == 0:
             return None, Status(Code.SKIP)
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -311,9 +350,9 @@ class VolumeRestrictions(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignP
 
     def is_schedulable_after_persistent_volume_claim_added(
             self, pod: Pod, old_obj: Any, new_obj: Any) -> tuple[str, str | None]:
-        """``isSchedulableAfterPersistentVolumeClaimAdded``: the new PVC (any object with
-        ``namespace`` and ``name``; PVCs are not modelled) is one the pod references."""
-        err = as_pvc(old_obj, new_obj)
+        """``isSchedulableAfterPersistentVolumeClaimAdded``: the new PVC is one the pod
+        references."""
+        err = as_type(old_obj, new_obj, PersistentVolumeClaim, "*v1.PersistentVolumeClaim")
         if err is not None:
             return QUEUE, ("unexpected objects in isSchedulableAfterPersistentVolumeClaimChange: "
                            f"{err}")

@@ -1,15 +1,13 @@
 """The default plugins whose inputs (PVCs, PVs, StorageClasses, CSINodes, ResourceClaims,
-DeviceClasses) are not modelled: VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone,
-DynamicResources, NodeDeclaredFeatures.
+DeviceClasses) are not modelled: VolumeBinding, DynamicResources, NodeDeclaredFeatures
+(VolumeRestrictions, NodeVolumeLimits and VolumeZone read the storage objects now: their tests
+are in tests/storage/).
 
 For each plugin: the path of pods that do not use those objects returns upstream's codes, a pod
 that uses them gets the "not supported yet" Error, and upstream's own v1.37.2 test cases that do
 not need unmodelled objects are restated, each citing its source file and test function:
 
-- ``pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go``
-- ``pkg/scheduler/framework/plugins/nodevolumelimits/csi_test.go``
 - ``pkg/scheduler/framework/plugins/volumebinding/volume_binding_test.go``
-- ``pkg/scheduler/framework/plugins/volumezone/volume_zone_test.go``
 - ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go``
 - ``pkg/scheduler/framework/plugins/nodedeclaredfeatures/nodedeclaredfeatures_test.go``
 - ``staging/src/k8s.io/component-helpers/nodedeclaredfeatures/`` (``framework_test.go``,
@@ -19,7 +17,6 @@ not need unmodelled objects are restated, each citing its source file and test f
 from __future__ import annotations
 
 import itertools
-import json
 from fractions import Fraction
 from types import SimpleNamespace
 
@@ -29,13 +26,9 @@ from reference_impl.framework import interfaces as itf
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.testing import FakeHandle
-from reference_impl.framework.types import NodeInfo, PodInfo
+from reference_impl.framework.types import NodeInfo
 from reference_impl.model.dra import DeviceClass, DRAObjects
 from reference_impl.model.objects import (
-    LABEL_FAILURE_DOMAIN_BETA_REGION,
-    LABEL_FAILURE_DOMAIN_BETA_ZONE,
-    LABEL_TOPOLOGY_REGION,
-    LABEL_TOPOLOGY_ZONE,
     Container,
     Node,
     Pod,
@@ -49,10 +42,7 @@ from reference_impl.plugins import volumezone as vz
 from reference_impl.plugins.nodevolumelimits import NodeVolumeLimits
 
 QUEUE, QUEUE_SKIP = "Queue", "QueueSkip"
-VR_TEST = "volumerestrictions/volume_restrictions_test.go"
-CSI_TEST = "nodevolumelimits/csi_test.go"
 VB_TEST = "volumebinding/volume_binding_test.go"
-VZ_TEST = "volumezone/volume_zone_test.go"
 DRA_TEST = "dynamicresources/dynamicresources_test.go"
 NDF_TEST = "nodedeclaredfeatures/nodedeclaredfeatures_test.go"
 
@@ -125,277 +115,6 @@ def test_extension_points(cls, points):
     got = {name for name, base in itf.EXTENSION_POINTS if issubclass(cls, base)}
     assert got == points
     assert issubclass(cls, itf.SignPlugin) and issubclass(cls, itf.EnqueueExtensions)
-
-
-# ---------------------------------------------------------------------------------------------
-# VolumeRestrictions
-# ---------------------------------------------------------------------------------------------
-
-GCE = vol(gcePersistentDisk={"pdName": "foo"})
-GCE2 = vol(gcePersistentDisk={"pdName": "bar"})
-AWS = vol(awsElasticBlockStore={"volumeID": "foo"})
-AWS2 = vol(awsElasticBlockStore={"volumeID": "bar"})
-RBD = vol(rbd={"monitors": ["a", "b"], "pool": "foo", "image": "bar", "fsType": "ext4"})
-RBD2 = vol(rbd={"monitors": ["c", "d"], "pool": "foo", "image": "bar", "fsType": "ext4"})
-ISCSI = vol(iscsi={"targetPortal": "127.0.0.1:3260", "iqn": "iqn.2016-12.server:storage.target01",
-                   "fsType": "ext4", "lun": 0})
-ISCSI2 = vol(iscsi={"targetPortal": "127.0.0.1:3260",
-                    "iqn": "iqn.2017-12.server:storage.target01", "fsType": "ext4", "lun": 0})
-DISK_CONFLICT = Status(Code.UNSCHEDULABLE, vr.ERR_REASON_DISK_CONFLICT)
-
-
-def _disk_cases(test: str, v1: dict, v2: dict) -> list:
-    """The table shared by TestGCEDiskConflicts, TestAWSDiskConflicts, TestRBDDiskConflicts and
-    TestISCSIDiskConflicts: (source, pod volumes, node pods' volumes, PreFilter, Filter)."""
-    return [
-        (f"{test}/nothing", (), None, skip(), None),
-        (f"{test}/one state", (), (v1,), skip(), None),
-        (f"{test}/same state", (v1,), (v1,), None, DISK_CONFLICT),
-        (f"{test}/different state", (v2,), (v1,), None, None),
-    ]
-
-
-@pytest.mark.parametrize("source,pod_vols,node_vols,want_pre,want_filter", [
-    *_disk_cases(f"{VR_TEST} TestGCEDiskConflicts", GCE, GCE2),
-    (f"{VR_TEST} TestGCEDiskConflicts/pod with a volume that doesn't have restrictions",
-     (vol("volume with no restriction"),), None, skip(), None),
-    *_disk_cases(f"{VR_TEST} TestAWSDiskConflicts", AWS, AWS2),
-    *_disk_cases(f"{VR_TEST} TestRBDDiskConflicts", RBD, RBD2),
-    *_disk_cases(f"{VR_TEST} TestISCSIDiskConflicts", ISCSI, ISCSI2),
-    (f"{VR_TEST} TestAccessModeConflicts/nothing", (), None, skip(), None),
-])
-def test_volume_restrictions_disk_conflicts(source, pod_vols, node_vols, want_pre, want_filter):
-    pl = vr.VolumeRestrictions(None, None)
-    state = CycleState()
-    p = mk_pod("p", "", *pod_vols)
-    _, status = pl.pre_filter(state, p, [])
-    assert status == want_pre
-    if status is None:  # "If PreFilter fails, then Filter will not run."
-        ni = node_info(mk_pod("e", "", *node_vols)) if node_vols is not None else node_info()
-        assert pl.filter(state, p, ni) == want_filter
-
-
-@pytest.mark.parametrize("name,v1,v2,conflict", [
-    ("GCE PD, both read-only", {"gcePersistentDisk": {"pdName": "x", "readOnly": True}},
-     {"gcePersistentDisk": {"pdName": "x", "readOnly": True}}, False),
-    ("GCE PD, one read-only", {"gcePersistentDisk": {"pdName": "x", "readOnly": True}},
-     {"gcePersistentDisk": {"pdName": "x"}}, True),
-    ("AWS EBS, read-only does not matter", {"awsElasticBlockStore": {"volumeID": "x",
-                                                                     "readOnly": True}},
-     {"awsElasticBlockStore": {"volumeID": "x", "readOnly": True}}, True),
-    ("iSCSI, both read-only", {"iscsi": {"iqn": "q", "readOnly": True}},
-     {"iscsi": {"iqn": "q", "readOnly": True}}, False),
-    ("RBD, one shared monitor", {"rbd": {"monitors": ["a", "b"], "image": "i"}},
-     {"rbd": {"monitors": ["b", "c"], "image": "i"}}, True),
-    ("RBD, empty pool defaults to rbd", {"rbd": {"monitors": ["a"], "image": "i"}},
-     {"rbd": {"monitors": ["a"], "image": "i", "pool": "rbd"}}, True),
-    ("RBD, other pool", {"rbd": {"monitors": ["a"], "image": "i", "pool": "p1"}},
-     {"rbd": {"monitors": ["a"], "image": "i", "pool": "p2"}}, False),
-    ("RBD, both read-only", {"rbd": {"monitors": ["a"], "image": "i", "readOnly": True}},
-     {"rbd": {"monitors": ["a"], "image": "i", "readOnly": True}}, False),
-    ("different source types", {"gcePersistentDisk": {"pdName": "x"}},
-     {"awsElasticBlockStore": {"volumeID": "x"}}, False),
-])
-def test_is_volume_conflict_rules(name, v1, v2, conflict):
-    """isVolumeConflict's rules (volume_restrictions.go), one per branch."""
-    assert vr.is_volume_conflict(vol("a", **v1), mk_pod("e", "", vol("b", **v2))) is conflict
-
-
-def test_volume_restrictions_pvc_usage_is_refused():
-    """TestAccessModeConflicts needs PVC objects (access modes): refused with a clear Error."""
-    pl = vr.VolumeRestrictions(None, None)
-    state = CycleState()
-    _, status = pl.pre_filter(state, mk_pod("p", "default", pvc_vol("claim-with-rwop-1")), [])
-    assert_not_supported(status, "VolumeRestrictions")
-    assert "claim-with-rwop-1" in status.message()
-    # A pod known only by its pvc_names is refused as well.
-    p = Pod(namespace="default", name="p", uid="u", pvc_names=("c",))
-    assert_not_supported(pl.pre_filter(CycleState(), p, [])[1], "VolumeRestrictions")
-
-
-def test_volume_restrictions_state_and_extensions():
-    """Filter without PreFilter state, AddPod/RemovePod bookkeeping (volume_restrictions.go)."""
-    pl = vr.VolumeRestrictions(None, None)
-    p = mk_pod("p", "", GCE)
-    empty = CycleState()
-    assert pl.filter(empty, p, node_info()) == Status.as_error(
-        'cannot read "PreFilterVolumeRestrictions" from cycleState')
-    assert pl.pre_filter_extensions() is pl
-    assert pl.add_pod(empty, p, PodInfo(p), node_info()) == Status.as_error(
-        'cannot read "PreFilterVolumeRestrictions" from cycleState')
-    state = CycleState()
-    assert pl.pre_filter(state, p, []) == (None, None)
-    other = mk_pod("o", "", GCE)
-    assert pl.add_pod(state, p, PodInfo(other), node_info()) is None
-    assert pl.remove_pod(state, p, PodInfo(other), node_info()) is None
-    assert state.read(vr.PRE_FILTER_STATE_KEY).conflicting_pvc_ref_count == 0
-    # The state's RWOP count (never set by the model) makes Filter reject; clone keeps it.
-    s = state.read(vr.PRE_FILTER_STATE_KEY)
-    s.read_write_once_pod_pvcs = frozenset({"c"})
-    s.update_with_pod(mk_pod("x", "", pvc_vol("c")), 1)
-    assert state.clone().read(vr.PRE_FILTER_STATE_KEY).conflicting_pvc_ref_count == 1
-    assert pl.filter(state, p, node_info()) == Status(
-        Code.UNSCHEDULABLE, vr.ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
-
-
-_QHINT_PODS = {
-    "gcedisk": (GCE, GCE2), "awsdisk": (AWS, AWS2), "rbddisk": (RBD, RBD2),
-    "iscsidisk": (ISCSI, ISCSI2),
-}
-
-
-@pytest.mark.parametrize("source,pod,deleted,want", [
-    *[(f"{VR_TEST} Test_isSchedulableAfterAssignedPodDeleted/queue-new-object-{k}-conflict",
-       mk_pod("", "", v1), mk_pod("", "", v1), QUEUE) for k, (v1, _) in _QHINT_PODS.items()],
-    *[(f"{VR_TEST} Test_isSchedulableAfterAssignedPodDeleted/skip-new-object-{k}-no-conflict",
-       mk_pod("", "", v1), mk_pod("", "", v2), QUEUE_SKIP) for k, (v1, v2) in _QHINT_PODS.items()],
-    (f"{VR_TEST} Test_isSchedulableAfterAssignedPodDeleted/queue-has-same-claim",
-     mk_pod("pod1", "", pvc_vol("claim-rwop")), mk_pod("pod2", "", pvc_vol("claim-rwop")), QUEUE),
-    (f"{VR_TEST} Test_isSchedulableAfterAssignedPodDeleted/skip-no-same-claim",
-     mk_pod("pod1", "", pvc_vol("claim-1-rwop")), mk_pod("pod2", "", pvc_vol("claim-2-rwop")),
-     QUEUE_SKIP),
-    ("own: other namespace", mk_pod("a", "ns1", GCE), mk_pod("b", "ns2", GCE), QUEUE_SKIP),
-])
-def test_volume_restrictions_assigned_pod_deleted_hint(source, pod, deleted, want):
-    pl = vr.VolumeRestrictions(None, None)
-    assert pl.is_schedulable_after_assigned_pod_deleted(pod, deleted, None) == (want, None)
-
-
-_POD_ONE_PVC = mk_pod("pod-with-one-pvc", "default", pvc_vol("claim-with-rwx-1"))
-_POD_TWO_PVCS = mk_pod("pod-with-two-pvcs", "default", pvc_vol("claim-with-rwx-1"),
-                       pvc_vol("claim-with-rwx-2"))
-_POD_OTHER_NS = mk_pod("pod-with-one-pvc", "kube-system", pvc_vol("claim-with-rwx-1"))
-_PVC1 = PVC(namespace="default", name="claim-with-rwx-1")
-_PVC2 = PVC(namespace="default", name="claim-with-rwx-2")
-
-
-@pytest.mark.parametrize("source,pod,new,want", [
-    ("queue-new-object-pvc-belong-pod", _POD_TWO_PVCS, _PVC1, QUEUE),
-    ("skip-new-object-unused", _POD_ONE_PVC, _PVC2, QUEUE_SKIP),
-    ("skip-nil-old-object", _POD_ONE_PVC, _PVC2, QUEUE_SKIP),
-    ("skip-new-object-not-belong-pod", _POD_ONE_PVC, _PVC2, QUEUE_SKIP),
-    ("skip-new-object-namespace-not-equal-pod", _POD_OTHER_NS, _PVC1, QUEUE_SKIP),
-])
-def test_volume_restrictions_pvc_added_hint(source, pod, new, want):
-    """volume_restrictions_test.go Test_isSchedulableAfterPersistentVolumeClaimChange."""
-    pl = vr.VolumeRestrictions(None, None)
-    assert pl.is_schedulable_after_persistent_volume_claim_added(pod, None, new) == (want, None)
-
-
-def test_volume_restrictions_sign_and_events():
-    pl = vr.VolumeRestrictions(None, None)
-    p = mk_pod("p", "", vol("cm", configMap={"name": "c"}), vol("s", secret={"secretName": "s"}),
-               vol("b", emptyDir={}), vol("a", gcePersistentDisk={"pdName": "x"}))
-    frags, status = pl.sign_pod(p)
-    assert status is None
-    assert frags == [(vr.VOLUMES_SIGNER_NAME,
-                      ('{"emptyDir":{}}', '{"gcePersistentDisk":{"pdName":"x"}}'))]
-    # Volume names do not matter, configMap/secret volumes are ignored.
-    q = mk_pod("q", "", vol("zz", gcePersistentDisk={"pdName": "x"}), vol("yy", emptyDir={}))
-    assert pl.sign_pod(q) == pl.sign_pod(p)
-    assert pl.sign_pod(mk_pod("r", "")) == ([(vr.VOLUMES_SIGNER_NAME, ())], None)
-    json.dumps(frags)  # the value is JSON-marshallable, like upstream's
-    assert pl.events_to_register() == [
-        ("AssignedPod", ("Delete",), "is_schedulable_after_assigned_pod_deleted"),
-        ("Node", ("Add",), None),
-        ("PersistentVolumeClaim", ("Add",), "is_schedulable_after_persistent_volume_claim_added"),
-    ]
-    for _, _, hint in pl.events_to_register():
-        assert hint is None or callable(getattr(pl, hint))
-
-
-# ---------------------------------------------------------------------------------------------
-# NodeVolumeLimits
-# ---------------------------------------------------------------------------------------------
-
-_CM_AND_SECRET = (vol("cm", configMap={"name": "c"}), vol("s", secret={"secretName": "s"}))
-
-
-def test_node_volume_limits_skip_for_configmaps_and_secrets():
-    """csi_test.go TestCSILimits/"skip Filter when the pod only uses secrets and configmaps"."""
-    pl = NodeVolumeLimits(None, None)
-    p = mk_pod("p", "", *_CM_AND_SECRET)
-    assert pl.pre_filter(CycleState(), p, []) == (None, skip())
-    assert pl.pre_filter(CycleState(), mk_pod(), []) == (None, skip())
-    # Filter on a pod without counted volumes: newVolumes is empty, the pod fits.
-    assert pl.filter(CycleState(), p, node_info()) is None
-    assert pl.filter(CycleState(), mk_pod(), node_info()) is None
-
-
-@pytest.mark.parametrize("source,extra,what", [
-    ("TestCSILimits/don't skip Filter when the pod has pvcs", pvc_vol("csi-ebs.csi.aws.com-0"),
-     "PersistentVolumeClaim"),
-    ("TestCSILimits/don't skip Filter when the pod has ephemeral volumes",
-     vol("xyz", ephemeral={"volumeClaimTemplate": {}}), "generic ephemeral volume"),
-    ("TestCSILimits/don't skip Filter when the pod has inline migratable volumes",
-     vol("aws-inline1", awsElasticBlockStore={"volumeID": "aws-inline1"}),
-     "CSI-migratable inline volume"),
-    ("own: every CSI-migratable inline source",
-     vol("c", cinder={"volumeID": "v"}), "CSI-migratable inline volume"),
-])
-def test_node_volume_limits_usage_is_refused(source, extra, what):
-    """Upstream's PreFilter returns Success for these pods and Filter counts their volumes
-    (csi_test.go); counting needs PVCs/PVs/CSINodes, so PreFilter refuses them."""
-    pl = NodeVolumeLimits(None, None)
-    p = mk_pod("abc", "test", *_CM_AND_SECRET, extra)
-    _, status = pl.pre_filter(CycleState(), p, [])
-    assert_not_supported(status, "NodeVolumeLimits")
-    assert what in status.message()
-    assert_not_supported(pl.filter(CycleState(), p, node_info()), "NodeVolumeLimits")
-
-
-@pytest.mark.parametrize("source,deleted,scheduled,want", [
-    ("return a Queue when a deleted pod has a PVC", mk_pod("", "", pvc_vol("placeholder")),
-     True, QUEUE),
-    ("return a Queue when a deleted pod has a inline migratable volume",
-     mk_pod("", "", vol(awsElasticBlockStore={})), True, QUEUE),
-    ("return a QueueSkip when a deleted pod doesn't have any volume", mk_pod(), True, QUEUE_SKIP),
-    ("return a QueueSkip when a deleted pod is not scheduled.",
-     mk_pod("", "", pvc_vol("csi-ebs.csi.aws.com-0")), False, QUEUE_SKIP),
-])
-def test_node_volume_limits_assigned_pod_deleted_hint(source, deleted, scheduled, want):
-    """csi_test.go TestCSILimitsQHint."""
-    deleted.node_name = "csiNode" if scheduled else ""
-    pl = NodeVolumeLimits(None, None)
-    pod = mk_pod("", "", pvc_vol("csi-ebs.csi.aws.com-2"))
-    assert pl.is_schedulable_after_assigned_pod_deleted(pod, deleted, None) == (want, None)
-
-
-@pytest.mark.parametrize("source,pod,added,want", [
-    ("a pod isn't in the same namespace as an added PVC", mk_pod("", "ns1"),
-     PVC(namespace="ns2", name=""), QUEUE_SKIP),
-    ("a pod is in the same namespace as an added PVC",
-     mk_pod("", "ns1", vol(persistentVolumeClaim={"claimName": "pvc1"})),
-     PVC(namespace="ns1", name="pvc1"), QUEUE),
-    ("a pod has an ephemeral volume related to an added PVC",
-     mk_pod("pod1", "ns1", vol("ephemeral", ephemeral={})),
-     PVC(namespace="ns1", name="pod1-ephemeral"), QUEUE),
-    ("a pod doesn't have the same PVC as an added PVC",
-     mk_pod("", "ns1", vol(persistentVolumeClaim={"claimName": "pvc1"})),
-     PVC(namespace="ns1", name="pvc2"), QUEUE_SKIP),
-    ("a pod doesn't have any PVC attached", mk_pod("", "ns1"), PVC(namespace="ns1", name="pvc2"),
-     QUEUE_SKIP),
-])
-def test_node_volume_limits_pvc_added_hint(source, pod, added, want):
-    """csi_test.go TestCSILimitsAddedPVCQHint."""
-    assert NodeVolumeLimits(None, None).is_schedulable_after_pvc_added(pod, None, added) == (
-        want, None)
-
-
-def test_node_volume_limits_sign_and_events():
-    pl = NodeVolumeLimits(None, None)
-    p = mk_pod("p", "", vol("a", hostPath={"path": "/x"}))
-    assert pl.sign_pod(p) == ([(vr.VOLUMES_SIGNER_NAME, ('{"hostPath":{"path":"/x"}}',))], None)
-    assert pl.events_to_register() == [
-        ("storage.k8s.io/CSINode", ("Add",), None),
-        ("storage.k8s.io/CSINode", ("Update",), "is_schedulable_after_csi_node_updated"),
-        ("AssignedPod", ("Delete",), "is_schedulable_after_assigned_pod_deleted"),
-        ("PersistentVolumeClaim", ("Add",), "is_schedulable_after_pvc_added"),
-        ("storage.k8s.io/VolumeAttachment", ("Delete",),
-         "is_schedulable_after_volume_attachment_deleted"),
-    ]
-    hint, err = pl.is_schedulable_after_csi_node_updated(p, None, None)
-    assert hint == QUEUE and "not supported yet" in err
 
 
 # ---------------------------------------------------------------------------------------------
@@ -533,121 +252,6 @@ def test_volume_binding_sign_and_events():
     ]
     for _, _, hint in pl.events_to_register():
         assert hint is None or callable(getattr(pl, hint))
-
-
-# ---------------------------------------------------------------------------------------------
-# VolumeZone
-# ---------------------------------------------------------------------------------------------
-
-def test_volume_zone_pod_without_volume():
-    """volume_zone_test.go TestSingleZone/"pod without volume": PreFilter Skip, Filter nil."""
-    pl = vz.VolumeZone(None, None)
-    state = CycleState()
-    p = mk_pod("pod_1", "default")
-    assert pl.pre_filter(state, p, []) == (None, skip())
-    ni = node_info(name="host1", labels={LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"})
-    assert pl.filter(state, p, ni) is None
-    # Ephemeral and inline volumes are not looked at by VolumeZone.
-    q = mk_pod("pod_1", "default", _eph("e"), GCE)
-    assert pl.pre_filter(CycleState(), q, []) == (None, skip())
-    assert pl.filter(CycleState(), q, ni) is None
-
-
-def test_volume_zone_pvc_usage_is_refused():
-    pl = vz.VolumeZone(None, None)
-    p = mk_pod("pod_1", "default", pvc_vol("PVC_1"))
-    assert_not_supported(pl.pre_filter(CycleState(), p, [])[1], "VolumeZone")
-    # Filter without PreFilter state falls back to getPVbyPod: refused too.
-    assert_not_supported(pl.filter(CycleState(), p, node_info()), "VolumeZone")
-    # An empty claim name needs no lister: UnschedulableAndUnresolvable, as upstream.
-    q = mk_pod("pod_1", "default", vol("v", persistentVolumeClaim={"claimName": ""}))
-    assert pl.pre_filter(CycleState(), q, [])[1] == Status(
-        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "PersistentVolumeClaim had no name")
-
-
-_CONFLICT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, vz.ERR_REASON_CONFLICT)
-
-
-@pytest.mark.parametrize("source,pv_labels,node_labels,want", [
-    ("TestSingleZone/node without labels", {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"}, {},
-     None),
-    ("TestSingleZone/beta zone label matched", {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"},
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a", "uselessLabel": "none"}, None),
-    ("TestSingleZone/beta region label matched", {LABEL_FAILURE_DOMAIN_BETA_REGION: "us-west1"},
-     {LABEL_FAILURE_DOMAIN_BETA_REGION: "us-west1", "uselessLabel": "none"}, None),
-    ("TestSingleZone/beta region label doesn't match",
-     {LABEL_FAILURE_DOMAIN_BETA_REGION: "us-west1"},
-     {LABEL_FAILURE_DOMAIN_BETA_REGION: "no_us-west1", "uselessLabel": "none"}, _CONFLICT),
-    ("TestSingleZone/beta zone label doesn't match",
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"},
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "no_us-west1-a", "uselessLabel": "none"}, _CONFLICT),
-    ("TestSingleZone/zone label matched", {LABEL_TOPOLOGY_ZONE: "us-west1-a"},
-     {LABEL_TOPOLOGY_ZONE: "us-west1-a", "uselessLabel": "none"}, None),
-    ("TestSingleZone/region label doesn't match", {LABEL_TOPOLOGY_REGION: "us-west1"},
-     {LABEL_TOPOLOGY_REGION: "no_us-west1", "uselessLabel": "none"}, _CONFLICT),
-    ("TestSingleZone/pv with zone and region, node with only zone",
-     {LABEL_TOPOLOGY_ZONE: "us-west1-a", LABEL_TOPOLOGY_REGION: "us-west1-a"},
-     {LABEL_TOPOLOGY_ZONE: "us-west1-a"}, _CONFLICT),
-    ("TestSingleZone/pv with beta label,node with ga label, matched",
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"}, {LABEL_TOPOLOGY_ZONE: "us-west1-a"}, None),
-    ("TestSingleZone/pv with beta label,node with ga label, don't match",
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"}, {LABEL_TOPOLOGY_ZONE: "us-west1-b"},
-     _CONFLICT),
-    ("TestMultiZone/beta zone label matched (us-west1-c__us-west1-a)",
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-c__us-west1-a"},
-     {LABEL_FAILURE_DOMAIN_BETA_ZONE: "us-west1-a"}, None),
-])
-def test_volume_zone_filter_node_labels(source, pv_labels, node_labels, want):
-    """volume_zone_test.go: the Filter half of the cases, given the PV topologies the PreFilter
-    computes from the bound PV's labels (``getPVTopologies``, multi-zone values split on
-    "__" by ``LabelZonesToSet``). The PV/PVC lookup itself is not modelled."""
-    topologies = [vz.PVTopology("Vol", key, frozenset(pv_labels[key].split("__")))
-                  for key in vz.TOPOLOGY_LABELS if key in pv_labels]
-    state = CycleState()
-    state.write(vz.PRE_FILTER_STATE_KEY, vz._StateData(topologies))
-    p = mk_pod("pod_1", "default", pvc_vol("PVC_1"))
-    assert vz.VolumeZone(None, None).filter(state, p, node_info(name="host1",
-                                                                labels=node_labels)) == want
-
-
-def _vzpod(claim: str | None) -> Pod:
-    return mk_pod("pod_1", "default", *([pvc_vol(claim)] if claim else []))
-
-
-@pytest.mark.parametrize("source,pod,old,new,want,err", [
-    ("error-wrong-new-object", _vzpod("PVC_1"), None, "not-a-pvc", QUEUE, True),
-    ("pvc-was-added-but-pod-refers-no-pvc", _vzpod(None), None,
-     PVC(namespace="default", name="PVC_1"), QUEUE_SKIP, False),
-    ("pvc-was-added-and-pod-was-bound-to-different-pvc", _vzpod("PVC_2"), None,
-     PVC(namespace="default", name="PVC_1"), QUEUE_SKIP, False),
-    ("pvc-was-added-and-pod-was-bound-to-pvc-but-different-ns", _vzpod("PVC_1"), None,
-     PVC(namespace="ns1", name="PVC_1"), QUEUE_SKIP, False),
-    ("pvc-was-added-and-pod-was-bound-to-the-pvc", _vzpod("PVC_1"), None,
-     PVC(namespace="default", name="PVC_1"), QUEUE, False),
-    ("pvc-was-updated-and-pod-was-bound-to-the-pvc", _vzpod("PVC_1"),
-     PVC(namespace="default", name="PVC_1"), PVC(namespace="default", name="PVC_1"), QUEUE,
-     False),
-    ("pvc-was-updated-but-pod-refers-no-pvc", _vzpod(None),
-     PVC(namespace="default", name="PVC_1"), PVC(namespace="default", name="PVC_1"),
-     QUEUE_SKIP, False),
-])
-def test_volume_zone_pvc_change_hint(source, pod, old, new, want, err):
-    """volume_zone_test.go TestIsSchedulableAfterPersistentVolumeClaimAdded."""
-    hint, error = vz.VolumeZone(None, None).is_schedulable_after_persistent_volume_claim_change(
-        pod, old, new)
-    assert hint == want and (error is not None) is err
-
-
-def test_volume_zone_sign_and_events():
-    pl = vz.VolumeZone(None, None)
-    assert pl.sign_pod(mk_pod()) == ([(vr.VOLUMES_SIGNER_NAME, ())], None)
-    assert pl.events_to_register() == [
-        ("storage.k8s.io/StorageClass", ("Add",), "is_schedulable_after_storage_class_added"),
-        ("Node", ("Add", "UpdateNodeLabel"), None),
-        ("PersistentVolumeClaim", ("Add", "Update"),
-         "is_schedulable_after_persistent_volume_claim_change"),
-        ("PersistentVolume", ("Add", "Update"), "is_schedulable_after_persistent_volume_change"),
-    ]
 
 
 # ---------------------------------------------------------------------------------------------
