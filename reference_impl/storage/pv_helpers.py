@@ -56,8 +56,8 @@ def get_persistent_volume_class(volume: PersistentVolume) -> str:
 
 def check_node_affinity(volume: PersistentVolume, node_labels: Mapping[str, str]) -> str | None:
     """``CheckNodeAffinity`` (helpers.go): the PV's required node affinity against a node that
-    has only these labels (upstream builds ``&v1.Node{ObjectMeta{Labels}}``, so a
-    ``metadata.name`` field term matches no node). The error, or None."""
+    has only these labels (upstream builds ``&v1.Node{ObjectMeta{Labels}}``: without a name the
+    node has no fields, so ``metadata.name`` field terms are ignored). The error, or None."""
     if volume.node_affinity is None:
         return None
     matches, err = match_node_selector_terms(Node("", labels=dict(node_labels)),
