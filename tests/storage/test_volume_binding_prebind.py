@@ -163,3 +163,19 @@ def test_pre_bind_without_pod_volumes_for_the_node() -> None:
     state = cycle(pl, p, n1)
     status = pl.pre_bind(state, p, "n2")
     assert status is not None and status.error == 'no pod volume found for node "n2"'
+
+
+def test_pre_bind_of_a_volume_already_pre_bound_writes_nothing_new() -> None:
+    """A PV pre-bound to the claim (claimRef with its UID, bound-by-controller) needs no
+    update: the API treats the identical update as a no-op (no new version, no event); the PV
+    controller then completes the binding."""
+    pv = local_pv().claim_ref("default", "a", "uid-a").annotation(
+        "pv.kubernetes.io/bound-by-controller", "yes")
+    pl, handle, storage, n1 = setup(pv, claim("a", "local"))
+    p = pod("a")
+    state = cycle(pl, p, n1)
+    before = storage.volumes["pv-1"]
+    assert pl.pre_bind(state, p, N1) is None
+    first_kind, first_old, first_new = handle.storage_changes[0]
+    assert first_old is before and first_new.phase == PV_BOUND  # the controller's phase write
+    assert storage.claims["default/a"].phase == PVC_BOUND

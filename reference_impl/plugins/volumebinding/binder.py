@@ -413,7 +413,8 @@ class VolumeBinder:
 
     def _update(self, store: dict, key: str, obj: Any, resource: str, kind: str) -> Any:
         """An API Update: NotFound, or Conflict when ``obj``'s resourceVersion is not the
-        stored one; else the object with the next resourceVersion, reported to the handle."""
+        stored one; an update that changes nothing is a no-op (no new version, no event); else
+        the object with the next resourceVersion, reported to the handle."""
         old = store.get(key)
         if old is None:
             raise NotFoundError(resource, key.rsplit("/", 1)[-1])
@@ -422,6 +423,8 @@ class VolumeBinder:
                 f'Operation cannot be fulfilled on {resource} "{key.rsplit("/", 1)[-1]}": the '
                 "object has been modified; please apply your changes to the latest version "
                 "and try again")
+        if obj == old:
+            return old
         new = dataclasses.replace(obj, resource_version=old.resource_version + 1)
         store[key] = new
         self.handle.storage_changed(kind, old, new)
