@@ -27,7 +27,7 @@ IN_TREE_MODULES = (
     "reference_impl.plugins.noderesources.balanced_allocation",
     "reference_impl.plugins.volumerestrictions",
     "reference_impl.plugins.nodevolumelimits",
-    "reference_impl.plugins.volumebinding",
+    "reference_impl.plugins.volumebinding.volume_binding",
     "reference_impl.plugins.volumezone",
     "reference_impl.plugins.podtopologyspread.plugin",
     "reference_impl.plugins.interpodaffinity.plugin",

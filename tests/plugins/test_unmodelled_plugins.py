@@ -34,6 +34,7 @@ from reference_impl.model.objects import (
     Pod,
 )
 from reference_impl.model.requests import compute_pod_resources
+from reference_impl.model.storage import PersistentVolumeClaim
 from reference_impl.plugins import dynamicresources as dra
 from reference_impl.plugins import nodedeclaredfeatures as ndf
 from reference_impl.plugins import volumebinding as vb
@@ -187,12 +188,8 @@ def test_volume_binding_missing_state():
     assert pl.pre_bind(CycleState(), p, "n") == Status.as_error("not found")
 
 
-@pytest.mark.parametrize("extra", [
-    pvc_vol("pvc-a"), vol("ephemeral-a", ephemeral={"volumeClaimTemplate": {}})])
-def test_volume_binding_pvc_usage_is_refused(extra):
-    """TestVolumeBinding's other cases need PVCs/PVs/StorageClasses: refused at PreFilter."""
-    _, status = _vb().pre_filter(CycleState(), mk_pod("pod-a", "default", extra), [])
-    assert_not_supported(status, "VolumeBinding")
+def VPVC(namespace: str, name: str) -> PersistentVolumeClaim:  # noqa: N802
+    return PersistentVolumeClaim(namespace=namespace, name=name)
 
 
 def _vbpod(ns: str = "default", *vols: dict) -> Pod:
@@ -205,27 +202,27 @@ def _eph(name: str) -> dict:
 
 @pytest.mark.parametrize("source,pod,old,new,want,err", [
     ("pod has no pvc or ephemeral volumes", _vbpod("default", vol("e", emptyDir={})),
-     PVC(namespace="default", name="pvc-b"), PVC(namespace="default", name="pvc-b"),
+     VPVC(namespace="default", name="pvc-b"), VPVC(namespace="default", name="pvc-b"),
      QUEUE_SKIP, False),
     ("pvc with the same name as the one used by the pod in a different namespace is modified",
      _vbpod("ns-a", pvc_vol("pvc-a"), pvc_vol("pvc-b")), None,
-     PVC(namespace="default", name="pvc-b"), QUEUE_SKIP, False),
+     VPVC(namespace="default", name="pvc-b"), QUEUE_SKIP, False),
     ("pod has no pvc that is being modified", _vbpod("default", pvc_vol("pvc-a"),
                                                      pvc_vol("pvc-c")),
-     PVC(namespace="default", name="pvc-b"), PVC(namespace="default", name="pvc-b"),
+     VPVC(namespace="default", name="pvc-b"), VPVC(namespace="default", name="pvc-b"),
      QUEUE_SKIP, False),
     ("pod has no generic ephemeral volume that is being modified",
      _vbpod("default", _eph("ephemeral-a"), _eph("ephemeral-c")),
-     PVC(namespace="default", name="pod-a-ephemeral-b"),
-     PVC(namespace="default", name="pod-a-ephemeral-b"), QUEUE_SKIP, False),
+     VPVC(namespace="default", name="pod-a-ephemeral-b"),
+     VPVC(namespace="default", name="pod-a-ephemeral-b"), QUEUE_SKIP, False),
     ("pod has the pvc that is being modified", _vbpod("default", pvc_vol("pvc-a"),
                                                       pvc_vol("pvc-b")),
-     PVC(namespace="default", name="pvc-b"), PVC(namespace="default", name="pvc-b"),
+     VPVC(namespace="default", name="pvc-b"), VPVC(namespace="default", name="pvc-b"),
      QUEUE, False),
     ("pod has the generic ephemeral volume that is being modified",
      _vbpod("default", _eph("ephemeral-a"), _eph("ephemeral-b")),
-     PVC(namespace="default", name="pod-a-ephemeral-b"),
-     PVC(namespace="default", name="pod-a-ephemeral-b"), QUEUE, False),
+     VPVC(namespace="default", name="pod-a-ephemeral-b"),
+     VPVC(namespace="default", name="pod-a-ephemeral-b"), QUEUE, False),
     ("type conversion error", _vbpod(), object(), object(), QUEUE, True),
 ])
 def test_volume_binding_pvc_change_hint(source, pod, old, new, want, err):
