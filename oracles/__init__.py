@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from oracles import (
+    attach_limits,
     consistency,
     filters_honoured,
     no_false_unschedulable,
     no_overcommit,
     preemption,
+    provisioning,
     queue_fairness,
+    read_write_once_pod,
     score_optimality,
+    volume_node_affinity,
 )
 from oracles.base import OracleContext, Violation
 
@@ -31,6 +35,10 @@ ALL_ORACLES: dict[str, Oracle] = {
     score_optimality.NAME: score_optimality.check,
     preemption.NAME: preemption.check,
     queue_fairness.NAME: queue_fairness.check,
+    attach_limits.NAME: attach_limits.check,
+    volume_node_affinity.NAME: volume_node_affinity.check,
+    read_write_once_pod.NAME: read_write_once_pod.check,
+    provisioning.NAME: provisioning.check,
 }
 
 
