@@ -355,7 +355,8 @@ def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[
                       classes: StorageClasses, sizes: Sizes = SMALL) -> list[Doc]:
     """The storage objects of a scenario after ``classes``: CSINodes, capacities, static PVs
     (available, or bound to a claim), claims, and volumes for up to
-    ``sizes.max_pod_volumes`` running and as many pending pods (set in place)."""
+    ``sizes.max_pod_volumes`` running and as many pending pods (set in place; at least one
+    pending pod, when there is one, but one time in four)."""
     vols = _Volumes(classes, cluster)
     docs = draw(csi_nodes(cluster, classes.drivers)) + draw(capacities(cluster, classes))
     for _ in range(draw(st.integers(0, sizes.max_volumes))):
@@ -368,8 +369,11 @@ def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[
             draw(unbound_claim(vols, ns))
     for pods, volumes in ((cluster.running_pods, running_pod_volumes),
                           (pending, pod_volumes)):
+        most = min(sizes.max_pod_volumes, len(pods))
+        # at least one pending pod has volumes, but one time in four
+        least = 1 if pods is pending and most and not sometimes(draw, 4) else 0
         users = draw(st.lists(st.integers(0, max(0, len(pods) - 1)), unique=True,
-                              max_size=min(sizes.max_pod_volumes, len(pods))))
+                              min_size=least, max_size=most))
         for i in sorted(users):
             pods[i]["spec"]["volumes"] = [*pods[i]["spec"].get("volumes", []),
                                           *draw(volumes(pods[i], vols))]
