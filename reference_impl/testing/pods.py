@@ -416,9 +416,29 @@ class PodWrapper(ObjectWrapper):
         self._append(("spec",), "volumes", volume)
         return self
 
-    def pvc(self, claim: str) -> Self:
-        """``PVC``: one more volume from this PersistentVolumeClaim."""
-        return self.volume({"name": claim, "persistentVolumeClaim": {"claimName": claim}})
+    def pvc(self, claim: str, vol_name: str | None = None) -> Self:
+        """``PVC``: one more volume (named ``vol_name``, else as the claim) from this
+        PersistentVolumeClaim."""
+        return self.volume({"name": vol_name or claim,
+                            "persistentVolumeClaim": {"claimName": claim}})
+
+    def ephemeral_volume(self, name: str, storage_class: str | None = None,
+                         size: Quantity = "1Gi", *,
+                         access_modes: Iterable[str] = ("ReadWriteOnce",)) -> Self:
+        """One more generic ephemeral volume: its ``volumeClaimTemplate`` asks for ``size``
+        of ``storage_class`` (no ``storageClassName`` when None). The ephemeral volume
+        controller creates its claim ``<pod>-<name>`` (``loader/ephemeral.py``)."""
+        spec: Doc = {"accessModes": list(access_modes),
+                     "resources": {"requests": {"storage": size}}}
+        if storage_class is not None:
+            spec["storageClassName"] = storage_class
+        return self.volume({"name": name,
+                            "ephemeral": {"volumeClaimTemplate": {"spec": spec}}})
+
+    def inline_volume(self, name: str, kind: str, source: Mapping[str, Any]) -> Self:
+        """One more inline volume of source ``kind`` (``gcePersistentDisk``,
+        ``awsElasticBlockStore``, ``rbd``, ``iscsi``, ``csi``, ``hostPath``...)."""
+        return self.volume({"name": name, kind: dict(source)})
 
     def resource_claim(self, name: str, *, claim: str | None = None,
                        template: str | None = None) -> Self:

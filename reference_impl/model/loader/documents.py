@@ -31,6 +31,7 @@ from reference_impl.model.loader.admission import (
     ADMISSION_KINDS,
     SCENARIO_API_VERSION,
     Admission,
+    admit_claims,
     admit_documents,
 )
 from reference_impl.model.loader.controllers import (
@@ -48,6 +49,7 @@ from reference_impl.model.loader.defaults import (
     _deterministic_uid,
     _global_default_class,
 )
+from reference_impl.model.loader.ephemeral import add_ephemeral_claims, create_ephemeral_claims
 from reference_impl.model.loader.fields import _Raw
 from reference_impl.model.loader.node import _node
 from reference_impl.model.loader.pod import _pod
@@ -62,6 +64,11 @@ from reference_impl.model.loader.resource import (
     _resource_slice,
 )
 from reference_impl.model.loader.resourceclaims import add_template_claims, create_template_claims
+from reference_impl.model.loader.storage import (
+    NAMESPACED_STORAGE_KINDS,
+    build_storage,
+    storage_kind,
+)
 from reference_impl.model.objects import Cluster, Namespace, Pod
 
 KUBE_SCHEDULER_CONFIG_GROUP = "kubescheduler.config.k8s.io"
@@ -73,7 +80,8 @@ ABOUT_THE_FILE = {
     "GoldenDecisions": "the decisions recorded from upstream; kschedconf reproduce compares them",
 }
 _TERMINAL_PHASES = ("Succeeded", "Failed")
-_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS, *NAMESPACED_RESOURCE_KINDS)
+_NAMESPACED = ("Pod", "PodDisruptionBudget", *CONTROLLER_KINDS, *NAMESPACED_RESOURCE_KINDS,
+               *NAMESPACED_STORAGE_KINDS)
 _OBJECT = "a mapping (a Kubernetes object)"
 
 
@@ -195,6 +203,8 @@ def _object_kind(api_version: str, kind: str) -> str | None:
     if (group, kind) in ADMISSION_KINDS:
         return kind
     if kind in RESOURCE_KINDS and api_version == f"{RESOURCE_GROUP}/v1":
+        return kind
+    if storage_kind(api_version, kind) is not None:
         return kind
     if kind == "KubeSchedulerConfiguration" and (not api_version
                                                  or group == KUBE_SCHEDULER_CONFIG_GROUP):
@@ -376,9 +386,13 @@ class _Builder:
         warnings += ignored_warnings
         warnings += self.about
         cluster.dra = self._build_dra(by_kind)
+        cluster.storage = build_storage(by_kind)
         # a pod loaded against a base cluster (load_pod_file) gets its claims there
         claims_dra = base.dra if base is not None and not cluster.dra else cluster.dra
         warnings += create_template_claims(cluster.pods, claims_dra)
+        create_ephemeral_claims(
+            cluster.pods, base.storage if base is not None and not cluster.storage
+            else cluster.storage)
         if self.admission_objects and (admission is None or admission.mode == "never"):
             kinds = ", ".join(f"{n} {k}(s)" for k, n in sorted(self.admission_objects.items()))
             warnings.append(f"{kinds} not applied: admission is off, the pods are taken as "
@@ -426,12 +440,15 @@ def load_read_documents(documents: Iterable[tuple[str, int, Any]], *,
                         admission: str = "never", template_claims: bool = False) -> LoadResult:
     """Load documents as ``read_documents`` returns them, after the workload expansion, with
     the admission pre-pass (``admission``: auto, always or never; ``admission/__init__.py``)
-    and then, with ``template_claims``, the claims of ResourceClaimTemplates as documents
-    (``resourceclaims.add_template_claims``; after the admission, which takes a pod with a
-    uid or a status as a dump)."""
+    and then, with ``template_claims``, the claims the controllers create as documents: of
+    ResourceClaimTemplates (``resourceclaims.add_template_claims``) and of generic ephemeral
+    volumes (``ephemeral.add_ephemeral_claims``), after the pods' admission, which takes a
+    pod with a uid or a status as a dump; last, the claims' admission (DefaultStorageClass,
+    ``admit_claims``), which the controllers' claims go through too."""
     admitted = admit_documents(documents, admission)
     if template_claims:
-        admitted.documents = add_template_claims(admitted.documents)
+        admitted.documents = add_ephemeral_claims(add_template_claims(admitted.documents))
+    admit_claims(admitted)
     b = _Builder()
     for source, i, doc in admitted.documents:
         b.add_document(doc, source, i)

@@ -1,10 +1,11 @@
 """Admission for pods created from manifests, a pre-pass on raw documents before the loader:
 what the API server's default admission plugins do to a new pod, in their order
 (pkg/kubeapiserver/options/plugins.go): LimitRanger, Priority (in the loader), then
-DefaultTolerationSeconds, RuntimeClass, and the validating phase. ``auto`` takes the pods of a
-dump (uid, resourceVersion or a status) as they are; ``always`` admits every pod, ``never``
-none. Modules: ``limitranger``, ``runtimeclass``, ``tolerationseconds``, ``common``; the order
-of the defaulting around admission is in docs/admission.md.
+DefaultTolerationSeconds, RuntimeClass, and the validating phase; and DefaultStorageClass to
+a new PersistentVolumeClaim (``admit_claims``). ``auto`` takes the objects of a dump (uid,
+resourceVersion or a status) as they are; ``always`` admits every one, ``never`` none.
+Modules: ``limitranger``, ``runtimeclass``, ``tolerationseconds``, ``storageclass``,
+``common``; the order of the defaulting around admission is in docs/admission.md.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reference_impl.model.decoding import InputLocation, read_map, read_str
-from reference_impl.model.loader.admission import limitranger, runtimeclass, tolerationseconds
+from reference_impl.model.loader.admission import (
+    limitranger,
+    runtimeclass,
+    storageclass,
+    tolerationseconds,
+)
 from reference_impl.model.loader.admission.common import AdmittedPod, AppliedDefault, containers
 from reference_impl.model.loader.admission.limitranger import LimitRange, read_limit_range
 from reference_impl.model.loader.admission.runtimeclass import RuntimeClass, read_runtime_class
@@ -54,21 +60,32 @@ class Admission:
     applied: list[AppliedDefault] = field(default_factory=list)
     admitted: int = 0
     taken_as_they_are: int = 0
+    #: the PersistentVolumeClaims the DefaultStorageClass plugin gave the default class
+    #: (``admit_claims``; ``pod`` is the claim's ``namespace/name``)
+    claim_defaults: list[AppliedDefault] = field(default_factory=list)
 
     def applied_to(self, pod_key: str) -> list[AppliedDefault]:
         return [a for a in self.applied if a.pod == pod_key]
 
     def summary(self) -> str | None:
         """One line for stderr, or None when admission changed nothing."""
-        if not self.applied:
+        if not self.applied and not self.claim_defaults:
             return None
         pods = len({a.pod for a in self.applied})
         plugins = sorted({a.plugin for a in self.applied})
         dump = (f"; {self.taken_as_they_are} pod(s) of a dump taken as they are"
                 if self.taken_as_they_are else "")
+        claims = ""
+        if self.claim_defaults:
+            classes = sorted({str(a.value) for a in self.claim_defaults})
+            claims = (f"{len(self.claim_defaults)} PersistentVolumeClaim(s) given the default "
+                      f"StorageClass {', '.join(classes)} by {storageclass.PLUGIN}")
+        if not self.applied:
+            return (f"admission ({self.mode}): {claims} (--admission never to turn it off)")
+        claims = f"; {claims}" if claims else ""
         return (f"admission ({self.mode}): {len(self.applied)} default(s) applied to {pods} "
-                f"pod(s) by {', '.join(plugins)}{dump} (--admission never to turn it off; "
-                "simulate --trace and explain list them)")
+                f"pod(s) by {', '.join(plugins)}{dump}{claims} (--admission never to turn it "
+                "off; simulate --trace and explain list them)")
 
 
 def is_dump_pod(doc: Mapping[str, Any]) -> bool:
@@ -220,6 +237,40 @@ def admit_documents(docs: Iterable[Document], mode: str = "auto", *,
     return result
 
 
+def _is_claim(doc: Mapping[str, Any]) -> bool:
+    return (doc.get("kind") == "PersistentVolumeClaim"
+            and doc.get("apiVersion") in (None, "", "v1"))
+
+
+def admit_claims(result: Admission) -> None:
+    """The DefaultStorageClass plugin on the PersistentVolumeClaims of ``result.documents``
+    that the mode admits (``auto``: those without a uid, resourceVersion or status, as for
+    pods), each replaced by its admitted copy; the classes are those of the documents
+    (``admission/storageclass.py``). Run after the controllers' pre-passes, whose claims are
+    created through the API server too."""
+    if result.mode == "never":
+        return
+    out = result.documents
+    classes = [(doc, ctx) for _, _, doc, ctx in _objects(out)
+               if doc.get("kind") == "StorageClass"
+               and _group(doc.get("apiVersion")) == storageclass.API_GROUP]
+    default = storageclass.default_class(classes)
+    if default is None:
+        return
+    for index, item, doc, _ctx in list(_objects(out)):
+        meta = doc.get("metadata")
+        if (not _is_claim(doc) or not isinstance(meta, Mapping) or not meta.get("name")
+                or not _admits(result.mode, doc)):
+            continue
+        claim = copy.deepcopy(dict(doc))
+        if storageclass.mutate(claim, default):
+            key = f"{meta.get('namespace') or 'default'}/{meta['name']}"
+            result.claim_defaults.append(AppliedDefault(
+                key, storageclass.PLUGIN, "spec.storageClassName", default,
+                f"StorageClass {default}"))
+            _replace(out, index, item, claim)
+
+
 def _replace(out: list[Document], index: int, item: str, obj: Mapping[str, Any]) -> None:
     """Put ``obj`` at document ``index`` (``item``: its ``items[i]`` in a List)."""
     source, number, whole = out[index]
@@ -271,6 +322,7 @@ __all__ = [
     "Admission",
     "AdmissionPolicies",
     "AppliedDefault",
+    "admit_claims",
     "admit_documents",
     "admit_pod",
     "is_dump_pod",
