@@ -76,7 +76,9 @@ def claim_volume(view: StorageView, key: str) -> Volume | None:
       does not exist, as upstream falls back);
     * unbound in the input: until its binding completes upstream counts it under the class's
       provisioner, after under its volume's driver (a static PV's, or the provisioner's for a
-      provisioned one). The oracle counts it only when both agree, once per claim."""
+      provisioned one). The oracle counts it only when both agree: under its static PV's
+      identity (the view that merges most, so it never counts more than upstream), else once
+      per claim."""
     claim = view.claims.get(key)
     if claim is None:
         return None
@@ -94,6 +96,8 @@ def claim_volume(view: StorageView, key: str) -> Volume | None:
         pv = view.volumes.get(final)
         if pv is not None:
             vol = _pv_volume(pv)
+            if vol is not None and before and vol[1] == before:
+                return vol
             after = vol[1] if vol else None
         else:  # provisioned: spec.csi.driver is the class's provisioner (docs/storage.md)
             after = _class_driver(view, view.class_of(claim))

@@ -174,6 +174,21 @@ def test_attach_limits_counts_unbound_claims_by_their_class_provisioner() -> Non
     assert attach_limits.check(judge(docs, [bound("p", "n1")], claims)) == []
 
 
+def test_attach_limits_counts_a_claim_bound_in_the_run_to_a_static_pv_as_that_volume() -> None:
+    """A claim of an Immediate class, unbound in the input, that the PV controller binds to a
+    static PV with the running pod's handle before the pod is scheduled: upstream counts one
+    volume (the PV's driver and handle), so the bind fits a count of 1."""
+    docs = [*ATTACH, storage_class("imm", mode="Immediate"), pvc("late", cls="imm"),
+            pv("pv-dup", csi={"driver": DISK, "volumeHandle": "pv-a"}), pod("p", "late")]
+    claims = [claim_result("a", "pv-a"), claim_result("b", "pv-b"),
+              claim_result("late", "pv-dup")]
+    assert attach_limits.check(judge(docs, [bound("p", "n1")], claims)) == []
+    # another handle: two volumes of the driver on n1
+    docs[-2] = pv("pv-dup", csi={"driver": DISK, "volumeHandle": "other"})
+    v = one(attach_limits.check(judge(docs, [bound("p", "n1")], claims)))
+    assert f"{DISK}/other" in v.message
+
+
 def test_attach_limits_counts_migrated_inline_gce_disks() -> None:
     disk = {"gcePersistentDisk": {"pdName": "disk-a"}}
     other = {"gcePersistentDisk": {"pdName": "disk-b"}}
