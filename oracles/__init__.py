@@ -11,14 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from oracles import (
+    attach_limits,
     consistency,
     dra_allocations,
     filters_honoured,
     no_false_unschedulable,
     no_overcommit,
     preemption,
+    provisioning,
     queue_fairness,
+    read_write_once_pod,
     score_optimality,
+    volume_node_affinity,
 )
 from oracles.base import OracleContext, Violation
 
@@ -33,6 +37,10 @@ ALL_ORACLES: dict[str, Oracle] = {
     preemption.NAME: preemption.check,
     queue_fairness.NAME: queue_fairness.check,
     dra_allocations.NAME: dra_allocations.check,
+    attach_limits.NAME: attach_limits.check,
+    volume_node_affinity.NAME: volume_node_affinity.check,
+    read_write_once_pod.NAME: read_write_once_pod.check,
+    provisioning.NAME: provisioning.check,
 }
 
 

@@ -11,8 +11,13 @@ from strategies.scenarios import scenarios
 
 FAMILIES = ("small", "medium", "large")
 #: families beyond the size presets: a size preset with opt-in features added to the defaults
-#: (``dra``: small scenarios with DeviceClasses, ResourceSlices and claims, docs/dra.md)
-FEATURE_FAMILIES: dict[str, tuple[str, frozenset[str]]] = {"dra": ("small", frozenset({"dra"}))}
+#: (``dra``: small scenarios with DeviceClasses, ResourceSlices and claims, docs/dra.md;
+#: ``storage``: small scenarios with storage classes, CSI objects, volumes, claims and pods
+#: using them, docs/storage.md)
+FEATURE_FAMILIES: dict[str, tuple[str, frozenset[str]]] = {
+    "dra": ("small", frozenset({"dra"})),
+    "storage": ("small", frozenset({"storage"})),
+}
 
 
 def family_sizes(family: str) -> sizes.Sizes:

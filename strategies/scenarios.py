@@ -5,7 +5,9 @@ About one scenario in four holds workloads, expanded into their pods here
 (``strategies/workloads.py``), and about one in four looks like a dump of a busy cluster
 (``strategies/busy.py``). The documents are ordered PriorityClasses, Namespaces, Nodes, running
 pods, pending pods (the workloads' pods last), PDBs, the workloads with their Services and a
-Deployment's ReplicaSet, DRA objects (feature ``dra``, opt-in: ``dra.py``), Services and the
+Deployment's ReplicaSet, DRA objects (feature ``dra``, opt-in: ``dra.py``), storage objects
+(feature ``storage``, opt-in: ``storage.py``; classes and CSIDrivers are drawn before the
+workloads, whose StatefulSets' claim templates name them), Services and the
 pods' owner objects (``services.py``), then the timeline (``kschedconf/v1`` Scenario) if any;
 the configuration is ``config``.
 """
@@ -24,6 +26,7 @@ from strategies.configs import scheduler_configs, scheduler_names_of
 from strategies.dra import DRA_FEATURE, dra_documents, with_template_claims
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
+from strategies.storage import STORAGE_FEATURE, storage_classes, storage_documents
 from strategies.timelines import timelines
 from strategies.workloads import add_workloads
 
@@ -42,10 +45,13 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
     pending = draw(pending_pods(cluster, sizes, f, names))
-    workloads, triggered = draw(add_workloads(cluster, pending, sizes, f, names))
+    classes = draw(storage_classes(cluster)) if STORAGE_FEATURE in f else None
+    workloads, triggered = draw(add_workloads(cluster, pending, sizes, f, names, classes))
     draw(busy_cluster(cluster, pending, f))
     dra = draw(dra_documents(cluster, pending, sizes)) if DRA_FEATURE in f else []
-    documents = cluster.documents(pending) + workloads + dra
+    storage = [] if classes is None else [
+        *classes.documents, *draw(storage_documents(cluster, pending, classes, sizes))]
+    documents = cluster.documents(pending) + workloads + dra + storage
     if "services" in f:
         documents += draw(selecting_objects([*cluster.running_pods, *pending], workloads))
     if dra:

@@ -50,6 +50,8 @@ class Sizes:
     max_events: int = 6  # timeline events (kschedconf/v1 Scenario)
     max_devices: int = 4  # devices per generated ResourceSlice (feature "dra")
     max_pod_claims: int = 4  # pending pods with spec.resourceClaims (feature "dra")
+    max_volumes: int = 4  # static PersistentVolumes besides running pods' (feature "storage")
+    max_pod_volumes: int = 4  # running, and pending, pods with volumes (feature "storage")
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_nodes <= self.max_nodes:
@@ -113,8 +115,11 @@ ALL_FEATURES: frozenset[str] = frozenset({
 #: features that are known but off unless named: ``features=None`` (every feature) leaves them
 #: out. ``dra``: DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates and
 #: pods that use them (strategies/dra.py), while the reference's DynamicResources plugin is
-#: not finished (docs/dra.md).
-OPT_IN_FEATURES: frozenset[str] = frozenset({"dra"})
+#: not finished (docs/dra.md). ``storage``: StorageClasses, CSIDrivers, CSINodes,
+#: CSIStorageCapacities, PersistentVolumes, PersistentVolumeClaims, pods with volumes and
+#: StatefulSets' volumeClaimTemplates (strategies/storage.py), while the four volume plugins
+#: are being written (docs/storage.md).
+OPT_IN_FEATURES: frozenset[str] = frozenset({"dra", "storage"})
 
 RESOURCES_ONLY: frozenset[str] = frozenset()
 """Plain clusters: cpu, memory and pod count only."""

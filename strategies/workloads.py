@@ -17,6 +17,7 @@ from strategies._cache import sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import pod_templates, sometimes
 from strategies.sizes import Sizes
+from strategies.storage import StorageClasses, claim_template_spec
 
 __all__ = ["WORKLOAD_LABEL", "GENERATED_WORKLOAD_KINDS", "add_workloads", "workload_documents"]
 
@@ -50,10 +51,11 @@ def _selector(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, str]:
 @st.composite
 def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Sizes,
               features: frozenset[str], scheduler_names: tuple[str, ...],
-              budget: int) -> list[Doc]:
+              budget: int, classes: StorageClasses | None = None) -> list[Doc]:
     """One workload document creating at most ``budget`` pods (a DaemonSet only when the
     budget covers every node), and a Service selecting its pods one time in three (with
-    ``services``)."""
+    ``services``); a StatefulSet has 1-2 ``volumeClaimTemplates`` one time in two when
+    ``classes`` are given (feature ``storage``)."""
     kinds = [k for k in GENERATED_WORKLOAD_KINDS
              if k[1] != "DaemonSet" or budget >= len(cluster.nodes)]
     api_version, kind = draw(sampled(kinds))
@@ -81,6 +83,10 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
         policies = ("Parallel", "OrderedReady") if "timeline" in features else ("Parallel",)
         spec["podManagementPolicy"] = draw(sampled(policies))
         spec["serviceName"] = name
+        if classes is not None and sometimes(draw, 2):
+            spec["volumeClaimTemplates"] = [
+                {"metadata": {"name": f"data-{i}"}, "spec": claim_template_spec(draw, classes)}
+                for i in range(draw(st.integers(1, 2)))]
     spec["template"] = template
     out = [{"apiVersion": api_version, "kind": kind,
             "metadata": {"name": name, "namespace": namespace}, "spec": spec}]
@@ -95,7 +101,7 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
 @st.composite
 def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
                        features: frozenset[str], scheduler_names: tuple[str, ...],
-                       budget: int) -> list[Doc]:
+                       budget: int, classes: StorageClasses | None = None) -> list[Doc]:
     """Up to two workloads (and their Services) creating at most ``budget`` pods, about one
     time in four when ``workloads`` is among ``features``; nothing otherwise."""
     if "workloads" not in features or budget < 1 or not sometimes(draw, 4):
@@ -104,7 +110,7 @@ def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
     for i in range(draw(st.integers(1, 2))):
         if budget < 1:
             break
-        docs = draw(_workload(i, cluster, sizes, features, scheduler_names, budget))
+        docs = draw(_workload(i, cluster, sizes, features, scheduler_names, budget, classes))
         spec = docs[0]["spec"]
         budget -= (len(cluster.nodes) if docs[0]["kind"] == "DaemonSet"
                    else spec.get("replicas", spec.get("parallelism", 0)))
@@ -114,15 +120,17 @@ def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
 
 @st.composite
 def add_workloads(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
-                  sizes: Sizes, features: frozenset[str],
-                  scheduler_names: tuple[str, ...]) -> tuple[list[Doc], list[Doc]]:
+                  sizes: Sizes, features: frozenset[str], scheduler_names: tuple[str, ...],
+                  classes: StorageClasses | None = None) -> tuple[list[Doc], list[Doc]]:
     """Draw workloads for ``cluster`` and expand them: the pods created are appended to
     ``pending``, a pod a workload adopted is updated in place; returns the documents to add
     to the scenario after the pods (the workloads completed as the API server stores them,
     their Services, a Deployment's ReplicaSet) and the timeline events creating an
-    OrderedReady StatefulSet's later replicas (``when: {podBound: ...}``)."""
+    OrderedReady StatefulSet's later replicas (``when: {podBound: ...}``). ``classes``: the
+    StorageClasses a StatefulSet's claim templates may name (feature ``storage``)."""
     budget = sizes.max_pending_pods - len(pending)
-    drawn = draw(workload_documents(cluster, sizes, features, scheduler_names, budget))
+    drawn = draw(workload_documents(cluster, sizes, features, scheduler_names, budget,
+                                    classes))
     if not drawn:
         return [], []
     existing = cluster.documents(pending)

@@ -88,9 +88,10 @@ def register(sub: Any) -> None:
                    help="generated scenarios in all (split over --sizes; default 20)")
     d.add_argument("--sizes", metavar="LIST", type=_sizes, default=["small"],
                    help="scenario sizes: a comma list of small, medium, large, dra "
-                        "(small scenarios with DRA device classes, slices and claims) "
-                        "(--scenarios split evenly), or counts: small=100,medium=40,large=5,"
-                        "dra=50 (default small)")
+                        "(small scenarios with DRA device classes, slices and claims), "
+                        "storage (small scenarios with storage classes, CSI objects, "
+                        "volumes and claims) (--scenarios split evenly), or counts: "
+                        "small=100,medium=40,large=5,dra=50,storage=50 (default small)")
     d.add_argument("--golden", action="store_true",
                    help="compare the golden scenarios (golden/AREA/NAME.yaml) too")
     d.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")

@@ -1,0 +1,380 @@
+"""Storage scenarios (feature ``storage``, opt-in: not in ``ALL_FEATURES``): StorageClasses,
+CSIDrivers, CSINodes, CSIStorageCapacities, static PersistentVolumes, PersistentVolumeClaims and
+pods that use them (``persistentVolumeClaim`` and ``ephemeral`` volumes, inline
+``gcePersistentDisk`` disks). Valid by construction for the API server's rules of core/v1 and
+storage.k8s.io/v1 (pkg/apis/core/validation ValidatePersistentVolume,
+ValidatePersistentVolumeClaim; pkg/apis/storage/validation of k8s.io/kubernetes v1.37.2); what
+is drawn and what shrinking gives: docs/strategies.md#storage.
+
+The objects read by the four volume plugins: VolumeRestrictions (ReadWriteOncePod claims,
+inline GCE disks), NodeVolumeLimits (CSINode ``allocatable.count``, in-tree
+gcePersistentDisk / awsElasticBlockStore volumes that CSI migration translates), VolumeZone
+(zone-labelled PVs) and VolumeBinding (classes, static PVs, capacities)."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+import strategies.vocabulary as v
+from strategies._cache import sampled
+from strategies.clusters import GeneratedCluster
+from strategies.objects import sometimes, stable_uid
+from strategies.sizes import SMALL, Sizes
+
+__all__ = [
+    "CSI_DRIVERS",
+    "NO_PROVISIONER",
+    "STORAGE_FEATURE",
+    "StorageClasses",
+    "claim_template_spec",
+    "storage_classes",
+    "storage_documents",
+]
+
+Doc = dict[str, Any]
+
+STORAGE_FEATURE = "storage"
+STORAGE_V1 = "storage.k8s.io/v1"
+#: the CSI drivers of generated clusters (the first shrinks in)
+CSI_DRIVERS = ("disk.csi.example.com", "fs.csi.example.com")
+#: the CSI driver CSI migration translates gcePersistentDisk volumes to
+#: (k8s.io/csi-translation-lib/plugins/gce_pd.go GCEPDDriverName)
+GCE_PD_DRIVER = "pd.csi.storage.gke.io"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+#: class names, in shrinking order
+CLASS_NAMES = ("standard", "fast", "local")
+SIZES_GI = (1, 2, 5, 10)
+#: the PV label claims' selectors match
+TIER = "example.com/tier"
+TIERS = ("gold", "silver")
+#: inline and PV GCE disks and AWS volumes: few names, so that pods share disks
+PD_NAMES = ("disk-a", "disk-b")
+AWS_VOLUMES = ("vol-0a", "vol-0b")
+RWO, ROX, RWX, RWOP = "ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"
+#: access modes of claims and volumes: ReadWriteOncePod never with another mode
+#: (ValidatePersistentVolumeSpec / ValidatePersistentVolumeClaimSpec)
+ACCESS_MODES: tuple[tuple[str, ...], ...] = ((RWO,), (RWOP,), (RWO, ROX), (RWX,), (ROX,))
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+
+
+def _gi(n: int) -> str:
+    return f"{n}Gi"
+
+
+@dataclass
+class StorageClasses:
+    """The classes and CSI drivers drawn (before the workloads, whose StatefulSets' claim
+    templates name the classes), as documents and by name."""
+
+    documents: list[Doc] = field(default_factory=list)
+    provisioner: dict[str, str] = field(default_factory=dict)  # class -> provisioner
+    drivers: tuple[str, ...] = ()  # the CSI drivers with a CSIDriver object
+    capacity_drivers: frozenset[str] = frozenset()  # CSIDrivers with storageCapacity: true
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.provisioner)
+
+
+def _topology_term(draw: st.DrawFn, cluster: GeneratedCluster) -> Doc:
+    """A ``TopologySelectorTerm``: one expression on the zone or the hostname label, 1-2
+    values (ValidateAllowedTopologies: non-empty values, unique keys)."""
+    if sometimes(draw, 2):
+        key, values = v.HOSTNAME, list(cluster.node_names)
+    else:
+        key, values = v.ZONE, list(v.ZONES)
+    chosen = draw(st.lists(sampled(values), min_size=1, max_size=2, unique=True))
+    return {"matchLabelExpressions": [{"key": key, "values": sorted(chosen)}]}
+
+
+@st.composite
+def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasses:
+    """1-3 StorageClasses (``standard`` always): a provisioner (a CSI driver, or
+    ``kubernetes.io/no-provisioner``), Immediate or WaitForFirstConsumer binding, sometimes
+    ``allowedTopologies`` on the zone or hostname label, the default-class annotation on one
+    sometimes; and a CSIDriver per CSI driver (``attachRequired``, ``storageCapacity``)."""
+    out = StorageClasses()
+    count = draw(st.integers(1, len(CLASS_NAMES)))
+    default = draw(st.integers(-1, count - 1)) if sometimes(draw, 3) else -1
+    for i, name in enumerate(CLASS_NAMES[:count]):
+        provisioner = draw(sampled((*CSI_DRIVERS, NO_PROVISIONER)))
+        mode = draw(sampled(("WaitForFirstConsumer", "Immediate")))
+        doc: Doc = {"apiVersion": STORAGE_V1, "kind": "StorageClass",
+                    "metadata": {"name": name}, "provisioner": provisioner,
+                    "volumeBindingMode": mode}
+        if i == default:
+            doc["metadata"]["annotations"] = {ANN_DEFAULT_CLASS: "true"}
+        if sometimes(draw, 3):
+            doc["allowedTopologies"] = [_topology_term(draw, cluster)]
+        out.documents.append(doc)
+        out.provisioner[name] = provisioner
+    drivers = tuple(d for d in CSI_DRIVERS if d in out.provisioner.values() or sometimes(draw, 3))
+    capacity = set()
+    for d in drivers:
+        attach = not sometimes(draw, 4)
+        with_capacity = sometimes(draw, 2)
+        if with_capacity:
+            capacity.add(d)
+        out.documents.append({"apiVersion": STORAGE_V1, "kind": "CSIDriver",
+                              "metadata": {"name": d},
+                              "spec": {"attachRequired": attach,
+                                       "storageCapacity": with_capacity}})
+    out.drivers, out.capacity_drivers = drivers, frozenset(capacity)
+    return out
+
+
+@st.composite
+def csi_nodes(draw: st.DrawFn, cluster: GeneratedCluster, drivers: Sequence[str]) -> list[Doc]:
+    """CSINodes for about three nodes in four: per driver (the CSI drivers and, sometimes,
+    the GCE PD driver CSI migration counts in-tree disks under) a ``nodeID``,
+    ``allocatable.count`` 0-4 (absent sometimes: no limit) and topology keys among zone and
+    hostname (ValidateCSINode: unique qualified keys, count >= 0)."""
+    out = []
+    names = (*drivers, GCE_PD_DRIVER)
+    for node in cluster.node_names:
+        if sometimes(draw, 4):
+            continue
+        entries = []
+        for d in draw(st.lists(sampled(names), unique=True, max_size=len(names))):
+            entry: Doc = {"name": d, "nodeID": node,
+                          "topologyKeys": draw(st.lists(sampled((v.ZONE, v.HOSTNAME)),
+                                                        unique=True, max_size=2))}
+            if not sometimes(draw, 4):
+                entry["allocatable"] = {"count": draw(st.integers(0, 4))}
+            entries.append(entry)
+        out.append({"apiVersion": STORAGE_V1, "kind": "CSINode", "metadata": {"name": node},
+                    "spec": {"drivers": entries}})
+    return out
+
+
+@st.composite
+def capacities(draw: st.DrawFn, cluster: GeneratedCluster, classes: StorageClasses) -> list[Doc]:
+    """CSIStorageCapacities (namespace ``default``) for the classes whose CSI driver has
+    ``storageCapacity``: per class 0-2 objects for a zone or a node, a capacity, sometimes a
+    ``maximumVolumeSize`` (ValidateCSIStorageCapacity: the class name, quantities >= 0)."""
+    out = []
+    for name, provisioner in classes.provisioner.items():
+        if provisioner not in classes.capacity_drivers:
+            continue
+        for _ in range(draw(st.integers(0, 2))):
+            if sometimes(draw, 2):
+                topology = {v.HOSTNAME: draw(sampled(cluster.node_names))}
+            else:
+                topology = {v.ZONE: draw(sampled(v.ZONES))}
+            doc: Doc = {"apiVersion": STORAGE_V1, "kind": "CSIStorageCapacity",
+                        "metadata": {"name": f"cap-{len(out)}", "namespace": "default"},
+                        "storageClassName": name,
+                        "nodeTopology": {"matchLabels": topology},
+                        "capacity": _gi(draw(sampled(SIZES_GI)))}
+            if sometimes(draw, 3):
+                doc["maximumVolumeSize"] = _gi(draw(sampled(SIZES_GI)))
+            out.append(doc)
+    return out
+
+
+def claim_template_spec(draw: st.DrawFn, classes: StorageClasses) -> Doc:
+    """A ``PersistentVolumeClaimSpec`` for a new volume: access modes, a class (or none: the
+    default class, if any, applies), a requested size."""
+    spec: Doc = {"accessModes": list(draw(sampled(ACCESS_MODES))),
+                 "resources": {"requests": {"storage": _gi(draw(sampled(SIZES_GI)))}}}
+    if classes.names and not sometimes(draw, 5):
+        spec["storageClassName"] = draw(sampled(classes.names))
+    return spec
+
+
+@dataclass
+class _Volumes:
+    """The PVs and claims drawn so far."""
+
+    classes: StorageClasses
+    cluster: GeneratedCluster
+    volumes: list[Doc] = field(default_factory=list)
+    claims: list[Doc] = field(default_factory=list)
+    #: the standalone claims (not an ephemeral volume's) by namespace
+    by_namespace: dict[str, list[str]] = field(default_factory=dict)
+
+    def claim(self, namespace: str, spec: Doc, volume: Doc | None, owner: Doc | None = None,
+              name: str | None = None) -> str:
+        name = name or f"claim-{len(self.claims)}"
+        meta: Doc = {"name": name, "namespace": namespace}
+        status: Doc = {"phase": "Pending"}
+        if volume is not None:
+            spec["volumeName"] = volume["metadata"]["name"]
+            meta["annotations"] = {ANN_BIND_COMPLETED: "yes"}
+            volume["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim",
+                                          "namespace": namespace, "name": name}
+            volume["status"] = {"phase": "Bound"}
+            status = {"phase": "Bound", "accessModes": list(spec["accessModes"]),
+                      "capacity": {"storage": volume["spec"]["capacity"]["storage"]}}
+        if owner is not None:
+            meta["ownerReferences"] = [owner]
+        self.claims.append({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                            "metadata": meta, "spec": spec, "status": status})
+        if owner is None:
+            self.by_namespace.setdefault(namespace, []).append(name)
+        return name
+
+
+def _affinity(draw: st.DrawFn, cluster: GeneratedCluster, node: str | None) -> Doc:
+    """A PV's ``nodeAffinity.required``: the node ``node``'s hostname, or a zone."""
+    if node is not None or sometimes(draw, 2):
+        key, values = v.HOSTNAME, [node or draw(sampled(cluster.node_names))]
+    else:
+        key, values = v.ZONE, [draw(sampled(v.ZONES))]
+    return {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": key, "operator": "In", "values": values}]}]}}
+
+
+@st.composite
+def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None) -> Doc:
+    """A static PV: a size, access modes, a class (or none), sometimes a tier label; a CSI
+    source (the class's driver when it has one), or an in-tree ``gcePersistentDisk`` /
+    ``awsElasticBlockStore`` (translated by CSI migration), or a ``local`` path (which needs
+    node affinity); node affinity to a zone or a node sometimes (``node``: that node's
+    hostname, for the volumes of running pods). Phase Available until a claim binds it."""
+    name = f"pv-{len(vols.volumes)}"
+    classes = vols.classes.names
+    class_name = draw(sampled(classes)) if classes and not sometimes(draw, 4) else ""
+    provisioner = vols.classes.provisioner.get(class_name, NO_PROVISIONER)
+    kind = draw(sampled(("csi", "gcePersistentDisk", "awsElasticBlockStore", "local")))
+    spec: Doc = {"capacity": {"storage": _gi(draw(sampled(SIZES_GI)))},
+                 "accessModes": list(draw(sampled(ACCESS_MODES)))}
+    if kind == "csi":
+        driver = provisioner if provisioner in CSI_DRIVERS else draw(sampled(CSI_DRIVERS))
+        spec["csi"] = {"driver": driver, "volumeHandle": name}
+    elif kind == "gcePersistentDisk":
+        spec["gcePersistentDisk"] = {"pdName": draw(sampled(PD_NAMES))}
+    elif kind == "awsElasticBlockStore":
+        spec["awsElasticBlockStore"] = {"volumeID": draw(sampled(AWS_VOLUMES))}
+    else:
+        spec["local"] = {"path": f"/mnt/disks/{name}"}
+    if kind == "local" or node is not None or sometimes(draw, 2):
+        spec["nodeAffinity"] = _affinity(draw, vols.cluster, node)
+    if class_name:
+        spec["storageClassName"] = class_name
+    meta: Doc = {"name": name}
+    if sometimes(draw, 3):
+        meta["labels"] = {TIER: draw(sampled(TIERS))}
+    doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": spec,
+           "status": {"phase": "Available"}}
+    vols.volumes.append(doc)
+    return doc
+
+
+def _bound_spec(volume: Doc) -> Doc:
+    """A claim spec that the PV satisfies (its class, a mode it has, at most its size)."""
+    spec: Doc = {"accessModes": volume["spec"]["accessModes"][:1],
+                 "resources": {"requests": {"storage": volume["spec"]["capacity"]["storage"]}},
+                 "storageClassName": volume["spec"].get("storageClassName", "")}
+    return spec
+
+
+@st.composite
+def unbound_claim(draw: st.DrawFn, vols: _Volumes, namespace: str) -> str:
+    """A claim waiting for a volume: a class (or ``""``: class-less PVs only, or none),
+    access modes, a size, a label selector on the PVs' tier sometimes."""
+    spec = claim_template_spec(draw, vols.classes)
+    if "storageClassName" not in spec and sometimes(draw, 2):
+        spec["storageClassName"] = ""
+    if sometimes(draw, 4):
+        spec["selector"] = {"matchLabels": {TIER: draw(sampled(TIERS))}}
+    return vols.claim(namespace, spec, None)
+
+
+def _volume_entry(name: str, **source: Any) -> Doc:
+    return {"name": name, **source}
+
+
+@st.composite
+def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
+    """1-2 volumes of a pending pod: a claim of its namespace (bound or not; shared with the
+    pods naming it too), a claim that does not exist (one in ten), an ``ephemeral`` volume
+    (its claim created, owned by the pod, as the ephemeral volume controller does), or an
+    inline ``gcePersistentDisk`` (read-only sometimes)."""
+    ns = pod["metadata"].get("namespace", "default")
+    out = []
+    for i in range(draw(st.integers(1, 2))):
+        name = f"vol-{i}"
+        choice = draw(sampled(("claim", "claim", "ephemeral", "disk", "missing")))
+        if choice == "claim":
+            existing = vols.by_namespace.get(ns, [])
+            claim = draw(sampled(existing)) if existing and draw(st.booleans()) else None
+            if claim is None:
+                claim = draw(unbound_claim(vols, ns))
+            out.append(_volume_entry(name, persistentVolumeClaim={"claimName": claim}))
+        elif choice == "missing":
+            out.append(_volume_entry(name, persistentVolumeClaim={"claimName": "missing"}))
+        elif choice == "ephemeral":
+            spec = claim_template_spec(draw, vols.classes)
+            meta = pod["metadata"]
+            meta.setdefault("uid", stable_uid("Pod", ns, meta["name"]))
+            owner = {"apiVersion": "v1", "kind": "Pod", "name": meta["name"],
+                     "uid": meta["uid"], "controller": True, "blockOwnerDeletion": True}
+            vols.claim(ns, copy.deepcopy(spec), None, owner, f"{meta['name']}-{name}")
+            out.append(_volume_entry(name, ephemeral={"volumeClaimTemplate": {"spec": spec}}))
+        else:
+            disk: Doc = {"pdName": draw(sampled(PD_NAMES))}
+            if sometimes(draw, 3):
+                disk["readOnly"] = True
+            out.append(_volume_entry(name, gcePersistentDisk=disk))
+    return out
+
+
+@st.composite
+def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
+    """1-2 volumes of a running pod: a claim bound to a PV the pod's node may use (no node
+    affinity, or the node's hostname), or an inline ``gcePersistentDisk``."""
+    ns = pod["metadata"].get("namespace", "default")
+    out = []
+    for i in range(draw(st.integers(1, 2))):
+        name = f"vol-{i}"
+        if sometimes(draw, 3):
+            disk: Doc = {"pdName": draw(sampled(PD_NAMES))}
+            if sometimes(draw, 2):
+                disk["readOnly"] = True
+            out.append(_volume_entry(name, gcePersistentDisk=disk))
+            continue
+        node = pod["spec"]["nodeName"]
+        volume = draw(persistent_volume(vols, node if draw(st.booleans()) else None))
+        if "nodeAffinity" in volume["spec"] and volume["spec"]["nodeAffinity"]["required"][
+                "nodeSelectorTerms"][0]["matchExpressions"][0]["key"] != v.HOSTNAME:
+            volume["spec"]["nodeAffinity"] = _affinity(draw, vols.cluster, node)
+        claim = vols.claim(ns, _bound_spec(volume), volume)
+        out.append(_volume_entry(name, persistentVolumeClaim={"claimName": claim}))
+    return out
+
+
+@st.composite
+def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
+                      classes: StorageClasses, sizes: Sizes = SMALL) -> list[Doc]:
+    """The storage objects of a scenario after ``classes``: CSINodes, capacities, static PVs
+    (available, or bound to a claim), claims, and volumes for up to
+    ``sizes.max_pod_volumes`` running and as many pending pods (set in place; at least one
+    pending pod, when there is one, but one time in four)."""
+    vols = _Volumes(classes, cluster)
+    docs = draw(csi_nodes(cluster, classes.drivers)) + draw(capacities(cluster, classes))
+    for _ in range(draw(st.integers(0, sizes.max_volumes))):
+        volume = draw(persistent_volume(vols))
+        if sometimes(draw, 3):
+            ns = draw(sampled(cluster.namespace_names))
+            vols.claim(ns, _bound_spec(volume), volume)
+    for ns in cluster.namespace_names:
+        for _ in range(draw(st.integers(0, 1))):
+            draw(unbound_claim(vols, ns))
+    for pods, volumes in ((cluster.running_pods, running_pod_volumes),
+                          (pending, pod_volumes)):
+        most = min(sizes.max_pod_volumes, len(pods))
+        # at least one pending pod has volumes, but one time in four
+        least = 1 if pods is pending and most and not sometimes(draw, 4) else 0
+        users = draw(st.lists(st.integers(0, max(0, len(pods) - 1)), unique=True,
+                              min_size=least, max_size=most))
+        for i in sorted(users):
+            pods[i]["spec"]["volumes"] = [*pods[i]["spec"].get("volumes", []),
+                                          *draw(volumes(pods[i], vols))]
+    return docs + vols.volumes + vols.claims

@@ -1,0 +1,234 @@
+"""The storage strategies (``strategies/storage.py``, feature ``storage``): what they generate
+passes the API server's rules restated here (ValidatePersistentVolume,
+ValidatePersistentVolumeClaim, the storage.k8s.io/v1 validation of k8s.io/kubernetes
+v1.37.2), names consistent objects, is off by default, covers every promised shape, shrinks
+small, and is drawn by the diff family ``storage``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, find, given, settings
+
+from conformance.core.scenario import ScenarioInput
+from conformance.engines.diff.plan import FAMILIES, family_counts
+from reference_impl.model import validation
+from reference_impl.model.loader.documents import load_read_documents
+from reference_impl.model.quantity import parse_quantity, value
+from strategies import OPT_IN_FEATURES, SMALL, scenarios, stable_draws
+from strategies.families import scenario_strategy
+from strategies.sizes import resolve_features
+from strategies.storage import CSI_DRIVERS, NO_PROVISIONER
+
+Doc = dict[str, Any]
+
+STORAGE_KINDS = ("StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
+                 "PersistentVolume", "PersistentVolumeClaim")
+SOURCES = ("csi", "gcePersistentDisk", "awsElasticBlockStore", "local")
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+SHRINK = settings(max_examples=500, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+
+
+def _kind(docs: list[Doc], kind: str) -> list[Doc]:
+    return [d for d in docs if d.get("kind") == kind]
+
+
+def _key(d: Doc) -> str:
+    return f"{d['metadata'].get('namespace', 'default')}/{d['metadata']['name']}"
+
+
+def _bytes(q: str) -> int:
+    return value(parse_quantity(q))
+
+
+def _check_modes(modes: list[str]) -> None:
+    assert modes and len(set(modes)) == len(modes)
+    assert set(modes) <= {"ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"}
+    assert "ReadWriteOncePod" not in modes or modes == ["ReadWriteOncePod"]
+
+
+def _check_volumes(docs: list[Doc], classes: set[str]) -> dict[str, Doc]:
+    volumes = {d["metadata"]["name"]: d for d in _kind(docs, "PersistentVolume")}
+    assert len(volumes) == len(_kind(docs, "PersistentVolume"))
+    for name, pv in volumes.items():
+        assert not validation.is_dns1123_subdomain(name)
+        spec = pv["spec"]
+        _check_modes(spec["accessModes"])
+        assert _bytes(spec["capacity"]["storage"]) > 0
+        assert sum(k in spec for k in SOURCES) == 1
+        if "local" in spec:
+            assert "nodeAffinity" in spec  # ValidatePersistentVolume: local needs affinity
+        if "csi" in spec:
+            assert spec["csi"]["driver"] in CSI_DRIVERS and spec["csi"]["volumeHandle"]
+        if "nodeAffinity" in spec:
+            terms = spec["nodeAffinity"]["required"]["nodeSelectorTerms"]
+            assert terms and all(t["matchExpressions"] for t in terms)
+        assert spec.get("storageClassName", "") in classes | {""}
+    return volumes
+
+
+def check_storage_documents(docs: list[Doc]) -> None:
+    """The API server's rules restated for the storage documents, and the names they use."""
+    nodes = {d["metadata"]["name"] for d in _kind(docs, "Node")}
+    classes = {d["metadata"]["name"]: d for d in _kind(docs, "StorageClass")}
+    for sc in classes.values():
+        assert sc["provisioner"] in (*CSI_DRIVERS, NO_PROVISIONER)
+        assert sc["volumeBindingMode"] in ("Immediate", "WaitForFirstConsumer")
+        for term in sc.get("allowedTopologies", []):
+            (e,) = term["matchLabelExpressions"]
+            assert e["values"] and len(set(e["values"])) == len(e["values"])
+    drivers = {d["metadata"]["name"] for d in _kind(docs, "CSIDriver")}
+    assert drivers <= set(CSI_DRIVERS)
+    for cn in _kind(docs, "CSINode"):
+        assert cn["metadata"]["name"] in nodes
+        names = [d["name"] for d in cn["spec"]["drivers"]]
+        assert len(set(names)) == len(names)
+        for d in cn["spec"]["drivers"]:
+            assert d["nodeID"] and d.get("allocatable", {}).get("count", 0) in range(5)
+            assert len(set(d["topologyKeys"])) == len(d["topologyKeys"])
+    for cap in _kind(docs, "CSIStorageCapacity"):
+        assert cap["storageClassName"] in classes
+    volumes = _check_volumes(docs, set(classes))
+    claims = {_key(d): d for d in _kind(docs, "PersistentVolumeClaim")}
+    assert len(claims) == len(_kind(docs, "PersistentVolumeClaim"))
+    for key, c in claims.items():
+        spec = c["spec"]
+        _check_modes(spec["accessModes"])
+        assert _bytes(spec["resources"]["requests"]["storage"]) > 0
+        if spec.get("storageClassName"):
+            assert spec["storageClassName"] in classes
+        if "volumeName" in spec:  # bound both ways, and the volume satisfies the claim
+            pv = volumes[spec["volumeName"]]
+            ref = pv["spec"]["claimRef"]
+            assert f"{ref['namespace']}/{ref['name']}" == key
+            assert set(spec["accessModes"]) <= set(pv["spec"]["accessModes"])
+            assert _bytes(spec["resources"]["requests"]["storage"]) <= _bytes(
+                pv["spec"]["capacity"]["storage"])
+            assert c["status"]["phase"] == "Bound" == pv["status"]["phase"]
+    bound = [v["spec"]["claimRef"]["name"] for v in volumes.values() if "claimRef" in v["spec"]]
+    assert len(bound) == len(set(bound))
+    for p in _kind(docs, "Pod"):
+        ns = p["metadata"].get("namespace", "default")
+        names = [v["name"] for v in p["spec"].get("volumes", [])]
+        assert len(set(names)) == len(names) and all(
+            not validation.is_dns1123_label(n) for n in names)
+        for vol in p["spec"].get("volumes", []):
+            assert sum(k in vol for k in ("persistentVolumeClaim", "ephemeral",
+                                          "gcePersistentDisk")) == 1
+            if "persistentVolumeClaim" in vol:
+                name = vol["persistentVolumeClaim"]["claimName"]
+                assert name == "missing" or f"{ns}/{name}" in claims
+                if p["spec"].get("nodeName"):  # running pods: bound claims only
+                    assert claims[f"{ns}/{name}"]["spec"].get("volumeName")
+            if "ephemeral" in vol:
+                claim = claims[f"{ns}/{p['metadata']['name']}-{vol['name']}"]
+                (owner,) = claim["metadata"]["ownerReferences"]
+                assert owner["uid"] == p["metadata"]["uid"] and owner["controller"]
+                assert claim["spec"] == vol["ephemeral"]["volumeClaimTemplate"]["spec"]
+
+
+def test_storage_is_known_but_off_by_default() -> None:
+    assert "storage" in OPT_IN_FEATURES
+    assert "storage" not in resolve_features(None)
+    assert "storage" in FAMILIES
+
+
+@stable_draws
+@FAST
+@given(scenarios(SMALL))
+def test_default_generation_has_no_storage(scenario: ScenarioInput) -> None:
+    assert not [d for d in scenario.documents if d.get("kind") in STORAGE_KINDS]
+    assert not any(p["spec"].get("volumes") for p in _kind(scenario.documents, "Pod"))
+
+
+@stable_draws
+@FAST
+@given(scenarios(SMALL, features={"storage", "namespaces", "workloads", "node_selector"}))
+def test_generated_storage_documents_are_valid_and_load(scenario: ScenarioInput) -> None:
+    check_storage_documents(scenario.documents)
+    # as the CLI loads them (inputs.read_inputs): the ephemeral volume controller's pre-pass
+    # finds each ephemeral claim already there, owned by its pod, and adds none
+    docs = scenario.documents
+    loaded = load_read_documents([("<generated>", i, d) for i, d in enumerate(docs, start=1)],
+                                 template_claims=True)
+    assert not set(loaded.ignored) & set(STORAGE_KINDS)
+    storage = loaded.cluster.storage
+    assert list(storage.volumes) == [d["metadata"]["name"]
+                                     for d in _kind(docs, "PersistentVolume")]
+    assert sorted(storage.claims) == sorted(_key(d)
+                                            for d in _kind(docs, "PersistentVolumeClaim"))
+    assert list(storage.classes) == [d["metadata"]["name"] for d in _kind(docs, "StorageClass")]
+    assert list(storage.csi_nodes) == [d["metadata"]["name"] for d in _kind(docs, "CSINode")]
+    assert list(storage.csi_drivers) == [d["metadata"]["name"] for d in _kind(docs, "CSIDriver")]
+    assert len(storage.capacities) == len(_kind(docs, "CSIStorageCapacity"))
+
+
+def test_every_storage_shape_is_generated() -> None:
+    """Each shape the strategy promises shows up in a few hundred draws."""
+    seen: Counter[str] = Counter()
+    shapes = ('"WaitForFirstConsumer"', '"Immediate"', NO_PROVISIONER, "allowedTopologies",
+              '"storageCapacity": true', '"attachRequired": false', '"allocatable"',
+              "maximumVolumeSize", '"ReadWriteOncePod"', '"gcePersistentDisk"',
+              '"awsElasticBlockStore"', '"local"', '"csi"', "nodeAffinity", '"claimRef"',
+              '"selector"', '"ephemeral"', '"claimName": "missing"', '"readOnly"',
+              "is-default-class")
+
+    @stable_draws
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(scenarios(SMALL, features={"storage", "workloads"}))
+    def collect(scenario: ScenarioInput) -> None:
+        text = json.dumps(scenario.documents)
+        seen.update(s for s in shapes if s in text)
+
+    collect()
+    assert set(seen) == set(shapes), set(shapes) - set(seen)
+
+
+def test_statefulsets_get_claim_templates_whose_claims_their_pods_name() -> None:
+    def with_templates(s: ScenarioInput) -> bool:
+        return any("volumeClaimTemplates" in d["spec"] for d in _kind(s.documents, "StatefulSet"))
+
+    s = find(scenarios(features={"storage", "workloads"}), with_templates, settings=SHRINK)
+    check_storage_documents(s.documents)
+    (sts,) = _kind(s.documents, "StatefulSet")
+    templates = [t["metadata"]["name"] for t in sts["spec"]["volumeClaimTemplates"]]
+    assert templates == ["data-0"]
+    assert templates[0] in [v["name"] for p in _kind(s.documents, "Pod")
+                            for v in p["spec"].get("volumes", [])]
+
+
+def test_minimal_storage_scenario_is_one_pod_one_claim() -> None:
+    s = find(scenarios(features={"storage"}),
+             lambda s: any(p["spec"].get("volumes") for p in _kind(s.documents, "Pod")),
+             settings=SHRINK)
+    (pod,) = _kind(s.documents, "Pod")
+    assert len(_kind(s.documents, "Node")) == 1
+    assert [d["metadata"]["name"] for d in _kind(s.documents, "StorageClass")] == ["standard"]
+    (vol,) = pod["spec"]["volumes"]
+    (claim,) = _kind(s.documents, "PersistentVolumeClaim")
+    assert vol == {"name": "vol-0", "persistentVolumeClaim": {
+        "claimName": claim["metadata"]["name"]}}
+    assert not _kind(s.documents, "PersistentVolume")
+
+
+def test_the_storage_family_of_the_differential_generates_storage_scenarios() -> None:
+    """``kschedconf diff --sizes storage=N``: small scenarios with the opt-in ``storage``
+    feature; most have pending pods with claims."""
+    assert family_counts(0, {"small": 200, "storage": 50}) == {"small": 200, "storage": 50}
+    with_claims = []
+
+    @stable_draws
+    @settings(max_examples=30, deadline=None, database=None, phases=[Phase.generate],
+              derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(scenario_strategy("storage"))
+    def collect(scenario: ScenarioInput) -> None:
+        pending = [p for p in _kind(scenario.documents, "Pod") if not p["spec"].get("nodeName")]
+        with_claims.append(any("persistentVolumeClaim" in v or "ephemeral" in v
+                               for p in pending for v in p["spec"].get("volumes", [])))
+
+    collect()
+    assert sum(with_claims) >= len(with_claims) // 2, with_claims
