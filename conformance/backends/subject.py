@@ -18,7 +18,7 @@ from conformance.backends.driver import Driver, DriverOptions
 from conformance.backends.plan import new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
-from conformance.core.subject import Subject, SubjectError, SubjectResult
+from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
 
 
 class OwnedControlPlaneSubject(Subject):
@@ -114,6 +114,9 @@ class OwnedControlPlaneSubject(Subject):
                                                   settle=self.settle, timeout=self.timeout))
         try:
             doc = driver.run(scenario, hooks=self)
+        except ScenarioRejected:
+            self._after(driver)  # a refusal (e.g. storage) stays one: the engines skip it
+            raise
         except SubjectError as e:
             tail = "" if "log (tail) ---" in str(e) else self._log_tail()
             self._after(driver)
