@@ -43,6 +43,18 @@ ALL_ORACLES: dict[str, Oracle] = {
     provisioning.NAME: provisioning.check,
 }
 
+#: the opt-in scenario features (strategies/sizes.py OPT_IN_FEATURES) an oracle's invariant is
+#: about: a property of such an oracle is planned only for the scenario families that generate
+#: one of them (``dra_allocations`` has nothing to judge in a scenario without claims).
+#: Oracles not listed judge every scenario.
+ORACLE_FEATURES: dict[str, frozenset[str]] = {
+    dra_allocations.NAME: frozenset({"dra"}),
+    attach_limits.NAME: frozenset({"storage"}),
+    volume_node_affinity.NAME: frozenset({"storage"}),
+    read_write_once_pod.NAME: frozenset({"storage"}),
+    provisioning.NAME: frozenset({"storage"}),
+}
+
 
 def run_oracles(ctx: OracleContext, names: list[str] | None = None) -> list[Violation]:
     """Run the named oracles (all by default) on one context."""
@@ -52,4 +64,4 @@ def run_oracles(ctx: OracleContext, names: list[str] | None = None) -> list[Viol
     return out
 
 
-__all__ = ["ALL_ORACLES", "Oracle", "OracleContext", "Violation", "run_oracles"]
+__all__ = ["ALL_ORACLES", "ORACLE_FEATURES", "Oracle", "OracleContext", "Violation", "run_oracles"]

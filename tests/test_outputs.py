@@ -29,19 +29,17 @@ from conformance.reporters.junit import JUnitReporter
 from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, default_binary
+from reference_impl.testing.resources import (
+    make_device_class,
+    make_network_slice,
+    make_resource_claim,
+)
 from reference_impl.testing.wrappers import make_node, make_pod
 
 
 def config_map(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, "namespace": "default"}, "data": {"key": "value"}}
-
-
-def pvc(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"accessModes": ["ReadWriteOnce"],
-                     "resources": {"requests": {"storage": "1Gi"}}}}
 
 
 def secret(name: str) -> dict[str, Any]:
@@ -56,10 +54,17 @@ def node() -> dict[str, Any]:
 #: a pod that fits, beside two ConfigMaps the model lacks (the scheduler never reads them)
 WITH_CONFIG_MAPS = [node(), make_pod("web").req(cpu="1").manifest(), config_map("a"),
                     config_map("b")]
-#: a pod with a claim, which the loader reads but the reference's volume plugins do not
-#: schedule with yet: it ends in Error at PreFilter; beside a Secret the model lacks
-EVERY_POD_IN_ERROR = [node(), make_pod("db").req(cpu="1").pvc("data").manifest(), pvc("data"),
-                      secret("s")]
+#: a pod whose ResourceClaim asks for all devices of a class under a matchAttribute
+#: constraint the only device lacks: upstream's allocator errors ("cannot add device ...
+#: because a claim constraint would not be satisfied"), so the pod ends in Error at Filter;
+#: beside a Secret the model lacks
+EVERY_POD_IN_ERROR = [
+    node(), make_device_class("nic").driver("net.example.com").manifest(),
+    make_network_slice("net", "net.example.com").all_nodes().devices("nic-0").manifest(),
+    make_resource_claim("all-nics").request_with_name("nics", "nic", all_devices=True)
+    .match_attribute("net.example.com/model").manifest(),
+    make_pod("db").req(cpu="1").resource_claim("nics", claim="all-nics").manifest(),
+    secret("s")]
 
 
 def write(tmp_path: Path, name: str, docs: list[dict[str, Any]]) -> Path:

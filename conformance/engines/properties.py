@@ -23,10 +23,10 @@ from conformance.core.dropped import add_counts, dropped_counts, not_judged
 from conformance.core.errors import SubjectError, Terminated, UsageError, requested_stop
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
-from oracles import Oracle
+from oracles import ORACLE_FEATURES, Oracle
 from oracles.judge import Finding, evaluate, failures, matching_upstream
 from strategies.draws import seed_only_draws
-from strategies.families import scenario_strategy
+from strategies.families import FEATURE_FAMILIES, scenario_strategy
 
 T = TypeVar("T")
 
@@ -78,9 +78,27 @@ class Property:
         return f"{self.oracle}-{self.family}".replace("/", "_")
 
 
+def family_features(family: str) -> frozenset[str]:
+    """The opt-in features (``dra``, ``storage``) the scenarios of ``family`` may hold."""
+    return FEATURE_FAMILIES[family][1] if family in FEATURE_FAMILIES else frozenset()
+
+
+def judges(oracle: str, family: str) -> bool:
+    """Whether ``oracle`` has anything to judge in ``family``'s scenarios: an oracle of an
+    opt-in feature (``oracles.ORACLE_FEATURES``) only where the family generates it."""
+    needs = ORACLE_FEATURES.get(oracle)
+    return not needs or bool(needs & family_features(family))
+
+
 def property_list(families: Sequence[str], oracle_names: Sequence[str]) -> list[Property]:
-    """Every family × oracle, in a stable order (family order given, oracles by name)."""
-    return [Property(f, o) for f in families for o in sorted(oracle_names)]
+    """Every family × oracle that :func:`judges` it, in a stable order (family order given,
+    oracles by name)."""
+    return [Property(f, o) for f in families for o in sorted(oracle_names) if judges(o, f)]
+
+
+def unplanned_oracles(families: Sequence[str], oracle_names: Sequence[str]) -> list[str]:
+    """The oracles no family of ``families`` gives anything to judge."""
+    return [o for o in oracle_names if not any(judges(o, f) for f in families)]
 
 
 class PropertyViolation(AssertionError):

@@ -28,7 +28,7 @@ from conformance.engines import golden, properties
 from conformance.engines.diff.suite import DifferentialOptions, differential
 from conformance.engines.session import Session, interruption
 from conformance.subjects.factory import make_subject
-from oracles import Oracle
+from oracles import ORACLE_FEATURES, Oracle
 from oracles.judge import (
     Finding,
     all_oracles,
@@ -134,6 +134,13 @@ def plan(opts: RunOptions) -> RunPlan:
     total = 0
     if opts.suite in ("properties", "all"):
         checks = select_oracles(opts.oracles)
+        idle = properties.unplanned_oracles(families, list(checks)) if opts.oracles else []
+        if idle:  # named by the user, and nothing to judge in the families asked for
+            wanted = sorted({f for o in idle for f in ORACLE_FEATURES[o]})
+            raise UsageError(f"oracle(s) {', '.join(idle)} judge only scenarios with "
+                             f"{' or '.join(wanted)} objects, which --sizes "
+                             f"{','.join(families)} does not generate (add --sizes "
+                             f"{','.join(wanted)})")
         props = properties.property_list(families, list(checks))
         total = len(props)
         if opts.shard:

@@ -70,7 +70,7 @@ class ConsoleReporter:
         elif isinstance(event, CaseFinished):
             self._close_live()
             c = event.case
-            label = self._label or c.id
+            label = self._label or c.properties.get("property") or c.id
             self._label = ""
             extra = f"  (dropped: {c.properties[DROPPED]})" if DROPPED in c.properties else ""
             self._write(f"  {WORDS[c.status]:<5} {label}  {event.detail}".rstrip() + extra

@@ -217,7 +217,11 @@ def test_upstream_runs_generated_dra_scenarios(upstream: UpstreamSubject,
     res = first.result
     jsonschema.validate(res, schema("SimulationResult"))
     assert not any("resource.k8s.io" in w for w in first.warnings), first.warnings
-    assert all(a["outcome"] != "Error" for a in res["attempts"]), res["attempts"]
+    # an Error only where upstream's allocator itself errors (e.g. allocationMode All with a
+    # device a constraint rejects: "cannot add device ... claim constraint would not be
+    # satisfied"), never one of the driver's
+    assert all(a["outcome"] != "Error" or a["message"].startswith(
+        'running "DynamicResources" filter plugin: ') for a in res["attempts"]), res["attempts"]
     pods = {_key(p): p for p in _kind(scenario.documents, "Pod")}
     with_claims = {k for k, p in pods.items() if p["spec"].get("resourceClaims")}
     assert set(res.get("resourceClaims", {})) == with_claims & set(res["bindings"])
