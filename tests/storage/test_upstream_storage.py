@@ -156,3 +156,21 @@ def test_prebind_polling_takes_a_second_per_binding_pod(upstream: UpstreamSubjec
     took = time.monotonic() - start
     assert 1.0 <= took < 10.0
     assert upstream.run(scenario("smallest-pv")).result == first
+
+
+def test_explain_shows_the_volume_plugins_verdicts(upstream: UpstreamSubject) -> None:
+    """``explain`` of a pod with claims (nothing bound first): every filter of both subjects on
+    every node is the same; VolumeZone rejects node-b, VolumeBinding passes node-a."""
+    sc = scenario("volume-zone")
+    up = upstream.explain(sc, "default/in-zone-b")
+    ref = ReferenceSubject().explain(sc, "default/in-zone-b")
+
+    def filters(doc: dict[str, Any]) -> dict[str, list[tuple[str, str, list[str]]]]:
+        return {n["name"]: [(f["plugin"], f["code"], f["reasons"]) for f in n["filters"]]
+                for n in doc["nodes"]}
+
+    assert filters(up) == filters(ref)
+    verdicts = {n: {p: (c, r) for p, c, r in fs} for n, fs in filters(up).items()}
+    assert verdicts["node-b"]["VolumeZone"] == ("UnschedulableAndUnresolvable",
+                                                ["node(s) had no available volume zone"])
+    assert verdicts["node-a"]["VolumeBinding"] == ("Success", [])
