@@ -176,6 +176,9 @@ func (t *rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, 
 			}
 		}
 	}
+	if isStorageGVR(gvr) && t.unchanged(gvr, obj, ns) {
+		return nil
+	}
 	t.stamp(obj)
 	return t.counted(gvr, t.ObjectTracker.Update(gvr, obj, ns, opts...))
 }

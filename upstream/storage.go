@@ -19,6 +19,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -666,4 +668,40 @@ func (w *world) updateClaim(claim *v1.PersistentVolumeClaim, fn func(*v1.Persist
 	}
 	fn(cur)
 	return w.tracker.Update(pvcGVR, cur, cur.Namespace)
+}
+
+// unchanged reports whether obj, a PV or PVC update, equals the stored object but for its
+// resourceVersion and type meta: the API server then writes nothing (GuaranteedUpdate's no-op
+// update: no new resourceVersion, no watch event), as the reference's binder.py _update does
+// (AssumePodVolumes may set a selected-node annotation a claim already has).
+func (t *rvTracker) unchanged(gvr schema.GroupVersionResource, obj runtime.Object, ns string) bool {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return false
+	}
+	cur, err := t.ObjectTracker.Get(gvr, ns, m.GetName())
+	if err != nil {
+		return false
+	}
+	switch o := obj.(type) {
+	case *v1.PersistentVolume:
+		c, ok := cur.(*v1.PersistentVolume)
+		if !ok {
+			return false
+		}
+		a, b := o.DeepCopy(), c.DeepCopy()
+		a.TypeMeta, b.TypeMeta = metav1.TypeMeta{}, metav1.TypeMeta{}
+		a.ResourceVersion = b.ResourceVersion
+		return apiequality.Semantic.DeepEqual(a, b)
+	case *v1.PersistentVolumeClaim:
+		c, ok := cur.(*v1.PersistentVolumeClaim)
+		if !ok {
+			return false
+		}
+		a, b := o.DeepCopy(), c.DeepCopy()
+		a.TypeMeta, b.TypeMeta = metav1.TypeMeta{}, metav1.TypeMeta{}
+		a.ResourceVersion = b.ResourceVersion
+		return apiequality.Semantic.DeepEqual(a, b)
+	}
+	return false
 }

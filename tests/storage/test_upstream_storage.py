@@ -174,3 +174,18 @@ def test_explain_shows_the_volume_plugins_verdicts(upstream: UpstreamSubject) ->
     assert verdicts["node-b"]["VolumeZone"] == ("UnschedulableAndUnresolvable",
                                                 ["node(s) had no available volume zone"])
     assert verdicts["node-a"]["VolumeBinding"] == ("Success", [])
+
+
+def test_claim_already_annotated_for_the_chosen_node(upstream: UpstreamSubject) -> None:
+    """A claim that has ``volume.kubernetes.io/selected-node`` for the node the scheduler
+    chooses: VolumeBinding's write changes nothing, which the API server (and both subjects)
+    takes as a no-op update (no new resourceVersion, no event); the claim is provisioned."""
+    sc = scenario("wffc-provision")
+    for d in sc.documents:
+        if d["kind"] == "PersistentVolumeClaim":
+            d["metadata"]["annotations"] = {"volume.kubernetes.io/selected-node": "node-b"}
+    up = upstream.run(sc).result
+    ref = ReferenceSubject().run(sc).result
+    assert attempts(up) == attempts(ref)
+    assert up["persistentVolumeClaims"] == ref["persistentVolumeClaims"]
+    assert claim(up, "data")["volumeName"] == provisioned("data")
