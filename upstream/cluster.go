@@ -73,18 +73,24 @@ type world struct {
 	podEvents, nodeEvents int64 // informer events seen by our own handlers
 	draWrites, draEvents  int64 // the same for the resource.k8s.io objects (dra.go)
 	baseDRAObs            uint64
-	hasDRA                bool  // the cluster has resource.k8s.io objects (else no DRA events)
-	expectedObs           int64 // scheduler event-handler completions the events imply
-	baseObs               uint64
-	basePreemptDone       float64
-	preemptionsStarted    int64
+	hasDRA                bool // the cluster has resource.k8s.io objects (else no DRA events)
+	// the same for the PV and PVC writes (storage.go)
+	storageWrites, storageEvents int64
+	baseStorageObs               uint64
+	hasStorage                   bool  // the cluster has storage objects
+	expectedObs                  int64 // scheduler event-handler completions the events imply
+	baseObs                      uint64
+	basePreemptDone              float64
+	preemptionsStarted           int64
 	// version counts the cluster changes the informers delivered (pods added, bound, deleted or
 	// re-nominated; nodes added, changed, deleted): a queued pod last tried before the latest
 	// change may fare differently on a retry.
 	version int64
 
 	mu                sync.Mutex
-	bindingInProgress map[string]bool // pod UIDs between Permit and the end of the binding cycle
+	bindingInProgress map[string]bool    // pod UIDs between Permit and the end of the binding cycle
+	bindingPods       map[string]*v1.Pod // the same pods, as Permit saw them (spec.nodeName set)
+	volumeWrites      volumeWrites       // the binding pod's PV/PVC writes (storage.go)
 	watching          map[schema.GroupVersionResource]bool
 	rec               *recorder // set in simulate mode
 	notes             []string
@@ -117,6 +123,8 @@ func (t *rvTracker) counted(gvr schema.GroupVersionResource, err error) error {
 		default:
 			if isDRAGVR(gvr) {
 				atomic.AddInt64(&t.w.draWrites, 1)
+			} else if isStorageGVR(gvr) {
+				atomic.AddInt64(&t.w.storageWrites, 1)
 			}
 		}
 	}
@@ -135,6 +143,10 @@ func gvrOf(obj runtime.Object) schema.GroupVersionResource {
 		return slicesGVR
 	case *resourceapi.DeviceClass:
 		return deviceClassesGVR
+	case *v1.PersistentVolume:
+		return pvGVR
+	case *v1.PersistentVolumeClaim:
+		return pvcGVR
 	}
 	return schema.GroupVersionResource{}
 }
@@ -163,6 +175,9 @@ func (t *rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, 
 					fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 			}
 		}
+	}
+	if isStorageGVR(gvr) && t.unchanged(gvr, obj, ns) {
+		return nil
 	}
 	t.stamp(obj)
 	return t.counted(gvr, t.ObjectTracker.Update(gvr, obj, ns, opts...))
@@ -198,6 +213,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		ctx: ctx, cancel: cancel, logger: klog.FromContext(ctx),
 		cfg: cfg, settleTimeout: settleTimeout,
 		bindingInProgress: map[string]bool{},
+		bindingPods:       map[string]*v1.Pod{},
 		watching:          map[schema.GroupVersionResource]bool{},
 		profiles:          map[string]bool{},
 	}
@@ -225,6 +241,8 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		return true, wi, nil
 	})
 	cs.PrependReactor("create", "pods", w.bindingReactor)
+	cs.PrependReactor("update", "persistentvolumes", w.storageReactor)
+	cs.PrependReactor("update", "persistentvolumeclaims", w.storageReactor)
 	w.cs = cs
 
 	for _, ns := range cl.Namespaces {
@@ -267,6 +285,10 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		}
 	}
 	if err := w.addDRAObjects(cl); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := w.addStorageObjects(cl); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -327,9 +349,14 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		cancel()
 		return nil, err
 	}
+	if err := w.watchStorage(); err != nil {
+		cancel()
+		return nil, err
+	}
 
 	w.baseObs = handlerObservations()
 	w.baseDRAObs = draObservations()
+	w.baseStorageObs = eventObservations(isStorageEventLabel)
 	w.basePreemptDone = preemptionGoroutinesDone()
 	w.factory.Start(ctx.Done())
 	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
@@ -348,7 +375,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 	deadline := time.Now().Add(settleTimeout)
 	for {
 		w.mu.Lock()
-		ready := w.watching[podsGVR] && w.watching[nodesGVR]
+		ready := w.watching[podsGVR] && w.watching[nodesGVR] && w.watching[pvGVR] && w.watching[pvcGVR]
 		w.mu.Unlock()
 		if ready {
 			break
@@ -457,10 +484,10 @@ func collect(c prometheus.Collector) []*dto.Metric {
 	return out
 }
 
-// handlerObservations counts the pod and node event-handler completions (the DRA ones are
-// settled apart: dra.go).
+// handlerObservations counts the pod and node event-handler completions (the DRA and storage
+// ones are settled apart: dra.go, storage.go).
 func handlerObservations() uint64 {
-	return eventObservations(func(label string) bool { return !isDRAEventLabel(label) })
+	return eventObservations(func(label string) bool { return !isDRAEventLabel(label) && !isStorageEventLabel(label) })
 }
 
 // eventObservations counts the event-handler completions whose event label is kept.
@@ -510,10 +537,11 @@ func preemptionGoroutinesDone() float64 {
 }
 
 // quiet reports whether nothing asynchronous is pending, and a fingerprint of the counters.
-func (w *world) quiet() (bool, [6]int64) {
-	fp := [6]int64{atomic.LoadInt64(&w.podWrites), atomic.LoadInt64(&w.nodeWrites), atomic.LoadInt64(&w.expectedObs), atomic.LoadInt64(&w.preemptionsStarted),
-		atomic.LoadInt64(&w.draWrites), w.draObservationsSinceStart()}
-	if atomic.LoadInt64(&w.podEvents) != fp[0] || atomic.LoadInt64(&w.nodeEvents) != fp[1] || atomic.LoadInt64(&w.draEvents) != fp[4] {
+func (w *world) quiet() (bool, [8]int64) {
+	fp := [8]int64{atomic.LoadInt64(&w.podWrites), atomic.LoadInt64(&w.nodeWrites), atomic.LoadInt64(&w.expectedObs), atomic.LoadInt64(&w.preemptionsStarted),
+		atomic.LoadInt64(&w.draWrites), w.draObservationsSinceStart(), atomic.LoadInt64(&w.storageWrites), w.storageObservationsSinceStart()}
+	if atomic.LoadInt64(&w.podEvents) != fp[0] || atomic.LoadInt64(&w.nodeEvents) != fp[1] || atomic.LoadInt64(&w.draEvents) != fp[4] ||
+		atomic.LoadInt64(&w.storageEvents) != fp[6] {
 		return false, fp
 	}
 	if int64(handlerObservations()-w.baseObs) < fp[2] {
@@ -534,7 +562,8 @@ func (w *world) quiet() (bool, [6]int64) {
 // settle waits until informers, the scheduler's event handlers, binding and preemption
 // goroutines are done with everything that happened so far.
 func (w *world) settle() error {
-	deadline := time.Now().Add(w.settleTimeout)
+	start := time.Now()
+	deadline := start.Add(w.settleTimeout)
 	for {
 		ok, fp := w.quiet()
 		if ok {
@@ -550,7 +579,12 @@ func (w *world) settle() error {
 				w.settleTimeout, fp[0], atomic.LoadInt64(&w.podEvents), fp[1], atomic.LoadInt64(&w.nodeEvents),
 				handlerObservations()-w.baseObs, fp[2], len(w.bindingInProgress), bindingGoroutines())
 		}
-		time.Sleep(20 * time.Microsecond)
+		if time.Since(start) < 10*time.Millisecond {
+			time.Sleep(20 * time.Microsecond)
+		} else {
+			// a long wait (VolumeBinding's PreBind polls once a second of real time): no busy loop
+			time.Sleep(time.Millisecond)
+		}
 	}
 }
 

@@ -6,8 +6,9 @@ package main
 // or more YAML documents or JSON, each an object, a `kind: List` or a typed list; kinds Node,
 // Pod, Namespace, PriorityClass, PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
 // StatefulSet (what helper.DefaultSelector reads), the resource.k8s.io/v1 DeviceClass,
-// ResourceSlice, ResourceClaim and ResourceClaimTemplate (dra.go) and
-// KubeSchedulerConfiguration. Everything
+// ResourceSlice, ResourceClaim and ResourceClaimTemplate (dra.go), PersistentVolume,
+// PersistentVolumeClaim and the storage.k8s.io/v1 StorageClass, CSINode, CSIDriver,
+// CSIStorageCapacity and VolumeAttachment (storage.go) and KubeSchedulerConfiguration. Everything
 // the API server does on create that matters for scheduling is done by upstream's own code:
 // v1 defaulting (legacyscheme, pkg/apis/*/v1/defaults.go) and the pod create strategy
 // (pkg/registry/core/pod/strategy.go PrepareForCreate: matchLabelKeys merging, pod-level
@@ -68,9 +69,10 @@ type Cluster struct {
 	RCs          []*v1.ReplicationController
 	ReplicaSets  []*appsv1.ReplicaSet
 	StatefulSets []*appsv1.StatefulSet
-	DRA          draObjects // resource.k8s.io/v1 objects (dra.go)
-	Config       []byte     // a KubeSchedulerConfiguration document (JSON), if any
-	Timeline     *timeline  // a kschedconf/v1 Scenario's timeline, if any
+	DRA          draObjects     // resource.k8s.io/v1 objects (dra.go)
+	Storage      storageObjects // PVs, PVCs and storage.k8s.io/v1 objects (storage.go)
+	Config       []byte         // a KubeSchedulerConfiguration document (JSON), if any
+	Timeline     *timeline      // a kschedconf/v1 Scenario's timeline, if any
 	Warnings     []string
 }
 
@@ -213,6 +215,10 @@ func defaultAPIVersion(kind string) string {
 		return "apps/v1"
 	case "KubeSchedulerConfiguration":
 		return schedConfigGroup + "/v1"
+	case "PersistentVolume", "PersistentVolumeClaim":
+		return "v1"
+	case "StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment":
+		return storageGroup + "/v1"
 	}
 	return ""
 }
@@ -365,6 +371,16 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 			key = "StatefulSet " + defaultMeta(&ss.ObjectMeta, "StatefulSet")
 			legacyscheme.Scheme.Default(ss)
 			c.StatefulSets = append(c.StatefulSets, ss)
+		case (g == "" && (o.kind == "PersistentVolume" || o.kind == "PersistentVolumeClaim")) || g == storageGroup:
+			k, handled, err := decodeStorage(o, c)
+			if err != nil {
+				return nil, err
+			}
+			if !handled {
+				ignoreKind(o)
+				continue
+			}
+			key = k
 		case g == resourceGroup:
 			k, handled, err := decodeDRA(o, c)
 			if err != nil {
@@ -429,7 +445,7 @@ func buildCluster(objs []rawObject) (*Cluster, error) {
 			c.Namespaces = append(c.Namespaces, ns)
 		}
 	}
-	for _, name := range c.DRA.namespaces() {
+	for _, name := range append(c.DRA.namespaces(), c.Storage.namespaces()...) {
 		if !nsKnown[name] {
 			nsKnown[name] = true
 			ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, UID: deterministicUID("Namespace", "", name)}}

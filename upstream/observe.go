@@ -72,6 +72,7 @@ func (f *observedFramework) RunPermitPlugins(ctx context.Context, state fwk.Cycl
 	if st.IsSuccess() || st.IsWait() {
 		f.w.mu.Lock()
 		f.w.bindingInProgress[string(pod.UID)] = true
+		f.w.bindingPods[string(pod.UID)] = pod
 		f.w.mu.Unlock()
 	}
 	return waits, st
@@ -82,6 +83,7 @@ func (f *observedFramework) RunPostBindPlugins(ctx context.Context, state fwk.Cy
 	f.Framework.RunPostBindPlugins(ctx, state, pod, nodeName)
 	f.w.mu.Lock()
 	delete(f.w.bindingInProgress, string(pod.UID))
+	delete(f.w.bindingPods, string(pod.UID))
 	f.w.mu.Unlock()
 }
 
@@ -126,6 +128,7 @@ func (w *world) observe(pe bool) {
 		fail(ctx, fw, podInfo, status, nominatingInfo, start)
 		w.mu.Lock()
 		delete(w.bindingInProgress, string(podInfo.Pod.UID))
+		delete(w.bindingPods, string(podInfo.Pod.UID))
 		w.mu.Unlock()
 	}
 }

@@ -69,6 +69,8 @@ type simulationResult struct {
 	Timeline        []timelineEntry   `json:"timeline"`
 	// ResourceClaims: per bound pod with spec.resourceClaims, its claims' allocations (dra.go).
 	ResourceClaims map[string][]podClaimResult `json:"resourceClaims,omitempty"`
+	// PersistentVolumeClaims: every claim at the end of the run (storage.go); omitted when none.
+	PersistentVolumeClaims []claimResult `json:"persistentVolumeClaims,omitempty"`
 	// Notes: where upstream's behaviour was random or the run was cut short. Not part of the
 	// SimulationResult schema: only with --notes (always printed to stderr).
 	Notes []string `json:"notes,omitempty"`
@@ -511,6 +513,9 @@ run:
 	}
 	sort.Strings(res.Deleted)
 	if res.ResourceClaims, err = w.claimResults(res.Bindings); err != nil {
+		return nil, err
+	}
+	if res.PersistentVolumeClaims, err = w.persistentVolumeClaimResults(); err != nil {
 		return nil, err
 	}
 	res.Notes = w.notes

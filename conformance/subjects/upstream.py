@@ -18,12 +18,24 @@ from typing import IO, Any
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
 from conformance.subjects.external import stderr_tail
+from reference_impl.model.loader.ephemeral import add_ephemeral_claims
+from reference_impl.model.loader.resourceclaims import add_template_claims
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: Environment variable naming another kschedconf-upstream binary.
 BINARY_ENV = "KSCHEDCONF_UPSTREAM_BINARY"
 DEFAULT_TIMEOUT = 120.0
 BUILD_HINT = "build it with `bash upstream/build.sh` (needs Go and the Go module proxy)"
+
+
+def with_controller_claims(documents: list[Any]) -> list[Any]:
+    """The documents with the claims the controllers create around the scheduler, which the
+    reference's loader creates on loaded objects: a ResourceClaim of each pod's
+    ResourceClaimTemplate and a PersistentVolumeClaim of each generic ephemeral volume, the
+    pods' uids made explicit (``add_template_claims``, ``add_ephemeral_claims``). Claims
+    already among the documents are kept; the Go program creates none itself."""
+    numbered = [("", i, d) for i, d in enumerate(documents)]
+    return [d for _, _, d in add_ephemeral_claims(add_template_claims(numbered))]
 
 
 def default_binary() -> Path:
@@ -210,7 +222,7 @@ class UpstreamSubject(Subject):
     def simulate(self, scenario: ScenarioInput, notes: bool = False) -> dict[str, Any]:
         """The SimulationResult of the scenario, with upstream's ``notes`` when asked (not in
         the SimulationResult schema)."""
-        req = {"mode": "simulate", "documents": scenario.documents,
+        req = {"mode": "simulate", "documents": with_controller_claims(scenario.documents),
                "config": scenario.config, "seed": scenario.seed, "notes": notes}
         doc = self.request(req, scenario)
         if doc.get("kind") != "SimulationResult":
@@ -228,7 +240,7 @@ class UpstreamSubject(Subject):
     def explain(self, scenario: ScenarioInput, pod: str | dict[str, Any]) -> dict[str, Any]:
         """The Explanation of ``pod`` (``"ns/name"`` of a pending pod of the scenario, or a Pod
         manifest) on the scenario's cluster (nothing is scheduled first)."""
-        req = {"mode": "explain", "documents": scenario.documents,
+        req = {"mode": "explain", "documents": with_controller_claims(scenario.documents),
                "config": scenario.config, "pod": pod}
         doc = self.request(req, scenario)
         if doc.get("kind") != "Explanation":

@@ -21,13 +21,15 @@ from . import (
     queue,
     scoring,
     spread,
+    storage,
     taints,
 )
 from .common import Area, Golden
 
 #: every area, in the order ``golden list`` and ``golden record`` show them
 AREAS: list[Area] = [m.AREA for m in (fit, scoring, taints, affinity, node, spread, preemption,
-                                      queue, config, large, mixed, admission, busy)]
+                                      queue, config, large, mixed, admission, busy,
+                                      storage)]
 
 
 def definitions() -> dict[str, Golden]:
