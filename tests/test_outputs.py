@@ -29,19 +29,16 @@ from conformance.reporters.junit import JUnitReporter
 from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, default_binary
+from reference_impl.model.storage import ANN_BIND_COMPLETED
+from reference_impl.testing.storage import make_csi_node, make_pv, make_pvc
 from reference_impl.testing.wrappers import make_node, make_pod
+
+GCE_PD = "pd.csi.storage.gke.io"
 
 
 def config_map(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": name, "namespace": "default"}, "data": {"key": "value"}}
-
-
-def pvc(name: str) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"accessModes": ["ReadWriteOnce"],
-                     "resources": {"requests": {"storage": "1Gi"}}}}
 
 
 def secret(name: str) -> dict[str, Any]:
@@ -56,10 +53,17 @@ def node() -> dict[str, Any]:
 #: a pod that fits, beside two ConfigMaps the model lacks (the scheduler never reads them)
 WITH_CONFIG_MAPS = [node(), make_pod("web").req(cpu="1").manifest(), config_map("a"),
                     config_map("b")]
-#: a pod with a claim, which the loader reads but the reference's volume plugins do not
-#: schedule with yet: it ends in Error at PreFilter; beside a Secret the model lacks
-EVERY_POD_IN_ERROR = [node(), make_pod("db").req(cpu="1").pvc("data").manifest(), pvc("data"),
-                      secret("s")]
+#: a pod whose claim is bound to an in-tree GCE disk that CSI migration would translate on the
+#: node (its CSINode lists the plugin as migrated), which the reference does not model: it ends
+#: in Error at VolumeBinding's Filter (docs/reference.md); beside a Secret the model lacks
+EVERY_POD_IN_ERROR = [
+    node(), make_csi_node("n1").driver(GCE_PD).migrated_plugins("kubernetes.io/gce-pd").manifest(),
+    make_pv("disk").capacity("1Gi").access_modes("ReadWriteOnce")
+    .source("gcePersistentDisk", {"pdName": "disk"}).claim_ref("default", "data").phase("Bound")
+    .manifest(),
+    make_pvc("data").access_modes("ReadWriteOnce").request("1Gi").no_class()
+    .annotation(ANN_BIND_COMPLETED, "yes").bound_to("disk").manifest(),
+    make_pod("db").req(cpu="1").pvc("data").manifest(), secret("s")]
 
 
 def write(tmp_path: Path, name: str, docs: list[dict[str, Any]]) -> Path:
