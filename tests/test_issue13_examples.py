@@ -228,26 +228,63 @@ spec:
 """
 
 
-def test_pods_with_claims_get_one_clear_message(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """The claims a StatefulSet's volumeClaimTemplates create cannot be scheduled by the
-    reference yet (issue 14): one warning line names the pods and claims before the run, the
-    claims are not listed again as ignored, and the other pods are scheduled."""
+def test_claims_nothing_binds_get_one_clear_message(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The claims a StatefulSet's volumeClaimTemplates create are scheduled by the volume
+    plugins (issue 14), but without a StorageClass in the inputs nothing binds or provisions
+    them: one warning line names the pods and claims before the run, the pods stay pending
+    with VolumeBinding's message, the claims are listed Pending, and the other pods are
+    scheduled."""
     path = tmp_path / "sts.yaml"
     path.write_text(STATEFULSET_WITH_CLAIMS)
     assert main(["simulate", str(PUBLIC / "kind-nodes.yaml"), str(path)]) == 1
     cap = capsys.readouterr()
     lines = [ln for ln in cap.err.splitlines() if "PersistentVolumeClaim" in ln]
     assert lines == [
-        "warning: 2 pending pod(s) use PersistentVolumeClaims: default/web-0 (www-web-0), "
-        "default/web-1 (www-web-1). The reference does not read PersistentVolumeClaims, "
-        "PersistentVolumes or StorageClasses yet, so these pods end in Error "
-        "(VolumeRestrictions: not supported yet); the other pods are scheduled as usual "
-        "(docs/expansion.md#statefulset)"]
+        "warning: 2 pending pod(s) use PersistentVolumeClaims that nothing will bind: "
+        "default/web-0 (www-web-0: no StorageClass), default/web-1 (www-web-1: no "
+        "StorageClass). The simulated PV controller binds and provisions only the claims "
+        "VolumeBinding chose a volume or a node for, so an unbound claim needs a "
+        "WaitForFirstConsumer StorageClass in the inputs (named by the claim, or the default "
+        "class); these pods stay pending (docs/storage.md)"]
     doc = json.loads(cap.out)
     assert list(doc["bindings"]) == ["default/plain"]
-    assert {a["pod"]: a["outcome"] for a in doc["attempts"] if a["pod"] != "default/plain"} \
-        == {"default/web-0": "Error", "default/web-1": "Error"}
+    others = [a for a in doc["attempts"] if a["pod"] != "default/plain"]
+    assert {a["pod"]: a["outcome"] for a in others} \
+        == {"default/web-0": "Unschedulable", "default/web-1": "Unschedulable"}
+    assert all(a["message"].startswith(
+        "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.")
+        for a in others)
+    assert [(c["name"], c["phase"], c["volumeName"]) for c in doc["persistentVolumeClaims"]] \
+        == [("www-web-0", "Pending", ""), ("www-web-1", "Pending", "")]
+
+
+def test_claims_of_a_wait_for_first_consumer_class_get_no_warning(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With a default WaitForFirstConsumer StorageClass in the inputs the same claims are
+    provisioned on the pods' nodes: no warning, every pod bound."""
+    path = tmp_path / "sts.yaml"
+    path.write_text(STATEFULSET_WITH_CLAIMS + DEFAULT_CLASS)
+    assert main(["simulate", str(PUBLIC / "kind-nodes.yaml"), str(path)]) == 0
+    cap = capsys.readouterr()
+    assert "warning" not in cap.err
+    doc = json.loads(cap.out)
+    assert sorted(doc["bindings"]) == ["default/plain", "default/web-0", "default/web-1"]
+    assert {c["name"]: (c["phase"], c["selectedNode"]) for c in doc["persistentVolumeClaims"]} \
+        == {"www-web-0": ("Bound", doc["bindings"]["default/web-0"]),
+            "www-web-1": ("Bound", doc["bindings"]["default/web-1"])}
+
+
+DEFAULT_CLASS = """\
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: standard
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: disk.csi.example.com
+volumeBindingMode: WaitForFirstConsumer
+"""
 
 
 # --- bad or partial inputs, through the command a user runs --------------------------------

@@ -485,5 +485,15 @@ def test_golden_phase_catches_a_scoring_mutant_the_properties_miss() -> None:
     assert m.run_mutant(m.get("score-weights-dropped"), genuine_only).status != m.CAUGHT
 
 
+def test_a_storage_mutant_runs_on_storage_scenarios_alone_and_is_caught() -> None:
+    """A mutant of a volume plugin runs on the ``storage`` family only (the small scenarios
+    have no volumes), and generated storage scenarios expose it to its oracle."""
+    out = m.run_mutant(m.get("volumebinding-ignore-bound-pv-node-affinity"),
+                       m.MutantsOptions(max_examples=300, budget=None, golden=False))
+    assert [p.family for p in out.properties] == ["storage"]
+    assert out.status == m.CAUGHT and out.caught_by == ["volume_node_affinity"]
+    assert out.examples is not None and out.examples <= 300
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

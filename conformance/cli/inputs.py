@@ -18,9 +18,14 @@ from reference_impl.model.loader.admission import ADMISSION_MODES
 from reference_impl.model.objects import Cluster
 from reference_impl.model.workloads import Expansion, expand_workloads
 from reference_impl.plugins.registry import build_registry
-from reference_impl.plugins.volumerestrictions import ephemeral_claim_names, pvc_claim_names
+from reference_impl.plugins.volumebinding.binder import is_pvc_fully_bound
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.storage.pv_helpers import (
+    get_persistent_volume_claim_class,
+    is_delay_binding_mode,
+)
+from reference_impl.storage.results import pod_claim_keys
 
 
 def example_cluster_path() -> str:
@@ -84,10 +89,8 @@ def read_inputs(paths: list[str], args: argparse.Namespace) -> tuple[LoadResult,
             print(f"warning: {w}", file=sys.stderr)
     if loaded.admission is not None and (line := loaded.admission.summary()):
         print(line, file=sys.stderr)
-    used = set(expansion_kinds(expansion))
-    if report_claims(loaded.cluster):
-        used.add("PersistentVolumeClaim")  # said by the line above
-    report_ignored(loaded.ignored, used, verbose)
+    report_claims(loaded.cluster)
+    report_ignored(loaded.ignored, set(expansion_kinds(expansion)), verbose)
     return loaded, expansion
 
 
@@ -114,22 +117,62 @@ def report_expansion(x: Expansion, verbose: bool) -> None:
               file=sys.stderr)
 
 
+def unbindable_claims(cluster: Cluster) -> dict[str, list[str]]:
+    """The claims of pending pods that nothing in the simulation will bind, by pod:
+    ``NAME (why)``. The four volume plugins schedule a pod's claims and the simulated PV
+    controller and provisioner complete what VolumeBinding chose (docs/storage.md), so a claim
+    gets a volume only when it is bound already or waits for its first consumer (an unbound
+    claim of a WaitForFirstConsumer StorageClass of the inputs, without ``spec.volumeName``).
+    Any other unbound claim is one VolumeBinding's PreFilter calls immediate
+    (``GetPodVolumeClaims``, pkg/scheduler/framework/plugins/volumebinding/binder.go): in a
+    real cluster the PV controller would bind it, here nothing does."""
+    storage = cluster.storage
+    out: dict[str, list[str]] = {}
+    for pod in cluster.pods:
+        if pod.node_name:
+            continue
+        reasons = []
+        for key in pod_claim_keys(pod):
+            name = key.split("/", 1)[1]
+            claim = storage.claims.get(key)
+            if claim is None:
+                reasons.append(f"{name}: not in the inputs")
+                continue
+            if is_pvc_fully_bound(claim) or (
+                    is_delay_binding_mode(claim, storage.classes) and not claim.volume_name):
+                continue
+            class_name = get_persistent_volume_claim_class(claim)
+            sc = storage.classes.get(class_name) if class_name else None
+            if claim.volume_name:
+                why = f"pre-bound to {claim.volume_name}, binding not completed"
+            elif not class_name:
+                why = "no StorageClass"
+            elif sc is None:
+                why = f"StorageClass {class_name} not in the inputs"
+            else:
+                why = f"StorageClass {class_name} binds {sc.volume_binding_mode}"
+            reasons.append(f"{name}: {why}")
+        if reasons:
+            out[pod.key] = reasons
+    return out
+
+
 def report_claims(cluster: Cluster) -> bool:
-    """One line for the pending pods with PersistentVolumeClaims (a StatefulSet's
-    ``volumeClaimTemplates``), which the reference cannot schedule yet: each would otherwise
-    only end in an Error of the volume plugins. True if there were some."""
-    claims = {p.key: [*pvc_claim_names(p), *ephemeral_claim_names(p)]
-              for p in cluster.pods if not p.node_name}
-    claims = {k: c for k, c in claims.items() if c}
+    """One line for the pending pods whose claims nothing will bind
+    (:func:`unbindable_claims`): they stay pending with VolumeBinding's "pod has unbound
+    immediate PersistentVolumeClaims" (or the claim's "not found"), which is right for the
+    inputs but rarely what a user of a real cluster's manifests expects (its default
+    StorageClass left out of the inputs). True if there were some."""
+    claims = unbindable_claims(cluster)
     if not claims:
         return False
-    shown = ", ".join(f"{k} ({', '.join(c)})" for k, c in list(claims.items())[:3])
+    shown = ", ".join(f"{k} ({'; '.join(c)})" for k, c in list(claims.items())[:3])
     more = f" and {len(claims) - 3} more" if len(claims) > 3 else ""
-    print(f"warning: {len(claims)} pending pod(s) use PersistentVolumeClaims: {shown}{more}. "
-          "The reference does not read PersistentVolumeClaims, PersistentVolumes or "
-          "StorageClasses yet, so these pods end in Error (VolumeRestrictions: not supported "
-          "yet); the other pods are scheduled as usual (docs/expansion.md#statefulset)",
-          file=sys.stderr)
+    print(f"warning: {len(claims)} pending pod(s) use PersistentVolumeClaims that nothing will "
+          f"bind: {shown}{more}. The simulated PV controller binds and provisions only the "
+          "claims VolumeBinding chose a volume or a node for, so an unbound claim needs a "
+          "WaitForFirstConsumer StorageClass in the inputs (named by the claim, or the default "
+          "class); these pods stay pending (docs/storage.md)", file=sys.stderr)
     return True
 
 

@@ -19,9 +19,10 @@ class Mutant:
     ``summary``: what the mutated reference does. ``upstream``: the rule it breaks, with the
     upstream file. ``witness()``: a small scenario on which the mutant changes the reference's
     SimulationResult; ``shows``: how (genuine vs mutated). ``oracles``: the oracles expected to
-    catch it. ``family``: a family the run adds for this mutant (the generated scenarios it
-    needs, e.g. ``dra``). ``equivalent``: why no generated scenario can tell it apart (then it
-    is not counted). ``missing_oracle``: for a known survivor, the oracle that would catch it.
+    catch it. ``family``: the family the mutant runs on instead of the run's families (the
+    only generated scenarios that reach the code it patches, e.g. ``dra``). ``equivalent``:
+    why no generated scenario can tell it apart (then it is not counted). ``missing_oracle``:
+    for a known survivor, the oracle that would catch it.
     """
 
     name: str
@@ -35,7 +36,8 @@ class Mutant:
     equivalent: str = ""
     missing_oracle: str = ""
     #: the scenario family (strategies/families.py) whose scenarios exercise the code it
-    #: patches, when the run's families do not (``dra``: only DRA scenarios have claims)
+    #: patches, when the run's families do not (``dra``: only DRA scenarios have claims;
+    #: ``storage``: only storage scenarios have volumes); it replaces them for this mutant
     family: str = ""
 
     @contextmanager

@@ -62,9 +62,9 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
         checks = select_oracles(opts.oracles)
         base = settings(no_shrink(profile_settings("dev")), database=None)
         subject = MutantSubject(mutant)
-        families = list(opts.families)
-        if mutant.family and mutant.family not in families:
-            families.append(mutant.family)
+        # a mutant of code only a feature family exercises runs on that family alone (a
+        # superset of the small scenarios: the size preset with the feature added)
+        families = [mutant.family] if mutant.family else list(opts.families)
         if opts.per_property:
             runs = [(p, {p.oracle: checks[p.oracle]})
                     for p in property_list(families, list(checks))]

@@ -1,6 +1,7 @@
 """Manifest helpers for the witness scenarios of the catalogue: tiny Node, Pod, PriorityClass,
-Namespace, KubeSchedulerConfiguration and timeline documents. Every witness is built with these
-(imported as ``w``): shorthands over the shared builders of ``reference_impl.testing``."""
+Namespace, KubeSchedulerConfiguration and timeline documents, DRA and storage objects. Every
+witness is built with these (imported as ``w``): shorthands over the shared builders of
+``reference_impl.testing``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,15 @@ from typing import Any
 
 import reference_impl.testing.wrappers as wrappers
 from conformance.core.scenario import ScenarioInput
+from reference_impl.model.storage import ANN_BIND_COMPLETED
+from reference_impl.testing.storage import (
+    make_csi_driver,
+    make_csi_node,
+    make_csi_storage_capacity,
+    make_pv,
+    make_pvc,
+    make_storage_class,
+)
 from reference_impl.testing.wrappers import HOSTNAME as HOSTNAME  # w.HOSTNAME in the catalogue
 from reference_impl.testing.wrappers import (
     ZONE,
@@ -149,6 +159,67 @@ def gpu_claim(name: str, count: int = 1, *selectors: str, match: str | None = No
 def claim_pod(name: str, claim: str, requests: Mapping[str, Any] | None = None) -> Doc:
     """A pod whose ``spec.resourceClaims`` entry ``gpu`` names the ResourceClaim ``claim``."""
     p = make_pod(name).container(container("c", requests)).resource_claim("gpu", claim=claim)
+    return p.manifest()
+
+
+DISK = "disk.csi.example.com"
+RWO, RWOP = "ReadWriteOnce", "ReadWriteOncePod"
+
+
+def bound_claim(name: str, *, mode: str = RWO, labels: Mapping[str, str] | None = None,
+                node_affinity: tuple[str, str] | None = None) -> list[Doc]:
+    """A claim ``name`` (namespace default, 1Gi, access mode ``mode``) bound by the PV
+    controller to the PV ``pv-NAME`` (CSI driver ``disk.csi.example.com``, handle ``NAME``),
+    the PV with ``labels`` and a required node affinity ``(key, value)``: [PV, claim]."""
+    pv = (make_pv(f"pv-{name}").capacity("1Gi").access_modes(mode).csi(DISK, name)
+          .claim_ref("default", name).phase("Bound").labels(labels or {}))
+    if node_affinity:
+        pv.node_affinity_in(*node_affinity)
+    claim = (make_pvc(name).access_modes(mode).request("1Gi").no_class()
+             .annotation(ANN_BIND_COMPLETED, "yes").bound_to(f"pv-{name}"))
+    return [pv.manifest(), claim.manifest()]
+
+
+def wait_class(name: str = "fast", *, allowed: tuple[str, str] | None = None) -> Doc:
+    """A WaitForFirstConsumer StorageClass provisioned by ``disk.csi.example.com``, with an
+    ``allowedTopologies`` term ``key`` in [``value``] when ``allowed`` is given."""
+    sc = make_storage_class(name, DISK).wait_for_first_consumer()
+    if allowed:
+        sc.allowed_topology(*allowed)
+    return sc.manifest()
+
+
+def claim(name: str, storage_class: str = "fast", size: str = "1Gi") -> Doc:
+    """An unbound ReadWriteOnce claim ``name`` of ``storage_class`` asking for ``size``."""
+    return make_pvc(name).storage_class(storage_class).access_modes(RWO).request(size).manifest()
+
+
+def csi_node(node: str, count: int) -> Doc:
+    """The CSINode of ``node``: driver ``disk.csi.example.com`` with ``allocatable.count``."""
+    return make_csi_node(node).driver(DISK, count).manifest()
+
+
+def capacity_driver() -> Doc:
+    """The CSIDriver ``disk.csi.example.com`` with ``storageCapacity: true``."""
+    return make_csi_driver(DISK).storage_capacity().manifest()
+
+
+def capacity(name: str, storage_class: str, node: str, size: str) -> Doc:
+    """A CSIStorageCapacity of ``storage_class``: ``size`` on the node ``node`` (its hostname
+    label)."""
+    return (make_csi_storage_capacity(name, "default", storage_class)
+            .node_topology({HOSTNAME: node}).capacity(size).manifest())
+
+
+def volume_pod(name: str, *claims: str, requests: Mapping[str, Any] | None = None,
+               node: str | None = None) -> Doc:
+    """A pod with one container ``c`` requesting ``requests`` and a persistentVolumeClaim
+    volume for each of ``claims``."""
+    p = make_pod(name).container(container("c", requests))
+    for c in claims:
+        p.pvc(c)
+    if node:
+        p.node(node)
     return p.manifest()
 
 

@@ -13,13 +13,14 @@ from conformance.engines.mutants.catalogue import (
     queue,
     resources,
     scoring,
+    storage,
     topology,
 )
 from conformance.engines.mutants.mutant import Catalogue, Mutant
 
 CATALOGUE = Catalogue((*resources.MUTANTS, *node_filters.MUTANTS, *topology.MUTANTS,
                        *scoring.MUTANTS, *queue.MUTANTS, *preemption.MUTANTS,
-                       *framework.MUTANTS, *dra.MUTANTS))
+                       *framework.MUTANTS, *dra.MUTANTS, *storage.MUTANTS))
 
 
 def get(name: str) -> Mutant:
