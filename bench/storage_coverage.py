@@ -38,11 +38,10 @@ from reference_impl.plugins.nodevolumelimits import NodeVolumeLimits  # noqa: E4
 from reference_impl.plugins.volumebinding.volume_binding import VolumeBinding  # noqa: E402
 from reference_impl.plugins.volumerestrictions import VolumeRestrictions  # noqa: E402
 from reference_impl.plugins.volumezone import VolumeZone  # noqa: E402
+from strategies.storage import has_storage  # noqa: E402
 
 Doc = dict[str, Any]
 
-STORAGE_KINDS = frozenset({"StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
-                           "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment"})
 IN_TREE = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
 
 #: rejection reasons, by plugin and rule: a substring of upstream's message
@@ -114,12 +113,6 @@ def _pending(docs: list[Doc]) -> list[Doc]:
 def _claim_volumes(pod: Doc) -> list[Doc]:
     return [v for v in pod["spec"].get("volumes", [])
             if "persistentVolumeClaim" in v or "ephemeral" in v]
-
-
-def is_storage_scenario(scenario: ScenarioInput) -> bool:
-    """The scenario holds storage objects or a pod with a volume."""
-    return any(d.get("kind") in STORAGE_KINDS for d in scenario.documents) or any(
-        p["spec"].get("volumes") for p in _kind(scenario.documents, "Pod"))
 
 
 def input_features(docs: list[Doc]) -> set[str]:
@@ -218,7 +211,7 @@ def measure(family: str, n: int, seed: int) -> tuple[int, int, Counter[str]]:
         if total[0] >= n:
             return
         total[0] += 1
-        if not is_storage_scenario(scenario):
+        if not has_storage(scenario.documents):
             return
         total[1] += 1
         _VERDICTS.clear()

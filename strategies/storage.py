@@ -37,6 +37,7 @@ __all__ = [
     "STORAGE_FEATURE",
     "StorageClasses",
     "claim_template_spec",
+    "has_storage",
     "storage_classes",
     "storage_documents",
 ]
@@ -65,6 +66,19 @@ ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
 #: ``spec.volumeMode`` of PVs and claims: absent (the API server's default, Filesystem) first
 VOLUME_MODES = (None, "Block", "Filesystem")
+
+
+#: the kinds of the storage objects (docs/storage.md#objects)
+STORAGE_KINDS = frozenset({"StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
+                           "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment"})
+
+
+def has_storage(documents: Sequence[Doc]) -> bool:
+    """A storage scenario: it holds a storage object or a pod with a volume (what the four
+    volume plugins read)."""
+    return any(d.get("kind") in STORAGE_KINDS
+               or (d.get("kind") == "Pod" and d.get("spec", {}).get("volumes"))
+               for d in documents)
 
 
 def _gi(n: int) -> str:
