@@ -278,6 +278,19 @@ def test_minimal_storage_scenario_is_one_pod_one_claim() -> None:
     assert not _kind(s.documents, "PersistentVolume")
 
 
+def test_an_attached_volume_shrinks_to_one_running_pod() -> None:
+    """NodeVolumeLimits' VolumeAttachments: the smallest is one running pod's CSI volume."""
+    s = find(scenarios(features={"storage"}),
+             lambda s: bool(_kind(s.documents, "VolumeAttachment")), settings=SHRINK)
+    (pod,) = _kind(s.documents, "Pod")
+    (pv,) = _kind(s.documents, "PersistentVolume")
+    (va,) = _kind(s.documents, "VolumeAttachment")
+    assert va["spec"] == {"attacher": pv["spec"]["csi"]["driver"],
+                          "nodeName": pod["spec"]["nodeName"],
+                          "source": {"persistentVolumeName": pv["metadata"]["name"]}}
+    assert va["status"] == {"attached": True}
+
+
 def test_the_storage_family_of_the_differential_generates_storage_scenarios() -> None:
     """``kschedconf diff --sizes storage=N``: small scenarios with the opt-in ``storage``
     feature; most have pending pods with claims."""
