@@ -1,15 +1,11 @@
 """Storage scenarios (feature ``storage``, opt-in: not in ``ALL_FEATURES``): StorageClasses,
-CSIDrivers, CSINodes, CSIStorageCapacities, static PersistentVolumes, PersistentVolumeClaims and
-pods that use them (``persistentVolumeClaim`` and ``ephemeral`` volumes, inline
-``gcePersistentDisk`` disks). Valid by construction for the API server's rules of core/v1 and
-storage.k8s.io/v1 (pkg/apis/core/validation ValidatePersistentVolume,
-ValidatePersistentVolumeClaim; pkg/apis/storage/validation of k8s.io/kubernetes v1.37.2); what
-is drawn and what shrinking gives: docs/strategies.md#storage.
-
-The objects read by the four volume plugins: VolumeRestrictions (ReadWriteOncePod claims,
-inline GCE disks), NodeVolumeLimits (CSINode ``allocatable.count``, in-tree
-gcePersistentDisk / awsElasticBlockStore volumes that CSI migration translates), VolumeZone
-(zone-labelled PVs) and VolumeBinding (classes, static PVs, capacities)."""
+CSIDrivers, CSINodes, CSIStorageCapacities, static PersistentVolumes, PersistentVolumeClaims,
+VolumeAttachments and pods that use them (``persistentVolumeClaim`` and ``ephemeral`` volumes,
+inline in-tree disks: ``storage_sources.py``), what the four volume plugins read. Valid by
+construction for the API server's rules of core/v1 and storage.k8s.io/v1
+(pkg/apis/core/validation ValidatePersistentVolume, ValidatePersistentVolumeClaim;
+pkg/apis/storage/validation of k8s.io/kubernetes v1.37.2); what is drawn, for which rule, and
+what shrinking gives: docs/strategies.md#storage."""
 
 from __future__ import annotations
 
@@ -25,6 +21,15 @@ from strategies._cache import sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import sometimes, stable_uid
 from strategies.sizes import SMALL, Sizes
+from strategies.storage_sources import (
+    AWS_EBS_DRIVER,
+    AWS_VOLUMES,
+    GCE_PD_DRIVER,
+    PD_NAMES,
+    inline_disk,
+    pv_topology_labels,
+    volume_attachment,
+)
 
 __all__ = [
     "CSI_DRIVERS",
@@ -32,6 +37,7 @@ __all__ = [
     "STORAGE_FEATURE",
     "StorageClasses",
     "claim_template_spec",
+    "has_storage",
     "storage_classes",
     "storage_documents",
 ]
@@ -42,25 +48,37 @@ STORAGE_FEATURE = "storage"
 STORAGE_V1 = "storage.k8s.io/v1"
 #: the CSI drivers of generated clusters (the first shrinks in)
 CSI_DRIVERS = ("disk.csi.example.com", "fs.csi.example.com")
-#: the CSI driver CSI migration translates gcePersistentDisk volumes to
-#: (k8s.io/csi-translation-lib/plugins/gce_pd.go GCEPDDriverName)
-GCE_PD_DRIVER = "pd.csi.storage.gke.io"
 NO_PROVISIONER = "kubernetes.io/no-provisioner"
+#: a class claims name that is not drawn, and the PV a lost claim names
+MISSING_CLASS = "gone"
+LOST_VOLUME = "pv-gone"
 #: class names, in shrinking order
 CLASS_NAMES = ("standard", "fast", "local")
 SIZES_GI = (1, 2, 5, 10)
 #: the PV label claims' selectors match
 TIER = "example.com/tier"
 TIERS = ("gold", "silver")
-#: inline and PV GCE disks and AWS volumes: few names, so that pods share disks
-PD_NAMES = ("disk-a", "disk-b")
-AWS_VOLUMES = ("vol-0a", "vol-0b")
 RWO, ROX, RWX, RWOP = "ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod"
 #: access modes of claims and volumes: ReadWriteOncePod never with another mode
 #: (ValidatePersistentVolumeSpec / ValidatePersistentVolumeClaimSpec)
 ACCESS_MODES: tuple[tuple[str, ...], ...] = ((RWO,), (RWOP,), (RWO, ROX), (RWX,), (ROX,))
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+#: ``spec.volumeMode`` of PVs and claims: absent (the API server's default, Filesystem) first
+VOLUME_MODES = (None, "Block", "Filesystem")
+
+
+#: the kinds of the storage objects (docs/storage.md#objects)
+STORAGE_KINDS = frozenset({"StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
+                           "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment"})
+
+
+def has_storage(documents: Sequence[Doc]) -> bool:
+    """A storage scenario: it holds a storage object or a pod with a volume (what the four
+    volume plugins read)."""
+    return any(d.get("kind") in STORAGE_KINDS
+               or (d.get("kind") == "Pod" and d.get("spec", {}).get("volumes"))
+               for d in documents)
 
 
 def _gi(n: int) -> str:
@@ -74,6 +92,7 @@ class StorageClasses:
 
     documents: list[Doc] = field(default_factory=list)
     provisioner: dict[str, str] = field(default_factory=dict)  # class -> provisioner
+    binding_mode: dict[str, str] = field(default_factory=dict)  # class -> volumeBindingMode
     drivers: tuple[str, ...] = ()  # the CSI drivers with a CSIDriver object
     capacity_drivers: frozenset[str] = frozenset()  # CSIDrivers with storageCapacity: true
 
@@ -98,7 +117,9 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
     """1-3 StorageClasses (``standard`` always): a provisioner (a CSI driver, or
     ``kubernetes.io/no-provisioner``), Immediate or WaitForFirstConsumer binding, sometimes
     ``allowedTopologies`` on the zone or hostname label, the default-class annotation on one
-    sometimes; and a CSIDriver per CSI driver (``attachRequired``, ``storageCapacity``)."""
+    sometimes; and a CSIDriver per CSI driver (``attachRequired``, ``storageCapacity``,
+    sometimes ``preventPodSchedulingIfMissing``: the VolumeLimitScaling gate is on in
+    v1.37.2, pkg/features/kube_features.go)."""
     out = StorageClasses()
     count = draw(st.integers(1, len(CLASS_NAMES)))
     default = draw(st.integers(-1, count - 1)) if sometimes(draw, 3) else -1
@@ -114,6 +135,7 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
             doc["allowedTopologies"] = [_topology_term(draw, cluster)]
         out.documents.append(doc)
         out.provisioner[name] = provisioner
+        out.binding_mode[name] = mode
     drivers = tuple(d for d in CSI_DRIVERS if d in out.provisioner.values() or sometimes(draw, 3))
     capacity = set()
     for d in drivers:
@@ -121,10 +143,11 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
         with_capacity = sometimes(draw, 2)
         if with_capacity:
             capacity.add(d)
+        spec: Doc = {"attachRequired": attach, "storageCapacity": with_capacity}
+        if sometimes(draw, 3):
+            spec["preventPodSchedulingIfMissing"] = draw(st.booleans())
         out.documents.append({"apiVersion": STORAGE_V1, "kind": "CSIDriver",
-                              "metadata": {"name": d},
-                              "spec": {"attachRequired": attach,
-                                       "storageCapacity": with_capacity}})
+                              "metadata": {"name": d}, "spec": spec})
     out.drivers, out.capacity_drivers = drivers, frozenset(capacity)
     return out
 
@@ -132,11 +155,11 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
 @st.composite
 def csi_nodes(draw: st.DrawFn, cluster: GeneratedCluster, drivers: Sequence[str]) -> list[Doc]:
     """CSINodes for about three nodes in four: per driver (the CSI drivers and, sometimes,
-    the GCE PD driver CSI migration counts in-tree disks under) a ``nodeID``,
+    the GCE PD and AWS EBS drivers CSI migration counts in-tree disks under) a ``nodeID``,
     ``allocatable.count`` 0-4 (absent sometimes: no limit) and topology keys among zone and
     hostname (ValidateCSINode: unique qualified keys, count >= 0)."""
     out = []
-    names = (*drivers, GCE_PD_DRIVER)
+    names = (*drivers, GCE_PD_DRIVER, AWS_EBS_DRIVER)
     for node in cluster.node_names:
         if sometimes(draw, 4):
             continue
@@ -180,9 +203,12 @@ def capacities(draw: st.DrawFn, cluster: GeneratedCluster, classes: StorageClass
 
 def claim_template_spec(draw: st.DrawFn, classes: StorageClasses) -> Doc:
     """A ``PersistentVolumeClaimSpec`` for a new volume: access modes, a class (or none: the
-    default class, if any, applies), a requested size."""
+    default class, if any, applies), a requested size, sometimes a volume mode."""
     spec: Doc = {"accessModes": list(draw(sampled(ACCESS_MODES))),
                  "resources": {"requests": {"storage": _gi(draw(sampled(SIZES_GI)))}}}
+    mode = draw(sampled(VOLUME_MODES))
+    if mode is not None:
+        spec["volumeMode"] = mode
     if classes.names and not sometimes(draw, 5):
         spec["storageClassName"] = draw(sampled(classes.names))
     return spec
@@ -198,6 +224,14 @@ class _Volumes:
     claims: list[Doc] = field(default_factory=list)
     #: the standalone claims (not an ephemeral volume's) by namespace
     by_namespace: dict[str, list[str]] = field(default_factory=dict)
+    attachments: list[Doc] = field(default_factory=list)
+    #: the claims of running pods by namespace, and their inline disks (``{kind: source}``)
+    in_use: dict[str, list[str]] = field(default_factory=dict)
+    disks: list[Doc] = field(default_factory=list)
+
+    def node(self, name: str | None) -> Doc | None:
+        """The Node document of that name (None for None)."""
+        return next((n for n in self.cluster.nodes if n["metadata"]["name"] == name), None)
 
     def claim(self, namespace: str, spec: Doc, volume: Doc | None, owner: Doc | None = None,
               name: str | None = None) -> str:
@@ -232,12 +266,15 @@ def _affinity(draw: st.DrawFn, cluster: GeneratedCluster, node: str | None) -> D
 
 
 @st.composite
-def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None) -> Doc:
-    """A static PV: a size, access modes, a class (or none), sometimes a tier label; a CSI
-    source (the class's driver when it has one), or an in-tree ``gcePersistentDisk`` /
+def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None,
+                      host: str | None = None) -> Doc:
+    """A static PV: a size, access modes, sometimes a volume mode, a class (or none),
+    sometimes a tier label and zone / region labels (``pv_topology_labels``); a CSI source
+    (the class's driver when it has one), or an in-tree ``gcePersistentDisk`` /
     ``awsElasticBlockStore`` (translated by CSI migration), or a ``local`` path (which needs
     node affinity); node affinity to a zone or a node sometimes (``node``: that node's
-    hostname, for the volumes of running pods). Phase Available until a claim binds it."""
+    hostname, for the volumes of running pods; ``host``: the node a running pod uses it on,
+    whose zone or region its labels name). Phase Available until a claim binds it."""
     name = f"pv-{len(vols.volumes)}"
     classes = vols.classes.names
     class_name = draw(sampled(classes)) if classes and not sometimes(draw, 4) else ""
@@ -245,6 +282,9 @@ def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None) 
     kind = draw(sampled(("csi", "gcePersistentDisk", "awsElasticBlockStore", "local")))
     spec: Doc = {"capacity": {"storage": _gi(draw(sampled(SIZES_GI)))},
                  "accessModes": list(draw(sampled(ACCESS_MODES)))}
+    mode = draw(sampled(VOLUME_MODES))
+    if mode is not None:
+        spec["volumeMode"] = mode
     if kind == "csi":
         driver = provisioner if provisioner in CSI_DRIVERS else draw(sampled(CSI_DRIVERS))
         spec["csi"] = {"driver": driver, "volumeHandle": name}
@@ -259,8 +299,10 @@ def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None) 
     if class_name:
         spec["storageClassName"] = class_name
     meta: Doc = {"name": name}
-    if sometimes(draw, 3):
-        meta["labels"] = {TIER: draw(sampled(TIERS))}
+    labels = {TIER: draw(sampled(TIERS))} if sometimes(draw, 3) else {}
+    labels.update(draw(pv_topology_labels(vols.node(host))))
+    if labels:
+        meta["labels"] = labels
     doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": spec,
            "status": {"phase": "Available"}}
     vols.volumes.append(doc)
@@ -268,23 +310,90 @@ def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None) 
 
 
 def _bound_spec(volume: Doc) -> Doc:
-    """A claim spec that the PV satisfies (its class, a mode it has, at most its size)."""
+    """A claim spec that the PV satisfies (its class, an access mode it has, its volume mode,
+    at most its size)."""
     spec: Doc = {"accessModes": volume["spec"]["accessModes"][:1],
                  "resources": {"requests": {"storage": volume["spec"]["capacity"]["storage"]}},
                  "storageClassName": volume["spec"].get("storageClassName", "")}
+    if "volumeMode" in volume["spec"]:
+        spec["volumeMode"] = volume["spec"]["volumeMode"]
     return spec
 
 
 @st.composite
 def unbound_claim(draw: st.DrawFn, vols: _Volumes, namespace: str) -> str:
-    """A claim waiting for a volume: a class (or ``""``: class-less PVs only, or none),
-    access modes, a size, a label selector on the PVs' tier sometimes."""
+    """A claim waiting for a volume: a class (or ``""``: class-less PVs only, or none, or
+    rarely a class that does not exist), access modes, a size, a label selector on the PVs'
+    tier sometimes. One in six is pre-bound to an Available PV, by the PV's ``claimRef``
+    (FindMatchingVolume takes that PV first) or by the claim's ``volumeName`` (a claim
+    ``getPodVolumeClaims`` treats as an unbound Immediate one: binder.go). A claim of an
+    Immediate class or of the class ``""`` (binding is not delayed: IsDelayBindingMode,
+    component-helpers/storage/volume/helpers.go) without a selector is, three times in four,
+    bound already (``_controller_volume``): a real cluster's PV controller binds such claims
+    before any pod is scheduled; the others stay unbound (the pods using them are
+    unschedulable)."""
     spec = claim_template_spec(draw, vols.classes)
     if "storageClassName" not in spec and sometimes(draw, 2):
-        spec["storageClassName"] = ""
+        spec["storageClassName"] = "" if not sometimes(draw, 4) else MISSING_CLASS
     if sometimes(draw, 4):
         spec["selector"] = {"matchLabels": {TIER: draw(sampled(TIERS))}}
-    return vols.claim(namespace, spec, None)
+    class_name = spec.get("storageClassName", "")
+    immediate = class_name == "" and "storageClassName" in spec or \
+        vols.classes.binding_mode.get(class_name) == "Immediate"
+    if immediate and "selector" not in spec and not sometimes(draw, 4):
+        return vols.claim(namespace, spec, draw(_controller_volume(vols, spec)))
+    name = vols.claim(namespace, spec, None)
+    free = [pv for pv in vols.volumes if "claimRef" not in pv["spec"]]
+    if free and sometimes(draw, 6):
+        volume = free[draw(st.integers(0, len(free) - 1))]
+        if draw(st.booleans()):
+            volume["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim",
+                                          "namespace": namespace, "name": name}
+        else:
+            spec["volumeName"] = volume["metadata"]["name"]
+    return name
+
+
+@st.composite
+def _controller_volume(draw: st.DrawFn, vols: _Volumes, spec: Doc) -> Doc:
+    """The PV the PV controller bound a claim of an Immediate class (or of no class: ``""``)
+    to: of the claim's class, size, access modes and volume mode, a CSI volume of the class's
+    driver (or of the first driver, for a class without a provisioner or no class: a static PV
+    made for the claim); sometimes
+    zone or region labels and a node affinity, as a provisioner of a zonal disk sets them."""
+    name = f"pv-{len(vols.volumes)}"
+    class_name = spec["storageClassName"]
+    provisioner = vols.classes.provisioner.get(class_name, NO_PROVISIONER)
+    driver = provisioner if provisioner in CSI_DRIVERS else CSI_DRIVERS[0]
+    pv_spec: Doc = {"capacity": {"storage": spec["resources"]["requests"]["storage"]},
+                    "accessModes": list(spec["accessModes"]),
+                    "csi": {"driver": driver, "volumeHandle": name}}
+    if class_name:
+        pv_spec["storageClassName"] = class_name
+    if "volumeMode" in spec:
+        pv_spec["volumeMode"] = spec["volumeMode"]
+    if sometimes(draw, 2):
+        pv_spec["nodeAffinity"] = _affinity(draw, vols.cluster, None)
+    meta: Doc = {"name": name}
+    labels = draw(pv_topology_labels(one_in=2))
+    if labels:
+        meta["labels"] = labels
+    doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": pv_spec,
+           "status": {"phase": "Available"}}
+    vols.volumes.append(doc)
+    return doc
+
+
+def lost_claim(vols: _Volumes, namespace: str) -> str:
+    """A claim bound to a PV that no longer exists (phase Lost, as the PV controller leaves
+    it): VolumeBinding's ``ErrReasonPVNotExist``."""
+    spec: Doc = {"accessModes": [RWO], "resources": {"requests": {"storage": _gi(1)}},
+                 "storageClassName": "", "volumeName": LOST_VOLUME}
+    name = vols.claim(namespace, spec, None)
+    claim = vols.claims[-1]
+    claim["metadata"]["annotations"] = {ANN_BIND_COMPLETED: "yes"}
+    claim["status"] = {"phase": "Lost"}
+    return name
 
 
 def _volume_entry(name: str, **source: Any) -> Doc:
@@ -294,16 +403,26 @@ def _volume_entry(name: str, **source: Any) -> Doc:
 @st.composite
 def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     """1-2 volumes of a pending pod: a claim of its namespace (bound or not; shared with the
-    pods naming it too), a claim that does not exist (one in ten), an ``ephemeral`` volume
-    (its claim created, owned by the pod, as the ephemeral volume controller does), or an
-    inline ``gcePersistentDisk`` (read-only sometimes)."""
+    pods naming it too; one time in three a claim a running pod uses, for ReadWriteOncePod
+    conflicts), a claim that does not exist or one bound to a PV that is gone (one in
+    sixteen each), an ``ephemeral`` volume (its
+    claim created, owned by the pod, as the ephemeral volume controller does), or an inline
+    in-tree disk (``inline_disk``: GCE, AWS, iSCSI, RBD; read-only sometimes; half the time
+    one a running pod mounts, for VolumeRestrictions' disk conflicts)."""
     ns = pod["metadata"].get("namespace", "default")
     out = []
     for i in range(draw(st.integers(1, 2))):
         name = f"vol-{i}"
-        choice = draw(sampled(("claim", "claim", "ephemeral", "disk", "missing")))
-        if choice == "claim":
+        choice = draw(sampled(("claim", "claim", "claim", "ephemeral", "disk")))
+        if choice == "claim" and sometimes(draw, 8):
+            choice = draw(sampled(("missing", "lost")))
+        if choice == "lost":
+            out.append(_volume_entry(name, persistentVolumeClaim={
+                "claimName": lost_claim(vols, ns)}))
+        elif choice == "claim":
             existing = vols.by_namespace.get(ns, [])
+            if vols.in_use.get(ns) and sometimes(draw, 3):
+                existing = vols.in_use[ns]
             claim = draw(sampled(existing)) if existing and draw(st.booleans()) else None
             if claim is None:
                 claim = draw(unbound_claim(vols, ns))
@@ -318,35 +437,45 @@ def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
                      "uid": meta["uid"], "controller": True, "blockOwnerDeletion": True}
             vols.claim(ns, copy.deepcopy(spec), None, owner, f"{meta['name']}-{name}")
             out.append(_volume_entry(name, ephemeral={"volumeClaimTemplate": {"spec": spec}}))
+        elif vols.disks and draw(st.booleans()):
+            disk = copy.deepcopy(vols.disks[draw(st.integers(0, len(vols.disks) - 1))])
+            for src in disk.values():  # read-only or not, this time
+                src.pop("readOnly", None)
+                if sometimes(draw, 2):
+                    src["readOnly"] = True
+            out.append(_volume_entry(name, **disk))
         else:
-            disk: Doc = {"pdName": draw(sampled(PD_NAMES))}
-            if sometimes(draw, 3):
-                disk["readOnly"] = True
-            out.append(_volume_entry(name, gcePersistentDisk=disk))
+            out.append(_volume_entry(name, **draw(inline_disk())))
     return out
 
 
 @st.composite
 def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     """1-2 volumes of a running pod: a claim bound to a PV the pod's node may use (no node
-    affinity, or the node's hostname), or an inline ``gcePersistentDisk``."""
+    affinity, or the node's hostname; zone labels of the node's zone) and, for a CSI PV, its
+    VolumeAttachment to the node two times in three, ReadWriteOncePod one time in four; or
+    (half the time) an inline in-tree disk."""
     ns = pod["metadata"].get("namespace", "default")
     out = []
     for i in range(draw(st.integers(1, 2))):
         name = f"vol-{i}"
-        if sometimes(draw, 3):
-            disk: Doc = {"pdName": draw(sampled(PD_NAMES))}
-            if sometimes(draw, 2):
-                disk["readOnly"] = True
-            out.append(_volume_entry(name, gcePersistentDisk=disk))
+        if sometimes(draw, 2):
+            disk = draw(inline_disk(read_only_one_in=2))
+            vols.disks.append(disk)
+            out.append(_volume_entry(name, **disk))
             continue
         node = pod["spec"]["nodeName"]
-        volume = draw(persistent_volume(vols, node if draw(st.booleans()) else None))
+        volume = draw(persistent_volume(vols, node if draw(st.booleans()) else None, node))
         if "nodeAffinity" in volume["spec"] and volume["spec"]["nodeAffinity"]["required"][
                 "nodeSelectorTerms"][0]["matchExpressions"][0]["key"] != v.HOSTNAME:
             volume["spec"]["nodeAffinity"] = _affinity(draw, vols.cluster, node)
+        if sometimes(draw, 4):  # a claim only this pod may use (VolumeRestrictions)
+            volume["spec"]["accessModes"] = [RWOP]
         claim = vols.claim(ns, _bound_spec(volume), volume)
+        vols.in_use.setdefault(ns, []).append(claim)
         out.append(_volume_entry(name, persistentVolumeClaim={"claimName": claim}))
+        if "csi" in volume["spec"] and not sometimes(draw, 3):
+            vols.attachments.append(draw(volume_attachment(volume, node)))
     return out
 
 
@@ -354,9 +483,10 @@ def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
 def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                       classes: StorageClasses, sizes: Sizes = SMALL) -> list[Doc]:
     """The storage objects of a scenario after ``classes``: CSINodes, capacities, static PVs
-    (available, or bound to a claim), claims, and volumes for up to
-    ``sizes.max_pod_volumes`` running and as many pending pods (set in place; at least one
-    pending pod, when there is one, but one time in four)."""
+    (available, or bound to a claim), claims, volumes
+    for up to ``sizes.max_pod_volumes`` running and as many pending pods (set in place; at
+    least one pending pod, when there is one, but one time in four), VolumeAttachments (of
+    the running pods' CSI PVs, and rarely one of a PV no pod uses: a volume still attached)."""
     vols = _Volumes(classes, cluster)
     docs = draw(csi_nodes(cluster, classes.drivers)) + draw(capacities(cluster, classes))
     for _ in range(draw(st.integers(0, sizes.max_volumes))):
@@ -377,4 +507,9 @@ def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[
         for i in sorted(users):
             pods[i]["spec"]["volumes"] = [*pods[i]["spec"].get("volumes", []),
                                           *draw(volumes(pods[i], vols))]
-    return docs + vols.volumes + vols.claims
+    idle = [pv for pv in vols.volumes if "csi" in pv["spec"] and "claimRef" not in pv["spec"]]
+    if idle and sometimes(draw, 6):
+        volume = idle[draw(st.integers(0, len(idle) - 1))]
+        vols.attachments.append(draw(volume_attachment(volume,
+                                                       draw(sampled(cluster.node_names)))))
+    return docs + vols.volumes + vols.claims + vols.attachments

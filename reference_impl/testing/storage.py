@@ -281,6 +281,9 @@ class CSIDriverWrapper(ObjectWrapper):
     def storage_capacity(self, enabled: bool = True) -> Self:
         return self.spec(storageCapacity=enabled)
 
+    def prevent_pod_scheduling_if_missing(self, enabled: bool = True) -> Self:
+        return self.spec(preventPodSchedulingIfMissing=enabled)
+
     def obj(self) -> CSIDriver:
         return _load(self.manifest()).csi_drivers[self._doc["metadata"]["name"]]
 

@@ -125,6 +125,10 @@ def test_storage_class_csi_objects() -> None:
     assert (d.attach_required, d.storage_capacity) == (True, False)
     d = make_csi_driver("d").attach_required(False).storage_capacity().obj()
     assert (d.attach_required, d.storage_capacity) == (False, True)
+    # VolumeLimitScaling: SetDefaults_CSIDriver sets preventPodSchedulingIfMissing false
+    assert make_csi_driver("d").obj().prevent_pod_scheduling_if_missing is False
+    assert make_csi_driver("d").prevent_pod_scheduling_if_missing().obj() \
+        .prevent_pod_scheduling_if_missing is True
 
     cap = (make_csi_storage_capacity("cap", "kube-system", "wffc").capacity("10Gi")
            .maximum_volume_size("1Gi").node_topology({"zone": "a"}).obj())
@@ -297,6 +301,8 @@ def test_other_api_versions_stay_ignored() -> None:
      "spec.drivers[1].name: Duplicate value: 'd'"),
     (make_csi_driver("d").spec(attachRequired="yes").manifest(),
      "CSIDriver d: spec.attachRequired: expected a boolean"),
+    (make_csi_driver("d").spec(preventPodSchedulingIfMissing=1).manifest(),
+     "CSIDriver d: spec.preventPodSchedulingIfMissing: expected a boolean"),
     (make_csi_storage_capacity("c", "ns", "").manifest(),
      "CSIStorageCapacity ns/c: storageClassName: required"),
     (make_volume_attachment("va", "d", "", "pv").manifest(),

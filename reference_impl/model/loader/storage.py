@@ -309,6 +309,12 @@ def _csi_driver(r: _Raw) -> CSIDriver:
         attach_required=read_bool(ctx, spec.get("attachRequired"), "spec.attachRequired",
                                   default=True),
         storage_capacity=read_bool(ctx, spec.get("storageCapacity"), "spec.storageCapacity"),
+        # VolumeLimitScaling (beta, on in v1.37.2): SetDefaults_CSIDriver sets false when
+        # absent (pkg/apis/storage/v1/defaults.go); NodeVolumeLimits' checkCSIDriverOnNode
+        # reads it (pkg/scheduler/framework/plugins/nodevolumelimits/csi.go)
+        prevent_pod_scheduling_if_missing=read_bool(
+            ctx, spec.get("preventPodSchedulingIfMissing"),
+            "spec.preventPodSchedulingIfMissing"),
     )
 
 

@@ -1,0 +1,105 @@
+"""Volume sources and what nodes hold of them, for ``storage.py``: the in-tree disks pods mount
+inline (VolumeRestrictions' ``isVolumeConflict``: GCE PD, AWS EBS, iSCSI, RBD; NodeVolumeLimits
+counts GCE and AWS disks under their CSI migration driver), the zone and region labels of
+PersistentVolumes (VolumeZone, GA and beta keys, ``z1__z2`` values) and VolumeAttachments
+(NodeVolumeLimits' ``getNodeVolumeAttachmentInfo``). Valid for the API server
+(pkg/apis/core/validation validateISCSIVolumeSource, validateRBDVolumeSource, ...;
+pkg/apis/storage/validation ValidateVolumeAttachment of k8s.io/kubernetes v1.37.2); shrinks to
+a GCE disk, no labels, no attachments. Few names, so that pods share disks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+import strategies.vocabulary as v
+from strategies._cache import sampled
+from strategies.objects import sometimes
+
+__all__ = [
+    "AWS_EBS_DRIVER",
+    "GCE_PD_DRIVER",
+    "inline_disk",
+    "pv_topology_labels",
+    "volume_attachment",
+]
+
+Doc = dict[str, Any]
+
+#: the CSI drivers CSI migration translates gcePersistentDisk / awsElasticBlockStore volumes to
+#: (k8s.io/csi-translation-lib/plugins/gce_pd.go GCEPDDriverName, aws_ebs.go AWSEBSDriverName)
+GCE_PD_DRIVER = "pd.csi.storage.gke.io"
+AWS_EBS_DRIVER = "ebs.csi.aws.com"
+#: the in-tree sources VolumeRestrictions inspects (``needsRestrictionsCheck``), in shrinking
+#: order
+INLINE_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
+PD_NAMES = ("disk-a", "disk-b")
+AWS_VOLUMES = ("vol-0a", "vol-0b")
+#: iSCSI qualified names (validateISCSIVolumeSource: the ``iqn.YYYY-MM.reverse.domain:name``
+#: form of iscsiInitiatorIqnRegex)
+ISCSI_IQNS = ("iqn.2001-04.com.example:disk-a", "iqn.2001-04.com.example:disk-b")
+ISCSI_PORTAL = "10.0.0.10:3260"
+RBD_MONITORS = ("10.0.1.1:6789", "10.0.1.2:6789", "10.0.1.3:6789")
+#: ``pool`` absent: the API server defaults it to "rbd" (SetDefaults_RBDVolumeSource)
+RBD_POOLS = ("rbd", "ssd")
+RBD_IMAGES = ("image-a", "image-b")
+BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+STORAGE_V1 = "storage.k8s.io/v1"
+
+
+@st.composite
+def inline_disk(draw: st.DrawFn, read_only_one_in: int = 3) -> Doc:
+    """One in-tree disk as a pod's volume source, ``{kind: source}``: a GCE PD, an AWS EBS
+    volume, an iSCSI LUN or an RBD image, read-only about once in ``read_only_one_in``."""
+    kind = draw(sampled((INLINE_KINDS[0], *INLINE_KINDS)))  # GCE twice: more conflicts
+    src: Doc
+    if kind == "gcePersistentDisk":
+        src = {"pdName": draw(sampled(PD_NAMES))}
+    elif kind == "awsElasticBlockStore":
+        src = {"volumeID": draw(sampled(AWS_VOLUMES))}
+    elif kind == "iscsi":
+        src = {"targetPortal": ISCSI_PORTAL, "iqn": draw(sampled(ISCSI_IQNS)), "lun": 0}
+    else:
+        monitors = draw(st.lists(sampled(RBD_MONITORS), min_size=1, max_size=2, unique=True))
+        src = {"monitors": monitors, "image": draw(sampled(RBD_IMAGES))}
+        if sometimes(draw, 2):
+            src["pool"] = draw(sampled(RBD_POOLS))
+    if sometimes(draw, read_only_one_in):
+        src["readOnly"] = True
+    return {kind: src}
+
+
+@st.composite
+def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, one_in: int = 3
+                       ) -> dict[str, str]:
+    """The zone / region labels of a PV, about one in ``one_in``: GA or beta keys, a zone, two
+    zones joined by ``__``, or a region. With ``node`` (the PV of a pod running there): the
+    node's own zone or region, so that the running pod stays where VolumeZone allows it."""
+    if not sometimes(draw, one_in):
+        return {}
+    zone_key, region_key = draw(sampled(((v.ZONE, v.REGION), (BETA_ZONE, BETA_REGION))))
+    if node is not None:
+        labels = node["metadata"].get("labels", {})
+        if v.ZONE in labels and draw(st.booleans()):
+            return {zone_key: labels[v.ZONE]}
+        if v.REGION in labels:
+            return {region_key: labels[v.REGION]}
+        return {}
+    if sometimes(draw, 3):
+        return {region_key: draw(sampled(sorted(set(v.REGION_OF_ZONE.values()))))}
+    zones = draw(st.lists(sampled(v.ZONES), min_size=1, max_size=2, unique=True))
+    return {zone_key: "__".join(sorted(zones))}
+
+
+@st.composite
+def volume_attachment(draw: st.DrawFn, volume: Doc, node: str) -> Doc:
+    """The VolumeAttachment of a CSI PV to a node, as the attach/detach controller creates it:
+    the driver as attacher, the PV as source; attached, or still attaching (or detaching)."""
+    pv = volume["metadata"]["name"]
+    return {"apiVersion": STORAGE_V1, "kind": "VolumeAttachment",
+            "metadata": {"name": f"va-{pv}-{node}"},
+            "spec": {"attacher": volume["spec"]["csi"]["driver"], "nodeName": node,
+                     "source": {"persistentVolumeName": pv}},
+            "status": {"attached": not sometimes(draw, 4)}}
