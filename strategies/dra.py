@@ -241,7 +241,8 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
                   sizes: Sizes = SMALL) -> list[Doc]:
     """The DRA objects of a scenario: classes, slices of most nodes, maybe a network pool,
     and claims and templates that pending pods name. The pods given in ``pending`` get their
-    ``spec.resourceClaims`` (at most ``sizes.max_pod_claims`` pods, 1-2 entries each)."""
+    ``spec.resourceClaims`` (at least one and at most ``sizes.max_pod_claims`` pods, 1-2
+    entries each)."""
     extra = draw(st.lists(sampled([c[0] for c in CLASSES[1:]]), unique=True))
     names = [GPU_DRIVER, *[c[0] for c in CLASSES[1:] if c[0] in extra]]
     classes = [device_class(n) for n in names]
@@ -252,8 +253,9 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     if NET_DRIVER in extra:
         docs += draw(network_slices(sizes))
     claims = _Claims(_class_names_of(classes))
+    most = min(sizes.max_pod_claims, len(pending))
     users = draw(st.lists(st.integers(0, max(0, len(pending) - 1)), unique=True,
-                          max_size=min(sizes.max_pod_claims, len(pending))))
+                          min_size=min(1, most), max_size=most))
     for i in users:
         pod = pending[i]
         ns = pod["metadata"].get("namespace", "default")

@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.backends.dra import DRA_KINDS, PlannedDRA, is_dra, plan_object
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioRejected, SubjectError
+from conformance.core.subject import ScenarioUnsupported, SubjectError
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, LabelSelector, Pod
@@ -599,11 +599,12 @@ def refuse_storage(cluster: Cluster, name: str) -> None:
     """The backends' real control planes run no PV controller nor external provisioner
     (docs/storage.md, docs/backends.md): a scenario with storage objects or pods that use
     PersistentVolumeClaims would wait forever in VolumeBinding's PreBind, so it is refused
-    up front with a stated reason (the diff and golden engines skip a ScenarioRejected)."""
+    up front with a stated reason (:class:`ScenarioUnsupported`: the diff and golden engines
+    skip the scenario and say why)."""
     users = [f"{p.namespace}/{p.name}" for p in cluster.pods if p.pvc_names]
     if cluster.storage or users:
         what = f"pods using PersistentVolumeClaims ({', '.join(users[:3])})" if users \
             else "storage objects"
-        raise ScenarioRejected(
+        raise ScenarioUnsupported(
             f"scenario {name}: the backends run no PV controller or provisioner; "
             f"storage scenarios ({what}) are not supported by this subject")

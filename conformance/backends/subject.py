@@ -115,7 +115,7 @@ class OwnedControlPlaneSubject(Subject):
         try:
             doc = driver.run(scenario, hooks=self)
         except ScenarioRejected:
-            self._after(driver)  # a refusal (e.g. storage) stays one: the engines skip it
+            self._after(driver)  # a refusal (ScenarioUnsupported: storage) stays one
             raise
         except SubjectError as e:
             tail = "" if "log (tail) ---" in str(e) else self._log_tail()

@@ -19,6 +19,12 @@ class ScenarioRejected(SubjectError):
     not accept), as opposed to failing while scheduling it."""
 
 
+class ScenarioUnsupported(ScenarioRejected):
+    """The subject cannot run this kind of scenario (a capability it lacks, such as the
+    backends' control planes running no PV controller), although the input is valid. Engines
+    skip such a scenario with the stated reason instead of counting a divergence."""
+
+
 class Terminated(BaseException):
     """Raised in the main thread by SIGTERM/SIGHUP after everything was released. Not a
     ``SystemExit``: Hypothesis treats that as a test failure and would go on generating; like

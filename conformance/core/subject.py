@@ -11,10 +11,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.core.errors import ScenarioRejected, SubjectError
+from conformance.core.errors import ScenarioRejected, ScenarioUnsupported, SubjectError
 from conformance.core.scenario import ScenarioInput
 
-__all__ = ["ScenarioRejected", "Subject", "SubjectError", "SubjectResult"]
+__all__ = ["ScenarioRejected", "ScenarioUnsupported", "Subject", "SubjectError",
+           "SubjectResult"]
 
 #: A JSON-able document (a SimulationResult, an Explanation, a trace entry).
 Document = dict[str, Any]
@@ -49,8 +50,9 @@ class Subject(ABC):
     @abstractmethod
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         """Schedule the scenario from scratch (the scenario's seed applies). Raises
-        :class:`ScenarioRejected` for input the subject refuses, :class:`SubjectError` when
-        it cannot produce a result."""
+        :class:`ScenarioRejected` for input the subject refuses (:class:`ScenarioUnsupported`
+        for valid input it cannot run), :class:`SubjectError` when it cannot produce a
+        result."""
 
     def explain(self, scenario: ScenarioInput, pod: str) -> Document:
         """The Explanation document of pending pod ``pod`` (``namespace/name``) on the

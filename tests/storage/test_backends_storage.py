@@ -1,17 +1,25 @@
 """The backends refuse storage scenarios (docs/backends.md#storage): their real control planes
-run no PV controller or provisioner, so such a scenario is a ScenarioRejected with its reason
-from the planner, before anything is created, never a PreBind that waits until the timeout."""
+run no PV controller or provisioner, so such a scenario is a ScenarioUnsupported with its
+reason from the planner, before anything is created, never a PreBind that waits until the
+timeout; the diff engine skips it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.backends.plan import Naming, Planner
 from conformance.backends.subject import OwnedControlPlaneSubject
+from conformance.core.results import FAILED, SKIPPED
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected
+from conformance.engines.diff.cases import case_result
+from conformance.engines.diff.compare import diff_scenario
+from conformance.engines.diff.model import DECISIONS, WHOLE
+from conformance.engines.golden import read_scenario_file
+from conformance.subjects.reference import ReferenceSubject
 from reference_impl.testing.storage import make_pvc, make_storage_class
 from reference_impl.testing.wrappers import make_node, make_pod
 
@@ -70,3 +78,38 @@ def test_backend_subject_keeps_the_refusal_a_scenario_rejected() -> None:
         subject.run(ScenarioInput([make_node("n1").manifest(),
                                    make_pvc("c").request("1Gi").manifest(),
                                    make_pod("p").pvc("c").manifest()], None, 7, "t"))
+
+
+class _Refuses(_NoControlPlane):
+    """A subject that refuses every scenario as invalid input (not as unsupported)."""
+
+    name = "refuses"
+
+    def run(self, scenario: ScenarioInput) -> Any:
+        raise ScenarioRejected("no such kind")
+
+
+GOLDEN_STORAGE = Path(__file__).resolve().parents[2] / "golden" / "storage"
+
+
+@pytest.mark.parametrize("modes", [[DECISIONS], [WHOLE]])
+def test_diff_skips_a_golden_storage_scenario_the_backend_cannot_run(modes: list[str]) -> None:
+    """``kschedconf diff --golden --upstream process``: the reference runs the golden storage
+    scenario, the backend refuses it as unsupported; the case is skipped with the reason, not
+    failed as a divergence (the CI's process and docker diffs)."""
+    scenario, _, _ = read_scenario_file(GOLDEN_STORAGE / "volume-zone.yaml")
+    res = diff_scenario(scenario, ReferenceSubject(), _NoControlPlane(), modes)
+    assert res.divergences == []
+    assert "no-control-plane: " in res.unsupported
+    assert "no PV controller" in res.unsupported
+    case = case_result(res)
+    assert case.status == SKIPPED
+    assert "no PV controller" in case.message
+
+
+def test_diff_counts_a_plain_refusal_of_a_scenario_the_reference_runs() -> None:
+    scenario, _, _ = read_scenario_file(GOLDEN_STORAGE / "volume-zone.yaml")
+    res = diff_scenario(scenario, ReferenceSubject(), _Refuses(), [DECISIONS])
+    assert res.unsupported == ""
+    assert [d.signature[:2] for d in res.unexplained] == [(DECISIONS, "simulate")]
+    assert case_result(res).status == FAILED

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from conformance.core.scenario import ScenarioInput
 from conformance.engines.diff.plan import family_counts, parse_sizes
 from conformance.engines.diff.search import hypothesis_test
 from strategies.storage import has_storage
 
+Doc = dict[str, Any]
 CI_RUN = Path(__file__).resolve().parents[2] / ".ci" / "run"
 #: scenarios drawn per family to estimate its share of storage scenarios
 SAMPLE = 25
@@ -31,17 +34,23 @@ def _option(args: list[str], name: str) -> str | None:
     return args[args.index(name) + 1] if name in args else None
 
 
-def _storage_share(family: str, seed: int) -> float:
-    """The share of a family's first ``SAMPLE`` scenarios (as ``kschedconf diff --seed SEED``
-    draws them) that hold storage objects or pods with volumes."""
+def family_share(family: str, seed: int, holds: Callable[[list[Doc]], bool],
+                 sample: int = SAMPLE) -> float:
+    """The share of a family's first ``sample`` scenarios (as ``kschedconf diff --seed SEED``
+    draws them) whose documents ``holds``."""
     seen: list[bool] = []
 
     def body(scenario: ScenarioInput) -> None:
-        seen.append(has_storage(scenario.documents))
+        seen.append(holds(list(scenario.documents)))
 
-    hypothesis_test(family, SAMPLE, seed, body, shrink=False)()
-    assert len(seen) == SAMPLE
+    hypothesis_test(family, sample, seed, body, shrink=False)()
+    assert len(seen) == sample
     return sum(seen) / len(seen)
+
+
+def _storage_share(family: str, seed: int) -> float:
+    """Storage objects or pods with volumes."""
+    return family_share(family, seed, has_storage)
 
 
 def test_the_ci_differential_is_at_least_a_fifth_storage() -> None:

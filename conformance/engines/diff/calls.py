@@ -1,6 +1,7 @@
 """Asking a subject for a run or an explanation. A refusal (:class:`ScenarioRejected`) is an
-answer, not an error; a crash of the in-process reference is one too (reported as a
-divergence); any other subject's :class:`SubjectError` or exception propagates."""
+answer, not an error (:class:`ScenarioUnsupported`: the scenario is skipped); a crash of the
+in-process reference is one too (reported as a divergence); any other subject's
+:class:`SubjectError` or exception propagates."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from typing import Any
 
 from conformance.core.dropped import dropped_counts, not_judged
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioRejected, Subject, SubjectError
+from conformance.core.subject import ScenarioRejected, ScenarioUnsupported, Subject, SubjectError
 
 REJECTED = "rejected: "
+#: how a refusal as :class:`ScenarioUnsupported` starts (a rejection too)
+UNSUPPORTED = REJECTED + "unsupported: "
 
 
 @dataclass(slots=True)
@@ -29,7 +32,7 @@ def run_subject(subject: Subject, scenario: ScenarioInput, reference: bool = Fal
     try:
         res = subject.run(scenario)
     except ScenarioRejected as e:
-        return Ran(None, f"{REJECTED}{e}")
+        return Ran(None, error_text(e))
     except SubjectError:
         raise
     except Exception as e:  # noqa: BLE001 - a crash of the in-process reference
@@ -72,7 +75,18 @@ def is_rejection(text: str) -> bool:
     return text.startswith(REJECTED)
 
 
+def unsupported(r: Ran, u: Ran, ref: Subject, up: Subject) -> str:
+    """Why the scenario is skipped: a side refused it as :class:`ScenarioUnsupported` (valid
+    input it cannot run, such as storage on the backends); ``""`` otherwise."""
+    for subject, ran in ((ref, r), (up, u)):
+        if ran.error.startswith(UNSUPPORTED):
+            return f"{subject.name}: {ran.error[len(UNSUPPORTED):]}"
+    return ""
+
+
 def error_text(e: BaseException) -> str:
+    if isinstance(e, ScenarioUnsupported):
+        return f"{UNSUPPORTED}{e}"
     if isinstance(e, ScenarioRejected):
         return f"{REJECTED}{e}"
     return f"raised {type(e).__name__}: {e}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from conformance.core.dropped import describe_counts, note_dropped
-from conformance.core.results import ERROR, FAILED, CaseResult
+from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 from conformance.engines.diff.minimal import Minimal
 from conformance.engines.diff.model import DECISIONS, WHOLE, Divergence, ScenarioDiff, Sig
 
@@ -52,6 +52,10 @@ def case_result(res: ScenarioDiff) -> CaseResult:
         props["known"] = _known_ids(res)
     case = CaseResult(SUITE, classname(res.family), res.name, seconds=res.seconds,
                       properties=props)
+    if res.unsupported:
+        case.status, case.message = SKIPPED, f"not supported: {res.unsupported}"[:500]
+        case.details = res.unsupported
+        return case
     lines: list[str] = []
     if res.unexplained:
         roots = _roots(res.unexplained)
@@ -83,6 +87,8 @@ def case_result(res: ScenarioDiff) -> CaseResult:
 def detail(res: ScenarioDiff) -> str:
     """The rest of the console line of a finished case."""
     out = f"{res.seconds:.2f}s"
+    if res.unsupported:
+        return f"{out}  skipped: {res.unsupported[:300]}"
     if res.unexplained:
         return f"{out}  {str(_roots(res.unexplained)[0])[:300]}"
     if res.known:
@@ -95,13 +101,15 @@ def detail(res: ScenarioDiff) -> str:
     return out
 
 
-def attach_minimal(case: CaseResult, res: ScenarioDiff, by_sig: Mapping[Sig, Minimal]) -> None:
-    """Name the minimal scenario of the failed case's first kind of divergence that has
-    one."""
+def attach_minimal(case: CaseResult, res: ScenarioDiff, by_sig: Mapping[Sig, Minimal],
+                   own: Minimal | None = None) -> None:
+    """Name the failed case's own scenario file when it has one (``own``: a golden scenario,
+    or the scenario first showing its kinds), else the minimal scenario of its first kind of
+    divergence that has one."""
     if case.status != FAILED or case.counterexample:
         return
     for sig in res.signatures():
-        m = by_sig.get(sig)
+        m = own if own is not None and sig in own.signatures else by_sig.get(sig)
         if m is not None:
             case.counterexample, case.reproduce = m.path, m.reproduce
             case.details += (f"\nminimal scenario: {m.path}{'' if m.shrunk else ' (not shrunk)'}"
@@ -117,11 +125,13 @@ def totals(results: Sequence[ScenarioDiff], compare_seconds: float) -> list[str]
     rate = n / compare_seconds if compare_seconds > 0 else 0.0
     unexplained = sum(len(r.unexplained) for r in results)
     bad = sum(1 for r in results if r.unexplained)
+    skipped = sum(1 for r in results if r.unsupported)
     return [f"{n} scenarios compared ({whole} whole runs, {steps} lockstep steps) in "
             f"{compare_seconds:.1f}s: {rate:.2f} scenarios/s",
             f"{unexplained} unexplained divergence(s) in {bad} scenario(s)",
             f"{sum(len(r.known) for r in results)} known",
-            f"{sum(len(r.tie_breaks) for r in results)} tie-break difference(s)"]
+            f"{sum(len(r.tie_breaks) for r in results)} tie-break difference(s)"] + \
+        ([f"{skipped} scenario(s) skipped (a subject cannot run them)"] if skipped else [])
 
 
 def artifacts(results: Sequence[ScenarioDiff], minimal: Sequence[Minimal],

@@ -11,7 +11,7 @@ from typing import Any
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject
-from conformance.engines.diff.calls import Ran, is_rejection, note_inputs, run_subject
+from conformance.engines.diff.calls import Ran, is_rejection, note_inputs, run_subject, unsupported
 from conformance.engines.diff.decisions import compare_scenario as compare_decisions_mode
 from conformance.engines.diff.known import KnownDivergence, classify
 from conformance.engines.diff.lockstep import lockstep, state_before
@@ -42,12 +42,17 @@ def diff_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, modes: Seq
         u_future = executor.submit(run_subject, up, scenario) if executor is not None else None
         r = run_subject(ref, scenario, reference=True)
         u = u_future.result() if u_future is not None else run_subject(up, scenario)
+        out.unsupported = unsupported(r, u, ref, up)
+        if out.unsupported:
+            return _finish(out, known, scenario, t0)
         _whole(scenario, up, r, u, out)
         out.not_judged = note_inputs(out.dropped, ref, r, up, u)
         if u.doc is not None and not r.error and not has_timeline(scenario):
             up_base_run = u.doc
     if DECISIONS in modes:
         compare_decisions_mode(scenario, ref, up, out, executor)
+        if out.unsupported:
+            return _finish(out, known, scenario, t0)
     if LOCKSTEP in modes and not can_explain:
         who = up if not up.can_explain else ref
         out.notes.append(f"lockstep: skipped ({who.name} cannot explain)")
@@ -67,6 +72,11 @@ def diff_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, modes: Seq
             out.tie_breaks += ls.tie_breaks
             out.steps = ls.steps
             out.notes += ls.notes
+    return _finish(out, known, scenario, t0)
+
+
+def _finish(out: ScenarioDiff, known: Sequence[KnownDivergence], scenario: ScenarioInput,
+            t0: float) -> ScenarioDiff:
     classify(out.divergences, known, scenario)
     out.seconds = time.monotonic() - t0
     return out

@@ -11,7 +11,7 @@ from typing import Any
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject, SubjectResult
-from conformance.engines.diff.calls import is_rejection, note_inputs, run_subject
+from conformance.engines.diff.calls import is_rejection, note_inputs, run_subject, unsupported
 from conformance.engines.diff.lockstep import state_before
 from conformance.engines.diff.model import DECISIONS, Divergence, ScenarioDiff
 from conformance.engines.diff.normalize import has_timeline, without_timeline
@@ -262,6 +262,9 @@ def compare_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, out: Sc
     u_future = executor.submit(run_subject, up, scenario) if executor is not None else None
     r = run_subject(ref, scenario, reference=True)
     u = u_future.result() if u_future is not None else run_subject(up, scenario)
+    out.unsupported = unsupported(r, u, ref, up)
+    if out.unsupported:
+        return
     out.not_judged = note_inputs(out.dropped, ref, r, up, u) or out.not_judged
     if r.error or u.error:
         if not (r.error and u.error):

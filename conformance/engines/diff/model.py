@@ -141,6 +141,8 @@ class ScenarioDiff:
     #: the input each side dropped (kinds it does not model), by subject name
     dropped: dict[str, dict[str, int]] = field(default_factory=dict)
     not_judged: str = ""  # why neither side's run can be judged (every pod ended in Error)
+    #: why the scenario was skipped: a side cannot run it (ScenarioUnsupported); empty: it ran
+    unsupported: str = ""
 
     @property
     def unexplained(self) -> list[Divergence]:

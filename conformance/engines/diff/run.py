@@ -142,9 +142,12 @@ class DiffRun:
         count = len(self.results) - before
         secs = time.monotonic() - t0
         bad = sum(1 for r in self.results[before:] if r.unexplained)
+        skipped = sum(1 for r in self.results[before:] if r.unsupported)
         self.session.notice(f"  {family}: {count} scenarios in {secs:.1f}s "
                             f"({count / max(secs, 1e-9):.2f}/s), {bad} with unexplained "
-                            f"divergences{stopped}")
+                            f"divergences"
+                            + (f", {skipped} skipped (not supported by a subject)"
+                               if skipped else "") + stopped)
 
     # ----- generated scenarios -----
     def generated(self, family: str, n: int) -> None:
@@ -248,8 +251,9 @@ class DiffRun:
     def summary_lines(self) -> tuple[list[str], list[str]]:
         """The minimal scenarios named in the failed cases; the totals and artifacts."""
         by_sig = {sig: m for m in self.minimal for sig in m.signatures}
+        own = {m.first_scenario: m for m in self.minimal}
         for case, res in self.cases:
-            attach_minimal(case, res, by_sig)
+            attach_minimal(case, res, by_sig, own.get(res.name))
         return (totals(self.results, self.compare_seconds),
                 artifacts(self.results, self.minimal, self.plan.seed))
 
