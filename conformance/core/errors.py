@@ -54,5 +54,12 @@ def requested_stop() -> BaseException | None:
     return _requested[0] if _requested else None
 
 
+def raise_requested_stop() -> None:
+    """Raise the stop a signal asked for if Python swallowed its exception; long loops call
+    this between cases."""
+    if _requested:
+        raise _requested[0]
+
+
 def clear_stops() -> None:
     _requested.clear()

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from conformance.core.dropped import dropped_counts, not_judged, note_dropped
-from conformance.core.errors import SubjectError, UsageError
+from conformance.core.errors import SubjectError, UsageError, raise_requested_stop
 from conformance.core.results import ERROR, FAILED, SKIPPED, CaseResult
 from conformance.core.scenario import ScenarioInput, note_values
 from conformance.core.subject import ScenarioRejected, Subject, describe_subject
@@ -311,6 +311,7 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
     configuration (:func:`verify_case`)."""
     rerecorded = 0
     for path in files:
+        raise_requested_stop()  # a Ctrl-C Python swallowed
         name = golden_name(path, directory)
         session.case_started(f"golden/{name}")
         try:

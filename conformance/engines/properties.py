@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
 from conformance.core.dropped import add_counts, dropped_counts, not_judged
-from conformance.core.errors import SubjectError, Terminated, UsageError, requested_stop
+from conformance.core.errors import SubjectError, Terminated, UsageError, raise_requested_stop
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles import ORACLE_FEATURES, Oracle
@@ -185,8 +185,7 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     checks = {prop.oracle: check, **(also or {})}
 
     def body(scenario: ScenarioInput) -> None:
-        if (stop := requested_stop()) is not None:  # a Ctrl-C Python swallowed
-            raise stop
+        raise_requested_stop()  # a Ctrl-C Python swallowed
         now = time.monotonic()
         if state.failure is None:
             if deadline is not None and state.examples > 0 and now >= deadline:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from conformance.core.errors import Terminated
+from conformance.core.errors import Terminated, raise_requested_stop
 from conformance.core.events import EventBus
 from conformance.core.results import ERROR, SKIPPED, CaseResult, RunSummary
 from conformance.core.scenario import ScenarioInput, read_config_doc
@@ -157,6 +157,7 @@ class DiffRun:
         seen = self.seen.setdefault(family, {})
 
         def body(scenario: ScenarioInput) -> None:
+            raise_requested_stop()
             if self.deadline is not None and index[0] > 0 and time.monotonic() >= self.deadline:
                 raise OutOfBudget
             index[0] += 1
@@ -187,6 +188,7 @@ class DiffRun:
     def golden(self) -> None:
         t0, before = time.monotonic(), len(self.results)
         for path in self.plan.golden_files:
+            raise_requested_stop()
             if self.deadline is not None and time.monotonic() >= self.deadline and \
                     len(self.results) > before:
                 self.session.notice("  golden: stopped by the budget")
@@ -216,6 +218,7 @@ class DiffRun:
                             f"of divergence (at most {self.plan.options.shrink_time:g}s "
                             f"each)...")
         for job in self.jobs:
+            raise_requested_stop()
             m = shrink(job, self.plan, self.compare, self.seen.get(job.family, {}),
                        self.sides)
             self.minimal.append(m)
