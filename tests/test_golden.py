@@ -39,7 +39,7 @@ GOLDEN = ROOT / "golden"
 FILES = golden_files(GOLDEN)
 NAMES = [golden_name(p, GOLDEN) for p in FILES]
 AREAS = {"fit", "scoring", "taints", "affinity", "node", "spread", "preemption", "queue",
-         "config", "large", "mixed", "admission", "busy", "storage"}
+         "config", "large", "mixed", "admission", "busy", "storage", "dra"}
 
 
 @pytest.fixture(scope="module")
