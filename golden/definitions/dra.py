@@ -96,13 +96,13 @@ def _() -> Docs:
     return [node("mixed"), node("uniform"), *gpu_class(),
             make_gpu_slice("mixed", GPU, ["a100", "h100"]),
             make_gpu_slice("uniform", GPU, ["a100", "a100"]),
-            make_resource_claim("same-model").request_with_name("gpus", GPU, 2)
+            make_resource_claim_template("same-model").request_with_name("gpus", GPU, 2)
             .match_attribute(MODEL),
-            make_resource_claim("any-model").request_with_name("gpus", GPU, 2),
-            claiming("constrained", 0, claim="same-model"),
-            claiming("held-on-mixed", 1, claim="same-model").node_selector(
+            make_resource_claim_template("any-model").request_with_name("gpus", GPU, 2),
+            claiming("constrained", 0, template="same-model"),
+            claiming("held-on-mixed", 1, template="same-model").node_selector(
                 {"kubernetes.io/hostname": "mixed"}),
-            claiming("unconstrained", 2, claim="any-model").node_selector(
+            claiming("unconstrained", 2, template="any-model").node_selector(
                 {"kubernetes.io/hostname": "mixed"})]
 
 
