@@ -150,6 +150,19 @@ def test_driver_queue_order_warning_is_a_hazard() -> None:
                                                             "order"]) == []
 
 
+def test_a_claim_two_pending_pods_share_is_a_hazard() -> None:
+    """dra/example-driver-demo: share-a and share-b name the claim "shared"; the real
+    scheduler may attempt share-b while share-a's binding allocates it. Claims of one pod
+    each (dra/match-attribute) are no hazard."""
+    sc = golden("dra/example-driver-demo")
+    (h,) = decisions.timing_hazards(sc, reference_doc(sc))
+    assert h == ("claim-in-flight: pending pods default/share-a and default/share-b share the "
+                 "claim default/shared")
+    sc = golden("dra/match-attribute")
+    assert [h for h in decisions.timing_hazards(sc, reference_doc(sc))
+            if h.startswith("claim-in-flight")] == []
+
+
 def test_batching_is_a_hazard_only_where_every_plugin_signs() -> None:
     no_pts = {"apiVersion": "kubescheduler.config.k8s.io/v1",
               "kind": "KubeSchedulerConfiguration",

@@ -39,7 +39,7 @@ GOLDEN = ROOT / "golden"
 FILES = golden_files(GOLDEN)
 NAMES = [golden_name(p, GOLDEN) for p in FILES]
 AREAS = {"fit", "scoring", "taints", "affinity", "node", "spread", "preemption", "queue",
-         "config", "large", "mixed", "admission", "busy", "storage"}
+         "config", "large", "mixed", "admission", "busy", "storage", "dra"}
 
 
 @pytest.fixture(scope="module")
@@ -111,10 +111,12 @@ def test_the_corpus_covers_what_it_should() -> None:
                    "spread/", "affinity/pod-affinity", "affinity/pod-anti-affinity",
                    "affinity/existing-pods-", "node/name", "node/unschedulable",
                    "queue/scheduling-gates", "preemption/", "queue/", "config/most",
-                   "config/requested", "config/score", "large/"):
+                   "config/requested", "config/score", "large/", "dra/"):
         assert any(n.startswith(prefix) for n in NAMES), prefix
     kinds = [_kinds(p) for p in FILES]
     assert any("PodDisruptionBudget" in k for k in kinds)
+    dra = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate"}
+    assert dra <= set().union(*kinds)  # DynamicResources with every kind it reads
     assert sum("Scenario" in k for k in kinds) >= 5
     assert sum("KubeSchedulerConfiguration" in k for k in kinds) >= 6
     big = []

@@ -17,6 +17,7 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported, SubjectError
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
+from reference_impl.model.loader.ephemeral import with_controller_claims
 from reference_impl.model.objects import Cluster, LabelSelector, Pod
 from reference_impl.model.scenario import Scenario, parse_scenario
 
@@ -209,9 +210,13 @@ class Planner:
         meta["labels"] = labels
 
     def plan(self, scenario: ScenarioInput) -> Plan:
-        """Check the scenario with the reference loader and turn it into API objects."""
+        """Check the scenario with the reference loader and turn it into API objects, with
+        the claims the controllers (which do not run here) would create for the pods'
+        templates and ephemeral volumes as documents (``with_controller_claims``, as for the
+        upstream subject)."""
+        documents = with_controller_claims(scenario.documents)
         try:
-            loaded = load_documents(scenario.documents, source=scenario.name)
+            loaded = load_documents(documents, source=scenario.name)
             timeline = (parse_scenario(loaded.scenario, loaded.cluster, source=scenario.name)
                         if loaded.scenario is not None else None)
         except InputError as e:
@@ -225,7 +230,7 @@ class Planner:
         plan.responsible_names = profile_scheduler_names(plan.config)
         plan.until = timeline.until if timeline is not None else None
         refuse_storage(cluster, scenario.name)
-        raw = _RawDocs(scenario.documents)
+        raw = _RawDocs(documents)
 
         # The queue order of the pods pending when the scheduler starts: the names (and
         # namespaces) they get follow from it
@@ -241,8 +246,8 @@ class Planner:
         self._plan_priority_classes(plan, cluster, raw)
         self._plan_pdbs(plan, cluster, raw)
         self._plan_selecting(plan, cluster, raw)
+        self._plan_nodes(plan, cluster, raw)  # names the nodes, which DRA objects name
         self._plan_dra(plan, raw)
-        self._plan_nodes(plan, cluster, raw)
         for p in cluster.pods:
             pp = self.pod_manifest(raw.find("Pod", p.namespace, p.name), p, plan)
             if p.node_name:

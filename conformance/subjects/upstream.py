@@ -18,24 +18,13 @@ from typing import IO, Any
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
 from conformance.subjects.external import stderr_tail
-from reference_impl.model.loader.ephemeral import add_ephemeral_claims
-from reference_impl.model.loader.resourceclaims import add_template_claims
+from reference_impl.model.loader.ephemeral import with_controller_claims
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: Environment variable naming another kschedconf-upstream binary.
 BINARY_ENV = "KSCHEDCONF_UPSTREAM_BINARY"
 DEFAULT_TIMEOUT = 120.0
 BUILD_HINT = "build it with `bash upstream/build.sh` (needs Go and the Go module proxy)"
-
-
-def with_controller_claims(documents: list[Any]) -> list[Any]:
-    """The documents with the claims the controllers create around the scheduler, which the
-    reference's loader creates on loaded objects: a ResourceClaim of each pod's
-    ResourceClaimTemplate and a PersistentVolumeClaim of each generic ephemeral volume, the
-    pods' uids made explicit (``add_template_claims``, ``add_ephemeral_claims``). Claims
-    already among the documents are kept; the Go program creates none itself."""
-    numbered = [("", i, d) for i, d in enumerate(documents)]
-    return [d for _, _, d in add_ephemeral_claims(add_template_claims(numbered))]
 
 
 def default_binary() -> Path:

@@ -13,6 +13,7 @@ from . import (
     affinity,
     busy,
     config,
+    dra,
     fit,
     large,
     mixed,
@@ -29,7 +30,7 @@ from .common import Area, Golden
 #: every area, in the order ``golden list`` and ``golden record`` show them
 AREAS: list[Area] = [m.AREA for m in (fit, scoring, taints, affinity, node, spread, preemption,
                                       queue, config, large, mixed, admission, busy,
-                                      storage)]
+                                      storage, dra)]
 
 
 def definitions() -> dict[str, Golden]:

@@ -178,6 +178,11 @@ class ContainerWrapper(Wrapper):
         self._doc["restartPolicy"] = policy
         return self
 
+    def claims(self, *names: str) -> Self:
+        """resources.claims: the pod's ``spec.resourceClaims`` entries this container uses."""
+        self._at("resources")["claims"] = [{"name": n} for n in names]
+        return self
+
 
 def make_container(name: str = "c") -> ContainerWrapper:
     """``st.MakeContainer().Name(name)``."""

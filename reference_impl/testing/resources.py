@@ -42,10 +42,22 @@ def cel_selectors(expressions: Iterable[str]) -> list[Doc]:
     return [{"cel": {"expression": e}} for e in expressions]
 
 
+def device_toleration(key: str, operator: str = "Exists", value: str | None = None,
+                      effect: str | None = None) -> Doc:
+    """A v1 ``DeviceToleration``."""
+    tol: Doc = {"key": key, "operator": operator}
+    if value is not None:
+        tol["value"] = value
+    if effect is not None:
+        tol["effect"] = effect
+    return tol
+
+
 def exact_request(name: str, device_class: str, count: int = 1, *selectors: str,
-                  all_devices: bool = False) -> Doc:
+                  all_devices: bool = False, tolerations: Iterable[Doc] = ()) -> Doc:
     """A ``DeviceRequest`` with ``exactly``: ``count`` devices (``ExactCount``), or all of
-    them (``All``), of ``device_class`` that match the CEL ``selectors``."""
+    them (``All``), of ``device_class`` that match the CEL ``selectors``, tolerating the
+    device taints of ``tolerations`` (``device_toleration(...)``)."""
     exactly: Doc = {"deviceClassName": device_class}
     if all_devices:
         exactly["allocationMode"] = "All"
@@ -53,6 +65,8 @@ def exact_request(name: str, device_class: str, count: int = 1, *selectors: str,
         exactly.update(allocationMode="ExactCount", count=count)
     if selectors:
         exactly["selectors"] = cel_selectors(selectors)
+    if tolerations:
+        exactly["tolerations"] = plain(list(tolerations))
     return {"name": name, "exactly": exactly}
 
 
@@ -193,6 +207,17 @@ def make_resource_slice(node: str, driver: str) -> ResourceSliceWrapper:
     return ResourceSliceWrapper(f"{node}-{driver}", driver, node).node_name(node)
 
 
+def make_gpu_slice(node: str, driver: str, models: Iterable[str]) -> ResourceSliceWrapper:
+    """``make_resource_slice(node, driver)`` with one device ``gpu-<i>`` per model: attributes
+    ``model`` and ``index`` (``i``), capacity ``memory`` 80Gi (the GPUs of the DRA example
+    driver, kubernetes-sigs/dra-example-driver)."""
+    s = make_resource_slice(node, driver)
+    for i, model in enumerate(models):
+        s.device(make_device(f"gpu-{i}").attributes({"model": model, "index": i})
+                 .capacity({"memory": "80Gi"}))
+    return s
+
+
 def make_network_slice(name: str, driver: str) -> ResourceSliceWrapper:
     """A slice without a node (``nodeSelector``, ``allNodes`` or per-device selection is
     set next), pool ``name``."""
@@ -216,10 +241,13 @@ class _ClaimSpec(ObjectWrapper):
         return self.request_with_name(f"req-{len(self._requests()) + 1}", device_class)
 
     def request_with_name(self, name: str, device_class: str, count: int = 1,
-                          *selectors: str, all_devices: bool = False) -> Self:
-        """``RequestWithName`` / ``RequestWithNameCount``, with CEL ``selectors``."""
-        self._requests().append(
-            exact_request(name, device_class, count, *selectors, all_devices=all_devices))
+                          *selectors: str, all_devices: bool = False,
+                          tolerations: Iterable[Doc] = ()) -> Self:
+        """``RequestWithName`` / ``RequestWithNameCount``, with CEL ``selectors`` and device
+        ``tolerations``."""
+        self._requests().append(exact_request(name, device_class, count, *selectors,
+                                              all_devices=all_devices,
+                                              tolerations=tolerations))
         return self
 
     def request_first_available(self, name: str, *subs: Doc) -> Self:

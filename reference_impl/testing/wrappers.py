@@ -59,9 +59,11 @@ from reference_impl.testing.resources import (
     ResourceClaimTemplateWrapper,
     ResourceClaimWrapper,
     ResourceSliceWrapper,
+    device_toleration,
     exact_request,
     make_device,
     make_device_class,
+    make_gpu_slice,
     make_network_slice,
     make_resource_claim,
     make_resource_claim_template,
@@ -95,7 +97,7 @@ __all__ = [
     "weighted_term",
     # resource.k8s.io/v1 (testing/resources.py)
     "DeviceClassWrapper", "DeviceWrapper", "ResourceClaimTemplateWrapper", "ResourceClaimWrapper",
-    "ResourceSliceWrapper", "exact_request", "make_device", "make_device_class",
-    "make_network_slice", "make_resource_claim", "make_resource_claim_template",
-    "make_resource_slice", "sub_request",
+    "ResourceSliceWrapper", "device_toleration", "exact_request", "make_device",
+    "make_device_class", "make_gpu_slice", "make_network_slice", "make_resource_claim",
+    "make_resource_claim_template", "make_resource_slice", "sub_request",
 ]

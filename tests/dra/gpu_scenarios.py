@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from reference_impl.testing.wrappers import (
-    make_device,
     make_device_class,
+    make_gpu_slice,
     make_node,
     make_pod,
     make_resource_claim,
     make_resource_claim_template,
-    make_resource_slice,
 )
 
 GPU = "gpu.example.com"
@@ -25,10 +24,7 @@ TEMPLATE_POD_UID = "0b0b0b0b-0000-4000-8000-000000000001"
 def gpu_cluster() -> list[dict[str, Any]]:
     """One node; a slice of 8 GPUs (gpu-0..3 model a100, gpu-4..7 model h100, index 0..7);
     the DeviceClass of the driver."""
-    gpus = make_resource_slice("node-1", GPU)
-    for i in range(8):
-        gpus.device(make_device(f"gpu-{i}").attributes(
-            {"model": "a100" if i < 4 else "h100", "index": i}).capacity({"memory": "80Gi"}))
+    gpus = make_gpu_slice("node-1", GPU, ["a100"] * 4 + ["h100"] * 4)
     return [
         make_node("node-1").allocatable(cpu="8", memory="32Gi", pods="110").manifest(),
         make_device_class(GPU).driver(GPU).manifest(),

@@ -11,8 +11,15 @@ from typing import Any
 from conformance.backends.dra import DRA_KINDS, read_allocations
 from conformance.backends.plan import RUN_LABEL, Naming, Planner
 from conformance.core.scenario import ScenarioInput
-from dra.gpu_scenarios import GPU, TEMPLATE_POD_UID, from_template, gpu_cluster, pod
-from reference_impl.testing.wrappers import make_network_slice, make_resource_claim
+from dra.gpu_scenarios import (
+    GPU,
+    TEMPLATE_POD_UID,
+    from_template,
+    gpu_cluster,
+    pod,
+    template_only,
+)
+from reference_impl.testing.wrappers import make_network_slice, make_node, make_resource_claim
 
 
 def plan(docs: list[dict[str, Any]], prefix: str = "",
@@ -62,6 +69,34 @@ def test_a_claim_owned_by_a_pod_waits_for_its_uid() -> None:
     assert planned_pod.status == {"resourceClaimStatuses": [
         {"name": "gpu", "resourceClaimName": "p-tmpl-gpu-x1"}]}
     assert planned_pod.manifest["metadata"].get("uid") != TEMPLATE_POD_UID
+
+
+def test_a_template_entry_gets_its_claim_as_the_controller_would_make_it() -> None:
+    """No resourceclaim controller runs on the backends: the plan adds the claim of a pod's
+    template entry (owned by the pod) and the pod's status entry naming it, as the upstream
+    subject's pre-pass does; without them the pod never gets an attempt."""
+    p, _ = plan(template_only())
+    claims = [d for d in p.dra if d.kind == "ResourceClaim"]
+    assert sorted(c.owner_pod or "" for c in claims) == ["default/p-tmpl-a", "default/p-tmpl-b"]
+    statuses = {d.manifest["metadata"]["name"]: d.status for d in p.pending}
+    names = {c.owner_pod: c.manifest["metadata"]["name"] for c in claims}
+    assert statuses == {
+        "p-tmpl-a": {"resourceClaimStatuses": [
+            {"name": "gpu", "resourceClaimName": names["default/p-tmpl-a"]}]},
+        "p-tmpl-b": {"resourceClaimStatuses": [
+            {"name": "accel", "resourceClaimName": names["default/p-tmpl-b"]}]}}
+
+
+def test_slices_name_the_nodes_renamed_for_their_order() -> None:
+    """Nodes not in name order are created as ``n<index>-NAME``; a slice's ``nodeName``
+    names the node as created (else no node has the slice's devices)."""
+    docs = [make_node("zeta").manifest(), *gpu_cluster()]
+    p = Planner(Naming(), "ks-test", owned=True, rename_for_order=True,
+                warnings=[]).plan(ScenarioInput(docs, name="dra"))
+    nodes = [manifest["metadata"]["name"] for manifest, _ in p.nodes]
+    assert nodes == ["n000-zeta", "n001-node-1"]
+    (gpus,) = [d for d in p.dra if d.kind == "ResourceSlice"]
+    assert gpus.manifest["spec"]["nodeName"] == "n001-node-1"
 
 
 class Claims:

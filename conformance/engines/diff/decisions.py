@@ -136,6 +136,9 @@ def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
     if signed:
         out.append(f"batching: pending pods {', '.join(signed[:2])} have the same scheduling "
                    f"signature in a profile whose plugins all sign")
+    shared = _shared_claim(scenario)
+    if shared:
+        out.append(f"claim-in-flight: {shared}")
     timer = _timer_hazard(ref_doc, attempts, _max_backoff(scenario))
     if timer:
         out.append(f"wall-clock-timers: {timer}")
@@ -223,6 +226,32 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
             if e != t and abs(e - t) <= TIMER_WINDOW_SECONDS:
                 return (f"{pod} retried at {t:g}s (after a backoff or an event), within "
                         f"{TIMER_WINDOW_SECONDS:g}s of the timeline event at {e:g}s")
+    return ""
+
+
+def _shared_claim(scenario: ScenarioInput) -> str:
+    """Two pending pods naming one ResourceClaim (``resourceClaimName``): the second may be
+    attempted while the first's binding cycle, asynchronous on a real control plane, is still
+    allocating the claim, and fail with "resource claim ... is in the process of being
+    allocated" (DynamicResources PreFilter, pkg/scheduler/framework/plugins/dynamicresources/
+    dynamicresources.go) before its retry binds it: a retry, and a nomination set for the
+    binding, that the reference's synchronous binding never makes."""
+    users: dict[str, str] = {}
+    for d in scenario.documents:
+        if not isinstance(d, Mapping) or d.get("kind") != "Pod":
+            continue
+        spec, meta = d.get("spec") or {}, d.get("metadata") or {}
+        if spec.get("nodeName"):
+            continue
+        ns = meta.get("namespace") or "default"
+        for entry in spec.get("resourceClaims") or []:
+            claim = entry.get("resourceClaimName") if isinstance(entry, Mapping) else None
+            if not claim:
+                continue
+            pod, key = f"{ns}/{meta.get('name')}", f"{ns}/{claim}"
+            if key in users and users[key] != pod:
+                return f"pending pods {users[key]} and {pod} share the claim {key}"
+            users[key] = pod
     return ""
 
 

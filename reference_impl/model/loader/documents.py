@@ -49,7 +49,7 @@ from reference_impl.model.loader.defaults import (
     _deterministic_uid,
     _global_default_class,
 )
-from reference_impl.model.loader.ephemeral import add_ephemeral_claims, create_ephemeral_claims
+from reference_impl.model.loader.ephemeral import add_controller_claims, create_ephemeral_claims
 from reference_impl.model.loader.fields import _Raw
 from reference_impl.model.loader.node import _node
 from reference_impl.model.loader.pod import _pod
@@ -63,7 +63,7 @@ from reference_impl.model.loader.resource import (
     _resource_claim_template,
     _resource_slice,
 )
-from reference_impl.model.loader.resourceclaims import add_template_claims, create_template_claims
+from reference_impl.model.loader.resourceclaims import create_template_claims
 from reference_impl.model.loader.storage import (
     NAMESPACED_STORAGE_KINDS,
     build_storage,
@@ -447,7 +447,7 @@ def load_read_documents(documents: Iterable[tuple[str, int, Any]], *,
     ``admit_claims``), which the controllers' claims go through too."""
     admitted = admit_documents(documents, admission)
     if template_claims:
-        admitted.documents = add_ephemeral_claims(add_template_claims(admitted.documents))
+        admitted.documents = add_controller_claims(admitted.documents)
     admit_claims(admitted)
     b = _Builder()
     for source, i, doc in admitted.documents:

@@ -19,7 +19,14 @@ from typing import Any
 from reference_impl.model.decoding import InputLocation
 from reference_impl.model.loader.defaults import _deterministic_uid
 from reference_impl.model.loader.fields import _Raw
-from reference_impl.model.loader.resourceclaims import N, _map, _meta, _namespace, _objects
+from reference_impl.model.loader.resourceclaims import (
+    N,
+    _map,
+    _meta,
+    _namespace,
+    _objects,
+    add_template_claims,
+)
 from reference_impl.model.loader.storage import _persistent_volume_claim
 from reference_impl.model.objects import Pod
 from reference_impl.model.storage import StorageObjects
@@ -145,3 +152,18 @@ def add_ephemeral_claims(documents: Iterable[tuple[str, N, Any]]
         result.append(d)
         result += added.get(i, [])
     return result
+
+
+def add_controller_claims(documents: Iterable[tuple[str, N, Any]]
+                          ) -> list[tuple[str, N, Any]]:
+    """The claims the controllers around the scheduler create, as documents: a ResourceClaim
+    of each pod's ResourceClaimTemplate (``add_template_claims``), then a
+    PersistentVolumeClaim of each generic ephemeral volume (``add_ephemeral_claims``)."""
+    return add_ephemeral_claims(add_template_claims(documents))
+
+
+def with_controller_claims(documents: Iterable[Any]) -> list[Any]:
+    """``add_controller_claims`` on a scenario's plain documents, for the subjects that
+    run no resourceclaim or ephemeral-volume controller (the upstream subject, the control
+    planes of conformance/backends): claims already among the documents are kept."""
+    return [d for _, _, d in add_controller_claims(("", i, d) for i, d in enumerate(documents))]
