@@ -1,9 +1,12 @@
 """Volume sources and what nodes hold of them, for ``storage.py``: the in-tree disks pods mount
 inline (VolumeRestrictions' ``isVolumeConflict``: GCE PD, AWS EBS, iSCSI, RBD; NodeVolumeLimits
-counts GCE and AWS disks under their CSI migration driver), the zone and region labels of
+counts the disks of the plugins CSI migration translates, GCE PD, AWS EBS and also Cinder,
+Azure Disk and Portworx, under their CSI driver and translated handle, an ``aws://ZONE/vol-ID``
+volume ID under the same handle as ``vol-ID``), the zone and region labels of
 PersistentVolumes (VolumeZone, GA and beta keys, ``z1__z2`` values) and VolumeAttachments
 (NodeVolumeLimits' ``getNodeVolumeAttachmentInfo``). Valid for the API server
-(pkg/apis/core/validation validateISCSIVolumeSource, validateRBDVolumeSource, ...;
+(pkg/apis/core/validation validateISCSIVolumeSource, validateRBDVolumeSource,
+validateCinderVolumeSource, validateAzureDisk, validatePortworxVolumeSource, ...;
 pkg/apis/storage/validation ValidateVolumeAttachment of k8s.io/kubernetes v1.37.2); shrinks to
 a GCE disk, no labels, no attachments. Few names, so that pods share disks."""
 
@@ -34,8 +37,20 @@ AWS_EBS_DRIVER = "ebs.csi.aws.com"
 #: the in-tree sources VolumeRestrictions inspects (``needsRestrictionsCheck``), in shrinking
 #: order
 INLINE_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd")
+#: the other in-tree sources whose CSI migration is on for NodeVolumeLimits
+#: (nodevolumelimits/utils.go isCSIMigrationOn): counted, never conflicting
+MIGRATABLE_INLINE_KINDS = ("cinder", "azureDisk", "portworxVolume")
 PD_NAMES = ("disk-a", "disk-b")
-AWS_VOLUMES = ("vol-0a", "vol-0b")
+#: the third is the first in the ``aws://ZONE/ID`` form (csi-translation-lib aws_ebs.go
+#: KubernetesVolumeIDToEBSVolumeID: the same EBS volume, a different string for
+#: VolumeRestrictions)
+AWS_VOLUMES = ("vol-0a", "vol-0b", "aws://us-east-1a/vol-0a")
+#: Cinder and Portworx volume IDs
+VOLUME_IDS = ("id-a", "id-b")
+#: Managed Azure disks (validateAzureDisk: a managed disk's URI starts with /subscriptions/;
+#: only ``kind: Managed`` translates, the API's default Shared fails the translation)
+AZURE_DISKS = ("disk-a", "disk-b")
+AZURE_DISK_URI = "/subscriptions/sub/resourcegroups/rg/providers/microsoft.compute/disks/"
 #: iSCSI qualified names (validateISCSIVolumeSource: the ``iqn.YYYY-MM.reverse.domain:name``
 #: form of iscsiInitiatorIqnRegex)
 ISCSI_IQNS = ("iqn.2001-04.com.example:disk-a", "iqn.2001-04.com.example:disk-b")
@@ -52,10 +67,17 @@ STORAGE_V1 = "storage.k8s.io/v1"
 @st.composite
 def inline_disk(draw: st.DrawFn, read_only_one_in: int = 3) -> Doc:
     """One in-tree disk as a pod's volume source, ``{kind: source}``: a GCE PD, an AWS EBS
-    volume, an iSCSI LUN or an RBD image, read-only about once in ``read_only_one_in``."""
-    kind = draw(sampled((INLINE_KINDS[0], *INLINE_KINDS)))  # GCE twice: more conflicts
+    volume, an iSCSI LUN or an RBD image, or (about once in five) a Cinder volume, a managed
+    Azure disk or a Portworx volume; read-only about once in ``read_only_one_in``."""
+    kinds = MIGRATABLE_INLINE_KINDS if sometimes(draw, 5) else INLINE_KINDS
+    kind = draw(sampled((kinds[0], *kinds)))  # the first twice (GCE: more conflicts)
     src: Doc
-    if kind == "gcePersistentDisk":
+    if kind in ("cinder", "portworxVolume"):
+        src = {"volumeID": draw(sampled(VOLUME_IDS))}
+    elif kind == "azureDisk":
+        disk = draw(sampled(AZURE_DISKS))
+        src = {"diskName": disk, "diskURI": AZURE_DISK_URI + disk, "kind": "Managed"}
+    elif kind == "gcePersistentDisk":
         src = {"pdName": draw(sampled(PD_NAMES))}
     elif kind == "awsElasticBlockStore":
         src = {"volumeID": draw(sampled(AWS_VOLUMES))}

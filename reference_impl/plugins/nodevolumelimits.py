@@ -32,11 +32,7 @@ from reference_impl.model.storage import (
 )
 from reference_impl.plugins import names
 from reference_impl.plugins.helper.csi_translation import (
-    AWS_EBS,
-    AZURE_DISK,
-    CINDER,
-    GCE_PD,
-    PORTWORX,
+    CSI_MIGRATION_ON_PLUGINS,
     TranslationError,
     inline_plugin,
     plugin_by_in_tree_name,
@@ -73,15 +69,10 @@ ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 #: deterministically.
 RANDOM_VOLUME_ID_PREFIX = "kschedconf-unbound-claim-volume-id"
 
-#: ``isCSIMigrationOn`` (utils.go): the in-tree plugins whose migration is on (given a CSINode)
-#: in v1.37.2. The CSINode's migrated-plugins annotation is not read by this release.
-CSI_MIGRATION_ON_PLUGINS = frozenset(
-    p.in_tree_name for p in (AWS_EBS, PORTWORX, GCE_PD, AZURE_DISK, CINDER))
-
-
 def is_csi_migration_on(csi_node: CSINode | None, plugin_name: str) -> bool:
-    """``isCSIMigrationOn``: a CSINode exists and the plugin is one of AWS EBS, Portworx, GCE PD,
-    Azure Disk and Cinder."""
+    """``isCSIMigrationOn`` (utils.go): a CSINode exists and the plugin is one of AWS EBS,
+    Portworx, GCE PD, Azure Disk and Cinder; unlike the volume binder, v1.37.2 does not read
+    the CSINode's migrated-plugins annotation here."""
     if csi_node is None or plugin_name == "":
         return False
     return plugin_name in CSI_MIGRATION_ON_PLUGINS

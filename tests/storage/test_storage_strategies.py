@@ -29,9 +29,10 @@ Doc = dict[str, Any]
 
 STORAGE_KINDS = ("StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
                  "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment")
-#: pod volume sources the strategies use: claims and the in-tree disks VolumeRestrictions checks
+#: pod volume sources the strategies use: claims, the in-tree disks VolumeRestrictions checks
+#: and the other in-tree disks CSI migration translates for NodeVolumeLimits
 POD_SOURCES = ("persistentVolumeClaim", "ephemeral", "gcePersistentDisk",
-               "awsElasticBlockStore", "iscsi", "rbd")
+               "awsElasticBlockStore", "iscsi", "rbd", "cinder", "azureDisk", "portworxVolume")
 #: validateISCSIVolumeSource's iscsiInitiatorIqnRegex (pkg/apis/core/validation/validation.go)
 IQN = re.compile(r"iqn\.\d{4}-\d{2}\.([a-zA-Z0-9.-])+(:[^,;*&$|\s]+)$")
 SOURCES = ("csi", "gcePersistentDisk", "awsElasticBlockStore", "local")
@@ -98,6 +99,13 @@ def _check_inline(vol: Doc) -> None:
         src = vol["rbd"]
         assert src["monitors"] and len(set(src["monitors"])) == len(src["monitors"])
         assert src["image"]
+    for kind in ("cinder", "portworxVolume"):
+        if kind in vol:
+            assert vol[kind]["volumeID"]
+    if "azureDisk" in vol:  # validateAzureDisk; Managed, the kind CSI migration translates
+        src = vol["azureDisk"]
+        assert src["diskName"] and src["kind"] == "Managed"
+        assert src["diskURI"].startswith("/subscriptions/")
 
 
 def _check_attachments(docs: list[Doc], nodes: set[str], volumes: dict[str, Doc]) -> None:
@@ -237,7 +245,8 @@ def test_every_storage_shape_is_generated() -> None:
               '"kind": "VolumeAttachment"', '"attached": false',
               '"preventPodSchedulingIfMissing": true', f'"{ZONE}"', f'"{BETA_ZONE}"',
               f'"{REGION}"', '__z', f'"volumeName": "{LOST_VOLUME}"',
-              f'"storageClassName": "{MISSING_CLASS}"', '"ebs.csi.aws.com"')
+              f'"storageClassName": "{MISSING_CLASS}"', '"ebs.csi.aws.com"',
+              '"cinder"', '"azureDisk"', '"portworxVolume"', '"aws://')
 
     @stable_draws
     @settings(max_examples=200, deadline=None, database=None, derandomize=True,

@@ -137,6 +137,19 @@ def test_volume_zone_conflict(upstream: UpstreamSubject) -> None:
     assert doc["attempts"][-1]["reasons"]["node-b"] == ["node(s) had no available volume zone"]
 
 
+def test_migrated_in_tree_pv_and_inline_disks(upstream: UpstreamSubject) -> None:
+    """CSI migration (migrated-pv.yaml): VolumeBinding checks the GCE PD PV as its CSI
+    translation on nodes whose CSINode lists kubernetes.io/gce-pd (binder.go
+    tryTranslatePVToCSI), NodeVolumeLimits counts in-tree disks under pd.csi.storage.gke.io
+    (csi.go): app goes to node-c, extra then exceeds node-c's limit."""
+    doc = both(upstream, "migrated-pv")
+    assert doc["bindings"] == {"default/running": "node-c", "default/app": "node-c"}
+    assert doc["pending"] == ["default/extra"]
+    app, extra = doc["attempts"][0], doc["attempts"][-1]
+    assert (app["pod"], app["outcome"], app["feasibleNodes"]) == ("default/app", "Bound", 1)
+    assert extra["reasons"]["node-c"] == ["node(s) exceed max volume count"]
+
+
 def test_the_go_side_receives_the_ephemeral_claims() -> None:
     """The pre-pass the upstream subject applies writes the ephemeral volumes' claims as
     documents, owned by their pods (the Go program creates none)."""

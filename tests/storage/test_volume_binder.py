@@ -46,7 +46,6 @@ from reference_impl.plugins.volumebinding.binder import (
     StorageResource,
     VolumeBinder,
 )
-from reference_impl.plugins.volumebinding.migration import NotModelled
 from reference_impl.plugins.volumebinding.scorer import build_scorer_function
 from reference_impl.storage.pv_helpers import NOT_SUPPORTED_PROVISIONER
 from reference_impl.testing.nodes import make_node
@@ -344,18 +343,19 @@ def test_find_pod_volumes_with_provisioning(driver: str, name: str) -> None:
 # --- TestFindPodVolumesWithCSIMigration ----------------------------------------------------
 
 @pytest.mark.parametrize("name,n,csi_migrated,want", [
-    ("pvc-bound", node("node1", **{"topology.gke.io/zone": "us-east-1"}), True, NotModelled),
+    ("pvc-bound", node("node1", **{"topology.gke.io/zone": "us-east-1"}), True, []),
     ("pvc-bound,csinode-not-migrated", node("node1", **{"topology.gke.io/zone": "us-east-1"}),
      False, []),
     ("pvc-bound,missing-csinode", node("node1", **{"topology.gke.io/zone": "us-east-1"}),
      None, []),
     ("pvc-bound,node-different-zone", node("node1", **{"topology.gke.io/zone": "us-east-2"}),
-     True, NotModelled),
+     True, [ERR_REASON_NODE_CONFLICT]),
 ])
 def test_find_pod_volumes_with_csi_migration(name: str, n: Node, csi_migrated: bool | None,
-                                             want: object) -> None:
-    """TestFindPodVolumesWithCSIMigration: a PV whose plugin is migrated on the node would be
-    translated (refused here); otherwise it is read as it is."""
+                                             want: list[str]) -> None:
+    """TestFindPodVolumesWithCSIMigration: a GCE PD PV whose plugin the node's CSINode lists
+    as migrated is checked as its CSI translation (its beta zone label becomes a
+    ``topology.gke.io/zone`` term); otherwise it is read as it is (no node affinity)."""
     objects = []
     if csi_migrated is not None:
         objects.append(make_csi_node("node1").migrated_plugins(
@@ -363,12 +363,21 @@ def test_find_pod_volumes_with_csi_migration(name: str, n: Node, csi_migrated: b
     b = binder(storage_env(*objects), [migration_pv(bound_migration_pvc, True)],
                [bound_migration_pvc], [n])
     pod = pod_with([bound_migration_pvc])
-    if want is NotModelled:
-        with pytest.raises(NotModelled):
-            find_pod_volumes(b, pod, n)
-        return
     _, reasons = find_pod_volumes(b, pod, n)
     assert reasons == want
+
+
+def test_find_pod_volumes_untranslatable_migrated_pv_is_an_error() -> None:
+    """``checkBoundClaims``: a migrated PV whose translation fails (zones of two regions) is
+    the binder's error "could not translate pv: ..."."""
+    pv = migration_pv(bound_migration_pvc, True)
+    pv.labels["failure-domain.beta.kubernetes.io/zone"] = "us-east1-a__us-west1-b"
+    n = node("node1", **{"topology.gke.io/zone": "us-east1-a"})
+    b = binder(storage_env(make_csi_node("node1").migrated_plugins("kubernetes.io/gce-pd")),
+               [pv], [bound_migration_pvc], [n])
+    with pytest.raises(BinderError, match=r"^could not translate pv: failed to get region "
+                                          r"from zones: multiple or no regions"):
+        find_pod_volumes(b, pod_with([bound_migration_pvc]), n)
 
 
 def test_find_pod_volumes_non_migratable_pv_is_read_as_is() -> None:

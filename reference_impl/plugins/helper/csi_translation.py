@@ -11,15 +11,18 @@ translation's errors. A volume source is a raw v1 dict (camelCase), as in ``Pod.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from reference_impl.model.objects import LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE
 from reference_impl.model.storage import PersistentVolume
+from reference_impl.plugins.helper.csi_topology import (
+    LABEL_MULTI_ZONE_DELIMITER,
+    translate_topology_from_in_tree_to_csi,
+)
 
-# plugins/const.go
-LABEL_MULTI_ZONE_DELIMITER = "__"
 # plugins/gce_pd.go
 UNSPECIFIED_VALUE = "UNSPECIFIED"
 
@@ -32,11 +35,17 @@ class InTreePlugin:
     in_tree_name: str
     csi_driver: str
     source_key: str
+    #: the zonal topology key ``TranslateInTreePVToCSI`` moves the PV's zone to
+    #: (``translateTopologyFromInTreeToCSI``); "" when it keeps the node affinity as it is
+    topology_key: str = ""
 
 
-GCE_PD = InTreePlugin("kubernetes.io/gce-pd", "pd.csi.storage.gke.io", "gcePersistentDisk")
-AWS_EBS = InTreePlugin("kubernetes.io/aws-ebs", "ebs.csi.aws.com", "awsElasticBlockStore")
-CINDER = InTreePlugin("kubernetes.io/cinder", "cinder.csi.openstack.org", "cinder")
+GCE_PD = InTreePlugin("kubernetes.io/gce-pd", "pd.csi.storage.gke.io", "gcePersistentDisk",
+                      "topology.gke.io/zone")
+AWS_EBS = InTreePlugin("kubernetes.io/aws-ebs", "ebs.csi.aws.com", "awsElasticBlockStore",
+                       "topology.ebs.csi.aws.com/zone")
+CINDER = InTreePlugin("kubernetes.io/cinder", "cinder.csi.openstack.org", "cinder",
+                      "topology.cinder.csi.openstack.org/zone")
 AZURE_DISK = InTreePlugin("kubernetes.io/azure-disk", "disk.csi.azure.com", "azureDisk")
 AZURE_FILE = InTreePlugin("kubernetes.io/azure-file", "file.csi.azure.com", "azureFile")
 VSPHERE = InTreePlugin("kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com", "vsphereVolume")
@@ -45,6 +54,13 @@ PORTWORX = InTreePlugin("kubernetes.io/portworx-volume", "pxd.portworx.com", "po
 #: ``inTreePlugins`` (translate.go). Upstream iterates a Go map; a valid volume has one source,
 #: so the order does not matter.
 IN_TREE_PLUGINS = (GCE_PD, AWS_EBS, CINDER, AZURE_DISK, AZURE_FILE, VSPHERE, PORTWORX)
+
+
+#: The plugins whose CSI migration is on in v1.37.2: NodeVolumeLimits' ``isCSIMigrationOn``
+#: (nodevolumelimits/utils.go) and the volume binder's ``isCSIMigrationOnForPlugin``
+#: (volumebinding/binder.go) list the same five.
+CSI_MIGRATION_ON_PLUGINS = frozenset(
+    p.in_tree_name for p in (AWS_EBS, PORTWORX, GCE_PD, AZURE_DISK, CINDER))
 
 
 #: The volume handle of a translated Azure File volume (``rg#account#share#name#namespace``) is
@@ -187,3 +203,19 @@ def translate_pv(pv: PersistentVolume) -> tuple[str, str]:
     else:  # CINDER, PORTWORX
         handle = str(src.get("volumeID", ""))
     return plugin.csi_driver, handle
+
+
+def translate_pv_to_csi(pv: PersistentVolume) -> PersistentVolume:
+    """``TranslateInTreePVToCSI`` as a PV: a copy with the CSI source (driver, volume handle)
+    and, for GCE PD, AWS EBS and Cinder, the node affinity of
+    ``translateTopologyFromInTreeToCSI`` (Azure Disk and Portworx keep theirs). Raises
+    TranslationError as upstream returns an error."""
+    driver, handle = translate_pv(pv)
+    plugin = pv_plugin(pv)
+    affinity = pv.node_affinity
+    if plugin is not None and plugin.topology_key:
+        affinity = translate_topology_from_in_tree_to_csi(pv, plugin.topology_key)
+    return dataclasses.replace(pv, source_kind="csi",
+                               source={"driver": driver, "volumeHandle": handle},
+                               node_affinity=affinity, labels=dict(pv.labels),
+                               annotations=dict(pv.annotations))

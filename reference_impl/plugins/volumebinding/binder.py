@@ -2,8 +2,8 @@
 on a node, assumed in the caches at Reserve and written to the API at PreBind.
 
 Upstream: ``pkg/scheduler/framework/plugins/volumebinding/binder.go`` (``volumeBinder``).
-Errors are raised as :class:`BinderError` (upstream's ``err``); what the model cannot decide
-(in-tree PVs that CSI migration would translate) as :class:`NotModelled`. The wait for the PV
+Errors are raised as :class:`BinderError` (upstream's ``err``). In-tree PVs migrated on the
+node are checked as their CSI translation (``migration.py``). The wait for the PV
 controller is one check after the simulated controllers ran (docs/storage.md).
 """
 
@@ -449,7 +449,11 @@ class VolumeBinder:
                 raise BinderError(f"failed to check binding: {e}") from None
             if binding.pv.resource_version > pv.resource_version:
                 return False
-            self._check_affinity(try_translate_pv_to_csi(pv, csi_node), node)
+            try:
+                translated = try_translate_pv_to_csi(pv, csi_node)
+            except BinderError as e:
+                raise BinderError(f"failed to translate pv to csi: {e}") from None
+            self._check_affinity(translated, node)
             if pv.claim_ref is None or not pv.claim_ref.uid:
                 raise BinderError(f'ClaimRef got reset for pv "{pv.name}"')
             if not is_pvc_fully_bound(pvc):

@@ -2,36 +2,23 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/volumebinding/binder.go`` (``tryTranslatePVToCSI``,
 ``isCSIMigrationOnForPlugin``, ``isPluginMigratedToCSIOnNode``) over
-``k8s.io/csi-translation-lib``. The translation rewrites the PV's node affinity to the CSI
-driver's topology keys; it is not modelled, so a PV it would apply to is refused.
+``k8s.io/csi-translation-lib`` (``reference_impl/plugins/helper/csi_translation.py``): the
+translated PV carries the CSI driver's zonal topology key in its node affinity.
 """
 
 from __future__ import annotations
 
 from reference_impl.model.storage import CSINode, PersistentVolume
+from reference_impl.plugins.helper.csi_translation import (
+    CSI_MIGRATION_ON_PLUGINS,
+    TranslationError,
+    pv_plugin,
+    translate_pv_to_csi,
+)
+from reference_impl.plugins.volumebinding.assume_cache import BinderError
 
 MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
-#: The in-tree plugin of each migratable PV source (csi-translation-lib plugins/*.go
-#: ``CanSupport`` and ``*InTreePluginName``).
-IN_TREE_PLUGIN_OF_SOURCE = {
-    "gcePersistentDisk": "kubernetes.io/gce-pd",
-    "awsElasticBlockStore": "kubernetes.io/aws-ebs",
-    "cinder": "kubernetes.io/cinder",
-    "azureDisk": "kubernetes.io/azure-disk",
-    "azureFile": "kubernetes.io/azure-file",
-    "vsphereVolume": "kubernetes.io/vsphere-volume",
-    "portworxVolume": "kubernetes.io/portworx-volume",
-}
-
-#: ``isCSIMigrationOnForPlugin``: the plugins whose migration is on.
-CSI_MIGRATION_ON = frozenset({"kubernetes.io/aws-ebs", "kubernetes.io/gce-pd",
-                              "kubernetes.io/azure-disk", "kubernetes.io/cinder",
-                              "kubernetes.io/portworx-volume"})
-
-
-class NotModelled(Exception):
-    """An input the model cannot decide: the plugin refuses it with an Error status."""
 
 
 def is_plugin_migrated_to_csi_on_node(plugin: str, csi_node: CSINode | None) -> bool:
@@ -45,11 +32,14 @@ def is_plugin_migrated_to_csi_on_node(plugin: str, csi_node: CSINode | None) -> 
 
 def try_translate_pv_to_csi(pv: PersistentVolume, csi_node: CSINode | None) -> PersistentVolume:
     """``tryTranslatePVToCSI``: the PV unchanged unless it is a migratable in-tree PV whose
-    plugin is migrated on the node; that translation is refused (:class:`NotModelled`)."""
-    plugin = IN_TREE_PLUGIN_OF_SOURCE.get(pv.source_kind)
-    if plugin is None or plugin not in CSI_MIGRATION_ON:
+    plugin's migration is on and that the node's CSINode lists as migrated; then its CSI
+    translation. A translation error is a :class:`BinderError` ("could not translate pv: ...")."""
+    plugin = pv_plugin(pv)
+    if plugin is None or plugin.in_tree_name not in CSI_MIGRATION_ON_PLUGINS:
         return pv
-    if not is_plugin_migrated_to_csi_on_node(plugin, csi_node):
+    if not is_plugin_migrated_to_csi_on_node(plugin.in_tree_name, csi_node):
         return pv
-    raise NotModelled(f"the CSI translation of in-tree PersistentVolume {pv.name!r} "
-                      f"({plugin}, migrated on node {csi_node.name if csi_node else ''!r})")
+    try:
+        return translate_pv_to_csi(pv)
+    except TranslationError as e:
+        raise BinderError(f"could not translate pv: {e}") from None

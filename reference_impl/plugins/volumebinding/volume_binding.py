@@ -40,7 +40,6 @@ from reference_impl.plugins.volumebinding.binder import (
     volume_is_for_pod,
 )
 from reference_impl.plugins.volumebinding.hints import VolumeBindingHints
-from reference_impl.plugins.volumebinding.migration import NotModelled
 from reference_impl.plugins.volumebinding.scorer import VolumeCapacityScorer, build_scorer_function
 from reference_impl.plugins.volumerestrictions import (
     VOLUMES_SIGNER_NAME,
@@ -168,8 +167,6 @@ class VolumeBinding(VolumeBindingHints, PreFilterPlugin, FilterPlugin, ReservePl
                 pod, s.pod_volume_claims or PodVolumeClaims(), node)
         except BinderError as e:
             return Status.as_error(str(e))
-        except NotModelled as e:
-            return not_supported(self.name, str(e))
         if reasons:
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, *reasons)
         if s.pod_volumes_by_node is None:  # upstream writes to a nil map: a panic
@@ -275,6 +272,4 @@ class VolumeBinding(VolumeBindingHints, PreFilterPlugin, FilterPlugin, ReservePl
             self.binder.bind_pod_volumes(pod, node_name, pv)
         except BinderError as e:
             return Status.as_error(str(e))
-        except NotModelled as e:
-            return not_supported(self.name, str(e))
         return None
