@@ -53,6 +53,15 @@ printf 'releasedata/generate.sh: built against k8s.io/kubernetes %s in %.1fs\n' 
   "$(python3 -c "print($end - $start)")" >&2
 
 ./releasedata -src "$src" > data.json
+
+# The gates the program found in pkg/scheduler's Go files, against a plain grep of the files that
+# import k8s.io/kubernetes/pkg/features (as "features": other packages are named features too).
+importers="$(grep -rlE --include='*.go' --exclude='*_test.go' '^\s*"k8s.io/kubernetes/pkg/features"' \
+  "$src/pkg/scheduler" || true)"
+grepped="$(echo "$importers" | xargs grep -hoE '\<features\.[A-Z][A-Za-z0-9]*' | sed 's/^features\.//' | sort -u)"
+found="$(python3 -c 'import json,sys; print("\n".join(sorted(json.load(open(sys.argv[1]))["gatesReadBy"])))' data.json)"
+[ "$grepped" = "$found" ] || die "the gates grep finds in pkg/scheduler differ from the program's:
+$(diff <(echo "$grepped") <(echo "$found") || true)"
 [ -z "$keep_json" ] || cp data.json "$keep_json"
 out="$repo/reference_impl/releases/$(echo "$release" | tr . _).py"
 published="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Time"])' "$(field Info)")"
