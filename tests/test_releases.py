@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import os
+import subprocess
 import types
 from pathlib import Path
 
@@ -379,3 +381,14 @@ def test_releases_diff_of_the_oldest_and_newest(capsys) -> None:
 def test_releases_diff_of_an_unknown_release_is_a_usage_error(capsys) -> None:
     code, _, err = _cli(capsys, "releases", "diff", "v1.30", "v1.37")
     assert code == 2 and "supported: v1.34.4" in err
+
+
+def test_the_pinned_gates_are_the_upstream_subjects() -> None:
+    """The pinned release's gate defaults are those the built upstream subject reports."""
+    binary = os.environ.get("KSCHEDCONF_UPSTREAM_BINARY", "")
+    if not os.path.exists(binary):
+        pytest.skip("no upstream subject binary (KSCHEDCONF_UPSTREAM_BINARY)")
+    out = subprocess.run([binary, "features"], capture_output=True, text=True, check=True).stdout
+    reported = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    assert {g: reported[g] == "true" for g in current.RELEASE.feature_gates} == dict(
+        current.RELEASE.feature_gates)
