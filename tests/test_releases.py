@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
-import os
 import subprocess
 import types
 from pathlib import Path
@@ -17,6 +16,7 @@ import yaml
 from conformance.cli.main import main
 from conformance.core.documents import schema
 from conformance.core.releases import release_diff_doc, resolve_release
+from conformance.subjects.upstream import BUILD_HINT, binary_available, default_binary
 from reference_impl.releases import (
     ReleaseData,
     current,
@@ -385,10 +385,10 @@ def test_releases_diff_of_an_unknown_release_is_a_usage_error(capsys) -> None:
 
 def test_the_pinned_gates_are_the_upstream_subjects() -> None:
     """The pinned release's gate defaults are those the built upstream subject reports."""
-    binary = os.environ.get("KSCHEDCONF_UPSTREAM_BINARY", "")
-    if not os.path.exists(binary):
-        pytest.skip("no upstream subject binary (KSCHEDCONF_UPSTREAM_BINARY)")
-    out = subprocess.run([binary, "features"], capture_output=True, text=True, check=True).stdout
+    if not binary_available():
+        pytest.skip("no upstream subject binary: " + BUILD_HINT)
+    out = subprocess.run([str(default_binary()), "features"], capture_output=True, text=True,
+                         check=True).stdout
     reported = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
     assert {g: reported[g] == "true" for g in current.RELEASE.feature_gates} == dict(
         current.RELEASE.feature_gates)
