@@ -10,7 +10,7 @@ restated cases here, while the error-message tests at the end pin the full text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -47,7 +47,8 @@ from reference_impl.model.objects import (
     PreferredSchedulingTerm,
     TopologySpreadConstraint,
 )
-from reference_impl.releases.current import feature_enabled
+from reference_impl.releases import ReleaseData
+from reference_impl.releases.current import RELEASE
 
 API = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
 
@@ -93,14 +94,14 @@ def kinds(errors: list[FieldError]) -> list[tuple[str, str]]:
     return [(e.type, e.field) for e in errors]
 
 
-def off(*gates: str) -> Callable[[str], bool]:
-    """The pinned release's gates, except ``gates`` off."""
-    return lambda g: False if g in gates else feature_enabled(g)
+def off(*gates: str) -> ReleaseData:
+    """The pinned release with ``gates`` off."""
+    return RELEASE.with_gates(dict.fromkeys(gates, False))
 
 
-def on(*gates: str) -> Callable[[str], bool]:
-    """The pinned release's gates, except ``gates`` on."""
-    return lambda g: True if g in gates else feature_enabled(g)
+def on(*gates: str) -> ReleaseData:
+    """The pinned release with ``gates`` on."""
+    return RELEASE.with_gates(dict.fromkeys(gates, True))
 
 
 INVALID, REQUIRED, DUPLICATE = "Invalid value", "Required value", "Duplicate value"
@@ -173,9 +174,9 @@ PLUGIN_CONFIGS_V1 = {
 }
 
 
-def defaulted(cfg: dict[str, Any], fe: Any = feature_enabled) -> InternalConfiguration:
+def defaulted(cfg: dict[str, Any], release: ReleaseData = RELEASE) -> InternalConfiguration:
     internal = decode_configuration({**API, **cfg})
-    set_defaults(internal, fe)
+    set_defaults(internal, release)
     return internal
 
 
@@ -633,7 +634,7 @@ ARGS_DEFAULTS_CASES = [
                          ids=[c[0] for c in ARGS_DEFAULTS_CASES])
 def test_plugin_args_defaults(kind: str, given: dict, fe: Any, want: dict) -> None:
     """defaults_test.go TestPluginArgsDefaults."""
-    assert pa.set_defaults(kind, given, fe or feature_enabled) == want
+    assert pa.set_defaults(kind, given, fe or RELEASE) == want
 
 
 @pytest.mark.parametrize("kind", sorted(pa.known_kinds()))
@@ -992,7 +993,7 @@ def test_validate_kube_scheduler_configuration(cfg: InternalConfiguration, want:
 # =========================================== validation_pluginargs_test.go, per args kind
 
 def _check(validate: Any, args: dict, want: list, fe: Any = None) -> None:
-    got = validate(args, "", fe) if fe else validate(args, "")
+    got = validate(args, "", fe.feature_enabled) if fe else validate(args, "")
     assert kinds(got) == want
 
 

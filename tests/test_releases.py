@@ -17,6 +17,9 @@ from conformance.cli.main import main
 from conformance.core.documents import schema
 from conformance.core.releases import release_diff_doc, resolve_release
 from conformance.subjects.upstream import BUILD_HINT, binary_available, default_binary
+from reference_impl.config import default_config
+from reference_impl.model.objects import Cluster
+from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import (
     ReleaseData,
     current,
@@ -26,6 +29,9 @@ from reference_impl.releases import (
     supported_releases,
     v1_37_2,
 )
+from reference_impl.releases.behaviours import BEHAVIOURS
+from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.testing.wrappers import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parent.parent
 #: releasedata's JSON document for v1.37.2 (upstream/releasedata/generate.sh v1.37.2 --json F)
@@ -392,3 +398,42 @@ def test_the_pinned_gates_are_the_upstream_subjects() -> None:
     reported = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
     assert {g: reported[g] == "true" for g in current.RELEASE.feature_gates} == dict(
         current.RELEASE.feature_gates)
+
+
+@pytest.mark.parametrize("tag", supported_releases())
+def test_every_release_loads_its_defaults_and_schedules(tag: str) -> None:
+    """The configuration of each release carries it; its scheduler runs its default profile
+    (its extension points, its gates: OpportunisticBatching, absent before v1.35, reads as off)."""
+    release = load(tag)
+    cfg = default_config(in_tree_registry(), release)
+    assert cfg.release is release
+    assert [e.name for e in cfg.profiles[0].plugins["filter"]] == [
+        name for name, _ in release.extension_points["filter"]]
+    nodes = [make_node(n).capacity(cpu="2", pods="10").obj() for n in ("n1", "n2")]
+    pods = [make_pod(f"p{i}").req(cpu="1").obj() for i in range(3)]
+    sched = Scheduler(Cluster(nodes=nodes, pods=pods), cfg, seed=1)
+    assert sched.core.batching is (tag != "v1.34.4")
+    result = sched.run()
+    assert sorted(result.bindings) == ["default/p0", "default/p1", "default/p2"]
+
+
+def test_a_gate_of_a_newer_release_is_off_in_an_older_one() -> None:
+    old = load("v1.34.4")
+    assert "OpportunisticBatching" not in old.feature_gates
+    assert old.feature_enabled("OpportunisticBatching") is False
+    with pytest.raises(KeyError, match="not known for v1.34.4"):
+        old.feature_enabled("NoSuchGate")
+    with pytest.raises(KeyError, match="not known for v1.34.4"):
+        old.with_gates({"OpportunisticBatching": True})
+    assert old.with_gates({"SchedulerAsyncAPICalls": True}).feature_enabled(
+        "SchedulerAsyncAPICalls") is True
+
+
+def test_every_behaviour_switch_names_every_supported_release() -> None:
+    for switch in BEHAVIOURS.values():
+        assert sorted(switch.variants) == sorted(supported_releases()), switch.name
+        assert switch.change and switch.summary
+    assert load("v1.34.4").behaviour("select-host") == "reservoir"
+    assert load("v1.37.2").behaviour("select-host") == "heap"
+    with pytest.raises(KeyError, match="no behaviour switch"):
+        load("v1.37.2").behaviour("no-such-switch")

@@ -37,8 +37,8 @@ from reference_impl.config.types import (
     defaulted,
 )
 from reference_impl.config.validation import API_VERSION, validate_configuration
+from reference_impl.releases import ReleaseData
 from reference_impl.releases.current import RELEASE
-from reference_impl.releases.current import feature_enabled as release_feature_enabled
 
 GROUP, VERSION = API_VERSION.split("/")
 KIND = "KubeSchedulerConfiguration"
@@ -48,13 +48,15 @@ Registry = Mapping[str, type]
 
 
 def load_config(source: str | os.PathLike[str] | Mapping[str, Any], registry: Registry,
-                feature_enabled: FeatureGate = release_feature_enabled) -> SchedulerConfiguration:
-    """Loads a configuration file (YAML or JSON) or an already parsed mapping.
+                release: ReleaseData = RELEASE) -> SchedulerConfiguration:
+    """Loads a configuration file (YAML or JSON) or an already parsed mapping as ``release``
+    (default: the pinned release) loads it.
 
     ``registry`` maps plugin names to plugin classes; the extension points a plugin implements
-    are the interface classes of ``framework/interfaces.py`` it inherits. ``feature_enabled``
-    answers the gate queries of args defaulting and validation (default: the pinned release);
-    the default plugin list is the release's data, computed for the release's default gates.
+    are the interface classes of ``framework/interfaces.py`` it inherits. The release's gates
+    answer the gate queries of args defaulting and validation (``ReleaseData.with_gates`` sets
+    others); the default plugin list is the release's data, computed for its default gates.
+    The loaded configuration carries the release: the scheduler runs it.
     """
     if isinstance(source, Mapping):
         name, raw = "<dict>", source
@@ -68,28 +70,27 @@ def load_config(source: str | os.PathLike[str] | Mapping[str, Any], registry: Re
         except yaml.YAMLError as e:
             raise ConfigError(name, [f"cannot parse: {e}"]) from None
     try:
-        return _load(raw, name, registry, feature_enabled)
+        return _load(raw, name, registry, release)
     except ConfigError as e:
         e.add_hints(config_hints(raw, registry))
         raise
 
 
-def default_config(registry: Registry,
-                   feature_enabled: FeatureGate = release_feature_enabled
-                   ) -> SchedulerConfiguration:
-    """The configuration kube-scheduler runs with when no file is given: the pinned release's
-    defaults, one profile "default-scheduler" with the default plugins."""
-    return _load({"apiVersion": API_VERSION, "kind": KIND}, "<default>", registry,
-                 feature_enabled)
+def default_config(registry: Registry, release: ReleaseData = RELEASE) -> SchedulerConfiguration:
+    """The configuration kube-scheduler runs with when no file is given: the release's
+    defaults (default: the pinned release), one profile "default-scheduler" with the default
+    plugins."""
+    return _load({"apiVersion": API_VERSION, "kind": KIND}, "<default>", registry, release)
 
 
-def _load(raw: Any, name: str, registry: Registry, fe: FeatureGate) -> SchedulerConfiguration:
-    internal = decode_configuration(raw, name)
-    set_defaults(internal, fe)
-    field_errors = validate_configuration(internal, fe)
+def _load(raw: Any, name: str, registry: Registry,
+          release: ReleaseData) -> SchedulerConfiguration:
+    internal = decode_configuration(raw, name, release)
+    set_defaults(internal, release)
+    field_errors = validate_configuration(internal, release)
     if field_errors:
         raise ConfigError(name, field_errors)
-    profiles = [_build_profile(prof, index("profiles", i), registry, fe, name)
+    profiles = [_build_profile(prof, index("profiles", i), registry, release, name)
                 for i, prof in enumerate(internal.profiles)]
     _check_common_queue_sort(profiles, name)
     return SchedulerConfiguration(
@@ -99,7 +100,8 @@ def _load(raw: Any, name: str, registry: Registry, fe: FeatureGate) -> Scheduler
         pod_max_backoff_seconds=defaulted(internal.pod_max_backoff_seconds),
         profiles=profiles,
         pod_max_in_unschedulable_pods_duration_seconds=(
-            RELEASE.pod_max_in_unschedulable_pods_duration_seconds),
+            release.pod_max_in_unschedulable_pods_duration_seconds),
+        release=release,
     )
 
 
@@ -117,13 +119,14 @@ class _StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
-def decode_configuration(raw: Any, name: str = "<dict>") -> InternalConfiguration:
+def decode_configuration(raw: Any, name: str = "<dict>",
+                         release: ReleaseData = RELEASE) -> InternalConfiguration:
     """Strict decoding of a parsed KubeSchedulerConfiguration into the internal form (before
     defaulting); all decoding errors are raised together."""
     _check_type_meta(raw, name)
     errors: list[str] = []
     decoded = schema.decode(raw, schema.KUBE_SCHEDULER_CONFIGURATION, "", errors)
-    internal = _to_internal(decoded or {}, errors)
+    internal = _to_internal(decoded or {}, errors, plugin_args.known_kinds(release))
     if errors:
         raise ConfigError(name, errors)
     return internal
@@ -157,12 +160,13 @@ def _plugins(d: dict[str, Any] | None, path: str) -> Plugins | None:
     return plugins
 
 
-def _decode_args(name: str, raw: Any, path: str, errors: list[str]) -> tuple[str | None, Any]:
+def _decode_args(name: str, raw: Any, path: str, errors: list[str],
+                 kinds: frozenset[str]) -> tuple[str | None, Any]:
     """``PluginConfig.decodeNestedObjects``: args of a registered kind (``<name>Args``) are
     decoded strictly into that kind; a given apiVersion/kind must name it. Other args stay as
     given (``runtime.Unknown``)."""
     kind = name + "Args"
-    if kind not in plugin_args.known_kinds():
+    if kind not in kinds:
         return None, schema.copy_value(raw)
     given = raw if raw is not None else {}
     if not isinstance(given, Mapping):
@@ -184,7 +188,8 @@ def _decode_args(name: str, raw: Any, path: str, errors: list[str]) -> tuple[str
     return kind, args
 
 
-def _to_internal(d: dict[str, Any], errors: list[str]) -> InternalConfiguration:
+def _to_internal(d: dict[str, Any], errors: list[str],
+                 kinds: frozenset[str]) -> InternalConfiguration:
     profiles = []
     for i, p in enumerate(d.get("profiles", [])):
         path = index("profiles", i)
@@ -192,7 +197,8 @@ def _to_internal(d: dict[str, Any], errors: list[str]) -> InternalConfiguration:
         for j, pc in enumerate(p.get("pluginConfig", [])):
             pc_path = index(child(path, "pluginConfig"), j)
             pc_name = pc.get("name", "")
-            kind, args = _decode_args(pc_name, pc.get("args"), child(pc_path, "args"), errors)
+            kind, args = _decode_args(pc_name, pc.get("args"), child(pc_path, "args"), errors,
+                                      kinds)
             configs.append(PluginConfigEntry(pc_name, kind, args, pc_path))
         profiles.append(InternalProfile(
             scheduler_name=p.get("schedulerName"),
@@ -212,52 +218,53 @@ def _to_internal(d: dict[str, Any], errors: list[str]) -> InternalConfiguration:
 
 # ----------------------------------------------------------------------------- defaulting
 
-def set_defaults(cfg: InternalConfiguration, fe: FeatureGate = release_feature_enabled) -> None:
-    """``SetDefaults_KubeSchedulerConfiguration`` (the fields the reference models)."""
+def set_defaults(cfg: InternalConfiguration, release: ReleaseData = RELEASE) -> None:
+    """``SetDefaults_KubeSchedulerConfiguration`` of ``release`` (the fields the reference
+    models)."""
     if cfg.parallelism is None:
-        cfg.parallelism = RELEASE.parallelism
+        cfg.parallelism = release.parallelism
     if not cfg.profiles:
         cfg.profiles.append(InternalProfile())
     # Only a single profile gets the default name; validation requires names otherwise.
     if len(cfg.profiles) == 1 and cfg.profiles[0].scheduler_name is None:
-        cfg.profiles[0].scheduler_name = RELEASE.default_scheduler_name
+        cfg.profiles[0].scheduler_name = release.default_scheduler_name
     for i, prof in enumerate(cfg.profiles):
         if prof.scheduler_name is None:
             prof.scheduler_name = ""
-        set_profile_defaults(prof, index("profiles", i), fe)
+        set_profile_defaults(prof, index("profiles", i), release)
     if cfg.percentage_of_nodes_to_score is None:
-        cfg.percentage_of_nodes_to_score = RELEASE.percentage_of_nodes_to_score
+        cfg.percentage_of_nodes_to_score = release.percentage_of_nodes_to_score
     if cfg.pod_initial_backoff_seconds is None:
-        cfg.pod_initial_backoff_seconds = RELEASE.pod_initial_backoff_seconds
+        cfg.pod_initial_backoff_seconds = release.pod_initial_backoff_seconds
     if cfg.pod_max_backoff_seconds is None:
-        cfg.pod_max_backoff_seconds = RELEASE.pod_max_backoff_seconds
+        cfg.pod_max_backoff_seconds = release.pod_max_backoff_seconds
 
 
 def set_profile_defaults(prof: InternalProfile, path: str,
-                         fe: FeatureGate = release_feature_enabled) -> None:
+                         release: ReleaseData = RELEASE) -> None:
     """``setDefaults_KubeSchedulerProfile``: merge the plugins into the release's defaults,
     default the given args, then append default args for every enabled plugin that has an
     args kind and no pluginConfig entry (in name order)."""
-    prof.plugins = merge_plugins(default_plugins(list(RELEASE.default_plugins)), prof.plugins)
+    prof.plugins = merge_plugins(default_plugins(list(release.default_plugins)), prof.plugins)
     existing = set()
     for cfg in prof.plugin_config:
         existing.add(cfg.name)
         if cfg.kind is not None:
-            plugin_args.set_defaults(cfg.kind, cfg.args, fe)
-    kinds = plugin_args.known_kinds()
+            plugin_args.set_defaults(cfg.kind, cfg.args, release)
+    kinds = plugin_args.known_kinds(release)
     for name in plugin_names(prof.plugins):
         kind = name + "Args"
         if name in existing or kind not in kinds:
             continue
-        args = plugin_args.set_defaults(kind, {}, fe)
+        args = plugin_args.set_defaults(kind, {}, release)
         prof.plugin_config.append(PluginConfigEntry(
             name, kind, args, index(child(path, "pluginConfig"), len(prof.plugin_config))))
 
 
 # ------------------------------------------------------------------ building the frameworks
 
-def _build_profile(prof: InternalProfile, path: str, registry: Registry, fe: FeatureGate,
-                   name: str) -> Profile:
+def _build_profile(prof: InternalProfile, path: str, registry: Registry,
+                   release: ReleaseData, name: str) -> Profile:
     """``NewFramework`` for one profile: construct the plugins the profile needs (only
     NodeResourcesFit's constructor validates anything validation has not: its args), then the
     extension point lists."""
@@ -266,7 +273,8 @@ def _build_profile(prof: InternalProfile, path: str, registry: Registry, fe: Fea
     fit = configs.get("NodeResourcesFit")
     if ("NodeResourcesFit" in needed_plugins(plugins) and "NodeResourcesFit" in registry
             and fit is not None and fit.kind is not None):
-        errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"), fe)
+        errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"),
+                                    release.feature_enabled)
         if errs:
             raise ConfigError(name, errs)
     try:

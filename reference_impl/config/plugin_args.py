@@ -36,8 +36,8 @@ from reference_impl.config.errors import (
 )
 from reference_impl.config.schema import copy_value, format_go_duration, parse_go_duration
 from reference_impl.model.objects import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
+from reference_impl.releases import ReleaseData
 from reference_impl.releases.current import RELEASE
-from reference_impl.releases.current import feature_enabled as release_feature_enabled
 
 FeatureGate = Callable[[str], bool]
 Args = dict[str, Any]
@@ -46,22 +46,22 @@ _SUPPORTED_SCORING_STRATEGY_TYPES = sorted(
     (a.LEAST_ALLOCATED, a.MOST_ALLOCATED, a.REQUESTED_TO_CAPACITY_RATIO))
 
 
-def _defaults(kind: str) -> Args:
-    return copy_value(RELEASE.plugin_args_defaults[kind])
+def _defaults(release: ReleaseData, kind: str) -> Args:
+    return copy_value(release.plugin_args_defaults[kind])
 
 
 # ---------------------------------------------------------------- defaulting (defaults.go)
 
-def _set_defaults_default_preemption(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_default_preemption(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_DefaultPreemptionArgs``."""
-    for key, value in _defaults("DefaultPreemptionArgs").items():
+    for key, value in _defaults(release, "DefaultPreemptionArgs").items():
         obj.setdefault(key, value)
 
 
-def _set_defaults_inter_pod_affinity(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_inter_pod_affinity(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_InterPodAffinityArgs`` (an explicit 0 stays 0)."""
     obj.setdefault("hardPodAffinityWeight",
-                   _defaults("InterPodAffinityArgs")["hardPodAffinityWeight"])
+                   _defaults(release, "InterPodAffinityArgs")["hardPodAffinityWeight"])
 
 
 def _weight_zero_becomes_one(resources: list[Args]) -> None:
@@ -71,10 +71,10 @@ def _weight_zero_becomes_one(resources: list[Args]) -> None:
             r["weight"] = 1
 
 
-def _set_defaults_fit(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_fit(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_NodeResourcesFitArgs``: no strategy → LeastAllocated on the default
     resources; empty resources → the default resources; weight 0 → 1."""
-    default = _defaults("NodeResourcesFitArgs")["scoringStrategy"]
+    default = _defaults(release, "NodeResourcesFitArgs")["scoringStrategy"]
     strategy = obj.get("scoringStrategy")
     if strategy is None:
         strategy = obj["scoringStrategy"] = default
@@ -83,31 +83,32 @@ def _set_defaults_fit(obj: Args, fe: FeatureGate) -> None:
     _weight_zero_becomes_one(strategy["resources"])
 
 
-def _set_defaults_balanced_allocation(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_balanced_allocation(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_NodeResourcesBalancedAllocationArgs``."""
     if not obj.get("resources"):
-        obj["resources"] = _defaults("NodeResourcesBalancedAllocationArgs")["resources"]
+        obj["resources"] = _defaults(release, "NodeResourcesBalancedAllocationArgs")["resources"]
         return
     _weight_zero_becomes_one(obj["resources"])
 
 
-def _set_defaults_pod_topology_spread(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_pod_topology_spread(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_PodTopologySpreadArgs``."""
     if not obj.get("defaultingType"):
-        obj["defaultingType"] = _defaults("PodTopologySpreadArgs")["defaultingType"]
+        obj["defaultingType"] = _defaults(release, "PodTopologySpreadArgs")["defaultingType"]
 
 
-def _set_defaults_volume_binding(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_volume_binding(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_VolumeBindingArgs``: the shape only with StorageCapacityScoring."""
-    default = _defaults("VolumeBindingArgs")
+    default = _defaults(release, "VolumeBindingArgs")
     obj.setdefault("bindTimeoutSeconds", default["bindTimeoutSeconds"])
-    if not obj.get("shape") and fe("StorageCapacityScoring"):
+    if not obj.get("shape") and release.feature_enabled("StorageCapacityScoring"):
         obj["shape"] = default["shape"]
 
 
-def _set_defaults_dynamic_resources(obj: Args, fe: FeatureGate) -> None:
+def _set_defaults_dynamic_resources(obj: Args, release: ReleaseData) -> None:
     """``SetDefaults_DynamicResourcesArgs`` (durations in nanoseconds)."""
-    default = _defaults("DynamicResourcesArgs")
+    default = _defaults(release, "DynamicResourcesArgs")
+    fe = release.feature_enabled
     if "filterTimeout" not in obj and fe("DRASchedulerFilterTimeout"):
         obj["filterTimeout"] = parse_go_duration(default["filterTimeout"])
     if ("bindingTimeout" not in obj and fe("DRADeviceBindingConditions")
@@ -115,14 +116,14 @@ def _set_defaults_dynamic_resources(obj: Args, fe: FeatureGate) -> None:
         obj["bindingTimeout"] = parse_go_duration(default["bindingTimeout"])
 
 
-def _no_defaults(obj: Args, fe: FeatureGate) -> None:
+def _no_defaults(obj: Args, release: ReleaseData) -> None:
     """NodeAffinityArgs has no defaulting function."""
 
 
 # ------------------------------------------------------ validation (validation_pluginargs.go)
 
 def validate_default_preemption(args: Args, path: str = "",
-                                fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                                fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateDefaultPreemptionArgs``."""
     errs = []
     pct_path = child(path, "minCandidateNodesPercentage")
@@ -142,7 +143,7 @@ def validate_default_preemption(args: Args, path: str = "",
 
 
 def validate_inter_pod_affinity(args: Args, path: str = "",
-                                fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                                fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateInterPodAffinityArgs``: hardPodAffinityWeight in [0, 100]."""
     w = args.get("hardPodAffinityWeight", 0)
     if w < 0 or w > 100:
@@ -151,7 +152,7 @@ def validate_inter_pod_affinity(args: Args, path: str = "",
 
 
 def validate_pod_topology_spread(args: Args, path: str = "",
-                                 fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                                 fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidatePodTopologySpreadArgs``: defaultingType System|List (System only without
     constraints); per constraint maxSkew > 0, a valid topologyKey, whenUnsatisfiable
     DoNotSchedule|ScheduleAnyway, no labelSelector, no repeated {topologyKey, whenUnsatisfiable}."""
@@ -230,7 +231,7 @@ def _validate_resources(resources: list[Args], path: str) -> list[FieldError]:
 
 
 def validate_balanced_allocation(args: Args, path: str = "",
-                                 fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                                 fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateNodeResourcesBalancedAllocationArgs``: unique names, every weight exactly 1."""
     errs = []
     seen: set[str] = set()
@@ -248,7 +249,7 @@ def validate_balanced_allocation(args: Args, path: str = "",
 
 
 def validate_node_affinity(args: Args, path: str = "",
-                           fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                           fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateNodeAffinityArgs``: addedAffinity's selector terms must parse."""
     affinity = args.get("addedAffinity")
     if affinity is None:
@@ -267,7 +268,7 @@ def validate_node_affinity(args: Args, path: str = "",
 
 
 def validate_volume_binding(args: Args, path: str = "",
-                            fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                            fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateVolumeBindingArgs`` (``AllowStorageCapacityScoring`` = the gate)."""
     errs = []
     timeout = args.get("bindTimeoutSeconds", 0)
@@ -285,7 +286,7 @@ def validate_volume_binding(args: Args, path: str = "",
 
 
 def validate_fit(args: Args, path: str = "",
-                 fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                 fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateNodeResourcesFitArgs``. Upstream runs it when the NodeResourcesFit plugin is
     constructed, not in config validation (see ``CONFIG_VALIDATED``)."""
     errs: list[FieldError] = []
@@ -321,7 +322,7 @@ def validate_fit(args: Args, path: str = "",
 
 
 def validate_dynamic_resources(args: Args, path: str = "",
-                               fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+                               fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """``ValidateDynamicResourcesArgs``: setting a timeout whose gate is off is an error."""
     errs = []
     filter_timeout = args.get("filterTimeout")
@@ -397,7 +398,7 @@ _TO_TYPED: dict[str, Callable[[Args], Any]] = {
         d.get("bindTimeoutSeconds", 0), _shape(d.get("shape", []))),
 }
 
-_SET_DEFAULTS: dict[str, Callable[[Args, FeatureGate], None]] = {
+_SET_DEFAULTS: dict[str, Callable[[Args, ReleaseData], None]] = {
     "DefaultPreemptionArgs": _set_defaults_default_preemption,
     "DynamicResourcesArgs": _set_defaults_dynamic_resources,
     "InterPodAffinityArgs": _set_defaults_inter_pod_affinity,
@@ -434,14 +435,14 @@ keys NodeResourcesFit's entry as "NodeResourcesFitArgs", so NodeResourcesFit's a
 only when the plugin is constructed; kept as is."""
 
 
-def set_defaults(kind: str, obj: Args, fe: FeatureGate = release_feature_enabled) -> Args:
-    """Applies the kind's ``SetDefaults_*`` to ``obj`` in place and returns it."""
-    _SET_DEFAULTS[kind](obj, fe)
+def set_defaults(kind: str, obj: Args, release: ReleaseData = RELEASE) -> Args:
+    """Applies the kind's ``SetDefaults_*`` of ``release`` to ``obj`` in place and returns it."""
+    _SET_DEFAULTS[kind](obj, release)
     return obj
 
 
 def validate(kind: str, obj: Args, path: str = "",
-             fe: FeatureGate = release_feature_enabled) -> list[FieldError]:
+             fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
     """The kind's ``Validate*Args``."""
     return VALIDATORS[kind](obj, path, fe)
 
@@ -451,6 +452,6 @@ def to_typed(kind: str, obj: Args) -> Any:
     return _TO_TYPED[kind](obj)
 
 
-def known_kinds() -> frozenset[str]:
-    """The args kinds the config scheme registers (those the release has defaults for)."""
-    return frozenset(RELEASE.plugin_args_defaults)
+def known_kinds(release: ReleaseData = RELEASE) -> frozenset[str]:
+    """The args kinds the config scheme of ``release`` registers (those it has defaults for)."""
+    return frozenset(release.plugin_args_defaults)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from reference_impl.config.plugins import PluginEntry, Plugins
+from reference_impl.releases import ReleaseData
+from reference_impl.releases.current import RELEASE
 
 
 @dataclass(slots=True)
@@ -41,7 +43,10 @@ class SchedulerConfiguration:
     pod_max_backoff_seconds: int
     profiles: list[Profile]
     pod_max_in_unschedulable_pods_duration_seconds: int
-    """Not in the file (a deprecated flag upstream): the pinned release's default."""
+    """Not in the file (a deprecated flag upstream): the release's default."""
+    release: ReleaseData = RELEASE
+    """The upstream release whose defaults this configuration holds and whose rules (feature
+    gates, behaviour switches) the scheduler running it follows."""
 
     def profile(self, scheduler_name: str) -> Profile | None:
         for p in self.profiles:

@@ -22,8 +22,8 @@ from reference_impl.config.errors import (
 )
 from reference_impl.config.plugins import PluginSet
 from reference_impl.config.types import InternalConfiguration, InternalProfile, defaulted
+from reference_impl.releases import ReleaseData
 from reference_impl.releases.current import RELEASE
-from reference_impl.releases.current import feature_enabled as release_feature_enabled
 
 API_VERSION = "kubescheduler.config.k8s.io/v1"
 
@@ -45,11 +45,12 @@ def _validate_percentage(path: str, value: int | None) -> list[FieldError]:
     return []
 
 
-def _validate_plugin_config(path: str, profile: InternalProfile, fe: Any) -> list[FieldError]:
+def _validate_plugin_config(path: str, profile: InternalProfile,
+                            release: ReleaseData) -> list[FieldError]:
     """``validatePluginConfig``: removed plugins in the plugin sets; per pluginConfig entry,
     no duplicate name, not a removed plugin, args valid for the plugins of ``CONFIG_VALIDATED``."""
     errs: list[FieldError] = []
-    removed = RELEASE.removed_plugins
+    removed = release.removed_plugins
     if profile.plugins is not None:
         for stage in _STAGES:
             for i, ref in enumerate(profile.plugins[stage].enabled):
@@ -70,7 +71,8 @@ def _validate_plugin_config(path: str, profile: InternalProfile, fe: Any) -> lis
             if cfg.kind != kind:
                 errs.append(invalid(child(p, "args"), cfg.args, "has to match plugin args"))
             else:
-                errs.extend(plugin_args.validate(kind, cfg.args, child(p, "args"), fe))
+                errs.extend(plugin_args.validate(kind, cfg.args, child(p, "args"),
+                                                    release.feature_enabled))
     return errs
 
 
@@ -115,8 +117,8 @@ def _validate_common_queue_sort(profiles: list[InternalProfile]) -> list[FieldEr
 
 
 def validate_configuration(cfg: InternalConfiguration,
-                           fe: Any = release_feature_enabled) -> list[FieldError]:
-    """``ValidateKubeSchedulerConfiguration``."""
+                           release: ReleaseData = RELEASE) -> list[FieldError]:
+    """``ValidateKubeSchedulerConfiguration`` of ``release``."""
     errs: list[FieldError] = []
     if defaulted(cfg.parallelism) <= 0:
         errs.append(invalid("parallelism", cfg.parallelism,
@@ -131,7 +133,7 @@ def validate_configuration(cfg: InternalConfiguration,
                 errs.append(required(child(path, "schedulerName")))
             errs.extend(_validate_percentage(child(path, "percentageOfNodesToScore"),
                                              profile.percentage_of_nodes_to_score))
-            errs.extend(_validate_plugin_config(path, profile, fe))
+            errs.extend(_validate_plugin_config(path, profile, release))
             if profile.scheduler_name in existing:
                 errs.append(duplicate(child(path, "schedulerName"),
                                       f"profiles[{existing[profile.scheduler_name]}]"

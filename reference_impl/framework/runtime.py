@@ -25,6 +25,8 @@ from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Pod
 from reference_impl.model.storage import StorageObjects
+from reference_impl.releases import ReleaseData
+from reference_impl.releases.current import RELEASE
 
 MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
 
@@ -70,8 +72,10 @@ class FrameworkHandle:
                  controllers: Controllers = NO_CONTROLLERS,
                  dra: DRAObjects | None = None,
                  storage: StorageObjects | None = None,
-                 storage_changed: Callable[[str, Any, Any], None] | None = None) -> None:
+                 storage_changed: Callable[[str, Any, Any], None] | None = None,
+                 release: ReleaseData = RELEASE) -> None:
         self._snapshot = snapshot
+        self.release = release
         self._storage_changed = storage_changed
         self._dra = dra if dra is not None else DRAObjects()
         self._storage = storage if storage is not None else StorageObjects()
@@ -92,6 +96,10 @@ class FrameworkHandle:
 
     def feature_enabled(self, gate: str) -> bool:
         return self._features(gate)
+
+    def behaviour(self, name: str) -> str:
+        """The variant of a behaviour switch the release runs (``releases/behaviours.py``)."""
+        return self.release.behaviour(name)
 
     def dra_objects(self) -> DRAObjects:
         """The cluster's DRA objects (``Cluster.dra``), which DynamicResources reads and

@@ -9,7 +9,7 @@ from reference_impl.model.controllers import NO_CONTROLLERS, Controllers
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.model.storage import StorageObjects
-from reference_impl.releases import current
+from reference_impl.releases import ReleaseData, current
 
 
 class FakeHandle:
@@ -21,8 +21,10 @@ class FakeHandle:
                  features: dict[str, bool] | None = None, parallelism: int = 1,
                  controllers: Controllers = NO_CONTROLLERS,
                  dra: DRAObjects | None = None,
-                 storage: StorageObjects | None = None) -> None:
+                 storage: StorageObjects | None = None,
+                 release: ReleaseData = current.RELEASE) -> None:
         self._snapshot = Snapshot(list(nodes), list(pods), namespaces)
+        self.release = release
         self._dra = dra if dra is not None else DRAObjects()
         self._storage = storage if storage is not None else StorageObjects()
         #: (resource, old, new) of every storage change a plugin reported
@@ -49,7 +51,10 @@ class FakeHandle:
     def feature_enabled(self, gate: str) -> bool:
         if gate in self._features:
             return self._features[gate]
-        return current.feature_enabled(gate)
+        return self.release.feature_enabled(gate)
+
+    def behaviour(self, name: str) -> str:
+        return self.release.behaviour(name)
 
     @property
     def parallelism(self) -> int:

@@ -9,13 +9,16 @@ data module and changing the pin.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from types import MappingProxyType, ModuleType
 from typing import Any
+
+from reference_impl.releases.behaviours import behaviour
 
 _MODULE_NAME = re.compile(r"v(\d+)_(\d+)_(\d+)")
 
@@ -59,6 +62,31 @@ class ReleaseData:
     removed_plugins: tuple[str, ...]
     """``invalidPluginsByVersion`` of ``pkg/scheduler/apis/config/validation/validation.go``."""
 
+    def feature_enabled(self, gate: str) -> bool:
+        """The release's default for ``gate`` (or the override ``with_gates`` set). A gate of a
+        newer supported release that this one lacks is off: the code it guards does not exist
+        here. A gate no supported release knows is a ``KeyError`` (as ``featuregate.Enabled``
+        of an unregistered gate fails upstream)."""
+        enabled = self.feature_gates.get(gate)
+        if enabled is not None:
+            return enabled
+        if gate in known_gates():
+            return False
+        raise KeyError(f"feature gate {gate!r} is not known for {self.release}")
+
+    def behaviour(self, name: str) -> str:
+        """The variant of the named behaviour switch this release runs
+        (``reference_impl/releases/behaviours.py``)."""
+        return behaviour(self.release, name)
+
+    def with_gates(self, overrides: Mapping[str, bool]) -> ReleaseData:
+        """The same release with some gates set otherwise (``--feature-gates`` upstream); an
+        unknown gate is a ``KeyError``."""
+        for gate in overrides:
+            if gate not in self.feature_gates:
+                raise KeyError(f"feature gate {gate!r} is not known for {self.release}")
+        return replace(self, feature_gates=MappingProxyType({**self.feature_gates, **overrides}))
+
     @classmethod
     def from_module(cls, module: ModuleType) -> ReleaseData:
         """Builds the data from a release module; a missing constant is an error naming all the
@@ -96,3 +124,9 @@ def load(release: str) -> ReleaseData:
         raise KeyError(f"no release data for {release!r} (supported: "
                        f"{', '.join(supported_releases())})")
     return ReleaseData.from_module(importlib.import_module(f"{__name__}.{module_name(release)}"))
+
+
+@functools.cache
+def known_gates() -> frozenset[str]:
+    """The gates of every supported release."""
+    return frozenset(g for r in supported_releases() for g in load(r).feature_gates)

@@ -16,10 +16,7 @@ RELEASE: ReleaseData = load(UPSTREAM_RELEASE)
 def feature_enabled(gate: str) -> bool:
     """The pinned release's default for ``gate``; an unknown gate is a ``KeyError`` (as
     ``featuregate.Enabled`` of an unregistered gate fails upstream)."""
-    try:
-        return RELEASE.feature_gates[gate]
-    except KeyError:
-        raise KeyError(f"feature gate {gate!r} is not known for {RELEASE.release}") from None
+    return RELEASE.feature_enabled(gate)
 
 
 def default_plugins() -> list[tuple[str, int]]:

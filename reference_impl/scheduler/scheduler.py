@@ -32,7 +32,6 @@ from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.dynamicresources.claims import claim_results
 from reference_impl.plugins.registry import in_tree_registry
-from reference_impl.releases import current
 from reference_impl.scheduler.batch import sign_pod
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.schedule_one import (
@@ -80,7 +79,10 @@ class Scheduler:
         self.config = config if config is not None else default_config(self.registry)
         self.seed = seed
         self.rng = random.Random(seed)
-        self.features = features or current.feature_enabled
+        #: the upstream release the configuration was loaded for: its gates (unless ``features``
+        #: answers them) and behaviour switches
+        self.release = self.config.release
+        self.features = features or self.release.feature_enabled
         self.snapshot = Snapshot(cluster.nodes, cluster.pods, cluster.namespaces)
         self.nominator = Nominator()
         self.bindings: dict[str, str] = {}
@@ -101,7 +103,8 @@ class Scheduler:
                 controllers=controllers_of(cluster),
                 delete_pod=self._delete_victim,
                 clear_nominated_node_name=self._clear_nnn, dra=cluster.dra,
-                storage=cluster.storage, storage_changed=self._storage_changed)
+                storage=cluster.storage, storage_changed=self._storage_changed,
+                release=self.release)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)

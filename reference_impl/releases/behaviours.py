@@ -1,0 +1,53 @@
+"""Named behaviour switches: the rules that changed between supported releases without a
+feature gate, each with the variant every supported release runs and the upstream change that
+introduced it. The audit behind them is docs/release-differences.md (the switch name is the
+entry's id there); the reference asks ``ReleaseData.behaviour(name)`` and never compares
+versions.
+
+Adding a release adds its tag to every switch's ``variants`` (the test suite checks that every
+supported release has a variant for every switch); a rule that changes adds a switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class Behaviour:
+    """One switch: ``variants`` maps each supported release to the variant it runs."""
+
+    name: str
+    variants: Mapping[str, str]
+    change: str
+    """The upstream pull request (or commit) that introduced the newer variant."""
+    summary: str
+
+
+def _switch(name: str, change: str, summary: str, **variants: str) -> Behaviour:
+    releases = {"v" + k[1:].replace("_", "."): v for k, v in variants.items()}
+    return Behaviour(name, MappingProxyType(releases), change, summary)
+
+
+BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
+    _switch("select-host", "kubernetes/kubernetes#135231",
+            "selectHost: reservoir sampling among the top-scored nodes (uniform ties), or the "
+            "max-heap of sorted_nodes.go (the first top-scored node examined wins)",
+            v1_34_4="reservoir", v1_35_4="heap", v1_36_3="heap", v1_37_2="heap"),
+)})
+
+
+def behaviour(release: str, name: str) -> str:
+    """The variant of switch ``name`` that ``release`` runs; an unknown switch or a release the
+    switch does not list is a ``KeyError`` naming what is known."""
+    try:
+        switch = BEHAVIOURS[name]
+    except KeyError:
+        raise KeyError(f"no behaviour switch {name!r} (known: {', '.join(sorted(BEHAVIOURS))})"
+                       ) from None
+    try:
+        return switch.variants[release]
+    except KeyError:
+        raise KeyError(f"behaviour switch {name!r} lists no variant for {release}") from None
