@@ -207,8 +207,7 @@ def collect_choices(subject: Subject, scenario: ScenarioInput, pod: str, runs: i
     for i in range(runs):
         back: Callable[[str], str] = _identity
         if vary == "seed":
-            sc = ScenarioInput(scenario.documents, scenario.config, scenario.seed + i,
-                               scenario.name)
+            sc = scenario.derived(seed=scenario.seed + i, notes=[], covers="")
         else:
             fresh = [f"n-{rng.getrandbits(48):012x}" for _ in names]
             mapping = dict(zip(names, fresh, strict=True))

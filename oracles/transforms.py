@@ -75,8 +75,8 @@ def rename_nodes(scenario: ScenarioInput, mapping: Mapping[str, str]) -> Scenari
             _rename_terms([p.get("preference") for p in
                            na.get("preferredDuringSchedulingIgnoredDuringExecution") or ()
                            if isinstance(p, dict)], rename)
-    return ScenarioInput(docs, copy.deepcopy(scenario.config), scenario.seed,
-                         scenario.name + "-renamed", list(scenario.notes))
+    return scenario.derived(documents=docs, config=copy.deepcopy(scenario.config),
+                            name=scenario.name + "-renamed", covers="")
 
 
 def permute_nodes(scenario: ScenarioInput, seed: int = 0) -> ScenarioInput:
@@ -88,8 +88,8 @@ def permute_nodes(scenario: ScenarioInput, seed: int = 0) -> ScenarioInput:
     random.Random(seed).shuffle(nodes)
     for i, n in zip(places, nodes, strict=True):
         docs[i] = n
-    return ScenarioInput(docs, copy.deepcopy(scenario.config), scenario.seed,
-                         scenario.name + "-permuted", list(scenario.notes))
+    return scenario.derived(documents=docs, config=copy.deepcopy(scenario.config),
+                            name=scenario.name + "-permuted", covers="")
 
 
 def add_unfit_node(scenario: ScenarioInput, name: str = UNFIT_NODE_NAME) -> ScenarioInput:
@@ -108,5 +108,5 @@ def add_unfit_node(scenario: ScenarioInput, name: str = UNFIT_NODE_NAME) -> Scen
     last = max((i for i, d in enumerate(docs) if isinstance(d, dict) and d.get("kind") == "Node"),
                default=-1)
     docs.insert(last + 1, node)
-    return ScenarioInput(docs, copy.deepcopy(scenario.config), scenario.seed,
-                         scenario.name + "-plus-unfit-node", list(scenario.notes))
+    return scenario.derived(documents=docs, config=copy.deepcopy(scenario.config),
+                            name=scenario.name + "-plus-unfit-node", covers="")

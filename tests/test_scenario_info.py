@@ -5,6 +5,7 @@ and replay; the external subject's file keeps the comment form of protocol 1."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import textwrap
 from pathlib import Path
@@ -17,6 +18,7 @@ from conformance.cli.main import main
 from conformance.core.scenario import INFO_KIND, ScenarioInfo, ScenarioInput, note_values
 from conformance.engines.golden import GoldenDecisions, read_scenario_file, write_scenario_file
 from conformance.subjects.external import ExternalSubject
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.testing.wrappers import make_config, make_container, make_node, make_pod
 
 
@@ -38,8 +40,8 @@ def test_round_trip_keeps_every_field() -> None:
     assert not text.startswith("#") and "\n#" not in text  # no comments: fields only
     docs = list(yaml.safe_load_all(text))
     assert docs[0] == {"apiVersion": "kschedconf/v1", "kind": INFO_KIND,
-                       "name": "fit/cpu-memory", "seed": 42, "covers": "NodeResourcesFit: cpu",
-                       "notes": NOTES}
+                       "name": "fit/cpu-memory", "seed": 42, "release": UPSTREAM_RELEASE,
+                       "covers": "NodeResourcesFit: cpu", "notes": NOTES}
     assert docs[1]["kind"] == "KubeSchedulerConfiguration"  # the configuration comes next
     back = ScenarioInput.from_yaml(text, name="ignored-file-stem")
     assert back == s  # documents, config, seed, name, notes, covers
@@ -47,7 +49,8 @@ def test_round_trip_keeps_every_field() -> None:
     # empty covers and notes are left out
     bare = _scenario(seed=3, name="x")
     assert list(yaml.safe_load_all(bare.to_yaml()))[0] == {
-        "apiVersion": "kschedconf/v1", "kind": INFO_KIND, "name": "x", "seed": 3}
+        "apiVersion": "kschedconf/v1", "kind": INFO_KIND, "name": "x", "seed": 3,
+        "release": UPSTREAM_RELEASE}
     assert ScenarioInput.from_yaml(bare.to_yaml()) == bare
 
 
@@ -171,7 +174,27 @@ def test_the_external_subject_gets_objects_and_comments_as_in_protocol_1(
     with ExternalSubject([sys.executable, str(script)]) as subject:
         subject.run(s)
     text = copy.read_text()
-    assert text.startswith("# kschedconf scenario: case\n# seed: 5\n# covers: c\n# oracle: x\n")
+    assert text.startswith(f"# kschedconf scenario: case\n# seed: 5\n"
+                           f"# release: {UPSTREAM_RELEASE}\n# covers: c\n# oracle: x\n")
     docs = list(yaml.safe_load_all(text))
     assert [d["kind"] for d in docs] == ["KubeSchedulerConfiguration", "Node", "Pod"]
     assert ScenarioInput.from_yaml(text) == s  # the comment form carries the same metadata
+
+
+def test_a_scenario_names_its_release_and_derived_scenarios_keep_it() -> None:
+    s = dataclasses.replace(_scenario(seed=1, name="old"), release="v1.34.4")
+    text = s.to_yaml()
+    assert "release: v1.34.4" in text
+    back = ScenarioInput.from_yaml(text)
+    assert back.release == "v1.34.4" and back == s
+    assert back.derived(name="renamed", seed=9).release == "v1.34.4"
+    assert back.with_config({"kind": "KubeSchedulerConfiguration"}).release == "v1.34.4"
+    assert ScenarioInput.from_yaml(s.to_yaml(info=False)).release == "v1.34.4"
+
+
+def test_an_unsupported_release_is_refused_with_the_supported_ones() -> None:
+    text = _scenario(seed=1, name="x").to_yaml().replace(
+        f"release: {UPSTREAM_RELEASE}", "release: v1.30.0")
+    with pytest.raises(ValueError, match=r"release: 'v1.30.0' is not a supported release "
+                                         r"\(supported: v1.34.4"):
+        ScenarioInput.from_yaml(text)

@@ -119,8 +119,7 @@ class KubeconfigSubject(Subject):
                 f"scenario's pods there. Cordon them (kubectl cordon NODE) or use a KWOK "
                 f"cluster without nodes")
         if self.config_doc is not None:
-            scenario = ScenarioInput(scenario.documents, self.config_doc, scenario.seed,
-                                     scenario.name, scenario.notes)
+            scenario = scenario.derived(config=self.config_doc, covers="")
         run_id = f"{self.prefix}-{next(self._counter)}"
         driver = Driver(api, DriverOptions(run_id=run_id, mode="shared",
                                            time_scale=self.time_scale, settle=self.settle,

@@ -106,8 +106,7 @@ class OwnedControlPlaneSubject(Subject):
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         self._ensure_started()
         if self.config_doc is not None:
-            scenario = ScenarioInput(scenario.documents, self.config_doc, scenario.seed,
-                                     scenario.name, scenario.notes)
+            scenario = scenario.derived(config=self.config_doc, covers="")
         run_id = f"{self.run_prefix}-{next(self._counter)}"
         driver = Driver(self.api(), DriverOptions(run_id=run_id, mode="owned",
                                                   time_scale=self.time_scale,

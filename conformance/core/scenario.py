@@ -11,6 +11,7 @@ document (``# kschedconf scenario: NAME``, ``# seed: N``, then the notes); they 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -20,12 +21,14 @@ from typing import Any
 import yaml
 
 from conformance.core.errors import UsageError
+from reference_impl.releases import supported_releases
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 SCENARIO_HEADER = "# kschedconf scenario"
 CONFIG_KIND = "KubeSchedulerConfiguration"
 INFO_API_VERSION = "kschedconf/v1"
 INFO_KIND = "ScenarioInfo"
-INFO_FIELDS = ("apiVersion", "kind", "name", "seed", "covers", "notes")
+INFO_FIELDS = ("apiVersion", "kind", "name", "seed", "release", "covers", "notes")
 COVERS_NOTE = "covers:"
 
 
@@ -37,10 +40,12 @@ class ScenarioInfo:
     seed: int = 0
     covers: str = ""  # what a golden scenario is aimed at (one line)
     notes: list[str] = field(default_factory=list)  # "key: value" notes and free text
+    release: str = UPSTREAM_RELEASE
+    """The upstream release the scenario is scheduled as (its defaults, gates and rules)."""
 
     def to_doc(self) -> dict[str, Any]:
         d: dict[str, Any] = {"apiVersion": INFO_API_VERSION, "kind": INFO_KIND,
-                             "name": self.name, "seed": self.seed}
+                             "name": self.name, "seed": self.seed, "release": self.release}
         if self.covers:
             d["covers"] = self.covers
         if self.notes:
@@ -55,6 +60,7 @@ class ScenarioInfo:
                              f"{', '.join(INFO_FIELDS)})")
         name, seed = doc.get("name", "scenario"), doc.get("seed", 0)
         covers, notes = doc.get("covers", ""), doc.get("notes") or []
+        release = doc.get("release", UPSTREAM_RELEASE)
         if not isinstance(name, str) or not name:
             raise ValueError(f"{INFO_KIND}.name must be a non-empty string")
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -63,12 +69,16 @@ class ScenarioInfo:
             raise ValueError(f"{INFO_KIND}.covers must be a string")
         if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
             raise ValueError(f"{INFO_KIND}.notes must be a list of strings")
-        return cls(name, seed, covers, list(notes))
+        if release not in supported_releases():
+            raise ValueError(f"{INFO_KIND}.release: {release!r} is not a supported release "
+                             f"(supported: {', '.join(supported_releases())})")
+        return cls(name, seed, covers, list(notes), release)
 
     def to_comments(self) -> str:
         """The same metadata as the comment lines of the old form (the external subject's
         scenario file keeps it: docs/subjects.md)."""
-        lines = [f"{SCENARIO_HEADER}: {self.name}", f"# seed: {self.seed}"]
+        lines = [f"{SCENARIO_HEADER}: {self.name}", f"# seed: {self.seed}",
+                 f"# release: {self.release}"]
         if self.covers:
             lines.append(f"# {COVERS_NOTE} {self.covers}")
         lines += [f"# {line}" for n in self.notes for line in n.splitlines()]
@@ -89,6 +99,9 @@ class ScenarioInfo:
                 info.name = line.split(":", 1)[1].strip() or info.name
             elif body.startswith("seed:") and not seeded:
                 info.seed, seeded = int(body.split(":", 1)[1]), True
+            elif body.startswith("release:") and body.split(":", 1)[1].strip() in \
+                    supported_releases():
+                info.release = body.split(":", 1)[1].strip()
             elif body.startswith(COVERS_NOTE) and not info.covers:
                 info.covers = body[len(COVERS_NOTE):].strip()
             else:
@@ -123,13 +136,16 @@ class ScenarioInput:
     name: str = "scenario"
     notes: list[str] = field(default_factory=list)  # written into the ScenarioInfo document
     covers: str = ""  # what the scenario is aimed at (golden scenarios)
+    release: str = UPSTREAM_RELEASE
+    """The upstream release every subject schedules it as (``--release``); subjects of
+    another release refuse it."""
 
     def all_documents(self) -> list[dict[str, Any]]:
         return ([self.config] if self.config else []) + list(self.documents)
 
     @property
     def info(self) -> ScenarioInfo:
-        return ScenarioInfo(self.name, self.seed, self.covers, list(self.notes))
+        return ScenarioInfo(self.name, self.seed, self.covers, list(self.notes), self.release)
 
     def to_yaml(self, *, info: bool = True) -> str:
         """The scenario file: the ``ScenarioInfo`` document, the configuration (if any), the
@@ -149,8 +165,13 @@ class ScenarioInput:
         when ``config`` is None."""
         if config is None:
             return self
-        return ScenarioInput(list(self.documents), copy.deepcopy(dict(config)), self.seed,
-                             self.name, list(self.notes), self.covers)
+        return self.derived(documents=list(self.documents), config=copy.deepcopy(dict(config)))
+
+    def derived(self, **changes: Any) -> ScenarioInput:
+        """The scenario with some fields replaced; the others, its release included, kept
+        (notes copied)."""
+        changes.setdefault("notes", list(self.notes))
+        return dataclasses.replace(self, **changes)
 
     def write(self, path: str | Path, *, info: bool = True) -> Path:
         p = Path(path)
@@ -181,7 +202,7 @@ class ScenarioInput:
                 config = d
             else:
                 rest.append(d)
-        return cls(rest, config, meta.seed, meta.name, meta.notes, meta.covers)
+        return cls(rest, config, meta.seed, meta.name, meta.notes, meta.covers, meta.release)
 
     @classmethod
     def read(cls, path: str | Path) -> ScenarioInput:

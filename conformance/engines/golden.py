@@ -93,8 +93,7 @@ def split_golden(scenario: ScenarioInput) -> tuple[ScenarioInput, GoldenDecision
     if not golden:
         return scenario, None
     rest = [d for d in scenario.documents if d is not golden[0]]
-    s = ScenarioInput(rest, scenario.config, scenario.seed, scenario.name, list(scenario.notes),
-                      scenario.covers)
+    s = scenario.derived(documents=rest)
     return s, GoldenDecisions.from_doc(golden[0], scenario.name)
 
 

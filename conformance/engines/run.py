@@ -300,10 +300,10 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         scenario, findings = st.failure
         path = Path(opts.out) / f"{prop.file_stem}.yaml"
         case.reproduce = reproduce_command(str(path), opts, prop.oracle)
-        ScenarioInput(scenario.documents, scenario.config, scenario.seed, prop.file_stem,
-                      _counterexample_notes(prop.id, prop.oracle, findings, subject,
-                                            case.reproduce, str(p.seed),
-                                            p.config_origin)).write(path)
+        scenario.derived(name=prop.file_stem, covers="",
+                         notes=_counterexample_notes(prop.id, prop.oracle, findings, subject,
+                                                     case.reproduce, str(p.seed),
+                                                     p.config_origin)).write(path)
         case.counterexample = str(path)
         case.status = FAILED
         case.message = str(findings[0]).splitlines()[0]
@@ -428,9 +428,7 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
         diffs = case.details.splitlines()
         notes = [f"golden: {path}", f"subject: {describe_subject(subject)}",
                  f"reproduce: {case.reproduce}", *[f"difference: {d}" for d in diffs[:40]]]
-        golden.write_scenario_file(out, ScenarioInput(scenario.documents, scenario.config,
-                                                      scenario.seed, name, notes,
-                                                      scenario.covers), decisions)
+        golden.write_scenario_file(out, scenario.derived(name=name, notes=notes), decisions)
         case.counterexample = str(out)
         case.details = "\n".join([*diffs, f"counterexample: {out}",
                                   f"reproduce: {case.reproduce}"])

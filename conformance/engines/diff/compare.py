@@ -157,5 +157,4 @@ def fill_pdb_status(scenario: ScenarioInput) -> ScenarioInput:
         status = d.get("status") if isinstance(d.get("status"), dict) else {}
         d["status"] = {**status, "disruptionsAllowed": allowed[key]}
         out[i] = d
-    return ScenarioInput(out, scenario.config, scenario.seed, scenario.name,
-                         list(scenario.notes))
+    return scenario.derived(documents=out, covers="")

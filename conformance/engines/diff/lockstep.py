@@ -94,8 +94,8 @@ def state_before(scenario: ScenarioInput, attempts: Sequence[Mapping[str, Any]],
     """The cluster (without timeline) just before attempt ``index`` of a run."""
     for i, _, docs, _ in _states(scenario, attempts):
         if i == index:
-            return ScenarioInput(docs, copy.deepcopy(scenario.config), scenario.seed,
-                                 scenario.name)
+            return scenario.derived(documents=docs, config=copy.deepcopy(scenario.config),
+                                    notes=[], covers="")
     return None
 
 
@@ -119,8 +119,7 @@ def lockstep_states(scenario: ScenarioInput, up_run: Mapping[str, Any],
                          f"({len(attempts) - i} attempts not explained)")
             return steps, notes
         last[pod] = version
-        steps.append(Step(i, pod, a, ScenarioInput(docs, scenario.config, scenario.seed,
-                                                   scenario.name)))
+        steps.append(Step(i, pod, a, scenario.derived(documents=docs, notes=[], covers="")))
     if done + 1 < len(attempts):
         notes.append(f"lockstep: attempt {done + 1}: pod {attempts[done + 1]['pod']} is not "
                      f"in the scenario documents (not compared from there on)")

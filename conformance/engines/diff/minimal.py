@@ -68,5 +68,5 @@ def save(path: Path, scenario: ScenarioInput, res: ScenarioDiff, *, subject: str
         notes.append(f"divergence: {d}")
     if len(res.unexplained) > HEADER_DIVERGENCES:
         notes.append(f"... {len(res.unexplained) - HEADER_DIVERGENCES} more")
-    s = ScenarioInput(scenario.documents, scenario.config, scenario.seed, path.stem, notes)
+    s = scenario.derived(name=path.stem, notes=notes, covers="")
     s.write(path)

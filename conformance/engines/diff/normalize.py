@@ -250,8 +250,7 @@ def without_timeline(scenario: ScenarioInput) -> ScenarioInput:
     """The scenario without its ``kschedconf/v1`` Scenario document (the initial cluster)."""
     docs = [copy.deepcopy(d) for d in flatten(scenario.documents)
             if d.get("apiVersion") != SCENARIO_API_VERSION]
-    return ScenarioInput(docs, copy.deepcopy(scenario.config), scenario.seed, scenario.name,
-                         list(scenario.notes))
+    return scenario.derived(documents=docs, config=copy.deepcopy(scenario.config), covers="")
 
 
 def has_timeline(scenario: ScenarioInput) -> bool:

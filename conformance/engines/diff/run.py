@@ -162,8 +162,7 @@ class DiffRun:
                 raise OutOfBudget
             index[0] += 1
             fp = fingerprint(scenario)
-            scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
-                                     f"{family}-{index[0]:04d}")
+            scenario = scenario.derived(name=f"{family}-{index[0]:04d}", notes=[], covers="")
             try:
                 res = self.judge(scenario, family)
             except SubjectError as e:
@@ -195,8 +194,7 @@ class DiffRun:
                 break
             scenario, _, _ = read_scenario_file(path)
             name = golden_name(path, self.plan.golden_dir)
-            scenario = ScenarioInput(scenario.documents, scenario.config, scenario.seed,
-                                     f"golden-{flat_name(name)}")
+            scenario = scenario.derived(name=f"golden-{flat_name(name)}", notes=[], covers="")
             res = self.judge(scenario, "golden")
             if res.unexplained:
                 out = self.plan.out / f"diff-{res.name}.yaml"

@@ -119,7 +119,7 @@ def shrink(job: ShrinkJob, plan: DiffPlan, compare: Compare, seen: dict[str, lis
         if time.monotonic() >= deadline:
             raise OutOfBudget
         steps[0] += 1
-        sc = ScenarioInput(sc.documents, sc.config, sc.seed, f"{res.name}-shrunk")
+        sc = sc.derived(name=f"{res.name}-shrunk", notes=[], covers="")
         try:
             r = compare(sc, job.family, modes)
         except SubjectError:
@@ -147,7 +147,7 @@ def shrink(job: ShrinkJob, plan: DiffPlan, compare: Compare, seen: dict[str, lis
             note = f"not shrunk: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
     if best:
         _, sc, r = best[0]
-        sc = ScenarioInput(sc.documents, sc.config, sc.seed, path.stem)
+        sc = sc.derived(name=path.stem, notes=[], covers="")
         save(path, sc, r, subject=subject, seed=plan.seed, reproduce=reproduce, shrunk=True,
              kinds=sigs, found_in=res.name)
         return Minimal(sigs, str(path), True, res.name,
