@@ -16,6 +16,7 @@ from conformance.cli.options import (
     output_option,
     positive_float,
     positive_int,
+    release_option,
     report_options,
     reporters,
     signals_end_the_run,
@@ -117,6 +118,7 @@ def register(sub: Any) -> None:
                    help="save the first diverging scenarios without minimizing them")
     d.add_argument("--shrink-time", metavar="SECONDS", type=positive_float, default=120.0,
                    help="time to shrink each diverging scenario (default 120)")
+    release_option(d)
     d.add_argument("--upstream", metavar="SPEC", default="upstream",
                    help="the other side: upstream (default; upstream:BINARY for another "
                         "build), or any subject spec of `kschedconf run` (whole mode only)")
@@ -168,15 +170,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
         shrink_time=args.shrink_time, upstream=args.upstream, known=args.known,
         max_steps=args.max_steps, replay=args.replay, workers=args.workers,
         pdb_status=args.pdb_status, subject=args.subject, plugins=tuple(args.plugins),
-        upstream_check=not args.no_upstream_check)
+        upstream_check=not args.no_upstream_check, release=args.release)
 
     def other() -> Subject:
         if args.subject:
             return make_subject(args.subject, config=args.config, plugins=args.plugins,
                                 timeout=args.subject_timeout,
-                                i_own_this_cluster=args.i_own_this_cluster)
+                                i_own_this_cluster=args.i_own_this_cluster,
+                                release=args.release)
         subject = make_subject(args.upstream, timeout=args.subject_timeout,
-                               i_own_this_cluster=args.i_own_this_cluster)
+                               i_own_this_cluster=args.i_own_this_cluster,
+                               release=args.release)
         if isinstance(subject, UpstreamSubject):
             subject.workers = max(1, args.workers)
         return subject

@@ -63,7 +63,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
         e = explain(scheduler, pod)
     except ValueError as err:
         raise UsageError(str(err)) from err
-    doc = explanation_doc(e)
+    doc = explanation_doc(e, scheduler.release.release)
     if loaded.admission is not None:
         doc["admission"] = [a.to_doc() for a in loaded.admission.applied_to(pod.key)]
     emit(doc, output_format(args), explanation_table)

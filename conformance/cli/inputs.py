@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance.cli.options import release_option
 from conformance.core.documents import to_json, to_yaml
 from conformance.core.errors import UsageError
 from reference_impl.config import load_config
@@ -19,6 +20,7 @@ from reference_impl.model.objects import Cluster
 from reference_impl.model.workloads import Expansion, expand_workloads
 from reference_impl.plugins.registry import build_registry
 from reference_impl.plugins.volumebinding.binder import is_pvc_fully_bound
+from reference_impl.releases import load
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.storage.pv_helpers import (
@@ -217,6 +219,7 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
                    help="a Python file or module with your own plugins (repeatable); enable "
                         "them in --config")
     p.add_argument("--seed", type=int, default=0, help="seed of the random source (default 0)")
+    release_option(p)
     p.add_argument("--admission", choices=ADMISSION_MODES, default="auto",
                    help="apply the API server's default admission (LimitRange defaults, "
                         "RuntimeClass overhead and scheduling, DefaultTolerationSeconds) to "
@@ -257,5 +260,6 @@ def load_cluster(args: argparse.Namespace) -> tuple[LoadResult, Scheduler]:
     cfg_source: Any = args.config
     if cfg_source is None and loaded.cluster.config is not None:
         cfg_source = loaded.cluster.config
-    config = load_config(cfg_source, registry) if cfg_source is not None else None
-    return loaded, Scheduler(loaded.cluster, config, registry, seed=args.seed)
+    release = load(args.release)
+    config = load_config(cfg_source, registry, release) if cfg_source is not None else None
+    return loaded, Scheduler(loaded.cluster, config, registry, seed=args.seed, release=release)

@@ -13,10 +13,12 @@ from typing import Any, TextIO
 from conformance.core.errors import Terminated, clear_stops, request_stop
 from conformance.core.events import EventBus, Reporter
 from conformance.core.exits import EXIT_USAGE
+from conformance.core.releases import resolve_release
 from conformance.engines.properties import parse_shard
 from conformance.reporters.console import ConsoleReporter
 from conformance.reporters.junit import JUnitReporter
 from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
+from reference_impl.releases import supported_releases
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES, FEATURE_FAMILIES
 
@@ -81,7 +83,28 @@ def strict_intent_option(p: argparse.ArgumentParser) -> None:
                         "the same (a known upstream deviation, docs/upstream-deviations.md)")
 
 
-def subject_options(p: argparse.ArgumentParser) -> None:
+def release(text: str) -> str:
+    """A supported release from ``vX.Y.Z``, ``vX.Y`` (its newest supported patch), ``X.Y``."""
+    try:
+        return resolve_release(text)
+    except KeyError as e:
+        raise argparse.ArgumentTypeError(str(e.args[0])) from None
+
+
+def release_option(p: argparse.ArgumentParser, *, from_file: bool = False) -> None:
+    """``--release``: the upstream release the reference follows and the scenarios name."""
+    default = ("the file's own release" if from_file else
+               f"{UPSTREAM_RELEASE}, the newest")
+    p.add_argument("--release", metavar="vX.Y[.Z]", type=release,
+                   default=None if from_file else UPSTREAM_RELEASE,
+                   help="the upstream kube-scheduler release whose defaults, feature gates and "
+                        f"rules apply ({', '.join(supported_releases())}; vX.Y means its "
+                        f"newest supported patch; default: {default}; `kschedconf releases` "
+                        "lists them and what differs)")
+
+
+def subject_options(p: argparse.ArgumentParser, *, from_file: bool = False) -> None:
+    release_option(p, from_file=from_file)
     p.add_argument("--subject", metavar="SPEC", default="reference", help=SUBJECT_HELP)
     p.add_argument("--config", metavar="CFG.yaml",
                    help="a KubeSchedulerConfiguration every scenario is scheduled with "

@@ -41,7 +41,7 @@ def register(sub: Any) -> None:
             exit codes: 0 no violation, 1 violations (or different decisions), 2 usage or
             subject error, or not judged (every pod ended in Error: nothing to judge)"""))
     rep.add_argument("file", metavar="FILE", help="the scenario YAML file")
-    subject_options(rep)
+    subject_options(rep, from_file=True)
     rep.add_argument("--oracle", metavar="NAME", nargs="+", action="extend", default=[],
                      help="the oracles to apply (default: the file's, else all)")
     output_option(rep, "ReproduceResult")
@@ -59,7 +59,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                             config=args.config, plugins=list(args.plugins),
                             timeout=args.subject_timeout,
                             i_own_this_cluster=args.i_own_this_cluster,
-                            strict_intent=args.strict_intent,
+                            strict_intent=args.strict_intent, release=args.release,
                             stream=sys.stderr if fmt != "table" else sys.stdout)
     except SubjectError as e:
         return err("reproduce", f"subject error: {e}")

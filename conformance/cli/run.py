@@ -124,7 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,
         subject_timeout=args.subject_timeout, shrink=not args.no_shrink,
         i_own_this_cluster=args.i_own_this_cluster, strict_intent=args.strict_intent,
-        judge_all=args.judge_all)
+        judge_all=args.judge_all, release=args.release)
     try:
         with signals_end_the_run():
             report = run(opts, reporters(args))

@@ -83,7 +83,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         result = run_simulation(scheduler, scenario, until=args.until, trace=args.trace)
     except ValueError as e:
         raise UsageError(f"--until: {e}") from e
-    doc = merge_simulation_doc(simulation_doc(result), result)
+    doc = merge_simulation_doc(simulation_doc(result, scheduler.release.release), result)
     if args.trace and loaded.admission is not None:
         doc["admission"] = [a.to_doc() for a in loaded.admission.applied]
     emit(doc, output_format(args), simulation_table)

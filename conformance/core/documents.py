@@ -30,11 +30,11 @@ def _verdict_doc(v: PluginVerdict) -> dict[str, Any]:
     return out
 
 
-def explanation_doc(e: Explanation) -> dict[str, Any]:
+def explanation_doc(e: Explanation, release: str = UPSTREAM_RELEASE) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "Explanation",
-        "upstreamRelease": UPSTREAM_RELEASE,
+        "upstreamRelease": release,
         "pod": e.pod,
         "preFilter": [{"plugin": v.plugin, "code": v.code, "reasons": v.reasons}
                       for v in e.pre_filter],
@@ -91,11 +91,11 @@ def _attempt_doc(a: Attempt) -> dict[str, Any]:
     }
 
 
-def simulation_doc(r: SimulationResult) -> dict[str, Any]:
+def simulation_doc(r: SimulationResult, release: str = UPSTREAM_RELEASE) -> dict[str, Any]:
     return {
         "apiVersion": API_VERSION,
         "kind": "SimulationResult",
-        "upstreamRelease": UPSTREAM_RELEASE,
+        "upstreamRelease": release,
         "seed": r.seed,
         "attempts": [_attempt_doc(a) for a in r.attempts],
         "bindings": r.bindings,

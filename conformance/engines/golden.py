@@ -215,7 +215,7 @@ def default_golden_dir() -> Path:
 
 def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None = None,
                 name: str | None = None, checks: Mapping[str, Oracle] | None = None,
-                strict_intent: bool = False) -> CaseResult:
+                strict_intent: bool = False, release: str | None = None) -> CaseResult:
     """Run one golden file on the subject: a passed case, a failed one listing every
     difference from the recorded decisions (a crash of an in-process subject is one), or an
     error for an unreadable file. The case is named ``name`` (default: the file's stem). A
@@ -226,7 +226,9 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
     otherwise than the file's own, the recorded decisions do not apply: the expected ones are
     the reference's under the subject's configuration (its user plugins swapped for the
     in-tree plugins they replace, :mod:`conformance.engines.baseline`), and the case says so;
-    when the reference cannot run that configuration the case is skipped with the reason."""
+    when the reference cannot run that configuration the case is skipped with the reason.
+    A file recorded for another release than ``release`` (the run's ``--release``) is skipped:
+    its decisions are that release's."""
     t0 = time.monotonic()
     case = CaseResult("golden", "kschedconf.golden", name or path.stem,
                       properties={"file": str(path)})
@@ -240,6 +242,11 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
         return case
     if decisions.upstream_release:
         case.properties["recorded_with"] = decisions.upstream_release
+    if release is not None and scenario.release != release:
+        case.status = SKIPPED
+        case.message = (f"recorded for {scenario.release}, not {release} (record it with "
+                        f"`kschedconf golden record --release {release}`)")
+        return case
     why = ""
     dropped: dict[str, int] = {}
     runs = subject.fixed_config if subject.fixed_config is not None else config
@@ -301,7 +308,8 @@ def rerecord(scenario: ScenarioInput) -> GoldenDecisions:
 def verify(session: Session, subject: Subject, directory: Path, files: Sequence[Path],
            config: Mapping[str, Any] | None = None,
            on_failure: Callable[[CaseResult, Path], None] | None = None,
-           checks: Mapping[str, Oracle] | None = None, strict_intent: bool = False) -> None:
+           checks: Mapping[str, Oracle] | None = None, strict_intent: bool = False,
+           release: str | None = None) -> None:
     """Verify every file of ``directory``, one case each, named ``AREA/NAME`` (judged by
     ``checks`` too, see :func:`verify_case`); ``on_failure(case, path)`` may add a
     counterexample to a failed case before it is reported. Stops at the first subject error
@@ -314,7 +322,7 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
         name = golden_name(path, directory)
         session.case_started(f"golden/{name}")
         try:
-            case = verify_case(subject, path, config, name, checks, strict_intent)
+            case = verify_case(subject, path, config, name, checks, strict_intent, release)
         except SubjectError as e:
             case = CaseResult("golden", "kschedconf.golden", name, status=ERROR,
                               message=str(e).splitlines()[0], details=str(e),

@@ -69,6 +69,7 @@ class RunOptions:
     i_own_this_cluster: str | None = None  # kubeconfig:CONTEXT needs the same context here
     strict_intent: bool = False  # findings matching a known upstream deviation fail too
     judge_all: bool = False  # every example judged by every selected oracle, not only its own
+    release: str = UPSTREAM_RELEASE  # --release: every scenario is scheduled as this release
 
 
 @dataclass(slots=True)
@@ -111,8 +112,9 @@ class RunPlan:
             self.config_origin = f"--config {self.opts.config}"
 
     def prepare(self, scenario: ScenarioInput) -> ScenarioInput:
-        """A generated scenario as the subject runs it (:meth:`resolve_config`)."""
-        return scenario.with_config(self.effective_config)
+        """A generated scenario as the subject runs it: the run's release, the effective
+        configuration (:meth:`resolve_config`)."""
+        return scenario.with_config(self.effective_config).derived(release=self.opts.release)
 
 
 def plan(opts: RunOptions) -> RunPlan:
@@ -213,6 +215,8 @@ def rerun_command(opts: RunOptions, families: Sequence[str], seed: int | None,
     """The ``kschedconf run`` command that reruns this run (or one property of it)."""
     parts = ["kschedconf", "run", "--suite", "properties" if oracle else opts.suite,
              "--subject", _q(opts.subject), "--profile", opts.profile]
+    if opts.release != UPSTREAM_RELEASE:
+        parts += ["--release", opts.release]
     if seed is not None:
         parts += ["--seed", str(seed)]
     if opts.config:
@@ -243,7 +247,7 @@ def run_properties_header(opts: RunOptions, subject: Subject, seed: int,
     """The run's properties in reports: versions, seed, subject."""
     props = {
         "kschedconf.version": KSCHEDCONF_VERSION,
-        "upstream.release": UPSTREAM_RELEASE,
+        "upstream.release": opts.release,
         "suite": opts.suite,
         "profile": opts.profile,
         "seed": str(seed),
@@ -263,10 +267,10 @@ def run_properties_header(opts: RunOptions, subject: Subject, seed: int,
 
 def _counterexample_notes(prop_id: str, oracle: str, findings: Sequence[Finding],
                           subject: Subject, reproduce: str, seed: str,
-                          config_origin: str) -> list[str]:
+                          config_origin: str, release: str) -> list[str]:
     notes = [f"property: {prop_id}", f"oracle: {oracle}",
              f"subject: {describe_subject(subject)}",
-             f"upstream: {UPSTREAM_RELEASE}",
+             f"upstream: {release}",
              f"run-seed: {seed}",
              f"config: {config_origin} (the configuration in this file)",
              f"reproduce: {reproduce}"]
@@ -303,7 +307,8 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
         scenario.derived(name=prop.file_stem, covers="",
                          notes=_counterexample_notes(prop.id, prop.oracle, findings, subject,
                                                      case.reproduce, str(p.seed),
-                                                     p.config_origin)).write(path)
+                                                     p.config_origin,
+                                                     scenario.release)).write(path)
         case.counterexample = str(path)
         case.status = FAILED
         case.message = str(findings[0]).splitlines()[0]
@@ -389,7 +394,7 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
                 prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
                 base=p.base, max_examples=p.max_examples, seed=p.seed, deadline=deadline,
                 shrink_time=shrink_time,
-                prepare=p.prepare if p.effective_config is not None else None,
+                prepare=p.prepare,
                 on_example=on_example, strict_intent=opts.strict_intent)
         except (KeyboardInterrupt, Terminated) as e:  # before Hypothesis started
             st = properties.PropertyState(stopped_by="interrupted", interrupt=e)
@@ -435,7 +440,7 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
 
     golden.verify(session, subject, p.golden_dir, p.golden_files, p.config_doc,
                   counterexample, p.checks if p.opts.judge_all else None,
-                  p.opts.strict_intent)
+                  p.opts.strict_intent, p.opts.release)
 
 
 def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[str]:
@@ -451,7 +456,7 @@ def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[st
     return differential(session, subject, DifferentialOptions(
         opts.subject, opts.plugins, opts.config, p.config_doc,
         {f: p.max_examples for f in families}, p.seed, opts.budget, opts.out,
-        opts.shrink, named=opts.suite == "differential"))
+        opts.shrink, named=opts.suite == "differential", release=opts.release))
 
 
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
@@ -510,10 +515,11 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
     try:
         subject = make_subject(opts.subject, config=opts.config, plugins=opts.plugins,
                                timeout=opts.subject_timeout,
-                               i_own_this_cluster=opts.i_own_this_cluster)
+                               i_own_this_cluster=opts.i_own_this_cluster,
+                               release=opts.release)
     except SubjectError as e:
         session = Session("run", bus, properties={"subject.spec": opts.subject,
-                                                  "upstream.release": UPSTREAM_RELEASE})
+                                                  "upstream.release": opts.release})
         session.start(f"kschedconf run: subject {opts.subject}")
         session.case_finished(CaseResult("properties", "kschedconf.subject", opts.subject,
                                          status=ERROR, message=str(e).splitlines()[0],
@@ -526,7 +532,7 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
     session = Session("run", bus, properties=properties_, planned=p.planned)
     drawn = " (drawn: --seed replays this run)" if p.seed_source == "drawn" else ""
     session.start(f"kschedconf run: suite {opts.suite}; subject {describe_subject(subject)}; "
-                  f"upstream {UPSTREAM_RELEASE}; profile {opts.profile}; seed {p.seed}{drawn}")
+                  f"upstream {opts.release}; profile {opts.profile}; seed {p.seed}{drawn}")
     stop: BaseException | None = None
     differential_lines: list[str] = []
     started = time.monotonic()
@@ -580,11 +586,13 @@ class ReproduceOutcome:
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
               config: str | None = None, plugins: Sequence[str] = (),
               timeout: float | None = None, i_own_this_cluster: str | None = None,
-              stream: TextIO | None = None, strict_intent: bool = False) -> ReproduceOutcome:
+              stream: TextIO | None = None, strict_intent: bool = False,
+              release: str | None = None) -> ReproduceOutcome:
     """Replay one scenario file on a subject and apply the oracles (the ones given, else the
     one named in the file's ``oracle:`` note, else all); a golden file's decisions are
     compared too. A finding that matches a known upstream deviation is listed apart and does
-    not fail unless ``strict_intent``. Raises ``SubjectError`` / ``UsageError``."""
+    not fail unless ``strict_intent``. The scenario is scheduled as ``release``, else as the
+    release the file names. Raises ``SubjectError`` / ``UsageError``."""
     stream = stream or sys.stdout
     if not Path(path).is_file():
         raise UsageError(f"{path}: no such file")
@@ -598,12 +606,19 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
     checks = select_oracles(names)
     if config:
         scenario = scenario.with_config(read_config_doc(config))
+    if release is not None and release != scenario.release:
+        if decisions is not None:
+            raise UsageError(f"{path} holds the decisions of {scenario.release}; --release "
+                             f"{release} would compare another release's decisions with them")
+        scenario = scenario.derived(release=release)
     out = ReproduceOutcome(oracles=list(checks), golden=decisions is not None,
                            seed=scenario.seed, found_with=notes.get("subject", ""))
     with make_subject(subject_spec, config=config, plugins=plugins, timeout=timeout,
-                      i_own_this_cluster=i_own_this_cluster) as subject:
+                      i_own_this_cluster=i_own_this_cluster,
+                      release=scenario.release) as subject:
         out.subject = describe_subject(subject)
-        stream.write(f"scenario {path} (seed {scenario.seed}); subject {out.subject}\n")
+        stream.write(f"scenario {path} (seed {scenario.seed}, upstream {scenario.release}); "
+                     f"subject {out.subject}\n")
         if out.found_with:
             stream.write(f"found with: {out.found_with}\n")
         result, findings = evaluate(subject, scenario, checks)

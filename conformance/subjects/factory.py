@@ -11,6 +11,7 @@ from conformance.subjects.external import DEFAULT_TIMEOUT, ExternalSubject
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import DEFAULT_TIMEOUT as UP_TIMEOUT
 from conformance.subjects.upstream import UpstreamSubject
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: Control-plane backends (conformance/backends, docs/backends.md): a real kube-scheduler
 #: against a real kube-apiserver.
@@ -22,21 +23,28 @@ SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...", "u
 
 def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str] = (),
                  timeout: float | None = None,
-                 i_own_this_cluster: str | None = None) -> Subject:
+                 i_own_this_cluster: str | None = None,
+                 release: str = UPSTREAM_RELEASE) -> Subject:
     """A subject from its spec: ``reference``, ``reference:CONFIG.yaml``,
     ``external:COMMAND...``, ``upstream`` (the real kube-scheduler, ``upstream/bin/
     kschedconf-upstream``; ``upstream:BINARY`` names another build), the control-plane
     backends ``process[:CONFIG.yaml]``, ``docker[:SCHEDULER_IMAGE]`` and ``kubeconfig:CONTEXT``
     (with ``i_own_this_cluster=CONTEXT``; docs/backends.md). ``config``/``plugins`` apply to
     the reference (``--config``, ``--plugins``), ``config`` to the backends too; ``timeout``
-    to external commands and upstream, and per scenario to the backends."""
+    to external commands and upstream, and per scenario to the backends. ``release``
+    (``--release``) is the upstream release the run follows: the reference schedules as any
+    supported release; the other subjects run one release and refuse another."""
     kind, sep, arg = spec.partition(":")
     kind = kind.strip()
+    if release != UPSTREAM_RELEASE and kind not in ("reference", "external"):
+        raise UsageError(f"--release {release}: the {kind} subject runs kube-scheduler "
+                         f"{UPSTREAM_RELEASE} only; use --subject reference (any supported "
+                         "release) or --release " + UPSTREAM_RELEASE)
     if kind == "reference":
         if sep and arg and config and arg != config:
             raise UsageError(f"--subject {spec} and --config {config}: give the "
                              "configuration once")
-        return ReferenceSubject(arg or config or None, plugins)
+        return ReferenceSubject(arg or config or None, plugins, release=release)
     if kind == "external":
         if not arg.strip():
             raise UsageError("--subject external:COMMAND needs a command, e.g. "

@@ -31,6 +31,7 @@ from reference_impl.model.errors import InputError
 from reference_impl.model.loader import LoadResult, load_documents
 from reference_impl.model.scenario import parse_scenario
 from reference_impl.plugins.registry import build_registry
+from reference_impl.releases import load
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
@@ -45,7 +46,8 @@ class ReferenceSubject(Subject):
     can_explain = True
 
     def __init__(self, config_path: str | os.PathLike[str] | None = None,
-                 plugin_modules: Sequence[str] = ()) -> None:
+                 plugin_modules: Sequence[str] = (), release: str = UPSTREAM_RELEASE) -> None:
+        self._release = release
         self.config_path = os.fspath(config_path) if config_path is not None else None
         self.plugin_modules = tuple(plugin_modules)
         try:
@@ -58,7 +60,7 @@ class ReferenceSubject(Subject):
             if not os.path.exists(self.config_path):
                 raise SubjectError(f"{self.config_path}: no such file")
             try:
-                self.config = load_config(self.config_path, self.registry)
+                self.config = load_config(self.config_path, self.registry, load(release))
                 self.config_doc = read_config_doc(self.config_path)
             except ConfigError as e:
                 raise SubjectError(str(e)) from e
@@ -87,9 +89,10 @@ class ReferenceSubject(Subject):
             except InputError as e:
                 raise ScenarioRejected(f"the reference rejected scenario {scenario.name}: "
                                        f"{e}") from e
-        scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed)
+        scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed,
+                              release=load(scenario.release))
         result = run_simulation(scheduler, timeline, trace=True)
-        doc = merge_simulation_doc(simulation_doc(result), result)
+        doc = merge_simulation_doc(simulation_doc(result, scenario.release), result)
         trace = doc.pop("trace", None)
         # what the loader left out (kinds it does not model, terminal pods): every command
         # reports it (conformance/core/dropped.py)
@@ -98,13 +101,17 @@ class ReferenceSubject(Subject):
     def _load(self, scenario: ScenarioInput) -> tuple[LoadResult, SchedulerConfiguration | None]:
         """The scenario's cluster and the configuration that applies (the module docstring);
         invalid input is :class:`ScenarioRejected`."""
+        release = load(scenario.release)
         try:
             loaded = load_documents(scenario.documents, source=scenario.name)
             config = self.config
+            if config is not None and config.release is not release:
+                # reference:CFG follows the scenario's release like a scenario's own config
+                config = load_config(self.config_path or "", self.registry, release)
             if config is None:
                 raw = scenario.config if scenario.config is not None else loaded.cluster.config
                 if raw is not None:
-                    config = load_config(raw, self.registry)
+                    config = load_config(raw, self.registry, release)
         except (InputError, ConfigError) as e:
             raise ScenarioRejected(f"the reference rejected scenario {scenario.name}: "
                                    f"{e}") from e
@@ -118,18 +125,21 @@ class ReferenceSubject(Subject):
             raise ScenarioRejected(f"no pod {pod!r} in the cluster")
         if matches[0].node_name:
             raise ScenarioRejected(f"{pod} is already bound to {matches[0].node_name}")
-        scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed)
+        scheduler = Scheduler(loaded.cluster, config, self.registry, seed=scenario.seed,
+                              release=load(scenario.release))
         try:
-            return explanation_doc(explain(scheduler, matches[0]))
+            return explanation_doc(explain(scheduler, matches[0]), scenario.release)
         except ValueError as e:  # no profile for the pod's schedulerName
             raise ScenarioRejected(str(e)) from e
 
     @property
     def release(self) -> str:
-        return UPSTREAM_RELEASE
+        """The release the run asked for (``--release``); each scenario is scheduled as the
+        release it names, which the engines set to this one."""
+        return self._release
 
     def describe(self) -> dict[str, str]:
-        d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,
+        d = {"subject": self.name, "upstreamRelease": self._release,
              "implementation": "kschedconf reference_impl (Python)"}
         if self.config_path:
             d["config"] = self.config_path

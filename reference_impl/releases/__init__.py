@@ -118,8 +118,10 @@ def supported_releases() -> list[str]:
     return [f"v{a}.{b}.{c}" for a, b, c in sorted(found)]
 
 
+@functools.cache
 def load(release: str) -> ReleaseData:
-    """The data of a supported release; an unknown tag is a ``KeyError`` naming the known ones."""
+    """The data of a supported release (one object per release); an unknown tag is a
+    ``KeyError`` naming the known ones."""
     if release not in supported_releases():
         raise KeyError(f"no release data for {release!r} (supported: "
                        f"{', '.join(supported_releases())})")

@@ -32,6 +32,7 @@ from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.dynamicresources.claims import claim_results
 from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.releases import ReleaseData
 from reference_impl.scheduler.batch import sign_pod
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.schedule_one import (
@@ -73,10 +74,17 @@ class Scheduler:
 
     def __init__(self, cluster: Cluster, config: SchedulerConfiguration | None = None,
                  registry: dict[str, type[Plugin]] | None = None, seed: int = 0,
-                 features: Callable[[str], bool] | None = None) -> None:
+                 features: Callable[[str], bool] | None = None,
+                 release: ReleaseData | None = None) -> None:
         self.cluster = cluster
         self.registry = registry if registry is not None else in_tree_registry()
-        self.config = config if config is not None else default_config(self.registry)
+        if config is None:
+            config = (default_config(self.registry, release) if release is not None
+                      else default_config(self.registry))
+        elif release is not None and config.release.release != release.release:
+            raise ValueError(f"the configuration was loaded for {config.release.release}, "
+                             f"not {release.release}")
+        self.config = config
         self.seed = seed
         self.rng = random.Random(seed)
         #: the upstream release the configuration was loaded for: its gates (unless ``features``

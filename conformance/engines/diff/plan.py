@@ -54,6 +54,7 @@ class DiffOptions:
     plugins: Sequence[str] = ()
     #: with ``subject``: replay each minimal scenario on the upstream subject when it is built
     upstream_check: bool = True
+    release: str = UPSTREAM_RELEASE  # --release: the generated scenarios are this release's
 
 
 @dataclass(slots=True)
@@ -79,7 +80,8 @@ class DiffPlan:
 
     def prepare(self, scenario: ScenarioInput) -> ScenarioInput:
         """The scenario both subjects get: with ``--config``, and PDB statuses filled in
-        (``--pdb-status fill``)."""
+        (``--pdb-status fill``). Generated scenarios get the run's release here; a golden or
+        replayed file keeps its own."""
         scenario = scenario.with_config(self.config_doc)
         if self.options.pdb_status == "fill":
             scenario = fill_pdb_status(scenario)
@@ -89,6 +91,8 @@ class DiffPlan:
         """The command that replays a scenario file with this run's options."""
         o = self.options
         parts = ["kschedconf", "diff", "--replay", shlex.quote(str(path))]
+        if o.release != UPSTREAM_RELEASE:
+            parts += ["--release", o.release]
         if o.mode != "auto":
             parts += ["--mode", o.mode]
         if o.config:
@@ -107,7 +111,7 @@ class DiffPlan:
         """The run's properties (JUnit, the report file)."""
         o = self.options
         side = "subject" if o.subject else "upstream"
-        props = {"kschedconf.command": "diff", "upstream.release": UPSTREAM_RELEASE,
+        props = {"kschedconf.command": "diff", "upstream.release": o.release,
                  "seed": str(self.seed), "mode": o.mode, f"{side}.spec": o.subject or o.upstream,
                  "pdb_status": o.pdb_status}
         for k, v in up.describe().items():

@@ -40,7 +40,6 @@ from conformance.engines.golden import flat_name, golden_name, read_scenario_fil
 from conformance.engines.session import Session
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
-from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: The other subject, or what builds it (called once the options are checked).
 OtherSubject = Subject | Callable[[], Subject]
@@ -162,7 +161,8 @@ class DiffRun:
                 raise OutOfBudget
             index[0] += 1
             fp = fingerprint(scenario)
-            scenario = scenario.derived(name=f"{family}-{index[0]:04d}", notes=[], covers="")
+            scenario = scenario.derived(name=f"{family}-{index[0]:04d}", notes=[], covers="",
+                                        release=self.plan.options.release)
             try:
                 res = self.judge(scenario, family)
             except SubjectError as e:
@@ -194,7 +194,9 @@ class DiffRun:
                 break
             scenario, _, _ = read_scenario_file(path)
             name = golden_name(path, self.plan.golden_dir)
-            scenario = scenario.derived(name=f"golden-{flat_name(name)}", notes=[], covers="")
+            # the golden scenarios as inputs: both sides schedule them as the run's release
+            scenario = scenario.derived(name=f"golden-{flat_name(name)}", notes=[], covers="",
+                                        release=self.plan.options.release)
             res = self.judge(scenario, "golden")
             if res.unexplained:
                 out = self.plan.out / f"diff-{res.name}.yaml"
@@ -309,7 +311,7 @@ def header(plan: DiffPlan, up: Subject, ref: Subject | None = None) -> str:
                 f"modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
                 + (" + golden" if plan.golden_files else ""))
     return (f"kschedconf diff: reference vs {up.name}{described}; upstream "
-            f"{UPSTREAM_RELEASE}; modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
+            f"{plan.options.release}; modes {', '.join(plan.modes)}; seed {plan.seed}; {counts}"
             + (" + golden" if plan.golden_files else ""))
 
 

@@ -17,6 +17,7 @@ from conformance.engines.diff.plan import DiffOptions, resolve_plan
 from conformance.engines.diff.run import DiffRun
 from conformance.engines.session import Session
 from conformance.subjects.reference import ReferenceSubject
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: Time to shrink each kind of divergence in the suite.
 SUITE_SHRINK_TIME = 60.0
@@ -37,6 +38,7 @@ class DifferentialOptions:
     shrink: bool
     #: the suite was asked for by name (a skipped suite is then a skipped case, else a notice)
     named: bool = True
+    release: str = UPSTREAM_RELEASE  # --release of the run
 
 
 def _skip(session: Session, reason: str, named: bool) -> None:
@@ -65,7 +67,7 @@ def differential(session: Session, subject: Subject, o: DifferentialOptions) -> 
     opts = DiffOptions(scenarios=sum(o.counts.values()), sizes=dict(o.counts), seed=o.seed,
                        budget=o.budget, out=o.out, config=o.config, shrink=o.shrink,
                        shrink_time=SUITE_SHRINK_TIME, subject=o.subject,
-                       plugins=tuple(o.plugins))
+                       plugins=tuple(o.plugins), release=o.release)
     plan = resolve_plan(opts, up)
     run = DiffRun(plan, ref, up, session)
     if o.budget is not None:
