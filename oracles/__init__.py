@@ -23,6 +23,7 @@ from oracles import (
     read_write_once_pod,
     score_optimality,
     volume_node_affinity,
+    volume_zone,
 )
 from oracles.base import OracleContext, Violation
 
@@ -39,6 +40,7 @@ ALL_ORACLES: dict[str, Oracle] = {
     dra_allocations.NAME: dra_allocations.check,
     attach_limits.NAME: attach_limits.check,
     volume_node_affinity.NAME: volume_node_affinity.check,
+    volume_zone.NAME: volume_zone.check,
     read_write_once_pod.NAME: read_write_once_pod.check,
     provisioning.NAME: provisioning.check,
 }
@@ -51,6 +53,7 @@ ORACLE_FEATURES: dict[str, frozenset[str]] = {
     dra_allocations.NAME: frozenset({"dra"}),
     attach_limits.NAME: frozenset({"storage"}),
     volume_node_affinity.NAME: frozenset({"storage"}),
+    volume_zone.NAME: frozenset({"storage"}),
     read_write_once_pod.NAME: frozenset({"storage"}),
     provisioning.NAME: frozenset({"storage"}),
 }

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracles.base import OracleContext, Violation
-from oracles.replay import BOUND, Replay
-from oracles.storage import StorageView, pod_claims
+from oracles.storage import StorageView, plugin_binds, pod_claims
 from reference_impl.model.objects import Pod
 
 NAME = "attach_limits"
@@ -130,12 +129,9 @@ def check(ctx: OracleContext) -> list[Violation]:
     if not view.csi_nodes:
         return []
     out: list[Violation] = []
-    for step in Replay.of(ctx):
-        if step.outcome != BOUND or step.pod is None or step.node not in step.state.nodes:
-            continue
-        pod, node = step.pod, step.node
-        prof = ctx.profile_for(pod)
-        if prof is None or not prof.enabled("NodeVolumeLimits", "filter"):
+    for step, pod in plugin_binds(ctx, "NodeVolumeLimits"):
+        node = step.node
+        if node is None or node not in step.state.nodes:
             continue
         limits = view.limits(node)
         new = pod_volumes(view, pod) if limits else {}

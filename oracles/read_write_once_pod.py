@@ -9,8 +9,7 @@ docs/oracles.md#read_write_once_pod."""
 from __future__ import annotations
 
 from oracles.base import OracleContext, Violation
-from oracles.replay import BOUND, Replay
-from oracles.storage import READ_WRITE_ONCE_POD, StorageView, pod_claims
+from oracles.storage import READ_WRITE_ONCE_POD, StorageView, plugin_binds, pod_claims
 
 NAME = "read_write_once_pod"
 
@@ -24,14 +23,7 @@ def check(ctx: OracleContext) -> list[Violation]:
     if not rwop:
         return []
     out: list[Violation] = []
-    for step in Replay.of(ctx):
-        if step.outcome != BOUND or step.pod is None:
-            continue
-        pod = step.pod
-        prof = ctx.profile_for(pod)
-        if prof is None or not (prof.enabled("VolumeRestrictions", "preFilter")
-                                and prof.enabled("VolumeRestrictions", "filter")):
-            continue
+    for step, pod in plugin_binds(ctx, "VolumeRestrictions", "preFilter", "filter"):
         mine = {v.claim for v in pod_claims(pod) if not v.ephemeral} & rwop
         if not mine:
             continue

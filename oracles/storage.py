@@ -19,6 +19,7 @@ from functools import cached_property
 from typing import Any
 
 from oracles.base import OracleContext
+from oracles.replay import BOUND, Replay, Step
 from reference_impl.model.objects import Pod
 from reference_impl.model.quantity import parse_quantity, value
 
@@ -97,6 +98,17 @@ def pod_claims(pod: Pod) -> list[PodVolume]:
         elif isinstance(vol.get("ephemeral"), Mapping):
             out.append(PodVolume(name, claim_key(pod.namespace, f"{pod.name}-{name}"), True))
     return out
+
+
+def plugin_binds(ctx: OracleContext, plugin: str, *points: str) -> Iterator[tuple[Step, Pod]]:
+    """The replay's binds (attempt Bound, pod known) of pods whose profile runs ``plugin`` at
+    each of ``points`` (default: Filter): the binds that plugin had a say in."""
+    for step in Replay.of(ctx):
+        if step.outcome != BOUND or step.pod is None:
+            continue
+        prof = ctx.profile_for(step.pod)
+        if prof is not None and all(prof.enabled(plugin, p) for p in points or ("filter",)):
+            yield step, step.pod
 
 
 def selector_matches(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:

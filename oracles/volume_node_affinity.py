@@ -10,8 +10,7 @@ docs/oracles.md#volume_node_affinity."""
 from __future__ import annotations
 
 from oracles.base import OracleContext, Violation
-from oracles.replay import BOUND, Replay
-from oracles.storage import StorageView, pod_claims, volume_node_affinity_matches
+from oracles.storage import StorageView, plugin_binds, pod_claims, volume_node_affinity_matches
 
 NAME = "volume_node_affinity"
 
@@ -25,14 +24,10 @@ def check(ctx: OracleContext) -> list[Violation]:
     if not view.volumes:
         return []
     out: list[Violation] = []
-    for step in Replay.of(ctx):
-        if step.outcome != BOUND or step.pod is None or step.node not in step.state.nodes:
+    for step, pod in plugin_binds(ctx, "VolumeBinding", "preFilter", "filter"):
+        if step.node not in step.state.nodes:
             continue
-        pod, node = step.pod, step.state.nodes[step.node]
-        prof = ctx.profile_for(pod)
-        if prof is None or not (prof.enabled("VolumeBinding", "preFilter")
-                                and prof.enabled("VolumeBinding", "filter")):
-            continue
+        node = step.state.nodes[step.node]
         for v in pod_claims(pod):
             name = view.final_volume(v.claim)
             pv = view.volumes.get(name)

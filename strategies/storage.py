@@ -300,7 +300,7 @@ def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None,
         spec["storageClassName"] = class_name
     meta: Doc = {"name": name}
     labels = {TIER: draw(sampled(TIERS))} if sometimes(draw, 3) else {}
-    labels.update(draw(pv_topology_labels(vols.node(host))))
+    labels.update(draw(pv_topology_labels(vols.node(host), (1, 3), vols.cluster.nodes)))
     if labels:
         meta["labels"] = labels
     doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": spec,
@@ -375,7 +375,7 @@ def _controller_volume(draw: st.DrawFn, vols: _Volumes, spec: Doc) -> Doc:
     if sometimes(draw, 2):
         pv_spec["nodeAffinity"] = _affinity(draw, vols.cluster, None)
     meta: Doc = {"name": name}
-    labels = draw(pv_topology_labels(one_in=2))
+    labels = draw(pv_topology_labels(share=(3, 4), nodes=vols.cluster.nodes))
     if labels:
         meta["labels"] = labels
     doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": pv_spec,

@@ -12,6 +12,7 @@ a GCE disk, no labels, no attachments. Few names, so that pods share disks."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -94,12 +95,17 @@ def inline_disk(draw: st.DrawFn, read_only_one_in: int = 3) -> Doc:
 
 
 @st.composite
-def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, one_in: int = 3
-                       ) -> dict[str, str]:
-    """The zone / region labels of a PV, about one in ``one_in``: GA or beta keys, a zone, two
+def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, share: tuple[int, int] = (1, 3),
+                       nodes: Sequence[Doc] = ()) -> dict[str, str]:
+    """The zone / region labels of a PV, ``share`` = (k, n): about k times in n (shrinking to
+    none); GA or beta keys, a zone, two
     zones joined by ``__``, or a region. With ``node`` (the PV of a pod running there): the
-    node's own zone or region, so that the running pod stays where VolumeZone allows it."""
-    if not sometimes(draw, one_in):
+    node's own zone or region, so that the running pod stays where VolumeZone allows it. Else
+    three times in four among the zones and regions of ``nodes`` (the cluster's: VolumeZone
+    then lets a pod onto some nodes and not others), else among all the vocabulary's (maybe
+    one no node is in)."""
+    labelled, draws = share
+    if not draw(sampled((False,) * (draws - labelled) + (True,) * labelled)):
         return {}
     zone_key, region_key = draw(sampled(((v.ZONE, v.REGION), (BETA_ZONE, BETA_REGION))))
     if node is not None:
@@ -109,10 +115,14 @@ def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, one_in: int = 3
         if v.REGION in labels:
             return {region_key: labels[v.REGION]}
         return {}
+    zones: Sequence[str] = sorted({n["metadata"].get("labels", {}).get(v.ZONE, "")
+                                   for n in nodes} - {""})
+    if not zones or sometimes(draw, 4):
+        zones = v.ZONES
     if sometimes(draw, 3):
-        return {region_key: draw(sampled(sorted(set(v.REGION_OF_ZONE.values()))))}
-    zones = draw(st.lists(sampled(v.ZONES), min_size=1, max_size=2, unique=True))
-    return {zone_key: "__".join(sorted(zones))}
+        return {region_key: draw(sampled(sorted({v.REGION_OF_ZONE[z] for z in zones})))}
+    chosen = draw(st.lists(sampled(zones), min_size=1, max_size=2, unique=True))
+    return {zone_key: "__".join(sorted(chosen))}
 
 
 @st.composite

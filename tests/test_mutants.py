@@ -495,5 +495,15 @@ def test_a_storage_mutant_runs_on_storage_scenarios_alone_and_is_caught() -> Non
     assert out.examples is not None and out.examples <= 300
 
 
+def test_volume_zone_catches_a_volume_zone_that_ignores_pv_zone_labels() -> None:
+    """The generated storage scenarios label PVs with zones and regions that some nodes do
+    not have: ``volume_zone`` sees the pods VolumeZone lets into another zone."""
+    out = m.run_mutant(m.get("volumezone-ignore-pv-zone-labels"),
+                       m.MutantsOptions(max_examples=800, budget=None, golden=False))
+    assert [p.family for p in out.properties] == ["storage"]
+    assert out.status == m.CAUGHT and "volume_zone" in out.caught_by
+    assert out.examples is not None and out.examples <= 800
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

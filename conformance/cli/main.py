@@ -15,7 +15,17 @@ import textwrap
 from collections.abc import Sequence
 from typing import NoReturn
 
-from conformance.cli import diff, expand, explain, golden, mutants, reproduce, run, simulate
+from conformance.cli import (
+    diff,
+    expand,
+    explain,
+    golden,
+    mutants,
+    releases,
+    reproduce,
+    run,
+    simulate,
+)
 from conformance.cli.inputs import NothingToSchedule
 from conformance.core.errors import Terminated, UsageError
 from conformance.core.exits import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
@@ -24,7 +34,7 @@ from reference_impl.model.errors import InputError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: the command modules, in the order --help lists them
-COMMANDS = (simulate, explain, expand, run, reproduce, mutants, diff, golden)
+COMMANDS = (simulate, explain, expand, run, reproduce, mutants, diff, golden, releases)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,6 @@
 """The versioned output documents (``apiVersion: kschedconf/v1``) ``Explanation``,
-``SimulationResult``, ``ReproduceResult``, ``GoldenList`` (``RunReport``: ``RunSummary.to_doc``):
+``SimulationResult``, ``ReproduceResult``, ``GoldenList`` (``RunReport``: ``RunSummary.to_doc``;
+``ReleaseList``, ``ReleaseDiff``: ``conformance.core.releases``):
 JSON-able dicts with a fixed key order (byte-identical for the same inputs and seed), their
 JSON Schemas (``conformance/core/schemas/``) and their JSON/YAML text."""
 

@@ -92,3 +92,54 @@ def simulation_table(doc: dict[str, Any]) -> str:
             ["claim", "phase", "volume", "selected node"])
     return (f"{text}\n\n{bound} pods bound, {len(doc['pending'])} pending"
             f" (seed {doc['seed']}, upstream {doc['upstreamRelease']})\n")
+
+
+def release_list_table(doc: dict[str, Any]) -> str:
+    """``kschedconf releases``: a line per release with a data module."""
+    rows = [[r["release"] + (" (pinned)" if r["pinned"] else ""), r["moduleTime"][:10],
+             f"{r['featureGatesOn']}/{r['featureGates']}", str(len(r["defaultPlugins"])),
+             str(len(r["argsKinds"]))] for r in doc["releases"]]
+    return _table(rows, ["release", "published", "gates on", "default plugins",
+                         "args kinds"]) + "\n"
+
+
+def _value(v: Any) -> str:
+    return "-" if v is None else v if isinstance(v, str) else json.dumps(v, sort_keys=True)
+
+
+def _gate_text(g: dict[str, Any] | None) -> str:
+    if g is None:
+        return "-"
+    return f"{'on' if g['default'] else 'off'} ({g['stage']}{', locked' if g['locked'] else ''})"
+
+
+def release_diff_table(doc: dict[str, Any]) -> str:
+    """``kschedconf releases diff A B``: the differing gates, plugins, args defaults and
+    settings, a table each."""
+    a, b = doc["a"], doc["b"]
+    parts = [f"{a} -> {b}", ""]
+    gates = [[g["gate"], _gate_text(g["a"]), _gate_text(g["b"])] for g in doc["featureGates"]]
+    if gates:
+        parts += ["Feature gates", _table(gates, ["gate", a, b]), ""]
+    plugins = []
+    for p in doc["plugins"]:
+        changes = [f"+{x['plugin']}" + (f" (weight {x['weight']})" if x["weight"] else "")
+                   + f" after {x['after'] or '(first)'}" for x in p["added"]]
+        changes += [f"-{n}" for n in p["removed"]]
+        changes += [f"{w['plugin']} weight {w['a']} -> {w['b']}" for w in p["weights"]]
+        changes += [f"{m['plugin']} moved after {m['after'] or '(first)'}" for m in p["moved"]]
+        plugins += [[p["extensionPoint"] if i == 0 else "", c] for i, c in enumerate(changes)]
+    for side in ("a", "b"):
+        plugins += [[point, f"only in {doc[side]}"] for point in doc["extensionPointsOnlyIn"][side]]
+    if plugins:
+        parts += ["Default plugins", _table(plugins, ["extension point", "change"]), ""]
+    args = [[x["args"] + (f".{x['field']}" if x["field"] else ""), _value(x["a"]), _value(x["b"])]
+            for x in doc["pluginArgs"]]
+    if args:
+        parts += ["Plugin args defaults", _table(args, ["args", a, b]), ""]
+    settings = [[s["field"], _value(s["a"]), _value(s["b"])] for s in doc["settings"]]
+    if settings:
+        parts += ["Settings", _table(settings, ["field", a, b]), ""]
+    if len(parts) == 2:
+        parts += ["no differences", ""]
+    return "\n".join(parts)

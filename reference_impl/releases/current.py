@@ -7,13 +7,10 @@ returns the default profile's MultiPoint list.
 
 from __future__ import annotations
 
-import importlib
-
-from reference_impl.releases import ReleaseData, module_name
+from reference_impl.releases import ReleaseData, load
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
-RELEASE: ReleaseData = ReleaseData.from_module(
-    importlib.import_module(f"reference_impl.releases.{module_name(UPSTREAM_RELEASE)}"))
+RELEASE: ReleaseData = load(UPSTREAM_RELEASE)
 
 
 def feature_enabled(gate: str) -> bool:

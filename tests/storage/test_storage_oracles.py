@@ -1,14 +1,14 @@
-"""The storage oracles (``attach_limits``, ``volume_node_affinity``, ``read_write_once_pod``,
-``provisioning``): each catches a planted wrong decision in a hand-made result and accepts the
-right one (docs/oracles.md). The storage objects are written out here until the shared
-builders (reference_impl/testing/storage.py) land."""
+"""The storage oracles (``attach_limits``, ``volume_node_affinity``, ``volume_zone``,
+``read_write_once_pod``, ``provisioning``): each catches a planted wrong decision in a
+hand-made result and accepts the right one (docs/oracles.md). The storage objects are written
+out here until the shared builders (reference_impl/testing/storage.py) land."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from conformance.core.scenario import ScenarioInput
-from oracles import ALL_ORACLES, attach_limits, provisioning, read_write_once_pod
+from oracles import ALL_ORACLES, attach_limits, provisioning, read_write_once_pod, volume_zone
 from oracles import volume_node_affinity as node_affinity
 from oracles.base import OracleContext, Violation
 from oracles.replay import Replay
@@ -50,7 +50,8 @@ def csi_node(name: str, driver: str = DISK, count: int | None = 1,
 
 
 def pv(name: str, claim: str | None = None, affinity: tuple[str, str] | None = None,
-       driver: str = DISK, size: str = "1Gi", **source: Doc) -> Doc:
+       driver: str = DISK, size: str = "1Gi", labels: dict[str, str] | None = None,
+       **source: Doc) -> Doc:
     spec: Doc = {"capacity": {"storage": size}, "accessModes": ["ReadWriteOnce"],
                  **(source or {"csi": {"driver": driver, "volumeHandle": name}})}
     if claim:
@@ -59,7 +60,8 @@ def pv(name: str, claim: str | None = None, affinity: tuple[str, str] | None = N
         key, value = affinity
         spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [
             {"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}]}}
-    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+    meta: Doc = {"name": name, **({"labels": labels} if labels else {})}
+    return {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta,
             "spec": spec, "status": {"phase": "Bound" if claim else "Available"}}
 
 
@@ -106,11 +108,11 @@ def bound(p: str, n: str) -> Doc:
             "nominatedNode": None, "candidates": [n], "victims": []}
 
 
-def judge(docs: list[Doc], attempts: list[Doc], claims: list[Doc] | None = None
-          ) -> OracleContext:
+def judge(docs: list[Doc], attempts: list[Doc], claims: list[Doc] | None = None,
+          config: Doc | None = None) -> OracleContext:
     """A context whose result holds the attempts, the bindings they make and ``claims`` as
-    ``persistentVolumeClaims``."""
-    ctx = OracleContext.build(ScenarioInput(docs, None, 0, "test"), {"attempts": attempts})
+    ``persistentVolumeClaims``; ``config``: the KubeSchedulerConfiguration the subject ran."""
+    ctx = OracleContext.build(ScenarioInput(docs, config, 0, "test"), {"attempts": attempts})
     final = Replay.of(ctx).run()
     ctx.result = {"apiVersion": "kschedconf/v1", "kind": "SimulationResult", "seed": 0,
                   "attempts": attempts, "bindings": final.bindings(),
@@ -134,7 +136,7 @@ def one(vs: list[Violation]) -> Violation:
 
 
 def test_the_storage_oracles_are_registered() -> None:
-    for name in ("attach_limits", "volume_node_affinity", "read_write_once_pod",
+    for name in ("attach_limits", "volume_node_affinity", "volume_zone", "read_write_once_pod",
                  "provisioning"):
         assert name in ALL_ORACLES
 
@@ -219,6 +221,83 @@ def test_volume_node_affinity_judges_the_pv_a_claim_was_bound_to_in_the_run() ->
     claims = [claim_result("c", "pv-h")]
     one(node_affinity.check(judge(docs, [bound("p", "n2")], claims)))
     assert node_affinity.check(judge(docs, [bound("p", "n1")], claims)) == []
+
+
+# -------------------------------------------------------------------------------- volume_zone
+
+REGION = "topology.kubernetes.io/region"
+BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+
+
+def zoned_node(name: str, labels: dict[str, str]) -> Doc:
+    """A node with a hostname label and ``labels`` (no zone or region unless given)."""
+    doc = node(name)
+    doc["metadata"]["labels"] = {HOSTNAME: name, **labels}
+    return doc
+
+
+def zone_case(pv_labels: dict[str, str], node_labels: dict[str, str], *extra: Doc,
+              claim: str = "a", config: Doc | None = None) -> list[Violation]:
+    """``volume_zone`` on pod p, whose claim ``a`` is bound to a PV with ``pv_labels``, bound
+    to a node with ``node_labels``."""
+    docs = [zoned_node("n1", node_labels), pv("pv-a", "a", labels=pv_labels),
+            pvc("a", "pv-a"), *extra, pod("p", claim)]
+    return volume_zone.check(judge(docs, [bound("p", "n1")], config=config))
+
+
+def test_volume_zone_catches_a_bind_outside_the_pv_zone() -> None:
+    v = one(zone_case({ZONE: "z1"}, {ZONE: "z2", REGION: "r1"}))
+    assert (v.pod, v.node) == ("default/p", "n1")
+    assert "pv-a" in v.message and f"{ZONE}=z1" in v.message
+
+
+def test_volume_zone_accepts_a_node_of_one_of_the_pv_zones() -> None:
+    assert zone_case({ZONE: "z1"}, {ZONE: "z1"}) == []
+    # LabelZonesToSet: a multi-zone value, __-separated
+    assert zone_case({ZONE: "z1__z2"}, {ZONE: "z2"}) == []
+    one(zone_case({ZONE: "z1__z2"}, {ZONE: "z3"}))
+
+
+def test_volume_zone_reads_regions_and_the_deprecated_keys() -> None:
+    one(zone_case({REGION: "r1"}, {ZONE: "z3", REGION: "r2"}))
+    assert zone_case({REGION: "r1"}, {ZONE: "z3", REGION: "r1"}) == []
+    # a beta PV label is matched by the node's GA label when the node has no beta one
+    assert zone_case({BETA_ZONE: "z1"}, {ZONE: "z1"}) == []
+    one(zone_case({BETA_REGION: "r1"}, {REGION: "r2"}))
+    # ... but not when it has one (translateToGALabel is a fallback only)
+    one(zone_case({BETA_ZONE: "z1"}, {ZONE: "z1", BETA_ZONE: "z2"}))
+    # a GA PV label is never matched by a beta node label
+    one(zone_case({ZONE: "z1"}, {BETA_ZONE: "z1"}))
+
+
+def test_volume_zone_has_upstreams_exceptions() -> None:
+    # a node without any topology label fits every volume (a single-zone cluster)
+    assert zone_case({ZONE: "z1"}, {}) == []
+    assert zone_case({ZONE: "z1"}, {"example.com/rack": "r7"}) == []
+    # a node with a region only: the PV's zone label is not on it
+    one(zone_case({ZONE: "z1"}, {REGION: "r1"}))
+    # a value LabelZonesToSet rejects (an empty zone) is ignored
+    assert zone_case({ZONE: "z1__"}, {ZONE: "z2"}) == []
+    # the profile does not run VolumeZone's Filter
+    cfg = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"schedulerName": "default-scheduler", "plugins": {
+               "filter": {"disabled": [{"name": "VolumeZone"}]}}}]}
+    assert zone_case({ZONE: "z1"}, {ZONE: "z2"}, config=cfg) == []
+
+
+def test_volume_zone_judges_claims_bound_in_the_input_only() -> None:
+    """VolumeZone reads a claim's ``spec.volumeName`` in the informer: an unbound
+    WaitForFirstConsumer claim is skipped, and a claim bound during the run may not be
+    bound yet when a later pod is scheduled; ephemeral volumes are not VolumeZone's."""
+    docs = [zoned_node("n1", {ZONE: "z2"}), pv("pv-z", labels={ZONE: "z1"}),
+            storage_class("wffc"), pvc("c", cls="wffc"), pod("p", "c")]
+    assert volume_zone.check(judge(docs, [bound("p", "n1")], [claim_result("c", "pv-z")])) == []
+    eph = make_pod("e").req(cpu="100m").volume(
+        {"name": "v", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}).manifest()
+    docs = [zoned_node("n1", {ZONE: "z2"}), pv("pv-z", "e-v", labels={ZONE: "z1"}),
+            pvc("e-v", "pv-z"), eph]
+    assert volume_zone.check(judge(docs, [bound("e", "n1")])) == []
 
 
 # ------------------------------------------------------------------------ read_write_once_pod

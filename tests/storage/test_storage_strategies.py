@@ -249,7 +249,7 @@ def test_every_storage_shape_is_generated() -> None:
               '"cinder"', '"azureDisk"', '"portworxVolume"', '"aws://')
 
     @stable_draws
-    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(scenarios(SMALL, features={"storage", "workloads"}))
     def collect(scenario: ScenarioInput) -> None:

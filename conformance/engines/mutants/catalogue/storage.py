@@ -80,10 +80,7 @@ MUTANTS = (
             w.volume_pod("p", "data", requests={"cpu": "500m"})),
         shows="genuine: the PV is labelled zone a, p binds to busy n1; mutant: the emptier n2 "
               "of zone b wins",
-        missing_oracle="a volume zone oracle: no oracle reads a bound PV's zone and region "
-                       "labels (volume_node_affinity reads its spec.nodeAffinity only); the "
-                       "storage strategies do not label PVs with a zone either",
-        family="storage"),
+        oracles=("volume_zone",), family="storage"),
     Mutant(
         name="volumebinding-ignore-bound-pv-node-affinity", area="VolumeBinding",
         summary="the node affinity of the PVs the pod's claims are bound to is not checked",

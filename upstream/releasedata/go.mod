@@ -1,0 +1,3 @@
+module kschedconf/releasedata
+
+go 1.26.0
