@@ -67,6 +67,13 @@ SELECTORS: dict[str, tuple[str, ...]] = {
 #: device counts of ExactCount requests (shrinking to 1)
 COUNTS = (1, 1, 1, 2, 3)
 
+#: the extended resource the GPU class may map (``spec.extendedResourceName``); pods may also
+#: request a class's implicit name (``deviceclass.resource.kubernetes.io/<class>``)
+EXTENDED_RESOURCE = "example.com/gpu"
+IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
+#: quantities of an extended resource a container requests (shrinking to 1)
+EXTENDED_COUNTS = (1, 1, 2)
+
 #: fully qualified attribute names for matchAttribute constraints
 MATCH_ATTRIBUTES = (f"{GPU_DRIVER}/model", f"{GPU_DRIVER}/memory")
 
@@ -262,7 +269,39 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
         n = draw(st.integers(1, 2))
         pod["spec"]["resourceClaims"] = [draw(pod_claim(f"dev-{j}", ns, claims))
                                          for j in range(n)]
+    if draw(st.booleans()):
+        draw(extended_resources(cluster, pending, classes))
     return docs + claims.documents
+
+
+@st.composite
+def extended_resources(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
+                       classes: list[Doc]) -> None:
+    """Extended resources backed by DRA (extendeddynamicresources.go): the GPU class may map
+    ``example.com/gpu``; 1-3 pending pods request it or a class's implicit name in their first
+    container (requests equal to limits: extended resources cannot be overcommitted); one
+    node in four advertises ``example.com/gpu: 1`` (its device plugin then serves the
+    resource, not DRA)."""
+    names = [IMPLICIT_PREFIX + c["metadata"]["name"] for c in classes]
+    if draw(st.booleans()):
+        classes[0]["spec"]["extendedResourceName"] = EXTENDED_RESOURCE
+        names.insert(0, EXTENDED_RESOURCE)
+    if not pending:
+        return
+    users = draw(st.lists(st.integers(0, len(pending) - 1), unique=True, min_size=1,
+                          max_size=min(3, len(pending))))
+    for i in users:
+        name = draw(sampled(names))
+        q = str(draw(sampled(EXTENDED_COUNTS)))
+        res = pending[i]["spec"]["containers"][0].setdefault("resources", {})
+        res.setdefault("requests", {})[name] = q
+        res.setdefault("limits", {})[name] = q
+    for node in cluster.nodes:
+        if EXTENDED_RESOURCE in names and draw(st.integers(0, 3)) == 0:
+            status = node.setdefault("status", {})
+            for key in ("capacity", "allocatable"):
+                if key in status:
+                    status[key][EXTENDED_RESOURCE] = "1"
 
 
 def with_template_claims(documents: list[Doc]) -> list[Doc]:

@@ -90,6 +90,7 @@ type world struct {
 	mu                sync.Mutex
 	bindingInProgress map[string]bool    // pod UIDs between Permit and the end of the binding cycle
 	bindingPods       map[string]*v1.Pod // the same pods, as Permit saw them (spec.nodeName set)
+	generated         map[string]int     // generateName counters (generatename.go)
 	volumeWrites      volumeWrites       // the binding pod's PV/PVC writes (storage.go)
 	watching          map[schema.GroupVersionResource]bool
 	rec               *recorder // set in simulate mode
@@ -214,6 +215,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		cfg: cfg, settleTimeout: settleTimeout,
 		bindingInProgress: map[string]bool{},
 		bindingPods:       map[string]*v1.Pod{},
+		generated:         map[string]int{},
 		watching:          map[schema.GroupVersionResource]bool{},
 		profiles:          map[string]bool{},
 	}
@@ -241,6 +243,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		return true, wi, nil
 	})
 	cs.PrependReactor("create", "pods", w.bindingReactor)
+	cs.PrependReactor("create", "resourceclaims", w.claimCreateReactor)
 	cs.PrependReactor("update", "persistentvolumes", w.storageReactor)
 	cs.PrependReactor("update", "persistentvolumeclaims", w.storageReactor)
 	w.cs = cs

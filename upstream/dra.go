@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -217,19 +218,45 @@ type podClaimResult struct {
 	Allocation *claimAllocation `json:"allocation"` // status.allocation, null if not allocated
 }
 
+// extendedResourcesEntry names the entry of a pod's extended-resource claim among its claim
+// results: the scheduler's in-memory name of that claim (specialClaimInMemName in
+// extendeddynamicresources.go), which no spec.resourceClaims entry can have.
+const extendedResourcesEntry = "<extended-resources>"
+
 // claimResults reads, for every bound pod with spec.resourceClaims, the allocation of its
 // claims from the fake API server (what PreBind wrote: dynamicresources.go bindClaim), in the
-// order of the pod's claims. The claim name is resourceclaim.Name's
+// order of the pod's claims, then the claim of its extended resources backed by DRA if it has
+// one. The claim name is resourceclaim.Name's
 // (k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go).
 func (w *world) claimResults(bindings map[string]string) (map[string][]podClaimResult, error) {
 	out := map[string][]podClaimResult{}
+	// The claims of extended resources backed by DRA, by the uid of their pod: what
+	// findExtendedResourceClaim (extendeddynamicresources.go) finds, the claim PreBind created
+	// and recorded in the pod's status.extendedResourceClaimStatus, or one of the input.
+	extended := map[types.UID]*resourceapi.ResourceClaim{}
+	claimList, err := w.tracker.List(claimsGVR, schema.GroupVersionKind{Group: resourceGroup, Version: "v1", Kind: "ResourceClaim"}, metav1.NamespaceAll)
+	if err != nil {
+		return nil, err
+	}
+	for i := range claimList.(*resourceapi.ResourceClaimList).Items {
+		c := &claimList.(*resourceapi.ResourceClaimList).Items[i]
+		if c.Annotations[resourceapi.ExtendedResourceClaimAnnotation] != "true" {
+			continue
+		}
+		for _, or := range c.OwnerReferences {
+			if or.Kind == "Pod" && or.Controller != nil && *or.Controller {
+				extended[or.UID] = c
+			}
+		}
+	}
 	list, err := w.tracker.List(podsGVR, schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, metav1.NamespaceAll)
 	if err != nil {
 		return nil, err
 	}
 	for i := range list.(*v1.PodList).Items {
 		pod := &list.(*v1.PodList).Items[i]
-		if _, bound := bindings[podKey(pod)]; !bound || len(pod.Spec.ResourceClaims) == 0 {
+		ext := extended[pod.UID]
+		if _, bound := bindings[podKey(pod)]; !bound || (len(pod.Spec.ResourceClaims) == 0 && ext == nil) {
 			continue
 		}
 		var claims []podClaimResult
@@ -245,6 +272,10 @@ func (w *world) claimResults(bindings map[string]string) (map[string][]podClaimR
 				}
 			}
 			claims = append(claims, res)
+		}
+		if ext != nil {
+			name := ext.Name
+			claims = append(claims, podClaimResult{Name: extendedResourcesEntry, Claim: &name, Allocation: allocationOf(ext)})
 		}
 		out[podKey(pod)] = claims
 	}

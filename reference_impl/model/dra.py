@@ -235,6 +235,9 @@ class DRAObjects:
     claims: dict[str, ResourceClaim] = field(default_factory=dict)
     claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)
     slices: list[ResourceSlice] = field(default_factory=list)
+    #: ``metadata.generateName`` counters of the claims the scheduler created, by
+    #: (namespace, base) (generated_names.py)
+    generated: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.device_classes or self.claims or self.claim_templates or self.slices)

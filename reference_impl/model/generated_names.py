@@ -27,3 +27,10 @@ def generate_name(base: str, key: str) -> str:
     """``SimpleNameGenerator.GenerateName``: ``base`` cut to 58 characters, then 5 characters
     derived from ``key``."""
     return base[:MAX_GENERATED_NAME_LENGTH] + random_suffix(f"{base}\x00{key}")
+
+
+def generated_uid(namespace: str, name: str) -> str:
+    """The uid of an object the scheduler created: a UUID-shaped digest of its namespace and
+    name (the API server draws a random one)."""
+    h = hashlib.sha256(f"uid\x00{namespace}\x00{name}".encode()).hexdigest()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"

@@ -290,6 +290,14 @@ class ResourceClaimWrapper(_ClaimSpec):
                      {"resource": "pods", "name": pod, "uid": uid})
         return self
 
+    def extended_resources_of(self, pod: str, uid: str) -> Self:
+        """The claim the scheduler creates for the extended resources backed by DRA of
+        ``pod`` (extendeddynamicresources.go): the extended-resource-claim annotation and the
+        pod as controller owner."""
+        self.annotation("resource.kubernetes.io/extended-resource-claim", "true")
+        return self.meta(ownerReferences=[{"apiVersion": "v1", "kind": "Pod", "name": pod,
+                                           "uid": uid, "controller": True}])
+
     def obj(self) -> ResourceClaim:
         meta = self._doc["metadata"]
         rc: ResourceClaim = _load(self.manifest()).claims[f"{meta['namespace']}/{meta['name']}"]

@@ -20,6 +20,7 @@ from conformance.engines.diff.plan import family_counts
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.model import validation
 from reference_impl.model.loader import load_documents
+from reference_impl.plugins.dynamicresources import SPECIAL_CLAIM_IN_MEM_NAME
 from strategies import OPT_IN_FEATURES, SMALL, scenarios, stable_draws
 from strategies.families import scenario_strategy
 from strategies.sizes import resolve_features
@@ -224,10 +225,12 @@ def test_upstream_runs_generated_dra_scenarios(upstream: UpstreamSubject,
         'running "DynamicResources" filter plugin: ') for a in res["attempts"]), res["attempts"]
     pods = {_key(p): p for p in _kind(scenario.documents, "Pod")}
     with_claims = {k for k, p in pods.items() if p["spec"].get("resourceClaims")}
-    assert set(res.get("resourceClaims", {})) == with_claims & set(res["bindings"])
+    extended = {k for k, v in res.get("resourceClaims", {}).items()
+                if v and v[-1]["name"] == SPECIAL_CLAIM_IN_MEM_NAME}
+    assert set(res.get("resourceClaims", {})) == (with_claims & set(res["bindings"])) | extended
     for key, entries in res.get("resourceClaims", {}).items():
-        assert [e["name"] for e in entries] == [
-            e["name"] for e in pods[key]["spec"]["resourceClaims"]]
+        assert [e["name"] for e in entries if e["name"] != SPECIAL_CLAIM_IN_MEM_NAME] == [
+            e["name"] for e in pods[key]["spec"].get("resourceClaims", [])]
         assert all(e["allocation"] is not None for e in entries)
 
 

@@ -17,7 +17,6 @@ not need unmodelled objects are restated, each citing its source file and test f
 from __future__ import annotations
 
 import itertools
-from fractions import Fraction
 from types import SimpleNamespace
 
 import pytest
@@ -27,7 +26,6 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
-from reference_impl.model.dra import DeviceClass, DRAObjects
 from reference_impl.model.objects import (
     Container,
     Node,
@@ -330,27 +328,6 @@ def test_dynamic_resources_disabled():
     assert pl.pre_bind_pre_flight(state, p, "n") == skip()
     assert pl.pre_bind(state, p, "n") is None
     assert pl.events_to_register() == []
-
-
-def test_dynamic_resources_device_class_extended_resource_is_refused():
-    """Extended resources a DeviceClass maps (``deviceclass.resource.kubernetes.io/<class>``
-    or its ``extendedResourceName``; hasDeviceClassMappedExtendedResource) are backed by DRA
-    (extendeddynamicresources.go), which is not modelled yet: an Error at PreFilter."""
-    classes = {"my-resource-class": DeviceClass("my-resource-class"),
-               "gpus": DeviceClass("gpus", extended_resource_name="example.com/gpu")}
-    feats = dict(_DRA_ON)
-    pl = dra.DynamicResources(None, FakeHandle(features=feats, dra=DRAObjects(
-        device_classes=classes)))
-    for name in ("deviceclass.resource.kubernetes.io/my-resource-class", "example.com/gpu"):
-        p = mk_pod("foo", "default", containers=(Container("c", requests=((name,
-                                                                           Fraction(1)),)),))
-        assert pl.pre_enqueue(p) is None
-        assert_not_supported(pl.pre_filter(CycleState(), p, [])[1], "DynamicResources")
-    # Without a DeviceClass mapping it, a resource is not backed by DRA.
-    for name in ("deviceclass.resource.kubernetes.io/other", "example.com/fpga"):
-        q = mk_pod("foo", "default", containers=(Container("c", requests=((name,
-                                                                           Fraction(1)),)),))
-        assert pl.pre_filter(CycleState(), q, []) == (None, skip())
 
 
 def test_dynamic_resources_missing_state():

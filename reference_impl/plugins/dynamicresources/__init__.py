@@ -13,8 +13,8 @@ from reference_impl.plugins.dynamicresources.dynamicresources import (
 )
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     RESOURCE_DEVICE_CLASS_PREFIX,
-    device_class_extended_resource,
+    SPECIAL_CLAIM_IN_MEM_NAME,
 )
 
-__all__ = ["ERR_NOT_FOUND", "QUEUE", "QUEUE_SKIP", "RESOURCE_DEVICE_CLASS_PREFIX", "STATE_KEY",
-           "DynamicResources", "_StateData", "device_class_extended_resource"]
+__all__ = ["ERR_NOT_FOUND", "QUEUE", "QUEUE_SKIP", "RESOURCE_DEVICE_CLASS_PREFIX",
+           "SPECIAL_CLAIM_IN_MEM_NAME", "STATE_KEY", "DynamicResources", "_StateData"]

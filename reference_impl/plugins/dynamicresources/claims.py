@@ -3,8 +3,8 @@ k8s.io/dynamic-resource-allocation/resourceclaim (``resourceclaim.go``: ``Name``
 ``IsForPod``, ``IsReservedForPod``).
 
 Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/claims.go`` of v1.37.2. The
-special claim of extended resources backed by DRA is not modelled (docs/dra.md), so the store
-holds the user claims only.
+store ends with the special claim of the pod's extended resources backed by DRA, if any
+(``extendeddynamicresources.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from typing import Any
 
 from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceClaimConsumerReference
 from reference_impl.model.objects import Pod, PodResourceClaim
+from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
+    EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+    SPECIAL_CLAIM_IN_MEM_NAME,
+)
 
 #: resourceclaim.ErrClaimNotFound
 ERR_CLAIM_NOT_FOUND = "ResourceClaim not created yet"
@@ -59,10 +63,26 @@ def pod_binding(pod: Pod) -> ResourceClaimConsumerReference:
 @dataclass(slots=True)
 class ClaimStore:
     """``claimStore``: the pod's claims in ``spec.resourceClaims`` order, with the pod claim
-    name each came from."""
+    name each came from, then the special claim of its extended resources backed by DRA, if
+    any (``num_user_owned`` counts the others)."""
 
     claims: list[ResourceClaim]
     pod_claim_names: list[str]
+    num_user_owned: int = -1
+    #: ``initialExtendedResourceClaimUID``: the special claim's uid from PreFilter
+    initial_extended_resource_claim_uid: str = ""
+
+    def __post_init__(self) -> None:
+        if self.num_user_owned < 0:
+            self.num_user_owned = len(self.claims)
+
+    @classmethod
+    def new(cls, claims: list[ResourceClaim], pod_claim_names: list[str],
+            extended: ResourceClaim | None) -> ClaimStore:
+        """``newClaimStore``."""
+        if extended is None:
+            return cls(claims, pod_claim_names)
+        return cls([*claims, extended], pod_claim_names, len(claims), extended.uid)
 
     def empty(self) -> bool:
         return not self.claims
@@ -73,9 +93,27 @@ class ClaimStore:
     def all(self) -> Iterator[tuple[int, ResourceClaim]]:
         return iter(enumerate(self.claims))
 
+    def all_user_claims(self) -> Iterator[tuple[int, ResourceClaim]]:
+        """``allUserClaims``: without the special claim."""
+        return iter(enumerate(self.claims[:self.num_user_owned]))
+
     def to_allocate(self) -> Iterator[tuple[int, ResourceClaim]]:
         """``toAllocate``: the claims without an allocation."""
         return ((i, c) for i, c in enumerate(self.claims) if c.allocation is None)
+
+    def extended_resource_claim(self) -> ResourceClaim | None:
+        """``extendedResourceClaim``: the special claim, or None."""
+        if self.num_user_owned == len(self.claims):
+            return None
+        return self.claims[self.num_user_owned]
+
+    def is_extended(self, i: int) -> bool:
+        """Whether index ``i`` holds the special claim (upstream compares pointers)."""
+        return i == self.num_user_owned
+
+    def no_user_claim(self) -> bool:
+        """``noUserClaim``."""
+        return self.num_user_owned == 0
 
     def get(self, i: int) -> ResourceClaim:
         return self.claims[i]
@@ -84,15 +122,27 @@ class ClaimStore:
         self.claims[i] = claim
 
 
+def _allocation_doc(claim: ResourceClaim | None) -> dict[str, Any] | None:
+    if claim is None or claim.allocation is None:
+        return None
+    return {"devices": [{"request": r.request, "driver": r.driver, "pool": r.pool,
+                         "device": r.device} for r in claim.allocation.results]}
+
+
 def claim_results(objects: DRAObjects, bound: Iterable[Pod]) -> dict[str, list[dict[str, Any]]]:
     """The ``resourceClaims`` of a SimulationResult (docs/dra.md#results), as the upstream
     subject reads them back after its run: for every bound pod with ``spec.resourceClaims``,
     one entry per item in spec order, ``name`` (the item), ``claim`` (``resourceclaim.Name``,
     None when there is none or it cannot be named yet) and ``allocation`` (the claim's
-    ``status.allocation`` devices at the end of the run, None when not allocated)."""
+    ``status.allocation`` devices at the end of the run, None when not allocated); then, for a
+    pod whose extended resources got a claim (``status.extendedResourceClaimStatus``), an
+    entry named ``<extended-resources>`` for it."""
     out: dict[str, list[dict[str, Any]]] = {}
+    extended = {c.owner_pod_uid: c for c in objects.claims.values()
+                if dict(c.annotations).get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true"}
     for pod in sorted(bound, key=lambda p: p.key):
-        if not pod.resource_claim_sources:
+        ext = extended.get(pod.uid)
+        if not pod.resource_claim_sources and ext is None:
             continue
         entries: list[dict[str, Any]] = []
         for pc in pod.resource_claim_sources:
@@ -100,12 +150,10 @@ def claim_results(objects: DRAObjects, bound: Iterable[Pod]) -> dict[str, list[d
                 name, _ = claim_name(pod, pc)
             except ClaimNameError:
                 name = None
-            allocation: dict[str, Any] | None = None
             claim = None if name is None else objects.claims.get(f"{pod.namespace}/{name}")
-            if claim is not None and claim.allocation is not None:
-                allocation = {"devices": [
-                    {"request": r.request, "driver": r.driver, "pool": r.pool,
-                     "device": r.device} for r in claim.allocation.results]}
-            entries.append({"name": pc.name, "claim": name, "allocation": allocation})
+            entries.append({"name": pc.name, "claim": name, "allocation": _allocation_doc(claim)})
+        if ext is not None:
+            entries.append({"name": SPECIAL_CLAIM_IN_MEM_NAME, "claim": ext.name,
+                            "allocation": _allocation_doc(ext)})
         out[pod.key] = entries
     return out

@@ -10,7 +10,10 @@ not yet written are "in flight" here until PreBind or Unreserve.
 
 from __future__ import annotations
 
+import dataclasses
+
 from reference_impl.dra.allocator import DeviceID
+from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
 from reference_impl.model.dra import (
     AllocationResult,
     DeviceClass,
@@ -18,6 +21,7 @@ from reference_impl.model.dra import (
     ResourceClaim,
     ResourceSlice,
 )
+from reference_impl.model.generated_names import generate_name, generated_uid
 
 
 class ClaimNotFound(Exception):
@@ -88,3 +92,30 @@ class DRAManager:
 
     def get_device_class(self, name: str) -> DeviceClass | None:
         return self.objects.device_classes.get(name)
+
+    def device_class_resolver(self, enabled: bool) -> ExtendedResourceCache:
+        """``DeviceClassResolver``: the extended resource cache of the classes (empty
+        without the DRAExtendedResource gate)."""
+        return ExtendedResourceCache(self.objects.device_classes.values() if enabled else ())
+
+    # the API server
+
+    def create_claim(self, claim: ResourceClaim, generate_name_base: str) -> ResourceClaim:
+        """``ResourceClaims(ns).Create`` of a claim with only ``generateName``: the API
+        server names it (``generate_name`` with the key ``ResourceClaim/<ns>/<n>``, n counting
+        the claims created with that base, skipping names taken) and gives it a uid."""
+        ns = claim.namespace
+        n = self.objects.generated.get((ns, generate_name_base), 0)
+        self.objects.generated[(ns, generate_name_base)] = n + 1
+        name = generate_name(generate_name_base, f"ResourceClaim/{ns}/{n}")
+        while f"{ns}/{name}" in self.objects.claims:
+            n += 1
+            name = generate_name(generate_name_base, f"ResourceClaim/{ns}/{n}")
+        created = dataclasses.replace(claim, name=name, uid=generated_uid(ns, name),
+                                      allocation=None)
+        self.objects.claims[f"{ns}/{name}"] = created
+        return created
+
+    def delete_claim(self, claim: ResourceClaim) -> None:
+        """``deleteClaim`` (extendeddynamicresources.go): drop the finalizer and delete."""
+        self.objects.claims.pop(f"{claim.namespace}/{claim.name}", None)

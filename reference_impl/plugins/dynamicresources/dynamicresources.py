@@ -4,8 +4,8 @@ records the allocation and the reservation in the claims.
 Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`` of v1.37.2.
 Claims come from ``Cluster.dra`` through the DRA manager (``dra_manager.py``); the allocator is
 ``reference_impl/dra/allocator.py``. Not modelled: pod groups (DRAWorkloadResourceClaims),
-binding conditions, node-allocatable resources, the filter timeout, extended resources backed
-by DRA (an Error status, ``extendeddynamicresources.py``). docs/dra.md.
+binding conditions, node-allocatable resources, the filter timeout. Extended resources backed by
+DRA: ``extendeddynamicresources.py``. docs/dra.md.
 """
 
 from __future__ import annotations
@@ -53,7 +53,17 @@ from reference_impl.plugins.dynamicresources.claims import (
 from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
 from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
-    dra_backed_extended_resource,
+    ContainerExtendedResourceRequest,
+    ExtendedResourceCache,
+    create_requests_and_mappings,
+    find_extended_resource_claim,
+    generate_name_base,
+    has_device_class_mapped_extended_resource,
+    in_memory_claim,
+    is_special_claim_name,
+    node_claim,
+    pod_scalar_resources,
+    served_by_dra,
 )
 from reference_impl.plugins.helper.normalize_score import default_normalize_score
 
@@ -75,10 +85,6 @@ def status_unschedulable(reason: str) -> Status:
     return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reason)
 
 
-def _not_supported(what: str) -> Status:
-    return Status.as_error(f"{names.DynamicResources}: not supported yet: {what}")
-
-
 def _key(claim: ResourceClaim) -> str:
     """``klog.KObj(claim)``."""
     return f"{claim.namespace}/{claim.name}"
@@ -96,20 +102,27 @@ class InformationForClaim:
 @dataclass(slots=True)
 class NodeAllocation:
     """``nodeAllocation``: Filter's allocation results for a node, one per claim to
-    allocate."""
+    allocate; the node's variant of the special claim and its container mappings."""
 
     allocation_results: list[AllocationResult] = field(default_factory=list)
+    extended_resource_claim: ResourceClaim | None = None
+    container_resource_request_mappings: list[ContainerExtendedResourceRequest] = field(
+        default_factory=list)
 
 
 class _StateData:
     """``stateData``: ``claims`` empty for a pod with no work for the plugin. Clone shares
     the pointer."""
 
-    __slots__ = ("allocator", "claims", "informations_for_claim", "node_allocations",
-                 "unavailable_claims")
+    __slots__ = ("allocator", "claims", "extended_resources", "informations_for_claim",
+                 "node_allocations", "pod_scalar_resources", "unavailable_claims")
 
     def __init__(self) -> None:
         self.claims: ClaimStore = ClaimStore([], [])
+        #: ``draExtendedResource.podScalarResources``
+        self.pod_scalar_resources: dict[str, int] = {}
+        #: the DeviceClassResolver PreFilter read (DeviceClasses do not change in a cycle)
+        self.extended_resources = ExtendedResourceCache()
         self.allocator: Allocator | None = None
         self.informations_for_claim: list[InformationForClaim] = []
         self.node_allocations: dict[str, NodeAllocation] = {}
@@ -210,12 +223,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             found = self.foreach_pod_resource_claim(pod)
         except ValueError as e:
             return None, status_unschedulable(str(e))
-        if self.enable_dra_extended_resource:
-            res = dra_backed_extended_resource(pod, self.dra_manager.objects.device_classes)
-            if res is not None:
-                return None, _not_supported(
-                    f"extended resource {res!r} backed by DRA (extendeddynamicresources.go)")
-        claims = ClaimStore([c for _, c in found], [n for n, _ in found])
+        extended = self._pre_filter_extended_resources(pod, s)
+        claims = ClaimStore.new([c for _, c in found], [n for n, _ in found], extended)
         if claims.empty():
             return None, Status(Code.SKIP)
         num_claims_to_allocate = 0
@@ -234,6 +243,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if self.dra_manager.get_pending_allocation(claim.uid) is not None:
                 return None, status_unschedulable(
                     f"resource claim {_key(claim)} is in the process of being allocated")
+            if claims.is_extended(index):
+                continue  # no spec yet, or from an earlier cycle: Filter checks it
             for request in claim.spec.requests:
                 if request.exactly is not None:
                     st = self._validate_device_class(request.exactly.device_class_name,
@@ -265,6 +276,43 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.claims = claims
         return None, None
 
+    def _pre_filter_extended_resources(self, pod: Pod, s: _StateData) -> ResourceClaim | None:
+        """``preFilterExtendedResources``: for a pod requesting an extended resource a
+        DeviceClass maps, its claim from an earlier cycle, else a new in-memory one."""
+        if not self.enable_dra_extended_resource:
+            return None
+        cache = self.dra_manager.device_class_resolver(True)
+        s.extended_resources = cache
+        reqs = pod_scalar_resources(pod)
+        if not has_device_class_mapped_extended_resource(reqs, cache):
+            return None
+        s.pod_scalar_resources = reqs
+        found = find_extended_resource_claim(pod, self.dra_manager.objects.claims.values())
+        return found if found is not None else in_memory_claim(pod)
+
+    def _filter_extended_resources(
+            self, s: _StateData, pod: Pod, node_info: NodeInfo
+    ) -> tuple[ResourceClaim | None, list[ContainerExtendedResourceRequest], Status | None]:
+        """``filterExtendedResources``: the node's variant of the special claim (None when
+        the node's device plugins serve everything and the pod has no other claim, or the
+        claim is allocated); Unschedulable for a claim from an earlier cycle (PostFilter
+        deletes it) or a resource neither the node nor a class provides."""
+        claim = s.claims.extended_resource_claim()
+        if claim is None:
+            return None, [], None
+        if claim.spec.requests:
+            return None, [], status_unschedulable("cannot schedule extended resource claim")
+        extended, missing = served_by_dra(s.pod_scalar_resources, node_info,
+                                          s.extended_resources)
+        if missing is not None:
+            return None, [], status_unschedulable("cannot fit resource")
+        if s.claims.no_user_claim() and not extended:
+            return None, [], None
+        if claim.allocation is not None:
+            return None, [], None
+        requests, mappings = create_requests_and_mappings(pod, extended, s.extended_resources)
+        return node_claim(claim, requests), mappings, None
+
     def _validate_device_class(self, class_name: str, request_name: str) -> Status | None:
         """``validateDeviceClass``."""
         if not class_name:
@@ -286,6 +334,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return Status.as_error(ERR_NOT_FOUND)
         if s.claims.empty():
             return None
+        ext_claim, mappings, st = self._filter_extended_resources(s, pod, node_info)
+        if st is not None:
+            return st
+        if ext_claim is None and s.claims.no_user_claim():
+            return None  # the node's device plugins serve the extended resources
         node = node_info.node
         unavailable = []
         for index, _claim in s.claims.all():
@@ -294,7 +347,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 unavailable.append(index)
         allocations: list[AllocationResult] = []
         if s.allocator is not None:
-            to_allocate = [c for _, c in s.claims.to_allocate()]
+            to_allocate = [ext_claim if ext_claim is not None and s.claims.is_extended(i)
+                           else c for i, c in s.claims.to_allocate()]
             try:
                 result = s.allocator.allocate(node, to_allocate)
             except AllocatorError as e:
@@ -309,7 +363,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             s.unavailable_claims.update(unavailable)
             return status_unschedulable("resourceclaim not available on the node")
         if s.allocator is not None:
-            s.node_allocations[node.name] = NodeAllocation(allocations)
+            s.node_allocations[node.name] = NodeAllocation(allocations, ext_claim, mappings)
         return None
 
     def explain_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> list[str]:
@@ -331,8 +385,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def post_filter(self, state: CycleState, pod: Pod, node_to_status: Any
                     ) -> tuple[PostFilterResult | None, Status | None]:
         """``PostFilter`` (``deallocateOrDeletePodClaims``): deallocate one allocated claim
-        that was unavailable on some node and is reserved for nobody else. Upstream picks it
-        at random (map order); the reference takes the lowest index."""
+        that was unavailable on some node and is reserved for nobody else, else delete the
+        special claim of an earlier cycle. Upstream picks the claim at random (map order);
+        the reference takes the lowest index."""
         if not self.enabled:
             return None, Status(Code.UNSCHEDULABLE)
         s: _StateData | None = state.get(STATE_KEY)
@@ -340,14 +395,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None, Status.as_error(ERR_NOT_FOUND)
         if s.claims.empty():
             return None, Status(Code.UNSCHEDULABLE)
+        ext = s.claims.extended_resource_claim()
         for index in sorted(s.unavailable_claims):
             claim = s.claims.get(index)
+            if s.claims.is_extended(index):
+                if not is_special_claim_name(claim.name):
+                    break
+                continue
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
                 self.dra_manager.assume_claim_after_api_call(dataclasses.replace(
                     claim, reserved_for=(), allocation=None))
                 return None, Status(Code.UNSCHEDULABLE,
                                     "deallocation of ResourceClaim completed")
+        if ext is not None and not is_special_claim_name(ext.name):
+            # the special claim of an earlier cycle is deleted (deleteClaim)
+            self.dra_manager.delete_claim(ext)
+            return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
         return None, Status(Code.UNSCHEDULABLE)
 
     # ----- Score -----
@@ -389,9 +453,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         to_allocate = list(s.claims.to_allocate())
         if not to_allocate:
             return None
+        need_user_claims = any(not s.claims.is_extended(i) for i, _ in to_allocate)
         if s.allocator is not None:
             allocations = s.node_allocations.get(node_name)
             if allocations is None or not allocations.allocation_results:
+                if not need_user_claims:
+                    return None  # only the special claim, served by device plugins here
                 return Status.as_error("claim allocation not found for node")
             if len(allocations.allocation_results) != len(to_allocate):
                 return Status.as_error(
@@ -400,18 +467,28 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             for (index, claim), allocation in zip(to_allocate, allocations.allocation_results,
                                                   strict=True):
                 s.informations_for_claim[index].allocation = allocation
+                if s.claims.is_extended(index) and allocations.extended_resource_claim:
+                    claim = allocations.extended_resource_claim
                 self.dra_manager.signal_claim_pending_allocation(
                     claim.uid, dataclasses.replace(claim, allocation=allocation))
         return None
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        """``Unreserve``: drop the in-flight allocations and the pod's reservations."""
+        """``Unreserve``: drop the in-flight allocations and the pod's reservations; the
+        special claim's in-flight allocation, and the claim itself once PreBind created it
+        (``unreserveExtendedResourceClaim``)."""
         if not self.enabled:
             return None
         s: _StateData | None = state.get(STATE_KEY)
         if s is None or s.claims.empty():
             return None
-        for _index, claim in s.claims.all():
+        ext = s.claims.extended_resource_claim()
+        if ext is not None:
+            self.dra_manager.maybe_remove_claim_pending_allocation(
+                s.claims.initial_extended_resource_claim_uid)
+            if not is_special_claim_name(ext.name):
+                self.dra_manager.delete_claim(ext)
+        for _index, claim in s.claims.all_user_claims():
             self.dra_manager.maybe_remove_claim_pending_allocation(claim.uid)
             if claim.allocation is not None and is_reserved_for_pod(pod, claim):
                 current = self.dra_manager.objects.claims.get(_key(claim), claim)
@@ -436,7 +513,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         """``PreBind`` (``bindClaim`` for each claim not reserved for the pod yet): write the
         allocation made in Reserve and add the pod to ``reservedFor``, in the cluster's
-        claims; then the in-flight allocations are done."""
+        claims, creating the special claim first; then the in-flight allocations are done.
+        The pod's ``status.extendedResourceClaimStatus`` is the special claim
+        (``claim_results`` finds it by its owner)."""
         if not self.enabled:
             return None
         s: _StateData | None = state.get(STATE_KEY)
@@ -449,6 +528,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if is_reserved_for_pod(pod, claim):
                 continue
             allocation = s.informations_for_claim[index].allocation
+            is_extended = s.claims.is_extended(index)
+            if is_extended and allocation is None and not claim.spec.requests:
+                continue  # served by the node's device plugins
+            if allocation is not None:
+                done.append(claim.uid)
+            if is_extended and is_special_claim_name(claim.name):
+                st = self._create_extended_resource_claim(s, pod, node_name, index)
+                if st is not None:
+                    return st
+                claim = s.claims.get(index)
             current = self.dra_manager.objects.claims.get(_key(claim))
             if current is None or current.deleting:
                 return Status.as_error(f"claim {_key(claim)} got deleted in the meantime")
@@ -461,10 +550,28 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 current, reserved_for=(*current.reserved_for, pod_binding(pod)))
             self.dra_manager.assume_claim_after_api_call(updated)
             s.claims.set(index, updated)
-            if allocation is not None:
-                done.append(claim.uid)
+            if is_extended:
+                na = s.node_allocations.get(node_name)
+                if na is None or not na.container_resource_request_mappings:
+                    # patchPodExtendedResourceClaimStatus
+                    return Status.as_error(
+                        f"nil or empty request mappings, no update of pod {pod.namespace}/"
+                        f"{pod.name} ExtendedResourceClaimStatus")
         for uid in done:  # prebindSuccessCleanup
             self.dra_manager.maybe_remove_claim_pending_allocation(uid)
+        return None
+
+    def _create_extended_resource_claim(self, s: _StateData, pod: Pod, node_name: str,
+                                        index: int) -> Status | None:
+        """``createExtendedResourceClaimInAPI``: create the node's variant of the special
+        claim with ``generateName``; it replaces the in-memory claim in the store (so that
+        Unreserve deletes it)."""
+        na = s.node_allocations.get(node_name)
+        if na is None or na.extended_resource_claim is None:
+            return Status.as_error(f"extended resource claim not found for node {node_name}")
+        created = self.dra_manager.create_claim(na.extended_resource_claim,
+                                                generate_name_base(pod))
+        s.claims.set(index, created)
         return None
 
     # ----- queueing hints -----

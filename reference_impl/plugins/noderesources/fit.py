@@ -17,6 +17,10 @@ from reference_impl.config.args import (
     NodeResourcesFitArgs,
     ScoringStrategy,
 )
+from reference_impl.dra.extendedresourcecache import (
+    RESOURCE_DEVICE_CLASS_PREFIX,
+    ExtendedResourceCache,
+)
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
     EnqueueExtensions,
@@ -68,10 +72,6 @@ TARGET_POD = "TargetPod"
 NODE = "Node"
 DEVICE_CLASS = "resource.k8s.io/DeviceClass"
 
-# resourceapi.ResourceDeviceClassPrefix (staging/src/k8s.io/api/resource/v1/types.go): the
-# implicit extended resource name of a DeviceClass is this prefix + the class name.
-RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
-
 SUPPORTED_SCORING_STRATEGY_TYPES = (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO)
 
 
@@ -114,13 +114,16 @@ class InsufficientResource(NamedTuple):
 
 class PreFilterState:
     """``preFilterState``: the pod's request vector, plus (precomputed here so Filter stays
-    lean) the scalar resources Filter checks: non-zero and not ignored, sorted by name."""
+    lean) the scalar resources Filter checks: non-zero and not ignored, sorted by name, and
+    the extended resources DeviceClasses map (the DRA manager's cache, read once a cycle)."""
 
-    __slots__ = ("request", "scalars")
+    __slots__ = ("dra", "request", "scalars")
 
-    def __init__(self, request: Resource, scalars: tuple[tuple[str, int], ...]) -> None:
+    def __init__(self, request: Resource, scalars: tuple[tuple[str, int], ...],
+                 dra: ExtendedResourceCache | None = None) -> None:
         self.request = request
         self.scalars = scalars
+        self.dra = dra
 
     def clone(self) -> PreFilterState:
         return self
@@ -138,18 +141,32 @@ def _is_ignored(name: str, ignored_resources: frozenset[str],
 
 
 def new_pre_filter_state(request: Resource, ignored_resources: frozenset[str] = frozenset(),
-                         ignored_groups: frozenset[str] = frozenset()) -> PreFilterState:
+                         ignored_groups: frozenset[str] = frozenset(),
+                         dra: ExtendedResourceCache | None = None) -> PreFilterState:
     scalars = tuple(sorted(
         (name, q) for name, q in request.scalar.items()
         if q != 0 and not _is_ignored(name, ignored_resources, ignored_groups)))
-    return PreFilterState(request, scalars)
+    return PreFilterState(request, scalars, dra)
+
+
+def should_delegate_resource_to_dra(name: str, node: Node | None,
+                                    dra: ExtendedResourceCache | None) -> bool:
+    """``shouldDelegateResourceToDRA``: with DRAExtendedResource (``dra`` not None), a
+    resource the node does not advertise (allocatable 0 or absent; no node: not checked) and
+    a DeviceClass maps is DynamicResources' to count, not Fit's."""
+    if dra is None:
+        return False
+    if node is not None and node.allocatable.scalar.get(name, 0) > 0:
+        return False
+    return dra.get_device_class(name) is not None
 
 
 def fits_request(s: PreFilterState, node_info: NodeInfo, pod: Pod | None = None,
                  in_place_preemption: bool = False) -> list[InsufficientResource]:
     """``fitsRequest``: the resources the node cannot give the pod, in upstream's order:
     pods ("Too many pods": the node's pod count + 1 exceeds its allocatable pods), cpu, memory,
-    ephemeral-storage, then scalar resources ("Insufficient <name>").
+    ephemeral-storage, then scalar resources ("Insufficient <name>"), except those
+    ``should_delegate_resource_to_dra`` leaves to DynamicResources.
 
     A resource is insufficient when the pod requests it (> 0) and the request exceeds
     allocatable - requested on the node. It is *unresolvable* (no preemption can help) when
@@ -196,7 +213,8 @@ def fits_request(s: PreFilterState, node_info: NodeInfo, pod: Pod | None = None,
         for name, delta in scalars:
             if delta == 0:
                 continue
-            # shouldDelegateResourceToDRA: never true in our model (no DeviceClasses).
+            if should_delegate_resource_to_dra(name, node_info.node, s.dra):
+                continue
             cap = alloc_sc.get(name, 0)
             in_use = used_sc.get(name, 0)
             if req_sc[name] > 0 and delta > cap - in_use:
@@ -254,23 +272,24 @@ def is_pod_resize_deferred(pod: Pod) -> bool:
     return False
 
 
-def is_fit(pod: Pod, node: Node | None, enable_pod_level_resources: bool) -> bool:
+def is_fit(pod: Pod, node: Node | None, enable_pod_level_resources: bool,
+           dra: ExtendedResourceCache | None = None) -> bool:
     """``isFit`` (fit.go): the pod fits an otherwise empty NodeInfo of ``node`` (``Fits``: the
     pod's request vector, no ignored resources); False for no node."""
     if node is None:
         return False
     request = compute_pod_resource_request(pod, enable_pod_level_resources)
-    return not fits_request(new_pre_filter_state(request), NodeInfo(node), pod, False)
+    return not fits_request(new_pre_filter_state(request, dra=dra), NodeInfo(node), pod, False)
 
 
 def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node,
-                                           enable_pod_level_resources: bool) -> bool:
+                                           enable_pod_level_resources: bool,
+                                           dra: ExtendedResourceCache | None = None) -> bool:
     """``haveAnyRequestedResourcesIncreased`` (fit.go): the node's allowed pod number grew, or
     the allocatable of a resource the pod requests (non-zero) grew.
 
-    Upstream also returns True for a requested scalar resource that ``shouldDelegateResourceToDRA``
-    hands to DRA (no device-plugin allocatable and a DeviceClass maps it); with no DeviceClasses
-    in the model that never happens.
+    Also True for a requested scalar resource that ``shouldDelegateResourceToDRA`` hands to
+    DRA on the modified node (no device-plugin allocatable and a DeviceClass maps it).
     """
     req = compute_pod_resource_request(pod, enable_pod_level_resources)
     old_alloc = original.allocatable
@@ -290,7 +309,8 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
             continue
         if new_alloc.scalar.get(name, 0) > old_alloc.scalar.get(name, 0):
             return True
-        # shouldDelegateResourceToDRA: never true in our model (no DeviceClasses).
+        if should_delegate_resource_to_dra(name, modified, dra):
+            return True
     return False
 
 
@@ -400,6 +420,13 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
             handle, "InPlacePodVerticalScaling")
         self.enable_in_place_preemption = feature_enabled(
             handle, "InPlacePodVerticalScalingSchedulerPreemption")
+
+    def _extended_resource_cache(self) -> ExtendedResourceCache | None:
+        """The DRA manager's ``DeviceClassResolver`` (None without DRAExtendedResource)."""
+        if not self.enable_dra_extended_resource:
+            return None
+        dra = getattr(self.handle, "dra_objects", None)
+        return ExtendedResourceCache(dra().device_classes.values() if dra is not None else ())
 
     # EnqueueExtensions
     def events_to_register(self) -> list:
@@ -524,12 +551,13 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
             if modified is None or modified.name != pod.node_name:
                 return QUEUE_SKIP, None
         plr = self.enable_pod_level_resources
-        if not is_fit(pod, modified, plr):
+        dra = self._extended_resource_cache()
+        if not is_fit(pod, modified, plr, dra):
             return QUEUE_SKIP, None
         if original is None:
             return QUEUE, None
         assert modified is not None
-        if not have_any_requested_resources_increased(pod, original, modified, plr):
+        if not have_any_requested_resources_increased(pod, original, modified, plr, dra):
             return QUEUE_SKIP, None
         return QUEUE, None
 
@@ -563,7 +591,8 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
         """``PreFilter``: store the pod's request vector; never rejects."""
         request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
         state.write(PRE_FILTER_STATE_KEY, new_pre_filter_state(
-            request, self.ignored_resources, self.ignored_resource_groups))
+            request, self.ignored_resources, self.ignored_resource_groups,
+            self._extended_resource_cache()))
         return None, None
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -600,9 +629,13 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
 
     # Sign
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
-        """``SignPod``: one fragment, the pod's request vector (computePodResourceRequest).
-        Upstream refuses to sign (Unschedulable "signature disabled when dra extended resources
-        are used in the cluster") when a requested extended resource is mapped by a
-        DeviceClass; our model has none, so it always signs."""
+        """``SignPod``: one fragment, the pod's request vector (computePodResourceRequest);
+        Unschedulable "signature disabled when dra extended resources are used in the
+        cluster" when a DeviceClass maps a resource the pod requests."""
         request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        dra = self._extended_resource_cache()
+        if any(q and should_delegate_resource_to_dra(name, None, dra)
+               for name, q in request.scalar.items()):
+            return None, Status(Code.UNSCHEDULABLE, "signature disabled when dra extended "
+                                "resources are used in the cluster")
         return [(RESOURCES_SIGNER_NAME, resource_signature(request))], None
