@@ -96,7 +96,7 @@ class OracleContext:
 
     @cached_property
     def scheduler(self) -> SchedulerView:
-        return read_scheduler_config(self.config)
+        return read_scheduler_config(self.config, self.scenario.release)
 
     @cached_property
     def pods_by_key(self) -> dict[str, Pod]:

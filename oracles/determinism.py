@@ -187,7 +187,7 @@ def unfit_node_relation(subject: Subject, scenario: ScenarioInput) -> list[Viola
         if isinstance(o, dict) and o.get("kind") == "Node" and (o.get("status") or {}).get(
                 "images"):
             raise NotApplicable("node images: ImageLocality scores depend on the node count")
-    sched = read_scheduler_config(scenario.config)
+    sched = read_scheduler_config(scenario.config, scenario.release)
     if not all(p.enabled("NodeResourcesFit") for p in sched.profiles.values()):
         raise NotApplicable("a profile disables NodeResourcesFit: the added node's zero "
                             "allocatable pods would not keep every pod off it")

@@ -20,18 +20,12 @@ from reference_impl.model.objects import (
     NodeSelectorTerm,
     TopologySpreadConstraint,
 )
+from reference_impl.releases import ReleaseData, load
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
-# getDefaultPlugins of v1.37.2 after applyFeatureGates with the default gates
-# (NodeDeclaredFeatures appended; DynamicResources inserted before DefaultPreemption).
-DEFAULT_MULTI_POINT = (
-    "SchedulingGates", "PrioritySort", "NodeName", "NodeUnschedulable", "TaintToleration",
-    "NodeAffinity", "NodePorts", "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits",
-    "VolumeBinding", "VolumeZone", "PodTopologySpread", "InterPodAffinity", "DynamicResources",
-    "DefaultPreemption", "NodeResourcesBalancedAllocation", "ImageLocality", "DefaultBinder",
-    "NodeDeclaredFeatures",
-)
-DEFAULT_INITIAL_BACKOFF_SECONDS = 1
-DEFAULT_MAX_BACKOFF_SECONDS = 10
+# The defaults of each release (getDefaultPlugins after applyFeatureGates with the default
+# gates, the backoff defaults, the plugins per extension point) are the release data read from
+# upstream (reference_impl/releases, docs/releases.md), not the reference's configuration code.
 
 # The Filter rules the oracles restate (oracles/rules.py).
 RESTATED_FILTERS = frozenset({
@@ -180,11 +174,19 @@ class SchedulerView:
         return self.profiles.get(scheduler_name)
 
 
-def _implements(plugin: str, point: str) -> bool:
-    """Whether a MultiPoint plugin runs at ``point``; plugins the table does not know (out of
-    tree) are assumed to implement every point."""
+def _implements(plugin: str, point: str, release: ReleaseData) -> bool:
+    """Whether a MultiPoint plugin runs at ``point`` in ``release``: the table's points, of
+    those the release's framework lists the plugin at (an in-tree plugin without a point in a
+    release, e.g. DynamicResources' Score before v1.35); plugins the table does not know (out
+    of tree) are assumed to implement every point."""
     known = _IMPLEMENTS.get(plugin)
-    return True if known is None else point in known
+    if known is None:
+        return True
+    if point not in known:
+        return False
+    listed = release.extension_points.get(point)
+    in_release = any(plugin == p for pts in release.extension_points.values() for p, _ in pts)
+    return listed is None or not in_release or any(plugin == p for p, _ in listed)
 
 
 def _requirements(items: Any) -> tuple[NodeSelectorRequirement, ...]:
@@ -197,9 +199,11 @@ def _names(plugin_set: Mapping[str, Any] | None, field_name: str) -> list[str]:
     return [p.get("name", "") for p in (plugin_set or {}).get(field_name) or ()]
 
 
-def read_scheduler_config(config: Mapping[str, Any] | None) -> SchedulerView:
+def read_scheduler_config(config: Mapping[str, Any] | None,
+                          release: str = UPSTREAM_RELEASE) -> SchedulerView:
     """The profiles of ``config`` (a KubeSchedulerConfiguration dict, or ``None`` for the
-    defaults: one profile ``default-scheduler`` with the default plugins).
+    defaults: one profile ``default-scheduler`` with the default plugins) as ``release``
+    runs them.
 
     ``mergePluginSet``: the default MultiPoint plugins stay unless MultiPoint disables them (or
     ``*``), the profile's MultiPoint plugins are added; every other extension point has no
@@ -207,6 +211,8 @@ def read_scheduler_config(config: Mapping[str, Any] | None) -> SchedulerView:
     implement it and that the point does not disable (nor ``*``).
     """
     config = config or {}
+    data = load(release)
+    default_multi_point = [name for name, _ in data.default_plugins]
     raw_profiles = list(config.get("profiles") or [{}])
     profiles: dict[str, ProfileView] = {}
     for raw in raw_profiles:
@@ -214,7 +220,7 @@ def read_scheduler_config(config: Mapping[str, Any] | None) -> SchedulerView:
         plugins = raw.get("plugins") or {}
         multi_cfg = plugins.get("multiPoint")
         off = set(_names(multi_cfg, "disabled"))
-        multi = [] if "*" in off else [p for p in DEFAULT_MULTI_POINT if p not in off]
+        multi = [] if "*" in off else [p for p in default_multi_point if p not in off]
         multi += [p for p in _names(multi_cfg, "enabled") if p not in multi]
         view = ProfileView(name, percentage_of_nodes_to_score=raw.get(
             "percentageOfNodesToScore"))
@@ -223,7 +229,7 @@ def read_scheduler_config(config: Mapping[str, Any] | None) -> SchedulerView:
             disabled = set(_names(plugins.get(point), "disabled"))
             if "*" not in disabled:
                 names += [p for p in multi if p not in disabled and p not in names
-                          and _implements(p, point)]
+                          and _implements(p, point, data)]
             view.points[point] = names
         for entry in raw.get("pluginConfig") or ():
             if isinstance(entry.get("args"), Mapping):
@@ -234,7 +240,8 @@ def read_scheduler_config(config: Mapping[str, Any] | None) -> SchedulerView:
     return SchedulerView(
         profiles,
         pod_initial_backoff_seconds=float(
-            DEFAULT_INITIAL_BACKOFF_SECONDS if initial is None else initial),
-        pod_max_backoff_seconds=float(DEFAULT_MAX_BACKOFF_SECONDS if maximum is None else maximum),
+            data.pod_initial_backoff_seconds if initial is None else initial),
+        pod_max_backoff_seconds=float(
+            data.pod_max_backoff_seconds if maximum is None else maximum),
         percentage_of_nodes_to_score=config.get("percentageOfNodesToScore") or 0,
     )
