@@ -124,6 +124,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     """``DynamicResources`` (dynamicresources.go)."""
 
     name = names.DynamicResources
+    # v1.34 dynamicresources.go has no Score (nor NormalizeScore).
+    release_points = {"score": ("dynamicresources-score", "none")}
     has_normalize_score = True
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
