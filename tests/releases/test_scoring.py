@@ -1,0 +1,66 @@
+"""Scoring by release: the behaviour switches balanced-allocation-delta,
+image-locality-image-volumes and dynamicresources-score. Each test's numbers are computed by
+hand from the Go code of the release named in its comment."""
+
+from __future__ import annotations
+
+import pytest
+
+from reference_impl.config import default_config, load_config
+from reference_impl.model.objects import Cluster
+from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.releases import load, supported_releases
+from reference_impl.scheduler.explain import explain
+from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.testing.wrappers import make_node, make_pod
+
+# ----- balanced-allocation-delta (kubernetes#135573) -----------------------------------------
+
+
+def _balance_cluster() -> Cluster:
+    """``a``: 4 CPU, 4Gi, empty. ``b``: 2 CPU, 4Gi, a pod requesting 2Gi of memory on it."""
+    nodes = [make_node("a").capacity(cpu="4", memory="4Gi", pods="10").obj(),
+             make_node("b").capacity(cpu="2", memory="4Gi", pods="10").obj()]
+    busy = make_pod("busy").node("b").req(memory="2Gi").obj()
+    return Cluster(nodes=nodes, pods=[busy])
+
+
+BALANCE_POD = make_pod("p").req(cpu="1", memory="1Gi").obj()
+
+# balancedResourceScore: int64((1 - std) * 100), std = |cpu fraction - memory fraction| / 2.
+#   a, with the pod: (1/4, 1Gi/4Gi) = (.25, .25): std 0 -> 100; without it: (0, 0) -> 100.
+#   b, with the pod: (1/2, 3Gi/4Gi) = (.5, .75): std .125 -> 87 (87.5 truncated);
+#      without it: (0, 2Gi/4Gi) = (0, .5): std .25 -> 75.
+# v1.34.4/v1.35.4 balancedResourceScorer(requested, allocable): the score with the pod:
+#   a 100, b 87.
+# v1.36.3/v1.37.2 balancedResourceScorer(requested, allocated, allocatable):
+#   50 + (50 + withPod - withoutPod) / 2 (int64): a 50 + 50/2 = 75, b 50 + 62/2 = 81.
+BALANCE_SCORES = {"with-pod": {"a": 100, "b": 87}, "delta": {"a": 75, "b": 81}}
+BALANCE_WINNER = {"with-pod": "a", "delta": "b"}
+
+
+@pytest.mark.parametrize("tag", supported_releases())
+def test_balanced_allocation_scores_of_each_release_in_explain(tag: str) -> None:
+    release = load(tag)
+    sched = Scheduler(_balance_cluster(), default_config(in_tree_registry(), release), seed=1)
+    got = {n.name: s.raw for n in explain(sched, BALANCE_POD).nodes for s in n.scores
+           if s.plugin == "NodeResourcesBalancedAllocation"}
+    assert got == BALANCE_SCORES[release.behaviour("balanced-allocation-delta")]
+
+
+@pytest.mark.parametrize("tag", supported_releases())
+def test_balanced_allocation_alone_picks_the_release_s_node(tag: str) -> None:
+    """A profile that scores with NodeResourcesBalancedAllocation only: up to v1.35 the node
+    most balanced with the pod (a), from v1.36 the node the pod balances most (b)."""
+    release = load(tag)
+    cfg = load_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {"score": {
+            "disabled": [{"name": "*"}],
+            "enabled": [{"name": "NodeResourcesBalancedAllocation"}]}}}]},
+        in_tree_registry(), release)
+    cluster = _balance_cluster()
+    cluster.pods.append(BALANCE_POD)
+    result = Scheduler(cluster, cfg, seed=1).run()
+    assert result.bindings["default/p"] == BALANCE_WINNER[
+        release.behaviour("balanced-allocation-delta")]
