@@ -12,7 +12,7 @@ from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
-from reference_impl.testing.wrappers import make_node, make_pod
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 # ----- balanced-allocation-delta (kubernetes#135573) -----------------------------------------
 
@@ -64,3 +64,37 @@ def test_balanced_allocation_alone_picks_the_release_s_node(tag: str) -> None:
     result = Scheduler(cluster, cfg, seed=1).run()
     assert result.bindings["default/p"] == BALANCE_WINNER[
         release.behaviour("balanced-allocation-delta")]
+
+
+# ----- image-locality-image-volumes (kubernetes#130231, #138951) ------------------------------
+
+MB = 1024 * 1024
+
+
+def _image_cluster() -> Cluster:
+    """Two nodes; ``a`` holds the 500 MiB image ``data:1``, nobody holds ``app:1``."""
+    return Cluster(nodes=[
+        make_node("a").capacity(cpu="4", memory="4Gi", pods="10").image("data:1", 500 * MB).obj(),
+        make_node("b").capacity(cpu="4", memory="4Gi", pods="10").obj()])
+
+
+IMAGE_POD = (make_pod("p").container(make_container("c").image("app:1"))
+             .volume({"name": "data", "image": {"reference": "data:1"}}).obj())
+
+# scaledImageScore of data:1 on a: 500 MiB * 1 node / 2 nodes = 250 MiB; app:1 is nowhere.
+# calculatePriority(sum, n) = 100 * (clamp(sum, 23 MiB, 1000 MiB * n) - 23 MiB)
+#                             / (1000 MiB * n - 23 MiB), int64 (the MiB cancel):
+# v1.34.4/v1.35.4 sumImageScores: containers only: a 0 -> 23 MiB -> 0; b 0.
+# v1.36.3: the image volume is summed, n = 1 container: a 100 * 227 / 977 = 23; b 0.
+# v1.37.2: n = 1 container + 1 image volume = 2: a 100 * 227 / 1977 = 11; b 0.
+IMAGE_SCORES = {"none": {"a": 0, "b": 0}, "scored": {"a": 23, "b": 0},
+                "counted": {"a": 11, "b": 0}}
+
+
+@pytest.mark.parametrize("tag", supported_releases())
+def test_image_locality_scores_image_volumes_by_release(tag: str) -> None:
+    release = load(tag)
+    sched = Scheduler(_image_cluster(), default_config(in_tree_registry(), release), seed=1)
+    got = {n.name: s.raw for n in explain(sched, IMAGE_POD).nodes for s in n.scores
+           if s.plugin == "ImageLocality"}
+    assert got == IMAGE_SCORES[release.behaviour("image-locality-image-volumes")]
