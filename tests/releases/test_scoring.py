@@ -4,14 +4,22 @@ hand from the Go code of the release named in its comment."""
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import pytest
 
 from reference_impl.config import default_config, load_config
+from reference_impl.framework.status import PluginError
+from reference_impl.model.dra import AllocationResult, DeviceRequestAllocationResult
 from reference_impl.model.objects import Cluster
+from reference_impl.plugins.dynamicresources.claims import ClaimStore
+from reference_impl.plugins.dynamicresources.dynamicresources import NodeAllocation, compute_score
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.testing.dra import claim, request_with_prioritized_list, sub_request
 from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 # ----- balanced-allocation-delta (kubernetes#135573) -----------------------------------------
@@ -98,3 +106,55 @@ def test_image_locality_scores_image_volumes_by_release(tag: str) -> None:
     got = {n.name: s.raw for n in explain(sched, IMAGE_POD).nodes for s in n.scores
            if s.plugin == "ImageLocality"}
     assert got == IMAGE_SCORES[release.behaviour("image-locality-image-volumes")]
+
+
+# ----- dynamicresources-score (kubernetes#134711) ---------------------------------------------
+
+def _first_available(name: str, n: int) -> Any:
+    """A request of ``n`` alternatives ``sub-1``..``sub-n``, one device each."""
+    return request_with_prioritized_list(name, *(sub_request(f"sub-{i + 1}", "gpu", 1)
+                                                 for i in range(n)))
+
+
+def _allocation(*requests: str) -> AllocationResult:
+    return AllocationResult(tuple(DeviceRequestAllocationResult(r, "drv", "n1", "d")
+                                  for r in requests))
+
+
+def _mixed_claims() -> ClaimStore:
+    """Claim ``shared`` already allocated (its request got ``sub-2``), claim ``own`` pending."""
+    shared = dataclasses.replace(claim("shared", _first_available("a", 2)),
+                                 allocation=_allocation("a/sub-2"))
+    return ClaimStore([shared, claim("own", _first_available("b", 2))], ["shared", "own"])
+
+
+@pytest.mark.parametrize("tag", ["v1.36.3", "v1.37.2"])
+def test_dynamicresources_score_reads_an_allocated_claim_s_own_allocation(tag: str) -> None:
+    """v1.36/v1.37 computeScore: ``shared`` scores its own allocation (8 - 1 = 7), ``own`` the
+    node's first allocation result (b/sub-1: 8 - 0 = 8): 15."""
+    variant = load(tag).behaviour("dynamicresources-score")
+    assert compute_score(_mixed_claims(), NodeAllocation([_allocation("b/sub-1")]),
+                         variant) == 15
+
+
+def test_dynamicresources_score_of_v1_35_indexes_the_results_by_claim() -> None:
+    """v1.35 computeScore: claim i reads allocation result i. ``shared`` (i = 0) reads own's
+    result (b/sub-1, none of its sub-requests: 0); ``own`` (i = 1) finds no result: the error
+    that fails Score."""
+    variant = load("v1.35.4").behaviour("dynamicresources-score")
+    with pytest.raises(PluginError,
+                       match="^number of allocations 1 is smaller than number of claims$"):
+        compute_score(_mixed_claims(), NodeAllocation([_allocation("b/sub-1")]), variant)
+    one = ClaimStore([claim("own", _first_available("b", 2))], ["own"])
+    assert compute_score(one, NodeAllocation([_allocation("b/sub-2")]), variant) == 7
+
+
+def test_dynamicresources_does_not_score_in_v1_34() -> None:
+    """v1.34 dynamicresources.go has no Score: the default profile scores without it (its
+    MultiPoint entry has no weight), from v1.35 with weight 2."""
+    for tag in supported_releases():
+        release = load(tag)
+        weights = {e.name: e.weight for e in
+                   default_config(in_tree_registry(), release).profiles[0].plugins["score"]}
+        variant = release.behaviour("dynamicresources-score")
+        assert weights.get("DynamicResources") == (None if variant == "none" else 2), tag
