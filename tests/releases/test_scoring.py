@@ -12,7 +12,7 @@ import pytest
 from reference_impl.config import default_config, load_config
 from reference_impl.framework.status import PluginError
 from reference_impl.model.dra import AllocationResult, DeviceRequestAllocationResult
-from reference_impl.model.objects import Cluster
+from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.dynamicresources.claims import ClaimStore
 from reference_impl.plugins.dynamicresources.dynamicresources import NodeAllocation, compute_score
 from reference_impl.plugins.registry import in_tree_registry
@@ -21,6 +21,15 @@ from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.dra import claim, request_with_prioritized_list, sub_request
 from reference_impl.testing.wrappers import make_container, make_node, make_pod
+
+
+def explained_scores(cluster: Cluster, tag: str, pod: Pod, plugin: str) -> dict[str, int]:
+    """``plugin``'s raw score per node in the explanation of ``pod`` under ``tag``'s default
+    configuration."""
+    sched = Scheduler(cluster, default_config(in_tree_registry(), load(tag)), seed=1)
+    return {n.name: s.raw for n in explain(sched, pod).nodes for s in n.scores
+            if s.plugin == plugin}
+
 
 # ----- balanced-allocation-delta (kubernetes#135573) -----------------------------------------
 
@@ -49,11 +58,9 @@ BALANCE_WINNER = {"with-pod": "a", "delta": "b"}
 
 @pytest.mark.parametrize("tag", supported_releases())
 def test_balanced_allocation_scores_of_each_release_in_explain(tag: str) -> None:
-    release = load(tag)
-    sched = Scheduler(_balance_cluster(), default_config(in_tree_registry(), release), seed=1)
-    got = {n.name: s.raw for n in explain(sched, BALANCE_POD).nodes for s in n.scores
-           if s.plugin == "NodeResourcesBalancedAllocation"}
-    assert got == BALANCE_SCORES[release.behaviour("balanced-allocation-delta")]
+    got = explained_scores(_balance_cluster(), tag, BALANCE_POD,
+                           "NodeResourcesBalancedAllocation")
+    assert got == BALANCE_SCORES[load(tag).behaviour("balanced-allocation-delta")]
 
 
 @pytest.mark.parametrize("tag", supported_releases())
@@ -101,11 +108,8 @@ IMAGE_SCORES = {"none": {"a": 0, "b": 0}, "scored": {"a": 23, "b": 0},
 
 @pytest.mark.parametrize("tag", supported_releases())
 def test_image_locality_scores_image_volumes_by_release(tag: str) -> None:
-    release = load(tag)
-    sched = Scheduler(_image_cluster(), default_config(in_tree_registry(), release), seed=1)
-    got = {n.name: s.raw for n in explain(sched, IMAGE_POD).nodes for s in n.scores
-           if s.plugin == "ImageLocality"}
-    assert got == IMAGE_SCORES[release.behaviour("image-locality-image-volumes")]
+    got = explained_scores(_image_cluster(), tag, IMAGE_POD, "ImageLocality")
+    assert got == IMAGE_SCORES[load(tag).behaviour("image-locality-image-volumes")]
 
 
 # ----- dynamicresources-score (kubernetes#134711) ---------------------------------------------
