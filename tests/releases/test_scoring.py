@@ -162,3 +162,18 @@ def test_dynamicresources_does_not_score_in_v1_34() -> None:
                    default_config(in_tree_registry(), release).profiles[0].plugins["score"]}
         variant = release.behaviour("dynamicresources-score")
         assert weights.get("DynamicResources") == (None if variant == "none" else 2), tag
+
+
+# ----- volumebinding-capacity-scoring: the gate's default, no switch --------------------------
+
+@pytest.mark.parametrize("tag", supported_releases())
+def test_volume_binding_scores_capacity_where_the_release_turns_the_gate_on(tag: str) -> None:
+    """``volumebinding.New`` builds the capacity scorer only with StorageCapacityScoring (off
+    up to v1.36, Beta and on in v1.37)."""
+    release = load(tag)
+    cfg = default_config(in_tree_registry(), release)
+    plugin = Scheduler(Cluster(nodes=[]), cfg, seed=1).profiles[
+        "default-scheduler"].instances["VolumeBinding"]
+    on = release.feature_enabled("StorageCapacityScoring")
+    assert on is (release.feature_gate_stages["StorageCapacityScoring"] == "Beta")
+    assert plugin.has_scorer is on
