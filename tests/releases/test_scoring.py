@@ -11,7 +11,7 @@ import pytest
 
 from reference_impl.config import default_config, load_config
 from reference_impl.framework.status import PluginError
-from reference_impl.model.dra import AllocationResult, DeviceRequestAllocationResult
+from reference_impl.model.dra import AllocationResult, DeviceRequestAllocationResult, DRAObjects
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.dynamicresources.claims import ClaimStore
 from reference_impl.plugins.dynamicresources.dynamicresources import NodeAllocation, compute_score
@@ -19,7 +19,14 @@ from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
-from reference_impl.testing.dra import claim, request_with_prioritized_list, sub_request
+from reference_impl.testing.dra import (
+    claim,
+    device,
+    device_class,
+    request_with_prioritized_list,
+    slice_with_devices,
+    sub_request,
+)
 from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 
@@ -177,3 +184,67 @@ def test_volume_binding_scores_capacity_where_the_release_turns_the_gate_on(tag:
     on = release.feature_enabled("StorageCapacityScoring")
     assert on is (release.feature_gate_stages["StorageCapacityScoring"] == "Beta")
     assert plugin.has_scorer is on
+
+
+def _gpu_cluster(*, shared: bool) -> tuple[Cluster, Pod]:
+    """``h100-node`` has one h100, ``a100-node`` two a100s; the pod's claim ``own`` asks for an
+    h100, else an a100 (``firstAvailable``). With ``shared``, the pod also uses (first) the
+    claim ``shared``, already allocated a100-node's gpu-1 without a node selector."""
+    def choice(model: str) -> Any:
+        return sub_request(model, "gpu", 1, f'device.attributes["drv"].model == "{model}"')
+
+    def gpu(name: str, model: str) -> Any:
+        return device(name, attributes={"model": model})
+
+    def namespaced(c: Any) -> Any:
+        return dataclasses.replace(c, namespace="default")
+
+    req = request_with_prioritized_list("gpu", choice("h100"), choice("a100"))
+    claims = [namespaced(claim("own", req))]
+    pod = make_pod("p").namespace("default")
+    if shared:
+        claims.append(namespaced(dataclasses.replace(
+            claim("shared", req), allocation=AllocationResult((DeviceRequestAllocationResult(
+                "gpu/a100", "drv", "a100-node", "gpu-1"),)))))
+        pod = pod.resource_claim("shared", claim="shared")
+    dra = DRAObjects(
+        device_classes={"gpu": device_class("gpu", "drv")},
+        claims={f"default/{c.name}": c for c in claims},
+        slices=[slice_with_devices("h", "h100-node", "h100-node", "drv", gpu("gpu-0", "h100")),
+                slice_with_devices("a", "a100-node", "a100-node", "drv", gpu("gpu-0", "a100"),
+                                   gpu("gpu-1", "a100"))])
+    nodes = [make_node(n).capacity(cpu="4", memory="8Gi", pods="10").obj()
+             for n in ("h100-node", "a100-node")]
+    return Cluster(nodes=nodes, dra=dra), pod.resource_claim("gpu", claim="own").obj()
+
+
+# Raw DynamicResources scores, checked against each release's upstream subject (explain):
+# v1.34.4 has no Score; v1.35+: own gets h100 (sub-request 0: 8) on h100-node and a100 (7) on
+# a100-node; with shared, v1.36+ add shared's own a100 (7): 15 and 14, while v1.35's Score
+# fails (claim-index: shared reads own's result, own finds none).
+DRA_SCORES = {
+    (False, "none"): {"h100-node": None, "a100-node": None},
+    (False, "claim-index"): {"h100-node": 8, "a100-node": 7},
+    (False, "allocated-claims"): {"h100-node": 8, "a100-node": 7},
+    (True, "none"): {"h100-node": None, "a100-node": None},
+    (True, "allocated-claims"): {"h100-node": 15, "a100-node": 14},
+}
+
+
+@pytest.mark.parametrize("shared", [False, True])
+@pytest.mark.parametrize("tag", supported_releases())
+def test_dynamicresources_scores_of_each_release(tag: str, shared: bool) -> None:
+    release = load(tag)
+    variant = release.behaviour("dynamicresources-score")
+    cluster, pod = _gpu_cluster(shared=shared)
+    sched = Scheduler(cluster, default_config(in_tree_registry(), release), seed=1)
+    explanation = explain(sched, pod)
+    if (shared, variant) == (True, "claim-index"):
+        assert explanation.selected is None
+        assert explanation.message == (
+            'running Score plugins: plugin "DynamicResources" failed with: number of '
+            "allocations 1 is smaller than number of claims")
+        return
+    got = {n.name: next((s.raw for s in n.scores if s.plugin == "DynamicResources"), None)
+           for n in explanation.nodes}
+    assert got == DRA_SCORES[shared, variant]
