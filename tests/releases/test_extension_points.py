@@ -95,3 +95,21 @@ def test_nodename_prefilter_restricts_the_cycle_to_the_named_node() -> None:
         "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't satisfy "
         "plugin(s) [NodeName]. preemption: 0/3 nodes are available: 3 Preemption is not "
         "helpful for scheduling.")
+
+
+@pytest.mark.parametrize("tag", supported_releases())
+def test_nodes_rejected_for_the_node_name_are_no_preemption_candidates(tag: str) -> None:
+    """Filter (v1.34-v1.36) and PreFilter (v1.37) both turn the other nodes away as
+    UnschedulableAndUnresolvable: preemption looks at the named node only, in every release,
+    and evicts the pod there."""
+    nodes = [make_node(n).capacity(cpu="2", pods="10").obj() for n in ("n1", "n2", "n3")]
+    victim = make_pod("v").node("n2").priority(0).req(cpu="2").obj()
+    sched = Scheduler(Cluster(nodes=nodes, pods=[victim]),
+                      default_config(in_tree_registry(), load(tag)), seed=1)
+    attempt = sched.schedule_one(QueuedPodInfo(
+        make_pod("p").node("n2").priority(100).req(cpu="1").obj(), 0.0))
+    other = ("didn't satisfy plugin(s) [NodeName]" if load(tag).behaviour("nodename-prefilter")
+             == "prefilter" else "didn't match the requested node name")
+    assert attempt.message.startswith(
+        f"0/3 nodes are available: 1 Insufficient cpu, 2 node(s) {other}. preemption: ")
+    assert attempt.victims == ["default/v"]
