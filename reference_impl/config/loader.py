@@ -278,7 +278,7 @@ def _build_profile(prof: InternalProfile, path: str, registry: Registry,
         if errs:
             raise ConfigError(name, errs)
     try:
-        lists = expand_plugins(plugins, registry, path, scheduler_name)
+        lists = expand_plugins(plugins, registry, path, scheduler_name, release)
     except FrameworkError as e:
         raise ConfigError(name, [str(e)]) from None
     plugin_args_out = {

@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 from reference_impl.config.schema import PLUGIN_SET_FIELDS
 from reference_impl.framework import interfaces as itf
+from reference_impl.releases import ReleaseData
+from reference_impl.releases.current import RELEASE
 
 MAX_SCORE = itf.MAX_NODE_SCORE  # fwk.MaxScore
 MAX_TOTAL_SCORE = 2**63 - 1  # fwk.MaxTotalScore = math.MaxInt64
@@ -121,9 +123,15 @@ _FRAMEWORK_POINTS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _implements(cls: type, point: str) -> bool:
+def _implements(cls: type, point: str, release: ReleaseData) -> bool:
+    """Whether plugin ``cls`` extends ``point`` in ``release``: it inherits the point's interface
+    and, if the point came to it in a later release (``Plugin.release_points``), the release
+    does not run the variant without it."""
     iface = _INTERFACES.get(point)
-    return iface is not None and issubclass(cls, iface)
+    if iface is None or not issubclass(cls, iface):
+        return False
+    switch = getattr(cls, "release_points", {}).get(point)
+    return switch is None or release.behaviour(switch[0]) != switch[1]
 
 
 def needed_plugins(plugins: Plugins) -> set[str]:
@@ -132,8 +140,10 @@ def needed_plugins(plugins: Plugins) -> set[str]:
 
 
 def expand_plugins(plugins: Plugins, registry: Mapping[str, type], profile_path: str,
-                   scheduler_name: str) -> dict[str, list[PluginEntry]]:
-    """The per-extension-point lists ``NewFramework`` builds from a merged profile.
+                   scheduler_name: str, release: ReleaseData = RELEASE
+                   ) -> dict[str, list[PluginEntry]]:
+    """The per-extension-point lists ``NewFramework`` of ``release`` builds from a merged
+    profile (a plugin extends the points its class implements in that release, ``_implements``).
 
     1. ``updatePluginList``: each specific extension point's enabled plugins, which must exist,
        implement the point and appear once.
@@ -158,7 +168,7 @@ def expand_plugins(plugins: Plugins, registry: Mapping[str, type], profile_path:
             cls = registry.get(ref.name)
             if cls is None:
                 raise FrameworkError(where(ref, point), f'{type_name} "{ref.name}" does not exist')
-            if not _implements(cls, point):
+            if not _implements(cls, point, release):
                 raise FrameworkError(where(ref, point),
                                      f'plugin "{ref.name}" does not extend {type_name} plugin')
             if ref.name in names:
@@ -181,7 +191,7 @@ def expand_plugins(plugins: Plugins, registry: Mapping[str, type], profile_path:
                 if cls is None:
                     raise FrameworkError(where(ref, "multiPoint"),
                                          f'{type_name} "{ref.name}" does not exist')
-                if not _implements(cls, point) or ref.name in disabled:
+                if not _implements(cls, point, release) or ref.name in disabled:
                     continue
                 if ref.name in enabled:
                     overrides.add(ref.name)
@@ -211,7 +221,7 @@ def expand_plugins(plugins: Plugins, registry: Mapping[str, type], profile_path:
         if cls is None:  # only when every point disables "*" (upstream then panics)
             raise FrameworkError(where(ref, "multiPoint"),
                                  f'ScorePlugin "{ref.name}" does not exist')
-        if ref.name in weights or not _implements(cls, "score"):
+        if ref.name in weights or not _implements(cls, "score", release):
             continue
         weights[ref.name] = ref.weight or 1  # "a weight of zero is not permitted"
         if weights[ref.name] * MAX_SCORE > MAX_TOTAL_SCORE - total:

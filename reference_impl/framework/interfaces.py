@@ -11,6 +11,7 @@ Constructors take ``(args, handle)``: ``args`` is the plugin's typed args object
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
@@ -41,6 +42,11 @@ class Plugin:
     """Base of every plugin (``fwk.Plugin``)."""
 
     name: ClassVar[str] = ""
+    release_points: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    """Extension points (v1 field names) the plugin's upstream code lacks in some releases:
+    point → (behaviour switch, the variant those releases run). The configuration's expansion
+    leaves the point out for them (``reference_impl/config/plugins.py``), as a Go plugin type
+    without the method does not extend that point."""
 
     def __init__(self, args: Any = None, handle: Handle | None = None) -> None:
         self.args = args

@@ -3,7 +3,9 @@
 Favours nodes that already hold the pod's images. Each image of the pod (init containers,
 containers, image volumes) present on the node contributes its size scaled by the share of
 nodes holding it (``size * numNodes / totalNumNodes``, float64 then int64); the sum, clamped to
-[23 MiB, 1000 MiB * number of images], is mapped linearly onto 0..100.
+[23 MiB, 1000 MiB * number of images], is mapped linearly onto 0..100. Image volumes count by
+release (switch image-locality-image-volumes): not at all up to v1.35, in the sum only in
+v1.36 (kubernetes#130231), in the sum and the number of images from v1.37 (#138951).
 
 No EventsToRegister, as upstream: a Score-only plugin is no enqueue extension
 (``runtime/framework.go`` shouldHaveEnqueueExtensions: PreEnqueue, PreFilter, Filter, Reserve,
@@ -20,6 +22,7 @@ from reference_impl.framework.status import Status
 from reference_impl.framework.types import ImageStateSummary, NodeInfo
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
+from reference_impl.plugins.helper.behaviour import behaviour
 
 MB = 1024 * 1024
 MIN_THRESHOLD = 23 * MB
@@ -53,14 +56,22 @@ def image_volume_references(pod: Pod) -> list[str]:
     return refs
 
 
-def pod_image_names(pod: Pod) -> tuple[tuple[str, ...], int]:
+def pod_image_names(pod: Pod, image_volumes: str = "counted") -> tuple[tuple[str, ...], int]:
     """The normalized images ``sumImageScores`` looks up, in its order (init containers,
-    containers, image volumes), and the image count: one per container and init container,
-    plus one per image volume."""
+    containers, then image volumes), and the image count ``calculatePriority`` takes, by the
+    variant of image-locality-image-volumes:
+
+    - "none" (v1.34/v1.35 image_locality.go): containers and init containers only; the count
+      is ``len(InitContainers) + len(Containers)``.
+    - "scored" (v1.36): image volumes are looked up too, the count is still the containers'.
+    - "counted" (v1.37): ``sumImageScores`` also returns the count, one per image volume
+      more."""
     imgs = [normalized_image_name(c.image) for c in pod.init_containers]
     imgs.extend(normalized_image_name(c.image) for c in pod.containers)
-    imgs.extend(normalized_image_name(ref) for ref in image_volume_references(pod))
-    return tuple(imgs), len(imgs)
+    containers = len(imgs)
+    if image_volumes != "none":
+        imgs.extend(normalized_image_name(ref) for ref in image_volume_references(pod))
+    return tuple(imgs), containers if image_volumes != "counted" else len(imgs)
 
 
 def scaled_image_score(state: ImageStateSummary, total_num_nodes: int) -> int:
@@ -107,6 +118,7 @@ class ImageLocality(ScorePlugin, SignPlugin):
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)
+        self.image_volumes = behaviour(handle, "image-locality-image-volumes")
         # The pod's normalized image names, kept for the pod being scored (upstream
         # recomputes them for every node).
         self._pod: Pod | None = None
@@ -116,7 +128,7 @@ class ImageLocality(ScorePlugin, SignPlugin):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """``Score``: totalNumNodes is the number of nodes in the snapshot."""
         if pod is not self._pod:
-            self._images, self._count = pod_image_names(pod)
+            self._images, self._count = pod_image_names(pod, self.image_volumes)
             self._pod = pod
         total_num_nodes = self.handle.snapshot().num_nodes()
         return calculate_priority(

@@ -29,6 +29,8 @@ def fits(pod: Pod, node_info: NodeInfo) -> bool:
 
 class NodeName(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtensions):
     name = names.NodeName
+    # v1.34-v1.36 node_name.go has no PreFilter; v1.37's restricts the pod to spec.nodeName.
+    release_points = {"preFilter": ("nodename-prefilter", "filter")}
 
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
         """``SignPod``: the verdict depends on ``spec.nodeName``."""

@@ -40,6 +40,8 @@ QUEUE_SKIP = "QueueSkip"
 
 class NodeUnschedulable(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtensions):
     name = names.NodeUnschedulable
+    # v1.34-v1.36 node_unschedulable.go has no PreFilter (v1.37's does nothing at the defaults).
+    release_points = {"preFilter": ("nodeunschedulable-prefilter", "filter")}
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)

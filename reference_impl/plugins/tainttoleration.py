@@ -60,6 +60,8 @@ def get_all_toleration_prefer_no_schedule(tolerations: tuple[Toleration, ...]
 class TaintToleration(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, SignPlugin,
                       EnqueueExtensions):
     name = names.TaintToleration
+    # v1.34-v1.36 taint_toleration.go has no PreFilter (v1.37's does nothing at the defaults).
+    release_points = {"preFilter": ("tainttoleration-prefilter", "filter")}
     has_normalize_score = True
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:

@@ -36,6 +36,34 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "selectHost: reservoir sampling among the top-scored nodes (uniform ties), or the "
             "max-heap of sorted_nodes.go (the first top-scored node examined wins)",
             v1_34_4="reservoir", v1_35_4="heap", v1_36_3="heap", v1_37_2="heap"),
+    # --- extension points and scoring (docs/release-differences.md, Plugins)
+    _switch("nodename-prefilter", "kubernetes/kubernetes#140000",
+            "NodeName: Filter only, or also a PreFilter that restricts a pod with spec.nodeName "
+            "to that node (the other nodes: UnschedulableAndUnresolvable from PreFilter)",
+            v1_34_4="filter", v1_35_4="filter", v1_36_3="filter", v1_37_2="prefilter"),
+    _switch("nodeunschedulable-prefilter", "kubernetes/kubernetes#140000",
+            "NodeUnschedulable: Filter only, or also a PreFilter (Skip for a deferred resize "
+            "under InPlacePodVerticalScalingSchedulerPreemption, else nothing)",
+            v1_34_4="filter", v1_35_4="filter", v1_36_3="filter", v1_37_2="prefilter"),
+    _switch("tainttoleration-prefilter", "kubernetes/kubernetes#140000",
+            "TaintToleration: no PreFilter, or a PreFilter (Skip for a deferred resize under "
+            "InPlacePodVerticalScalingSchedulerPreemption, else nothing)",
+            v1_34_4="filter", v1_35_4="filter", v1_36_3="filter", v1_37_2="prefilter"),
+    _switch("dynamicresources-score", "kubernetes/kubernetes#134711",
+            "DynamicResources: no Score; a Score that reads the node's allocation results by "
+            "the claim's index among all claims (claim-index); or one that reads an allocated "
+            "claim's own allocation and counts only the others in the results (allocated-claims)",
+            v1_34_4="none", v1_35_4="claim-index", v1_36_3="allocated-claims",
+            v1_37_2="allocated-claims"),
+    _switch("balanced-allocation-delta", "kubernetes/kubernetes#135573",
+            "NodeResourcesBalancedAllocation: the balance with the pod (with-pod), or "
+            "MaxNodeScore/2 + (MaxNodeScore/2 + with pod - without pod)/2 (delta)",
+            v1_34_4="with-pod", v1_35_4="with-pod", v1_36_3="delta", v1_37_2="delta"),
+    _switch("image-locality-image-volumes", "kubernetes/kubernetes#138951",
+            "ImageLocality: container images only (none); image volumes scored against the "
+            "containers' threshold (scored); image volumes also counted in the threshold "
+            "(counted). #130231 introduced 'scored'",
+            v1_34_4="none", v1_35_4="none", v1_36_3="scored", v1_37_2="counted"),
 )})
 
 

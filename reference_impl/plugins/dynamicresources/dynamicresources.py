@@ -65,6 +65,7 @@ from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     pod_scalar_resources,
     served_by_dra,
 )
+from reference_impl.plugins.helper.behaviour import behaviour
 from reference_impl.plugins.helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:
@@ -137,6 +138,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     """``DynamicResources`` (dynamicresources.go)."""
 
     name = names.DynamicResources
+    # v1.34 dynamicresources.go has no Score (nor NormalizeScore).
+    release_points = {"score": ("dynamicresources-score", "none")}
     has_normalize_score = True
 
     def __init__(self, args: Any = None, handle: Any = None) -> None:
@@ -145,6 +148,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         # New: "Disabled, won't do anything." without the gate.
         self.enabled = bool(feature("DynamicResourceAllocation"))
         self.enable_dra_prioritized_list = bool(feature("DRAPrioritizedList"))
+        self.score_variant = behaviour(handle, "dynamicresources-score")
         self.enable_dra_extended_resource = bool(feature("DRAExtendedResource"))
         self.enable_admin_access = bool(feature("DRAAdminAccess"))
         self.enable_device_taints = bool(feature("DRADeviceTaints"))
@@ -417,9 +421,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     # ----- Score -----
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        """``Score`` (with DRAPrioritizedList): ``computeScore``, for each subrequest of a
-        ``firstAvailable`` request that got devices, 8 minus its index."""
-        if not self.enabled or not self.enable_dra_prioritized_list:
+        """``Score``: ``computeScore``, for each subrequest of a ``firstAvailable`` request
+        that got devices, 8 minus its index. v1.36 on, only with DRAPrioritizedList (v1.35
+        scores without looking at it; v1.34 has no Score: ``release_points``)."""
+        if not self.enabled or (not self.enable_dra_prioritized_list
+                                and self.score_variant != "claim-index"):
             return 0
         s: _StateData | None = state.get(STATE_KEY)
         if s is None:
@@ -429,7 +435,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         allocations = s.node_allocations.get(node_info.node.name)
         if allocations is None:
             return 0
-        return compute_score(s.claims, allocations)
+        return compute_score(s.claims, allocations, self.score_variant)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[list]) -> Status | None:
         """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, false)`` when enabled."""
@@ -618,13 +624,23 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return QUEUE, None
 
 
-def compute_score(claims: ClaimStore, allocations: NodeAllocation) -> int:
-    """``computeScore``: allocated claims use their allocation, the others the node's
-    allocation results in order."""
+def compute_score(claims: ClaimStore, allocations: NodeAllocation,
+                  variant: str = "allocated-claims") -> int:
+    """``computeScore``, by the variant of dynamicresources-score. "allocated-claims" (v1.36,
+    v1.37 dynamicresources.go): allocated claims use their allocation, the others the node's
+    allocation results in order. "claim-index" (v1.35): the claim at index i among all claims
+    uses the node's i-th allocation result (which lists only the claims Filter allocated), an
+    error when there are fewer results than claims."""
     score = 0
     unallocated = 0
-    for _index, claim in claims.all():
-        if claim.allocation is not None:
+    for index, claim in claims.all():
+        if variant == "claim-index":
+            if index >= len(allocations.allocation_results):
+                raise PluginError(
+                    f"number of allocations {len(allocations.allocation_results)} is smaller "
+                    "than number of claims")
+            allocation = allocations.allocation_results[index]
+        elif claim.allocation is not None:
             allocation = claim.allocation
         else:
             if unallocated >= len(allocations.allocation_results):

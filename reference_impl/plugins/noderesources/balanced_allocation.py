@@ -1,6 +1,7 @@
 """NodeResourcesBalancedAllocation
 (``pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go``): scores the change
-in balance the pod brings, from raw requests; no EventsToRegister, as upstream
+in balance the pod brings (v1.36 on; the balance with the pod before), from raw requests; no
+EventsToRegister, as upstream
 (``runtime/framework.go`` shouldHaveEnqueueExtensions).
 See docs/reference.md#noderesourcesbalancedallocation."""
 
@@ -21,6 +22,7 @@ from reference_impl.framework.status import Code, Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
+from reference_impl.plugins.helper.behaviour import behaviour
 from reference_impl.plugins.noderesources.fit import (
     RESOURCES_SIGNER_NAME,
     compute_pod_resource_request,
@@ -85,12 +87,24 @@ def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int
 
 def balanced_resource_scorer(requested: list[int], allocated: list[int],
                              allocatable: list[int]) -> int:
-    """``balancedResourceScorer``: ``MaxNodeScore/2 + (MaxNodeScore/2 + withPod - withoutPod)/2``
-    (int64 arithmetic), where withPod scores (node + pod) requests and withoutPod the node's."""
+    """``balancedResourceScorer`` of v1.36/v1.37 (switch balanced-allocation-delta "delta",
+    kubernetes#135573): ``MaxNodeScore/2 + (MaxNodeScore/2 + withPod - withoutPod)/2`` (int64
+    arithmetic), where withPod scores (node + pod) requests and withoutPod the node's."""
     with_pod = balanced_resource_score(requested, allocatable)
     without_pod = balanced_resource_score(allocated, allocatable)
     half = MAX_NODE_SCORE // 2
     return wrap_int64(half + go_div(wrap_int64(half + with_pod - without_pod), 2))
+
+
+def balanced_resource_scorer_with_pod(requested: list[int], allocated: list[int],
+                                      allocatable: list[int]) -> int:
+    """``balancedResourceScorer(requested, allocable)`` of v1.34/v1.35 (balanced_allocation.go;
+    switch balanced-allocation-delta "with-pod"): the balance of (node + pod) requests only."""
+    return balanced_resource_score(requested, allocatable)
+
+
+#: the scorer of each balanced-allocation-delta variant
+SCORERS = {"with-pod": balanced_resource_scorer_with_pod, "delta": balanced_resource_scorer}
 
 
 def validate_balanced_allocation_args(args: NodeResourcesBalancedAllocationArgs) -> None:
@@ -122,7 +136,8 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
         self.enable_pod_level_resources = feature_enabled(handle, "PodLevelResources")
         self.enable_dra_extended_resource = feature_enabled(handle, "DRAExtendedResource")
         self.scorer = ResourceAllocationScorer(
-            names.NodeResourcesBalancedAllocation, balanced_resource_scorer, args.resources,
+            names.NodeResourcesBalancedAllocation,
+            SCORERS[behaviour(handle, "balanced-allocation-delta")], args.resources,
             use_requested=True, enable_pod_level_resources=self.enable_pod_level_resources)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
