@@ -45,6 +45,15 @@ class GoldenDecisions:
     source: str = ""  # what made them (subject, how, seed)
     recorded_at: str = ""  # YYYY-MM-DD
     recorded_with: str = ""  # the command that wrote them
+    #: the releases whose upstream made these same decisions (``holdsFor``; empty: only
+    #: ``upstream_release``). A scenario is stored once, with a decisions document per
+    #: distinct outcome (docs/golden.md#releases).
+    holds_for: tuple[str, ...] = ()
+
+    @property
+    def releases(self) -> tuple[str, ...]:
+        """The releases these decisions hold for."""
+        return self.holds_for or ((self.upstream_release,) if self.upstream_release else ())
 
     @classmethod
     def from_doc(cls, doc: Mapping[str, Any], where: str = "") -> GoldenDecisions:
@@ -59,9 +68,13 @@ class GoldenDecisions:
         if deleted is not None and (not isinstance(deleted, list)
                                     or not all(isinstance(p, str) for p in deleted)):
             raise ValueError(f"{where}: GoldenDecisions.deleted must be a list of NS/POD")
+        holds = doc.get("holdsFor") or []
+        if not isinstance(holds, list) or not all(isinstance(r, str) for r in holds):
+            raise ValueError(f"{where}: GoldenDecisions.holdsFor must be a list of releases")
         return cls(dict(bindings), list(pending), None if deleted is None else list(deleted),
                    str(doc.get("upstreamRelease", "")), str(doc.get("source", "")),
-                   str(doc.get("recordedAt", "")), str(doc.get("recordedWith", "")))
+                   str(doc.get("recordedAt", "")), str(doc.get("recordedWith", "")),
+                   tuple(holds))
 
     def to_doc(self) -> dict[str, Any]:
         d: dict[str, Any] = {"apiVersion": GOLDEN_API_VERSION, "kind": GOLDEN_KIND}
@@ -70,6 +83,8 @@ class GoldenDecisions:
                            ("recordedWith", self.recorded_with)):
             if value:
                 d[key] = value
+        if self.holds_for and list(self.holds_for) != [self.upstream_release]:
+            d["holdsFor"] = sorted(self.holds_for, key=release_key)
         d["bindings"] = dict(sorted(self.bindings.items()))
         d["pending"] = sorted(self.pending)
         if self.deleted is not None:
@@ -84,24 +99,54 @@ class GoldenDecisions:
                    source)
 
 
-def split_golden(scenario: ScenarioInput) -> tuple[ScenarioInput, GoldenDecisions | None]:
-    """Remove the ``GoldenDecisions`` document from a scenario read from a file."""
-    golden = [d for d in scenario.documents
-              if isinstance(d, dict) and d.get("kind") == GOLDEN_KIND]
-    if len(golden) > 1:
-        raise ValueError(f"{scenario.name}: more than one {GOLDEN_KIND} document")
-    if not golden:
-        return scenario, None
-    rest = [d for d in scenario.documents if d is not golden[0]]
-    s = scenario.derived(documents=rest)
-    return s, GoldenDecisions.from_doc(golden[0], scenario.name)
+def split_golden(scenario: ScenarioInput) -> tuple[ScenarioInput, list[GoldenDecisions]]:
+    """Remove the ``GoldenDecisions`` documents from a scenario read from a file: one per
+    distinct outcome, no release held by two."""
+    docs = [d for d in scenario.documents if isinstance(d, dict) and d.get("kind") == GOLDEN_KIND]
+    rest = [d for d in scenario.documents if not any(d is g for g in docs)]
+    decisions = [GoldenDecisions.from_doc(d, scenario.name) for d in docs]
+    seen: set[str] = set()
+    for dec in decisions:
+        twice = seen & set(dec.releases)
+        if twice:
+            raise ValueError(f"{scenario.name}: two {GOLDEN_KIND} documents hold for "
+                             f"{', '.join(sorted(twice))}")
+        seen |= set(dec.releases)
+    if len(decisions) > 1 and any(not d.releases for d in decisions):
+        raise ValueError(f"{scenario.name}: {GOLDEN_KIND} documents without upstreamRelease "
+                         "or holdsFor: which release holds which decisions?")
+    return (scenario.derived(documents=rest) if docs else scenario), decisions
 
 
-def read_scenario_file(path: str | Path) -> tuple[ScenarioInput, GoldenDecisions | None,
-                                                  dict[str, str]]:
-    """A scenario file (counterexample or golden): the scenario, its decisions if any, and its
-    ``key: value`` notes (``oracle``, ``subject``...: from the ``ScenarioInfo`` document, or
-    the header comments of a file in the old form)."""
+def decisions_for(decisions: Sequence[GoldenDecisions],
+                  release: str) -> GoldenDecisions | None:
+    """The decisions recorded for ``release``; a file without provenance holds for any."""
+    for d in decisions:
+        if release in d.releases or not d.releases:
+            return d
+    return None
+
+
+def release_key(tag: str) -> tuple[int, ...]:
+    """``v1.34.4`` → ``(1, 34, 4)``, to sort releases."""
+    return tuple(int(x) for x in tag.lstrip("v").split(".") if x.isdigit())
+
+
+def read_scenario_file(path: str | Path, release: str | None = None
+                       ) -> tuple[ScenarioInput, GoldenDecisions | None, dict[str, str]]:
+    """A scenario file (counterexample or golden): the scenario, its decisions for ``release``
+    (default: the scenario's own release) if it has any, and its ``key: value`` notes
+    (``oracle``, ``subject``...: from the ``ScenarioInfo`` document, or the header comments of
+    a file in the old form)."""
+    scenario, decisions, notes = read_golden_file(path)
+    chosen = decisions_for(decisions, release or scenario.release)
+    return scenario, chosen, notes
+
+
+def read_golden_file(path: str | Path) -> tuple[ScenarioInput, list[GoldenDecisions],
+                                                dict[str, str]]:
+    """A scenario file with every decisions document it holds (one per distinct outcome
+    across releases)."""
     p = Path(path)
     text = p.read_text(encoding="utf-8")
     try:
@@ -117,12 +162,16 @@ def read_scenario_file(path: str | Path) -> tuple[ScenarioInput, GoldenDecisions
 
 
 def write_scenario_file(path: str | Path, scenario: ScenarioInput,
-                        decisions: GoldenDecisions | None = None) -> Path:
-    """``ScenarioInput.write``, plus the ``GoldenDecisions`` document when given."""
+                        decisions: GoldenDecisions | Sequence[GoldenDecisions] | None = None
+                        ) -> Path:
+    """``ScenarioInput.write``, plus the ``GoldenDecisions`` documents when given (oldest
+    release first)."""
     p = scenario.write(path)
-    if decisions is not None:
-        with p.open("a", encoding="utf-8") as f:
-            yaml.safe_dump(decisions.to_doc(), f, sort_keys=False, explicit_start=True)
+    docs = [decisions] if isinstance(decisions, GoldenDecisions) else list(decisions or ())
+    docs.sort(key=lambda d: min((release_key(r) for r in d.releases), default=()))
+    with p.open("a", encoding="utf-8") as f:
+        for d in docs:
+            yaml.safe_dump(d.to_doc(), f, sort_keys=False, explicit_start=True)
     return p
 
 
@@ -227,26 +276,31 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
     the reference's under the subject's configuration (its user plugins swapped for the
     in-tree plugins they replace, :mod:`conformance.engines.baseline`), and the case says so;
     when the reference cannot run that configuration the case is skipped with the reason.
-    A file recorded for another release than ``release`` (the run's ``--release``) is skipped:
-    its decisions are that release's."""
+    The scenario is scheduled as ``release`` (the run's ``--release``; default: the file's
+    own) and compared with the decisions recorded for that release; a file with none for it
+    is skipped, saying how to record them."""
     t0 = time.monotonic()
     case = CaseResult("golden", "kschedconf.golden", name or path.stem,
                       properties={"file": str(path)})
     try:
-        scenario, decisions, _ = read_scenario_file(path)
+        scenario, all_decisions, _ = read_golden_file(path)
     except (OSError, ValueError) as e:
         case.status, case.message = ERROR, f"{path}: {e}"
         return case
-    if decisions is None:
+    if not all_decisions:
         case.status, case.message = ERROR, f"{path}: no {GOLDEN_KIND} document"
+        return case
+    release = release or scenario.release
+    scenario = scenario.derived(release=release)
+    decisions = decisions_for(all_decisions, release)
+    if decisions is None:
+        held = sorted({r for d in all_decisions for r in d.releases}, key=release_key)
+        case.status = SKIPPED
+        case.message = (f"recorded for {', '.join(held)}, not {release} (record it with "
+                        f"`kschedconf golden record --release {release}`)")
         return case
     if decisions.upstream_release:
         case.properties["recorded_with"] = decisions.upstream_release
-    if release is not None and scenario.release != release:
-        case.status = SKIPPED
-        case.message = (f"recorded for {scenario.release}, not {release} (record it with "
-                        f"`kschedconf golden record --release {release}`)")
-        return case
     why = ""
     dropped: dict[str, int] = {}
     runs = subject.fixed_config if subject.fixed_config is not None else config
