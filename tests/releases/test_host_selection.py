@@ -16,6 +16,7 @@ import pytest
 
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import BUILD_HINT, UpstreamSubject, binary_available
 from oracles.tie_uniformity import (
     DETERMINISTIC,
     UNIFORM,
@@ -241,3 +242,15 @@ def test_oracle_reads_the_subjects_release() -> None:
         tie_uniformity(ReleaseReference("v1.34.4"), SCENARIO, "default/p", runs=20)
     assert tie_uniformity(ReleaseReference("v1.37.2"), SCENARIO, "default/p",
                           release=load("v1.37.2")) == []
+
+
+def test_the_upstream_subject_breaks_the_tie_as_the_heap() -> None:
+    """The built upstream subject (the pinned release) pops n4 whatever the seed or the node
+    names, as the reference's heap does, and the oracle keyed by its release accepts it."""
+    if not binary_available():
+        pytest.skip("no upstream subject binary: " + BUILD_HINT)
+    subject = UpstreamSubject()
+    assert load(subject.release).behaviour("select-host") == "heap"
+    tc = collect_choices(subject, SCENARIO, "default/p", 12)
+    assert (tc.candidates, Counter(tc.choices)) == (list(GOLD), {"n4": 12})
+    assert tie_uniformity(subject, SCENARIO, "default/p", vary="names") == []
