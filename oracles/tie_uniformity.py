@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles.base import Violation
+from oracles.transforms import rename_nodes, scenario_node_names
 from reference_impl.releases import ReleaseData, load
 from reference_impl.scheduler.select_host import HEAP, RESERVOIR
-from oracles.transforms import rename_nodes, scenario_node_names
 
 NAME = "tie_uniformity"
 UNIFORM = "uniform"

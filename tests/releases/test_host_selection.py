@@ -26,6 +26,7 @@ from oracles.tie_uniformity import (
     expected_mode,
     tie_uniformity,
 )
+from oracles.upstream_deviations import catalogue
 from reference_impl.config import default_config
 from reference_impl.framework.runtime import ScoredNode
 from reference_impl.model.loader import load_documents
@@ -35,10 +36,10 @@ from reference_impl.scheduler import schedule_one
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.scheduler.select_host import select_host_reservoir
-from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 HEAP_RELEASES = [t for t in supported_releases() if load(t).behaviour("select-host") == "heap"]
 GOLD = ("n3", "n4", "n5")
+DEVIATION = "upstream-select-host-heap-not-uniform"
 
 
 def sn(name: str, total: int) -> ScoredNode:
@@ -122,17 +123,12 @@ def test_reservoir_refuses_what_upstream_never_passes_it() -> None:
 # ----------------------------------------------------------------------------- scheduler runs
 
 def tie_documents() -> list[dict]:
-    """n3, n4 and n5 carry the label the pod prefers: they tie for the top score; n1 and n2
-    score lower. Go's heap over this order pops n4 (neither the first nor the last tied)."""
-    nodes = [make_node(n).hostname().allocatable({"cpu": "4", "memory": "8Gi", "pods": "110"})
-             .labels({"tier": "gold"} if n in GOLD else {}).manifest()
-             for n in ("n1", "n2", "n3", "n4", "n5")]
-    affinity = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        {"weight": 50, "preference": {"matchExpressions": [
-            {"key": "tier", "operator": "In", "values": ["gold"]}]}}]}}
-    p = make_pod("p").container(make_container("c").requests({"cpu": "1"})).spec(
-        affinity=affinity).manifest()
-    return [*nodes, p]
+    """The scenario of the catalogue entry ``upstream-select-host-heap-not-uniform``
+    (oracles/deviations/select-host-heap-not-uniform.yaml): n3, n4 and n5 carry the label the
+    pod prefers and tie for the top score; n1 and n2 score lower. Go's heap over this order pops
+    n4 (neither the first nor the last tied)."""
+    text = catalogue()[DEVIATION].scenario.read_text(encoding="utf-8")
+    return ScenarioInput.from_yaml(text, name=DEVIATION).documents
 
 
 def scheduler(tag: str, seed: int, docs: list[dict] | None = None) -> Scheduler:
