@@ -187,8 +187,8 @@ def check_choices(tc: TieChoices, expect: str = UNIFORM, alpha: float = 0.001,
     if expect == DETERMINISTIC:
         if len(counts) > 1:
             out.append(Violation(NAME, tc.pod, None, (
-                f"expected the same tie-break in every run (upstream breaks plugin-score ties "
-                f"deterministically), but {len(tc.choices)} runs chose "
+                f"expected the same tie-break in every run (from v1.35 upstream breaks "
+                f"plugin-score ties deterministically), but {len(tc.choices)} runs chose "
                 + ", ".join(f"{n} {c}x" for n, c in counts.most_common()))))
         return out
     k = len(tc.candidates)
