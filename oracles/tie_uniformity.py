@@ -1,8 +1,12 @@
 """Statistical oracle ``tie_uniformity``: how a subject breaks ties between equally scored nodes,
 over many runs of one *tie scenario* varying the seed or the node names: ``expect="uniform"``
-(a chi-square test, runs sized by :func:`required_runs`) or ``expect="deterministic"`` (as
-upstream v1.37.2, ``pkg/scheduler/schedule_one.go`` ``sortedScoredNodes``). In both modes a
-choice outside the tie set is a violation. See docs/oracles.md#tie_uniformity."""
+(a chi-square test, runs sized by :func:`required_runs`) or ``expect="deterministic"`` (the
+same node in every run). Which one a release owes is :func:`expected_mode`, read from its
+``select-host`` switch: v1.34.4's ``selectHost`` (``pkg/scheduler/schedule_one.go``) samples
+the tied nodes uniformly; from v1.35 the max-heap (v1.35/v1.36 ``schedule_one.go``
+``newSortedNodeScores``, v1.37 ``pkg/scheduler/framework/sorted_nodes.go``) breaks them by its
+layout. In both modes a choice outside the tie set is a violation. See
+docs/oracles.md#tie_uniformity."""
 
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles.base import Violation
 from oracles.transforms import rename_nodes, scenario_node_names
+from reference_impl.releases import ReleaseData, load
+from reference_impl.scheduler.select_host import HEAP, RESERVOIR
 
 NAME = "tie_uniformity"
 UNIFORM = "uniform"
@@ -145,6 +151,16 @@ def chi_square_uniform(counts: Sequence[int]) -> tuple[float, float]:
 
 # ----------------------------------------------------------------------------- the oracle
 
+def expected_mode(release: ReleaseData) -> str:
+    """The tie-breaking ``release`` owes, from its ``select-host`` switch: ``uniform`` for the
+    reservoir sampling of v1.34.4 ``selectHost``, ``deterministic`` for the heap of v1.35+."""
+    variant = release.behaviour("select-host")
+    modes = {RESERVOIR: UNIFORM, HEAP: DETERMINISTIC}
+    if variant not in modes:
+        raise ValueError(f"select-host variant {variant!r} of {release.release} has no mode")
+    return modes[variant]
+
+
 @dataclass(slots=True)
 class TieChoices:
     """The choices of one pod over many runs, and the tie set (original node names)."""
@@ -171,8 +187,8 @@ def check_choices(tc: TieChoices, expect: str = UNIFORM, alpha: float = 0.001,
     if expect == DETERMINISTIC:
         if len(counts) > 1:
             out.append(Violation(NAME, tc.pod, None, (
-                f"expected the same tie-break in every run (upstream breaks plugin-score ties "
-                f"deterministically), but {len(tc.choices)} runs chose "
+                f"expected the same tie-break in every run (from v1.35 upstream breaks "
+                f"plugin-score ties deterministically), but {len(tc.choices)} runs chose "
                 + ", ".join(f"{n} {c}x" for n, c in counts.most_common()))))
         return out
     k = len(tc.candidates)
@@ -225,12 +241,16 @@ def collect_choices(subject: Subject, scenario: ScenarioInput, pod: str, runs: i
 
 
 def tie_uniformity(subject: Subject, scenario: ScenarioInput, pod: str,
-                   expect: str = UNIFORM, runs: int | None = None, vary: str = "seed",
+                   expect: str | None = None, runs: int | None = None, vary: str = "seed",
                    alpha: float = 0.001, bias: float = 0.10, power: float = 0.95,
-                   candidates: Sequence[str] | None = None) -> list[Violation]:
+                   candidates: Sequence[str] | None = None,
+                   release: ReleaseData | None = None) -> list[Violation]:
     """Run the subject enough times (:func:`required_runs` for the tie set, or ``runs``) and
     judge its tie-breaking for ``pod``. ``candidates`` overrides the tie set the subject
-    reports."""
+    reports. Without ``expect``, the mode is :func:`expected_mode` of ``release``, else of the
+    release the subject reports (``Subject.release``)."""
+    if expect is None:
+        expect = expected_mode(release if release is not None else _subject_release(subject))
     if runs is None:
         k = len(candidates) if candidates else 0
         if not k:
@@ -241,6 +261,14 @@ def tie_uniformity(subject: Subject, scenario: ScenarioInput, pod: str,
     if candidates is not None:
         tc.candidates = list(candidates)
     return check_choices(tc, expect, alpha, bias, power)
+
+
+def _subject_release(subject: Subject) -> ReleaseData:
+    try:
+        return load(subject.release)
+    except KeyError as e:
+        raise ValueError(f"subject {subject.name} reports release {subject.release!r}, which "
+                         f"has no data; pass expect= or release=") from e
 
 
 def _identity(x: str) -> str:

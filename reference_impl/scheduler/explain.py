@@ -150,6 +150,8 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         core.record_scores = True
         batching = core.batching
         core.batching = False  # explaining must not touch the batch state of real attempts
+        # nor their random draws: a reservoir release's selectHost draws from a copy
+        rng_state = scheduler.rng.getstate()
         try:
             result = core.schedule_pod(fwk, state, pod, None)
             selected = result.suggested_host
@@ -167,6 +169,7 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
             core.next_start_node_index = start_index
             core.record_scores = False
             core.batching = batching
+            scheduler.rng.setstate(rng_state)
 
     # 3. Every Filter plugin on every node.
     prefilter_rejected = any(v.code in ("Unschedulable", "UnschedulableAndUnresolvable",

@@ -14,6 +14,7 @@ examined one by one from ``nextStartNodeIndex``, which is deterministic.
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass, field
 
 from reference_impl.framework.cycle_state import CycleState
@@ -29,7 +30,13 @@ from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.objects import Pod
 from reference_impl.scheduler.batch import OpportunisticBatch
 from reference_impl.scheduler.nominator import Nominator
-from reference_impl.scheduler.select_host import SortedScoredNodes
+from reference_impl.scheduler.select_host import (
+    HEAP,
+    NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
+    RESERVOIR,
+    SortedScoredNodes,
+    select_host_reservoir,
+)
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -125,11 +132,19 @@ def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
 
 class SchedulingCore:
     """The parts of upstream's ``Scheduler`` that one attempt uses: snapshot (cache), profiles,
-    nextStartNodeIndex, the nominator, the batching state and the global percentage."""
+    nextStartNodeIndex, the nominator, the batching state and the global percentage.
+    ``select_host`` is the release's variant of the ``select-host`` switch
+    (reference_impl/scheduler/select_host.py); ``rng`` is the scheduler's seeded random source,
+    which the ``reservoir`` variant draws from."""
 
     def __init__(self, snapshot: Snapshot, profiles: dict[str, Framework],
                  percentage_of_nodes_to_score: int, nominator: Nominator,
-                 batching: bool = True) -> None:
+                 batching: bool = True, select_host: str = HEAP,
+                 rng: random.Random | None = None) -> None:
+        if select_host not in (HEAP, RESERVOIR):
+            raise ValueError(f"unknown select-host variant {select_host!r}")
+        if select_host == RESERVOIR and rng is None:
+            raise ValueError("the reservoir variant of select-host needs a random source")
         self.snapshot = snapshot
         self.profiles = profiles
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -139,6 +154,8 @@ class SchedulingCore:
         self.batches: dict[str, OpportunisticBatch] = {}  # one per profile, as upstream
         self.scheduling_cycle = 0
         self.record_scores = False  # keep raw/normalized per-plugin scores (explain)
+        self.select_host = select_host
+        self.rng = rng
 
     def batch_of(self, fwk: Framework) -> OpportunisticBatch | None:
         if not self.batching:
@@ -152,7 +169,10 @@ class SchedulingCore:
     def schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod,
                      signature: str | None = None) -> ScheduleResult:
         """``schedulePod``, after the ``UpdateSnapshot`` that ``schedulingCycle`` starts with:
-        raises FitError, or RuntimeError for an Error status."""
+        raises FitError, or RuntimeError for an Error status. The host is the heap's top, or
+        (``reservoir``, v1.34.4 ``schedulePod``) ``selectHost``'s pick, whose top-nodes list
+        upstream discards; v1.34.4 has no batching (its gate does not exist), so nothing is
+        stored for a hint then."""
         self.snapshot.update_snapshot()
         if self.snapshot.num_nodes() == 0:
             raise NoNodesAvailable()
@@ -167,10 +187,15 @@ class SchedulingCore:
             return ScheduleResult(node, 1 + len(diagnosis.node_to_status), 1, None, [node])
         detail = self.record_scores or (batch is not None and signature is not None)
         scored = self.prioritize_nodes(fwk, state, pod, feasible, detail)
-        heap = SortedScoredNodes(scored)
-        node = heap.pop().name
-        if batch is not None:
-            batch.store_schedule_results(signature, hint, node, heap, self.scheduling_cycle)
+        if self.select_host == RESERVOIR:
+            assert self.rng is not None
+            node, _ = select_host_reservoir(scored, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
+                                            self.rng.randrange)
+        else:
+            heap = SortedScoredNodes(scored)
+            node = heap.pop().name
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, node, heap, self.scheduling_cycle)
         return ScheduleResult(node, len(feasible) + len(diagnosis.node_to_status), len(feasible),
                               scored, [ni.node.name for ni in feasible])
 

@@ -118,7 +118,9 @@ class Scheduler:
                 prof.percentage_of_nodes_to_score)
         self.core = SchedulingCore(self.snapshot, self.profiles,
                                    self.config.percentage_of_nodes_to_score, self.nominator,
-                                   batching=self.features("OpportunisticBatching"))
+                                   batching=self.features("OpportunisticBatching"),
+                                   select_host=self.release.behaviour("select-host"),
+                                   rng=self.rng)
         # the nominator learns a pending pod's status.nominatedNodeName when the pod enters the
         # queue (PriorityQueue.addPod, backend/queue/scheduling_queue.go), which only the pods
         # a profile serves do (addPod's responsibleForPod, pkg/scheduler/eventhandlers.go)

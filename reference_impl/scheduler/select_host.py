@@ -1,17 +1,24 @@
-"""Choosing the host among scored nodes, as the pinned release does.
+"""Choosing the host among scored nodes, as each supported release does (switch
+``select-host``, docs/release-differences.md#select-host-heap).
 
-Upstream v1.37: ``pkg/scheduler/schedule_one.go`` (schedulePod) builds
-``framework.NewSortedScoredNodes(priorityList)`` (``pkg/scheduler/framework/sorted_nodes.go``), a
-max-heap by ``TotalScore`` then ``Randomizer``, and pops its top. The older ``selectHost``
-reservoir sampling is gone. ``Randomizer`` is drawn (``rand.Int()``) only for nodes that
-prioritizing extenders scored, so with plugins only every Randomizer is 0 and ties are broken
-by Go's ``container/heap`` layout: deterministic, not uniform. This module reproduces
-``container/heap`` (``Init``, ``Pop``, ``down``) exactly, so the same node wins as upstream's.
+``heap`` (v1.35.4 to v1.37.2): ``schedulePod`` (``pkg/scheduler/schedule_one.go``) builds the
+max-heap ``newSortedNodeScores(priorityList)`` (v1.35/v1.36, ``schedule_one.go``), which v1.37
+moved to ``framework.NewSortedScoredNodes`` (``pkg/scheduler/framework/sorted_nodes.go``),
+ordered by ``TotalScore`` then ``Randomizer``, and pops its top. ``Randomizer`` is drawn
+(``rand.Int()``) only for nodes that prioritizing extenders scored, so with plugins only every
+Randomizer is 0 and ties are broken by Go's ``container/heap`` layout: deterministic, not
+uniform. This module reproduces ``container/heap`` (``Init``, ``Pop``, ``down``) exactly, so the
+same node wins as upstream's.
+
+``reservoir`` (v1.34.4): ``selectHost`` (v1.34.4 ``pkg/scheduler/schedule_one.go``) pops the same
+kind of heap (its ``nodeScoreHeap.Less`` compares ``TotalScore`` only; the reference never sets
+a Randomizer, so the orders agree) and keeps one of the top-scored nodes by reservoir sampling
+(``rand.Intn``): every tied node wins with probability 1/k.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 
@@ -75,6 +82,46 @@ class SortedScoredNodes(Generic[_S]):
 def select_host(scored: Iterable[_S]) -> _S:
     """The node upstream binds to: the top of the sorted scored nodes."""
     return SortedScoredNodes(scored).pop()
+
+
+NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT = 3
+"""``numberOfHighestScoredNodesToReport`` (v1.34.4 ``pkg/scheduler/schedule_one.go``)."""
+
+HEAP = "heap"
+RESERVOIR = "reservoir"
+"""The variants of the ``select-host`` behaviour switch."""
+
+
+def select_host_reservoir(scored: Iterable[_S], count: int, intn: Callable[[int], int]
+                          ) -> tuple[str, list[_S]]:
+    """v1.34.4 ``selectHost`` (``pkg/scheduler/schedule_one.go``): pop the heap until every node
+    with the top score has been seen and ``count`` nodes are listed; the k-th top-scored node
+    popped replaces the candidate when ``intn(k) == 0`` (``rand.Intn(cntOfMaxScore)``). Returns
+    the chosen node's name and the popped list with the chosen node swapped to its head,
+    truncated to ``count``. Upstream calls it with two nodes or more (one feasible node never
+    reaches it; with one node its second ``heap.Pop`` panics)."""
+    h = SortedScoredNodes(scored)
+    if len(h) == 0:
+        raise ValueError("empty priorityList")  # errEmptyPriorityList
+    if len(h) == 1:
+        raise ValueError("selectHost needs two nodes or more (upstream's heap.Pop panics)")
+    cnt_of_max_score = 1
+    selected_index = 0
+    top = [h.pop()]
+    while True:
+        ns = h.pop()
+        if ns.total != top[0].total and len(top) == count:
+            break
+        if ns.total == top[0].total:
+            cnt_of_max_score += 1
+            if intn(cnt_of_max_score) == 0:
+                selected_index = cnt_of_max_score - 1
+        top.append(ns)
+        if len(h) == 0:
+            break
+    if selected_index != 0:
+        top[0], top[selected_index] = top[selected_index], top[0]
+    return top[0].name, top[:count]
 
 
 def highest_scored(scored: Sequence[_Scored]) -> list[str]:
