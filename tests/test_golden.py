@@ -26,6 +26,7 @@ from conformance.engines.golden import (
     flat_name,
     golden_files,
     golden_name,
+    read_golden_file,
     read_scenario_file,
 )
 from conformance.engines.golden_record import load_definitions
@@ -49,10 +50,14 @@ def reference() -> ReferenceSubject:
 
 @pytest.mark.parametrize("path", FILES, ids=NAMES)
 def test_reference_makes_the_recorded_decisions(path: Path, reference: ReferenceSubject) -> None:
-    scenario, decisions, _ = read_scenario_file(path)
-    assert decisions is not None, f"{path} has no GoldenDecisions document"
-    result = reference.run(scenario).result
-    assert compare_golden(decisions, result) == []
+    """For every release a file holds decisions for, the reference scheduling the scenario as
+    that release makes them."""
+    scenario, all_decisions, _ = read_golden_file(path)
+    assert all_decisions, f"{path} has no GoldenDecisions document"
+    for decisions in all_decisions:
+        for release in decisions.releases:
+            result = reference.run(scenario.derived(release=release)).result
+            assert compare_golden(decisions, result) == [], release
 
 
 def _docs(path: Path) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from conformance.cli.options import (
     err,
     output_option,
     positive_float,
+    release_option,
     report_options,
     reporters,
     signals_end_the_run,
@@ -66,6 +67,7 @@ def register(sub: Any) -> None:
     rec.add_argument("--force", action="store_true",
                      help="rewrite unchanged files too (new provenance)")
     rec.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
+    release_option(rec)
     rec.add_argument("--upstream", metavar="SPEC", default="upstream",
                      help="the subject decisions are recorded from (default upstream)")
     rec.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
@@ -78,6 +80,7 @@ def register(sub: Any) -> None:
                      help="the subject (default reference)")
     ver.add_argument("--only", metavar="AREA/NAME", action="append", default=[],
                      help="only these scenarios (repeatable)")
+    release_option(ver)
     ver.add_argument("--plugins", metavar="MODULE", action="append", default=[],
                      help="a Python file or module with your own plugins for the reference "
                           "subject (repeatable); enable them in --subject reference:CFG.yaml")
@@ -117,9 +120,12 @@ def cmd_golden_record(args: argparse.Namespace) -> int:
         " --force" if args.force else "")
     if args.upstream != "upstream":
         command += f" --upstream {shlex.quote(args.upstream)}"
+    if args.release != UPSTREAM_RELEASE:
+        command += f" --release {args.release}"
     try:
         subject = make_subject(args.upstream, timeout=args.subject_timeout,
-                               i_own_this_cluster=args.i_own_this_cluster)
+                               i_own_this_cluster=args.i_own_this_cluster,
+                               release=args.release)
     except SubjectError as e:
         return err("golden record", str(e))
     t0 = time.monotonic()
@@ -154,18 +160,19 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     try:
         subject = make_subject(args.subject, plugins=args.plugins,
                                timeout=args.subject_timeout,
-                               i_own_this_cluster=args.i_own_this_cluster)
+                               i_own_this_cluster=args.i_own_this_cluster,
+                               release=args.release)
     except SubjectError as e:
         return err("golden verify", str(e))
     session = Session("golden verify", reporters(args),
                       properties={"subject.spec": args.subject,
-                                  "upstream.release": UPSTREAM_RELEASE},
+                                  "upstream.release": args.release},
                       planned=len(files))
     stop: BaseException | None = None
     try:
         with signals_end_the_run(), subject:
-            session.start(golden.golden_header(subject, files, directory))
-            golden.verify(session, subject, directory, files)
+            session.start(golden.golden_header(subject, files, directory, args.release))
+            golden.verify(session, subject, directory, files, release=args.release)
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     session.finish(totals=[f"{len(session.cases)} golden scenarios"], stop=stop)
@@ -178,9 +185,10 @@ def cmd_golden_list(args: argparse.Namespace) -> int:
     directory = _directory(args.golden_dir)
     rows: list[tuple[str, str, str, str]] = []
     for path in golden.golden_files(directory):
-        scenario, decisions, _ = golden.read_scenario_file(path)
-        rows.append((golden.golden_name(path, directory), str(path),
-                     decisions.upstream_release if decisions else "", scenario.covers))
+        scenario, decisions, _ = golden.read_golden_file(path)
+        held = sorted({r for d in decisions for r in d.releases}, key=golden.release_key)
+        rows.append((golden.golden_name(path, directory), str(path), ",".join(held),
+                     scenario.covers))
     if args.output == "table":
         for name, _, rec, covers in rows:
             print(f"{name:<45} {rec or '-':<10} {covers}")

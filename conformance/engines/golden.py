@@ -399,11 +399,13 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
                        "theirs")
 
 
-def golden_header(subject: Subject, files: Sequence[Path], directory: Path) -> str:
+def golden_header(subject: Subject, files: Sequence[Path], directory: Path,
+                  release: str | None = None) -> str:
     return (f"verifying {len(files)} golden scenario(s) of {directory}/ on "
-            f"{describe_subject(subject)}")
+            f"{describe_subject(subject)}" + (f"; upstream {release}" if release else ""))
 
 
 __all__ = ["GOLDEN_KIND", "GoldenDecisions", "compare_golden", "default_golden_dir",
-           "flat_name", "golden_files", "golden_name", "read_scenario_file", "select_golden",
-           "verify", "verify_case", "write_scenario_file"]
+           "decisions_for", "flat_name", "golden_files", "golden_name", "read_golden_file",
+           "read_scenario_file", "release_key", "select_golden", "verify", "verify_case",
+           "write_scenario_file"]

@@ -4,6 +4,7 @@ and written (docs/golden.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import importlib.util
 import re
@@ -16,7 +17,14 @@ from typing import Protocol
 from conformance.core.errors import SubjectError, UsageError
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
-from conformance.engines.golden import GoldenDecisions, read_scenario_file, write_scenario_file
+from conformance.engines.golden import (
+    GoldenDecisions,
+    decisions_for,
+    read_golden_file,
+    release_key,
+    write_scenario_file,
+)
+from reference_impl.releases import supported_releases
 
 #: the package of a golden directory that defines its scenarios (``definitions()``)
 DEFINITIONS = "definitions"
@@ -84,19 +92,50 @@ def decision_changes(old: GoldenDecisions | None, new: GoldenDecisions) -> list[
     return out
 
 
+def _same_decisions(a: GoldenDecisions, b: GoldenDecisions) -> bool:
+    return (a.bindings, sorted(a.pending), sorted(a.deleted or [])) == (
+        b.bindings, sorted(b.pending), sorted(b.deleted or []))
+
+
+def merge_decisions(on_disk: Sequence[GoldenDecisions],
+                    new: GoldenDecisions) -> list[GoldenDecisions]:
+    """The file's decisions documents with ``new`` recorded for its release: the release
+    leaves the document that held it; it joins a document with the same decisions (its
+    ``holdsFor``), else ``new`` is a document of its own. A scenario is stored once."""
+    release = new.upstream_release
+    out: list[GoldenDecisions] = []
+    for d in on_disk:
+        held = tuple(r for r in d.releases if r != release)
+        if held:
+            out.append(dataclasses.replace(d, holds_for=held))
+    for i, d in enumerate(out):
+        if _same_decisions(d, new):
+            out[i] = dataclasses.replace(
+                d, holds_for=tuple(sorted({*d.releases, release}, key=release_key)))
+            return out
+    return [*out, new]
+
+
 def _file_changes(path: Path, scenario: ScenarioInput, new: GoldenDecisions) -> list[str]:
-    """What changed against the file on disk (``["new golden scenario"]`` without one)."""
+    """What changed against the file on disk for the release of ``new``
+    (``["new golden scenario"]`` without a file)."""
     if not path.exists():
         return decision_changes(None, new)
     try:
-        old_scenario, old, _ = read_scenario_file(path)
+        old_scenario, decisions, _ = read_golden_file(path)
     except ValueError:
         return decision_changes(None, new)
+    old = decisions_for(decisions, new.upstream_release)
+    if old is None and decisions:
+        same = [d for d in decisions if _same_decisions(d, new)]
+        return [f"first recording for {new.upstream_release}: "
+                + (f"the same decisions as {', '.join(same[0].releases)}" if same else
+                   "decisions of its own")]
     changes = decision_changes(old, new)
     if old is None:
         return changes
-    if old.upstream_release != new.upstream_release:
-        changes.append(f"upstream release {old.upstream_release} -> {new.upstream_release}")
+    if not old.releases:
+        changes.append(f"upstream release (none) -> {new.upstream_release}")
     if (old_scenario.documents, old_scenario.config, old_scenario.seed) != (
             scenario.documents, scenario.config, scenario.seed):
         changes.append("scenario inputs changed")
@@ -109,7 +148,7 @@ def _file_changes(path: Path, scenario: ScenarioInput, new: GoldenDecisions) -> 
 class Recording:
     """What ``record`` found: the files to write and how many were skipped as random."""
 
-    writes: list[tuple[Path, ScenarioInput, GoldenDecisions]]
+    writes: list[tuple[Path, ScenarioInput, list[GoldenDecisions]]]
     random: int
     names: int
 
@@ -119,15 +158,18 @@ def record(subject: Subject, directory: Path, names: Sequence[str],
            say: Callable[[str], object]) -> Recording:
     """Run each named definition on ``subject`` (upstream) and compare with its file on disk,
     ``DIR/AREA/NAME.yaml``; ``say(line)`` reports each scenario. Nothing is written here
-    (:func:`write`). A subject error is reported and propagates."""
+    (:func:`write`). A subject error is reported and propagates. Each scenario is scheduled
+    as the subject's release; its decisions join the file's others (:func:`merge_decisions`)."""
     release = subject.release or "unknown"
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d")
     out = Recording([], 0, len(names))
     for name in names:
         scenario = defs[name].scenario()
         path = directory / f"{name}.yaml"
+        run_as = scenario.derived(release=release) if release in supported_releases() \
+            else scenario
         try:
-            res = subject.run(scenario)
+            res = subject.run(run_as)
         except SubjectError as e:
             say(f"  ERROR {name}: {e}")
             raise
@@ -150,7 +192,13 @@ def record(subject: Subject, directory: Path, names: Sequence[str],
         for c in changes or ["unchanged (rewritten: --force)"]:
             say(f"          {c}")
         new.recorded_at, new.recorded_with = now, command
-        out.writes.append((path, scenario, new))
+        on_disk: list[GoldenDecisions] = []
+        if path.exists():
+            try:
+                on_disk = read_golden_file(path)[1]
+            except ValueError:
+                on_disk = []
+        out.writes.append((path, scenario, merge_decisions(on_disk, new)))
     return out
 
 
