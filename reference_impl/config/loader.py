@@ -273,8 +273,7 @@ def _build_profile(prof: InternalProfile, path: str, registry: Registry,
     fit = configs.get("NodeResourcesFit")
     if ("NodeResourcesFit" in needed_plugins(plugins) and "NodeResourcesFit" in registry
             and fit is not None and fit.kind is not None):
-        errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"),
-                                    release.feature_enabled)
+        errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"), release)
         if errs:
             raise ConfigError(name, errs)
     try:
