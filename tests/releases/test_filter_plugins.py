@@ -37,16 +37,16 @@ from reference_impl.model.storage import (
 )
 from reference_impl.plugins.dynamicresources import DynamicResources
 from reference_impl.plugins.interpodaffinity import InterPodAffinity
+from reference_impl.plugins.noderesources.fit import Fit
 from reference_impl.plugins.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
     NodeVolumeLimits,
 )
-from reference_impl.plugins.noderesources.fit import Fit
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.plugins.tainttoleration import TaintToleration
 from reference_impl.releases import load, supported_releases
-from reference_impl.testing.nodes import make_node
 from reference_impl.testing._base import label_selector
+from reference_impl.testing.nodes import make_node
 from reference_impl.testing.pods import make_pod, pod_affinity_term
 
 RELEASES = supported_releases()
