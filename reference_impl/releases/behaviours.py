@@ -65,6 +65,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "scoringStrategy required and requestedToCapacityRatio required with "
             "RequestedToCapacityRatio and forbidden otherwise",
             v1_34_4="lenient", v1_35_4="lenient", v1_36_3="strict", v1_37_2="strict"),
+    _switch("node-declared-features", "unverified (the changelogs name the gate only for "
+            "kubelet)",
+            "NodeDeclaredFeatures: no plugin (absent); three registered features and the "
+            "message listing the unsatisfied ones (unsatisfied-list); five features and "
+            "\"node(s) didn't match Pod's required features\" (subset); nine features "
+            "(subset-extended)",
+            v1_34_4="absent", v1_35_4="unsatisfied-list", v1_36_3="subset",
+            v1_37_2="subset-extended"),
 )})
 
 

@@ -37,6 +37,7 @@ from reference_impl.model.storage import (
 )
 from reference_impl.plugins.dynamicresources import DynamicResources
 from reference_impl.plugins.interpodaffinity import InterPodAffinity
+from reference_impl.plugins.nodedeclaredfeatures import NodeDeclaredFeatures
 from reference_impl.plugins.noderesources.fit import Fit
 from reference_impl.plugins.nodevolumelimits import (
     ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED,
@@ -315,3 +316,57 @@ def test_untolerated_taint_message(release: str) -> None:
     pl = TaintToleration(None, h)
     got = pl.filter(CycleState(), make_pod("p").obj(), h.snapshot().get("n1"))
     assert got == Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node(s) had untolerated taint(s)")
+
+
+# ----- node-declared-features -----------------------------------------------------------------
+
+_RESTART_RULE = {"action": "RestartAllContainers",
+                 "exitCodes": {"operator": "In", "values": [42]}}
+_NDF_PODS = {
+    "restart-all": make_pod("p").container({"name": "c", "image": "i",
+                                            "restartPolicyRules": [_RESTART_RULE]}),
+    "userns-host-network": make_pod("p").spec(hostNetwork=True, hostUsers=False),
+    "bind-mount-options": make_pod("p").container({"name": "c", "image": "i", "volumeMounts": [
+        {"name": "v", "mountPath": "/v", "bindMountOptions": ["noexec"]}]}),
+}
+_NEW_MESSAGE = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                      "node(s) didn't match Pod's required features")
+_NDF_WANT: dict[tuple[str, str], Status | None] = {
+    # (release, pod) -> Filter on a node that declares nothing; None: PreFilter skips
+    ("v1.35.4", "restart-all"): Status(
+        Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "node declared features check failed - "
+        "unsatisfied requirements: RestartAllContainersOnContainerExits"),
+    ("v1.35.4", "userns-host-network"): None,
+    ("v1.35.4", "bind-mount-options"): None,
+    ("v1.36.3", "restart-all"): _NEW_MESSAGE,
+    ("v1.36.3", "userns-host-network"): _NEW_MESSAGE,
+    ("v1.36.3", "bind-mount-options"): None,
+    ("v1.37.2", "restart-all"): _NEW_MESSAGE,
+    ("v1.37.2", "userns-host-network"): _NEW_MESSAGE,
+    ("v1.37.2", "bind-mount-options"): _NEW_MESSAGE,
+}
+
+
+@pytest.mark.parametrize(("release", "pod"), sorted(_NDF_WANT))
+def test_node_declared_features_per_release(release: str, pod: str) -> None:
+    """nodedeclaredfeatures.go with the gate on and component-helpers' features/registry.go of
+    the release: which pod fields infer a requirement, and the Filter message."""
+    h = handle(release, nodes=[make_node("n1").obj()], features={"NodeDeclaredFeatures": True})
+    pl = NodeDeclaredFeatures(None, h)
+    p, state = _NDF_PODS[pod].obj(), CycleState()
+    _, pre = pl.pre_filter(state, p, [])
+    want = _NDF_WANT[(release, pod)]
+    if want is None:
+        assert pre is not None and pre.code == Code.SKIP
+    else:
+        assert pre is None
+        assert pl.filter(state, p, h.snapshot().get("n1")) == want
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_node_declared_features_at_the_default_gates(release: str) -> None:
+    """The gate is absent in v1.34.4 and off in v1.35.4: the plugin skips every pod there."""
+    pl = NodeDeclaredFeatures(None, handle(release))
+    _, pre = pl.pre_filter(CycleState(), _NDF_PODS["restart-all"].obj(), [])
+    skipped = pre is not None and pre.code == Code.SKIP
+    assert skipped == (release in ("v1.34.4", "v1.35.4"))
