@@ -34,6 +34,7 @@ from reference_impl.config.errors import (
     not_supported,
     required,
 )
+from reference_impl.config.schema import PLUGIN_ARGS as PLUGIN_ARGS_SCHEMAS
 from reference_impl.config.schema import copy_value, format_go_duration, parse_go_duration
 from reference_impl.model.objects import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from reference_impl.releases import ReleaseData
@@ -463,6 +464,18 @@ def validate(kind: str, obj: Args, path: str = "",
 def to_typed(kind: str, obj: Args) -> Any:
     """The typed args (``config/args.py``) of a defaulted args dict."""
     return _TO_TYPED[kind](obj)
+
+
+def args_schemas(release: ReleaseData = RELEASE) -> dict[str, Any]:
+    """The v1 schema of each args kind as ``release`` defines it (``types_pluginargs.go`` of
+    its ``k8s.io/kube-scheduler`` module). Switch ``dra-binding-timeout-default``: v0.34.4 has
+    no ``DynamicResourcesArgs.bindingTimeout`` ("no-field"), so strict decoding rejects it as
+    an unknown field; v0.35.4 and later have it ("gated": defaulted and allowed by gates)."""
+    schemas = dict(PLUGIN_ARGS_SCHEMAS)
+    if release.behaviour("dra-binding-timeout-default") == "no-field":
+        schemas["DynamicResourcesArgs"] = {
+            k: v for k, v in schemas["DynamicResourcesArgs"].items() if k != "bindingTimeout"}
+    return schemas
 
 
 def known_kinds(release: ReleaseData = RELEASE) -> frozenset[str]:

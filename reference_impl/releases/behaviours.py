@@ -73,6 +73,11 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "(subset-extended)",
             v1_34_4="absent", v1_35_4="unsatisfied-list", v1_36_3="subset",
             v1_37_2="subset-extended"),
+    _switch("dra-binding-timeout-default", "unverified (the field came with 1.35)",
+            "DynamicResourcesArgs.bindingTimeout: no such field (strict decoding rejects it), "
+            "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "
+            "DRAResourceClaimDeviceStatus (on from 1.36)",
+            v1_34_4="no-field", v1_35_4="gated", v1_36_3="gated", v1_37_2="gated"),
 )})
 
 

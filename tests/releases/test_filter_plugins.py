@@ -370,3 +370,20 @@ def test_node_declared_features_at_the_default_gates(release: str) -> None:
     _, pre = pl.pre_filter(CycleState(), _NDF_PODS["restart-all"].obj(), [])
     skipped = pre is not None and pre.code == Code.SKIP
     assert skipped == (release in ("v1.34.4", "v1.35.4"))
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_binding_timeout_in_a_configuration_file(release: str) -> None:
+    """v1.34.4's DynamicResourcesArgs has no bindingTimeout (strict decoding: unknown field);
+    v1.35.4 has it but its gates are off (Forbidden); v1.36.3 and v1.37.2 accept it."""
+    raw = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+           "profiles": [{"pluginConfig": [{"name": "DynamicResources",
+                                           "args": {"bindingTimeout": "30s"}}]}]}
+    want = {"v1.34.4": 'unknown field "bindingTimeout"',
+            "v1.35.4": "bindingTimeout: Forbidden"}.get(release)
+    if want is None:
+        cfg = load_config(raw, in_tree_registry(), load(release))
+        assert cfg.profiles[0].plugin_args["DynamicResources"].binding_timeout_seconds == 30
+    else:
+        with pytest.raises(ConfigError, match=want):
+            load_config(raw, in_tree_registry(), load(release))
