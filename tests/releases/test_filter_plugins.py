@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import reference_impl.config.plugin_args as plugin_args
-from reference_impl.config import ConfigError, load_config
+from reference_impl.config import ConfigError, default_config, load_config
 from reference_impl.config.args import (
     InterPodAffinityArgs,
     NodeResourcesFitArgs,
@@ -26,7 +26,7 @@ from reference_impl.config.args import (
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.status import Code, Status
 from reference_impl.framework.testing import FakeHandle
-from reference_impl.model.objects import Namespace
+from reference_impl.model.objects import Cluster, Namespace
 from reference_impl.model.storage import (
     CSIDriver,
     CSINode,
@@ -46,6 +46,7 @@ from reference_impl.plugins.nodevolumelimits import (
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.plugins.tainttoleration import TaintToleration
 from reference_impl.releases import load, supported_releases
+from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing._base import label_selector
 from reference_impl.testing.nodes import make_node
 from reference_impl.testing.pods import make_pod, pod_affinity_term
@@ -387,3 +388,19 @@ def test_binding_timeout_in_a_configuration_file(release: str) -> None:
     else:
         with pytest.raises(ConfigError, match=want):
             load_config(raw, in_tree_registry(), load(release))
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_failed_scheduling_message_carries_the_dra_postfilter_reason(release: str) -> None:
+    """A full run: DynamicResources' PostFilter reason reaches the FailedScheduling message
+    (``no new claims to deallocate`` up to v1.36.3, nothing in v1.37.2), as the upstream
+    subject of each release says for the same scenario."""
+    cfg = default_config(in_tree_registry(), load(release))
+    nodes = [make_node("n1").capacity(cpu="1", pods="10").obj()]
+    sched = Scheduler(Cluster(nodes=nodes, pods=[make_pod("big").req(cpu="2").obj()]), cfg,
+                      seed=0)
+    [attempt] = sched.run().attempts
+    worded = " no new claims to deallocate," if release in UP_TO_1_36 else ""
+    assert attempt.message == (f"0/1 nodes are available: 1 Insufficient cpu.{worded} "
+                               "preemption: 0/1 nodes are available: 1 Preemption is not "
+                               "helpful for scheduling.")
