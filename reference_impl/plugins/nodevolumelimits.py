@@ -1,10 +1,8 @@
 """NodeVolumeLimits (CSILimits): the per-driver attachable volume limit of CSINode objects.
 
 Upstream: ``pkg/scheduler/framework/plugins/nodevolumelimits/{csi.go, csi_manager.go, utils.go}``
-of v1.37.2, with the rules of older releases behind the switches
-``nodevolumelimits-csi-migration`` and ``nodevolumelimits-driver-missing``
-(docs/release-differences.md); the CSI migration of in-tree volumes is csi-translation-lib's
-(``reference_impl/plugins/helper/csi_translation.py``).
+of v1.37.2 (older releases: switches ``nodevolumelimits-*``, docs/release-differences.md); the
+CSI migration of in-tree volumes is csi-translation-lib's (``plugins/helper/csi_translation.py``).
 
 Filter counts, per CSI driver, the unique volumes (``DRIVER/HANDLE``) of the pod that the node
 has not attached yet, and the volumes attached already: those of the node's pods and the node's
