@@ -23,6 +23,8 @@ from oracles.upstream_deviations import followed
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Pod
+from reference_impl.releases import ReleaseData, load
+from reference_impl.releases.current import RELEASE
 
 
 @dataclass(slots=True, frozen=True)
@@ -71,19 +73,25 @@ class OracleContext:
     follow: frozenset[str] = field(default_factory=followed)
     #: the followed deviations that changed a verdict of the rules (filled as oracles run)
     met: set[str] = field(default_factory=set)
+    #: the release the judged subject runs: the restated rules follow its behaviour switches
+    #: where upstream's own rule differs by release (docs/release-differences.md)
+    release: ReleaseData = RELEASE
     _filter_cache: dict[str, FilterConfig] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, scenario: ScenarioInput, run: SubjectResult | dict[str, Any],
-              trace: list[dict[str, Any]] | None = None) -> OracleContext:
+              trace: list[dict[str, Any]] | None = None,
+              release: ReleaseData | None = None) -> OracleContext:
         """The context for ``scenario`` judged against a subject's run (a ``SubjectResult``
-        or a bare SimulationResult document)."""
+        or a bare SimulationResult document) of ``release`` (default: the release the
+        scenario names, which every subject schedules it as)."""
         loaded = load_documents(scenario.documents)
         if isinstance(run, SubjectResult):
             result, trace, expl = run.result, run.trace, dict(run.explanations)
         else:
             result, expl = run, {}
-        return cls(scenario, loaded.cluster, result, trace, expl, loaded.scenario)
+        return cls(scenario, loaded.cluster, result, trace, expl, loaded.scenario,
+                   release=release if release is not None else load(scenario.release))
 
     def following(self, follow: frozenset[str]) -> OracleContext:
         """The same run judged with the rules following only ``follow`` (the intent for every
@@ -125,6 +133,8 @@ class OracleContext:
                 ignored_groups=prof.fit_ignored_groups,
                 added_affinity=prof.added_affinity,
                 spread_defaults=prof.spread_default_constraints,
-                controllers=controllers_of(self.cluster), follow=self.follow, met=self.met)
+                controllers=controllers_of(self.cluster), follow=self.follow, met=self.met,
+                namespace_selector_kept=self.release.behaviour(
+                    "interpodaffinity-namespace-merge") == "selector-kept")
             self._filter_cache[prof.scheduler_name] = cached
         return cached

@@ -334,6 +334,11 @@ def unmodelled_pod_features(pod: Pod) -> list[str]:
 #: anti-affinity of nominated pods (added by AddPod, which a skipped plugin never runs) is
 #: never checked (oracles/upstream_deviations.yaml)
 IPA_SKIP = "interpodaffinity-prefilter-skip-ignores-nominated-anti-affinity"
+#: upstream deviation of v1.34.4 to v1.36.3 (switch interpodaffinity-namespace-merge
+#: "selector-kept"): the incoming pod's terms keep their namespace selector and are matched
+#: against no namespace labels, so a selector that selects the empty label set selects pods of
+#: every namespace (oracles/upstream_deviations.yaml)
+IPA_NS_KEPT = "interpodaffinity-namespace-selector-kept"
 
 
 @dataclass(slots=True)
@@ -390,7 +395,10 @@ class FilterConfig:
     controllers: Controllers = NO_CONTROLLERS
     #: the upstream deviations (oracles/upstream_deviations.yaml) whose upstream behaviour the
     #: rules follow; without one, the rules state upstream's intent instead
-    follow: frozenset[str] = frozenset({IPA_SKIP})
+    follow: frozenset[str] = frozenset({IPA_SKIP, IPA_NS_KEPT})
+    #: the judged release runs the "selector-kept" variant of the switch
+    #: interpodaffinity-namespace-merge (v1.34.4 to v1.36.3): :data:`IPA_NS_KEPT` applies
+    namespace_selector_kept: bool = False
     #: the followed deviations that changed a verdict of these rules (filled as they run)
     met: set[str] = field(default_factory=set)
 
@@ -512,15 +520,14 @@ class PodFit:
                 return
         for name, node in self.world.nodes.items():
             for other in self.world.on(name):
-                if self.aff_terms and all(term_selects(t, pod.namespace, other, ns)
+                if self.aff_terms and all(self._own_term_selects(t, other)
                                           for t in self.aff_terms):
                     for t in self.aff_terms:
                         if t.topology_key in node.labels:
                             k = (t.topology_key, node.labels[t.topology_key])
                             self.aff_counts[k] = self.aff_counts.get(k, 0) + 1
                 for t in self.anti_terms:
-                    if t.topology_key in node.labels and term_selects(t, pod.namespace, other,
-                                                                      ns):
+                    if t.topology_key in node.labels and self._own_term_selects(t, other):
                         k = (t.topology_key, node.labels[t.topology_key])
                         self.anti_counts[k] = self.anti_counts.get(k, 0) + 1
                 for t in required_anti_affinity_terms(other):
@@ -528,6 +535,21 @@ class PodFit:
                                                                       ns):
                         k = (t.topology_key, node.labels[t.topology_key])
                         self.existing_anti.setdefault(k, []).append(other.key)
+
+    def _own_term_selects(self, term: PodAffinityTerm, target: Pod) -> bool:
+        """One of the pod's own required terms against ``target``: ``term_selects``, or,
+        following :data:`IPA_NS_KEPT` in a release that keeps the selector, a namespace
+        selector that selects the empty label set (``NotIn``, ``DoesNotExist``) with the label
+        selector selecting the target (``t.Matches(pod, nil)`` of filtering.go, v1.36.3)."""
+        if term_selects(term, self.pod.namespace, target, self.world.ns_labels):
+            return True
+        if (self.cfg.namespace_selector_kept and IPA_NS_KEPT in self.cfg.follow
+                and term.namespace_selector is not None
+                and selector_of(term.namespace_selector).matches({})
+                and selector_of(term.label_selector).matches(target.labels)):
+            self.cfg.met.add(IPA_NS_KEPT)
+            return True
+        return False
 
     # --- the rules ---
     def static_reasons(self, node_name: str) -> list[str]:
@@ -619,8 +641,7 @@ class PodFit:
                          if self.aff_counts.get((t.topology_key, labels[t.topology_key]), 0)
                          <= 0]
                 if empty:
-                    self_ok = all(term_selects(t, self.pod.namespace, self.pod,
-                                               self.world.ns_labels) for t in self.aff_terms)
+                    self_ok = all(self._own_term_selects(t, self.pod) for t in self.aff_terms)
                     if self.aff_counts or not self_ok:
                         t = empty[0]
                         why = ("pods matching all terms exist elsewhere"

@@ -993,7 +993,7 @@ def test_validate_kube_scheduler_configuration(cfg: InternalConfiguration, want:
 # =========================================== validation_pluginargs_test.go, per args kind
 
 def _check(validate: Any, args: dict, want: list, fe: Any = None) -> None:
-    got = validate(args, "", fe.feature_enabled) if fe else validate(args, "")
+    got = validate(args, "", fe) if fe else validate(args, "")
     assert kinds(got) == want
 
 

@@ -126,7 +126,8 @@ def decode_configuration(raw: Any, name: str = "<dict>",
     _check_type_meta(raw, name)
     errors: list[str] = []
     decoded = schema.decode(raw, schema.KUBE_SCHEDULER_CONFIGURATION, "", errors)
-    internal = _to_internal(decoded or {}, errors, plugin_args.known_kinds(release))
+    internal = _to_internal(decoded or {}, errors, plugin_args.known_kinds(release),
+                            plugin_args.args_schemas(release))
     if errors:
         raise ConfigError(name, errors)
     return internal
@@ -161,7 +162,7 @@ def _plugins(d: dict[str, Any] | None, path: str) -> Plugins | None:
 
 
 def _decode_args(name: str, raw: Any, path: str, errors: list[str],
-                 kinds: frozenset[str]) -> tuple[str | None, Any]:
+                 kinds: frozenset[str], schemas: Mapping[str, Any]) -> tuple[str | None, Any]:
     """``PluginConfig.decodeNestedObjects``: args of a registered kind (``<name>Args``) are
     decoded strictly into that kind; a given apiVersion/kind must name it. Other args stay as
     given (``runtime.Unknown``)."""
@@ -182,14 +183,14 @@ def _decode_args(name: str, raw: Any, path: str, errors: list[str],
     if version != VERSION:
         errors.append(f'{path}: no kind "{kind}" is registered for version "{api_version}"')
         return kind, {}
-    args = schema.decode(given, schema.PLUGIN_ARGS[kind], path, errors) or {}
+    args = schema.decode(given, schemas[kind], path, errors) or {}
     args.pop("apiVersion", None)
     args.pop("kind", None)
     return kind, args
 
 
-def _to_internal(d: dict[str, Any], errors: list[str],
-                 kinds: frozenset[str]) -> InternalConfiguration:
+def _to_internal(d: dict[str, Any], errors: list[str], kinds: frozenset[str],
+                 schemas: Mapping[str, Any]) -> InternalConfiguration:
     profiles = []
     for i, p in enumerate(d.get("profiles", [])):
         path = index("profiles", i)
@@ -198,7 +199,7 @@ def _to_internal(d: dict[str, Any], errors: list[str],
             pc_path = index(child(path, "pluginConfig"), j)
             pc_name = pc.get("name", "")
             kind, args = _decode_args(pc_name, pc.get("args"), child(pc_path, "args"), errors,
-                                      kinds)
+                                      kinds, schemas)
             configs.append(PluginConfigEntry(pc_name, kind, args, pc_path))
         profiles.append(InternalProfile(
             scheduler_name=p.get("schedulerName"),
@@ -273,8 +274,7 @@ def _build_profile(prof: InternalProfile, path: str, registry: Registry,
     fit = configs.get("NodeResourcesFit")
     if ("NodeResourcesFit" in needed_plugins(plugins) and "NodeResourcesFit" in registry
             and fit is not None and fit.kind is not None):
-        errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"),
-                                    release.feature_enabled)
+        errs = plugin_args.validate(fit.kind, fit.args, child(fit.path, "args"), release)
         if errs:
             raise ConfigError(name, errs)
     try:

@@ -9,7 +9,7 @@ set is absent, like a nil pointer):
   (a field that is not set counts as its Go zero value, as in the internal types);
 * ``to_typed`` is the conversion to the internal type (``zz_generated.conversion.go``).
 
-Gate-dependent rules take ``feature_enabled`` (default: the pinned release's gates).
+Validation takes the release (default: the pinned one) for its gates and behaviour switches.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ from reference_impl.config.errors import (
     not_supported,
     required,
 )
+from reference_impl.config.schema import PLUGIN_ARGS as PLUGIN_ARGS_SCHEMAS
 from reference_impl.config.schema import copy_value, format_go_duration, parse_go_duration
 from reference_impl.model.objects import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from reference_impl.releases import ReleaseData
 from reference_impl.releases.current import RELEASE
 
-FeatureGate = Callable[[str], bool]
 Args = dict[str, Any]
 
 _SUPPORTED_SCORING_STRATEGY_TYPES = sorted(
@@ -123,7 +123,7 @@ def _no_defaults(obj: Args, release: ReleaseData) -> None:
 # ------------------------------------------------------ validation (validation_pluginargs.go)
 
 def validate_default_preemption(args: Args, path: str = "",
-                                fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                                release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidateDefaultPreemptionArgs``."""
     errs = []
     pct_path = child(path, "minCandidateNodesPercentage")
@@ -143,7 +143,7 @@ def validate_default_preemption(args: Args, path: str = "",
 
 
 def validate_inter_pod_affinity(args: Args, path: str = "",
-                                fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                                release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidateInterPodAffinityArgs``: hardPodAffinityWeight in [0, 100]."""
     w = args.get("hardPodAffinityWeight", 0)
     if w < 0 or w > 100:
@@ -152,7 +152,7 @@ def validate_inter_pod_affinity(args: Args, path: str = "",
 
 
 def validate_pod_topology_spread(args: Args, path: str = "",
-                                 fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                                 release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidatePodTopologySpreadArgs``: defaultingType System|List (System only without
     constraints); per constraint maxSkew > 0, a valid topologyKey, whenUnsatisfiable
     DoNotSchedule|ScheduleAnyway, no labelSelector, no repeated {topologyKey, whenUnsatisfiable}."""
@@ -231,7 +231,7 @@ def _validate_resources(resources: list[Args], path: str) -> list[FieldError]:
 
 
 def validate_balanced_allocation(args: Args, path: str = "",
-                                 fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                                 release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidateNodeResourcesBalancedAllocationArgs``: unique names, every weight exactly 1."""
     errs = []
     seen: set[str] = set()
@@ -249,7 +249,7 @@ def validate_balanced_allocation(args: Args, path: str = "",
 
 
 def validate_node_affinity(args: Args, path: str = "",
-                           fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                           release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidateNodeAffinityArgs``: addedAffinity's selector terms must parse."""
     affinity = args.get("addedAffinity")
     if affinity is None:
@@ -268,7 +268,7 @@ def validate_node_affinity(args: Args, path: str = "",
 
 
 def validate_volume_binding(args: Args, path: str = "",
-                            fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                            release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidateVolumeBindingArgs`` (``AllowStorageCapacityScoring`` = the gate)."""
     errs = []
     timeout = args.get("bindTimeoutSeconds", 0)
@@ -276,7 +276,7 @@ def validate_volume_binding(args: Args, path: str = "",
         errs.append(invalid(child(path, "bindTimeoutSeconds"), timeout,
                             "invalid BindTimeoutSeconds, should not be a negative value"))
     shape = args.get("shape")
-    if fe("StorageCapacityScoring"):
+    if release.feature_enabled("StorageCapacityScoring"):
         errs.extend(validate_function_shape(shape or [], child(path, "shape")))
     elif shape is not None:
         errs.append(invalid(child(path, "shape"), shape,
@@ -286,9 +286,15 @@ def validate_volume_binding(args: Args, path: str = "",
 
 
 def validate_fit(args: Args, path: str = "",
-                 fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
+                 release: ReleaseData = RELEASE) -> list[FieldError]:
     """``ValidateNodeResourcesFitArgs``. Upstream runs it when the NodeResourcesFit plugin is
-    constructed, not in config validation (see ``CONFIG_VALIDATED``)."""
+    constructed, not in config validation (see ``CONFIG_VALIDATED``).
+
+    Switch ``fit-args-validation``: v1.36.3 and v1.37.2 ("strict") require ``scoringStrategy``,
+    require ``requestedToCapacityRatio`` with RequestedToCapacityRatio and forbid it with any
+    other type. v1.34.4 and v1.35.4 ("lenient", ``validation_pluginargs.go``) only check the
+    shape of a ``requestedToCapacityRatio`` that is set, whatever the type, under the path
+    ``scoringStrategy.shape``."""
     errs: list[FieldError] = []
     for i, res in enumerate(args.get("ignoredResources", [])):
         errs.extend(validate_label_name(res, index(child(path, "ignoredResources"), i)))
@@ -297,10 +303,12 @@ def validate_fit(args: Args, path: str = "",
         if "/" in group:
             errs.append(invalid(p, group, "resource group name can't contain '/'"))
         errs.extend(validate_label_name(group, p))
+    strict = release.behaviour("fit-args-validation") == "strict"
     strategy_path = child(path, "scoringStrategy")
     strategy = args.get("scoringStrategy")
     if strategy is None:
-        errs.append(required(strategy_path, "ScoringStrategy field is required"))
+        if strict:
+            errs.append(required(strategy_path, "ScoringStrategy field is required"))
         return errs
     kind = strategy.get("type", "")
     if kind not in _SUPPORTED_SCORING_STRATEGY_TYPES:
@@ -310,7 +318,11 @@ def validate_fit(args: Args, path: str = "",
                                     child(strategy_path, "resources")))
     ratio = strategy.get("requestedToCapacityRatio")
     ratio_path = child(strategy_path, "requestedToCapacityRatio")
-    if kind == a.REQUESTED_TO_CAPACITY_RATIO:
+    if not strict:
+        if ratio is not None:
+            errs.extend(validate_function_shape(ratio.get("shape", []),
+                                                child(strategy_path, "shape")))
+    elif kind == a.REQUESTED_TO_CAPACITY_RATIO:
         if ratio is None:
             errs.append(required(ratio_path, "must be specified when type is "
                                              "RequestedToCapacityRatio"))
@@ -322,8 +334,10 @@ def validate_fit(args: Args, path: str = "",
 
 
 def validate_dynamic_resources(args: Args, path: str = "",
-                               fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
-    """``ValidateDynamicResourcesArgs``: setting a timeout whose gate is off is an error."""
+                               release: ReleaseData = RELEASE) -> list[FieldError]:
+    """``ValidateDynamicResourcesArgs``: setting a timeout whose gate is off is an error (the
+    same in v1.35.4 to v1.37.2; v1.34.4 has no ``bindingTimeout`` and its gates are off)."""
+    fe = release.feature_enabled
     errs = []
     filter_timeout = args.get("filterTimeout")
     if fe("DRASchedulerFilterTimeout"):
@@ -442,14 +456,26 @@ def set_defaults(kind: str, obj: Args, release: ReleaseData = RELEASE) -> Args:
 
 
 def validate(kind: str, obj: Args, path: str = "",
-             fe: FeatureGate = RELEASE.feature_enabled) -> list[FieldError]:
-    """The kind's ``Validate*Args``."""
-    return VALIDATORS[kind](obj, path, fe)
+             release: ReleaseData = RELEASE) -> list[FieldError]:
+    """The kind's ``Validate*Args`` of ``release``."""
+    return VALIDATORS[kind](obj, path, release)
 
 
 def to_typed(kind: str, obj: Args) -> Any:
     """The typed args (``config/args.py``) of a defaulted args dict."""
     return _TO_TYPED[kind](obj)
+
+
+def args_schemas(release: ReleaseData = RELEASE) -> dict[str, Any]:
+    """The v1 schema of each args kind as ``release`` defines it (``types_pluginargs.go`` of
+    its ``k8s.io/kube-scheduler`` module). Switch ``dra-binding-timeout-default``: v0.34.4 has
+    no ``DynamicResourcesArgs.bindingTimeout`` ("no-field"), so strict decoding rejects it as
+    an unknown field; v0.35.4 and later have it ("gated": defaulted and allowed by gates)."""
+    schemas = dict(PLUGIN_ARGS_SCHEMAS)
+    if release.behaviour("dra-binding-timeout-default") == "no-field":
+        schemas["DynamicResourcesArgs"] = {
+            k: v for k, v in schemas["DynamicResourcesArgs"].items() if k != "bindingTimeout"}
+    return schemas
 
 
 def known_kinds(release: ReleaseData = RELEASE) -> frozenset[str]:

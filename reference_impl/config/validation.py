@@ -71,8 +71,7 @@ def _validate_plugin_config(path: str, profile: InternalProfile,
             if cfg.kind != kind:
                 errs.append(invalid(child(p, "args"), cfg.args, "has to match plugin args"))
             else:
-                errs.extend(plugin_args.validate(kind, cfg.args, child(p, "args"),
-                                                    release.feature_enabled))
+                errs.extend(plugin_args.validate(kind, cfg.args, child(p, "args"), release))
     return errs
 
 

@@ -1,6 +1,7 @@
 """NodeDeclaredFeatures: the node must declare every feature the pod requires.
 
-Upstream: ``pkg/scheduler/framework/plugins/nodedeclaredfeatures/nodedeclaredfeatures.go`` and
+Upstream: ``pkg/scheduler/framework/plugins/nodedeclaredfeatures/nodedeclaredfeatures.go`` (v1.35.4
+to v1.37.2, switch ``node-declared-features``: docs/release-differences.md) and
 the node-declared-features framework it uses,
 ``staging/src/k8s.io/component-helpers/nodedeclaredfeatures/`` (``framework.go``,
 ``featureset.go``, ``bitmap.go``, ``features/registry.go`` and one package per feature).
@@ -21,6 +22,7 @@ from reference_impl.framework.interfaces import (
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins import names
+from reference_impl.releases.current import RELEASE
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -191,20 +193,45 @@ def _never(pod: Any) -> bool:
     return False
 
 
+_RESTART_ALL = DeclaredFeature("RestartAllContainersOnContainerExits",
+                               infer_restart_all_containers)
+_POD_LEVEL_RESIZE = DeclaredFeature("InPlacePodLevelResourcesVerticalScaling", _never)
+_USER_NS_HOST_NETWORK = DeclaredFeature("UserNamespacesHostNetworkSupport",
+                                        infer_user_namespaces_host_network)
+
 # features.AllFeatures of v1.37.2 (features/registry.go).
 ALL_FEATURES = (
-    DeclaredFeature("RestartAllContainersOnContainerExits", infer_restart_all_containers),
-    DeclaredFeature("InPlacePodLevelResourcesVerticalScaling", _never),
+    _RESTART_ALL,
+    _POD_LEVEL_RESIZE,
     DeclaredFeature("ExtendWebSocketsToKubelet", _never),
     DeclaredFeature("InPlacePodVerticalScalingInitContainers", _never),
     DeclaredFeature("InPlacePodVerticalScalingMemoryBackedVolumes", _never),
-    DeclaredFeature("UserNamespacesHostNetworkSupport", infer_user_namespaces_host_network),
+    _USER_NS_HOST_NETWORK,
     DeclaredFeature("DRANodeAllocatableResources", _never),
     DeclaredFeature("VolumeBindMountOptions", infer_volume_bind_mount_options),
     DeclaredFeature("DRAOptionalNodeOperations", _never),
 )
 
 DEFAULT_FRAMEWORK = NdfFramework(ALL_FEATURES)
+
+#: ``features.AllFeatures`` of the ``k8s.io/component-helpers`` module of each release, by the
+#: variant of switch ``node-declared-features`` (``nodedeclaredfeatures/features/registry.go``):
+#: v0.35.4 registers three features (only RestartAllContainersOnContainerExits infers a
+#: requirement), v0.36.3 five (UserNamespacesHostNetworkSupport infers one too), v0.37.2 the
+#: nine above. v1.34.4 has no plugin. Every feature's ``MaxVersion`` is nil in all of them.
+FRAMEWORKS: dict[str, NdfFramework] = {
+    "absent": NdfFramework(()),
+    "unsatisfied-list": NdfFramework((
+        _RESTART_ALL, DeclaredFeature("GuaranteedQoSPodCPUResize", _never), _POD_LEVEL_RESIZE)),
+    "subset": NdfFramework((
+        _RESTART_ALL, _POD_LEVEL_RESIZE, DeclaredFeature("ExtendWebSocketsToKubelet", _never),
+        DeclaredFeature("InPlacePodVerticalScalingInitContainers", _never),
+        _USER_NS_HOST_NETWORK)),
+    "subset-extended": DEFAULT_FRAMEWORK,
+}
+
+#: v1.35.4's Filter message (nodedeclaredfeatures.go), followed by the unsatisfied features.
+ERR_REASON_UNSATISFIED_LIST = "node declared features check failed - unsatisfied requirements: "
 
 
 # ----- the plugin -------------------------------------------------------------------------------
@@ -229,7 +256,11 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions, Sig
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         self.enabled = bool(handle is not None and handle.feature_enabled("NodeDeclaredFeatures"))
-        self.ndf_framework = DEFAULT_FRAMEWORK
+        #: switch node-declared-features: the release's feature registry and Filter message
+        self.rule = (handle if handle is not None else RELEASE).behaviour("node-declared-features")
+        self.ndf_framework = FRAMEWORKS[self.rule]
+        # No feature of any supported release has a MaxVersion, so the target version of
+        # inference never matters: the pinned one.
         self.version: Version = SCHEDULER_VERSION
         # NodeInfo.SetNode maps node.status.declaredFeatures once; cached by the tuple here.
         self._node_sets: dict[tuple[str, ...], FeatureSet] = {}
@@ -260,10 +291,18 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions, Sig
         if s is None:
             return Status.as_error(
                 f'error reading "{PRE_FILTER_STATE_KEY}" from cycle-state: not found')
-        ok, err = s.reqs.is_subset(self._node_feature_set(tuple(node_info.node.declared_features)))
+        declared = tuple(node_info.node.declared_features)
+        ok, err = s.reqs.is_subset(self._node_feature_set(declared))
         if err is not None:
             return Status.as_error(err)
         if not ok:
+            if self.rule == "unsatisfied-list":
+                # v1.35.4: MatchNodeFeatureSet's unsatisfied names (Go map order; here sorted).
+                node_bits = self._node_feature_set(declared).bits
+                missing = self.ndf_framework.unmap(
+                    FeatureSet(s.reqs.size, s.reqs.bits & ~node_bits))
+                return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                              ERR_REASON_UNSATISFIED_LIST + ", ".join(missing))
             return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSATISFIED_REQUIREMENTS)
         return None
 

@@ -1,8 +1,8 @@
 """NodeVolumeLimits (CSILimits): the per-driver attachable volume limit of CSINode objects.
 
 Upstream: ``pkg/scheduler/framework/plugins/nodevolumelimits/{csi.go, csi_manager.go, utils.go}``
-of v1.37.2; the CSI migration of in-tree volumes is csi-translation-lib's
-(``reference_impl/plugins/helper/csi_translation.py``).
+of v1.37.2 (older releases: switches ``nodevolumelimits-*``, docs/release-differences.md); the
+CSI migration of in-tree volumes is csi-translation-lib's (``plugins/helper/csi_translation.py``).
 
 Filter counts, per CSI driver, the unique volumes (``DRIVER/HANDLE``) of the pod that the node
 has not attached yet, and the volumes attached already: those of the node's pods and the node's
@@ -33,6 +33,7 @@ from reference_impl.model.storage import (
 from reference_impl.plugins import names
 from reference_impl.plugins.helper.csi_translation import (
     CSI_MIGRATION_ON_PLUGINS,
+    PORTWORX,
     TranslationError,
     inline_plugin,
     plugin_by_in_tree_name,
@@ -46,6 +47,7 @@ from reference_impl.plugins.helper.storage_listers import (
     storage_of,
     volume_is_for_pod,
 )
+from reference_impl.plugins.volumebinding.migration import is_plugin_migrated_to_csi_on_node
 from reference_impl.plugins.volumerestrictions import (
     QUEUE,
     QUEUE_SKIP,
@@ -56,6 +58,7 @@ from reference_impl.plugins.volumerestrictions import (
     pod_volumes,
     volumes_signer,
 )
+from reference_impl.releases.current import RELEASE
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -69,13 +72,21 @@ ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
 #: deterministically.
 RANDOM_VOLUME_ID_PREFIX = "kschedconf-unbound-claim-volume-id"
 
-def is_csi_migration_on(csi_node: CSINode | None, plugin_name: str) -> bool:
+def is_csi_migration_on(csi_node: CSINode | None, plugin_name: str,
+                        portworx_by_annotation: bool = False,
+                        portworx_gate: bool = True) -> bool:
     """``isCSIMigrationOn`` (utils.go): a CSINode exists and the plugin is one of AWS EBS,
-    Portworx, GCE PD, Azure Disk and Cinder; unlike the volume binder, v1.37.2 does not read
-    the CSINode's migrated-plugins annotation here."""
-    if csi_node is None or plugin_name == "":
+    Portworx, GCE PD, Azure Disk and Cinder.
+
+    Switch ``nodevolumelimits-csi-migration``: v1.36.3 and v1.37.2 (``utils.go``) stop there.
+    v1.34.4 and v1.35.4 (``utils.go``, ``portworx_by_annotation``) return true at once for the
+    other four plugins, but Portworx needs the ``CSIMigrationPortworx`` gate
+    (``portworx_gate``) and the CSINode's migrated-plugins annotation naming it."""
+    if csi_node is None or plugin_name == "" or plugin_name not in CSI_MIGRATION_ON_PLUGINS:
         return False
-    return plugin_name in CSI_MIGRATION_ON_PLUGINS
+    if plugin_name != PORTWORX.in_tree_name or not portworx_by_annotation:
+        return True
+    return portworx_gate and is_plugin_migrated_to_csi_on_node(plugin_name, csi_node)
 
 
 def get_volume_limits(csi_node: CSINode | None) -> dict[str, int]:
@@ -108,8 +119,22 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlu
     def __init__(self, args: Any = None, handle: Any = None) -> None:
         super().__init__(args, handle)
         # fts.EnableVolumeLimitScaling: the VolumeLimitScaling gate (Beta, on in v1.37.2).
-        self.enable_volume_limit_scaling = (
-            bool(handle.feature_enabled("VolumeLimitScaling")) if handle is not None else True)
+        source = handle if handle is not None else RELEASE
+        self.enable_volume_limit_scaling = bool(source.feature_enabled("VolumeLimitScaling"))
+        #: switch nodevolumelimits-driver-missing: "opt-in" reads the CSIDriver's
+        #: preventPodSchedulingIfMissing, "any-csidriver" does not.
+        self.driver_missing_rule = source.behaviour("nodevolumelimits-driver-missing")
+        #: switch nodevolumelimits-csi-migration ("portworx-annotation" or "always"), and
+        #: fts.EnableCSIMigrationPortworx, which only the former reads.
+        self.portworx_by_annotation = (
+            source.behaviour("nodevolumelimits-csi-migration") == "portworx-annotation")
+        self.enable_csi_migration_portworx = (
+            self.portworx_by_annotation and bool(source.feature_enabled("CSIMigrationPortworx")))
+
+    def _migration_on(self, csi_node: CSINode | None, plugin_name: str) -> bool:
+        """``isCSIMigrationOn`` with this release's rule."""
+        return is_csi_migration_on(csi_node, plugin_name, self.portworx_by_annotation,
+                                   self.enable_csi_migration_portworx)
 
     def _storage(self) -> StorageObjects:
         """The listers of the informer factory and the CSI manager (nothing without a handle)."""
@@ -133,8 +158,8 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlu
         1. the pod's attachable volumes (``filterAttachableVolumes``, new pod): an error is
            UnschedulableAndUnresolvable when it is a NotFound (a missing claim), else Error;
         2. none: the pod fits;
-        3. with VolumeLimitScaling, a driver whose CSIDriver sets
-           ``preventPodSchedulingIfMissing`` and that the node's CSINode lacks: Unschedulable
+        3. with VolumeLimitScaling, a driver whose CSIDriver exists (and, from v1.36, sets
+           ``preventPodSchedulingIfMissing``) and that the node's CSINode lacks: Unschedulable
            "DRIVER CSI driver is not installed on the node";
         4. no limits in the CSINode (or no CSINode): the pod fits;
         5. the volumes of the node's pods (existing pods: a missing claim is skipped) and of its
@@ -195,10 +220,17 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlu
         return None
 
     def _check_csi_driver_on_node(self, driver_name: str, csi_node: CSINode | None) -> bool:
-        """``checkCSIDriverOnNode``: installed unless the driver's CSIDriver exists, sets
-        ``preventPodSchedulingIfMissing`` and the CSINode (if any) lists no such driver."""
+        """``checkCSIDriverOnNode``: installed unless the driver's CSIDriver exists and the
+        CSINode (if any) lists no such driver.
+
+        Switch ``nodevolumelimits-driver-missing``: v1.36.3 and v1.37.2 (``csi.go``, "opt-in")
+        also need the CSIDriver to set ``preventPodSchedulingIfMissing``; v1.35.4 (``csi.go``,
+        "any-csidriver") rejects for any CSIDriver. v1.34.4 has neither the check nor its
+        VolumeLimitScaling gate."""
         driver = self._storage().csi_drivers.get(driver_name)
-        if driver is None or not driver.prevent_pod_scheduling_if_missing:
+        if driver is None:
+            return True
+        if self.driver_missing_rule == "opt-in" and not driver.prevent_pod_scheduling_if_missing:
             return True
         if csi_node is None:
             return False
@@ -244,7 +276,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlu
         """``checkAttachableInlineVolume``: an inline-migratable volume whose plugin has
         migration on counts under its CSI driver and translated handle."""
         plugin = inline_plugin(vol)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin.in_tree_name):
+        if plugin is None or not self._migration_on(csi_node, plugin.in_tree_name):
             return
         try:
             _, volume_handle = translate_inline_volume(vol)
@@ -266,7 +298,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlu
         if pv.source_kind == "csi":
             return str(pv.source.get("driver", "")), str(pv.source.get("volumeHandle", ""))
         plugin = pv_plugin(pv)
-        if plugin is None or not is_csi_migration_on(csi_node, plugin.in_tree_name):
+        if plugin is None or not self._migration_on(csi_node, plugin.in_tree_name):
             return "", ""
         try:
             return translate_pv(pv)
@@ -287,7 +319,7 @@ class NodeVolumeLimits(PreFilterPlugin, FilterPlugin, EnqueueExtensions, SignPlu
         volume_handle = f"{RANDOM_VOLUME_ID_PREFIX}-{pvc.namespace}/{pvc.name}"
         plugin = plugin_by_in_tree_name(sc.provisioner)
         if plugin is not None:
-            if not is_csi_migration_on(csi_node, sc.provisioner):
+            if not self._migration_on(csi_node, sc.provisioner):
                 return "", ""
             return plugin.csi_driver, volume_handle
         return sc.provisioner, volume_handle

@@ -64,6 +64,48 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "containers' threshold (scored); image volumes also counted in the threshold "
             "(counted). #130231 introduced 'scored'",
             v1_34_4="none", v1_35_4="none", v1_36_3="scored", v1_37_2="counted"),
+    # --- filter-side plugin rules and plugin args validation
+    _switch("nodevolumelimits-csi-migration", "unverified (no changelog entry names it)",
+            "NodeVolumeLimits isCSIMigrationOn: Portworx counts as migrated only with "
+            "CSIMigrationPortworx and the CSINode's migrated-plugins annotation naming it, or "
+            "always (with a CSINode) like the other in-tree plugins",
+            v1_34_4="portworx-annotation", v1_35_4="portworx-annotation", v1_36_3="always",
+            v1_37_2="always"),
+    _switch("nodevolumelimits-driver-missing", "unverified (the opt-in field came with 1.36)",
+            "NodeVolumeLimits checkCSIDriverOnNode (VolumeLimitScaling): a driver the CSINode "
+            "lacks rejects the node when any CSIDriver of that name exists, or only when it "
+            "sets preventPodSchedulingIfMissing (v1.34.4 has neither the check nor the gate)",
+            v1_34_4="any-csidriver", v1_35_4="any-csidriver", v1_36_3="opt-in",
+            v1_37_2="opt-in"),
+    _switch("interpodaffinity-namespace-merge", "not found (the 1.37 signature change)",
+            "InterPodAffinity mergeAffinityTermNamespacesIfNotEmpty: the incoming pod's terms "
+            "keep their namespace selector (by-value copy, matched against no labels) or get "
+            "labels.Nothing()",
+            v1_34_4="selector-kept", v1_35_4="selector-kept", v1_36_3="selector-kept",
+            v1_37_2="selector-cleared"),
+    _switch("dra-postfilter-messages", "unverified",
+            "DynamicResources PostFilter: Unschedulable with \"plugin disabled\", \"no new "
+            "claims to deallocate\" and \"still not schedulable\", or without a message",
+            v1_34_4="messages", v1_35_4="messages", v1_36_3="messages", v1_37_2="bare"),
+    _switch("fit-args-validation", "kubernetes/kubernetes#132120",
+            "ValidateNodeResourcesFitArgs: scoringStrategy optional and the shape checked "
+            "whenever requestedToCapacityRatio is set (path scoringStrategy.shape), or "
+            "scoringStrategy required and requestedToCapacityRatio required with "
+            "RequestedToCapacityRatio and forbidden otherwise",
+            v1_34_4="lenient", v1_35_4="lenient", v1_36_3="strict", v1_37_2="strict"),
+    _switch("node-declared-features", "unverified (the changelogs name the gate only for "
+            "kubelet)",
+            "NodeDeclaredFeatures: no plugin (absent); three registered features and the "
+            "message listing the unsatisfied ones (unsatisfied-list); five features and "
+            "\"node(s) didn't match Pod's required features\" (subset); nine features "
+            "(subset-extended)",
+            v1_34_4="absent", v1_35_4="unsatisfied-list", v1_36_3="subset",
+            v1_37_2="subset-extended"),
+    _switch("dra-binding-timeout-default", "unverified (the field came with 1.35)",
+            "DynamicResourcesArgs.bindingTimeout: no such field (strict decoding rejects it), "
+            "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "
+            "DRAResourceClaimDeviceStatus (on from 1.36)",
+            v1_34_4="no-field", v1_35_4="gated", v1_36_3="gated", v1_37_2="gated"),
 )})
 
 

@@ -81,8 +81,9 @@ def test_without_nodename_prefilter_every_node_runs_the_filters(tag: str) -> Non
                                "n3": ["node(s) didn't match the requested node name"]}
     assert attempt.message == (
         "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't match the "
-        "requested node name. preemption: 0/3 nodes are available: 3 Preemption is not "
-        "helpful for scheduling.")
+        "requested node name. no new claims to deallocate, preemption: 0/3 nodes are "
+        "available: 3 Preemption is not helpful for scheduling.")  # DynamicResources'
+    # PostFilter message of v1.34-v1.36 (switch dra-postfilter-messages) comes first
 
 
 def test_nodename_prefilter_restricts_the_cycle_to_the_named_node() -> None:

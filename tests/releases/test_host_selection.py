@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectResult
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import BUILD_HINT, UpstreamSubject, binary_available
 from oracles.tie_uniformity import (
@@ -184,16 +185,14 @@ def test_explain_does_not_spend_the_draws_of_the_real_attempt() -> None:
 # ----------------------------------------------------------------------------- the oracle
 
 class ReleaseReference(ReferenceSubject):
-    """The reference with a release's default configuration."""
+    """The reference made for a release, given scenarios of that release (as the engines set
+    every scenario's release to the run's)."""
 
     def __init__(self, tag: str) -> None:
-        super().__init__()
-        self.config = default_config(self.registry, load(tag))
-        self.tag = tag
+        super().__init__(release=tag)
 
-    @property
-    def release(self) -> str:
-        return self.tag
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        return super().run(scenario.derived(release=self.release))
 
 
 SCENARIO = ScenarioInput(tie_documents(), None, 0, "ties")

@@ -67,6 +67,7 @@ from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
 )
 from reference_impl.plugins.helper.behaviour import behaviour
 from reference_impl.plugins.helper.normalize_score import default_normalize_score
+from reference_impl.releases.current import RELEASE
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -74,6 +75,10 @@ if TYPE_CHECKING:
 
 STATE_KEY = names.DynamicResources
 ERR_NOT_FOUND = "not found"  # fwk.ErrNotFound, returned by CycleState.Read
+
+#: PostFilter's reasons when disabled, without claims, and with nothing to deallocate, in the
+#: releases whose switch dra-postfilter-messages is "messages".
+_POSTFILTER_MESSAGES = ("plugin disabled", "no new claims to deallocate", "still not schedulable")
 #: resourceapi.FirstAvailableDeviceRequestMaxSize
 FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE = 8
 
@@ -155,6 +160,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.enable_partitionable_devices = bool(feature("DRAPartitionableDevices"))
         dra = getattr(handle, "dra_objects", None)
         self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
+        #: switch dra-postfilter-messages: whether PostFilter words its plain Unschedulable
+        self.postfilter_messages = (handle if handle is not None else RELEASE).behaviour(
+            "dra-postfilter-messages") == "messages"
 
     # ----- SignPod, EventsToRegister -----
 
@@ -391,14 +399,20 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         """``PostFilter`` (``deallocateOrDeletePodClaims``): deallocate one allocated claim
         that was unavailable on some node and is reserved for nobody else, else delete the
         special claim of an earlier cycle. Upstream picks the claim at random (map order);
-        the reference takes the lowest index."""
+        the reference takes the lowest index.
+
+        Switch ``dra-postfilter-messages``: v1.37.2 returns a bare Unschedulable when disabled,
+        without claims or with nothing to deallocate; v1.34.4 to v1.36.3
+        (``dynamicresources.go``, ``PostFilter``) say "plugin disabled", "no new claims to
+        deallocate" and "still not schedulable"."""
+        worded = _POSTFILTER_MESSAGES if self.postfilter_messages else ()
         if not self.enabled:
-            return None, Status(Code.UNSCHEDULABLE)
+            return None, Status(Code.UNSCHEDULABLE, *worded[:1])
         s: _StateData | None = state.get(STATE_KEY)
         if s is None:
             return None, Status.as_error(ERR_NOT_FOUND)
         if s.claims.empty():
-            return None, Status(Code.UNSCHEDULABLE)
+            return None, Status(Code.UNSCHEDULABLE, *worded[1:2])
         ext = s.claims.extended_resource_claim()
         for index in sorted(s.unavailable_claims):
             claim = s.claims.get(index)
@@ -416,7 +430,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             # the special claim of an earlier cycle is deleted (deleteClaim)
             self.dra_manager.delete_claim(ext)
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
-        return None, Status(Code.UNSCHEDULABLE)
+        return None, Status(Code.UNSCHEDULABLE, *worded[2:])
 
     # ----- Score -----
 

@@ -36,6 +36,10 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = (
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
 
+#: The variants of the switch ``interpodaffinity-namespace-merge``.
+SELECTOR_CLEARED = "selector-cleared"
+SELECTOR_KEPT = "selector-kept"
+
 # {topology key: {topology value: number of matched terms}}
 TopologyCounts = dict[str, dict[str, int]]
 
@@ -95,12 +99,20 @@ def pod_matches_any_affinity_terms(terms: list[AffinityTerm], pod: Pod) -> bool:
     return False
 
 
-def merge_affinity_term_namespaces_if_not_empty(snapshot: Snapshot, term: AffinityTerm) -> None:
+def merge_affinity_term_namespaces_if_not_empty(snapshot: Snapshot, term: AffinityTerm,
+                                                rule: str = SELECTOR_CLEARED) -> None:
     """``mergeAffinityTermNamespacesIfNotEmpty`` (plugin.go): add every namespace the term's
     namespace selector selects to its namespaces and set the selector to Nothing, so that the
     incoming pod's terms are matched without namespace labels. An empty (select-all) selector is
     left as is. A nil selector (Nothing) selects no namespace: upstream lists namespaces with it
-    and finds none, which is the same as not listing."""
+    and finds none, which is the same as not listing.
+
+    Switch ``interpodaffinity-namespace-merge`` (``rule``): v1.37.2 takes the term by pointer
+    (``SELECTOR_CLEARED``). v1.34.4, v1.35.4 and v1.36.3 (``interpodaffinity/plugin.go``) take
+    it by value (``SELECTOR_KEPT``): the namespaces reach the caller (a shared set) but the
+    selector is not cleared, so a selector that matches an empty label set (``NotIn``,
+    ``DoesNotExist``) still matches pods of every namespace, the terms being matched with no
+    namespace labels (docs/upstream-deviations.md)."""
     sel = term.namespace_selector
     if sel.empty():
         return
@@ -108,7 +120,8 @@ def merge_affinity_term_namespaces_if_not_empty(snapshot: Snapshot, term: Affini
         for ns in snapshot.namespaces.values():
             if sel.matches(ns.labels):
                 term.namespaces.add(ns.name)
-    term.namespace_selector = NOTHING
+    if rule == SELECTOR_CLEARED:
+        term.namespace_selector = NOTHING
 
 
 class PreFilterState:
@@ -232,10 +245,11 @@ class FilteringMixin:
             return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"parsing pod: {err}")
         snapshot = self._snapshot()
         affinity_terms, anti_affinity_terms = terms[0], terms[1]
+        rule = self.handle.behaviour("interpodaffinity-namespace-merge")
         for t in affinity_terms:
-            merge_affinity_term_namespaces_if_not_empty(snapshot, t)
+            merge_affinity_term_namespaces_if_not_empty(snapshot, t, rule)
         for t in anti_affinity_terms:
-            merge_affinity_term_namespaces_if_not_empty(snapshot, t)
+            merge_affinity_term_namespaces_if_not_empty(snapshot, t, rule)
 
         # GetNamespaceLabelsSnapshot: a missing namespace reads as an empty label set.
         ns_labels = snapshot.namespace_labels(pod.namespace)

@@ -135,10 +135,11 @@ class ScoringMixin:
         if err is not None:
             return Status.as_error(f"failed to parse pod: {err}")
         preferred_affinity, preferred_anti_affinity = terms[2], terms[3]
+        rule = self.handle.behaviour("interpodaffinity-namespace-merge")
         for t in preferred_affinity:
-            merge_affinity_term_namespaces_if_not_empty(snapshot, t)
+            merge_affinity_term_namespaces_if_not_empty(snapshot, t, rule)
         for t in preferred_anti_affinity:
-            merge_affinity_term_namespaces_if_not_empty(snapshot, t)
+            merge_affinity_term_namespaces_if_not_empty(snapshot, t, rule)
         ns_labels = snapshot.namespace_labels(pod.namespace)
         ns_labels = {} if ns_labels is None else dict(ns_labels)
 

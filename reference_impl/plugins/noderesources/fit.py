@@ -48,6 +48,7 @@ from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
     requested_to_capacity_ratio_scorer,
 )
 from reference_impl.plugins.noderesources.resource_allocation import ResourceAllocationScorer
+from reference_impl.releases.current import RELEASE
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NodeResourcesFit
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesFit
@@ -331,7 +332,12 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
         fn = most_resource_scorer(resources)
     elif strategy.type == REQUESTED_TO_CAPACITY_RATIO:
         rtc = strategy.requested_to_capacity_ratio
-        assert rtc is not None  # args validation requires it with this strategy type
+        if rtc is None:
+            # Only the lenient args validation (switch fit-args-validation) lets it through;
+            # upstream's NewFit then dereferences the nil pointer and the scheduler panics.
+            raise ValueError("requestedToCapacityRatio not specified for the "
+                             "RequestedToCapacityRatio scoring strategy (a nil pointer "
+                             "dereference upstream)")
         shape = rtc.shape
         fn = requested_to_capacity_ratio_scorer(resources, shape)
     else:
@@ -340,9 +346,12 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
                                     enable_pod_level_resources=False)
 
 
-def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
+def validate_node_resources_fit_args(args: NodeResourcesFitArgs, strict: bool = True) -> None:
     """``ValidateNodeResourcesFitArgs`` (pkg/scheduler/apis/config/validation/
-    validation_pluginargs.go); raises ``ValueError`` listing every problem."""
+    validation_pluginargs.go); raises ``ValueError`` listing every problem. ``strict`` is the
+    v1.36.3+ rule of switch ``fit-args-validation``; without it (v1.34.4, v1.35.4) a missing
+    strategy is not an error and a set ``requestedToCapacityRatio`` has its shape checked
+    whatever the type, under ``scoringStrategy.shape``."""
     errs: list[str] = []
     for i, res in enumerate(args.ignored_resources):
         if len(is_qualified_name(res)) != 0:
@@ -356,7 +365,8 @@ def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
                         "not a qualified name")
     st = args.scoring_strategy
     if st is None:
-        errs.append("scoringStrategy: Required value: ScoringStrategy field is required")
+        if strict:
+            errs.append("scoringStrategy: Required value: ScoringStrategy field is required")
     else:
         if st.type not in SUPPORTED_SCORING_STRATEGY_TYPES:
             errs.append(f"scoringStrategy.type: Unsupported value: {st.type!r}")
@@ -364,7 +374,11 @@ def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
             if r.weight <= 0 or r.weight > 100:
                 errs.append(f"scoringStrategy.resources[{i}].weight: Invalid value: {r.weight}: "
                             f"resource weight of {r.name} not in valid range (0, 100]")
-        if st.type == REQUESTED_TO_CAPACITY_RATIO:
+        if not strict:
+            if st.requested_to_capacity_ratio is not None:
+                errs.extend(_validate_function_shape(st.requested_to_capacity_ratio.shape,
+                                                     "scoringStrategy.shape"))
+        elif st.type == REQUESTED_TO_CAPACITY_RATIO:
             if st.requested_to_capacity_ratio is None:
                 errs.append("scoringStrategy.requestedToCapacityRatio: Required value: must be "
                             "specified when type is RequestedToCapacityRatio")
@@ -377,9 +391,9 @@ def validate_node_resources_fit_args(args: NodeResourcesFitArgs) -> None:
         raise ValueError("; ".join(errs))
 
 
-def _validate_function_shape(shape: tuple) -> list[str]:
+def _validate_function_shape(
+        shape: tuple, path: str = "scoringStrategy.requestedToCapacityRatio.shape") -> list[str]:
     """``validateFunctionShape``."""
-    path = "scoringStrategy.requestedToCapacityRatio.shape"
     if not shape:
         return [f"{path}: Required value: at least one point must be specified"]
     errs: list[str] = []
@@ -409,7 +423,9 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
 
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Any = None) -> None:
         args = args if args is not None else NodeResourcesFitArgs()
-        validate_node_resources_fit_args(args)
+        validate_node_resources_fit_args(
+            args, (handle if handle is not None else RELEASE).behaviour("fit-args-validation")
+            == "strict")
         super().__init__(args, handle)
         self.scorer = get_scorer(args.scoring_strategy)
         self.ignored_resources = frozenset(args.ignored_resources)
