@@ -36,6 +36,32 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "selectHost: reservoir sampling among the top-scored nodes (uniform ties), or the "
             "max-heap of sorted_nodes.go (the first top-scored node examined wins)",
             v1_34_4="reservoir", v1_35_4="heap", v1_36_3="heap", v1_37_2="heap"),
+    # --- queue, preemption, batching and nominated node name
+    _switch("preempt-terminating-victims", "kubernetes/kubernetes#134245",
+            "prepareCandidate(Async): a victim that already has a deletionTimestamp is deleted "
+            "again, or skipped",
+            v1_34_4="delete-again", v1_35_4="skip", v1_36_3="skip", v1_37_2="skip"),
+    _switch("async-preemption-pending",
+            "kubernetes/kubernetes#134245, #134294, #134730 (1.35); #139162 (1.37)",
+            "prepareCandidateAsync / IsPodRunningPreemption: the preemptor leaves `preempting` "
+            "before its last victim is deleted; or it stays until that victim is terminating, "
+            "and the last victim is deleted even after an earlier failure; or (1.36) it is not "
+            "deleted after one; or (1.37), in addition, the preemptor is activated after a "
+            "victim preempted in memory",
+            v1_34_4="unmark-before-last", v1_35_4="last-victim-pending",
+            v1_36_3="skip-last-on-error", v1_37_2="activate-after-in-memory"),
+    _switch("nnn-clear-on-failure", "kubernetes/kubernetes#135007",
+            "a failed attempt clears the pod's nominated node unless "
+            "NominatedNodeNameForExpectation is on (and keeps it when the profile has no "
+            "PostFilter plugin); or clears it always",
+            v1_34_4="unless-expectation", v1_35_4="always", v1_36_3="always", v1_37_2="always"),
+    _switch("preenqueue-skip-on-activate",
+            "unverified: not in the changelog; v1.35.0 scheduling_queue.go activate passes "
+            "movesFromBackoffQ",
+            "moveToActiveQ skips PreEnqueue (SchedulerPopFromBackoffQ) only for the backoff "
+            "flush; or for every move straight out of the backoffQ (Activate too)",
+            v1_34_4="backoff-complete", v1_35_4="from-backoff-q", v1_36_3="from-backoff-q",
+            v1_37_2="from-backoff-q"),
 )})
 
 
