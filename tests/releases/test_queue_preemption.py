@@ -15,11 +15,14 @@ from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.types import Candidate, Victims
 from reference_impl.framework.runtime import FrameworkHandle
 from reference_impl.framework.snapshot import Snapshot
-from reference_impl.framework.status import Status
+from reference_impl.framework.status import Code, Status
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.plugins.queuesort import PrioritySort
 from reference_impl.releases import load, supported_releases
+from reference_impl.scheduler.clock import SECOND, VirtualClock
+from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.wrappers import make_node, make_pod
 
@@ -148,3 +151,31 @@ def test_preempting_a_terminating_pod(tag: str) -> None:
     assert result.pending == ["default/high"]
     assert sched.nominator.nominated_node_of(pods[1]) == "n1"
     assert result.deleted == (["default/old"] if tag == "v1.34.4" else [])
+
+
+# ----- the scheduling queue --------------------------------------------------------------------
+
+class GateAll:
+    """A PreEnqueue plugin that holds every pod back."""
+
+    name = "GateAll"
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "held")
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_activating_a_backing_off_pod_runs_pre_enqueue_only_in_v1_34_4(tag: str) -> None:
+    """preenqueue-skip-on-activate: ``Activate`` of a pod in the backoffQ, with
+    SchedulerPopFromBackoffQ on: v1.34.4's moveToActiveQ runs PreEnqueue (the pod is held in
+    the unschedulable pool); 1.35+ pass ``movesFromBackoffQ`` and skip it (activeQ)."""
+    gate = GateAll()
+    q = PriorityQueue(PrioritySort().less, clock=VirtualClock(1000 * SECOND),
+                      pre_enqueue_plugins={"default-scheduler": {gate.name: gate}},
+                      release=load(tag))
+    pod = make_pod("p").obj()
+    qpi = q.new_queued_pod_info(pod, "NodeResourcesFit")
+    qpi.unschedulable_count = 1
+    q.backoff_q.add(qpi)
+    q.activate({pod.name: pod})
+    assert q.where(pod.key) == ("unschedulablePods" if tag == "v1.34.4" else "activeQ")
