@@ -62,6 +62,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "flush; or for every move straight out of the backoffQ (Activate too)",
             v1_34_4="backoff-complete", v1_35_4="from-backoff-q", v1_36_3="from-backoff-q",
             v1_37_2="from-backoff-q"),
+    _switch("queue-hints",
+            "kubernetes/kubernetes#135392, #135394, #135325 (1.36); #139161 (1.37)",
+            "InterPodAffinity / PodTopologySpread pod-event hints: only pods with a nodeName "
+            "count (the target pod's own label update is skipped); or nominated pods count "
+            "too, the target's label update queues and a deleted pod's anti-affinity matching "
+            "the target queues; or, in addition, anti-affinity terms match when any term does",
+            v1_34_4="node-name-only", v1_35_4="node-name-only", v1_36_3="nominated-too",
+            v1_37_2="any-term"),
 )})
 
 

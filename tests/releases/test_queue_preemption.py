@@ -15,16 +15,19 @@ from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.types import Candidate, Victims
 from reference_impl.framework.runtime import FrameworkHandle
 from reference_impl.framework.snapshot import Snapshot
+from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.status import Code, Status
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.plugins.interpodaffinity import InterPodAffinity
+from reference_impl.plugins.podtopologyspread import PodTopologySpread
 from reference_impl.plugins.queuesort import PrioritySort
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.clock import SECOND, VirtualClock
 from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
 from reference_impl.scheduler.scheduler import Scheduler
-from reference_impl.testing.wrappers import make_node, make_pod
+from reference_impl.testing.wrappers import label_selector, make_node, make_pod
 
 RELEASES = supported_releases()
 
@@ -179,3 +182,77 @@ def test_activating_a_backing_off_pod_runs_pre_enqueue_only_in_v1_34_4(tag: str)
     q.backoff_q.add(qpi)
     q.activate({pod.name: pod})
     assert q.where(pod.key) == ("unschedulablePods" if tag == "v1.34.4" else "activeQ")
+
+
+# ----- queueing hints --------------------------------------------------------------------------
+
+QUEUE, SKIP = "Queue", "QueueSkip"
+SECURITY = label_selector({"service": "securityscan"})
+WEB = label_selector({"app": "web"})
+
+
+def affinity_hint(tag: str, pod: Pod, old: Pod | None, new: Pod | None) -> str:
+    pl = InterPodAffinity(None, FakeHandle(release=load(tag)))
+    hint, err = pl.is_schedulable_after_assigned_pod_change(pod, old, new)
+    assert err is None
+    return hint
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_affinity_hint_for_the_target_pods_label_update(tag: str) -> None:
+    """queue-hints (#135394): the pending pod's own label update. v1.34.4/v1.35.4's
+    isSchedulableAfterPodChange skips it (the pod has no nodeName); 1.36+ queue it."""
+    pl = InterPodAffinity(None, FakeHandle(release=load(tag)))
+    old = make_pod("p").labels({"foo": "bar"}).obj()
+    new = make_pod("p").labels({"foo": "baz"}).obj()
+    want = SKIP if tag in ("v1.34.4", "v1.35.4") else QUEUE
+    assert pl.is_schedulable_after_target_pod_update_label(new, old, new) == (want, None)
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_affinity_hint_for_a_lost_nomination(tag: str) -> None:
+    """queue-hints (#135392): a nominated pod matching the pending pod's anti-affinity loses its
+    nomination (the AssignedPod/Delete the queue gets for it): up to v1.35.4 a pod without a
+    nodeName is skipped; 1.36+ count the nomination and queue."""
+    pod = make_pod("p").pod_anti_affinity("zone", SECURITY).obj()
+    nominated = make_pod("n").labels({"service": "securityscan"}).nominated_node_name("n1").obj()
+    want = SKIP if tag in ("v1.34.4", "v1.35.4") else QUEUE
+    assert affinity_hint(tag, pod, nominated, None) == want
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_affinity_hint_for_a_deleted_pod_whose_anti_affinity_the_pod_matches(tag: str) -> None:
+    """queue-hints (#135325): a bound pod whose anti-affinity repels the pending pod is deleted:
+    up to v1.35.4 only the pending pod's own anti-affinity is checked (skip); 1.36+ also the
+    deleted pod's (queue)."""
+    pod = make_pod("p").labels({"service": "securityscan"}).obj()
+    gone = make_pod("g").node("n1").pod_anti_affinity("zone", SECURITY).obj()
+    want = SKIP if tag in ("v1.34.4", "v1.35.4") else QUEUE
+    assert affinity_hint(tag, pod, gone, None) == want
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_affinity_hint_for_one_of_several_anti_affinity_terms(tag: str) -> None:
+    """queue-hints (#139161): the pending pod has two anti-affinity terms and a deleted bound pod
+    matches one: up to v1.36.3 the terms must all match (skip); v1.37.2 needs any (queue). The
+    same for an update that stops matching that one term."""
+    pod = make_pod("p").pod_anti_affinity("zone", SECURITY).pod_anti_affinity("zone", WEB).obj()
+    old = make_pod("g").node("n1").labels({"service": "securityscan"}).obj()
+    new = make_pod("g").node("n1").labels({"service": "other"}).obj()
+    want = QUEUE if tag == "v1.37.2" else SKIP
+    assert affinity_hint(tag, pod, old, None) == want
+    assert affinity_hint(tag, pod, old, new) == want
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_spread_hint_for_a_lost_nomination(tag: str) -> None:
+    """queue-hints (#135392): involvedInTopologySpreading counts nominated pods from v1.36.3;
+    a nominated pod matching the constraint's selector that loses its nomination is skipped by
+    v1.34.4/v1.35.4 and queues the pending pod in 1.36+."""
+    pl = PodTopologySpread(None, FakeHandle(release=load(tag)))
+    pod = make_pod("p").labels({"app": "web"}).spread_constraint(1, "zone", selector=WEB).obj()
+    nominated = make_pod("n").labels({"app": "web"}).nominated_node_name("n1").obj()
+    bound = make_pod("b").labels({"app": "web"}).node("n1").obj()
+    want = SKIP if tag in ("v1.34.4", "v1.35.4") else QUEUE
+    assert pl.is_schedulable_after_assigned_pod_change(pod, nominated, None) == (want, None)
+    assert pl.is_schedulable_after_assigned_pod_change(pod, bound, None) == (QUEUE, None)
