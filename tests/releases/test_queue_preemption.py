@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from reference_impl.config import default_config
+from reference_impl.config import default_config, load_config
 from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.types import Candidate, Victims
 from reference_impl.framework.runtime import FrameworkHandle
@@ -154,6 +154,45 @@ def test_preempting_a_terminating_pod(tag: str) -> None:
     assert result.pending == ["default/high"]
     assert sched.nominator.nominated_node_of(pods[1]) == "n1"
     assert result.deleted == (["default/old"] if tag == "v1.34.4" else [])
+
+
+# ----- nominated node name --------------------------------------------------------------------
+
+NO_POST_FILTER = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler",
+                  "plugins": {"postFilter": {"disabled": [{"name": "*"}]}}}]}
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_a_failed_attempt_without_post_filter_keeps_the_nomination_in_v1_34_4(tag: str) -> None:
+    """nnn-clear-on-failure: a pod nominated to n1 that fits nowhere, in a profile without
+    PostFilter plugins: v1.34.4 returns ``ScheduleResult{}`` (the nomination stays); 1.35+
+    return ``clearNominatedNode``."""
+    cfg = load_config(NO_POST_FILTER, in_tree_registry(), load(tag))
+    nodes = [make_node("n1").capacity(cpu="1", pods="10").obj()]
+    pod = make_pod("p").req(cpu="2").nominated_node_name("n1").obj()
+    sched = Scheduler(Cluster(nodes=nodes, pods=[pod]), cfg, seed=1)
+    assert sched.nominator.nominated_node_of(pod) == "n1"
+    result = sched.run()
+    assert result.pending == ["default/p"]
+    assert sched.nominator.nominated_node_of(pod) == ("n1" if tag == "v1.34.4" else "")
+
+
+@pytest.mark.parametrize("expectation", [False, True])
+@pytest.mark.parametrize("tag", RELEASES)
+def test_no_nodes_clears_the_nomination_unless_v1_34_4_expects_it(tag: str,
+                                                                  expectation: bool) -> None:
+    """nnn-clear-on-failure: ErrNoNodesAvailable for a nominated pod. v1.34.4's
+    newFailureNominatingInfo keeps the nomination when NominatedNodeNameForExpectation is on
+    (off by default there); 1.35+ clear it whatever the gate."""
+    release = load(tag).with_gates({"NominatedNodeNameForExpectation": expectation})
+    pod = make_pod("p").req(cpu="1").nominated_node_name("gone").obj()
+    sched = Scheduler(Cluster(nodes=[], pods=[pod]),
+                      default_config(in_tree_registry(), release), seed=1)
+    sched.run()
+    kept = tag == "v1.34.4" and expectation
+    assert sched.nominator.nominated_node_of(pod) == ("gone" if kept else "")
 
 
 # ----- the scheduling queue --------------------------------------------------------------------
