@@ -11,6 +11,8 @@ import random
 import pytest
 
 from reference_impl.config import default_config, load_config
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.interfaces import PreBindPlugin
 from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.types import Candidate, Victims
 from reference_impl.framework.runtime import FrameworkHandle
@@ -26,6 +28,7 @@ from reference_impl.plugins.queuesort import PrioritySort
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.clock import SECOND, VirtualClock
 from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
+from reference_impl.scheduler.schedule_one import BOUND, ERROR
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.wrappers import label_selector, make_node, make_pod
 
@@ -193,6 +196,38 @@ def test_no_nodes_clears_the_nomination_unless_v1_34_4_expects_it(tag: str,
     sched.run()
     kept = tag == "v1.34.4" and expectation
     assert sched.nominator.nominated_node_of(pod) == ("gone" if kept else "")
+
+
+class FailingPreFlight(PreBindPlugin):
+    """A PreBind plugin whose PreBindPreFlight fails (its PreBind would succeed)."""
+
+    name = "FailingPreFlight"
+
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        return Status.as_error("pre-flight failed")
+
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        return None
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_pre_bind_pre_flights_run_from_v1_35(tag: str) -> None:
+    """nnn-for-expectation (gate NominatedNodeNameForExpectation, off in v1.34.4, on from
+    v1.35.4): bindingCycle runs RunPreBindPreFlights only with the gate on; an Error there
+    fails the binding cycle. In v1.34.4 the pod is bound."""
+    registry = in_tree_registry()
+    registry[FailingPreFlight.name] = FailingPreFlight
+    cfg = load_config({
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+        "profiles": [{"schedulerName": "default-scheduler", "plugins": {"preBind": {
+            "enabled": [{"name": FailingPreFlight.name}]}}}]}, registry, load(tag))
+    nodes = [make_node("n1").capacity(cpu="2", pods="10").obj()]
+    sched = Scheduler(Cluster(nodes=nodes, pods=[make_pod("p").req(cpu="1").obj()]), cfg,
+                      registry, seed=1)
+    result = sched.run()
+    gate = load(tag).feature_enabled("NominatedNodeNameForExpectation")
+    assert gate is (tag != "v1.34.4")
+    assert [a.outcome for a in result.attempts] == [ERROR if gate else BOUND]
 
 
 # ----- the scheduling queue --------------------------------------------------------------------
