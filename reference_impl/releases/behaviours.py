@@ -70,6 +70,18 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "the target queues; or, in addition, anti-affinity terms match when any term does",
             v1_34_4="node-name-only", v1_35_4="node-name-only", v1_36_3="nominated-too",
             v1_37_2="any-term"),
+    _switch("batching-rescore-last-chosen", "kubernetes/kubernetes#140289",
+            "OpportunisticBatching: when the previous pod's node still fits the next pod, drop "
+            "the hint; or rescore that node into the cached ranking (v1.34.4 has no batching: "
+            "its variant is never read)",
+            v1_34_4="flush", v1_35_4="flush", v1_36_3="flush", v1_37_2="rescore"),
+    _switch("batching-skip-nominated",
+            "unverified: not in the changelog; v1.37.0 batch.go batchStateCompatible",
+            "OpportunisticBatching: a pod with status.nominatedNodeName still takes (and "
+            "consumes) a hint; or gets none (v1.34.4 has no batching: its variant is never "
+            "read)",
+            v1_34_4="hint-anyway", v1_35_4="hint-anyway", v1_36_3="hint-anyway",
+            v1_37_2="skip-nominated"),
 )})
 
 

@@ -12,14 +12,14 @@ import pytest
 
 from reference_impl.config import default_config, load_config
 from reference_impl.framework.cycle_state import CycleState
-from reference_impl.framework.interfaces import PreBindPlugin
+from reference_impl.framework.interfaces import FilterPlugin, PreBindPlugin, ScorePlugin, SignPlugin
 from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.types import Candidate, Victims
-from reference_impl.framework.runtime import FrameworkHandle
+from reference_impl.framework.runtime import Framework, FrameworkHandle
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.status import Code, Status
-from reference_impl.framework.types import PodInfo
+from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.plugins.interpodaffinity import InterPodAffinity
@@ -28,7 +28,9 @@ from reference_impl.plugins.queuesort import PrioritySort
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.clock import SECOND, VirtualClock
 from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
-from reference_impl.scheduler.schedule_one import BOUND, ERROR
+from reference_impl.scheduler.batch import sign_pod
+from reference_impl.scheduler.nominator import Nominator
+from reference_impl.scheduler.schedule_one import BOUND, ERROR, ScheduleResult, SchedulingCore
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.wrappers import label_selector, make_node, make_pod
 
@@ -330,3 +332,98 @@ def test_spread_hint_for_a_lost_nomination(tag: str) -> None:
     want = SKIP if tag in ("v1.34.4", "v1.35.4") else QUEUE
     assert pl.is_schedulable_after_assigned_pod_change(pod, nominated, None) == (want, None)
     assert pl.is_schedulable_after_assigned_pod_change(pod, bound, None) == (QUEUE, None)
+
+
+# ----- OpportunisticBatching -------------------------------------------------------------------
+
+BATCHING = [tag for tag in RELEASES if load(tag).feature_enabled("OpportunisticBatching")]
+
+
+class Slots(FilterPlugin, SignPlugin):
+    """A node holds ``per_node`` pods; every pod signs alike."""
+
+    name = "Slots"
+    per_node = 1
+
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        if len(node_info.pods) >= self.per_node:
+            return Status(Code.UNSCHEDULABLE, "full")
+        return None
+
+    def sign_pod(self, pod: Pod) -> tuple[list, None]:
+        return [], None
+
+
+class TwoSlots(Slots):
+    per_node = 2
+
+
+class FirstNodesFirst(ScorePlugin, SignPlugin):
+    """Node ``n<i>`` scores 100 - i."""
+
+    name = "FirstNodesFirst"
+
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
+        return 100 - int(node_info.node.name[1:])
+
+    def sign_pod(self, pod: Pod) -> tuple[list, None]:
+        return [], None
+
+
+class BatchingCore:
+    """A scheduling core of ``tag`` with batching, four nodes n0..n3 and a profile of one
+    Filter (``slots``) and FirstNodesFirst."""
+
+    def __init__(self, tag: str, slots: type[Slots]) -> None:
+        self.snapshot = Snapshot([make_node(f"n{i}").obj() for i in range(4)])
+        nominator = Nominator()
+        handle = FrameworkHandle(self.snapshot, load(tag).feature_enabled, 1,
+                                 nominated_pods_for_node=nominator.nominated_pods_for_node,
+                                 release=load(tag))
+        self.fwk = Framework("default-scheduler",
+                             {"filter": [(slots.name, 0)], "score": [(FirstNodesFirst.name, 1)]},
+                             {slots.name: slots, FirstNodesFirst.name: FirstNodesFirst}, {},
+                             handle)
+        self.core = SchedulingCore(self.snapshot, {"default-scheduler": self.fwk}, 0,
+                                   nominator, True)
+
+    def attempt(self, pod: Pod) -> ScheduleResult:
+        self.core.scheduling_cycle += 1
+        result = self.core.schedule_pod(self.fwk, CycleState(), pod, sign_pod(self.fwk, pod))
+        bound = make_pod(pod.name).uid(pod.uid).node(result.suggested_host).obj()
+        self.snapshot.add_pod(bound)
+        return result
+
+
+def test_v1_34_4_has_no_batching() -> None:
+    assert BATCHING == ["v1.35.4", "v1.36.3", "v1.37.2"]
+
+
+@pytest.mark.parametrize("tag", BATCHING)
+def test_a_last_chosen_node_that_still_fits(tag: str) -> None:
+    """batching-rescore-last-chosen: two slots per node; the second pod still fits n0, where
+    the first went. v1.35.4/v1.36.3 (batchStateCompatible: ``!status.IsRejected()``) give no
+    hint: a full cycle over the four nodes; v1.37.2 rescores n0 into the cached ranking and
+    hints it: one node evaluated, no scoring. Both choose n0."""
+    b = BatchingCore(tag, TwoSlots)
+    first = b.attempt(make_pod("p1").obj())
+    second = b.attempt(make_pod("p2").obj())
+    assert (first.suggested_host, first.evaluated_nodes) == ("n0", 4)
+    rescored = tag == "v1.37.2"
+    assert (second.suggested_host, second.evaluated_nodes) == ("n0", 1 if rescored else 4)
+    assert (second.scored is None) is rescored
+
+
+@pytest.mark.parametrize("tag", BATCHING)
+def test_a_nominated_pod_between_batched_pods(tag: str) -> None:
+    """batching-skip-nominated: one slot per node; p1 takes n0 (ranking n1, n2, n3 cached);
+    p2 is nominated to n1. v1.35.4/v1.36.3 still pop the hint (n1), which equals where p2
+    goes, so the batch goes on and p3 is hinted n2 (one node evaluated); v1.37.2 gives p2 no
+    hint, the batch state is dropped and p3 gets a full cycle."""
+    b = BatchingCore(tag, Slots)
+    b.attempt(make_pod("p1").obj())
+    second = b.attempt(make_pod("p2").nominated_node_name("n1").obj())
+    third = b.attempt(make_pod("p3").obj())
+    assert second.suggested_host == "n1"
+    skip = tag == "v1.37.2"
+    assert (third.suggested_host, third.evaluated_nodes) == ("n2", 4 if skip else 1)
