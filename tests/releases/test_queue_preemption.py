@@ -17,19 +17,19 @@ from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.types import Candidate, Victims
 from reference_impl.framework.runtime import Framework, FrameworkHandle
 from reference_impl.framework.snapshot import Snapshot
-from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.status import Code, Status
+from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.objects import Cluster, Pod
-from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.plugins.interpodaffinity import InterPodAffinity
 from reference_impl.plugins.podtopologyspread import PodTopologySpread
 from reference_impl.plugins.queuesort import PrioritySort
+from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import load, supported_releases
-from reference_impl.scheduler.clock import SECOND, VirtualClock
-from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
 from reference_impl.scheduler.batch import sign_pod
+from reference_impl.scheduler.clock import SECOND, VirtualClock
 from reference_impl.scheduler.nominator import Nominator
+from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
 from reference_impl.scheduler.schedule_one import BOUND, ERROR, ScheduleResult, SchedulingCore
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.wrappers import label_selector, make_node, make_pod
