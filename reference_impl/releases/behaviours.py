@@ -82,6 +82,13 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "read)",
             v1_34_4="hint-anyway", v1_35_4="hint-anyway", v1_36_3="hint-anyway",
             v1_37_2="skip-nominated"),
+    _switch("preempt-victim-order", "kubernetes/kubernetes#137981",
+            "SelectVictimsOnNode sorts the victims with MoreImportantPod, which reads "
+            "time.Now() for a pod without status.startTime at every comparison; or with "
+            "MoreImportantVictim over each victim's earliest start time, read once when the "
+            "victim is built",
+            v1_34_4="pod-start-now", v1_35_4="pod-start-now", v1_36_3="pod-start-now",
+            v1_37_2="victim-start-time"),
 )})
 
 

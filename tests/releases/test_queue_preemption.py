@@ -161,6 +161,27 @@ def test_preempting_a_terminating_pod(tag: str) -> None:
     assert result.deleted == (["default/old"] if tag == "v1.34.4" else [])
 
 
+@pytest.mark.parametrize("started", [False, True])
+@pytest.mark.parametrize("tag", RELEASES)
+def test_which_of_equal_victims_is_evicted(tag: str, started: bool) -> None:
+    """preempt-victim-order: three equal-priority pods on n1, room for one more pod needed.
+    Without status.startTime, v1.34.4–v1.36.3's MoreImportantPod reads time.Now() at each
+    comparison, so the sort reverses the pods and the reprieve keeps v3 and v2: v1 is evicted;
+    v1.37.2 reads each victim's start time once, in node order: v3 is evicted. With equal
+    start times every release evicts v3 (upstream subjects of v1.34.4, v1.35.4 and v1.37.2
+    agree)."""
+    nodes = [make_node("n1").capacity(cpu="3", pods="10").obj()]
+    low = []
+    for name in ("v1", "v2", "v3"):
+        w = make_pod(name).node("n1").priority(10).req(cpu="1")
+        low.append((w.start_time(100) if started else w).obj())
+    high = make_pod("high").priority(1000).req(cpu="1").obj()
+    sched = run(tag, nodes, [*low, high])
+    older = tag in ("v1.34.4", "v1.35.4", "v1.36.3") and not started
+    assert sched.result().deleted == (["default/v1"] if older else ["default/v3"])
+    assert sched.nominator.nominated_node_of(high) == "n1"
+
+
 # ----- nominated node name --------------------------------------------------------------------
 
 NO_POST_FILTER = {
