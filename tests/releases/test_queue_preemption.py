@@ -32,7 +32,8 @@ from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
 from reference_impl.scheduler.schedule_one import BOUND, ERROR, ScheduleResult, SchedulingCore
 from reference_impl.scheduler.scheduler import Scheduler
-from reference_impl.testing.wrappers import label_selector, make_node, make_pod
+from reference_impl.scheduler.simulation import run_simulation
+from reference_impl.testing.wrappers import label_selector, make_node, make_pod, make_timeline
 
 RELEASES = supported_releases()
 
@@ -168,8 +169,7 @@ def test_which_of_equal_victims_is_evicted(tag: str, started: bool) -> None:
     Without status.startTime, v1.34.4–v1.36.3's MoreImportantPod reads time.Now() at each
     comparison, so the sort reverses the pods and the reprieve keeps v3 and v2: v1 is evicted;
     v1.37.2 reads each victim's start time once, in node order: v3 is evicted. With equal
-    start times every release evicts v3 (upstream subjects of v1.34.4, v1.35.4 and v1.37.2
-    agree)."""
+    start times every release evicts v3. The upstream subjects of the four releases agree."""
     nodes = [make_node("n1").capacity(cpu="3", pods="10").obj()]
     low = []
     for name in ("v1", "v2", "v3"):
@@ -251,6 +251,40 @@ def test_pre_bind_pre_flights_run_from_v1_35(tag: str) -> None:
     gate = load(tag).feature_enabled("NominatedNodeNameForExpectation")
     assert gate is (tag != "v1.34.4")
     assert [a.outcome for a in result.attempts] == [ERROR if gate else BOUND]
+
+
+def retried_at(tag: str, pods: list[Pod]) -> list[float]:
+    """The times of the pending pod's attempts when the bound pod ``g`` is deleted at 10s."""
+    nodes = [make_node("n1").capacity(cpu="4", pods="10").label("zone", "a").obj()]
+    cluster = Cluster(nodes=nodes, pods=pods)
+    sched = Scheduler(cluster, default_config(in_tree_registry(), load(tag)), seed=0)
+    events = make_timeline({"at": "10s", "action": "deletePod", "pod": "g"}).obj(cluster)
+    result = run_simulation(sched, events)
+    return [info.time for a, info in zip(result.attempts, result.attempt_info, strict=True)
+            if a.pod != "default/g"]
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_deleting_a_pod_whose_anti_affinity_blocked_the_pending_pod(tag: str) -> None:
+    """queue-hints (#135325), a whole run: g's anti-affinity keeps db off the zone; g is
+    deleted at 10s. 1.36+ retry db then; v1.34.4/v1.35.4 skip the event and db waits for the
+    unschedulable-pods flush (330s). The upstream subjects of the four releases agree."""
+    pods = [make_pod("g").node("n1").labels({"app": "guard"}).req(cpu="1")
+            .pod_anti_affinity("zone", label_selector({"app": "db"})).obj(),
+            make_pod("db").labels({"app": "db"}).req(cpu="1").obj()]
+    assert retried_at(tag, pods) == [0.0, 330.0 if tag in ("v1.34.4", "v1.35.4") else 10.0]
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_deleting_a_pod_that_matched_one_of_two_anti_affinity_terms(tag: str) -> None:
+    """queue-hints (#139161), a whole run: p repels app=db and tier=x; g (app=db) is deleted
+    at 10s. v1.37.2 retries p then; 1.34–1.36 need all terms to match and wait for the flush
+    (330s). The upstream subjects of the four releases agree."""
+    pods = [make_pod("g").node("n1").labels({"app": "db"}).req(cpu="1").obj(),
+            make_pod("p").req(cpu="1")
+            .pod_anti_affinity("zone", label_selector({"app": "db"}))
+            .pod_anti_affinity("zone", label_selector({"tier": "x"})).obj()]
+    assert retried_at(tag, pods) == [0.0, 10.0 if tag == "v1.37.2" else 330.0]
 
 
 # ----- the scheduling queue --------------------------------------------------------------------
