@@ -482,3 +482,49 @@ def test_a_nominated_pod_between_batched_pods(tag: str) -> None:
     assert second.suggested_host == "n1"
     skip = tag == "v1.37.2"
     assert (third.suggested_host, third.evaluated_nodes) == ("n2", 4 if skip else 1)
+
+
+NO_SPREAD = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler",
+                  "plugins": {"multiPoint": {"disabled": [{"name": "PodTopologySpread"}]}}}]}
+
+
+def batched_run(tag: str, cpu: str, pods: list[Pod]) -> list[tuple[str | None, int]]:
+    """(node, evaluated nodes) of each attempt: the default profile without PodTopologySpread
+    (so pods are signable), four nodes n0..n3 with ``cpu`` CPUs each."""
+    nodes = [make_node(f"n{i}").capacity(cpu=cpu, memory="8Gi", pods="10").obj()
+             for i in range(4)]
+    sched = Scheduler(Cluster(nodes=nodes, pods=pods),
+                      load_config(NO_SPREAD, in_tree_registry(), load(tag)), seed=0)
+    return [(a.node, a.evaluated_nodes) for a in run_simulation(sched).attempts]
+
+
+def one_cpu_pods(nominated: str = "") -> list[Pod]:
+    p0 = make_pod("p0").req(cpu="1").creation_timestamp(0).priority(10)
+    p1 = make_pod("p1").req(cpu="1").creation_timestamp(1)
+    if nominated:
+        p1 = p1.nominated_node_name(nominated)
+    return [p0.obj(), p1.obj(), make_pod("p2").req(cpu="1").creation_timestamp(2).obj()]
+
+
+@pytest.mark.parametrize("tag", BATCHING)
+def test_batching_when_the_chosen_node_has_room_left(tag: str) -> None:
+    """batching-rescore-last-chosen, a whole run: nodes with room for two pods. v1.35.4 and
+    v1.36.3 flush the batch while the last chosen node still fits, so every pod is scored
+    over all nodes; v1.37.2 rescores it and hints. The upstream subjects agree."""
+    if tag == "v1.37.2":
+        want = [("n0", 4), ("n3", 1), ("n1", 1)]
+    else:
+        want = [("n0", 4), ("n1", 4), ("n3", 4)]
+    assert batched_run(tag, "2", one_cpu_pods()) == want
+
+
+@pytest.mark.parametrize("tag", BATCHING)
+def test_batching_around_a_pod_nominated_to_the_next_hint(tag: str) -> None:
+    """batching-skip-nominated, a whole run: p0 (priority 10) leaves the ranking n3, ...; p1
+    is nominated to n3. v1.35.4/v1.36.3 pop n3 as p1's hint, p1 lands there, the batch goes
+    on and p2 is hinted n2; v1.37.2 gives p1 no hint, drops the batch, and p2's full cycle
+    picks n1. The upstream subjects agree."""
+    p2 = ("n1", 4) if tag == "v1.37.2" else ("n2", 1)
+    assert batched_run(tag, "1", one_cpu_pods("n3")) == [("n0", 4), ("n3", 1), p2]
