@@ -89,6 +89,11 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "victim is built",
             v1_34_4="pod-start-now", v1_35_4="pod-start-now", v1_36_3="pod-start-now",
             v1_37_2="victim-start-time"),
+    _switch("nominate-gated-pod", "kubernetes/kubernetes#139057",
+            "PriorityQueue.Add records a new pod's status.nominatedNodeName only when the pod "
+            "enters activeQ (moveToActiveQ); or always, gated (PreEnqueue) or not",
+            v1_34_4="when-active", v1_35_4="when-active", v1_36_3="when-active",
+            v1_37_2="always"),
 )})
 
 

@@ -113,9 +113,13 @@ class Scheduler:
                                    batching=self.features("OpportunisticBatching"))
         # the nominator learns a pending pod's status.nominatedNodeName when the pod enters the
         # queue (PriorityQueue.addPod, backend/queue/scheduling_queue.go), which only the pods
-        # a profile serves do (addPod's responsibleForPod, pkg/scheduler/eventhandlers.go)
+        # a profile serves do (addPod's responsibleForPod, pkg/scheduler/eventhandlers.go);
+        # v1.34.4-v1.36.3 only when PreEnqueue lets it into activeQ (switch nominate-gated-pod)
+        nominate_gated = self.release.behaviour("nominate-gated-pod") == "always"
         for p in cluster.pods:
-            if not p.node_name and p.nominated_node_name and self.responsible_for(p):
+            if not p.node_name and p.nominated_node_name and self.responsible_for(p) and (
+                    nominate_gated
+                    or self.pre_enqueue(QueuedPodInfo(p, p.creation_timestamp)) is None):
                 self.nominator.add_nominated_pod(PodInfo(p), None)
         self.attempts: list[Attempt] = []
         self.victims_of: dict[str, list[str]] = {}

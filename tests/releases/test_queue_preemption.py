@@ -299,6 +299,24 @@ class GateAll:
 
 
 @pytest.mark.parametrize("tag", RELEASES)
+def test_add_records_a_gated_pods_nomination_from_v1_37(tag: str) -> None:
+    """nominate-gated-pod at the queue: ``Add`` of a pod PreEnqueue holds back, nominated to n1:
+    v1.37.2's addPod records the nomination; older releases' moveToActiveQ does not (the pod
+    does not enter activeQ). A pod that enters activeQ is recorded in every release."""
+    gate = GateAll()
+    q = PriorityQueue(PrioritySort().less, pre_enqueue_plugins={
+        "default-scheduler": {gate.name: gate}}, release=load(tag))
+    held = make_pod("held").nominated_node_name("n1").obj()
+    q.add(held)
+    assert q.where(held.key) == "unschedulablePods"
+    assert q.nominator.nominated_node_of(held) == ("n1" if tag == "v1.37.2" else "")
+    free = PriorityQueue(PrioritySort().less, release=load(tag))
+    free.add(held)
+    assert free.where(held.key) == "activeQ"
+    assert free.nominator.nominated_node_of(held) == "n1"
+
+
+@pytest.mark.parametrize("tag", RELEASES)
 def test_activating_a_backing_off_pod_runs_pre_enqueue_only_in_v1_34_4(tag: str) -> None:
     """preenqueue-skip-on-activate: ``Activate`` of a pod in the backoffQ, with
     SchedulerPopFromBackoffQ on: v1.34.4's moveToActiveQ runs PreEnqueue (the pod is held in
@@ -313,6 +331,24 @@ def test_activating_a_backing_off_pod_runs_pre_enqueue_only_in_v1_34_4(tag: str)
     q.backoff_q.add(qpi)
     q.activate({pod.name: pod})
     assert q.where(pod.key) == ("unschedulablePods" if tag == "v1.34.4" else "activeQ")
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_the_nomination_of_a_gated_pod(tag: str) -> None:
+    """nominate-gated-pod (#139057): a scheduling-gated pod nominated to n1, which it would
+    fill, and a lower-priority pod. v1.37.2's Add records the gated pod's nomination, which
+    keeps the other pod off n1; v1.34.4–v1.36.3 record it only when the pod enters activeQ,
+    so the other pod is bound to n1. The upstream subjects of the four releases agree."""
+    nodes = [make_node("n1").capacity(cpu="2", pods="10").obj()]
+    gated = make_pod("gated").priority(100).req(cpu="2").scheduling_gates("example.com/wait") \
+        .nominated_node_name("n1").obj()
+    other = make_pod("q").priority(1).req(cpu="1").obj()
+    sched = Scheduler(Cluster(nodes=nodes, pods=[gated, other]),
+                      default_config(in_tree_registry(), load(tag)), seed=0)
+    result = run_simulation(sched)
+    held = tag == "v1.37.2"
+    assert result.bindings == ({} if held else {"default/q": "n1"})
+    assert [a.outcome for a in result.attempts] == ["Gated", "Unschedulable" if held else BOUND]
 
 
 # ----- queueing hints --------------------------------------------------------------------------

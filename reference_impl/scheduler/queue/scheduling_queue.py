@@ -258,6 +258,8 @@ class PriorityQueue:
         # preenqueue-skip-on-activate: does Activate of a backoffQ pod skip PreEnqueue?
         self.activate_skips_pre_enqueue = \
             release.behaviour("preenqueue-skip-on-activate") == "from-backoff-q"
+        # nominate-gated-pod: does Add record the nomination of a pod PreEnqueue holds back?
+        self.nominate_gated_pods = release.behaviour("nominate-gated-pod") == "always"
         self.less = less
         self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
         self.is_pop_from_backoff_q_enabled = pop_from_backoff_q
@@ -392,10 +394,14 @@ class PriorityQueue:
     # ----- the SchedulingQueue interface -----
     def add(self, pod: Pod) -> None:
         """``Add``: a new pending pod; its nomination (status.nominatedNodeName) is recorded
-        even when it is gated."""
+        even when it is gated (``addPod``). v1.34.4–v1.36.3 record it only when the pod enters
+        activeQ (``moveToActiveQ``; switch nominate-gated-pod)."""
         qpi = self.new_queued_pod_info(pod)
-        self.nominator.add_nominated_pod(PodInfo(pod), None)
-        self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False)
+        if self.nominate_gated_pods:
+            self.nominator.add_nominated_pod(PodInfo(pod), None)
+            self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False)
+        elif self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False):
+            self.nominator.add_nominated_pod(PodInfo(pod), None)
 
     def activate(self, pods: Mapping[str, Pod]) -> None:
         """``Activate``: move the pods from the unschedulable pool or backoffQ to activeQ; an
