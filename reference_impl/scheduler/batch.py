@@ -9,11 +9,7 @@ implements SignPod and accepts it. In the default profile PodTopologySpread refu
 while it has system default constraints, so batching is active only in profiles that change that.
 
 The batch state expires ``maxBatchAge`` (500 ms) after it was stored; the reference measures that
-on its virtual clock, where a scheduling attempt takes no time.
-
-The rules of v1.35.4 and v1.36.3 are behind the switches ``batching-rescore-last-chosen`` and
-``batching-skip-nominated`` (docs/release-differences.md#batching-rescore-last-chosen), read
-from the profile's handle.
+on its virtual clock, where a scheduling attempt takes no time (older releases: two switches).
 """
 
 from __future__ import annotations
