@@ -106,20 +106,23 @@ class Executor:
         * ``unmark-before-last`` (v1.34.4 ``pkg/scheduler/framework/preemption/preemption.go``):
           every victim is deleted, terminating or not (when ``preempt-terminating-victims``
           says so); with no victim the nominations are still cleared; the preemptor leaves
-          ``preempting`` *before* the last victim is deleted, and the last victim is deleted
-          even after an earlier failure;
+          ``preempting`` *before* the last victim is deleted;
         * ``last-victim-pending`` (v1.35.4 ``preemption.go``): no victim to delete ends it at
-          once (no nomination cleared); the last victim is recorded as pending and deleted
-          even after an earlier failure, and the preemptor leaves ``preempting`` after that;
-        * ``skip-last-on-error`` (v1.36.3 ``executor.go``): as the previous one, but after a
-          failure the last victim is not deleted;
+          once (no nomination cleared); the last victim is recorded as pending before it is
+          deleted, and the preemptor leaves ``preempting`` after that;
+        * ``skip-last-on-error`` (v1.36.3 ``executor.go``): as the previous one, and after a
+          failure the last victim is skipped (``preemptLastVictim = false``);
         * ``activate-after-in-memory`` (v1.37.2 ``executor.go``): as the previous one, and the
           preemptor is also activated when its last victim was preempted in memory (a waiting
           or pre-binding pod); the reference has no such victims, so it reads as the previous
-          one."""
-        rule = self.pending_rule
-        unmark_before_last = rule == "unmark-before-last"
-        skip_last_on_error = rule in ("skip-last-on-error", "activate-after-in-memory")
+          one.
+
+        After a failure v1.34.4 and v1.35.4 still call PreemptPod for the last victim, but with
+        the context the failure cancelled, so its API calls fail before reaching the server;
+        the reference does not make them (as for the other victims), so the last victim is
+        not deleted in any release (a waiting victim, which those releases reject without an
+        API call, is not modelled)."""
+        unmark_before_last = self.pending_rule == "unmark-before-last"
         victim_pods = [v for v in c.victims.pods
                        if v.deletion_timestamp is None or not self.skip_terminating_victims]
         if not victim_pods and not unmark_before_last:
@@ -134,16 +137,14 @@ class Executor:
             if not victim_pods:
                 self.preempting.discard(uid)
                 return
-            preempt_last_victim = True
             for victim in victim_pods[:-1]:
                 s = self.preempt_pod(c, preemptor, victim, plugin_name)
                 if s is not None and not s.is_success():
                     failed = True
-                    preempt_last_victim = not skip_last_on_error
                     break
             if unmark_before_last:
                 self.preempting.discard(uid)
-            if preempt_last_victim:
+            if not failed:
                 last = victim_pods[-1]
                 if not unmark_before_last:
                     self.last_victims_pending_preemption[uid] = last
