@@ -94,6 +94,11 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "enters activeQ (moveToActiveQ); or always, gated (PreEnqueue) or not",
             v1_34_4="when-active", v1_35_4="when-active", v1_36_3="when-active",
             v1_37_2="always"),
+    _switch("preempt-success-message", "kubernetes/kubernetes#140180",
+            "Evaluator.Preempt returns a bare Success; or one saying \"found a potential "
+            "placement for pod on node N, preempting K victims\" (the FailedScheduling event "
+            "and PodScheduled condition then end with \"preemption: ...\")",
+            v1_34_4="none", v1_35_4="none", v1_36_3="none", v1_37_2="found-placement"),
 )})
 
 

@@ -185,6 +185,20 @@ def test_which_of_equal_victims_is_evicted(tag: str, started: bool) -> None:
     assert sched.nominator.nominated_node_of(high) == "n1"
 
 
+@pytest.mark.parametrize("tag", RELEASES)
+def test_the_message_of_a_successful_preemption(tag: str) -> None:
+    """preempt-success-message (#140180): the nominated attempt's message (FailedScheduling,
+    PodScheduled) ends with "preemption: found a potential placement ..." from v1.37.2;
+    v1.34.4–v1.36.3 return a bare Success from Preempt, so only the fit error remains. The
+    upstream subjects of the four releases agree."""
+    nodes = [make_node("n1").capacity(cpu="2", pods="10").obj()]
+    pods = [make_pod(v).node("n1").priority(10).req(cpu="1").obj() for v in ("v1", "v2")]
+    sched = run(tag, nodes, [*pods, make_pod("high").priority(1000).req(cpu="2").obj()])
+    fit = "0/1 nodes are available: 1 Insufficient cpu."
+    found = " preemption: found a potential placement for pod on node n1, preempting 2 victims"
+    assert sched.attempts[0].message == fit + (found if tag == "v1.37.2" else "")
+
+
 # ----- nominated node name --------------------------------------------------------------------
 
 NO_POST_FILTER = {
