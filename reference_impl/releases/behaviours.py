@@ -37,12 +37,13 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "max-heap of sorted_nodes.go (the first top-scored node examined wins)",
             v1_34_4="reservoir", v1_35_4="heap", v1_36_3="heap", v1_37_2="heap"),
     # --- queue, preemption, batching and nominated node name
-    _switch("preempt-terminating-victims", "kubernetes/kubernetes#134245",
+    _switch("preempt-terminating-victims", "kubernetes/kubernetes#134245 (unverified as the PR)",
             "prepareCandidate(Async): a victim that already has a deletionTimestamp is deleted "
             "again, or skipped",
             v1_34_4="delete-again", v1_35_4="skip", v1_36_3="skip", v1_37_2="skip"),
     _switch("async-preemption-pending",
-            "kubernetes/kubernetes#134245, #134294, #134730 (1.35); #139162 (1.37)",
+            "kubernetes/kubernetes#134245, #134294, #134730 (1.35); #139162 (1.37); the "
+            "mapping to the lines is unverified",
             "prepareCandidateAsync / IsPodRunningPreemption: the preemptor leaves `preempting` "
             "before its last victim is deleted; or it stays until that victim is terminating, "
             "and the last victim is deleted even after an earlier failure; or (1.36) it is not "
