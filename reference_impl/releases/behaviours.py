@@ -106,6 +106,70 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "
             "DRAResourceClaimDeviceStatus (on from 1.36)",
             v1_34_4="no-field", v1_35_4="gated", v1_36_3="gated", v1_37_2="gated"),
+    # --- queue, preemption, batching and nominated node name
+    _switch("preempt-terminating-victims", "kubernetes/kubernetes#134245 (unverified as the PR)",
+            "prepareCandidate(Async): a victim that already has a deletionTimestamp is deleted "
+            "again, or skipped",
+            v1_34_4="delete-again", v1_35_4="skip", v1_36_3="skip", v1_37_2="skip"),
+    _switch("async-preemption-pending",
+            "kubernetes/kubernetes#134245, #134294, #134730 (1.35); #139162 (1.37); the "
+            "mapping to the lines is unverified",
+            "prepareCandidateAsync / IsPodRunningPreemption: the preemptor leaves `preempting` "
+            "before its last victim is deleted; or it stays until that victim is terminating, "
+            "and the last victim is deleted even after an earlier failure; or (1.36) it is not "
+            "deleted after one; or (1.37), in addition, the preemptor is activated after a "
+            "victim preempted in memory",
+            v1_34_4="unmark-before-last", v1_35_4="last-victim-pending",
+            v1_36_3="skip-last-on-error", v1_37_2="activate-after-in-memory"),
+    _switch("nnn-clear-on-failure", "kubernetes/kubernetes#135007",
+            "a failed attempt clears the pod's nominated node unless "
+            "NominatedNodeNameForExpectation is on (and keeps it when the profile has no "
+            "PostFilter plugin); or clears it always",
+            v1_34_4="unless-expectation", v1_35_4="always", v1_36_3="always", v1_37_2="always"),
+    _switch("preenqueue-skip-on-activate",
+            "unverified: not in the changelog; v1.35.0 scheduling_queue.go activate passes "
+            "movesFromBackoffQ",
+            "moveToActiveQ skips PreEnqueue (SchedulerPopFromBackoffQ) only for the backoff "
+            "flush; or for every move straight out of the backoffQ (Activate too)",
+            v1_34_4="backoff-complete", v1_35_4="from-backoff-q", v1_36_3="from-backoff-q",
+            v1_37_2="from-backoff-q"),
+    _switch("queue-hints",
+            "kubernetes/kubernetes#135392, #135394, #135325 (1.36); #139161 (1.37)",
+            "InterPodAffinity / PodTopologySpread pod-event hints: only pods with a nodeName "
+            "count (the target pod's own label update is skipped); or nominated pods count "
+            "too, the target's label update queues and a deleted pod's anti-affinity matching "
+            "the target queues; or, in addition, anti-affinity terms match when any term does",
+            v1_34_4="node-name-only", v1_35_4="node-name-only", v1_36_3="nominated-too",
+            v1_37_2="any-term"),
+    _switch("batching-rescore-last-chosen", "kubernetes/kubernetes#140289",
+            "OpportunisticBatching: when the previous pod's node still fits the next pod, drop "
+            "the hint; or rescore that node into the cached ranking (v1.34.4 has no batching: "
+            "its variant is never read)",
+            v1_34_4="flush", v1_35_4="flush", v1_36_3="flush", v1_37_2="rescore"),
+    _switch("batching-skip-nominated",
+            "unverified: not in the changelog; v1.37.0 batch.go batchStateCompatible",
+            "OpportunisticBatching: a pod with status.nominatedNodeName still takes (and "
+            "consumes) a hint; or gets none (v1.34.4 has no batching: its variant is never "
+            "read)",
+            v1_34_4="hint-anyway", v1_35_4="hint-anyway", v1_36_3="hint-anyway",
+            v1_37_2="skip-nominated"),
+    _switch("preempt-victim-order", "kubernetes/kubernetes#137981",
+            "SelectVictimsOnNode sorts the victims with MoreImportantPod, which reads "
+            "time.Now() for a pod without status.startTime at every comparison; or with "
+            "MoreImportantVictim over each victim's earliest start time, read once when the "
+            "victim is built",
+            v1_34_4="pod-start-now", v1_35_4="pod-start-now", v1_36_3="pod-start-now",
+            v1_37_2="victim-start-time"),
+    _switch("nominate-gated-pod", "kubernetes/kubernetes#139057",
+            "PriorityQueue.Add records a new pod's status.nominatedNodeName only when the pod "
+            "enters activeQ (moveToActiveQ); or always, gated (PreEnqueue) or not",
+            v1_34_4="when-active", v1_35_4="when-active", v1_36_3="when-active",
+            v1_37_2="always"),
+    _switch("preempt-success-message", "kubernetes/kubernetes#140180",
+            "Evaluator.Preempt returns a bare Success; or one saying \"found a potential "
+            "placement for pod on node N, preempting K victims\" (the FailedScheduling event "
+            "and PodScheduled condition then end with \"preemption: ...\")",
+            v1_34_4="none", v1_35_4="none", v1_36_3="none", v1_37_2="found-placement"),
 )})
 
 

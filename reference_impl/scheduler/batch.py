@@ -9,7 +9,7 @@ implements SignPod and accepts it. In the default profile PodTopologySpread refu
 while it has system default constraints, so batching is active only in profiles that change that.
 
 The batch state expires ``maxBatchAge`` (500 ms) after it was stored; the reference measures that
-on its virtual clock, where a scheduling attempt takes no time.
+on its virtual clock, where a scheduling attempt takes no time (older releases: two switches).
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ class OpportunisticBatch:
                       state: CycleState, cycle: int) -> str:
         """``GetNodeHint``: the next node of the stored ranking, after re-checking (and
         re-scoring) the node the previous pod took."""
-        if not self._compatible(pod, signature, cycle):
+        skip_nominated = fwk.handle.behaviour("batching-skip-nominated") == "skip-nominated"
+        if not self._compatible(pod, signature, cycle, skip_nominated):
             return ""
         if not self._refresh_hint_candidates(fwk, pod, state):
             return ""
@@ -115,15 +116,18 @@ class OpportunisticBatch:
             self.signature = None
             self.sorted_nodes = None
 
-    def _compatible(self, pod: Pod, signature: str | None, cycle: int) -> bool:
-        """``batchStateCompatible``."""
+    def _compatible(self, pod: Pod, signature: str | None, cycle: int,
+                    skip_nominated: bool) -> bool:
+        """``batchStateCompatible``. ``skip_nominated``: a nominated pod gets no hint (v1.37.2);
+        v1.35.4 and v1.36.3 (``batch.go``) have no such check: the nominated pod pops the hint,
+        and ``evaluateNominatedNode`` tries its nominated node instead."""
         if self._state_empty():
             return False
         if cycle != self.last_cycle + 1:
             return False
         if not self.last_succeeded:
             return False
-        if pod.nominated_node_name:
+        if skip_nominated and pod.nominated_node_name:
             return False
         if signature is None or signature != self.signature:
             return False
@@ -133,13 +137,17 @@ class OpportunisticBatch:
 
     def _refresh_hint_candidates(self, fwk: Framework, pod: Pod, state: CycleState) -> bool:
         """``refreshHintCandidates``: if the last chosen node still fits, re-score it against
-        the cached candidates; a rejection keeps the cached list as is."""
+        the cached candidates; a rejection keeps the cached list as is. v1.35.4 and v1.36.3
+        (``batchStateCompatible`` of ``batch.go``, switch ``batching-rescore-last-chosen``
+        "flush") give no hint when the last chosen node still fits."""
         snapshot = fwk.handle.snapshot()
         last = snapshot.get(self.last_chosen)
         if last is None:
             return False
         status = fwk.run_filter_plugins(state, pod, last)
         if status is None or status.is_success():
+            if fwk.handle.behaviour("batching-rescore-last-chosen") != "rescore":
+                return False
             return self._rescore_hinted_node(fwk, pod, state, last)
         return status.is_rejected()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reference_impl.config import SchedulerConfiguration, default_config
@@ -123,9 +123,13 @@ class Scheduler:
                                    rng=self.rng)
         # the nominator learns a pending pod's status.nominatedNodeName when the pod enters the
         # queue (PriorityQueue.addPod, backend/queue/scheduling_queue.go), which only the pods
-        # a profile serves do (addPod's responsibleForPod, pkg/scheduler/eventhandlers.go)
+        # a profile serves do (addPod's responsibleForPod, pkg/scheduler/eventhandlers.go);
+        # v1.34.4-v1.36.3 only when PreEnqueue lets it into activeQ (switch nominate-gated-pod)
+        nominate_gated = self.release.behaviour("nominate-gated-pod") == "always"
         for p in cluster.pods:
-            if not p.node_name and p.nominated_node_name and self.responsible_for(p):
+            if not p.node_name and p.nominated_node_name and self.responsible_for(p) and (
+                    nominate_gated
+                    or self.pre_enqueue(QueuedPodInfo(p, p.creation_timestamp)) is None):
                 self.nominator.add_nominated_pod(PodInfo(p), None)
         self.attempts: list[Attempt] = []
         self.victims_of: dict[str, list[str]] = {}
@@ -196,17 +200,32 @@ class Scheduler:
         except FitError as fit:
             return self._handle_fit_error(fwk, state, qpi, fit)
         except NoNodesAvailable as e:
-            self.nominator.delete(pod)
+            self.nominator.add_nominated_pod(PodInfo(pod), self._failure_nominating_info())
             return Attempt(pod.key, UNSCHEDULABLE, message=str(e))
         except SchedulingError as e:
-            self.nominator.delete(pod)
+            self.nominator.add_nominated_pod(PodInfo(pod), self._failure_nominating_info())
             return Attempt(pod.key, ERROR, message=str(e))
         return self._assume_reserve_bind(fwk, state, qpi, result)
+
+    def _failure_nominating_info(self) -> NominatingInfo | None:
+        """The nominating info of a failed attempt (``handleSchedulingFailure`` applies it to
+        the nominator and the pod's status): ``clearNominatedNode`` from v1.35
+        (``pkg/scheduler/schedule_one.go``); v1.34.4's ``newFailureNominatingInfo`` gives none
+        (the pod keeps its status.nominatedNodeName) when NominatedNodeNameForExpectation is
+        on (switch nnn-clear-on-failure)."""
+        if (self.release.behaviour("nnn-clear-on-failure") == "unless-expectation"
+                and self.features("NominatedNodeNameForExpectation")):
+            return None
+        return NominatingInfo("", MODE_OVERRIDE)
 
     def _handle_fit_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
                           fit: FitError) -> Attempt:
         pod = qpi.pod
-        nominating: NominatingInfo | None = NominatingInfo("", MODE_OVERRIDE)
+        # No PostFilter plugin: clearNominatedNode from v1.35, no nominating info (the pod's
+        # own nomination stays) in v1.34.4's ``ScheduleResult{}`` (switch nnn-clear-on-failure).
+        nominating: NominatingInfo | None = None
+        if self.release.behaviour("nnn-clear-on-failure") == "always":
+            nominating = NominatingInfo("", MODE_OVERRIDE)
         victims: list[str] = []
         if fwk.has_post_filter_plugins():
             before = len(self.victims_of.get(pod.key, []))
@@ -291,6 +310,10 @@ class Scheduler:
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
         self.snapshot.remove_pod(assumed)
         self.bindings.pop(assumed.key, None)
+        kept = qpi.pod
+        if nominated:
+            kept = replace(kept, nominated_node_name=host)
+        self.nominator.add_nominated_pod(PodInfo(kept), self._failure_nominating_info())
         forgotten = assumed if binding_cycle else None
         if not s.is_rejected():
             return Attempt(qpi.pod.key, ERROR, message=s.message(), forgotten=forgotten,

@@ -5,7 +5,9 @@ PreemptPod, actuatePodPreemption, prepareCandidate, prepareCandidateAsync,
 IsPodRunningPreemption, isRunningPreemption, clearNominatedNodeName,
 getLowerPriorityNominatedPods). The two modes are on :meth:`Executor.prepare_candidate` and
 :meth:`Executor.prepare_candidate_async`, the hooks on :class:`Executor`; how the reference
-runs them sequentially: docs/reference.md#preemption."""
+runs them sequentially: docs/reference.md#preemption. Older releases' rules are behind the
+switches ``preempt-terminating-victims`` and ``async-preemption-pending``
+(docs/release-differences.md#preemption)."""
 
 from __future__ import annotations
 
@@ -34,6 +36,11 @@ class Executor:
     def __init__(self, handle: FrameworkHandle, enable_async_preemption: bool) -> None:
         self.handle = handle
         self.enable_async_preemption = enable_async_preemption
+        # preempt-terminating-victims: "skip" (1.35+) or "delete-again" (v1.34.4).
+        self.skip_terminating_victims = \
+            handle.behaviour("preempt-terminating-victims") == "skip"
+        # async-preemption-pending (see prepare_candidate_async).
+        self.pending_rule = handle.behaviour("async-preemption-pending")
         # preempting: preemptors whose asynchronous preemption is in flight (uids).
         self.preempting: set[str] = set()
         # lastVictimsPendingPreemption: preemptor uid -> its last victim.
@@ -76,7 +83,7 @@ class Executor:
         *then* the nominations of lower-priority pods on the node are cleared (errors there are
         not critical)."""
         for victim in c.victims.pods:
-            if victim.deletion_timestamp is not None:
+            if victim.deletion_timestamp is not None and self.skip_terminating_victims:
                 continue
             s = self.preempt_pod(c, preemptor, victim, plugin_name)
             if s is not None and not s.is_success():
@@ -89,12 +96,36 @@ class Executor:
         """``prepareCandidateAsync`` (asynchronous mode, SchedulerAsyncPreemption on): the
         preemptor is put in the ``preempting`` set and a goroutine (run through ``run_async``
         when set) clears the lower-priority nominations *first*, then preempts all victims but
-        the last, then (unless one of those failed) records the last victim as pending and
-        preempts it, and finally takes the preemptor out of ``preempting``. Errors never fail
-        the PostFilter; on an error the preemptor is activated. While the preemptor is in
-        ``preempting``, DefaultPreemption's PreEnqueue keeps it out of the active queue."""
-        victim_pods = [v for v in c.victims.pods if v.deletion_timestamp is None]
-        if not victim_pods:
+        the last, then the last one, and finally takes the preemptor out of ``preempting``.
+        Errors never fail the PostFilter; on an error the preemptor is activated. While the
+        preemptor is in ``preempting``, DefaultPreemption's PreEnqueue keeps it out of the
+        active queue.
+
+        By release (switch ``async-preemption-pending``):
+
+        * ``unmark-before-last`` (v1.34.4 ``pkg/scheduler/framework/preemption/preemption.go``):
+          every victim is deleted, terminating or not (when ``preempt-terminating-victims``
+          says so); with no victim the nominations are still cleared; the preemptor leaves
+          ``preempting`` *before* the last victim is deleted;
+        * ``last-victim-pending`` (v1.35.4 ``preemption.go``): no victim to delete ends it at
+          once (no nomination cleared); the last victim is recorded as pending before it is
+          deleted, and the preemptor leaves ``preempting`` after that;
+        * ``skip-last-on-error`` (v1.36.3 ``executor.go``): as the previous one, and after a
+          failure the last victim is skipped (``preemptLastVictim = false``);
+        * ``activate-after-in-memory`` (v1.37.2 ``executor.go``): as the previous one, and the
+          preemptor is also activated when its last victim was preempted in memory (a waiting
+          or pre-binding pod); the reference has no such victims, so it reads as the previous
+          one.
+
+        After a failure v1.34.4 and v1.35.4 still call PreemptPod for the last victim, but with
+        the context the failure cancelled, so its API calls fail before reaching the server;
+        the reference does not make them (as for the other victims), so the last victim is
+        not deleted in any release (a waiting victim, which those releases reject without an
+        API call, is not modelled)."""
+        unmark_before_last = self.pending_rule == "unmark-before-last"
+        victim_pods = [v for v in c.victims.pods
+                       if v.deletion_timestamp is None or not self.skip_terminating_victims]
+        if not victim_pods and not unmark_before_last:
             return
         uid = preemptor.uid
         self.preempting.add(uid)
@@ -103,17 +134,20 @@ class Executor:
             failed = False
             for p in get_lower_priority_nominated_pods(self.handle, preemptor.priority, c.name):
                 self.handle.clear_nominated_node_name(p)
-            preempt_last_victim = True
-            if len(victim_pods) > 1:
-                for victim in victim_pods[:-1]:
-                    s = self.preempt_pod(c, preemptor, victim, plugin_name)
-                    if s is not None and not s.is_success():
-                        failed = True
-                        preempt_last_victim = False
-                        break
-            if preempt_last_victim:
+            if not victim_pods:
+                self.preempting.discard(uid)
+                return
+            for victim in victim_pods[:-1]:
+                s = self.preempt_pod(c, preemptor, victim, plugin_name)
+                if s is not None and not s.is_success():
+                    failed = True
+                    break
+            if unmark_before_last:
+                self.preempting.discard(uid)
+            if not failed:
                 last = victim_pods[-1]
-                self.last_victims_pending_preemption[uid] = last
+                if not unmark_before_last:
+                    self.last_victims_pending_preemption[uid] = last
                 s = self.preempt_pod(c, preemptor, last, plugin_name)
                 if s is not None and not s.is_success():
                     failed = True
@@ -131,7 +165,9 @@ class Executor:
     def is_pod_running_preemption(self, pod_uid: str) -> bool:
         """``IsPodRunningPreemption`` / ``isRunningPreemption``: in ``preempting``, and either
         its last victim is not registered yet or that victim still exists and is not
-        terminating (gone: its DELETE succeeded or it left the cluster's snapshot)."""
+        terminating (gone: its DELETE succeeded or it left the cluster's snapshot). With
+        ``unmark-before-last`` (v1.34.4 ``preemption.go``) the last victim is never
+        registered: in ``preempting`` is the answer."""
         if pod_uid not in self.preempting:
             return False
         victim = self.last_victims_pending_preemption.get(pod_uid)

@@ -147,7 +147,9 @@ class Evaluator:
                 ) -> tuple[PostFilterResult | None, Status]:
         """``Preempt``: <nil, Error> on errors; <nil, Unschedulable> when the pod may not
         preempt; <result nominating "", Unschedulable> when preemption cannot help;
-        <result nominating the node, Success> after actuating the preemption."""
+        <result nominating the node, Success> after actuating the preemption. The Success
+        carries "found a potential placement ..." from v1.37 (#140180); v1.34.4–v1.36.3
+        (``preemption.go``) return a bare Success (switch preempt-success-message)."""
         best, fit_result, status = self.evaluate(state, pod, m)
         if not status.is_success():
             return fit_result, status
@@ -155,10 +157,12 @@ class Evaluator:
         s = self.executor.actuate_pod_preemption(best, pod, self.plugin_name)
         if s is not None and not s.is_success():
             return None, s
+        result = new_post_filter_result_with_nominated_node(best.name, list(best.victims.pods))
+        if self.handle.behaviour("preempt-success-message") == "none":
+            return result, Status(Code.SUCCESS)
         n = len(best.victims.pods)
-        return (new_post_filter_result_with_nominated_node(best.name, list(best.victims.pods)),
-                Status(Code.SUCCESS, f"found a potential placement for pod on node {best.name}, "
-                                     f"preempting {n} victims"))
+        return result, Status(Code.SUCCESS, f"found a potential placement for pod on node "
+                                            f"{best.name}, preempting {n} victims")
 
     def evaluate(self, state: CycleState, pod: Pod, m: Any
                  ) -> tuple[Candidate | None, PostFilterResult | None, Status]:

@@ -24,6 +24,7 @@ from reference_impl.framework.preemption.disruption import PDBStatus
 from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.gosort import sort_slice
 from reference_impl.framework.preemption.preemption import Evaluator
+from reference_impl.framework.preemption.schedutil import more_important_pod
 from reference_impl.framework.preemption.types import (
     Candidate,
     DomainVictim,
@@ -61,6 +62,15 @@ def _always_eligible(node_info: NodeInfo, victim: Victim, preemptor: Pod) -> boo
     return True
 
 
+def more_important_pod_victim(vi1: Victim, vi2: Victim) -> bool:
+    """The v1.34.4–v1.36.3 order (``pl.MoreImportantPod = util.MoreImportantPod`` in
+    ``default_preemption.go``, ``pkg/scheduler/util/utils.go``): ``MoreImportantPod`` of the
+    victims' pods (every victim is one pod there), reading ``time.Now()`` for a pod without
+    status.startTime at each comparison, so between two such pods of one priority the first
+    argument is the more important one."""
+    return more_important_pod(vi1.pods[0].pod, vi2.pods[0].pod)
+
+
 class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
     """Preempts lower-priority pods to make room for an unschedulable pod."""
 
@@ -82,6 +92,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         self.evaluator = Evaluator(self.name, handle, self, self.executor)
         self.is_eligible_pod: IsEligiblePodFunc = _always_eligible
         self.more_important_victim: MoreImportantVictimFunc = more_important_victim
+        if handle.behaviour("preempt-victim-order") == "pod-start-now":
+            self.more_important_victim = more_important_pod_victim
         self._fallback_rng = random.Random(0)
 
     # ----- PostFilter -----

@@ -2,7 +2,8 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/interpodaffinity/plugin.go`` (v1.37.2). PreFilter/
 Filter live in ``filtering.py`` and PreScore/Score/NormalizeScore in ``scoring.py``, as upstream.
-The feature gates it does not model: docs/reference.md#interpodaffinity."""
+The feature gates it does not model: docs/reference.md#interpodaffinity. The pod-event hints of
+older releases are behind the switch ``queue-hints`` (docs/release-differences.md#queue-hints)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
         if handle.feature_enabled(FAST_PATH_GATE):
             raise NotImplementedError(
                 f"{FAST_PATH_GATE} is not modelled by the reference (off by default in v1.37.2)")
+        self.hint_rule = handle.behaviour("queue-hints")
 
     # ----- SignPlugin -----
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
@@ -91,7 +93,13 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
     # ----- EnqueueExtensions -----
     def events_to_register(self) -> list:
         """``EventsToRegister``: (resource, action types, queueing hint method name). A hint
-        returns (QUEUE or QUEUE_SKIP, error message or None)."""
+        returns (QUEUE or QUEUE_SKIP, error message or None).
+
+        Up to v1.36.3 upstream registers ``Pod`` (Add, UpdatePodLabel, Delete) with one hint,
+        ``isSchedulableAfterPodChange``. ``Pod`` also matches unscheduled pods' events, but the
+        only such events the queue hands to hints are the target pod's own updates (split off
+        here as TargetPod, as v1.37.2 does) and the AssignedPod/Delete of a lost nomination;
+        so the v1.37.2 registration with the release's hint rules gives the same answers."""
         return [
             ("AssignedPod", ("Add", "UpdatePodLabel", "Delete"),
              "is_schedulable_after_assigned_pod_change"),
@@ -103,16 +111,22 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
                                                  ) -> tuple[str, str | None]:
         """``isSchedulableAfterAssignedPodChange``: an added pod matching all affinity terms, an
         updated pod now matching all affinity terms or no longer matching an anti-affinity term,
-        a deleted pod matching an anti-affinity term or whose anti-affinity the pod matches."""
+        a deleted pod matching an anti-affinity term or whose anti-affinity the pod matches.
+
+        By release (switch ``queue-hints``, ``isSchedulableAfterPodChange`` of ``plugin.go``):
+        ``node-name-only`` (v1.34.4, v1.35.4): a pod without a nodeName is skipped even when
+        nominated, anti-affinity terms match when all do, and a deleted pod queues only when
+        it matches the target's anti-affinity; ``nominated-too`` (v1.36.3): nominated pods
+        count, and a deleted pod whose anti-affinity the target matches queues too (all
+        terms); ``any-term`` (v1.37.2): anti-affinity terms match when any does."""
         err = _as(old_obj, new_obj, Pod, "*v1.Pod")
         if err is not None:
             return QUEUE, err
         original, modified = old_obj, new_obj
-        if ((modified is not None and modified.node_name == ""
-             and modified.nominated_node_name == "")
-                or (original is not None and original.node_name == ""
-                    and original.nominated_node_name == "")):
+        if _unscheduled(modified, self.hint_rule) or _unscheduled(original, self.hint_rule):
             return QUEUE_SKIP, None
+        anti_match = (pod_matches_any_affinity_terms if self.hint_rule == "any-term"
+                      else pod_matches_all_affinity_terms)
         try:
             terms = get_affinity_terms(pod, pod_affinity_terms(pod.affinity))
             anti_terms = get_affinity_terms(pod, pod_anti_affinity_terms(pod.affinity))
@@ -124,8 +138,8 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
             if (not pod_matches_all_affinity_terms(terms, original)
                     and pod_matches_all_affinity_terms(terms, modified)):
                 return QUEUE, None
-            if (pod_matches_any_affinity_terms(anti_terms, original)
-                    and not pod_matches_any_affinity_terms(anti_terms, modified)):
+            if (anti_match(anti_terms, original)
+                    and not anti_match(anti_terms, modified)):
                 return QUEUE, None
             return QUEUE_SKIP, None
 
@@ -137,20 +151,26 @@ class InterPodAffinity(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlug
 
         # Deleted: it matched the pod's anti-affinity, or the pod matches its anti-affinity.
         assert original is not None
-        if pod_matches_any_affinity_terms(anti_terms, original):
+        if anti_match(anti_terms, original):
             return QUEUE, None
+        if self.hint_rule == "node-name-only":
+            return QUEUE_SKIP, None
         try:
             original_anti_terms = get_affinity_terms(
                 original, pod_anti_affinity_terms(original.affinity))
         except AffinityTermError as e:
             return QUEUE, str(e)
-        if pod_matches_any_affinity_terms(original_anti_terms, pod):
+        if anti_match(original_anti_terms, pod):
             return QUEUE, None
         return QUEUE_SKIP, None
 
     def is_schedulable_after_target_pod_update_label(self, pod: Pod, old_obj: Any, new_obj: Any
                                                      ) -> tuple[str, str | None]:
-        """``isSchedulableAfterTargetPodUpdateLabel``: always Queue."""
+        """``isSchedulableAfterTargetPodUpdateLabel``: always Queue (v1.36.3's
+        ``isSchedulableAfterPodChange`` answers the same for ``pod.UID == modifiedPod.UID``);
+        with ``node-name-only`` (v1.34.4, v1.35.4) the target pod, unscheduled, is skipped."""
+        if self.hint_rule == "node-name-only":
+            return QUEUE_SKIP, None
         return QUEUE, None
 
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any
@@ -207,3 +227,11 @@ def _as(old_obj: Any, new_obj: Any, cls: type, type_name: str) -> str | None:
     if old_obj is not None and not isinstance(old_obj, cls):
         return f"expected {type_name}, but got {type(old_obj).__name__}"
     return None
+
+
+def _unscheduled(p: Pod | None, hint_rule: str) -> bool:
+    """The hints' "unscheduled pod" test: no nodeName, and (from v1.36.3) no
+    nominatedNodeName either."""
+    if p is None or p.node_name:
+        return False
+    return hint_rule == "node-name-only" or p.nominated_node_name == ""

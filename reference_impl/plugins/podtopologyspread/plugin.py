@@ -89,6 +89,8 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
         self.enable_match_label_keys = feature("MatchLabelKeysInPodTopologySpread")
         self.enable_taint_toleration_comparison_operators = feature(
             "TaintTolerationComparisonOperators")
+        # queue-hints: do nominated pods count in the pod-event hints (from v1.36.3)?
+        self.hints_count_nominated = handle.behaviour("queue-hints") != "node-name-only"
 
     # ----- constraints -----
     def _filter_constraints(self, constraints: tuple[TopologySpreadConstraint, ...],
@@ -194,8 +196,9 @@ class PodTopologySpread(FilteringMixin, ScoringMixin, PreFilterPlugin, FilterPlu
             return QUEUE, err
         old: Pod | None = old_obj
         new: Pod | None = new_obj
-        if (new is not None and not _involved_in_topology_spreading(new, pod)) or (
-                old is not None and not _involved_in_topology_spreading(old, pod)):
+        nominated = self.hints_count_nominated
+        if (new is not None and not _involved_in_topology_spreading(new, pod, nominated)) or (
+                old is not None and not _involved_in_topology_spreading(old, pod, nominated)):
             return QUEUE_SKIP, None
         constraints, err = self._hint_constraints(pod)
         if constraints is None:
@@ -262,9 +265,13 @@ def _as(old_obj: Any, new_obj: Any, cls: type, type_name: str) -> str | None:
     return None
 
 
-def _involved_in_topology_spreading(incoming: Pod, pod_with_spreading: Pod) -> bool:
-    """``involvedInTopologySpreading``: bound or nominated, and in the same namespace."""
-    if incoming.node_name == "" and incoming.nominated_node_name == "":
+def _involved_in_topology_spreading(incoming: Pod, pod_with_spreading: Pod,
+                                    count_nominated: bool) -> bool:
+    """``involvedInTopologySpreading``: bound or nominated, and in the same namespace. Switch
+    ``queue-hints``: v1.34.4 and v1.35.4 count bound pods only (``incomingPod.Spec.NodeName !=
+    ""``); their ``incomingPod.UID == podWithSpreading.UID`` case is the TargetPod hint here
+    (v1.37.2's registration, with the same answers)."""
+    if incoming.node_name == "" and (not count_nominated or incoming.nominated_node_name == ""):
         return False
     return incoming.namespace == pod_with_spreading.namespace
 

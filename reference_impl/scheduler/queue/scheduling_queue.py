@@ -20,6 +20,7 @@ from reference_impl.framework import interfaces as itf
 from reference_impl.framework.status import MODE_OVERRIDE, NominatingInfo, Status
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.objects import Pod
+from reference_impl.releases import ReleaseData, current
 from reference_impl.scheduler.clock import MINUTE, SECOND, VirtualClock, to_seconds
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.queue.active_queue import (
@@ -232,6 +233,7 @@ class PriorityQueue:
     gate. ``inc_attempts_on_pop``: count the attempt at pop time as upstream (off when the
     caller's scheduling attempt counts it). ``trace``: a list that receives one dict per queue
     operation. ``on_gated(qpi, status)`` is called whenever PreEnqueue holds a pod back.
+    ``release``: the upstream release whose queue rules apply (its behaviour switches).
 
     Time comes from ``clock`` (a :class:`~reference_impl.scheduler.clock.VirtualClock`) in
     integer nanoseconds; nothing runs in the background: the caller runs
@@ -250,8 +252,14 @@ class PriorityQueue:
                  nominator: Nominator | None = None, pop_from_backoff_q: bool = True,
                  inc_attempts_on_pop: bool = True, signer: Callable[[Pod], Any] | None = None,
                  trace: list[dict[str, Any]] | None = None,
-                 on_gated: Callable[[QueuedPodInfo, Status], None] | None = None) -> None:
+                 on_gated: Callable[[QueuedPodInfo, Status], None] | None = None,
+                 release: ReleaseData = current.RELEASE) -> None:
         self.clock = clock if clock is not None else VirtualClock()
+        # preenqueue-skip-on-activate: does Activate of a backoffQ pod skip PreEnqueue?
+        self.activate_skips_pre_enqueue = \
+            release.behaviour("preenqueue-skip-on-activate") == "from-backoff-q"
+        # nominate-gated-pod: does Add record the nomination of a pod PreEnqueue holds back?
+        self.nominate_gated_pods = release.behaviour("nominate-gated-pod") == "always"
         self.less = less
         self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
         self.is_pop_from_backoff_q_enabled = pop_from_backoff_q
@@ -386,10 +394,14 @@ class PriorityQueue:
     # ----- the SchedulingQueue interface -----
     def add(self, pod: Pod) -> None:
         """``Add``: a new pending pod; its nomination (status.nominatedNodeName) is recorded
-        even when it is gated."""
+        even when it is gated (``addPod``). v1.34.4–v1.36.3 record it only when the pod enters
+        activeQ (``moveToActiveQ``; switch nominate-gated-pod)."""
         qpi = self.new_queued_pod_info(pod)
-        self.nominator.add_nominated_pod(PodInfo(pod), None)
-        self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False)
+        if self.nominate_gated_pods:
+            self.nominator.add_nominated_pod(PodInfo(pod), None)
+            self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False)
+        elif self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False):
+            self.nominator.add_nominated_pod(PodInfo(pod), None)
 
     def activate(self, pods: Mapping[str, Pod]) -> None:
         """``Activate``: move the pods from the unschedulable pool or backoffQ to activeQ; an
@@ -400,13 +412,17 @@ class PriorityQueue:
             self.active_q.add_events_if_pod_in_flight(None, pod, [ev.EVENT_FORCE_ACTIVATE])
 
     def _activate(self, key: str) -> bool:
+        """``activate``: a pod taken out of the backoffQ skips PreEnqueue (with
+        PopFromBackoffQ) from v1.35 (``movesFromBackoffQ``); v1.34.4's ``moveToActiveQ``
+        skips it only for the BackoffComplete event (switch preenqueue-skip-on-activate,
+        ``pkg/scheduler/backend/queue/scheduling_queue.go`` of each release)."""
         qpi = self.unschedulable_pods.get(key)
         moves_from_backoff_q = False
         if qpi is None:
             qpi = self.backoff_q.delete(key)
             if qpi is None:
                 return False
-            moves_from_backoff_q = True
+            moves_from_backoff_q = self.activate_skips_pre_enqueue
         return self.move_to_active_q(qpi, ev.FORCE_ACTIVATE, moves_from_backoff_q)
 
     def pop(self) -> QueuedPodInfo | None:
