@@ -11,13 +11,14 @@ from conformance.subjects.external import DEFAULT_TIMEOUT, ExternalSubject
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import DEFAULT_TIMEOUT as UP_TIMEOUT
 from conformance.subjects.upstream import UpstreamSubject
+from reference_impl.releases import supported_releases
 
 #: Control-plane backends (conformance/backends, docs/backends.md): a real kube-scheduler
 #: against a real kube-apiserver.
 BACKEND_SUBJECTS = ("process", "docker", "kubeconfig")
 SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...", "upstream",
-                 "upstream:BINARY", "process", "process:CONFIG.yaml", "docker", "docker:IMAGE",
-                 "kubeconfig:CONTEXT")
+                 "upstream:BINARY", "upstream@RELEASE", "process", "process:CONFIG.yaml",
+                 "docker", "docker:IMAGE", "kubeconfig:CONTEXT")
 
 
 def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str] = (),
@@ -25,7 +26,9 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
                  i_own_this_cluster: str | None = None) -> Subject:
     """A subject from its spec: ``reference``, ``reference:CONFIG.yaml``,
     ``external:COMMAND...``, ``upstream`` (the real kube-scheduler, ``upstream/bin/
-    kschedconf-upstream``; ``upstream:BINARY`` names another build), the control-plane
+    kschedconf-upstream``; ``upstream:BINARY`` names another build; ``upstream@v1.34.4`` the
+    subject of another supported release, built by ``upstream/build.sh --release v1.34.4``,
+    docs/releases.md), the control-plane
     backends ``process[:CONFIG.yaml]``, ``docker[:SCHEDULER_IMAGE]`` and ``kubeconfig:CONTEXT``
     (with ``i_own_this_cluster=CONTEXT``; docs/backends.md). ``config``/``plugins`` apply to
     the reference (``--config``, ``--plugins``), ``config`` to the backends too; ``timeout``
@@ -42,8 +45,12 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
             raise UsageError("--subject external:COMMAND needs a command, e.g. "
                              "external:'./my-scheduler --flag'")
         return ExternalSubject(arg, timeout=timeout if timeout is not None else DEFAULT_TIMEOUT)
+    kind, at, release = kind.partition("@")
     if kind == "upstream":
-        return UpstreamSubject(arg.strip() or None,
+        if at and release not in supported_releases():
+            raise UsageError(f"--subject {spec}: no release {release!r} (supported: "
+                             f"{', '.join(supported_releases())})")
+        return UpstreamSubject(arg.strip() or None, release=release or None,
                                timeout=timeout if timeout is not None else UP_TIMEOUT)
     if kind in BACKEND_SUBJECTS:
         # process[:CFG.yaml], docker[:IMAGE], kubeconfig:CONTEXT (--i-own-this-cluster CONTEXT)
