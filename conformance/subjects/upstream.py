@@ -1,7 +1,8 @@
 """The real upstream kube-scheduler as a subject (``--subject upstream``): :class:`UpstreamSubject`
 talks in JSON lines to long-running ``upstream/bin/kschedconf-upstream serve`` processes
 (built by ``bash upstream/build.sh [--release vX.Y.Z]``), which run
-``k8s.io/kubernetes/pkg/scheduler`` of the pinned release (or of another one) in process. The protocol and the methods: docs/subjects.md#the-upstream-subject."""
+``k8s.io/kubernetes/pkg/scheduler`` of the pinned release (or of another one) in process. The
+protocol and the methods: docs/subjects.md#the-upstream-subject."""
 
 from __future__ import annotations
 
@@ -125,8 +126,9 @@ class _Server:
 
 class UpstreamSubject(Subject):
     """kube-scheduler of the pinned release, or of ``release`` (docs/releases.md), through
-    ``kschedconf-upstream serve`` processes (docs/subjects.md#the-upstream-subject). Requests may come from several threads at once:
-    each takes an idle process of a pool of at most ``workers`` (started when first needed)."""
+    ``kschedconf-upstream serve`` processes (docs/subjects.md#the-upstream-subject). Requests
+    may come from several threads at once: each takes an idle process of a pool of at most
+    ``workers`` (started when first needed)."""
 
     name = "upstream"
     can_explain = True
