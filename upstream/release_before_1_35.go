@@ -3,9 +3,10 @@
 package main
 
 // Before v1.35 the framework's plugin-facing types are in k8s.io/kubernetes/pkg/scheduler/
-// framework (pkg/scheduler/framework/interface.go of v1.34); kubernetes/kubernetes#132457 moved
-// them to k8s.io/kube-scheduler/framework. There is no SharedCSIManager (added by
-// kubernetes/kubernetes#132517). The newer releases: release_since_1_35.go.
+// framework (pkg/scheduler/framework/interface.go of v1.34); kubernetes/kubernetes#133172 moved
+// them to k8s.io/kube-scheduler/framework. There is no SharedCSIManager (no WithSharedCSIManager
+// in pkg/scheduler/framework/runtime/framework.go of v1.34). The newer releases:
+// release_since_1_35.go.
 
 import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"

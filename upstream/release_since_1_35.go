@@ -3,9 +3,10 @@
 package main
 
 // Since v1.35 the framework's plugin-facing types live in the staging module
-// k8s.io/kube-scheduler/framework (kubernetes/kubernetes#132457, "Move framework interfaces to
-// staging"); SharedCSIManager is new (kubernetes/kubernetes#132517, pkg/scheduler/framework/
-// runtime/framework.go WithSharedCSIManager). The older releases: release_before_1_35.go.
+// k8s.io/kube-scheduler/framework (kubernetes/kubernetes#133172, "Moved Types in
+// k/k/pkg/scheduler/framework ... to package k8s.io/kube-scheduler/framework" in
+// CHANGELOG-1.35.md); the framework takes a SharedCSIManager (pkg/scheduler/framework/runtime/
+// framework.go WithSharedCSIManager, new in v1.35). The older releases: release_before_1_35.go.
 
 import (
 	fwk "k8s.io/kube-scheduler/framework"
