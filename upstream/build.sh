@@ -60,7 +60,7 @@ pinned_minor="${BASH_REMATCH[1]}"
 release="${release:-$pinned}"
 [[ "$release" =~ ^v1\.([0-9]+)\.[0-9]+$ ]] || die "not a release tag: '$release' (e.g. v1.34.4)"
 minor="${BASH_REMATCH[1]}"
-supported="$(cd "$repo/reference_impl/releases" && ls v1_*_*.py | sed 's/\.py$//; s/_/./g' | sort -V | tr '\n' ' ')"
+supported="$(cd "$repo/reference_impl/releases" && ls v1_*_*.py | sed 's/\.py$//; s/_/./g' | sort -V | paste -sd' ')"
 [ -f "$repo/reference_impl/releases/$(echo "$release" | tr . _).py" ] ||
   die "$release is not a supported release (supported: $supported)"
 [ "$minor" -le "$pinned_minor" ] || die "$release is newer than the pinned $pinned; move the pin instead"
