@@ -1,28 +1,50 @@
 #!/usr/bin/env bash
-# Build the upstream subject: upstream/bin/kschedconf-upstream, the real kube-scheduler of the
-# release pinned in reference_impl/releases/pinned.py, linked as a Go module dependency.
+# Build the upstream subject: the real kube-scheduler of a release, linked as a Go module
+# dependency. By default the release pinned in reference_impl/releases/pinned.py; --release names
+# another supported one (a data module reference_impl/releases/vX_Y_Z.py exists).
 #
-#   upstream/build.sh          check go.mod against the pin, then build
-#   upstream/build.sh --check  only check go.mod against the pin
-#   upstream/build.sh --sync   rewrite go.mod's k8s.io lines for the pin (after changing it), tidy, build
+#   upstream/build.sh [--release vX.Y.Z]          check the release's go.mod, then build
+#                                                 bin/vX.Y.Z/kschedconf-upstream (the pinned
+#                                                 release: also bin/kschedconf-upstream)
+#   upstream/build.sh --check [--release vX.Y.Z]  only check the release's go.mod
+#   upstream/build.sh --sync [--release vX.Y.Z]   regenerate the release's go.mod and go.sum from
+#                                                 releases/go.mod.tmpl (after changing the pin or
+#                                                 adding a release), tidy, build
 #
-# Needs Go (see go.mod's go line) and network access to the Go module proxy (or a filled module
-# cache). Prints the build time.
+# The pinned release's module is go.mod; another release's is releases/vX.Y.Z/go.mod (go build
+# -modfile). The sources are shared; what the Go APIs of the releases differ in is in
+# release_*.go, chosen by the build tags k8s_before_1_N (every minor N after the release's, up
+# to the pinned one's). Needs Go (see go.mod's go line) and network access to the Go module proxy
+# (or a filled module cache). Prints the build time.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-pinned="$repo/reference_impl/releases/pinned.py"
+pinned_file="$repo/reference_impl/releases/pinned.py"
 cd "$here"
+# shellcheck source=upstream/release-mod.sh
+. "$here/release-mod.sh"
 
 die() { echo "upstream/build.sh: error: $*" >&2; exit 1; }
 
+mode=build
+release=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --check|--sync) mode="${1#--}" ;;
+    --release) release="${2:?--release needs a release, e.g. v1.34.4}"; shift ;;
+    --release=*) release="${1#--release=}" ;;
+    *) die "unknown argument '$1' (usage: build.sh [--check|--sync] [--release vX.Y.Z])" ;;
+  esac
+  shift
+done
+
 command -v go >/dev/null 2>&1 || die "go is not installed (need Go $(sed -n 's/^go //p' go.mod) or newer)"
-[ -f "$pinned" ] || die "$pinned not found"
+[ -f "$pinned_file" ] || die "$pinned_file not found"
 
 # The pin: UPSTREAM_RELEASE = "vX.Y.Z" (python3 if present, else sed).
 if command -v python3 >/dev/null 2>&1; then
-  release="$(python3 - "$pinned" <<'PY'
+  pinned="$(python3 - "$pinned_file" <<'PY'
 import ast, sys
 tree = ast.parse(open(sys.argv[1]).read())
 for node in tree.body:
@@ -31,41 +53,68 @@ for node in tree.body:
 PY
 )"
 else
-  release="$(sed -n 's/^UPSTREAM_RELEASE *= *"\(v[0-9.]*\)".*/\1/p' "$pinned")"
+  pinned="$(sed -n 's/^UPSTREAM_RELEASE *= *"\(v[0-9.]*\)".*/\1/p' "$pinned_file")"
 fi
-[[ "$release" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "cannot read UPSTREAM_RELEASE from $pinned (got '$release')"
-staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"   # k8s.io/kubernetes v1.Y.Z <-> staging modules v0.Y.Z
+[[ "$pinned" =~ ^v1\.([0-9]+)\.[0-9]+$ ]] || die "cannot read UPSTREAM_RELEASE from $pinned_file (got '$pinned')"
+pinned_minor="${BASH_REMATCH[1]}"
+release="${release:-$pinned}"
+[[ "$release" =~ ^v1\.([0-9]+)\.[0-9]+$ ]] || die "not a release tag: '$release' (e.g. v1.34.4)"
+minor="${BASH_REMATCH[1]}"
+supported="$(cd "$repo/reference_impl/releases" && ls v1_*_*.py | sed 's/\.py$//; s/_/./g' | sort -V | paste -sd' ')"
+[ -f "$repo/reference_impl/releases/$(echo "$release" | tr . _).py" ] ||
+  die "$release is not a supported release (supported: $supported)"
+[ "$minor" -le "$pinned_minor" ] || die "$release is newer than the pinned $pinned; move the pin instead"
+staging="$(staging_version "$release")"
+
+# The release's module file, and the build tags that choose its release_*.go.
+if [ "$release" = "$pinned" ]; then
+  modfile="go.mod"
+else
+  modfile="releases/$release/go.mod"
+fi
+tags=""
+for ((n = minor + 1; n <= pinned_minor; n++)); do
+  tags="${tags:+$tags,}k8s_before_1_$n"
+done
 
 export GOFLAGS="-mod=mod -buildvcs=false"
+modflag=()
+[ "$modfile" = "go.mod" ] || modflag=(-modfile="$modfile")
 
-if [ "${1:-}" = "--sync" ]; then
-  echo "upstream/build.sh: syncing go.mod to k8s.io/kubernetes $release (staging $staging)"
-  go mod edit -require="k8s.io/kubernetes@$release"
-  # The staging modules are the replace directives of k8s.io/kubernetes' own go.mod.
-  go mod download "k8s.io/kubernetes@$release"
-  kmod="$(go mod download -json "k8s.io/kubernetes@$release" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')"
-  for m in $(sed -n 's/^[[:space:]]*\(k8s\.io\/[a-z0-9-]*\) => \.\/staging\/.*/\1/p' "$kmod"); do
-    go mod edit -replace="$m=$m@$staging"
-  done
-  go mod tidy
+if [ "$mode" = "sync" ]; then
+  echo "upstream/build.sh: writing $modfile for k8s.io/kubernetes $release (staging $staging)"
+  mkdir -p "$(dirname "$modfile")"
+  sed "s/@RELEASE@/$release/g" releases/go.mod.tmpl > "$modfile"
+  rm -f "${modfile%.mod}.sum"
+  require_release "$release" "$modfile" || die "cannot require k8s.io/kubernetes $release"
+  go mod tidy "${modflag[@]}"
 fi
 
-# Check go.mod against the pin: loud failure on any mismatch.
-have="$(go mod edit -json | python3 -c 'import json,sys; m=json.load(sys.stdin); print(" ".join(r["Path"]+"@"+r["Version"] for r in m.get("Require") or [] if r["Path"]=="k8s.io/kubernetes"))' 2>/dev/null || sed -n 's/^[[:space:]]*k8s.io\/kubernetes \(v[^ ]*\).*/k8s.io\/kubernetes@\1/p' go.mod)"
-[ "$have" = "k8s.io/kubernetes@$release" ] || die "go.mod requires '$have' but $pinned pins k8s.io/kubernetes $release; run upstream/build.sh --sync"
-bad="$(sed -n 's/^[[:space:]]*\(k8s\.io\/[a-z0-9-]*\) => k8s\.io\/[a-z0-9-]* \(v[^ ]*\)$/\1 \2/p' go.mod | awk -v v="$staging" '$2 != v {print $1" "$2}')"
-[ -z "$bad" ] || die "go.mod replaces staging modules at versions other than $staging (pin $release):
+# Check the module file against the release: loud failure on any mismatch.
+[ -f "$modfile" ] || die "$modfile not found; run upstream/build.sh --sync --release $release"
+json="$(go mod edit -json "$modfile")"
+have="$(python3 -c 'import json,sys; m=json.loads(sys.argv[1]); print(" ".join(r["Path"]+"@"+r["Version"] for r in m.get("Require") or [] if r["Path"]=="k8s.io/kubernetes"))' "$json" 2>/dev/null ||
+  sed -n 's/^[[:space:]]*k8s.io\/kubernetes \(v[^ ]*\).*/k8s.io\/kubernetes@\1/p' "$modfile")"
+[ "$have" = "k8s.io/kubernetes@$release" ] || die "$modfile requires '$have', not k8s.io/kubernetes $release; run upstream/build.sh --sync --release $release"
+bad="$(sed -n 's/^[[:space:]]*\(k8s\.io\/[a-z0-9-]*\) => k8s\.io\/[a-z0-9-]* \(v[^ ]*\)$/\1 \2/p' "$modfile" | awk -v v="$staging" '$2 != v {print $1" "$2}')"
+[ -z "$bad" ] || die "$modfile replaces staging modules at versions other than $staging (release $release):
 $bad
-run upstream/build.sh --sync"
-nrep="$(grep -c '=> k8s.io/' go.mod || true)"
-[ "$nrep" -ge 30 ] || die "go.mod has only $nrep staging replace directives; run upstream/build.sh --sync"
+run upstream/build.sh --sync --release $release"
+nrep="$(grep -c '=> k8s.io/' "$modfile" || true)"
+[ "$nrep" -ge 20 ] || die "$modfile has only $nrep staging replace directives; run upstream/build.sh --sync --release $release"
 
-[ "${1:-}" = "--check" ] && { echo "upstream/build.sh: go.mod matches the pin $release"; exit 0; }
+[ "$mode" = "check" ] && { echo "upstream/build.sh: $modfile matches $release"; exit 0; }
 
 start=$(date +%s.%N)
-mkdir -p bin
-go build -trimpath -ldflags "-s -w" -o bin/kschedconf-upstream .
+out="bin/$release/kschedconf-upstream"
+mkdir -p "bin/$release"
+go build "${modflag[@]}" -tags "$tags" -trimpath -ldflags "-s -w" -o "$out" .
 end=$(date +%s.%N)
-built="$(bin/kschedconf-upstream version)"
-[ "$built" = "$release" ] || die "the binary links k8s.io/kubernetes $built, not the pin $release"
-printf 'upstream/build.sh: built bin/kschedconf-upstream (k8s.io/kubernetes %s) in %.1fs\n' "$built" "$(echo "$end - $start" | bc 2>/dev/null || python3 -c "print($end-$start)")"
+built="$("$out" version)"
+[ "$built" = "$release" ] || die "the binary links k8s.io/kubernetes $built, not $release"
+if [ "$release" = "$pinned" ]; then
+  cp -f "$out" bin/kschedconf-upstream
+  out="$out and bin/kschedconf-upstream"
+fi
+printf 'upstream/build.sh: built %s (k8s.io/kubernetes %s, tags "%s") in %.1fs\n' "$out" "$built" "$tags" \
+  "$(echo "$end - $start" | bc 2>/dev/null || python3 -c "print($end-$start)")"

@@ -297,11 +297,9 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 	}
 
 	w.clock = testingclock.NewFakeClock(clockStart)
-	w.snapshot = internalcache.NewEmptySnapshot()
-	w.factory = scheduler.NewInformerFactory(cs, 0, nil)
+	w.factory = newInformerFactory(cs)
 	percentage := cfg.PercentageOfNodesToScore
-	sched, err := scheduler.New(ctx, cs, w.factory, nil,
-		func(string) events.EventRecorderLogger { return nopRecorder{} },
+	opts := append([]scheduler.Option{
 		scheduler.WithComponentConfigVersion(cfg.TypeMeta.APIVersion),
 		scheduler.WithProfiles(cfg.Profiles...),
 		scheduler.WithPercentageOfNodesToScore(percentage),
@@ -309,13 +307,14 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
 		scheduler.WithParallelism(1),
 		scheduler.WithClock(w.clock),
-		scheduler.WithNodeInfoSnapshot(w.snapshot),
-	)
+	}, w.snapshotOptions()...)
+	sched, err := scheduler.New(ctx, cs, w.factory, nil, nopRecorderFactory(), opts...)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	w.sched = sched
+	w.adoptSnapshot()
 
 	// Our own handlers on the same informers: they see every event the scheduler's handlers see
 	// and count how many event-handler completions (metric observations) each one implies.
@@ -431,7 +430,7 @@ func (w *world) onPodUpdate(oldObj, newObj interface{}) {
 	n := int64(0)
 	switch {
 	case oldPod.Spec.NodeName != "":
-		n = 1 + int64(len(framework.PodSchedulingPropertiesChange(newPod, oldPod, false)))
+		n = 1 + int64(len(podSchedulingPropertiesChange(newPod, oldPod)))
 	case newPod.Spec.NodeName != "":
 		n = 1
 		if w.responsible(oldPod) {
@@ -440,7 +439,7 @@ func (w *world) onPodUpdate(oldObj, newObj interface{}) {
 	case w.responsible(oldPod):
 		if oldPod.ResourceVersion != newPod.ResourceVersion {
 			n = 1
-			for _, evt := range framework.PodSchedulingPropertiesChange(newPod, oldPod, false) {
+			for _, evt := range podSchedulingPropertiesChange(newPod, oldPod) {
 				if evt.Label() != framework.EventUnscheduledPodUpdate.Label() {
 					n++
 				}

@@ -135,11 +135,11 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	}
 
 	ctx := w.ctx
-	instances := map[string]fwk.Plugin{}
+	instances := map[string]fwkPlugin{}
 	registry := frameworkplugins.NewInTreeRegistry()
 	for name, factory := range registry {
 		name, factory := name, factory
-		registry[name] = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+		registry[name] = func(ctx context.Context, args runtime.Object, h fwkHandle) (fwkPlugin, error) {
 			p, err := factory(ctx, args, h)
 			if err == nil {
 				instances[name] = p
@@ -153,21 +153,22 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	// used only in metric labels).
 	eprof := *prof
 	eprof.SchedulerName = prof.SchedulerName + "/kschedconf-explain"
-	efw, err := frameworkruntime.NewFramework(ctx, registry, &eprof,
+	opts := []frameworkruntime.Option{
 		frameworkruntime.WithClientSet(h.ClientSet()),
 		frameworkruntime.WithInformerFactory(h.SharedInformerFactory()),
 		frameworkruntime.WithSharedDRAManager(h.SharedDRAManager()),
-		frameworkruntime.WithSharedCSIManager(h.SharedCSIManager()),
 		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
-		frameworkruntime.WithMutableSnapshotLister(w.snapshot),
 		frameworkruntime.WithPodNominator(w.sched.SchedulingQueue),
 		frameworkruntime.WithPodActivator(w.sched.SchedulingQueue),
-		frameworkruntime.WithPodGroupManager(h.PodGroupManager()),
 		frameworkruntime.WithEventRecorder(nopRecorder{}),
 		frameworkruntime.WithWaitingPods(frameworkruntime.NewWaitingPodsMap()),
-		frameworkruntime.WithPodsInPreBind(frameworkruntime.NewPodsInPreBindMap()),
 		frameworkruntime.WithParallelism(1),
-	)
+	}
+	// The options of the release's scheduler.New that older releases lack (release_*.go).
+	opts = append(opts, csiFrameworkOptions(h)...)
+	opts = append(opts, podGroupFrameworkOptions(h)...)
+	opts = append(opts, w.mutableSnapshotFrameworkOptions()...)
+	efw, err := frameworkruntime.NewFramework(ctx, registry, &eprof, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +195,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	skip := sets.New[string]()
 	var preRes sets.Set[string]
 	for _, p := range plugins.PreFilter.Enabled {
-		pl, ok := instances[p.Name].(fwk.PreFilterPlugin)
+		pl, ok := instances[p.Name].(preFilterPlugin)
 		if !ok {
 			continue
 		}
@@ -216,7 +217,8 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 
 	// 2. Upstream's algorithm for the verdict.
 	examined := sets.New[string]()
-	var scored []fwk.NodePluginScores
+	var scored []nodePluginScores
+	var scoreState fwk.CycleState // the state scored was computed on
 	var selected string
 	if gate != "" {
 		out.Message = "gated at PreEnqueue: " + gate
@@ -226,7 +228,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 			return nil, err
 		}
 		sstate := framework.NewCycleState()
-		res, err := w.sched.SchedulePod(ctx, ofw, sstate, &framework.QueuedPodInfo{PodInfo: pi})
+		res, err := w.schedulePodOnce(ctx, ofw, sstate, pi)
 		switch fe := err.(type) {
 		case nil:
 			selected = res.SuggestedHost
@@ -234,7 +236,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 			out.EvaluatedNodes, out.FeasibleNodes = res.EvaluatedNodes, res.FeasibleNodes
 			out.Shortcut = res.FeasibleNodes == 1
 			if !out.Shortcut && ofw.lastScores != nil {
-				scored = ofw.lastScores
+				scored, scoreState = ofw.lastScores, sstate
 				examined.Insert(ofw.lastNodes...)
 			} else {
 				examined.Insert(selected)
@@ -271,7 +273,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 					ne.Filters = append(ne.Filters, verdict{Plugin: p.Name, Code: fwk.Skip.String(), Reasons: []string{}})
 					continue
 				}
-				pl, ok := instances[p.Name].(fwk.FilterPlugin)
+				pl, ok := instances[p.Name].(filterPlugin)
 				if !ok {
 					continue
 				}
@@ -291,6 +293,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 				one := []fwk.NodeInfo{ni}
 				if efw.RunPreScorePlugins(ctx, state, target, one).IsSuccess() {
 					scored, _ = efw.RunScorePlugins(ctx, state, target, one)
+					scoreState = state
 				}
 			}
 		}
@@ -299,7 +302,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	for _, p := range plugins.Score.Enabled {
 		weights[p.Name] = int64(p.Weight)
 	}
-	byName := map[string]fwk.NodePluginScores{}
+	byName := map[string]nodePluginScores{}
 	for _, s := range scored {
 		byName[s.Name] = s
 	}
@@ -309,10 +312,16 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 		if !ok {
 			continue
 		}
-		raw := map[string]int64{}
-		for _, r := range s.RawScores {
-			raw[r.Name] = r.Score
-		}
+		ni, _ := w.snapshot.NodeInfos().Get(s.Name)
+		raw := rawScores(s, func(plugin string) int64 {
+			// Before v1.37 only: the plugin's Score again, on the state of the scoring.
+			if pl, ok := instances[plugin].(scorePlugin); ok && ni != nil {
+				if v, st := pl.Score(ctx, scoreState, target, ni); st.IsSuccess() {
+					return v
+				}
+			}
+			return 0
+		})
 		for _, ps := range s.Scores {
 			wt := weights[ps.Name]
 			norm := int64(0)
@@ -362,7 +371,7 @@ func addGENominated(ctx context.Context, fh framework.Framework, state fwk.Cycle
 // without actuating it. The dry run starts at offset 0, where upstream draws a random offset
 // (it matters only when fewer candidates than potential nodes are wanted); SelectCandidate
 // breaks a complete tie by Go map order, which the message then says.
-func explainPreemption(ctx context.Context, w *world, efw framework.Framework, instances map[string]fwk.Plugin, state fwk.CycleState, pod *v1.Pod, fe *framework.FitError) *preemptionExpl {
+func explainPreemption(ctx context.Context, w *world, efw framework.Framework, instances map[string]fwkPlugin, state fwk.CycleState, pod *v1.Pod, fe *framework.FitError) *preemptionExpl {
 	enabled := false
 	for _, p := range efw.ListPlugins().PostFilter.Enabled {
 		if p.Name == names.DefaultPreemption {
@@ -383,7 +392,7 @@ func explainPreemption(ctx context.Context, w *world, efw framework.Framework, i
 		return out
 	}
 	out.Eligible = true
-	lister := efw.MutableSnapshotSharedLister().NodeInfos()
+	lister := mutableNodeInfos(efw)
 	allNodes, err := lister.List()
 	if err != nil {
 		out.Message = err.Error()

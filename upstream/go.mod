@@ -1,3 +1,5 @@
+// The upstream subject's module for k8s.io/kubernetes v1.37.2: generated from
+// upstream/releases/go.mod.tmpl by `upstream/build.sh --sync --release v1.37.2`; do not edit.
 module kschedconf/upstream
 
 go 1.26.0
@@ -115,8 +117,7 @@ require (
 )
 
 // The staging modules of k8s.io/kubernetes (its go.mod requires them at v0.0.0 and replaces
-// them with ./staging/...): each at the published version matching the pinned release.
-// build.sh checks these against reference_impl/releases/pinned.py.
+// them with ./staging/...): each at the published version matching the release.
 replace (
 	k8s.io/api => k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.37.2

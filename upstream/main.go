@@ -1,7 +1,8 @@
 // Command kschedconf-upstream runs the real kube-scheduler (k8s.io/kubernetes/pkg/scheduler, the
-// release pinned in reference_impl/releases/pinned.py) in process against a fake API server and
-// prints the same documents as the Python tool: a SimulationResult (mode simulate) or an
-// Explanation (mode explain). Mode serve answers JSON-line requests on stdin.
+// release pinned in reference_impl/releases/pinned.py, or another one: build.sh --release) in
+// process against a fake API server and prints the same documents as the Python tool: a
+// SimulationResult (mode simulate) or an Explanation (mode explain). Mode serve answers
+// JSON-line requests on stdin.
 //
 // Usage:
 //

@@ -2,7 +2,8 @@ package main
 
 // Observation points on the real scheduler, all through its public surface: the profiles map
 // holds our wrapper around each profile's framework (it forwards every call and looks at a few
-// results), and the scheduler's NextEntity and FailureHandler fields are wrapped.
+// results), and the scheduler's NextEntity (NextPod before v1.37), SchedulePod and
+// FailureHandler fields are wrapped (release_*.go where the releases differ).
 
 import (
 	"context"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -22,19 +22,19 @@ type observedFramework struct {
 	w  *world
 	pe *preemptionNotes
 	// lastScores holds the scores of the last RunScorePlugins call (explain and simulate).
-	lastScores []fwk.NodePluginScores
+	lastScores []nodePluginScores
 	lastNodes  []string
 }
 
 // RunScorePlugins: the scores upstream computed (for the tie set of the chosen node).
-func (f *observedFramework) RunScorePlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]fwk.NodePluginScores, *fwk.Status) {
+func (f *observedFramework) RunScorePlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodes []fwk.NodeInfo) ([]nodePluginScores, *fwk.Status) {
 	ns, st := f.Framework.RunScorePlugins(ctx, state, pod, nodes)
 	f.lastNodes = f.lastNodes[:0]
 	for _, n := range nodes {
 		f.lastNodes = append(f.lastNodes, n.Node().Name)
 	}
 	// A copy: the caller turns the slice into a heap in place (NewSortedScoredNodes).
-	f.lastScores = append([]fwk.NodePluginScores(nil), ns...)
+	f.lastScores = append([]nodePluginScores(nil), ns...)
 	if f.w.rec != nil && st.IsSuccess() {
 		f.w.rec.scored(pod, f.lastScores)
 	}
@@ -43,7 +43,7 @@ func (f *observedFramework) RunScorePlugins(ctx context.Context, state fwk.Cycle
 
 // RunPostFilterPlugins: preemption. Before the real PostFilter runs, a side-effect-free dry run
 // over every potential node records where upstream's choice depends on randomness.
-func (f *observedFramework) RunPostFilterPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+func (f *observedFramework) RunPostFilterPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, m nodeToStatusReader) (*postFilterResult, *fwk.Status) {
 	var dry *dryRun
 	if f.pe != nil {
 		dry = f.pe.before(ctx, f.Framework, state, pod, m)
@@ -66,16 +66,15 @@ func (f *observedFramework) RunPostFilterPlugins(ctx context.Context, state fwk.
 	return res, st
 }
 
-// RunPermitPlugins: a Success (or Wait) here means the binding cycle goroutine starts.
-func (f *observedFramework) RunPermitPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) (map[string]time.Duration, *fwk.Status) {
-	waits, st := f.Framework.RunPermitPlugins(ctx, state, pod, nodeName)
+// permitted follows RunPermitPlugins (release_*.go): a Success (or Wait) means the binding
+// cycle goroutine starts.
+func (f *observedFramework) permitted(pod *v1.Pod, st *fwk.Status) {
 	if st.IsSuccess() || st.IsWait() {
 		f.w.mu.Lock()
 		f.w.bindingInProgress[string(pod.UID)] = true
 		f.w.bindingPods[string(pod.UID)] = pod
 		f.w.mu.Unlock()
 	}
-	return waits, st
 }
 
 // RunPostBindPlugins: the last step of a successful binding cycle.
@@ -96,32 +95,10 @@ func (w *world) observe(pe bool) {
 		}
 		w.sched.Profiles[name] = of
 	}
-	next := w.sched.NextEntity
-	w.sched.NextEntity = func(logger klog.Logger) (framework.QueuedEntityInfo, error) {
-		e, err := next(logger)
-		if err != nil || e == nil || w.rec == nil {
-			return e, err
-		}
-		if qpi, ok := e.(*framework.QueuedPodInfo); ok && qpi.Pod != nil {
-			if !w.rec.popped(qpi) {
-				// Not attempted again (single pass or per-pod attempt limit): the pod leaves the
-				// queue as if its scheduling cycle ended without requeueing.
-				w.sched.SchedulingQueue.Done(qpi.Pod.UID)
-				return nil, nil
-			}
-		}
-		return e, err
-	}
-	schedulePod := w.sched.SchedulePod
-	w.sched.SchedulePod = func(ctx context.Context, fw framework.Framework, state fwk.CycleState, podInfo *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
-		res, err := schedulePod(ctx, fw, state, podInfo)
-		if err == nil && w.rec != nil {
-			w.rec.scheduled(podInfo.Pod, res.EvaluatedNodes, res.FeasibleNodes)
-		}
-		return res, err
-	}
+	w.observeNext()
+	w.observeSchedulePod()
 	fail := w.sched.FailureHandler
-	w.sched.FailureHandler = func(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *fwk.NominatingInfo, start time.Time) {
+	w.sched.FailureHandler = func(ctx context.Context, fw framework.Framework, podInfo *framework.QueuedPodInfo, status *fwk.Status, nominatingInfo *nominatingInfo, start time.Time) {
 		if w.rec != nil {
 			w.rec.failed(w, podInfo, status, nominatingInfo)
 		}
@@ -130,5 +107,23 @@ func (w *world) observe(pe bool) {
 		delete(w.bindingInProgress, string(podInfo.Pod.UID))
 		delete(w.bindingPods, string(podInfo.Pod.UID))
 		w.mu.Unlock()
+	}
+}
+
+// attempt decides whether the popped pod is attempted (NextEntity or NextPod, release_*.go):
+// not when single pass or the per-pod attempt limit says no; then the pod leaves the queue as if
+// its scheduling cycle ended without requeueing.
+func (w *world) attempt(qpi *framework.QueuedPodInfo) bool {
+	if w.rec == nil || qpi == nil || qpi.Pod == nil || w.rec.popped(qpi) {
+		return true
+	}
+	w.sched.SchedulingQueue.Done(qpi.Pod.UID)
+	return false
+}
+
+// scheduledPod follows SchedulePod (release_*.go): the algorithm's result for the attempt.
+func (w *world) scheduledPod(pod *v1.Pod, res scheduler.ScheduleResult, err error) {
+	if err == nil && w.rec != nil {
+		w.rec.scheduled(pod, res.EvaluatedNodes, res.FeasibleNodes)
 	}
 }

@@ -102,7 +102,7 @@ func (pn *preemptionNotes) numCandidates(n int32) int32 {
 	return c
 }
 
-func (pn *preemptionNotes) before(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, m fwk.NodeToStatusReader) *dryRun {
+func (pn *preemptionNotes) before(ctx context.Context, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, m nodeToStatusReader) *dryRun {
 	if !pn.enabled {
 		return nil
 	}
@@ -113,7 +113,7 @@ func (pn *preemptionNotes) before(ctx context.Context, fw framework.Framework, s
 	if ok, _ := pn.pl.PodEligibleToPreemptOthers(ctx, latest, m.Get(latest.Status.NominatedNodeName)); !ok {
 		return nil
 	}
-	potential, err := m.NodesForStatusCode(fw.MutableSnapshotSharedLister().NodeInfos(), fwk.Unschedulable)
+	potential, err := m.NodesForStatusCode(mutableNodeInfos(fw), fwk.Unschedulable)
 	if err != nil || len(potential) == 0 {
 		return nil
 	}

@@ -96,7 +96,7 @@ type recorder struct {
 	opts     simOptions
 	attempts []*attempt
 	cur      *attempt
-	curScore []fwk.NodePluginScores
+	curScore []nodePluginScores
 	tries    map[string]int
 	bindings map[string]string
 	deleted  []string
@@ -191,7 +191,7 @@ func (r *recorder) scheduled(pod *v1.Pod, evaluated, feasible int) {
 	}
 }
 
-func (r *recorder) scored(pod *v1.Pod, ns []fwk.NodePluginScores) {
+func (r *recorder) scored(pod *v1.Pod, ns []nodePluginScores) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cur != nil && r.cur.Pod == podKey(pod) {
@@ -245,7 +245,7 @@ func (r *recorder) podDeleted(key string) {
 
 // failed records the failure handler's view: the status (a FitError for unschedulable pods)
 // and the nomination upstream applies to the pod.
-func (r *recorder) failed(w *world, podInfo *framework.QueuedPodInfo, status *fwk.Status, ni *fwk.NominatingInfo) {
+func (r *recorder) failed(w *world, podInfo *framework.QueuedPodInfo, status *fwk.Status, ni *nominatingInfo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	key := podKey(podInfo.Pod)
@@ -254,7 +254,7 @@ func (r *recorder) failed(w *world, podInfo *framework.QueuedPodInfo, status *fw
 	}
 	if status.IsRejected() {
 		r.cur.Outcome = "Unschedulable"
-		if ni != nil && ni.Mode() == fwk.ModeOverride && ni.NominatedNodeName != "" {
+		if ni != nil && ni.Mode() == modeOverride && ni.NominatedNodeName != "" {
 			// Unschedulable now, and preemption nominated a node (the schema's "Nominated").
 			r.cur.Outcome = "Nominated"
 		}
@@ -283,7 +283,7 @@ func (r *recorder) failed(w *world, podInfo *framework.QueuedPodInfo, status *fw
 		}
 	}
 	nnn := podInfo.Pod.Status.NominatedNodeName
-	if ni != nil && ni.Mode() == fwk.ModeOverride {
+	if ni != nil && ni.Mode() == modeOverride {
 		nnn = ni.NominatedNodeName
 	}
 	r.cur.NominatedNode = strPtr(nnn)
@@ -547,7 +547,7 @@ func (w *world) poppable() bool {
 		return true
 	}
 	for _, p := range q.PodsInBackoffQ() {
-		if qpi, ok := q.GetPod(p.Name, p.Namespace, nil); ok {
+		if qpi, ok := queuedPod(q, p); ok {
 			if qpi.GetUnschedulablePlugins().Len() > 0 || qpi.GetPendingPlugins().Len() > 0 {
 				return true
 			}
@@ -591,7 +591,7 @@ func (w *world) nextTime(rec *recorder, nextEvent *time.Time) (time.Time, bool) 
 	now := w.clock.Now()
 	var queued []*framework.QueuedPodInfo
 	for _, p := range append(q.PodsInBackoffQ(), q.UnschedulablePods()...) {
-		if qpi, ok := q.GetPod(p.Name, p.Namespace, nil); ok {
+		if qpi, ok := queuedPod(q, p); ok {
 			queued = append(queued, qpi)
 		}
 	}
@@ -620,17 +620,13 @@ func (w *world) nextTime(rec *recorder, nextEvent *time.Time) (time.Time, bool) 
 		consider(*nextEvent)
 	}
 	for _, p := range q.PodsInBackoffQ() {
-		if qpi, ok := q.GetPod(p.Name, p.Namespace, nil); ok {
+		if qpi, ok := queuedPod(q, p); ok {
 			consider(nextTick(qpi.BackoffExpiration, now, backoffFlushInterval))
 		}
 	}
 	for _, p := range q.UnschedulablePods() {
-		if qpi, ok := q.GetPod(p.Name, p.Namespace, nil); ok {
-			last := qpi.Timestamp
-			if qpi.FlushTimestamp.After(last) {
-				last = qpi.FlushTimestamp
-			}
-			consider(nextTick(last.Add(internalqueue.DefaultPodMaxInUnschedulablePodsDuration), now, unschedulableFlushInterval))
+		if qpi, ok := queuedPod(q, p); ok {
+			consider(nextTick(lastQueueTime(qpi).Add(internalqueue.DefaultPodMaxInUnschedulablePodsDuration), now, unschedulableFlushInterval))
 		}
 	}
 	return next, !next.IsZero()
@@ -646,7 +642,7 @@ func (w *world) flushQueue(now time.Time) {
 		window := now.Truncate(backoffFlushInterval)
 		done := map[string]*v1.Pod{}
 		for _, p := range q.PodsInBackoffQ() {
-			if qpi, ok := q.GetPod(p.Name, p.Namespace, nil); ok && qpi.BackoffExpiration.Before(window) {
+			if qpi, ok := queuedPod(q, p); ok && qpi.BackoffExpiration.Before(window) {
 				done[podKey(p)] = p
 			}
 		}
@@ -657,17 +653,12 @@ func (w *world) flushQueue(now time.Time) {
 	if now.Sub(clockStart)%unschedulableFlushInterval == 0 {
 		due := map[types.UID]bool{}
 		for _, p := range q.UnschedulablePods() {
-			qpi, ok := q.GetPod(p.Name, p.Namespace, nil)
+			qpi, ok := queuedPod(q, p)
 			if !ok {
 				continue
 			}
-			last := qpi.Timestamp
-			if qpi.FlushTimestamp.After(last) {
-				last = qpi.FlushTimestamp
-			}
-			if now.Sub(last) > internalqueue.DefaultPodMaxInUnschedulablePodsDuration {
-				qpi.SetWasFlushedFromUnschedulable(true)
-				qpi.SetFlushTimestamp(now)
+			if now.Sub(lastQueueTime(qpi)) > internalqueue.DefaultPodMaxInUnschedulablePodsDuration {
+				markFlushed(qpi, now)
 				due[p.UID] = true
 			}
 		}
@@ -687,7 +678,7 @@ func (w *world) recordGated() {
 		if !w.responsible(p) {
 			continue
 		}
-		if qpi, ok := q.GetPod(p.Name, p.Namespace, nil); ok && qpi.Gated() {
+		if qpi, ok := queuedPod(q, p); ok && qpi.Gated() {
 			w.rec.gated(qpi, w.preEnqueueMessage(qpi.Pod), version)
 		}
 	}

@@ -1,7 +1,8 @@
 """The real upstream kube-scheduler as a subject (``--subject upstream``): :class:`UpstreamSubject`
 talks in JSON lines to long-running ``upstream/bin/kschedconf-upstream serve`` processes
-(built by ``bash upstream/build.sh``), which run ``k8s.io/kubernetes/pkg/scheduler`` of the
-pinned release in process. The protocol and the methods: docs/subjects.md#the-upstream-subject."""
+(built by ``bash upstream/build.sh [--release vX.Y.Z]``), which run
+``k8s.io/kubernetes/pkg/scheduler`` of the pinned release (or of another one) in process. The
+protocol and the methods: docs/subjects.md#the-upstream-subject."""
 
 from __future__ import annotations
 
@@ -19,22 +20,45 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
 from conformance.subjects.external import stderr_tail
 from reference_impl.model.loader.ephemeral import with_controller_claims
+from reference_impl.releases import supported_releases
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
-#: Environment variable naming another kschedconf-upstream binary.
+#: Environment variable naming another kschedconf-upstream binary of the pinned release.
 BINARY_ENV = "KSCHEDCONF_UPSTREAM_BINARY"
+#: Environment variable naming another directory laid out like ``upstream/bin``:
+#: ``kschedconf-upstream`` (the pinned release) and ``vX.Y.Z/kschedconf-upstream``.
+BINARY_DIR_ENV = "KSCHEDCONF_UPSTREAM_BINARY_DIR"
 DEFAULT_TIMEOUT = 120.0
 BUILD_HINT = "build it with `bash upstream/build.sh` (needs Go and the Go module proxy)"
 
 
-def default_binary() -> Path:
-    """``$KSCHEDCONF_UPSTREAM_BINARY``, else ``upstream/bin/kschedconf-upstream`` of the source
-    checkout this package belongs to."""
-    env = os.environ.get(BINARY_ENV)
+def build_hint(release: str | None = None) -> str:
+    """How to build the subject of ``release`` (the pinned one when ``None``)."""
+    if release is None or release == UPSTREAM_RELEASE:
+        return BUILD_HINT
+    return (f"build it with `bash upstream/build.sh --release {release}` (needs Go and the Go "
+            "module proxy)")
+
+
+def binary_dir() -> Path:
+    """``$KSCHEDCONF_UPSTREAM_BINARY_DIR``, else ``upstream/bin`` of the source checkout this
+    package belongs to."""
+    env = os.environ.get(BINARY_DIR_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent.parent / "upstream" / "bin" / \
-        "kschedconf-upstream"
+    return Path(__file__).resolve().parent.parent.parent / "upstream" / "bin"
+
+
+def default_binary(release: str | None = None) -> Path:
+    """The subject binary of ``release`` (``upstream/build.sh --release``): for the pinned
+    release (``None``) ``$KSCHEDCONF_UPSTREAM_BINARY``, else ``kschedconf-upstream`` in
+    :func:`binary_dir`; for another release ``vX.Y.Z/kschedconf-upstream`` there."""
+    if release is None or release == UPSTREAM_RELEASE:
+        env = os.environ.get(BINARY_ENV)
+        if env:
+            return Path(env)
+        return binary_dir() / "kschedconf-upstream"
+    return binary_dir() / release / "kschedconf-upstream"
 
 
 def binary_available(path: str | os.PathLike[str] | None = None) -> bool:
@@ -102,19 +126,22 @@ class _Server:
 
 
 class UpstreamSubject(Subject):
-    """kube-scheduler of the pinned release, through ``kschedconf-upstream serve`` processes
-    (docs/subjects.md#the-upstream-subject). Requests may come from several threads at once:
-    each takes an idle process of a pool of at most ``workers`` (started when first needed)."""
+    """kube-scheduler of the pinned release, or of ``release`` (docs/releases.md), through
+    ``kschedconf-upstream serve`` processes (docs/subjects.md#the-upstream-subject). Requests
+    may come from several threads at once: each takes an idle process of a pool of at most
+    ``workers`` (started when first needed)."""
 
     name = "upstream"
     can_explain = True
     reports_scores = True
 
     def __init__(self, binary: str | os.PathLike[str] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, workers: int = 1) -> None:
-        self.binary = Path(binary) if binary is not None else default_binary()
+                 timeout: float = DEFAULT_TIMEOUT, workers: int = 1,
+                 release: str | None = None) -> None:
+        self.binary = Path(binary) if binary is not None else default_binary(release)
         if not binary_available(self.binary):
-            raise SubjectError(f"upstream subject: no executable {self.binary}; {BUILD_HINT}")
+            raise SubjectError(f"upstream subject: no executable {self.binary}; "
+                               f"{build_hint(release)}")
         self.timeout = timeout
         self.workers = max(1, workers)
         self._idle: list[_Server] = []
@@ -122,6 +149,9 @@ class UpstreamSubject(Subject):
         self._cond = threading.Condition()
         self._release: str | None = None
         self.requests = 0
+        if release is not None and self.release != release:
+            raise SubjectError(f"upstream subject: {self.binary} links k8s.io/kubernetes "
+                               f"{self.release}, not {release}; {build_hint(release)}")
 
     # ----- the serve processes -----
     def _take(self) -> _Server:
@@ -165,6 +195,11 @@ class UpstreamSubject(Subject):
     def request(self, req: dict[str, Any], scenario: ScenarioInput) -> dict[str, Any]:
         """Send one request, return the answer document; a missing answer is a
         :class:`SubjectError`, an ``error`` answer a :class:`ScenarioRejected`."""
+        if scenario.release != self.release and self.release in supported_releases():
+            raise SubjectError(f"upstream subject: it runs kube-scheduler {self.release}; "
+                               f"scenario {scenario.name} is of {scenario.release} (run it "
+                               f"with --release {scenario.release}, the subject "
+                               f"upstream@{scenario.release})")
         text = json.dumps(req, separators=(",", ":")) + "\n"
         srv: _Server | None = self._take()
         assert srv is not None

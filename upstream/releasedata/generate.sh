@@ -6,8 +6,8 @@
 #
 # Builds main.go in a temporary module that requires k8s.io/kubernetes vX.Y.Z and replaces every
 # staging module of that release (the replace directives of kubernetes' own go.mod) by its
-# published v0.Y.Z, as upstream/build.sh does for the pinned release; upstream/go.mod is not
-# touched. Then runs it (-src: the release's module directory, for the two unexported facts) and
+# published v0.Y.Z, as upstream/build.sh does (both: upstream/release-mod.sh); upstream/go.mod is
+# not touched. Then runs it (-src: the release's module directory, for the two unexported facts) and
 # renders the JSON with render.py. Needs Go and the Go module proxy (or a filled module cache).
 # Prints the build time. Review the data module's diff before committing it.
 set -euo pipefail
@@ -15,10 +15,11 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 die() { echo "releasedata/generate.sh: error: $*" >&2; exit 1; }
+# shellcheck source=upstream/release-mod.sh
+. "$here/../release-mod.sh"
 
 release="${1:-}"
-[[ "$release" =~ ^v1\.([0-9]+)\.([0-9]+)$ ]] || die "usage: generate.sh vX.Y.Z [--json FILE] (got '$release')"
-staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"   # k8s.io/kubernetes v1.Y.Z <-> staging modules v0.Y.Z
+staging_version "$release" >/dev/null || die "usage: generate.sh vX.Y.Z [--json FILE] (got '$release')"
 keep_json=""
 if [ "${2:-}" = "--json" ]; then
   keep_json="${3:?--json needs a file}"
@@ -36,14 +37,7 @@ info="$(go mod download -json "k8s.io/kubernetes@$release")"
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get(sys.argv[2]) or "")' "$info" "$1"; }
 [ -z "$(field Error)" ] || die "k8s.io/kubernetes@$release: $(field Error)"
 src="$(field Dir)"
-kmod="$(field GoMod)"
-go mod edit -require="k8s.io/kubernetes@$release"
-nrep=0
-for m in $(sed -n 's/^[[:space:]]*\(k8s\.io\/[a-z0-9-]*\) => \.\/staging\/.*/\1/p' "$kmod"); do
-  go mod edit -replace="$m=$m@$staging"
-  nrep=$((nrep + 1))
-done
-[ "$nrep" -ge 20 ] || die "k8s.io/kubernetes@$release's go.mod has only $nrep staging replace directives"
+require_release "$release" || die "cannot require k8s.io/kubernetes $release"
 go mod tidy
 
 start=$(date +%s.%N)

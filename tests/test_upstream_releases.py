@@ -1,0 +1,121 @@
+"""The upstream subject of every supported release (``upstream/build.sh --release vX.Y.Z``,
+docs/releases.md#building-the-upstream-subject-of-another-release): each built binary links its
+release, reports that release's feature gates, and schedules and explains through
+``--subject upstream@vX.Y.Z``. A release whose binary is not built is skipped with the build
+command.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectError
+from conformance.subjects.factory import make_subject
+from conformance.subjects.upstream import (
+    BINARY_DIR_ENV,
+    BINARY_ENV,
+    UpstreamSubject,
+    binary_available,
+    build_hint,
+    default_binary,
+)
+from reference_impl.releases import load, supported_releases
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from reference_impl.testing.wrappers import make_container, make_node, make_pod
+
+RELEASES = supported_releases()
+
+
+def _binary(release: str) -> Path:
+    binary = default_binary(release)
+    if not binary_available(binary):
+        pytest.skip(f"no upstream subject binary of {release} ({binary}): {build_hint(release)}")
+    return binary
+
+
+def _node(name: str, cpu: str) -> dict[str, Any]:
+    return make_node(name).allocatable(cpu=cpu, memory="8Gi", pods="110").manifest()
+
+
+def _pod(name: str, cpu: str) -> dict[str, Any]:
+    p = make_pod(name).namespace("default")
+    p.container(make_container("c").image("registry.k8s.io/pause").requests(cpu=cpu))
+    return p.manifest()
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_each_binary_links_its_release_and_reports_its_gates(release: str) -> None:
+    binary = _binary(release)
+    version = subprocess.run([str(binary), "version"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    assert version == release
+    out = subprocess.run([str(binary), "features"], capture_output=True, text=True,
+                         check=True).stdout
+    reported = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    gates = load(release).feature_gates
+    assert set(gates) <= set(reported)
+    assert {g: reported[g] == "true" for g in gates} == dict(gates)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_each_release_schedules_and_explains_a_small_scenario(release: str) -> None:
+    _binary(release)
+    # n2 has the most free cpu for both pods (LeastAllocated, every release's default).
+    docs = [_node("n1", "2"), _node("n2", "4"), _pod("p1", "1"), _pod("p2", "3")]
+    with make_subject(f"upstream@{release}") as up:
+        assert isinstance(up, UpstreamSubject) and up.release == release
+        assert up.describe()["upstreamRelease"] == release
+        res = up.run(ScenarioInput(docs)).result
+        assert res["bindings"] == {"default/p1": "n2", "default/p2": "n2"}
+        e = up.explain(ScenarioInput(docs), "default/p1")
+    assert e["upstreamRelease"] == release and e["selected"] == "n2"
+    fit = {n["name"]: s for n in e["nodes"] for s in n["scores"]
+           if s["plugin"] == "NodeResourcesFit"}
+    assert set(fit) == {"n1", "n2"}
+    for s in fit.values():
+        # NodeResourcesFit has no NormalizeScore: its raw score is its normalized one (before
+        # v1.37 the subject asks the plugin for the raw score itself).
+        assert s["raw"] == s["normalized"] > 0
+    assert fit["n2"]["raw"] > fit["n1"]["raw"]
+
+
+def test_the_binary_of_a_release_and_the_overrides(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    other = next(r for r in RELEASES if r != UPSTREAM_RELEASE)
+    monkeypatch.delenv(BINARY_ENV, raising=False)
+    monkeypatch.setenv(BINARY_DIR_ENV, str(tmp_path))
+    assert default_binary() == tmp_path / "kschedconf-upstream"
+    assert default_binary(UPSTREAM_RELEASE) == tmp_path / "kschedconf-upstream"
+    assert default_binary(other) == tmp_path / other / "kschedconf-upstream"
+    # KSCHEDCONF_UPSTREAM_BINARY names the pinned release's binary only.
+    monkeypatch.setenv(BINARY_ENV, str(tmp_path / "mine"))
+    assert default_binary() == tmp_path / "mine"
+    assert default_binary(other) == tmp_path / other / "kschedconf-upstream"
+    with pytest.raises(SubjectError, match=f"upstream/build.sh --release {other}`"):
+        UpstreamSubject(release=other)
+    with pytest.raises(SubjectError, match=f"upstream/build.sh --release {other}`"):
+        make_subject(f"upstream@{other}")
+
+
+def test_a_binary_of_another_release_is_refused(monkeypatch: pytest.MonkeyPatch,
+                                               tmp_path: Path) -> None:
+    other = next(r for r in RELEASES if r != UPSTREAM_RELEASE)
+    fake = tmp_path / other / "kschedconf-upstream"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho {UPSTREAM_RELEASE}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(BINARY_DIR_ENV, str(tmp_path))
+    with pytest.raises(SubjectError, match=f"links k8s.io/kubernetes {UPSTREAM_RELEASE}, "
+                                           f"not {other}"):
+        UpstreamSubject(release=other)
+
+
+def test_an_unsupported_release_in_the_spec_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="supported: " + ", ".join(RELEASES)):
+        make_subject("upstream@v1.30.0")
