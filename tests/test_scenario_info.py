@@ -126,7 +126,7 @@ def test_an_old_counterexample_still_replays_with_its_oracle(
     path.write_text(OLD_COUNTEREXAMPLE)
     assert main(["reproduce", str(path)]) == 0
     out = capsys.readouterr().out
-    assert f"scenario {path} (seed 7)" in out
+    assert f"scenario {path} (seed 7, upstream {UPSTREAM_RELEASE})" in out
     assert "oracles: filters_honoured" in out  # taken from the `# oracle:` comment
     assert "found with: reference (upstreamRelease=v1.37.2)" in out
     new = tmp_path / "new.yaml"

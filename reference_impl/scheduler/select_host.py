@@ -1,19 +1,9 @@
 """Choosing the host among scored nodes, as each supported release does (switch
-``select-host``, docs/release-differences.md#select-host-heap).
+``select-host``; the rules per release: docs/reference.md#host-selection).
 
-``heap`` (v1.35.4 to v1.37.2): ``schedulePod`` (``pkg/scheduler/schedule_one.go``) builds the
-max-heap ``newSortedNodeScores(priorityList)`` (v1.35/v1.36, ``schedule_one.go``), which v1.37
-moved to ``framework.NewSortedScoredNodes`` (``pkg/scheduler/framework/sorted_nodes.go``),
-ordered by ``TotalScore`` then ``Randomizer``, and pops its top. ``Randomizer`` is drawn
-(``rand.Int()``) only for nodes that prioritizing extenders scored, so with plugins only every
-Randomizer is 0 and ties are broken by Go's ``container/heap`` layout: deterministic, not
-uniform. This module reproduces ``container/heap`` (``Init``, ``Pop``, ``down``) exactly, so the
-same node wins as upstream's.
-
-``reservoir`` (v1.34.4): ``selectHost`` (v1.34.4 ``pkg/scheduler/schedule_one.go``) pops the same
-kind of heap (its ``nodeScoreHeap.Less`` compares ``TotalScore`` only; the reference never sets
-a Randomizer, so the orders agree) and keeps one of the top-scored nodes by reservoir sampling
-(``rand.Intn``): every tied node wins with probability 1/k.
+``heap`` (v1.35.4 to v1.37.2): the max-heap of ``schedulePod`` (``pkg/scheduler/
+schedule_one.go``; v1.37 ``framework/sorted_nodes.go``), reproducing ``container/heap`` exactly.
+``reservoir`` (v1.34.4): ``selectHost``'s reservoir sampling over the same heap's pops.
 """
 
 from __future__ import annotations

@@ -180,9 +180,8 @@ def _fits_request_exact_fit_fails(orig: Callable[..., Any]) -> Callable[..., Any
 
 
 def _no_scalars(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def new_pre_filter_state(request: Any, ignored_resources: frozenset[str] = frozenset(),
-                             ignored_groups: frozenset[str] = frozenset()) -> Any:
-        state = orig(request, ignored_resources, ignored_groups)
+    def new_pre_filter_state(request: Any, *args: Any, **kwargs: Any) -> Any:
+        state = orig(request, *args, **kwargs)
         state.scalars = ()
         return state
     return new_pre_filter_state
