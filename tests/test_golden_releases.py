@@ -4,6 +4,7 @@ distinct outcome and the releases each holds for (``holdsFor``); record and veri
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ import pytest
 import yaml
 
 from conformance.cli.main import main
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import Subject, SubjectResult
 from conformance.engines.golden import (
     GOLDEN_KIND,
     GoldenDecisions,
@@ -21,7 +24,7 @@ from conformance.engines.golden import (
     split_golden,
     write_scenario_file,
 )
-from conformance.engines.golden_record import merge_decisions
+from conformance.engines.golden_record import merge_decisions, record, write
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -78,7 +81,10 @@ def test_record_and_verify_another_release(tmp_path: Path,
     shutil.copytree(GOLDEN / "definitions", gdir / "definitions",
                     ignore=shutil.ignore_patterns("__pycache__"))
     (gdir / "fit").mkdir()
-    shutil.copy(GOLDEN / "fit" / "cpu-memory.yaml", gdir / "fit" / "cpu-memory.yaml")
+    scenario, decisions, _ = read_golden_file(GOLDEN / "fit" / "cpu-memory.yaml")
+    only_pinned = [dataclasses.replace(d, holds_for=()) for d in decisions
+                   if "v1.37.2" in d.releases]  # as recorded before the other releases
+    write_scenario_file(gdir / "fit" / "cpu-memory.yaml", scenario, only_pinned)
     argv = ["golden", "record", "--upstream", "reference", "--golden-dir", str(gdir),
             "--only", "fit/cpu-memory", "--release", "v1.34"]
     assert main(argv) == 1
@@ -97,3 +103,45 @@ def test_record_and_verify_another_release(tmp_path: Path,
     assert '"status": "skipped"' in out and "recorded for v1.34.4, v1.37.2, not v1.35.4" in out
     assert main(["golden", "list", "--golden-dir", str(gdir)]) == 0
     assert "v1.34.4,v1.37.2" in capsys.readouterr().out
+
+
+class _Alternating(Subject):
+    """A v1.34.4 subject whose tie goes to another node on every run (selectHost's reservoir
+    sampling with Go's unseeded rand)."""
+
+    name = "upstream"
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    @property
+    def release(self) -> str:
+        return "v1.34.4"
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        self.runs += 1
+        node = "n1" if self.runs % 2 else "n2"
+        return SubjectResult({"bindings": {"default/p": node}, "pending": []})
+
+
+class _Definition:
+    name, covers = "fit/cpu-memory", ""
+
+    def scenario(self) -> ScenarioInput:
+        return read_scenario_file(GOLDEN / "fit" / "cpu-memory.yaml")[0]
+
+
+def test_a_random_choice_of_a_reservoir_release_is_not_recorded(tmp_path: Path) -> None:
+    """Runs of a reservoir release that disagree make the scenario random there: skipped, and
+    decisions recorded for that release before are taken out of the file."""
+    path = tmp_path / "fit" / "cpu-memory.yaml"
+    scenario = _Definition().scenario()
+    write_scenario_file(path, scenario, [_dec("v1.37.2", "a", ("v1.34.4", "v1.37.2"))])
+    lines: list[str] = []
+    subject = _Alternating()
+    found = record(subject, tmp_path, ["fit/cpu-memory"], {"fit/cpu-memory": _Definition()},
+                   "cmd", force=False, say=lines.append)
+    assert found.random == 1 and subject.runs == 2  # the second run already disagreed
+    assert any("selectHost picks among tied nodes at random" in line for line in lines)
+    write(found, lines.append)
+    assert [d.releases for d in read_golden_file(path)[1]] == [("v1.37.2",)]
