@@ -213,6 +213,25 @@ def test_upstream_tie_note_in_the_preemption_message_is_not_a_divergence() -> No
     assert [d.field for d in divs] == ["preemption.message"]
 
 
+def test_upstream_tie_note_is_not_copied_with_uncompared_candidates() -> None:
+    """More potential nodes than the dry run examines: the candidates, the choice and the
+    message are upstream's on both sides, but upstream's tie note stays out of both."""
+    def expl(selected: str, message: str, examined: str) -> dict[str, Any]:
+        return {"pod": "default/p", "preFilter": [], "nodes": [], "candidates": [],
+                "selected": None, "shortcut": False, "evaluatedNodes": 3, "feasibleNodes": 0,
+                "message": "", "preemption": {
+                    "candidates": [{"node": examined, "victims": ["default/v1"],
+                                    "pdbViolations": 0}],
+                    "notCandidates": {"n3": ["not examined: enough candidates were found first"]},
+                    "selected": selected, "victims": ["default/v1"], "message": message}}
+
+    note = " (nodes n1, n2 tie on every criterion: upstream picks one at random)"
+    ref = expl("n1", "would nominate n1, preempting 1 pod(s)", "n1")
+    up = expl("n2", "would nominate n2, preempting 1 pod(s)" + note, "n2")
+    divs, ties = diff.compare_explanations(ref, up, "default/p", 3)
+    assert divs == [] and ties == []
+
+
 def test_explanations_keyed_by_node_and_plugin() -> None:
     def expl(reason: str, total: int) -> dict[str, Any]:
         return {"pod": "default/p", "preFilter": [{"plugin": "NodeResourcesFit",

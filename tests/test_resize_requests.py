@@ -21,6 +21,7 @@ from reference_impl.model.requests import (
     is_pod_resize_infeasible,
     pod_requests,
 )
+from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.nodes import make_node
 from reference_impl.testing.pods import make_container, make_pod
@@ -209,3 +210,30 @@ def test_the_incoming_pods_status_is_not_read_by_fit() -> None:
     incoming = (make_pod("incoming").container(make_container("c").requests(cpu="2"))
                 .container_status("c", allocated={"cpu": "8"}))
     assert _schedule(incoming) == {"default/incoming": "n1"}
+
+
+# The releases whose PodInfo.CalculateResource reads a pod's pod-level status resources, as read
+# in each release's pkg/scheduler/framework/types.go and component-helpers resource/helpers.go:
+# v1.34.4's PodRequests has no pod-level status at all; v1.35.4 reads it only under
+# InPlacePodLevelResourcesVerticalScaling (Alpha, off); v1.36.3 and v1.37.2 have it on (Beta).
+POD_LEVEL_STATUS_READ = ("v1.36.3", "v1.37.2")
+
+
+@pytest.mark.parametrize("release", supported_releases())
+def test_a_pod_level_resize_holds_its_node_where_the_release_reads_it(release: str) -> None:
+    """A running pod asks 1 cpu at pod level, its pod-level status says 3 are allocated: the
+    releases that read the status leave no room for a 2 cpu pod on the 4 cpu node; the others
+    count the spec's 1 cpu and the pod fits."""
+    running = (make_pod("running").node("n1").container(make_container("c").requests(cpu="500m"))
+               .pod_level_req(cpu="1").container_status("c", allocated={"cpu": "500m"},
+                                                         requests={"cpu": "500m"})
+               .status_resources(allocated={"cpu": "3"}, requests={"cpu": "3"}))
+    incoming = make_pod("incoming").req(cpu="2")
+    docs = [make_node("n1").capacity(cpu="4", pods="10").manifest(), running.manifest(),
+            incoming.manifest()]
+    cluster = load_documents(docs, source="<test>").cluster
+    bindings = Scheduler(cluster, release=load(release)).run().bindings
+    expected = {"default/running": "n1"}
+    if release not in POD_LEVEL_STATUS_READ:
+        expected["default/incoming"] = "n1"
+    assert bindings == expected

@@ -27,6 +27,7 @@ from conformance.subjects.upstream import (
 )
 from reference_impl.releases import load, supported_releases
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
+from reference_impl.testing.storage import make_pv, make_pvc
 from reference_impl.testing.wrappers import make_container, make_node, make_pod
 
 RELEASES = supported_releases()
@@ -71,9 +72,9 @@ def test_each_release_schedules_and_explains_a_small_scenario(release: str) -> N
     with make_subject(f"upstream@{release}") as up:
         assert isinstance(up, UpstreamSubject) and up.release == release
         assert up.describe()["upstreamRelease"] == release
-        res = up.run(ScenarioInput(docs)).result
+        res = up.run(ScenarioInput(docs, release=release)).result
         assert res["bindings"] == {"default/p1": "n2", "default/p2": "n2"}
-        e = up.explain(ScenarioInput(docs), "default/p1")
+        e = up.explain(ScenarioInput(docs, release=release), "default/p1")
     assert e["upstreamRelease"] == release and e["selected"] == "n2"
     fit = {n["name"]: s for n in e["nodes"] for s in n["scores"]
            if s["plugin"] == "NodeResourcesFit"}
@@ -83,6 +84,31 @@ def test_each_release_schedules_and_explains_a_small_scenario(release: str) -> N
         # v1.37 the subject asks the plugin for the raw score itself).
         assert s["raw"] == s["normalized"] > 0
     assert fit["n2"]["raw"] > fit["n1"]["raw"]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_each_release_explains_a_pod_with_a_bound_claim(release: str) -> None:
+    """Explain's own framework gets the claims and volumes: before v1.35 VolumeBinding's assume
+    caches are fed by informer event handlers that its New adds (the subject waits for them),
+    so PreFilter finds the claim and every Filter plugin is asked on every node."""
+    _binary(release)
+    pod = make_pod("p").namespace("default").pvc("data")
+    pod.container(make_container("c").image("registry.k8s.io/pause").requests(cpu="1"))
+    docs = [_node("n1", "2"), _node("n2", "4"),
+            make_pv("pv-data").capacity("1Gi").access_modes("ReadWriteOnce")
+            .host_path("/data").claim_ref("default", "data").phase("Bound").manifest(),
+            make_pvc("data").request("1Gi").access_modes("ReadWriteOnce").no_class()
+            .bound_to("pv-data").annotation("pv.kubernetes.io/bind-completed", "yes").manifest(),
+            pod.manifest()]
+    with make_subject(f"upstream@{release}") as up:
+        e = up.explain(ScenarioInput(docs, release=release), "default/p")
+    binding = {v["plugin"]: v for v in e["preFilter"]}["VolumeBinding"]
+    assert binding["code"] == "Success", binding
+    assert e["selected"] == "n2"
+    assert {n["name"] for n in e["nodes"]} == {"n1", "n2"}
+    for n in e["nodes"]:
+        filters = {v["plugin"]: v["code"] for v in n["filters"]}
+        assert filters.get("VolumeBinding") == "Success", (n["name"], filters)
 
 
 def test_the_binary_of_a_release_and_the_overrides(monkeypatch: pytest.MonkeyPatch,

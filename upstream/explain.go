@@ -153,9 +153,10 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	// used only in metric labels).
 	eprof := *prof
 	eprof.SchedulerName = prof.SchedulerName + "/kschedconf-explain"
+	handlers := &handlerTracker{} // explain_handlers.go
 	opts := []frameworkruntime.Option{
 		frameworkruntime.WithClientSet(h.ClientSet()),
-		frameworkruntime.WithInformerFactory(h.SharedInformerFactory()),
+		frameworkruntime.WithInformerFactory(handlers.factory(h.SharedInformerFactory())),
 		frameworkruntime.WithSharedDRAManager(h.SharedDRAManager()),
 		frameworkruntime.WithSnapshotSharedLister(w.snapshot),
 		frameworkruntime.WithPodNominator(w.sched.SchedulingQueue),
@@ -170,6 +171,9 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	opts = append(opts, w.mutableSnapshotFrameworkOptions()...)
 	efw, err := frameworkruntime.NewFramework(ctx, registry, &eprof, opts...)
 	if err != nil {
+		return nil, err
+	}
+	if err := handlers.waitSynced(w.settleTimeout); err != nil {
 		return nil, err
 	}
 	ofw := &observedFramework{Framework: efw, w: w}

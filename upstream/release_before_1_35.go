@@ -9,6 +9,10 @@ package main
 // release_since_1_35.go.
 
 import (
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/informers/core"
+	corev1informers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 )
@@ -33,3 +37,69 @@ func csiFrameworkOptions(framework.Framework) []frameworkruntime.Option { return
 
 // podGroupFrameworkOptions: no workload or pod group manager before v1.35.
 func podGroupFrameworkOptions(framework.Framework) []frameworkruntime.Option { return nil }
+
+// factory wraps f (explain_handlers.go): the PersistentVolumeClaim and PersistentVolume informers it hands out
+// record the handlers added to them.
+func (t *handlerTracker) factory(f informers.SharedInformerFactory) informers.SharedInformerFactory {
+	return trackingFactory{f, t}
+}
+
+type trackingFactory struct {
+	informers.SharedInformerFactory
+	t *handlerTracker
+}
+
+func (f trackingFactory) Core() core.Interface {
+	return trackingCore{f.SharedInformerFactory.Core(), f.t}
+}
+
+type trackingCore struct {
+	core.Interface
+	t *handlerTracker
+}
+
+func (c trackingCore) V1() corev1informers.Interface { return trackingCoreV1{c.Interface.V1(), c.t} }
+
+type trackingCoreV1 struct {
+	corev1informers.Interface
+	t *handlerTracker
+}
+
+func (v trackingCoreV1) PersistentVolumeClaims() corev1informers.PersistentVolumeClaimInformer {
+	return trackingPVCInformer{v.Interface.PersistentVolumeClaims(), v.t}
+}
+
+func (v trackingCoreV1) PersistentVolumes() corev1informers.PersistentVolumeInformer {
+	return trackingPVInformer{v.Interface.PersistentVolumes(), v.t}
+}
+
+type trackingPVCInformer struct {
+	corev1informers.PersistentVolumeClaimInformer
+	t *handlerTracker
+}
+
+func (i trackingPVCInformer) Informer() cache.SharedIndexInformer {
+	return trackedInformer{i.PersistentVolumeClaimInformer.Informer(), i.t}
+}
+
+type trackingPVInformer struct {
+	corev1informers.PersistentVolumeInformer
+	t *handlerTracker
+}
+
+func (i trackingPVInformer) Informer() cache.SharedIndexInformer {
+	return trackedInformer{i.PersistentVolumeInformer.Informer(), i.t}
+}
+
+type trackedInformer struct {
+	cache.SharedIndexInformer
+	t *handlerTracker
+}
+
+func (i trackedInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	r, err := i.SharedIndexInformer.AddEventHandler(h)
+	if err == nil {
+		i.t.add(r)
+	}
+	return r, err
+}

@@ -9,6 +9,7 @@ package main
 // framework.go WithSharedCSIManager, new in v1.35). The older releases: release_before_1_35.go.
 
 import (
+	"k8s.io/client-go/informers"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -32,4 +33,11 @@ const modeOverride = fwk.ModeOverride
 // csiFrameworkOptions shares the scheduler's CSI manager with explain's framework.
 func csiFrameworkOptions(h framework.Framework) []frameworkruntime.Option {
 	return []frameworkruntime.Option{frameworkruntime.WithSharedCSIManager(h.SharedCSIManager())}
+}
+
+// factory: f as is. The volume binding assume caches read the informers' stores
+// (pkg/scheduler/framework/plugins/volumebinding/passive_assume_cache.go) and add no handler
+// (explain_handlers.go).
+func (t *handlerTracker) factory(f informers.SharedInformerFactory) informers.SharedInformerFactory {
+	return f
 }

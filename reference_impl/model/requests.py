@@ -403,20 +403,24 @@ def non_missing_container_requests(requests: Mapping[str, Fraction],
     return out
 
 
-def compute_pod_resources(pod: Pod, *, pod_level_resources: bool = True) -> PodResources:
+def compute_pod_resources(pod: Pod, *, pod_level_resources: bool = True,
+                          pod_level_status: bool = True) -> PodResources:
     """``PodInfo.CalculateResource`` (framework/types.go).
 
     ``requests``: PodRequests in scheduler units. ``non0_cpu``/``non0_mem``: cpu/memory of
     PodRequests recomputed with the default requests for containers that set none (see
     ``non_missing_container_requests``), used by the scoring plugins and NodeInfo's
-    NonZeroRequested.
+    NonZeroRequested. ``pod_level_status``: the InPlacePodLevelResourcesVerticalScaling gate
+    (v1.35.4 on; v1.34.4's CalculateResource has no such option, as off).
     """
-    requests = pod_requests(pod, pod_level_resources=pod_level_resources)
+    requests = pod_requests(pod, pod_level_resources=pod_level_resources,
+                            pod_level_status=pod_level_status)
     plr_set = pod_level_resources and is_pod_level_requests_set(pod)
     non_missing = non_missing_container_requests(requests, plr_set)
     non0 = requests
     if non_missing:
-        non0 = pod_requests(pod, non_missing=non_missing, pod_level_resources=pod_level_resources)
+        non0 = pod_requests(pod, non_missing=non_missing, pod_level_resources=pod_level_resources,
+                            pod_level_status=pod_level_status)
     return PodResources(
         requests=to_resource(requests),
         non0_cpu=milli_value(Fraction(non0.get(CPU, 0))),

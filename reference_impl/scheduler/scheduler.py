@@ -30,6 +30,7 @@ from reference_impl.framework.status import (
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
+from reference_impl.model.requests import compute_pod_resources
 from reference_impl.plugins.dynamicresources.claims import claim_results
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import ReleaseData
@@ -91,6 +92,14 @@ class Scheduler:
         #: answers them) and behaviour switches
         self.release = self.config.release
         self.features = features or self.release.feature_enabled
+        #: whether a pod's requests read its pod-level status resources (``PodInfo.
+        #: CalculateResource``, pkg/scheduler/framework/types.go: v1.35.4 passes
+        #: InPlacePodLevelResourcesVerticalScaling, v1.34.4 has no such option); the loader
+        #: computed every pod's with them, so the pods are re-accounted when the gate is off
+        self.pod_level_status = self.features("InPlacePodLevelResourcesVerticalScaling")
+        accounted = [self.accounted(p) for p in cluster.pods]
+        if any(a is not p for a, p in zip(accounted, cluster.pods, strict=True)):
+            self.cluster = cluster = replace(cluster, pods=accounted)
         self.snapshot = Snapshot(cluster.nodes, cluster.pods, cluster.namespaces)
         self.nominator = Nominator()
         self.bindings: dict[str, str] = {}
@@ -135,6 +144,14 @@ class Scheduler:
         self.victims_of: dict[str, list[str]] = {}
 
     # ----- callbacks given to plugins -----
+    def accounted(self, pod: Pod) -> Pod:
+        """``pod`` with its resources as this release's ``PodInfo.CalculateResource`` counts
+        them (see ``pod_level_status``): the same object when nothing changes."""
+        if self.pod_level_status:
+            return pod
+        resources = compute_pod_resources(pod, pod_level_status=False)
+        return pod if resources == pod.resources else replace(pod, resources=resources)
+
     def _bind(self, pod: Pod, node_name: str) -> Status | None:
         """The API Binding call of DefaultBinder."""
         if pod.uid in self.deleted:

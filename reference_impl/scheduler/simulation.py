@@ -509,7 +509,7 @@ class Simulation:
         while uid in self.uids:
             n += 1
             uid = f"{pod.uid}-{n}"
-        pod = dataclasses.replace(pod, uid=uid, order=self.next_pod_order)
+        pod = self.s.accounted(dataclasses.replace(pod, uid=uid, order=self.next_pod_order))
         self.next_pod_order += 1
         self.uids.add(uid)
         s = self.s
