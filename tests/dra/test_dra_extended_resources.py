@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.core.scenario import ScenarioInput
+from conformance.engines.golden import read_scenario_file
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
@@ -245,6 +247,45 @@ def test_user_claim_and_extended_resource_together() -> None:
                                              (SPECIAL_CLAIM_IN_MEM_NAME, ["gpu-1", "gpu-2"])]}
 
 
+#: oracles/deviations: a device-plugin node, a DeviceClass mapping its resource, a user claim.
+EMPTY_MAPPINGS_FILE = str(Path(__file__).parents[2] / "oracles" / "deviations"
+                          / "dra-extended-resource-device-plugin-with-claim.yaml")
+EMPTY_MAPPINGS_ERROR = ('running PreBind plugin "DynamicResources": nil or empty request '
+                        "mappings, no update of pod default/cache-0 ExtendedResourceClaimStatus")
+
+
+def attempts_of(result: dict[str, Any], pod_key: str) -> list[tuple[float, str, str]]:
+    return [(a["time"], a["outcome"], a["message"]) for a in result["attempts"]
+            if a["pod"] == pod_key]
+
+
+def test_device_plugin_node_with_a_user_claim_fails_prebind_on_every_attempt() -> None:
+    """The node advertises example.com/gpu, so Filter leaves it to the device plugin, but the
+    pod's own claim keeps the extended-resource claim in play with no requests and no request
+    mappings: PreBind creates it, then fails (patchPodExtendedResourceClaimStatus); Unreserve
+    deletes it and the pod retries after each backoff (1s, 2s, 4s, 8s, 10s), never bound
+    (upstream-dra-extended-resource-empty-mappings)."""
+    scenario, _, _ = read_scenario_file(EMPTY_MAPPINGS_FILE)
+    res = ReferenceSubject().run(scenario).result
+    assert res["bindings"] == {} and res["pending"] == ["default/cache-0"]
+    assert attempts_of(res, "default/cache-0") == [
+        (t, "Error", EMPTY_MAPPINGS_ERROR) for t in (0, 2, 5, 10, 19, 30)]
+    assert not res.get("resourceClaims"), "Unreserve left an allocation or the created claim"
+
+
+def test_device_plugin_node_without_a_user_claim_binds() -> None:
+    """Without the user claim the same pod binds at once with the device plugin's resource:
+    only the user claim brings the empty extended-resource claim to PreBind."""
+    scenario, _, _ = read_scenario_file(EMPTY_MAPPINGS_FILE)
+    docs = [d for d in scenario.documents if d["kind"] != "ResourceClaim"]
+    for d in docs:
+        if d["kind"] == "Pod":
+            d["spec"].pop("resourceClaims")
+    res = run_reference(docs)
+    assert res["bindings"] == {"default/cache-0": "node-0"}
+    assert attempts_of(res, "default/cache-0") == [(0, "Bound", "")]
+
+
 def test_sign_pod_refuses_pods_with_dra_backed_resources() -> None:
     handle = FakeHandle(features=FEATURES, dra=_objects(classes=[
         DeviceClass("gpu", extended_resource_name=EXT)]))
@@ -350,3 +391,14 @@ def test_reference_agrees_with_upstream(upstream: UpstreamSubject, name: str) ->
     assert {p: (a["outcome"], a["reasons"], a["message"])
             for p, a in last_attempts(up).items()} == \
         {p: (a["outcome"], a["reasons"], a["message"]) for p, a in last_attempts(ref).items()}
+
+
+def test_empty_request_mappings_match_upstream_attempt_by_attempt(
+        upstream: UpstreamSubject) -> None:
+    scenario, _, _ = read_scenario_file(EMPTY_MAPPINGS_FILE)
+    up = upstream.run(scenario).result
+    ref = ReferenceSubject().run(scenario).result
+    assert up["stoppedBy"] == ref["stoppedBy"] == "until"
+    assert attempts_of(up, "default/cache-0") == attempts_of(ref, "default/cache-0")
+    for key in ("bindings", "pending", "resourceClaims"):
+        assert up.get(key) == ref.get(key), key

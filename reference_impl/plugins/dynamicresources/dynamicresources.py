@@ -535,7 +535,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         allocation made in Reserve and add the pod to ``reservedFor``, in the cluster's
         claims, creating the special claim first; then the in-flight allocations are done.
         The pod's ``status.extendedResourceClaimStatus`` is the special claim
-        (``claim_results`` finds it by its owner)."""
+        (``claim_results`` finds it by its owner).
+
+        A special claim with an allocation but no container request mappings (a node whose
+        device plugin serves the extended resources, kept in play by a user claim: Filter's
+        node variant has no requests) is created and reserved, then the attempt fails with an
+        Error (``patchPodExtendedResourceClaimStatus``, extendeddynamicresources.go 569-575,
+        called from ``bindClaim``, dynamicresources.go 1965-1972); Unreserve deletes it and the
+        pod goes to the backoff queue, on every retry (upstream-dra-extended-resource-empty-
+        mappings, docs/upstream-deviations.md)."""
         if not self.enabled:
             return None
         s: _StateData | None = state.get(STATE_KEY)
