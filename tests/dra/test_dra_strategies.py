@@ -12,7 +12,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import HealthCheck, Phase, assume, find, given, settings
 
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
@@ -213,6 +213,10 @@ def upstream() -> Iterator[UpstreamSubject]:
 def test_upstream_runs_generated_dra_scenarios(upstream: UpstreamSubject,
                                                scenario: ScenarioInput) -> None:
     first = upstream.run(scenario)
+    # the upstream deviation upstream-dra-extended-resource-empty-mappings: a pod that never
+    # binds, retried until the subject's wall-clock limit, so two runs differ in length
+    assume(not any("nil or empty request mappings" in (a["message"] or "")
+                   for a in first.result["attempts"]))
     again = upstream.run(scenario)
     assert json.dumps(first.result, sort_keys=True) == json.dumps(again.result, sort_keys=True)
     res = first.result
