@@ -141,6 +141,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "the target queues; or, in addition, anti-affinity terms match when any term does",
             v1_34_4="node-name-only", v1_35_4="node-name-only", v1_36_3="nominated-too",
             v1_37_2="any-term"),
+    _switch("binding-frees-nomination",
+            "unverified: v1.35.0 eventhandlers.go deletePodFromSchedulingQueue(inBinding), "
+            "likely #134157",
+            "a pending pod's unscheduled->bound update, seen by the unscheduled-pod handler as "
+            "a deletion, moves lower-or-equal-priority pods with AssignedPodDelete when the "
+            "pod had a nominatedNodeName; or is skipped (inBinding)",
+            v1_34_4="assigned-pod-delete", v1_35_4="skip-in-binding",
+            v1_36_3="skip-in-binding", v1_37_2="skip-in-binding"),
     _switch("node-taint-hint-fallback",
             "kubernetes/kubernetes#109437 mitigation (scheduler.go buildQueueingHintMap), "
             "gone in v1.37.0 with the SchedulerQueueingHints gate",

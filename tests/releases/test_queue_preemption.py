@@ -324,6 +324,27 @@ def test_a_taint_update_retries_a_pod_rejected_by_a_node_add_plugin(tag: str) ->
     assert retried == ([0.0, 10.0] if fallback else [0.0])
 
 
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_binding_a_nominated_preemptor_retries_lower_priority_pods(tag: str) -> None:
+    """binding-frees-nomination, a whole run: boss preempts low on n1 (nominated there), mid
+    is rejected behind boss's nomination, boss binds. v1.34.4's unscheduled-pod handler sees
+    the binding as a deletion of a nominated pod and retries mid at once (from the backoffQ);
+    1.35+ skip it (inBinding) and mid waits for the unschedulable-pods flush (330s). The
+    upstream subjects of the four releases agree."""
+    nodes = [make_node("n1").capacity(cpu="2", pods="10").obj()]
+    pods = [make_pod("low").node("n1").priority(100).req(cpu="2").obj(),
+            make_pod("boss").priority(1000).req(cpu="2").obj(),
+            make_pod("mid").priority(500).req(cpu="1").obj()]
+    sched = Scheduler(Cluster(nodes=nodes, pods=pods),
+                      default_config(in_tree_registry(), load(tag)), seed=0)
+    result = run_simulation(sched, make_timeline().obj())
+    mid = [(info.time, info.queue) for a, info in zip(result.attempts, result.attempt_info,
+                                                       strict=True) if a.pod == "default/mid"]
+    frees = variant(tag, "binding-frees-nomination") == "assigned-pod-delete"
+    assert frees is (tag == "v1.34.4")
+    assert mid == [(0.0, "activeQ"), (0.0, "backoffQ") if frees else (330.0, "activeQ")]
+
 # ----- the scheduling queue --------------------------------------------------------------------
 
 class GateAll:
