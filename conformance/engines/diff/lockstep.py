@@ -191,6 +191,12 @@ def compare_explanations(ref: Mapping[str, Any], up: Mapping[str, Any], pod: str
                              u["candidates"]))
         r["selected"] = u["selected"]
     rp, upr = r["preemption"], u["preemption"]
+    m = _TIE_MESSAGE.search(upr["message"] or "") if upr else None
+    if m:
+        # the note is upstream's explain's own (the reference breaks the tie deterministically
+        # and says nothing): the choice is judged below, the note is not compared
+        # (stripped before upstream's fields are copied to the reference's below)
+        upr["message"] = _TIE_MESSAGE.sub("", upr["message"])
     if rp and upr and any(NOT_EXAMINED in v for side in (rp, upr)
                           for v in side["notCandidates"].values()):
         # More potential nodes than DefaultPreemption dry-runs: which ones it examines depends
@@ -201,11 +207,6 @@ def compare_explanations(ref: Mapping[str, Any], up: Mapping[str, Any], pod: str
         if notes is not None:
             notes.append(f"lockstep: step {step}: {pod}: preemption candidates depend on the "
                          f"dry run's random offset; not compared")
-    m = _TIE_MESSAGE.search(upr["message"] or "") if upr else None
-    if m:
-        # the note is upstream's explain's own (the reference breaks the tie deterministically
-        # and says nothing): the choice is judged below, the note is not compared
-        upr["message"] = _TIE_MESSAGE.sub("", upr["message"])
     if rp and upr and rp["selected"] != upr["selected"]:
         tied = set(m.group("nodes").split(", ")) if m else set()
         if not (rp["selected"] in tied and upr["selected"] in tied) and pods is not None \
