@@ -22,6 +22,7 @@ from conformance.core.events import EventBus, Reporter
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectError, SubjectResult
 from conformance.engines import diff
+from conformance.engines.diff import lockstep
 from conformance.engines.diff.normalize import pod_key
 from conformance.engines.golden import golden_files, read_scenario_file
 from conformance.reporters.console import ConsoleReporter
@@ -229,6 +230,25 @@ def test_upstream_tie_note_is_not_copied_with_uncompared_candidates() -> None:
     ref = expl("n1", "would nominate n1, preempting 1 pod(s)", "n1")
     up = expl("n2", "would nominate n2, preempting 1 pod(s)" + note, "n2")
     divs, ties = diff.compare_explanations(ref, up, "default/p", 3)
+    assert divs == [] and ties == []
+
+
+def test_upstream_tie_note_is_not_copied_when_the_candidates_are_not_compared() -> None:
+    """A dry run that left nodes unexamined copies upstream's preemption fields to the
+    reference's; upstream's tie note must not come along into the reference's message."""
+    def expl(message: str) -> dict[str, Any]:
+        return {"pod": "default/p", "preFilter": [], "nodes": [], "candidates": [],
+                "selected": None, "shortcut": False, "evaluatedNodes": 3, "feasibleNodes": 0,
+                "message": "", "preemption": {
+                    "candidates": [{"node": "n1", "victims": ["default/v1"], "pdbViolations": 0},
+                                   {"node": "n2", "victims": ["default/v2"], "pdbViolations": 0}],
+                    "notCandidates": {"n3": [lockstep.NOT_EXAMINED]}, "selected": "n2",
+                    "victims": ["default/v2"], "message": message}}
+
+    note = " (nodes n1, n2 tie on every criterion: upstream picks one at random)"
+    divs, ties = diff.compare_explanations(
+        expl("would nominate n2, preempting 1 pod(s)"),
+        expl("would nominate n2, preempting 1 pod(s)" + note), "default/p", 2)
     assert divs == [] and ties == []
 
 

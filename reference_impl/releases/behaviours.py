@@ -141,6 +141,22 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "the target queues; or, in addition, anti-affinity terms match when any term does",
             v1_34_4="node-name-only", v1_35_4="node-name-only", v1_36_3="nominated-too",
             v1_37_2="any-term"),
+    _switch("binding-frees-nomination",
+            "unverified: v1.35.0 eventhandlers.go deletePodFromSchedulingQueue(inBinding), "
+            "likely #134157",
+            "a pending pod's unscheduled->bound update, seen by the unscheduled-pod handler as "
+            "a deletion, moves lower-or-equal-priority pods with AssignedPodDelete when the "
+            "pod had a nominatedNodeName; or is skipped (inBinding)",
+            v1_34_4="assigned-pod-delete", v1_35_4="skip-in-binding",
+            v1_36_3="skip-in-binding", v1_37_2="skip-in-binding"),
+    _switch("node-taint-hint-fallback",
+            "kubernetes/kubernetes#109437 mitigation (scheduler.go buildQueueingHintMap), "
+            "gone in v1.37.0 with the SchedulerQueueingHints gate",
+            "buildQueueingHintMap: a plugin registering Node/Add but not Node/UpdateNodeTaint "
+            "also gets defaultQueueingHintFn (always Queue) on Node/UpdateNodeTaint; or only "
+            "what the plugin registers",
+            v1_34_4="add-implies-taint", v1_35_4="add-implies-taint",
+            v1_36_3="add-implies-taint", v1_37_2="registered-only"),
     _switch("batching-rescore-last-chosen", "kubernetes/kubernetes#140289",
             "OpportunisticBatching: when the previous pod's node still fits the next pod, drop "
             "the hint; or rescore that node into the cached ranking (v1.34.4 has no batching: "

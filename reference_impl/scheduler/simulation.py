@@ -282,12 +282,14 @@ class Simulation:
         if attempt.outcome == BOUND:
             self.queue.done(uid)
             bound = s.pods_by_uid[uid]
+            unscheduled = self.pods.get(pod.key, pod)  # the informers' last unscheduled view
             self._set_pod(pod, bound)
             self.conditions.pop(uid, None)
             self._changed()
             self.cause = ev.EVENT_ASSIGNED_POD_ADD.label()
             self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_ADD, None,
                                                            bound)
+            self._bound_pod_left_unscheduled(unscheduled)
         else:
             forgotten = attempt.forgotten
             if attempt.nominated_for_binding:
@@ -376,6 +378,18 @@ class Simulation:
         new = dataclasses.replace(pod, nominated_node_name=nnn)
         self._set_pod(pod, new)
         self._update_pending_pod(pod, new)
+
+    def _bound_pod_left_unscheduled(self, old: Pod) -> None:
+        """The unscheduled-pod handler's ``deletePodFromSchedulingQueue`` for a binding
+        (switch ``binding-frees-nomination``): v1.34.4 (``eventhandlers.go``) moves the
+        lower-or-equal-priority pods with AssignedPodDelete when the pod had a
+        nominatedNodeName; 1.35+ skip it (``inBinding``)."""
+        if (old.nominated_node_name
+                and self.s.release.behaviour("binding-frees-nomination")
+                == "assigned-pod-delete"):
+            self.cause = ev.EVENT_ASSIGNED_POD_DELETE.label()
+            self.queue.move_all_to_active_or_backoff_queue(
+                ev.EVENT_ASSIGNED_POD_DELETE, old, None, _le_priority_pre_check(old.priority))
 
     def _update_pending_pod(self, old: Pod, new: Pod) -> None:
         """``updatePodInSchedulingQueue``: ``Update``, and a changed nominatedNodeName frees

@@ -1,8 +1,8 @@
 """Queue, preemption, batching and nominated-node rules that differ between the supported
 releases (docs/release-differences.md: preempt-terminating-victims, async-preemption-pending,
 nnn-clear-on-failure, nnn-for-expectation, preenqueue-skip-on-activate, queue-hints,
-batching-rescore-last-chosen, batching-skip-nominated). Each switch has a case whose outcome
-differs between its variants, run for every supported release."""
+node-taint-hint-fallback, batching-rescore-last-chosen, batching-skip-nominated). Each switch
+has a case whose outcome differs between its variants, run for every supported release."""
 
 from __future__ import annotations
 
@@ -304,6 +304,47 @@ def test_deleting_a_pod_that_matched_one_of_two_anti_affinity_terms(tag: str) ->
     assert retried_at(tag, pods) == [0.0, 10.0 if tag == "v1.37.2" else 330.0]
 
 
+@pytest.mark.parametrize("tag", RELEASES)
+def test_a_taint_update_retries_a_pod_rejected_by_a_node_add_plugin(tag: str) -> None:
+    """node-taint-hint-fallback, a whole run: big does not fit n1 (NodeResourcesFit, which
+    registers Node/Add but not Node/UpdateNodeTaint); a PreferNoSchedule taint is added to n1
+    at 10s. 1.34–1.36 give the plugin the always-Queue hint on taint updates and retry big
+    then; v1.37.2 skips the event and big waits for the unschedulable-pods flush. The upstream
+    subjects of the four releases agree."""
+    nodes = [make_node("n1").capacity(cpu="1", pods="10").obj()]
+    cluster = Cluster(nodes=nodes, pods=[make_pod("big").req(cpu="2").obj()])
+    sched = Scheduler(cluster, default_config(in_tree_registry(), load(tag)), seed=0)
+    events = make_timeline({"at": "10s", "action": "taintNode", "node": "n1",
+                            "taints": [{"key": "k", "effect": "PreferNoSchedule"}]}
+                           ).until("60s").obj(cluster)
+    result = run_simulation(sched, events)
+    retried = [info.time for info in result.attempt_info]
+    fallback = variant(tag, "node-taint-hint-fallback") == "add-implies-taint"
+    assert fallback is (tag != "v1.37.2")
+    assert retried == ([0.0, 10.0] if fallback else [0.0])
+
+
+
+@pytest.mark.parametrize("tag", RELEASES)
+def test_binding_a_nominated_preemptor_retries_lower_priority_pods(tag: str) -> None:
+    """binding-frees-nomination, a whole run: boss preempts low on n1 (nominated there), mid
+    is rejected behind boss's nomination, boss binds. v1.34.4's unscheduled-pod handler sees
+    the binding as a deletion of a nominated pod and retries mid at once (from the backoffQ);
+    1.35+ skip it (inBinding) and mid waits for the unschedulable-pods flush (330s). The
+    upstream subjects of the four releases agree."""
+    nodes = [make_node("n1").capacity(cpu="2", pods="10").obj()]
+    pods = [make_pod("low").node("n1").priority(100).req(cpu="2").obj(),
+            make_pod("boss").priority(1000).req(cpu="2").obj(),
+            make_pod("mid").priority(500).req(cpu="1").obj()]
+    sched = Scheduler(Cluster(nodes=nodes, pods=pods),
+                      default_config(in_tree_registry(), load(tag)), seed=0)
+    result = run_simulation(sched, make_timeline().obj())
+    mid = [(info.time, info.queue) for a, info in zip(result.attempts, result.attempt_info,
+                                                       strict=True) if a.pod == "default/mid"]
+    frees = variant(tag, "binding-frees-nomination") == "assigned-pod-delete"
+    assert frees is (tag == "v1.34.4")
+    assert mid == [(0.0, "activeQ"), (0.0, "backoffQ") if frees else (330.0, "activeQ")]
+
 # ----- the scheduling queue --------------------------------------------------------------------
 
 class GateAll:
@@ -581,3 +622,4 @@ def test_batching_around_a_pod_nominated_to_the_next_hint(tag: str) -> None:
     picks n1. The upstream subjects agree."""
     p2 = ("n1", 4) if tag == "v1.37.2" else ("n2", 1)
     assert batched_run(tag, "1", one_cpu_pods("n3")) == [("n0", 4), ("n3", 1), p2]
+

@@ -173,20 +173,34 @@ def _registered_events(plugin: Any, generic_workload: bool
     return out
 
 
-def build_queueing_hint_map(plugins: Iterable[Any], generic_workload: bool = False
-                            ) -> QueueingHintMap:
+_EVENT_NODE_TAINT = ClusterEvent(ev.NODE, ev.UPDATE_NODE_TAINT)
+
+
+def build_queueing_hint_map(plugins: Iterable[Any], generic_workload: bool = False,
+                            taint_fallback: bool = False) -> QueueingHintMap:
     """``buildQueueingHintMap`` over a profile's enqueue extensions (``fillEnqueueExtensions``:
     PreEnqueue, PreFilter, Filter, Reserve and Permit plugins). A plugin registering nothing
-    is left out; a Pod event is unrolled into AssignedPod, UnscheduledPod and TargetPod."""
+    is left out; a Pod event is unrolled into AssignedPod, UnscheduledPod and TargetPod.
+
+    ``taint_fallback`` (switch ``node-taint-hint-fallback``, v1.34.4-v1.36.3
+    ``pkg/scheduler/scheduler.go``): a plugin registering Node/Add but not
+    Node/UpdateNodeTaint also gets ``defaultQueueingHintFn`` on Node/UpdateNodeTaint (the
+    kubernetes/kubernetes#109437 mitigation, removed in v1.37.0)."""
     hint_map: QueueingHintMap = {}
     for pl in plugins:
         if not isinstance(pl, _ENQUEUE_EXTENSION_BASES):
             continue
+        node_add = node_taint = False
         for event, fn in _registered_events(pl, generic_workload):
             qh = QueueingHintFunction(pl.name, fn or _default_queueing_hint_fn)
             targets = ev.unroll_pod_event(event) if event.resource == ev.POD else [event]
             for e in targets:
                 hint_map.setdefault(e, []).append(qh)
+            if event.resource == ev.NODE:
+                node_add = node_add or bool(event.action_type & ev.ADD)
+                node_taint = node_taint or bool(event.action_type & ev.UPDATE_NODE_TAINT)
+        if taint_fallback and node_add and not node_taint:
+            hint_map.setdefault(_EVENT_NODE_TAINT, []).append(QueueingHintFunction(pl.name))
     return hint_map
 
 
@@ -713,7 +727,8 @@ def profile_pre_enqueue_plugins(fwk: Any) -> dict[str, Any]:
 
 def profile_queueing_hint_map(fwk: Any, generic_workload: bool = False) -> QueueingHintMap:
     """The queueing hint map of a framework's enqueue extensions (every instantiated plugin)."""
-    return build_queueing_hint_map(fwk.instances.values(), generic_workload)
+    taint_fallback = fwk.handle.behaviour("node-taint-hint-fallback") == "add-implies-taint"
+    return build_queueing_hint_map(fwk.instances.values(), generic_workload, taint_fallback)
 
 
 __all__ = [
