@@ -6,7 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from conformance.cli.options import (
     apply_backend_options,
@@ -22,6 +25,7 @@ from conformance.cli.options import (
     signals_end_the_run,
 )
 from conformance.core.errors import UsageError
+from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from conformance.engines.diff import MODE_CHOICES, DiffOptions, parse_sizes, replay, run_diff
 from conformance.subjects.factory import make_subject
@@ -118,7 +122,7 @@ def register(sub: Any) -> None:
                    help="save the first diverging scenarios without minimizing them")
     d.add_argument("--shrink-time", metavar="SECONDS", type=positive_float, default=120.0,
                    help="time to shrink each diverging scenario (default 120)")
-    release_option(d)
+    release_option(d, from_file=True)
     d.add_argument("--upstream", metavar="SPEC", default="upstream",
                    help="the other side: upstream (default; upstream:BINARY for another "
                         "build), or any subject spec of `kschedconf run` (whole mode only)")
@@ -163,6 +167,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
         problem = "--plugins is for --subject reference[:CFG] (your plugins in the reference)"
     if problem:
         return err("diff", problem)
+    if args.release is None:  # --replay follows the file's release, a run the newest
+        args.release = UPSTREAM_RELEASE
+        if args.replay and Path(args.replay).is_file():
+            try:
+                args.release = ScenarioInput.read(args.replay).release
+            except (OSError, ValueError, yaml.YAMLError):
+                pass  # the replay reports the unreadable file
     opts = DiffOptions(
         scenarios=args.scenarios, sizes=args.sizes, golden=args.golden,
         golden_dir=args.golden_dir, seed=args.seed, budget=args.budget, out=args.out,
