@@ -20,6 +20,9 @@ from conformance.core.subject import SubjectResult
 from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
 from oracles.rules import FilterConfig
 from oracles.upstream_deviations import followed
+from reference_impl.dra.extendedresourcecache import (
+    RESOURCE_DEVICE_CLASS_PREFIX as DEVICE_CLASS_RESOURCE_PREFIX,
+)
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Pod
@@ -119,6 +122,20 @@ class OracleContext:
         """The profile that schedules ``pod`` (by schedulerName), None if no profile does."""
         return self.scheduler.profile_of(pod.scheduler_name)
 
+    def _dra_extended_names(self) -> frozenset[str]:
+        """The extended resources the cluster's DeviceClasses map (their
+        ``extendedResourceName`` and ``deviceclass.resource.kubernetes.io/<class>``) where the
+        release's DRAExtendedResource is on; NodeResourcesFit leaves them to DynamicResources
+        on a node that does not advertise them (``shouldDelegateResourceToDRA``, fit.go)."""
+        if not self.release.feature_enabled("DRAExtendedResource"):
+            return frozenset()
+        names: set[str] = set()
+        for cls in self.cluster.dra.device_classes.values():
+            names.add(DEVICE_CLASS_RESOURCE_PREFIX + cls.name)
+            if cls.extended_resource_name:
+                names.add(cls.extended_resource_name)
+        return frozenset(names)
+
     def filters_for(self, pod: Pod) -> FilterConfig | None:
         """The restated Filter rules that apply to ``pod`` (its profile's enabled filters and
         their args); None when no profile schedules the pod."""
@@ -135,6 +152,7 @@ class OracleContext:
                 spread_defaults=prof.spread_default_constraints,
                 controllers=controllers_of(self.cluster), follow=self.follow, met=self.met,
                 namespace_selector_kept=self.release.behaviour(
-                    "interpodaffinity-namespace-merge") == "selector-kept")
+                    "interpodaffinity-namespace-merge") == "selector-kept",
+                dra_extended=self._dra_extended_names())
             self._filter_cache[prof.scheduler_name] = cached
         return cached

@@ -59,7 +59,8 @@ def preemption_nodes(pod: Pod, state: ClusterState, cfg: FilterConfig) -> list[s
         keep = [p for p in state.pods_on.get(name, ()) if p.priority >= pod.priority]
         keep += nominated
         if "NodeResourcesFit" in cfg.enabled and resource_shortfalls(
-                base.req, node, keep, cfg.ignored_resources, cfg.ignored_groups):
+                base.req, node, keep, cfg.ignored_resources, cfg.ignored_groups,
+                cfg.dra_extended):
             continue
         if "NodePorts" in cfg.enabled and pod.host_ports and port_conflict(pod.host_ports, keep):
             continue
@@ -115,7 +116,7 @@ def check(ctx: OracleContext) -> list[Violation]:
             continue
         cfg = ctx.filters_for(pod)
         if prof is None or cfg is None or prof.unrestated_rejecters() or \
-                unmodelled_pod_features(pod):
+                unmodelled_pod_features(pod, cfg.dra_extended):
             continue
         state = step.state
         fits = feasible_nodes(pod, state, cfg)

@@ -42,6 +42,8 @@ def check(ctx: OracleContext) -> list[Violation]:
         for name, want in sorted(req.scalar.items()):
             if is_ignored_resource(name, cfg.ignored_resources, cfg.ignored_groups):
                 continue
+            if name in cfg.dra_extended and alloc.scalar.get(name, 0) <= 0:
+                continue  # DynamicResources counts it (shouldDelegateResourceToDRA, fit.go)
             rows.append((name, want, used.scalar.get(name, 0), alloc.scalar.get(name, 0)))
         for name, want, have, cap in rows:
             if want > 0 and have + want > cap:

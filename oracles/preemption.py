@@ -123,7 +123,8 @@ def _check_step(ctx: OracleContext, step: Step) -> list[Violation]:
     prof = ctx.profile_for(pod)
     cfg = ctx.filters_for(pod)
     if (prof is None or cfg is None or prof.unrestated_rejecters()
-            or unmodelled_pod_features(pod) or _spread_quirk(pod, world.pods_on[target], cfg)):
+            or unmodelled_pod_features(pod, cfg.dra_extended)
+            or _spread_quirk(pod, world.pods_on[target], cfg)):
         return out
     out += _minimality(step, pod, target, victims, world, cfg)
     if not out:

@@ -206,13 +206,14 @@ def is_ignored_resource(name: str, ignored: frozenset[str], ignored_groups: froz
 
 def resource_shortfalls(req: Resource, node: Node, pods_on_node: Sequence[Pod],
                         ignored: frozenset[str] = frozenset(),
-                        ignored_groups: frozenset[str] = frozenset()) -> list[str]:
+                        ignored_groups: frozenset[str] = frozenset(),
+                        dra_extended: frozenset[str] = frozenset()) -> list[str]:
     """``fitsRequest`` (noderesources/fit.go): pod count first; then, unless the pod requests
     nothing, each of cpu/memory/ephemeral-storage/scalar resources the pod requests (> 0) must
     fit in allocatable minus what the node's pods already request. Extended resources in
     ``ignoredResources`` or whose prefix is in ``ignoredResourceGroups`` are not checked.
-    DRA-backed extended resources are not modelled (no DeviceClasses): every scalar resource
-    is checked against allocatable."""
+    An extended resource a DeviceClass maps (``dra_extended``) that the node does not
+    advertise is DynamicResources' to count (``shouldDelegateResourceToDRA``), not checked."""
     out: list[str] = []
     alloc = node.allocatable
     if len(pods_on_node) + 1 > alloc.allowed_pod_number:
@@ -234,6 +235,8 @@ def resource_shortfalls(req: Resource, node: Node, pods_on_node: Sequence[Pod],
                        f"({fmt_amount(name, cap - have)} free)")
     for name, want in req.scalar.items():
         if want == 0 or is_ignored_resource(name, ignored, ignored_groups):
+            continue
+        if name in dra_extended and alloc.scalar.get(name, 0) <= 0:
             continue
         cap = alloc.scalar.get(name, 0)
         have = used.scalar.get(name, 0)
@@ -302,10 +305,14 @@ SIMPLE_VOLUME_KINDS = frozenset({"name", "emptyDir", "configMap", "secret", "dow
                                  "projected", "hostPath", "image"})
 
 
-def unmodelled_pod_features(pod: Pod) -> list[str]:
+def unmodelled_pod_features(pod: Pod, dra_extended: frozenset[str] = frozenset()) -> list[str]:
     """Features of a pod whose Filter rules the oracles do not restate (volume plugins,
-    DynamicResources, NodeDeclaredFeatures); a pod with none is a "plain" pod."""
+    DynamicResources, extended resources backed by DRA (``dra_extended``),
+    NodeDeclaredFeatures); a pod with none is a "plain" pod."""
     out: list[str] = []
+    if dra_extended and any(q and name in dra_extended
+                            for name, q in requests_of(pod).scalar.items()):
+        out.append("extended resources backed by DRA")
     if pod.pvc_names:
         out.append("persistentVolumeClaim volumes")
     if pod.resource_claims:
@@ -399,6 +406,9 @@ class FilterConfig:
     #: the judged release runs the "selector-kept" variant of the switch
     #: interpodaffinity-namespace-merge (v1.34.4 to v1.36.3): :data:`IPA_NS_KEPT` applies
     namespace_selector_kept: bool = False
+    #: extended resources backed by DRA (DeviceClasses, DRAExtendedResource on): Fit does not
+    #: count them on a node that does not advertise them (``shouldDelegateResourceToDRA``)
+    dra_extended: frozenset[str] = frozenset()
     #: the followed deviations that changed a verdict of these rules (filled as they run)
     met: set[str] = field(default_factory=set)
 
@@ -595,7 +605,8 @@ class PodFit:
                            f"(hostIP {w.host_ip or '0.0.0.0'}) is already used by {user.key}")
         if "NodeResourcesFit" in en:
             out += [f"NodeResourcesFit: {r}" for r in resource_shortfalls(
-                self.req, node, on_node, cfg.ignored_resources, cfg.ignored_groups)]
+                self.req, node, on_node, cfg.ignored_resources, cfg.ignored_groups,
+                cfg.dra_extended)]
         if self.spread:
             out += self._spread_reasons(node)
         if "InterPodAffinity" in en:
