@@ -55,6 +55,8 @@ class ReferenceSubject(Subject):
         except (ImportError, ValueError, SyntaxError, OSError) as e:
             raise SubjectError(f"plugins {', '.join(self.plugin_modules)}: {e}") from e
         self.config: SchedulerConfiguration | None = None
+        #: reference:CFG loaded as each other release a scenario names
+        self._config_for: dict[str, SchedulerConfiguration] = {}
         self.config_doc: Document | None = None
         if self.config_path is not None:
             if not os.path.exists(self.config_path):
@@ -107,7 +109,10 @@ class ReferenceSubject(Subject):
             config = self.config
             if config is not None and config.release is not release:
                 # reference:CFG follows the scenario's release like a scenario's own config
-                config = load_config(self.config_path or "", self.registry, release)
+                config = self._config_for.get(release.release)
+                if config is None:
+                    config = self._config_for[release.release] = load_config(
+                        self.config_doc or {}, self.registry, release)
             if config is None:
                 raw = scenario.config if scenario.config is not None else loaded.cluster.config
                 if raw is not None:

@@ -22,7 +22,7 @@ from reference_impl.framework.interfaces import (
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.model.objects import Node, Pod
 from reference_impl.plugins import names
-from reference_impl.releases.current import RELEASE
+from reference_impl.plugins.helper.behaviour import behaviour
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -257,7 +257,7 @@ class NodeDeclaredFeatures(PreFilterPlugin, FilterPlugin, EnqueueExtensions, Sig
         super().__init__(args, handle)
         self.enabled = bool(handle is not None and handle.feature_enabled("NodeDeclaredFeatures"))
         #: switch node-declared-features: the release's feature registry and Filter message
-        self.rule = (handle if handle is not None else RELEASE).behaviour("node-declared-features")
+        self.rule = behaviour(handle, "node-declared-features")
         self.ndf_framework = FRAMEWORKS[self.rule]
         # No feature of any supported release has a MaxVersion, so the target version of
         # inference never matters: the pinned one.

@@ -67,7 +67,6 @@ from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
 )
 from reference_impl.plugins.helper.behaviour import behaviour
 from reference_impl.plugins.helper.normalize_score import default_normalize_score
-from reference_impl.releases.current import RELEASE
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -161,8 +160,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         dra = getattr(handle, "dra_objects", None)
         self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
         #: switch dra-postfilter-messages: whether PostFilter words its plain Unschedulable
-        self.postfilter_messages = (handle if handle is not None else RELEASE).behaviour(
-            "dra-postfilter-messages") == "messages"
+        self.postfilter_messages = behaviour(handle, "dra-postfilter-messages") == "messages"
 
     # ----- SignPod, EventsToRegister -----
 

@@ -41,6 +41,7 @@ from reference_impl.model.requests import (
 )
 from reference_impl.model.validation import is_qualified_name
 from reference_impl.plugins import names
+from reference_impl.plugins.helper.behaviour import behaviour
 from reference_impl.plugins.noderesources.least_allocated import least_resource_scorer
 from reference_impl.plugins.noderesources.most_allocated import most_resource_scorer
 from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
@@ -48,7 +49,6 @@ from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
     requested_to_capacity_ratio_scorer,
 )
 from reference_impl.plugins.noderesources.resource_allocation import ResourceAllocationScorer
-from reference_impl.releases.current import RELEASE
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NodeResourcesFit
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesFit
@@ -424,8 +424,7 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
     def __init__(self, args: NodeResourcesFitArgs | None = None, handle: Any = None) -> None:
         args = args if args is not None else NodeResourcesFitArgs()
         validate_node_resources_fit_args(
-            args, (handle if handle is not None else RELEASE).behaviour("fit-args-validation")
-            == "strict")
+            args, behaviour(handle, "fit-args-validation") == "strict")
         super().__init__(args, handle)
         self.scorer = get_scorer(args.scoring_strategy)
         self.ignored_resources = frozenset(args.ignored_resources)
