@@ -47,6 +47,14 @@ class Plugin:
     point → (behaviour switch, the variant those releases run). The configuration's expansion
     leaves the point out for them (``reference_impl/config/plugins.py``), as a Go plugin type
     without the method does not extend that point."""
+    replaces: ClassVar[str] = ""
+    """For a user plugin: the in-tree plugin it re-implements (``replaces = "NodeResourcesFit"``).
+    The oracles judge it by that plugin's rules and the differential compares it with that
+    plugin (docs/plugins.md)."""
+    changes: ClassVar[frozenset[str]] = frozenset()
+    """With ``replaces``: the rules of the in-tree plugin the user plugin changes on purpose
+    (docs/plugins.md lists each plugin's rule names); what breaks only those is reported as an
+    intended change, not as a violation or a divergence."""
 
     def __init__(self, args: Any = None, handle: Handle | None = None) -> None:
         self.args = args
