@@ -26,6 +26,7 @@ from reference_impl.dra.extendedresourcecache import (
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Pod
+from reference_impl.model.requests import recounted
 from reference_impl.releases import ReleaseData, load
 from reference_impl.releases.current import RELEASE
 
@@ -54,6 +55,19 @@ class Violation:
         if self.deviation:
             doc["deviation"] = self.deviation
         return doc
+
+
+def counted_for(cluster: Cluster, release: ReleaseData) -> Cluster:
+    """``cluster`` with its pods' resources as ``release`` counts them (its
+    InPlacePodLevelResourcesVerticalScaling gate and its variant of the switch
+    resize-requests-aggregation), as the reference's scheduler re-counts them."""
+    pod_level_status = release.feature_enabled("InPlacePodLevelResourcesVerticalScaling")
+    resize_rule = release.behaviour("resize-requests-aggregation")
+    pods = [recounted(p, pod_level_status=pod_level_status, resize_rule=resize_rule)
+            for p in cluster.pods]
+    if all(a is p for a, p in zip(pods, cluster.pods, strict=True)):
+        return cluster
+    return dataclasses.replace(cluster, pods=pods)
 
 
 @dataclass
@@ -93,8 +107,9 @@ class OracleContext:
             result, trace, expl = run.result, run.trace, dict(run.explanations)
         else:
             result, expl = run, {}
-        return cls(scenario, loaded.cluster, result, trace, expl, loaded.scenario,
-                   release=release if release is not None else load(scenario.release))
+        release = release if release is not None else load(scenario.release)
+        return cls(scenario, counted_for(loaded.cluster, release), result, trace, expl,
+                   loaded.scenario, release=release)
 
     def following(self, follow: frozenset[str]) -> OracleContext:
         """The same run judged with the rules following only ``follow`` (the intent for every
