@@ -127,6 +127,24 @@ def test_an_empty_pod_level_status_zeroes_the_pod_level_requests_before_v1_37() 
                  {"cpu": q("500m"), "memory": q("100Mi")})
 
 
+@pytest.mark.parametrize("release", supported_releases())
+def test_the_scoring_plugins_count_a_resized_pod_as_the_release_does(release: str) -> None:
+    """calculatePodResourceRequest (resource_allocation.go) passes UseStatusResources too:
+    Fit's and BalancedAllocation's request of a resized pod (issue 140046's pod) is 4 cpu on
+    the older releases, 3 on v1.37.2."""
+    pod = (make_pod("p").container(make_container("c1").requests(cpu="1", memory="1Gi"))
+           .container(make_container("c2").requests(cpu="2", memory="1Gi"))
+           .container_status("c1", allocated={"cpu": "2"}, requests={"cpu": "2"})
+           .container_status("c2", allocated={"cpu": "1"}, requests={"cpu": "1"}))
+    cluster = load_documents([pod.manifest()], source="<test>",
+                             require_known_nodes=False).cluster
+    framework = Scheduler(cluster, release=load(release)).profiles["default-scheduler"]
+    want = 4000 if release in SUM_OF_MAXES else 3000
+    for plugin in ("NodeResourcesFit", "NodeResourcesBalancedAllocation"):
+        scorer = framework.instances[plugin].scorer  # type: ignore[attr-defined]
+        assert scorer.pod_request_list(cluster.pods[0])[0] == want, plugin
+
+
 def _pod_2(cluster_pods: list[Pod]) -> Pod:
     [pod] = [p for p in cluster_pods if p.key == "team-a/pod-2"]
     return pod
