@@ -154,3 +154,41 @@ def as_replaced(config: Mapping[str, Any] | None,
 def changed_rules(replacements: Mapping[str, Replacement]) -> dict[str, str]:
     """Rule id (``NodeResourcesFit/ephemeral-storage``) → the user plugin that changes it."""
     return {rid: r.plugin for r in replacements.values() for rid in sorted(r.rule_ids())}
+
+
+def beside_upstream(doc: Mapping[str, Any], upstream: Mapping[str, Any],
+                    replacements: Mapping[str, Replacement]) -> list[dict[str, Any]]:
+    """Each replacement's Filter verdict and Score on every node of Explanation ``doc``
+    beside the in-tree plugin's in ``upstream`` (the Explanation of the same pod under the
+    configuration with the in-tree plugin in the replacement's place): the ``replacements``
+    of ``kschedconf explain``. ``differs``: the verdict's code or reasons, or the scores,
+    are not the same."""
+    theirs = {n["name"]: n for n in upstream.get("nodes") or ()}
+    out: list[dict[str, Any]] = []
+    for r in replacements.values():
+        rows = []
+        for n in doc.get("nodes") or ():
+            u = theirs.get(n["name"], {})
+            row = {"name": n["name"],
+                   "verdict": _verdict(n, r.plugin), "upstreamVerdict": _verdict(u, r.replaces),
+                   "score": _score(n, r.plugin), "upstreamScore": _score(u, r.replaces)}
+            row["differs"] = (row["verdict"] != row["upstreamVerdict"]
+                              or row["score"] != row["upstreamScore"])
+            rows.append(row)
+        out.append({"plugin": r.plugin, "replaces": r.replaces,
+                    "changes": sorted(r.changes), "nodes": rows})
+    return out
+
+
+def _verdict(node: Mapping[str, Any], plugin: str) -> dict[str, Any] | None:
+    for f in node.get("filters") or ():
+        if f.get("plugin") == plugin:
+            return {"code": f.get("code"), "reasons": list(f.get("reasons") or ())}
+    return None
+
+
+def _score(node: Mapping[str, Any], plugin: str) -> dict[str, Any] | None:
+    for s in node.get("scores") or ():
+        if s.get("plugin") == plugin:
+            return {"raw": s.get("raw"), "normalized": s.get("normalized")}
+    return None
