@@ -140,15 +140,20 @@ def as_replaced(config: Mapping[str, Any] | None,
     doc = copy.deepcopy(dict(config))
     names = {k: r.replaces for k, r in replacements.items()}
     for profile in doc.get("profiles") or []:
-        if not isinstance(profile, dict):
-            continue
-        for point in (profile.get("plugins") or {}).values():
-            if isinstance(point, dict):
-                for e in _entries(point.get("enabled")):
-                    e["name"] = names.get(e["name"], e["name"])
-        for e in _entries(profile.get("pluginConfig")):
-            e["name"] = names.get(e["name"], e["name"])
+        if isinstance(profile, dict):
+            rename_enabled(profile, names)
     return doc
+
+
+def rename_enabled(profile: dict[str, Any], names: Mapping[str, str]) -> None:
+    """Rename, in place, the plugins ``names`` maps where a profile enables them (every
+    extension point) and in its ``pluginConfig``."""
+    for point in (profile.get("plugins") or {}).values():
+        if isinstance(point, dict):
+            for e in _entries(point.get("enabled")):
+                e["name"] = names.get(e["name"], e["name"])
+    for e in _entries(profile.get("pluginConfig")):
+        e["name"] = names.get(e["name"], e["name"])
 
 
 def changed_rules(replacements: Mapping[str, Replacement]) -> dict[str, str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.core.errors import UsageError
+from conformance.core.replacements import rename_enabled
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import (
     Document,
@@ -129,12 +130,7 @@ def baseline_for(config: Mapping[str, Any] | None,
                     raise UsageError(f"plugin {name} replaces {renames[name]} in one profile "
                                      f"and {target} in another")
                 local[name] = renames[name] = target
-        for point in (profile.get("plugins") or {}).values():
-            if isinstance(point, dict):
-                for e in _entries(point.get("enabled")):
-                    e["name"] = local.get(e["name"], e["name"])
-        for e in _entries(profile.get("pluginConfig")):
-            e["name"] = local.get(e["name"], e["name"])
+        rename_enabled(profile, local)
     if renames and resolved(doc) is None:
         raise UsageError("the configuration with the in-tree plugins in place of "
                          f"{', '.join(sorted(renames))} is not valid for the reference")

@@ -600,6 +600,14 @@ class ReproduceOutcome:
         return EXIT_USAGE if self.not_judged else EXIT_OK
 
 
+def _write_apart(stream: TextIO, findings: Sequence[Finding], title: str) -> None:
+    """Findings reported apart from the violations (not failures): a title, one line each."""
+    if findings:
+        stream.write(f"{title}:\n")
+        for f in findings:
+            stream.write(f"  {str(f).splitlines()[0]}\n")
+
+
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
               config: str | None = None, plugins: Sequence[str] = (),
               replaces: Sequence[str] = (),
@@ -676,18 +684,13 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
         stream.write(f"not judged: {out.not_judged}\n")
     else:
         stream.write("no violations\n")
-    if out.matching_upstream:
-        stream.write(f"{len(out.matching_upstream)} finding(s) match upstream (known upstream "
-                     f"deviations {', '.join(matching_upstream(out.matching_upstream))}; "
-                     "--strict-intent fails them):\n")
-        for f in out.matching_upstream:
-            stream.write(f"  {str(f).splitlines()[0]}\n")
-    if out.intended:
-        stream.write(f"{len(out.intended)} intended change(s) (rules "
-                     f"{', '.join(intended_changes(out.intended))} changed on purpose by a "
-                     "declared replacement; not failures):\n")
-        for f in out.intended:
-            stream.write(f"  {str(f).splitlines()[0]}\n")
+    _write_apart(stream, out.matching_upstream, (
+        f"{len(out.matching_upstream)} finding(s) match upstream (known upstream deviations "
+        f"{', '.join(matching_upstream(out.matching_upstream))}; --strict-intent fails them)"))
+    _write_apart(stream, out.intended, (
+        f"{len(out.intended)} intended change(s) (rules "
+        f"{', '.join(intended_changes(out.intended))} changed on purpose by a declared "
+        "replacement; not failures)"))
     if decisions is not None:
         if out.golden_differences:
             stream.write(f"{len(out.golden_differences)} difference(s) from the recorded "
