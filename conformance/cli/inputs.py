@@ -251,15 +251,15 @@ def emit(doc: dict[str, Any], fmt: str, table: Callable[[dict[str, Any]], str]) 
 
 def load_cluster(args: argparse.Namespace) -> tuple[LoadResult, Scheduler]:
     """The loaded inputs and the scheduler from the arguments; warnings go to stderr."""
-    loaded, scheduler, _, _ = load_cluster_beside_upstream(args)
+    loaded, scheduler, _, _ = load_cluster_beside_upstream(args, beside=False)
     return loaded, scheduler
 
 
-def load_cluster_beside_upstream(args: argparse.Namespace) -> tuple[
+def load_cluster_beside_upstream(args: argparse.Namespace, beside: bool = True) -> tuple[
         LoadResult, Scheduler, Scheduler | None, dict[str, Replacement]]:
-    """:func:`load_cluster`, the declared replacements (``Plugin.replaces``, ``--replaces``)
-    and, when there are some, a scheduler of the same cluster under the configuration with
-    the in-tree plugins in their place (None otherwise)."""
+    """:func:`load_cluster`, the declared replacements (``Plugin.replaces``, ``--replaces``,
+    validated) and, when there are some and ``beside``, a scheduler of the same cluster under
+    the configuration with the in-tree plugins in their place (None otherwise)."""
     paths = list(args.cluster)
     if args.example:
         paths.insert(0, example_cluster_path())
@@ -278,7 +278,7 @@ def load_cluster_beside_upstream(args: argparse.Namespace) -> tuple[
     config = load_config(cfg_source, registry, release) if cfg_source is not None else None
     scheduler = Scheduler(loaded.cluster, config, registry, seed=args.seed, release=release)
     upstream = None
-    if replacements and cfg_source is not None:
+    if beside and replacements and cfg_source is not None:
         doc = read_config_doc(cfg_source) if isinstance(cfg_source, str) else cfg_source
         upstream = Scheduler(copy.deepcopy(loaded.cluster),
                              load_config(as_replaced(doc, replacements), registry, release),
