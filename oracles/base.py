@@ -11,10 +11,17 @@ the reference cannot hide from them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from conformance.core.replacements import (
+    FIT_RESOURCE_RULES,
+    Replacement,
+    as_replaced,
+    rule_id,
+)
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
 from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
@@ -93,6 +100,9 @@ class OracleContext:
     #: the release the judged subject runs: the restated rules follow its behaviour switches
     #: where upstream's own rule differs by release (docs/release-differences.md)
     release: ReleaseData = RELEASE
+    #: the rules (``NodeResourcesFit/ephemeral-storage``, conformance/core/replacements.py)
+    #: left unchecked: those a declared replacement changes on purpose
+    relaxed: frozenset[str] = frozenset()
     _filter_cache: dict[str, FilterConfig] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -115,6 +125,19 @@ class OracleContext:
         """The same run judged with the rules following only ``follow`` (the intent for every
         other deviation)."""
         return dataclasses.replace(self, follow=follow, met=set(), _filter_cache={})
+
+    def replaced_by(self, replacements: Mapping[str, Replacement]) -> OracleContext:
+        """The same run judged with each declared replacement's name read as the in-tree
+        plugin's it replaces (docs/plugins.md)."""
+        if not replacements or self.config is None:
+            return self
+        return dataclasses.replace(
+            self, scenario=self.scenario.with_config(as_replaced(self.config, replacements)),
+            met=set(), _filter_cache={})
+
+    def relaxing(self, rules: frozenset[str]) -> OracleContext:
+        """The same run judged without the rules ``rules`` (rule ids)."""
+        return dataclasses.replace(self, relaxed=rules, met=set(), _filter_cache={})
 
     @property
     def config(self) -> dict[str, Any] | None:
@@ -159,11 +182,16 @@ class OracleContext:
             return None
         cached = self._filter_cache.get(prof.scheduler_name)
         if cached is None:
+            relaxed = self.relaxed
             cached = FilterConfig(
-                enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")),
+                enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")
+                                  and rule_id(n, "filter") not in relaxed),
                 ignored_resources=prof.fit_ignored_resources,
                 ignored_groups=prof.fit_ignored_groups,
-                added_affinity=prof.added_affinity,
+                added_affinity=(None if rule_id("NodeAffinity", "added-affinity") in relaxed
+                                else prof.added_affinity),
+                fit_skipped=frozenset(r for r in FIT_RESOURCE_RULES
+                                      if rule_id("NodeResourcesFit", r) in relaxed),
                 spread_defaults=prof.spread_default_constraints,
                 controllers=controllers_of(self.cluster), follow=self.follow, met=self.met,
                 namespace_selector_kept=self.release.behaviour(
