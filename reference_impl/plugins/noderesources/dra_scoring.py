@@ -24,27 +24,20 @@ from reference_impl.dra.cel import (
     DeviceView,
     compile_selector,
 )
-from reference_impl.dra.extendedresourcecache import (
-    RESOURCE_DEVICE_CLASS_PREFIX,
-    ExtendedResourceCache,
-)
+from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
 from reference_impl.dra.pools import node_matches
 from reference_impl.framework.status import PluginError
 from reference_impl.model.dra import Device, DeviceClass, DRAObjects, ResourceSlice
 from reference_impl.model.objects import Node
-from reference_impl.model.requests import is_extended_resource_name
 from reference_impl.plugins.dynamicresources.dra_manager import DRAManager
+from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
+    is_dra_extended_resource_name,
+)
 
 
 class DRAScoringError(Exception):
     """An error ``calculateDRAResourceTotals`` returns (a selector that does not compile or
     fails at runtime): upstream logs it and scores the resource as absent on that node."""
-
-
-def is_dra_extended_resource_name(name: str) -> bool:
-    """``schedutil.IsDRAExtendedResourceName`` (pkg/scheduler/util/utils.go): an extended
-    resource name or a DeviceClass's implicit name."""
-    return is_extended_resource_name(name) or name.startswith(RESOURCE_DEVICE_CLASS_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)
