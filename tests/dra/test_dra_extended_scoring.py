@@ -17,6 +17,11 @@ from collections.abc import Sequence
 
 import pytest
 
+from conformance.core.errors import SubjectError
+from conformance.engines.golden import read_scenario_file
+from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available
+from oracles.upstream_deviations import catalogue
 from reference_impl.config.args import (
     LEAST_ALLOCATED,
     MOST_ALLOCATED,
@@ -26,7 +31,7 @@ from reference_impl.config.args import (
     ScoringStrategy,
 )
 from reference_impl.framework.cycle_state import CycleState
-from reference_impl.framework.status import PluginError
+from reference_impl.framework.status import Code, PluginError
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.dra import DeviceClass, DRAObjects, ResourceClaim, ResourceSlice
@@ -36,7 +41,7 @@ from reference_impl.plugins.noderesources.dra_scoring import (
     DeviceClassMatcher,
     get_dra_pre_scored_params,
 )
-from reference_impl.plugins.noderesources.fit import Fit
+from reference_impl.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, Fit
 from reference_impl.plugins.noderesources.resource_allocation import ResourceAllocationScorer
 from reference_impl.releases import load
 from reference_impl.testing.resources import (
@@ -47,6 +52,7 @@ from reference_impl.testing.resources import (
     make_resource_slice,
 )
 from reference_impl.testing.wrappers import make_node, make_pod
+from strategies.configs import without_dra_resources
 
 EXTENDED = "extended.resource.dra.io/something"
 CLASS = "device-class-name"
@@ -284,3 +290,65 @@ def test_balanced_allocation_nil_cel_cache() -> None:
     assert pl.pre_score(state, pod, handle.snapshot().list()) is None
     with pytest.raises(PluginError, match="nil CEL cache"):
         pl.score(state, pod, handle.snapshot().get("node1"))
+
+
+# ----- upstream-balanced-allocation-dra-nil-cel-cache ---------------------------------------
+
+DEVIATION = catalogue()["upstream-balanced-allocation-dra-nil-cel-cache"]
+
+
+def test_deviation_scenario_is_an_error_on_the_reference() -> None:
+    """The catalogued scenario: BalancedAllocation's Score fails for p0 (upstream crashes)."""
+    scenario, _, _ = read_scenario_file(str(DEVIATION.scenario))
+    result = ReferenceSubject().run(scenario).result
+    first = result["attempts"][0]
+    assert first["pod"] == "default/p0" and first["outcome"] == "Error"
+    assert 'plugin "NodeResourcesBalancedAllocation" failed' in first["message"]
+    assert "nil CEL cache" in first["message"]
+
+
+@pytest.mark.skipif(not binary_available(), reason="the upstream subject is not built")
+def test_deviation_scenario_crashes_upstream() -> None:
+    scenario, _, _ = read_scenario_file(str(DEVIATION.scenario))
+    subject = UpstreamSubject()
+    try:
+        with pytest.raises(SubjectError, match="exited with code 2"):
+            subject.run(scenario)
+    finally:
+        subject.close()
+
+
+def test_the_dra_family_keeps_dra_resources_out_of_balanced_allocation() -> None:
+    """What keeps the differential off the crash: a BalancedAllocation pluginConfig loses its
+    DRA-backed resources (and is dropped when none is left) in the dra family."""
+    ba = {"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+        {"name": "cpu"}, {"name": "example.com/gpu"}]}}
+    assert without_dra_resources(ba) == {"name": "NodeResourcesBalancedAllocation",
+                                         "args": {"resources": [{"name": "cpu"}]}}
+    only = {"name": "NodeResourcesBalancedAllocation", "args": {"resources": [
+        {"name": "deviceclass.resource.kubernetes.io/gpu.example.com"}]}}
+    assert without_dra_resources(only) is None
+    fit = {"name": "NodeResourcesFit", "args": {}}
+    assert without_dra_resources(fit) is fit
+
+
+# ----- balanced_allocation_test.go TestBalancedAllocationSignPod ----------------------------
+
+@pytest.mark.parametrize("enabled", [True, False], ids=[
+    "DRA extended resource enabled - returns unschedulable", "DRA extended resource disabled"])
+def test_balanced_allocation_sign_pod(enabled: bool) -> None:
+    """A pod requesting a DRA-backed extended resource has no signature with the gate on
+    (the DeviceClass maps it); with the gate off BalancedAllocation signs its requests."""
+    handle = FakeHandle(features=ON if enabled else OFF, dra=dra([device_class()]))
+    pl = BalancedAllocation(None, handle)
+    pod = make_pod("p").req({"cpu": "1000m", "memory": "2000", EXTENDED: "1"}).obj()
+    fragments, status = pl.sign_pod(pod)
+    if enabled:
+        assert fragments is None and status is not None
+        assert status.code == Code.UNSCHEDULABLE
+        assert status.reasons == ["signature disabled when dra extended resources are used "
+                                  "in the cluster"]
+    else:
+        assert status is None and fragments is not None
+        [(key, _)] = fragments
+        assert key == RESOURCES_SIGNER_NAME
