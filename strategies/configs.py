@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from strategies._cache import sampled
+from strategies.dra import DRA_FEATURE, EXTENDED_RESOURCE, GPU_DRIVER, IMPLICIT_PREFIX
 from strategies.objects import node_affinities
 from strategies.sizes import SMALL, Sizes, resolve_features
 
@@ -23,6 +24,7 @@ __all__ = [
     "profiles",
     "plugin_configs",
     "fit_args",
+    "dra_fit_args",
     "balanced_allocation_args",
     "pod_topology_spread_args",
     "inter_pod_affinity_args",
@@ -39,6 +41,9 @@ SCORE_PLUGINS = ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopo
                  "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality")
 
 _RESOURCE_NAMES = ("cpu", "memory", "ephemeral-storage", v.EXTENDED_RESOURCE)
+#: the extended resources backed by DRA that the dra family's pods request (strategies/dra.py):
+#: the GPU class's extendedResourceName and its implicit name
+_DRA_RESOURCE_NAMES = (EXTENDED_RESOURCE, IMPLICIT_PREFIX + GPU_DRIVER)
 
 Doc = dict[str, Any]
 
@@ -83,6 +88,23 @@ def fit_args(draw: st.DrawFn) -> Doc:
     if draw(st.integers(0, 5)) == 5:
         args["ignoredResources"] = [v.EXTENDED_RESOURCE]
     return _with_type_meta(draw, "NodeResourcesFitArgs", args)
+
+
+@functools.cache
+@st.composite
+def dra_fit_args(draw: st.DrawFn) -> Doc:
+    """NodeResourcesFitArgs whose scoring strategy lists an extended resource backed by DRA
+    (feature ``dra``): the scorers then count the devices matching the DeviceClass on the nodes
+    that do not advertise it (noderesources/resource_allocation.go). MostAllocated first (it
+    shrinks there): with LeastAllocated the node with the most free devices wins."""
+    kind = draw(sampled(("MostAllocated", "LeastAllocated", "RequestedToCapacityRatio")))
+    names = draw(st.lists(sampled(_DRA_RESOURCE_NAMES), min_size=1, unique=True))
+    names += draw(st.lists(sampled(("cpu", "memory")), unique=True))
+    strategy: Doc = {"type": kind, "resources": [
+        {"name": n, "weight": draw(sampled((1, 5, 100)))} for n in names]}
+    if kind == "RequestedToCapacityRatio":
+        strategy["requestedToCapacityRatio"] = {"shape": draw(_shapes())}
+    return _with_type_meta(draw, "NodeResourcesFitArgs", {"scoringStrategy": strategy})
 
 
 @functools.cache
@@ -168,10 +190,26 @@ def plugin_configs(draw: st.DrawFn) -> list[Doc]:
     return [{"name": n, "args": draw(_ARGS[n]())} for n in names]
 
 
+def without_dra_resources(plugin_config: Doc) -> Doc | None:
+    """A BalancedAllocation pluginConfig without the DRA-backed resources (None when none is
+    left): upstream v1.36/v1.37 crash scoring them with a class that has selectors
+    (upstream-balanced-allocation-dra-nil-cel-cache, docs/upstream-deviations.md)."""
+    if plugin_config["name"] != "NodeResourcesBalancedAllocation":
+        return plugin_config
+    args = plugin_config["args"]
+    kept = [r for r in args["resources"] if r["name"] not in _DRA_RESOURCE_NAMES]
+    if not kept:
+        return None
+    return {**plugin_config, "args": {**args, "resources": kept}}
+
+
 @st.composite
-def profiles(draw: st.DrawFn, scheduler_name: str | None = None) -> Doc:
+def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = False) -> Doc:
     """One profile: maybe a schedulerName, percentageOfNodesToScore, Score weights (0 = the
-    framework's 1), disabled Score plugins, plugin args."""
+    framework's 1), disabled Score plugins, plugin args. With ``dra`` (feature ``dra``), three
+    profiles in four score DRA-backed extended resources with NodeResourcesFit
+    (``dra_fit_args``), and BalancedAllocation never lists them (``without_dra_resources``).
+    """
     p: Doc = {}
     if scheduler_name is not None:
         p["schedulerName"] = scheduler_name
@@ -189,6 +227,12 @@ def profiles(draw: st.DrawFn, scheduler_name: str | None = None) -> Doc:
     if score:
         p["plugins"] = {"score": score}
     config = draw(plugin_configs())
+    if dra:
+        config = [without_dra_resources(c) for c in config]
+        config = [c for c in config if c is not None]
+        if draw(st.integers(0, 3)) > 0:
+            config = [c for c in config if c["name"] != "NodeResourcesFit"]
+            config.append({"name": "NodeResourcesFit", "args": draw(dra_fit_args())})
     if config:
         p["pluginConfig"] = config
     return p
@@ -208,14 +252,16 @@ def scheduler_configs(draw: st.DrawFn, sizes: Sizes = SMALL,
         cfg["podInitialBackoffSeconds"] = initial
         cfg["podMaxBackoffSeconds"] = initial + draw(st.integers(0, 10))
     explicit = draw(st.booleans())  # write "profiles" even for one empty profile
+    dra = DRA_FEATURE in f
     n = 1
     if "multiple_profiles" in f and sizes.max_profiles > 1:
         n = draw(st.integers(1, min(2, sizes.max_profiles)))
     if n == 1:
         name = draw(sampled((None, v.DEFAULT_SCHEDULER)))
-        profs = [draw(profiles(name))]
+        profs = [draw(profiles(name, dra))]
     else:
-        profs = [draw(profiles(v.DEFAULT_SCHEDULER)), draw(profiles(v.SECOND_SCHEDULER))]
+        profs = [draw(profiles(v.DEFAULT_SCHEDULER, dra)),
+                 draw(profiles(v.SECOND_SCHEDULER, dra))]
     if len(profs) > 1 or profs[0] or explicit:
         cfg["profiles"] = profs
     return cfg

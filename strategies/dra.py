@@ -269,7 +269,7 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
         n = draw(st.integers(1, 2))
         pod["spec"]["resourceClaims"] = [draw(pod_claim(f"dev-{j}", ns, claims))
                                          for j in range(n)]
-    if draw(st.booleans()):
+    if draw(st.integers(0, 3)) > 0:  # three scenarios in four
         draw(extended_resources(cluster, pending, classes))
     return docs + claims.documents
 

@@ -282,6 +282,30 @@ func (w *world) claimResults(bindings map[string]string) (map[string][]podClaimR
 	return out, nil
 }
 
+// extendedClaimStatuses reads, for every bound pod, the status.extendedResourceClaimStatus
+// that DynamicResources' PreBind patched (patchPodExtendedResourceClaimStatus in
+// extendeddynamicresources.go) from the fake API server: the claim's name and the container
+// request mappings, as the API has them (resourceClaimName, requestMappings with
+// containerName, resourceName, requestName). Nil when no pod has one.
+func (w *world) extendedClaimStatuses(bindings map[string]string) (map[string]*v1.PodExtendedResourceClaimStatus, error) {
+	list, err := w.tracker.List(podsGVR, schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, metav1.NamespaceAll)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]*v1.PodExtendedResourceClaimStatus
+	for i := range list.(*v1.PodList).Items {
+		pod := &list.(*v1.PodList).Items[i]
+		if _, bound := bindings[podKey(pod)]; !bound || pod.Status.ExtendedResourceClaimStatus == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]*v1.PodExtendedResourceClaimStatus{}
+		}
+		out[podKey(pod)] = pod.Status.ExtendedResourceClaimStatus
+	}
+	return out, nil
+}
+
 func allocationOf(claim *resourceapi.ResourceClaim) *claimAllocation {
 	if claim.Status.Allocation == nil {
 		return nil

@@ -69,6 +69,9 @@ type simulationResult struct {
 	Timeline        []timelineEntry   `json:"timeline"`
 	// ResourceClaims: per bound pod with spec.resourceClaims, its claims' allocations (dra.go).
 	ResourceClaims map[string][]podClaimResult `json:"resourceClaims,omitempty"`
+	// ExtendedResourceClaimStatus: per bound pod, its status.extendedResourceClaimStatus when
+	// PreBind patched it (dra.go).
+	ExtendedResourceClaimStatus map[string]*v1.PodExtendedResourceClaimStatus `json:"extendedResourceClaimStatus,omitempty"`
 	// PersistentVolumeClaims: every claim at the end of the run (storage.go); omitted when none.
 	PersistentVolumeClaims []claimResult `json:"persistentVolumeClaims,omitempty"`
 	// Notes: where upstream's behaviour was random or the run was cut short. Not part of the
@@ -513,6 +516,9 @@ run:
 	}
 	sort.Strings(res.Deleted)
 	if res.ResourceClaims, err = w.claimResults(res.Bindings); err != nil {
+		return nil, err
+	}
+	if res.ExtendedResourceClaimStatus, err = w.extendedClaimStatuses(res.Bindings); err != nil {
 		return nil, err
 	}
 	if res.PersistentVolumeClaims, err = w.persistentVolumeClaimResults(); err != nil {

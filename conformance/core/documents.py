@@ -104,6 +104,8 @@ def simulation_doc(r: SimulationResult, release: str = UPSTREAM_RELEASE) -> dict
         **({"resourceClaims": r.resource_claims} if r.resource_claims else {}),
         **({"persistentVolumeClaims": r.persistent_volume_claims}
            if r.persistent_volume_claims else {}),
+        **({"extendedResourceClaimStatus": r.extended_resource_claim_status}
+           if r.extended_resource_claim_status else {}),
     }
 
 

@@ -238,6 +238,10 @@ class DRAObjects:
     #: ``metadata.generateName`` counters of the claims the scheduler created, by
     #: (namespace, base) (generated_names.py)
     generated: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: pods' ``status.extendedResourceClaimStatus`` as DynamicResources' PreBind patched it
+    #: (patchPodExtendedResourceClaimStatus), by pod uid: ``resourceClaimName`` and
+    #: ``requestMappings`` (``containerName``, ``resourceName``, ``requestName``)
+    extended_resource_claim_status: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.device_classes or self.claims or self.claim_templates or self.slices)

@@ -31,7 +31,7 @@ from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.model.requests import recounted
-from reference_impl.plugins.dynamicresources.claims import claim_results
+from reference_impl.plugins.dynamicresources.claims import claim_results, extended_claim_status
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import ReleaseData
 from reference_impl.scheduler.batch import sign_pod
@@ -369,11 +369,12 @@ class Scheduler:
         pending = sorted(p.key for p in self.cluster.pods
                          if p.key not in self.bindings and p.uid not in self.deleted)
         deleted = sorted(self.pods_by_uid[u].key for u in self.deleted)
-        claims = claim_results(self.cluster.dra, (p for p in self.cluster.pods
-                                                  if p.key in bound))
+        bound_pods = [p for p in self.cluster.pods if p.key in bound]
+        claims = claim_results(self.cluster.dra, bound_pods)
         return SimulationResult(
             self.seed, list(self.attempts), bound, pending, deleted, resource_claims=claims,
-            persistent_volume_claims=persistent_volume_claim_results(self.cluster.storage))
+            persistent_volume_claims=persistent_volume_claim_results(self.cluster.storage),
+            extended_resource_claim_status=extended_claim_status(self.cluster.dra, bound_pods))
 
 
 def go_duration(seconds: float) -> str:
@@ -420,3 +421,6 @@ class SimulationResult:
     #: every PersistentVolumeClaim of the cluster at the end, sorted by namespace/name
     #: (``persistent_volume_claim_results``, docs/storage.md#results)
     persistent_volume_claims: list[dict[str, Any]] = field(default_factory=list)
+    #: per bound pod whose extended resources got a claim, its
+    #: ``status.extendedResourceClaimStatus`` (``extended_claim_status``)
+    extended_resource_claim_status: dict[str, dict[str, Any]] = field(default_factory=dict)

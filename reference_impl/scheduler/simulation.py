@@ -19,7 +19,7 @@ from reference_impl.framework.status import Status
 from reference_impl.framework.types import next_generation
 from reference_impl.model import scenario as sc
 from reference_impl.model.objects import Namespace, Node, Pod
-from reference_impl.plugins.dynamicresources.claims import claim_results
+from reference_impl.plugins.dynamicresources.claims import claim_results, extended_claim_status
 from reference_impl.scheduler.clock import SECOND, VirtualClock, parse_duration, to_seconds
 from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.queue.scheduling_queue import (
@@ -608,11 +608,12 @@ class Simulation:
         bindings = dict(sorted(s.bindings.items()))
         pending = sorted(k for k, p in self.pods.items() if k not in s.bindings)
         deleted = sorted(s.pods_by_uid[u].key for u in s.deleted if u in s.pods_by_uid)
-        claims = claim_results(s.cluster.dra, (self.pods[k] for k in bindings
-                                               if k in self.pods))
+        bound_pods = [self.pods[k] for k in bindings if k in self.pods]
+        claims = claim_results(s.cluster.dra, bound_pods)
         return TimelineResult(
             s.seed, list(self.attempts), bindings, pending, deleted, claims,
             persistent_volume_claims=persistent_volume_claim_results(s.cluster.storage),
+            extended_resource_claim_status=extended_claim_status(s.cluster.dra, bound_pods),
             attempt_info=list(self.infos), removed=sorted(self.removed),
             finished=sorted(self.finished), timeline=list(self.timeline),
             end_time=self._now_s(), stopped_by=stopped_by, trace=self.trace)

@@ -101,6 +101,22 @@ def test_pod_gets_devices_on_the_node_with_a_slice_only() -> None:
     assert entry["allocation"] == {"devices": [device("container-0-request-0", "gpu-0")]}
 
 
+def test_extended_resource_claim_status() -> None:
+    """PreBind patches the pod's status.extendedResourceClaimStatus: the created claim's name
+    and, per container and extended resource, the claim's device request serving it
+    (patchPodExtendedResourceClaimStatus); a pod served by a device plugin has none."""
+    two = make_pod("p-two").namespace("default").req({EXT: 1}).req({EXT: 1}).manifest()
+    res = run_reference([node("node-dp", **{EXT: "1"}), *cluster(), two, pod("p-dp")])
+    status = res["extendedResourceClaimStatus"]
+    claim = res["resourceClaims"]["default/p-two"][0]["claim"]
+    assert status["default/p-two"] == {"resourceClaimName": claim, "requestMappings": [
+        {"containerName": "con0", "resourceName": EXT, "requestName": "container-0-request-0"},
+        {"containerName": "con1", "resourceName": EXT,
+         "requestName": "container-1-request-0"}]}
+    assert res["bindings"]["default/p-dp"] == "node-dp"
+    assert set(status) == {"default/p-two"}
+
+
 def test_node_without_devices_is_filtered_by_dynamic_resources() -> None:
     """node-2 has no slice: Fit lets the pod through (the node does not advertise the
     resource), DynamicResources cannot allocate the special claim there."""
@@ -386,7 +402,7 @@ def test_reference_agrees_with_upstream(upstream: UpstreamSubject, name: str) ->
     docs = SCENARIOS[name]()
     up = upstream.run(ScenarioInput(docs, name=name)).result
     ref = run_reference(docs)
-    for key in ("bindings", "pending", "resourceClaims"):
+    for key in ("bindings", "pending", "resourceClaims", "extendedResourceClaimStatus"):
         assert up.get(key) == ref.get(key), key
     assert {p: (a["outcome"], a["reasons"], a["message"])
             for p, a in last_attempts(up).items()} == \
@@ -400,5 +416,6 @@ def test_empty_request_mappings_match_upstream_attempt_by_attempt(
     ref = ReferenceSubject().run(scenario).result
     assert up["stoppedBy"] == ref["stoppedBy"] == "until"
     assert attempts_of(up, "default/cache-0") == attempts_of(ref, "default/cache-0")
-    for key in ("bindings", "pending", "resourceClaims"):
+    for key in ("bindings", "pending", "resourceClaims",
+                "extendedResourceClaimStatus"):
         assert up.get(key) == ref.get(key), key

@@ -20,7 +20,8 @@ ATTEMPT_FIELDS = ("pod", "outcome", "node", "reasons", "message", "nominatedNode
                   "attempt", "queue")
 #: End-state fields compared in whole mode.
 END_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "timeline", "endTime",
-              "stoppedBy", "resourceClaims", "persistentVolumeClaims")
+              "stoppedBy", "resourceClaims", "persistentVolumeClaims",
+              "extendedResourceClaimStatus")
 #: Keys whose children are names (pods, nodes, plugins): ``*`` in a field pattern.
 _NAMED = ("bindings", "reasons", "nodes", "filters", "scores", "preFilter", "notCandidates",
           "gated", "persistentVolumeClaims")
@@ -145,7 +146,7 @@ def norm_end(doc: Mapping[str, Any]) -> dict[str, Any]:
         v = doc.get(k)
         if k in ("pending", "deleted", "removed", "finished"):
             v = sorted(v or [])
-        elif k in ("bindings", "resourceClaims"):
+        elif k in ("bindings", "resourceClaims", "extendedResourceClaimStatus"):
             v = dict(v or {})
         elif k == "timeline":
             v = list(v or [])

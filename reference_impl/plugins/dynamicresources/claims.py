@@ -129,6 +129,18 @@ def _allocation_doc(claim: ResourceClaim | None) -> dict[str, Any] | None:
                          "device": r.device} for r in claim.allocation.results]}
 
 
+def extended_claim_status(objects: DRAObjects, bound: Iterable[Pod]
+                          ) -> dict[str, dict[str, Any]]:
+    """The ``extendedResourceClaimStatus`` of a SimulationResult (docs/dra.md#results): for
+    every bound pod whose ``status.extendedResourceClaimStatus`` PreBind patched
+    (patchPodExtendedResourceClaimStatus, extendeddynamicresources.go), its
+    ``resourceClaimName`` and ``requestMappings`` (containerName, resourceName, requestName,
+    in the order of the node's mappings)."""
+    status = objects.extended_resource_claim_status
+    return {pod.key: status[pod.uid] for pod in sorted(bound, key=lambda p: p.key)
+            if pod.uid in status}
+
+
 def claim_results(objects: DRAObjects, bound: Iterable[Pod]) -> dict[str, list[dict[str, Any]]]:
     """The ``resourceClaims`` of a SimulationResult (docs/dra.md#results), as the upstream
     subject reads them back after its run: for every bound pod with ``spec.resourceClaims``,

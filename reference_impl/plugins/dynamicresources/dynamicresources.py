@@ -532,8 +532,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         """``PreBind`` (``bindClaim`` for each claim not reserved for the pod yet): write the
         allocation made in Reserve and add the pod to ``reservedFor``, in the cluster's
         claims, creating the special claim first; then the in-flight allocations are done.
-        The pod's ``status.extendedResourceClaimStatus`` is the special claim
-        (``claim_results`` finds it by its owner).
+        The pod's ``status.extendedResourceClaimStatus`` (the special claim's name and the
+        node's container request mappings) is recorded in
+        ``DRAObjects.extended_resource_claim_status`` (``extended_claim_status`` reports it).
 
         A special claim with an allocation but no container request mappings (a node whose
         device plugin serves the extended resources, kept in play by a user claim: Filter's
@@ -583,6 +584,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return Status.as_error(
                         f"nil or empty request mappings, no update of pod {pod.namespace}/"
                         f"{pod.name} ExtendedResourceClaimStatus")
+                self.dra_manager.objects.extended_resource_claim_status[pod.uid] = {
+                    "resourceClaimName": updated.name,
+                    "requestMappings": [
+                        {"containerName": m.container_name, "resourceName": m.resource_name,
+                         "requestName": m.request_name}
+                        for m in na.container_resource_request_mappings]}
         for uid in done:  # prebindSuccessCleanup
             self.dra_manager.maybe_remove_claim_pending_allocation(uid)
         return None

@@ -23,11 +23,15 @@ from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
 from reference_impl.plugins.helper.behaviour import behaviour
+from reference_impl.plugins.noderesources.dra_scoring import DRAPreScoreState, NilCacheMatcher
 from reference_impl.plugins.noderesources.fit import (
     RESOURCES_SIGNER_NAME,
     compute_pod_resource_request,
+    dra_pre_score_state,
+    extended_resource_cache,
     feature_enabled,
     resource_signature,
+    should_delegate_resource_to_dra,
 )
 from reference_impl.plugins.noderesources.resource_allocation import (
     MIN_INT64,
@@ -139,29 +143,43 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
             names.NodeResourcesBalancedAllocation,
             SCORERS[behaviour(handle, "balanced-allocation-delta")], args.resources,
             use_requested=True, enable_pod_level_resources=self.enable_pod_level_resources,
-            resize_rule=behaviour(handle, "resize-requests-aggregation"))
+            resize_rule=behaviour(handle, "resize-requests-aggregation"),
+            # NewBalancedAllocation sets draManager but not the CEL cache (v1.36/v1.37)
+            dra_matcher=NilCacheMatcher() if self.enable_dra_extended_resource else None)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``PreScore``: Skip for a pod that requests none of the listed resources (best
-        effort; kubernetes#129138), else store its request of each."""
+        effort; kubernetes#129138), else store its request of each and, with
+        DRAExtendedResource, the DRA state of ``getDRAPreScoredParams``."""
         reqs = self.scorer.pod_request_list(pod)
         if ResourceAllocationScorer.is_best_effort_pod(reqs):
             return Status(Code.SKIP)
-        state.write(PRE_SCORE_STATE_KEY, reqs)
+        state.write(PRE_SCORE_STATE_KEY, (reqs, self._dra_pre_score_state()))
         return None
+
+    def _dra_pre_score_state(self) -> DRAPreScoreState | None:
+        return dra_pre_score_state(self.handle, self.enable_dra_extended_resource,
+                                   self.scorer.resources)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """``Score``: PreScore's vector (recomputed if PreScore did not run; then 0 for a
         best-effort pod) through ``balanced_resource_scorer``."""
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
             reqs = self.scorer.pod_request_list(pod)
             if ResourceAllocationScorer.is_best_effort_pod(reqs):
                 return 0
-        return self.scorer.score(node_info, reqs)
+            s = (reqs, self._dra_pre_score_state())
+        return self.scorer.score(node_info, s[0], s[1])
 
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
-        """``SignPod``: the same fragment as NodeResourcesFit's (computePodResourceRequest);
-        never refused in our model (no DeviceClasses)."""
+        """``SignPod``: the same fragment as NodeResourcesFit's (computePodResourceRequest),
+        refused as Fit's is when a DeviceClass maps a resource the pod requests
+        (DRAExtendedResource)."""
         request = compute_pod_resource_request(pod, self.enable_pod_level_resources)
+        dra = extended_resource_cache(self.handle, self.enable_dra_extended_resource)
+        if any(q and should_delegate_resource_to_dra(name, None, dra)
+               for name, q in request.scalar.items()):
+            return None, Status(Code.UNSCHEDULABLE, "signature disabled when dra extended "
+                                "resources are used in the cluster")
         return [(RESOURCES_SIGNER_NAME, resource_signature(request))], None

@@ -8,6 +8,7 @@ status: docs/reference.md#noderesourcesfit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from reference_impl.config.args import (
@@ -15,6 +16,7 @@ from reference_impl.config.args import (
     MOST_ALLOCATED,
     REQUESTED_TO_CAPACITY_RATIO,
     NodeResourcesFitArgs,
+    ResourceSpec,
     ScoringStrategy,
 )
 from reference_impl.dra.extendedresourcecache import (
@@ -43,6 +45,11 @@ from reference_impl.model.requests import (
 from reference_impl.model.validation import is_qualified_name
 from reference_impl.plugins import names
 from reference_impl.plugins.helper.behaviour import behaviour
+from reference_impl.plugins.noderesources.dra_scoring import (
+    DeviceClassMatcher,
+    DRAPreScoreState,
+    get_dra_pre_scored_params,
+)
 from reference_impl.plugins.noderesources.least_allocated import least_resource_scorer
 from reference_impl.plugins.noderesources.most_allocated import most_resource_scorer
 from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
@@ -61,6 +68,7 @@ RESOURCES_SIGNER_NAME = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
 _GATE_DEFAULTS = {
     "PodLevelResources": True,
     "DRAExtendedResource": True,
+    "DRAConsumableCapacity": True,
     "InPlacePodVerticalScaling": True,
     "InPlacePodVerticalScalingSchedulerPreemption": False,
 }
@@ -318,6 +326,27 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
 
 # ----- scoring strategies -----------------------------------------------------------------------
 
+def extended_resource_cache(handle: Any, enabled: bool) -> ExtendedResourceCache | None:
+    """The DRA manager's ``DeviceClassResolver`` (None without DRAExtendedResource)."""
+    if not enabled:
+        return None
+    dra = getattr(handle, "dra_objects", None)
+    return ExtendedResourceCache(dra().device_classes.values() if dra is not None else ())
+
+
+def dra_pre_score_state(handle: Any, enabled: bool, resources: Sequence[ResourceSpec]
+                        ) -> DRAPreScoreState | None:
+    """PreScore's ``getDRAPreScoredParams`` of Fit and BalancedAllocation: None without
+    DRAExtendedResource, without DRA objects, or when no configured resource is backed by
+    DRA."""
+    if not enabled:
+        return None
+    dra = getattr(handle, "dra_objects", None)
+    if dra is None:
+        return None
+    return get_dra_pre_scored_params(dra(), resources)
+
+
 def get_scorer(strategy: ScoringStrategy | None,
                resize_rule: str = MAX_OF_SUMS) -> ResourceAllocationScorer:
     """``getScorer`` / ``nodeResourceStrategyTypeMap``. The scorer embedded in Fit is built with
@@ -440,13 +469,19 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
             handle, "InPlacePodVerticalScaling")
         self.enable_in_place_preemption = feature_enabled(
             handle, "InPlacePodVerticalScalingSchedulerPreemption")
+        if self.enable_dra_extended_resource:
+            # NewFit: the scorer's DRA manager and its CEL cache (cel.Features
+            # EnableConsumableCapacity from DRAConsumableCapacity)
+            self.scorer.dra_matcher = DeviceClassMatcher(
+                feature_enabled(handle, "DRAConsumableCapacity"))
+
+    def _dra_pre_score_state(self) -> DRAPreScoreState | None:
+        """``getDRAPreScoredParams`` when DRAExtendedResource is on, else None."""
+        return dra_pre_score_state(self.handle, self.enable_dra_extended_resource,
+                                   self.scorer.resources)
 
     def _extended_resource_cache(self) -> ExtendedResourceCache | None:
-        """The DRA manager's ``DeviceClassResolver`` (None without DRAExtendedResource)."""
-        if not self.enable_dra_extended_resource:
-            return None
-        dra = getattr(self.handle, "dra_objects", None)
-        return ExtendedResourceCache(dra().device_classes.values() if dra is not None else ())
+        return extended_resource_cache(self.handle, self.enable_dra_extended_resource)
 
     # EnqueueExtensions
     def events_to_register(self) -> list:
@@ -634,18 +669,20 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
 
     # PreScore / Score
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
-        """``PreScore``: store the pod's request of each scored resource. Never skips: a pod
+        """``PreScore``: store the pod's request of each scored resource and, with
+        DRAExtendedResource, the DRA state of ``getDRAPreScoredParams``. Never skips: a pod
         without requests is scored with the 100m cpu / 200Mi memory defaults per container."""
-        state.write(PRE_SCORE_STATE_KEY, self.scorer.pod_request_list(pod))
+        state.write(PRE_SCORE_STATE_KEY,
+                    (self.scorer.pod_request_list(pod), self._dra_pre_score_state()))
         return None
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        """``Score``: the strategy's score (PreScore's vector, recomputed if PreScore did not
+        """``Score``: the strategy's score (PreScore's vectors, recomputed if PreScore did not
         run). Error "resources not found" when no resource is configured."""
-        reqs = state.get(PRE_SCORE_STATE_KEY)
-        if reqs is None:
-            reqs = self.scorer.pod_request_list(pod)
-        return self.scorer.score(node_info, reqs)
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            s = (self.scorer.pod_request_list(pod), self._dra_pre_score_state())
+        return self.scorer.score(node_info, s[0], s[1])
 
     # Sign
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:

@@ -2,9 +2,9 @@
 
 Upstream: ``pkg/scheduler/framework/plugins/noderesources/resource_allocation.go``
 (resourceAllocationScorer: score, calculateNodeAllocatableRequest,
-calculateResourceAllocatableRequest, calculatePodResourceRequest(List), isBestEffortPod).
-How it works, and why the DRA branch is not implemented:
-docs/reference.md#resource-allocation-scorer."""
+calculateResourceAllocatableRequest, calculatePodResourceRequest(List), isBestEffortPod);
+the DRA branch of calculateResourceAllocatableRequest is in ``dra_scoring.py``.
+How it works: docs/reference.md#resource-allocation-scorer."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ from reference_impl.model.requests import (
     MAX_OF_SUMS,
     is_scalar_resource_name,
     pod_requests,
+)
+from reference_impl.plugins.noderesources.dra_scoring import (
+    DeviceClassMatcher,
+    DRAPreScoreState,
+    dra_extended_resource_allocatable_request,
 )
 
 MAX_INT64 = (1 << 63) - 1
@@ -67,13 +72,16 @@ class ResourceAllocationScorer:
     """
 
     __slots__ = ("name", "scorer", "resources", "use_requested", "enable_pod_level_resources",
-                 "resize_rule",
+                 "resize_rule", "dra_matcher",
                  "_kinds", "_skip_unrequested", "_cpu_memory_only")
 
     def __init__(self, name: str, scorer: ScorerFunc, resources: Sequence[ResourceSpec], *,
                  use_requested: bool, enable_pod_level_resources: bool,
-                 resize_rule: str = MAX_OF_SUMS) -> None:
+                 resize_rule: str = MAX_OF_SUMS,
+                 dra_matcher: DeviceClassMatcher | None = None) -> None:
         self.name = name
+        #: the DeviceClass selector matcher of the DRA branch (None: DRAExtendedResource off)
+        self.dra_matcher = dra_matcher
         self.scorer = scorer
         self.resources = tuple(resources)
         self.use_requested = use_requested
@@ -117,7 +125,8 @@ class ResourceAllocationScorer:
 
     # ----- per node -----
     def calculate_node_allocatable_request(
-        self, node_info: NodeInfo, pod_requests_: Sequence[int]
+        self, node_info: NodeInfo, pod_requests_: Sequence[int],
+        dra: DRAPreScoreState | None = None,
     ) -> tuple[list[int], list[int], list[int]]:
         """``calculateNodeAllocatableRequest`` with ``calculateResourceAllocatableRequest``
         inlined: for each listed resource, (node allocated + pod request, node allocated,
@@ -127,7 +136,11 @@ class ResourceAllocationScorer:
         Allocated: cpu/memory from ``NonZeroRequested`` (``Requested`` when
         ``use_requested``); ephemeral-storage and scalar resources always from ``Requested``.
         A resource other than cpu/memory/ephemeral-storage counts only if the node lists it
-        among its scalar allocatable resources.
+        among its scalar allocatable resources, or, when its allocatable there is 0 and ``dra``
+        is given (DRAExtendedResource on and PreScore found a configured resource backed by
+        DRA), if a DeviceClass maps it and the node has matching devices: then allocatable is
+        their count and allocated the count of those allocated
+        (``calculateDRAExtendedResourceAllocatableRequest``).
         """
         if self._cpu_memory_only:
             return self._cpu_memory_vectors(node_info, pod_requests_)
@@ -159,6 +172,9 @@ class ResourceAllocationScorer:
                 name = resources[i].name
                 cap = node_alloc.scalar.get(name, 0)
                 used = node_req.scalar.get(name, 0) if cap != 0 else 0
+                if cap == 0 and dra is not None and self.dra_matcher is not None:
+                    cap, used = dra_extended_resource_allocatable_request(
+                        node_info.node, name, dra, self.dra_matcher)
             if cap == 0:
                 continue
             allocatable[i] = cap
@@ -181,11 +197,12 @@ class ResourceAllocationScorer:
             req_cpu, req_mem = wrap_int64(req_cpu), wrap_int64(req_mem)
         return [req_cpu, req_mem], [used_cpu, used_mem], [cap_cpu, cap_mem]
 
-    def score(self, node_info: NodeInfo, pod_requests_: Sequence[int]) -> int:
+    def score(self, node_info: NodeInfo, pod_requests_: Sequence[int],
+              dra: DRAPreScoreState | None = None) -> int:
         """``resourceAllocationScorer.score``: Error "resources not found" when no resource
         is configured, else the strategy's score of the node's vectors."""
         if not self.resources:
             raise PluginError("resources not found")
         requested, allocated, allocatable = self.calculate_node_allocatable_request(
-            node_info, pod_requests_)
+            node_info, pod_requests_, dra)
         return self.scorer(requested, allocated, allocatable)
