@@ -11,9 +11,11 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from conformance.cli.main import main
+from conformance.core.documents import schema
 from conformance.core.errors import UsageError
 from conformance.core.replacements import (
     RULES,
@@ -286,7 +288,9 @@ def test_run_reports_a_declared_change_as_intended(tmp_path: Path,
     out = capsys.readouterr().out
     assert "intended changes: NodeResourcesFit/ephemeral-storage in" in out
     assert "1 with intended changes" in out
-    case = json.loads(report.read_text())["cases"][0]
+    doc = json.loads(report.read_text())
+    jsonschema.validate(doc, schema("RunReport"))
+    case = doc["cases"][0]
     assert case["status"] == "passed" and case["intendedChanges"][
         "NodeResourcesFit/ephemeral-storage"] >= 1
     # undeclared change (--replaces overrides the class): the same run fails
@@ -304,6 +308,7 @@ def test_explain_shows_the_replacement_beside_the_in_tree_plugin(
             "--config", EXAMPLE_CFG, "--plugins", EXAMPLE]
     assert main([*argv, "-o", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, schema("Explanation"))
     (rep,) = doc["replacements"]
     assert (rep["plugin"], rep["replaces"], rep["changes"]) == (
         "LocalDiskFit", "NodeResourcesFit", ["ephemeral-storage"])
