@@ -267,11 +267,13 @@ def _owner(draw: st.DrawFn, f: frozenset[str], base: str, namespace: str,
 
 @st.composite
 def _workload_pods(draw: st.DrawFn, sizes: Sizes, f: frozenset[str], ctx: PodContext,
-                   running: bool, max_total: int, first_index: int) -> list[Doc]:
-    """The pods of up to ``max_workloads`` workloads, at most ``max_total`` of them; pods are
-    named ``<app>-<n>`` with ``n`` counting from ``first_index``."""
+                   running: bool, max_total: int, first_index: int,
+                   min_workloads: int = 0) -> list[Doc]:
+    """The pods of ``min_workloads`` up to ``max_workloads`` workloads, at most ``max_total`` of
+    them; pods are named ``<app>-<n>`` with ``n`` counting from ``first_index``."""
     out: list[Doc] = []
-    count = draw(st.integers(0, min(sizes.max_workloads, max_total)))
+    most = min(sizes.max_workloads, max_total)
+    count = draw(st.integers(min(min_workloads, most), most))
     for w in range(count):
         if len(out) >= max_total:
             break
@@ -336,11 +338,12 @@ def clusters(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | No
 
 def pending_pods(cluster: GeneratedCluster, sizes: Sizes = SMALL,
                  features: Iterable[str] | None = None,
-                 scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)
-                 ) -> st.SearchStrategy[list[Doc]]:
-    """Pending pods for ``cluster`` (at most ``sizes.max_pending_pods``), from workloads whose
-    templates may use every feature, named after the cluster's running pods."""
+                 scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,),
+                 min_workloads: int = 0) -> st.SearchStrategy[list[Doc]]:
+    """Pending pods for ``cluster`` (at most ``sizes.max_pending_pods``), from
+    ``min_workloads`` or more workloads whose templates may use every feature, named after the
+    cluster's running pods."""
     f = resolve_features(features)
     first = cluster.next_pod_index
     return _workload_pods(sizes, f, cluster.pod_context(scheduler_names), False,
-                          sizes.max_pending_pods, first)
+                          sizes.max_pending_pods, first, min_workloads)

@@ -44,7 +44,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
         config = draw(st.none() | scheduler_configs(sizes, f))
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
-    pending = draw(pending_pods(cluster, sizes, f, names))
+    # a DRA scenario has a pending pod to claim devices (strategies/dra.py gives one claims)
+    pending = draw(pending_pods(cluster, sizes, f, names, int(DRA_FEATURE in f)))
     classes = draw(storage_classes(cluster)) if STORAGE_FEATURE in f else None
     workloads, triggered = draw(add_workloads(cluster, pending, sizes, f, names, classes))
     draw(busy_cluster(cluster, pending, f))

@@ -14,9 +14,33 @@ from tests.storage.test_ci_storage_share import _commands, _option, family_share
 SAMPLE = 20
 
 
+IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def _dra_extended_names(documents: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The extended resources DeviceClasses serve: ``spec.extendedResourceName`` and the
+    implicit ``deviceclass.resource.kubernetes.io/<class>`` of every class."""
+    names: set[str] = set()
+    for d in documents:
+        if d.get("kind") == "DeviceClass":
+            names.add(IMPLICIT_PREFIX + str((d.get("metadata") or {}).get("name")))
+            if (d.get("spec") or {}).get("extendedResourceName"):
+                names.add(str(d["spec"]["extendedResourceName"]))
+    return names
+
+
+def _requests(pod: Mapping[str, Any]) -> set[str]:
+    spec = pod.get("spec") or {}
+    return {name for c in (spec.get("containers") or []) + (spec.get("initContainers") or [])
+            for name in ((c.get("resources") or {}).get("requests") or {})}
+
+
 def _claims_devices(documents: Sequence[Mapping[str, Any]]) -> bool:
-    """A DRA scenario: a pod that references a ResourceClaim (what DynamicResources reads)."""
-    return any(d.get("kind") == "Pod" and (d.get("spec") or {}).get("resourceClaims")
+    """A DRA scenario: a pod that references a ResourceClaim, or requests an extended resource
+    a DeviceClass serves (both are what DynamicResources allocates devices for)."""
+    served = _dra_extended_names(documents)
+    return any(d.get("kind") == "Pod" and ((d.get("spec") or {}).get("resourceClaims")
+                                           or _requests(d) & served)
                for d in documents)
 
 
