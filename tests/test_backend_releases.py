@@ -3,7 +3,8 @@
 refusals when they are missing or of another release, the subject specs, the admission
 plugins each release registers, the build scripts' checks, and, when ``backends/build.sh
 --release v1.34.4`` has run, the v1.34.4 control plane scheduling the hand-written scenarios
-as the reference of v1.34.4 does.
+as the reference of v1.34.4 does (and, with a Docker engine and ``backends/images.sh
+--release v1.34.4``, its containers).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backend_scenarios import SCENARIOS, decisions
+from backend_scenarios import SCENARIOS, decisions, docker_engine
 from kubernetes_source import kubernetes_source
 
 from conformance.backends.control_plane import (
@@ -24,7 +25,12 @@ from conformance.backends.control_plane import (
     DISABLED_ADMISSION,
     disabled_admission,
 )
-from conformance.backends.docker_launcher import DockerSubject
+from conformance.backends.docker_launcher import (
+    LOCAL_REPOSITORY,
+    REPOSITORY_ENV,
+    DockerSubject,
+    default_images,
+)
 from conformance.backends.process import ProcessSubject, binaries_missing, find_binaries
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput
@@ -203,3 +209,21 @@ def test_the_old_release_schedules_as_its_reference(old_subject: ProcessSubject,
     assert real["upstreamRelease"] == OLD
     ref = ReferenceSubject(release=OLD).run(sc).result
     assert decisions(real) == decisions(ref)
+
+
+OLD_IMAGES = default_images(os.environ.get(REPOSITORY_ENV) or LOCAL_REPOSITORY, OLD)
+DOCKER, NO_DOCKER = docker_engine(OLD_IMAGES)
+
+
+@pytest.mark.skipif(bool(NO_DOCKER), reason=NO_DOCKER)
+def test_the_old_release_in_containers_schedules_as_its_reference() -> None:
+    s = DockerSubject(client=DOCKER, timeout=90, release=OLD)
+    assert (s.cp.etcd_image, s.cp.apiserver_image, s.cp.scheduler_image) == (
+        OLD_IMAGES["etcd"], OLD_IMAGES["kube-apiserver"], OLD_IMAGES["kube-scheduler"])
+    s.cp.pull = False
+    with s:
+        for name in ("resources", "preemption"):
+            sc = ScenarioInput(SCENARIOS[name], None, 0, name, release=OLD)
+            real = s.run(sc).result
+            assert real["upstreamRelease"] == OLD
+            assert decisions(real) == decisions(ReferenceSubject(release=OLD).run(sc).result)
