@@ -211,12 +211,15 @@ def test_the_old_release_schedules_as_its_reference(old_subject: ProcessSubject,
     assert decisions(real) == decisions(ref)
 
 
-OLD_IMAGES = default_images(os.environ.get(REPOSITORY_ENV) or LOCAL_REPOSITORY, OLD)
+REPOSITORY = os.environ.get(REPOSITORY_ENV) or LOCAL_REPOSITORY
+OLD_IMAGES = default_images(REPOSITORY, OLD)
 DOCKER, NO_DOCKER = docker_engine(OLD_IMAGES)
 
 
 @pytest.mark.skipif(bool(NO_DOCKER), reason=NO_DOCKER)
-def test_the_old_release_in_containers_schedules_as_its_reference() -> None:
+def test_the_old_release_in_containers_schedules_as_its_reference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(REPOSITORY_ENV, REPOSITORY)
     s = DockerSubject(client=DOCKER, timeout=90, release=OLD)
     assert (s.cp.etcd_image, s.cp.apiserver_image, s.cp.scheduler_image) == (
         OLD_IMAGES["etcd"], OLD_IMAGES["kube-apiserver"], OLD_IMAGES["kube-scheduler"])
