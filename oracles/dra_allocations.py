@@ -154,6 +154,7 @@ def check(ctx: OracleContext) -> list[Violation]:
                 users.setdefault((r.driver, r.pool, r.device), []).append(
                     (f"{claim.namespace}/{claim.name}", bool(r.admin_access)))
     judged: set[str] = set()
+    taints_honoured = ctx.release.feature_enabled("DRADeviceTaints")
     for pod_key, node_name, claim, results in _allocated(ctx):
         ckey = f"{claim.namespace}/{claim.name}"
         if ckey in judged:  # a claim two pods share: judged with the first
@@ -191,7 +192,12 @@ def check(ctx: OracleContext) -> list[Violation]:
                     out.append(Violation(NAME, pod_key, node_name,
                                          f"{where} does not satisfy the selector of {owner}: "
                                          f"{failed}"))
-            for t in loc.device.taints:
+            # honoured only where the release's DRADeviceTaints is on (alpha and off in v1.34:
+            # the API server drops the taints, dropDisabledDRADeviceTaintsFields in
+            # pkg/registry/resource/resourceslice/strategy.go, and DynamicResources'
+            # enableDeviceTaints is off, pkg/scheduler/framework/plugins/dynamicresources/
+            # dynamicresources.go)
+            for t in loc.device.taints if taints_honoured else ():
                 if t.effect in (DEVICE_TAINT_NO_SCHEDULE, DEVICE_TAINT_NO_EXECUTE) and not any(
                         _tolerated(tol, t) for tol in req.tolerations):
                     out.append(Violation(NAME, pod_key, node_name,

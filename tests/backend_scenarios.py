@@ -1,8 +1,10 @@
 """Hand-written scenarios that the real control-plane backends (process, docker) run and
-compare with the reference (tests/test_process_backend.py, tests/test_docker_engine.py)."""
+compare with the reference (tests/test_process_backend.py, tests/test_docker_engine.py,
+tests/test_backend_releases.py), and the Docker engine those tests need."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from reference_impl.testing.wrappers import (
@@ -88,3 +90,24 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
 
 def decisions(doc: dict[str, Any]) -> tuple[Any, ...]:
     return doc["bindings"], doc["pending"], doc["deleted"]
+
+
+def docker_engine(images: Mapping[str, str]) -> tuple[Any, str]:
+    """(a client, "") when a Docker engine answers and has ``images``, else (None, why not)."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+    except Exception as e:  # noqa: BLE001 - any failure means: no engine here
+        return None, f"no Docker engine reachable ({type(e).__name__})"
+    missing = []
+    for image in images.values():
+        try:
+            client.images.get(image)
+        except Exception:  # noqa: BLE001
+            missing.append(image)
+    if missing:
+        return None, (f"images {', '.join(missing)} not present: run backends/images.sh "
+                      "(after backends/build.sh; --release for another release)")
+    return client, ""

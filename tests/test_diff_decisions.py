@@ -150,6 +150,21 @@ def test_driver_queue_order_warning_is_a_hazard() -> None:
                                                             "order"]) == []
 
 
+def test_a_binding_among_tied_nodes_is_a_hazard_where_select_host_is_random() -> None:
+    """v1.34.4's selectHost samples tied top-scored nodes at random: the real scheduler's
+    choice cannot be the reference's. From v1.35 it is deterministic; no tie, no hazard."""
+    docs = [node("a"), node("b"), pod("p")]
+    old = ScenarioInput(docs, name="tie", release="v1.34.4")
+    (h,) = decisions.timing_hazards(old, ReferenceSubject(release="v1.34.4").run(old).result)
+    assert h == ("host-tie: default/p is bound among 2 nodes tied on the top score (a, b): "
+                 "selectHost of v1.34.4 picks one at random")
+    new = ScenarioInput(docs, name="tie")
+    assert decisions.timing_hazards(new, reference_doc(new)) == []
+    untied = ScenarioInput([node("a"), node("b", "1"), pod("p")], name="x", release="v1.34.4")
+    assert decisions.timing_hazards(
+        untied, ReferenceSubject(release="v1.34.4").run(untied).result) == []
+
+
 def test_a_claim_two_pending_pods_share_is_a_hazard() -> None:
     """dra/example-driver-demo: share-a and share-b name the claim "shared"; the real
     scheduler may attempt share-b while share-a's binding allocates it. Claims of one pod

@@ -26,7 +26,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from backend_scenarios import SCENARIOS, decisions, node, pod
+from backend_scenarios import SCENARIOS, decisions, docker_engine, node, pod
 
 from conformance.backends import docker_launcher as dl
 from conformance.backends.plan import RUN_LABEL
@@ -40,28 +40,7 @@ REPOSITORY = os.environ.get(dl.REPOSITORY_ENV) or "kschedconf.local"
 IMAGES = dl.default_images(REPOSITORY)
 
 
-def _engine() -> tuple[Any, str]:
-    """(a client, "") when an engine answers and has the images, else (None, why not)."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-    except Exception as e:  # noqa: BLE001 - any failure means: no engine here
-        return None, f"no Docker engine reachable ({type(e).__name__})"
-    missing = []
-    for image in IMAGES.values():
-        try:
-            client.images.get(image)
-        except Exception:  # noqa: BLE001
-            missing.append(image)
-    if missing:
-        return None, (f"images {', '.join(missing)} not present: run backends/images.sh "
-                      "(after backends/build.sh)")
-    return client, ""
-
-
-CLIENT, MISSING = _engine()
+CLIENT, MISSING = docker_engine(IMAGES)
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=MISSING)
 
 

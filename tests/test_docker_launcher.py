@@ -17,7 +17,6 @@ import io
 import os
 import tarfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import docker.models.containers as sdk_containers
@@ -25,10 +24,12 @@ import docker.models.images as sdk_images
 import docker.models.networks as sdk_networks
 import pytest
 import yaml
+from kubernetes_source import kubernetes_source
 
 from conformance.backends import docker_launcher as dl
 from conformance.backends.plan import RUN_LABEL
 from conformance.core.subject import SubjectError
+from reference_impl.releases import supported_releases
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 
@@ -344,35 +345,63 @@ def test_scheduler_per_scenario_with_user_image_and_config() -> None:
     assert all(c.removed for c in client.created)
 
 
-def _pinned_kubernetes_source() -> Path | None:
-    """k8s.io/kubernetes of the pinned release in the Go module cache (the backends and
-    upstream builds download it), if there."""
-    import shutil
-    import subprocess
-
-    if shutil.which("go") is None:
-        return None
-    try:
-        cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True,
-                               timeout=30).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    d = Path(cache) / f"k8s.io/kubernetes@{UPSTREAM_RELEASE}"
-    return d if d.is_dir() else None
-
-
-def test_etcd_image_is_kubeadms_for_the_pinned_release() -> None:
-    """The etcd image tag is the one kubeadm of the pinned release deploys."""
+@pytest.mark.parametrize("release", supported_releases())
+def test_etcd_image_is_kubeadms_for_each_release(release: str) -> None:
+    """The etcd image tag of each release is the one kubeadm of that release deploys."""
     import re
 
-    src = _pinned_kubernetes_source()
+    src = kubernetes_source(release)
     if src is None:
-        pytest.skip("k8s.io/kubernetes of the pinned release is not in the Go module cache "
-                    "(bash backends/build.sh downloads it)")
+        pytest.skip(f"k8s.io/kubernetes {release} is not in the Go module cache "
+                    f"(bash backends/build.sh --release {release} downloads it)")
     text = (src / "cmd/kubeadm/app/constants/constants.go").read_text()
     m = re.search(r'DefaultEtcdVersion = "([^"]+)"', text)
     assert m is not None
-    assert dl.ETCD_IMAGE == f"registry.k8s.io/etcd:{m.group(1)}"
+    assert dl.default_images(dl.REGISTRY, release)["etcd"] == f"registry.k8s.io/etcd:{m.group(1)}"
+    if release == UPSTREAM_RELEASE:
+        assert dl.ETCD_IMAGE == f"registry.k8s.io/etcd:{m.group(1)}"
+
+
+def test_every_supported_release_has_an_etcd_image() -> None:
+    assert sorted(dl.ETCD_TAGS) == sorted(supported_releases())
+
+
+def test_a_release_runs_its_images_and_the_admission_plugins_it_has() -> None:
+    """The control plane of v1.34.4: its images, and no admission plugin it does not register
+    in --disable-admission-plugins (kube-apiserver refuses an unknown one)."""
+    images = dl.default_images(dl.REGISTRY, "v1.34.4")
+    client = FakeClient(present=(images["etcd"], images["kube-apiserver"],
+                                 images["kube-scheduler"]))
+    cp = plane(client, release="v1.34.4")
+    cp.start()
+    try:
+        etcd, api = by_suffix(client, "-etcd"), by_suffix(client, "-apiserver")
+        assert etcd.image == "registry.k8s.io/etcd:3.6.5-0"
+        assert api.image == "registry.k8s.io/kube-apiserver:v1.34.4"
+        (flag,) = [a for a in api.command if a.startswith("--disable-admission-plugins=")]
+        disabled = flag.split("=", 1)[1].split(",")
+        assert "Priority" in disabled and "ServiceAccount" in disabled
+        assert not {"PodResizeValidator", "PodGroupProtection",
+                    "NodeDeclaredFeatureValidator"} & set(disabled)
+        cp.start_scheduler(None)
+        assert by_suffix(client, "-scheduler-1").image == "registry.k8s.io/kube-scheduler:v1.34.4"
+        assert client.pulled == []
+    finally:
+        cp.stop()
+
+
+def test_a_missing_local_image_names_the_commands_that_build_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Images of kschedconf.local are built here (backends/images.sh), never pulled."""
+    monkeypatch.setenv(dl.REPOSITORY_ENV, dl.LOCAL_REPOSITORY)
+    client = FakeClient()
+    cp = plane(client, release="v1.35.4")
+    with pytest.raises(SubjectError) as e:
+        cp.start()
+    assert "kschedconf.local/etcd:3.6.6-0 is not present" in str(e.value)
+    assert ("`bash backends/build.sh --release v1.35.4 && bash backends/images.sh --release "
+            "v1.35.4`") in str(e.value)
+    assert client.pulled == []
 
 
 def test_default_scheduler_image_is_the_pinned_release() -> None:

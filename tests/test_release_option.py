@@ -129,9 +129,9 @@ def test_the_golden_suite_of_a_release_uses_its_decisions_and_skips_its_random_o
 
 
 def test_subjects_of_one_release_refuse_another(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = _cli(capsys, "diff", "--release", "v1.34", "--upstream", "process",
-                        "--scenarios", "1")
-    assert code == 2 and "runs kube-scheduler v1.37.2 only" in err
+    code, _, err = _cli(capsys, "diff", "--release", "v1.34", "--upstream", "kubeconfig:ctx",
+                        "--i-own-this-cluster", "ctx", "--scenarios", "1")
+    assert code == 2 and "the kubeconfig subject runs the kube-scheduler of its cluster" in err
     code, _, err = _cli(capsys, "diff", "--release", "v1.34", "--upstream", "upstream@v1.35.4",
                         "--scenarios", "1")
     assert code == 2 and "give the release once" in err

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from conformance.backends.certs import CertBundle
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 SCHED_CONFIG_API = "kubescheduler.config.k8s.io/v1"
 
@@ -34,12 +35,40 @@ DISABLED_ADMISSION = (
     "CertificateSigning", "ClusterTrustBundleAttest", "CertificateSubjectRestriction",
     "DefaultIngressClass", "NodeDeclaredFeatureValidator", "PodResizeValidator",
 )
+#: The plugins of :data:`DISABLED_ADMISSION` that an older release does not register, with the
+#: first minor that does (``AllOrderedPlugins``, pkg/kubeapiserver/options/plugins.go of each
+#: release): kube-apiserver refuses an unknown name in ``--disable-admission-plugins``
+#: ("disable-admission-plugins plugin %q is unknown", staging/src/k8s.io/apiserver/pkg/server/
+#: options/admission.go ``Validate``). v1.36 alone also turns on PodGroupWorkloadExists and
+#: JobValidation, which judge PodGroup and Job objects only (none is created): they stay on.
+ADMISSION_SINCE_MINOR = {"NodeDeclaredFeatureValidator": 35, "PodGroupProtection": 36,
+                         "PodResizeValidator": 36}
+
+
+def release_minor(release: str) -> int:
+    """``34`` for ``v1.34.4``."""
+    m = re.fullmatch(r"v1\.(\d+)\.\d+", release)
+    if m is None:
+        raise ValueError(f"not a release tag: {release!r} (e.g. v1.34.4)")
+    return int(m.group(1))
+
+
+def disabled_admission(release: str = UPSTREAM_RELEASE) -> tuple[str, ...]:
+    """:data:`DISABLED_ADMISSION` without the plugins ``release`` does not register."""
+    minor = release_minor(release)
+    return tuple(p for p in DISABLED_ADMISSION if ADMISSION_SINCE_MINOR.get(p, 0) <= minor)
+
+
 SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes there
 #: client-go's streaming lists replay an informer's initial state from a map (random order):
 #: the scheduler would receive the nodes (whose order decides equal scores) and the pending
 #: pods (whose order decides the queue among equal priorities) shuffled. With plain LIST
 #: requests it receives them in the API server's key order, which the driver controls. Only
-#: how the informers load their first state changes; nothing of scheduling.
+#: how the informers load their first state changes; nothing of scheduling. The gate is
+#: client-go's (staging/src/k8s.io/client-go/features/known_features.go), known to
+#: kube-scheduler's ``--feature-gates`` in every supported release (pkg/features/
+#: kube_features.go and client_adapter.go add client-go's gates to the component's; v1.34.4
+#: has it as a beta gate, off by default).
 SCHEDULER_FEATURE_GATES = "WatchListClient=false"
 #: Verbosity 3 logs the start of every scheduling cycle, which orders the attempts the API
 #: shows (``scheduler_log.py``).

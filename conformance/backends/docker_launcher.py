@@ -24,11 +24,11 @@ import conformance.backends.cleanup as cleanup
 from conformance.backends.api import KubeApi
 from conformance.backends.certs import CertBundle, make_certs
 from conformance.backends.control_plane import (
-    DISABLED_ADMISSION,
     SCHEDULER_FEATURE_GATES,
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
     SchedulerState,
+    disabled_admission,
     kubeconfig_doc,
     parse_scheduler_state,
     scheduler_config,
@@ -41,24 +41,37 @@ from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 REGISTRY = "registry.k8s.io"
 #: where the control-plane images come from, as kubeadm's ``imageRepository``: a mirror, or
-#: ``kschedconf.local`` for the images ``backends/images.sh`` builds from the pinned source
+#: ``kschedconf.local`` for the images ``backends/images.sh`` builds from the release's source
 REPOSITORY_ENV = "KSCHEDCONF_IMAGE_REPOSITORY"
-#: etcd image tag of the pinned release: kubeadm's ``DefaultEtcdVersion`` (cmd/kubeadm/app/
-#: constants/constants.go), the etcd server version k8s.io/kubernetes requires (backends/go.mod)
-ETCD_TAG = "3.7.0-0"
+LOCAL_REPOSITORY = "kschedconf.local"
+#: etcd image tag of each supported release: kubeadm's ``DefaultEtcdVersion``
+#: (cmd/kubeadm/app/constants/constants.go of the release; build/dependencies.yaml's etcd).
+#: For v1.37.2 and v1.36.3 the etcd server version k8s.io/kubernetes requires; v1.34.4 and
+#: v1.35.4 require the patch before (3.6.4, 3.6.5), which backends/build.sh builds: the local
+#: images of those releases hold that etcd under kubeadm's tag.
+ETCD_TAGS = {"v1.34.4": "3.6.5-0", "v1.35.4": "3.6.6-0", "v1.36.3": "3.6.8-0",
+             "v1.37.2": "3.7.0-0"}
+ETCD_TAG = ETCD_TAGS[UPSTREAM_RELEASE]
 
 
 def image_repository() -> str:
     return (os.environ.get(REPOSITORY_ENV) or REGISTRY).rstrip("/")
 
 
-def default_images(repository: str | None = None) -> dict[str, str]:
-    """The images of the pinned release in ``repository`` (default: ``$KSCHEDCONF_IMAGE_
-    REPOSITORY``, else registry.k8s.io), named as kubeadm names them."""
+def default_images(repository: str | None = None,
+                   release: str = UPSTREAM_RELEASE) -> dict[str, str]:
+    """The images of ``release`` (default: the pinned one) in ``repository`` (default:
+    ``$KSCHEDCONF_IMAGE_REPOSITORY``, else registry.k8s.io), named as kubeadm names them."""
     r = repository or image_repository()
-    return {"etcd": f"{r}/etcd:{ETCD_TAG}",
-            "kube-apiserver": f"{r}/kube-apiserver:{UPSTREAM_RELEASE}",
-            "kube-scheduler": f"{r}/kube-scheduler:{UPSTREAM_RELEASE}"}
+    return {"etcd": f"{r}/etcd:{ETCD_TAGS[release]}",
+            "kube-apiserver": f"{r}/kube-apiserver:{release}",
+            "kube-scheduler": f"{r}/kube-scheduler:{release}"}
+
+
+def images_command(release: str = UPSTREAM_RELEASE) -> str:
+    """The commands that build the local images of ``release``."""
+    flag = "" if release == UPSTREAM_RELEASE else f" --release {release}"
+    return f"bash backends/build.sh{flag} && bash backends/images.sh{flag}"
 
 
 ETCD_IMAGE = default_images(REGISTRY)["etcd"]
@@ -147,9 +160,10 @@ class DockerControlPlane:
     def __init__(self, client: Any = None, *, scheduler_image: str | None = None,
                  etcd_image: str | None = None, apiserver_image: str | None = None,
                  run_id: str | None = None, start_timeout: float = START_TIMEOUT,
-                 pull: bool = True) -> None:
+                 pull: bool = True, release: str = UPSTREAM_RELEASE) -> None:
         self._client = client
-        images = default_images()
+        self.release = release
+        images = default_images(release=release)
         self.etcd_image = etcd_image or images["etcd"]
         self.apiserver_image = apiserver_image or images["kube-apiserver"]
         self.scheduler_image = scheduler_image or images["kube-scheduler"]
@@ -199,6 +213,10 @@ class DockerControlPlane:
             self.client.images.get(image)
             return
         except from_sdk.ImageNotFound:
+            if image.startswith(f"{LOCAL_REPOSITORY}/"):  # built here, never pulled
+                raise SubjectError(f"docker backend: image {image} is not present; build the "
+                                   f"images of {self.release} with "
+                                   f"`{images_command(self.release)}`") from None
             if not self.pull:
                 raise SubjectError(f"docker backend: image {image} is not present and pulling "
                                    "is off") from None
@@ -348,7 +366,7 @@ class DockerControlPlane:
             f"--service-account-signing-key-file={FILES}/pki/sa.key",
             f"--service-cluster-ip-range={SERVICE_CIDR}", "--endpoint-reconciler-type=none",
             "--enable-admission-plugins=NamespaceLifecycle",
-            f"--disable-admission-plugins={','.join(DISABLED_ADMISSION)}",
+            f"--disable-admission-plugins={','.join(disabled_admission(self.release))}",
             "--enable-priority-and-fairness=false", "--profiling=false", "--v=1"],
             pki, ports={f"{API_PORT}/tcp": (LOOPBACK, None)})
         self.api_port = self._published(self.containers["apiserver"], API_PORT)
@@ -463,17 +481,19 @@ def _docker_errors() -> Any:
 
 
 class DockerSubject(OwnedControlPlaneSubject):
-    """``--subject docker`` / ``docker:SCHEDULER_IMAGE``: the control plane in containers."""
+    """``--subject docker`` / ``docker:SCHEDULER_IMAGE``: the control plane of the pinned
+    release, or of ``release`` (``--release``, ``docker@vX.Y.Z``), in containers."""
 
     name = "docker"
 
     def __init__(self, scheduler_image: str | None = None, config_path: str | None = None, *,
                  client: Any = None, time_scale: float = 1.0, settle: float = 0.5,
-                 timeout: float = 120.0, start_timeout: float = START_TIMEOUT) -> None:
+                 timeout: float = 120.0, start_timeout: float = START_TIMEOUT,
+                 release: str | None = None) -> None:
         super().__init__(config_path=config_path, time_scale=time_scale, settle=settle,
-                         timeout=timeout)
+                         timeout=timeout, release=release)
         self.cp = DockerControlPlane(client, scheduler_image=scheduler_image,
-                                     start_timeout=start_timeout)
+                                     start_timeout=start_timeout, release=self.release)
 
     def start_control_plane(self) -> None:
         self.cp.start()
@@ -506,7 +526,7 @@ class DockerSubject(OwnedControlPlaneSubject):
         return self._started and self.cp.cleanup is not None
 
     def describe(self) -> dict[str, str]:
-        d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,
+        d = {"subject": self.name, "upstreamRelease": self.release,
              "implementation": "kube-scheduler, kube-apiserver, etcd in Docker containers",
              "schedulerImage": self.cp.scheduler_image}
         if self.config_path:

@@ -24,6 +24,7 @@ from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
 from conformance.backends.timeline import PlannedEvent, Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: broken watch streams in one scenario after which the API server counts as unreachable
 MAX_WATCH_FAILURES = 20
@@ -53,6 +54,7 @@ class DriverOptions:
     node_prefix: str = ""
     parallelism: int | None = 1
     rename_for_order: bool = True
+    release: str = UPSTREAM_RELEASE  # the kube-scheduler release the result names
 
 
 class SchedulerHooks(Protocol):
@@ -107,7 +109,7 @@ class Driver:
 
     def _new_recorder(self) -> Recorder:
         return Recorder(self.naming, lambda key: self.responsible.get(key, False),
-                        self.clock.virtual)
+                        self.clock.virtual, release=self.opt.release)
 
     def plan(self, scenario: ScenarioInput) -> Plan:
         """Check the scenario with the reference loader and turn it into API objects."""

@@ -1,8 +1,8 @@
-"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler of the pinned release as
-local processes (binaries from ``backends/build.sh``: :func:`find_binaries`), on reserved
-loopback ports (``ports.py``), in a private temporary directory with fresh certificates
-(``certs.py``), released on every exit path (``cleanup.py``). Flags and search order:
-``docs/backends.md``.
+"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler of the pinned release (or of
+another supported one) as local processes (binaries from ``backends/build.sh [--release]``:
+:func:`find_binaries`), on reserved loopback ports (``ports.py``), in a private temporary
+directory with fresh certificates (``certs.py``), released on every exit path
+(``cleanup.py``). Flags and search order: ``docs/backends.md``.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import conformance.backends.cleanup as cleanup
 from conformance.backends.api import KubeApi
 from conformance.backends.certs import CertBundle, make_certs
 from conformance.backends.control_plane import (
-    DISABLED_ADMISSION,
     SCHEDULER_FEATURE_GATES,
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
     SchedulerState,
+    disabled_admission,
     parse_scheduler_state,
     scheduler_config,
     write_kubeconfig,
@@ -44,15 +44,42 @@ START_TIMEOUT = 60.0
 PORT_RETRIES = 3
 
 
-def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Path]:
-    """The three binaries, or a :class:`SubjectError` saying how to build them."""
-    dirs: list[Path] = []
+def build_command(release: str = UPSTREAM_RELEASE) -> str:
+    """The command that builds the binaries of ``release``."""
+    return ("bash backends/build.sh" if release == UPSTREAM_RELEASE else
+            f"bash backends/build.sh --release {release}")
+
+
+def binary_dirs(bin_dir: str | os.PathLike[str] | None = None,
+                release: str = UPSTREAM_RELEASE) -> list[Path]:
+    """Where the binaries of ``release`` are looked for: ``bin_dir`` itself when given; else
+    ``vX.Y.Z/`` of ``$KSCHEDCONF_BACKENDS_BIN`` or ``backends/bin`` (``backends/build.sh
+    --release``), and for the pinned release that directory itself first (its layout before
+    per-release builds, which build.sh keeps)."""
     if bin_dir:
-        dirs.append(Path(bin_dir))
-    elif os.environ.get("KSCHEDCONF_BACKENDS_BIN"):
-        dirs.append(Path(os.environ["KSCHEDCONF_BACKENDS_BIN"]))
-    else:
-        dirs.append(REPO_BIN)
+        return [Path(bin_dir)]
+    base = Path(os.environ.get("KSCHEDCONF_BACKENDS_BIN") or REPO_BIN)
+    return [base, base / release] if release == UPSTREAM_RELEASE else [base / release]
+
+
+def binary_release(path: Path) -> str:
+    """The release ``kube-apiserver --version`` / ``kube-scheduler --version`` prints
+    ("Kubernetes v1.34.4"), or "" when it prints nothing of the kind."""
+    try:
+        out = subprocess.run([str(path), "--version"], capture_output=True, text=True,
+                             timeout=30, check=False).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out[1] if len(out) >= 2 and out[0] == "Kubernetes" else ""
+
+
+def find_binaries(bin_dir: str | os.PathLike[str] | None = None,
+                  release: str = UPSTREAM_RELEASE) -> dict[str, Path]:
+    """The three binaries of ``release``, or a :class:`SubjectError` saying how to build them.
+    The pinned release's may also come from ``$PATH``; kube-apiserver and kube-scheduler must
+    say they are of ``release`` (``--version``)."""
+    dirs = binary_dirs(bin_dir, release)
+    use_path = not bin_dir and release == UPSTREAM_RELEASE
     out: dict[str, Path] = {}
     for name in BINARIES:
         for d in dirs:
@@ -61,24 +88,31 @@ def find_binaries(bin_dir: str | os.PathLike[str] | None = None) -> dict[str, Pa
                 out[name] = p
                 break
         else:
-            found = None if bin_dir else shutil.which(name)
+            found = shutil.which(name) if use_path else None
             if found is None:
                 raise SubjectError(
                     f"process backend: {name} not found in {', '.join(map(str, dirs))}"
-                    f"{'' if bin_dir else ' or on PATH'}; build the binaries of the pinned "
-                    f"release {UPSTREAM_RELEASE} with backends/build.sh (needs Go)")
+                    f"{' or on PATH' if use_path else ''}; build the binaries of "
+                    f"{'the pinned release ' if release == UPSTREAM_RELEASE else ''}{release} "
+                    f"with `{build_command(release)}` (needs Go)")
             out[name] = Path(found)
+    for name in ("kube-apiserver", "kube-scheduler"):
+        got = binary_release(out[name])
+        if got != release:
+            raise SubjectError(
+                f"process backend: {out[name]} is {got or 'of an unknown release'}, not "
+                f"{release}; build the binaries of {release} with `{build_command(release)}`")
     return out
 
 
-
-def binaries_missing() -> str:
-    """Why the three binaries cannot be found (how to build them), or ``""``."""
+def binaries_missing(release: str = UPSTREAM_RELEASE) -> str:
+    """Why the three binaries of ``release`` cannot be found (how to build them), or ``""``."""
     try:
-        find_binaries()
+        find_binaries(release=release)
     except SubjectError as e:
         return str(e)
     return ""
+
 
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
     try:
@@ -103,8 +137,9 @@ class ProcessControlPlane:
     """etcd + kube-apiserver (+ one kube-scheduler at a time) in a temporary directory."""
 
     def __init__(self, bin_dir: str | None = None, *, start_timeout: float = START_TIMEOUT,
-                 keep_dir: bool = False) -> None:
-        self.bins = find_binaries(bin_dir)
+                 keep_dir: bool = False, release: str = UPSTREAM_RELEASE) -> None:
+        self.release = release
+        self.bins = find_binaries(bin_dir, release)
         self.start_timeout = start_timeout
         self.keep_dir = keep_dir
         self.cleanup: cleanup.Cleanup | None = None
@@ -223,7 +258,7 @@ class ProcessControlPlane:
             f"--service-cluster-ip-range={SERVICE_CIDR}",
             "--endpoint-reconciler-type=none",
             "--enable-admission-plugins=NamespaceLifecycle",
-            f"--disable-admission-plugins={','.join(DISABLED_ADMISSION)}",
+            f"--disable-admission-plugins={','.join(disabled_admission(self.release))}",
             "--enable-priority-and-fairness=false", "--profiling=false",
             "--watch-cache=true", "--v=1"])
         self._wait(api, f"https://{LOOPBACK}:{self.api_port}/readyz", "ok", self.start_timeout)
@@ -323,17 +358,19 @@ class ProcessControlPlane:
 
 
 class ProcessSubject(OwnedControlPlaneSubject):
-    """``--subject process`` / ``process:CFG.yaml``: the pinned release's kube-scheduler,
-    kube-apiserver and etcd as local processes."""
+    """``--subject process`` / ``process:CFG.yaml``: kube-scheduler, kube-apiserver and etcd of
+    the pinned release, or of ``release`` (``--release``, ``process@vX.Y.Z``), as local
+    processes."""
 
     name = "process"
 
     def __init__(self, config_path: str | None = None, *, bin_dir: str | None = None,
                  time_scale: float = 1.0, settle: float = 0.5, timeout: float = 120.0,
-                 start_timeout: float = START_TIMEOUT) -> None:
+                 start_timeout: float = START_TIMEOUT, release: str | None = None) -> None:
         super().__init__(config_path=config_path, time_scale=time_scale, settle=settle,
-                         timeout=timeout)
-        self.cp = ProcessControlPlane(bin_dir, start_timeout=start_timeout)
+                         timeout=timeout, release=release)
+        self.cp = ProcessControlPlane(bin_dir, start_timeout=start_timeout,
+                                      release=self.release)
 
     def start_control_plane(self) -> None:
         self.cp.start()
@@ -367,7 +404,7 @@ class ProcessSubject(OwnedControlPlaneSubject):
         return self._started and self.cp.cleanup is not None
 
     def describe(self) -> dict[str, str]:
-        d = {"subject": self.name, "upstreamRelease": UPSTREAM_RELEASE,
+        d = {"subject": self.name, "upstreamRelease": self.release,
              "implementation": "kube-scheduler, kube-apiserver, etcd as local processes",
              "binaries": str(self.cp.bins["kube-scheduler"].parent)}
         if self.config_path:

@@ -53,8 +53,9 @@ class Recorder:
     virtual time of a wall-clock moment."""
 
     def __init__(self, naming: Naming, responsible: Callable[[str], bool],
-                 clock: Callable[[float], float]) -> None:
+                 clock: Callable[[float], float], *, release: str = UPSTREAM_RELEASE) -> None:
         self.naming = naming
+        self.release = release
         self.responsible = responsible
         self.clock = clock
         self.attempts: list[dict[str, Any]] = []
@@ -294,7 +295,7 @@ class Recorder:
         return {
             "apiVersion": "kschedconf/v1",
             "kind": "SimulationResult",
-            "upstreamRelease": UPSTREAM_RELEASE,
+            "upstreamRelease": self.release,
             "seed": seed,
             "attempts": self.attempts,
             "bindings": bindings,

@@ -19,16 +19,25 @@ from conformance.backends.plan import new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
+from reference_impl.releases import supported_releases
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 
 class OwnedControlPlaneSubject(Subject):
-    """Base of ``process`` and ``docker``: subclasses start/stop the components."""
+    """Base of ``process`` and ``docker``: subclasses start/stop the components of
+    ``release`` (the pinned one unless given; a supported release) and refuse a scenario of
+    another release, as the upstream subject does."""
 
     reports_scores = False
     real_control_plane = True
 
     def __init__(self, *, config_path: str | None = None, time_scale: float = 1.0,
-                 settle: float = 0.5, timeout: float = 120.0) -> None:
+                 settle: float = 0.5, timeout: float = 120.0,
+                 release: str | None = None) -> None:
+        self._release = release or UPSTREAM_RELEASE
+        if self._release not in supported_releases():
+            raise SubjectError(f"{self.name}: no release {self._release!r} (supported: "
+                               f"{', '.join(supported_releases())})")
         self.config_path = config_path
         self.config_doc: dict[str, Any] | None = None
         if config_path is not None:
@@ -45,6 +54,11 @@ class OwnedControlPlaneSubject(Subject):
         self._started = False
         self.timings: dict[str, float] = {}
         self.scenarios_run = 0
+
+    @property
+    def release(self) -> str:
+        """The release whose kube-scheduler, kube-apiserver and etcd run."""
+        return self._release
 
     @property
     def fixed_config(self) -> dict[str, Any] | None:
@@ -103,14 +117,24 @@ class OwnedControlPlaneSubject(Subject):
         self._started = True
         self.timings["control_plane_start"] = time.monotonic() - t
 
+    def check_release(self, scenario: ScenarioInput) -> None:
+        """A :class:`SubjectError` for a scenario of another release than the one running."""
+        if scenario.release != self.release:
+            raise SubjectError(f"{self.name} subject: it runs kube-scheduler {self.release}; "
+                               f"scenario {scenario.name} is of {scenario.release} (run it "
+                               f"with --release {scenario.release}, the subject "
+                               f"{self.name}@{scenario.release})")
+
     def run(self, scenario: ScenarioInput) -> SubjectResult:
+        self.check_release(scenario)
         self._ensure_started()
         if self.config_doc is not None:
             scenario = scenario.derived(config=self.config_doc, covers="")
         run_id = f"{self.run_prefix}-{next(self._counter)}"
         driver = Driver(self.api(), DriverOptions(run_id=run_id, mode="owned",
                                                   time_scale=self.time_scale,
-                                                  settle=self.settle, timeout=self.timeout))
+                                                  settle=self.settle, timeout=self.timeout,
+                                                  release=self.release))
         try:
             doc = driver.run(scenario, hooks=self)
         except ScenarioRejected:

@@ -19,7 +19,8 @@ from reference_impl.releases.pinned import UPSTREAM_RELEASE
 BACKEND_SUBJECTS = ("process", "docker", "kubeconfig")
 SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...", "upstream",
                  "upstream:BINARY", "upstream@RELEASE", "process", "process:CONFIG.yaml",
-                 "docker", "docker:IMAGE", "kubeconfig:CONTEXT")
+                 "process@RELEASE", "docker", "docker:IMAGE", "docker@RELEASE",
+                 "kubeconfig:CONTEXT")
 
 
 def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str] = (),
@@ -37,14 +38,13 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
     ``config`` to the backends too; ``timeout``
     to external commands and upstream, and per scenario to the backends. ``release``
     (``--release``) is the upstream release the run follows: the reference schedules as any
-    supported release; ``upstream`` is the subject built for it (``upstream@vX.Y.Z`` must
-    name the same); the control planes run the pinned release and refuse another."""
+    supported release; ``upstream``, ``process`` and ``docker`` run it (``upstream@vX.Y.Z``,
+    ``process@vX.Y.Z[:CONFIG.yaml]``, ``docker@vX.Y.Z[:IMAGE]`` name it too, the same one
+    when both are given; ``backends/build.sh --release`` and ``backends/images.sh --release``
+    build the control planes'), ``kubeconfig:CONTEXT`` runs its cluster's and refuses
+    another."""
     kind, sep, arg = spec.partition(":")
     kind = kind.strip()
-    if release != UPSTREAM_RELEASE and kind in BACKEND_SUBJECTS:
-        raise UsageError(f"--release {release}: the {kind} subject runs kube-scheduler "
-                         f"{UPSTREAM_RELEASE} only; use --subject reference or upstream (any "
-                         "supported release) or --release " + UPSTREAM_RELEASE)
     if replaces and kind != "reference":
         raise UsageError("--replaces declares what plugins loaded with --plugins replace: it is "
                          "for --subject reference[:CFG]")
@@ -60,23 +60,32 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
                              "external:'./my-scheduler --flag'")
         return ExternalSubject(arg, timeout=timeout if timeout is not None else DEFAULT_TIMEOUT)
     kind, at, named = kind.partition("@")
+    wanted = _wanted_release(spec, named if at else None, release)
     if kind == "upstream":
-        if at and named not in supported_releases():
-            raise UsageError(f"--subject {spec}: no release {named!r} (supported: "
-                             f"{', '.join(supported_releases())})")
-        if at and named != release and release != UPSTREAM_RELEASE:
-            raise UsageError(f"{spec} and --release {release}: give the release once")
-        wanted = named or (release if release != UPSTREAM_RELEASE else None)
         if arg.strip() and wanted is not None:
             raise UsageError(f"{spec}: a binary (upstream:BINARY) runs the release it was "
                              "built for; --release and @vX.Y.Z choose a built subject")
         return UpstreamSubject(arg.strip() or None, release=wanted,
                                timeout=timeout if timeout is not None else UP_TIMEOUT)
     if kind in BACKEND_SUBJECTS:
-        # process[:CFG.yaml], docker[:IMAGE], kubeconfig:CONTEXT (--i-own-this-cluster CONTEXT)
+        # process[@vX.Y.Z][:CFG.yaml], docker[@vX.Y.Z][:IMAGE], kubeconfig:CONTEXT
+        # (--i-own-this-cluster CONTEXT)
         try:
             return make_backend_subject(kind, arg.strip(), config=config, timeout=timeout,
-                                        i_own_this_cluster=i_own_this_cluster)
+                                        i_own_this_cluster=i_own_this_cluster,
+                                        release=wanted)
         except ValueError as e:
             raise UsageError(str(e)) from e
     raise UsageError(f"unknown subject {spec!r}; expected one of: {', '.join(SUBJECT_SPECS)}")
+
+
+def _wanted_release(spec: str, named: str | None, release: str) -> str | None:
+    """The release a subject spec asks for: ``@vX.Y.Z`` in it (``named``) or ``--release``
+    (``release``) when not the pinned one; None for the pinned release, asked for by
+    neither. Both must agree."""
+    if named is not None and named not in supported_releases():
+        raise UsageError(f"--subject {spec}: no release {named!r} (supported: "
+                         f"{', '.join(supported_releases())})")
+    if named is not None and named != release and release != UPSTREAM_RELEASE:
+        raise UsageError(f"{spec} and --release {release}: give the release once")
+    return named or (release if release != UPSTREAM_RELEASE else None)

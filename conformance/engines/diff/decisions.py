@@ -20,9 +20,11 @@ from oracles.judge import Finding, check_result, select_oracles
 from reference_impl.config import load_config
 from reference_impl.model.loader import load_documents
 from reference_impl.plugins.registry import build_registry
+from reference_impl.releases.behaviours import behaviour
 from reference_impl.scheduler.batch import sign_pod
 from reference_impl.scheduler.queue.events import UNSCHEDULABLE_TIMEOUT
 from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.scheduler.select_host import RESERVOIR
 
 #: Decision fields compared (each a dict keyed by pod, or a sorted list of pods).
 DECISION_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "nominations",
@@ -145,7 +147,28 @@ def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
     if preemption_ties:
         out.append(f"preemption-tie: the preemption of {', '.join(preemption_ties)} is "
                    f"decided at random upstream")
+    tie = _random_host_tie(scenario, attempts)
+    if tie:
+        out.append(f"host-tie: {tie}")
     return out
+
+
+def _random_host_tie(scenario: ScenarioInput, attempts: Sequence[Mapping[str, Any]]) -> str:
+    """The first binding of the reference's run among nodes tied on the top score, in a
+    release whose ``selectHost`` picks among them at random (the ``reservoir`` variant of the
+    ``select-host`` switch, reference_impl/releases/behaviours.py: v1.34's
+    pkg/scheduler/schedule_one.go, reservoir sampling with an unseeded source); "" if none.
+    The reference's seeded choice cannot be the real scheduler's, nor the next ones, which
+    build on it."""
+    if behaviour(scenario.release, "select-host") != RESERVOIR:
+        return ""
+    for a in attempts:
+        tied = a.get("candidates") or []
+        if a.get("outcome") == "Bound" and len(tied) > 1:
+            return (f"{a.get('pod')} is bound among {len(tied)} nodes tied on the top score "
+                    f"({', '.join(sorted(map(str, tied))[:3])}{', ...' if len(tied) > 3 else ''}"
+                    f"): selectHost of {scenario.release} picks one at random")
+    return ""
 
 
 def _retry_race(attempts: Sequence[Mapping[str, Any]],
