@@ -144,9 +144,11 @@ class PropertyState:
     #: upstream deviation id -> examples whose only findings match upstream through it
     matches_upstream: dict[str, int] = field(default_factory=dict)
 
+    ended: float | None = None  # when it stopped (its seconds no longer grow)
+
     @property
     def seconds(self) -> float:
-        return time.monotonic() - self.started
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
     def record(self, scenario: ScenarioInput, findings: list[Finding]) -> None:
         self.failure_calls += 1
@@ -251,6 +253,7 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     else:
         if state.failure is None and state.examples < max_examples:
             state.stopped_by = "exhausted"
+    state.ended = time.monotonic()
     return state
 
 

@@ -158,6 +158,7 @@ class Workers:
         self._local = local
         self._owned = False
         self._pool: ProcessPool | None = None
+        self._abandoned = False
 
     @property
     def parallel(self) -> bool:
@@ -200,17 +201,22 @@ class Workers:
                 started(item)
             return pending.get()
 
-        for item in items:
-            window.append((item, self.submit(task, item)))
-            if len(window) >= 2 * self.n:
+        try:
+            for item in items:
+                window.append((item, self.submit(task, item)))
+                if len(window) >= 2 * self.n:
+                    yield take()
+            while window:
                 yield take()
-        while window:
-            yield take()
+        finally:
+            self._abandoned = self._abandoned or bool(window)  # left early: not waited for
 
     def close(self, terminate: bool = False) -> None:
+        """End the workers: when their tasks are done, or at once with ``terminate`` (or
+        when outcomes were left untaken)."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            if terminate:
+            if terminate or self._abandoned:
                 pool.terminate()
             else:
                 pool.close()
