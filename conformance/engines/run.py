@@ -512,7 +512,8 @@ def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[st
     return differential(session, subject, DifferentialOptions(
         opts.subject, opts.plugins, opts.config, p.config_doc,
         {f: p.max_examples for f in families}, p.seed, opts.budget, opts.out,
-        opts.shrink, named=opts.suite == "differential", release=opts.release))
+        opts.shrink, named=opts.suite == "differential", release=opts.release,
+        workers=p.workers, spec=subject_of(opts)))
 
 
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
@@ -569,7 +570,10 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
     :class:`UsageError` for bad options, before anything runs."""
     p = plan(opts)
     try:
-        subject = subject_of(opts)()
+        subject = make_subject(opts.subject, config=opts.config, plugins=opts.plugins,
+                               timeout=opts.subject_timeout,
+                               i_own_this_cluster=opts.i_own_this_cluster,
+                               release=opts.release)
     except SubjectError as e:
         session = Session("run", bus, properties={"subject.spec": opts.subject,
                                                   "upstream.release": opts.release})
