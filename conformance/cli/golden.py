@@ -25,7 +25,7 @@ from conformance.cli.options import (
     workers_option,
 )
 from conformance.core.documents import golden_list_doc, to_json, to_yaml
-from conformance.core.errors import SubjectError, Terminated, UsageError
+from conformance.core.errors import SubjectError, Terminated
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
 from conformance.engines import golden, golden_record
 from conformance.engines.session import Session
@@ -160,20 +160,16 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     problem = apply_backend_options(args)
     if problem:
         return err("golden verify", problem)
-    try:
-        subject = make_subject(args.subject, plugins=args.plugins,
-                               timeout=args.subject_timeout,
-                               i_own_this_cluster=args.i_own_this_cluster,
-                               release=args.release)
-    except SubjectError as e:
-        return err("golden verify", str(e))
     n = resolve_workers(args.workers, len(files))
     spec = SubjectSpec(args.subject, plugins=tuple(args.plugins), timeout=args.subject_timeout,
                        i_own_this_cluster=args.i_own_this_cluster, release=args.release)
     try:
         check_shareable(args.subject, n)
-    except UsageError as e:
-        subject.close()
+        subject = make_subject(args.subject, plugins=args.plugins,
+                               timeout=args.subject_timeout,
+                               i_own_this_cluster=args.i_own_this_cluster,
+                               release=args.release)
+    except SubjectError as e:
         return err("golden verify", str(e))
     session = Session("golden verify", reporters(args),
                       properties={"subject.spec": args.subject,

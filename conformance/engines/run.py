@@ -3,6 +3,7 @@ against one subject, with counterexamples written for every failure."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import shlex
@@ -160,14 +161,7 @@ def plan(opts: RunOptions) -> RunPlan:
             props = properties.select_shard(props, *opts.shard)
     max_examples = opts.max_examples if opts.max_examples is not None else base.max_examples
     seed, source = resolve_seed(opts.seed, opts.profile)
-    if not opts.database or source != "drawn":
-        # a given seed replays what it drew before, whatever .hypothesis/ remembers
-        base = settings(base, database=None)
-    else:
-        base = settings(base, database=DirectoryBasedExampleDatabase(
-            str(Path(opts.database_dir) / "examples")))
-    if not opts.shrink:
-        base = properties.no_shrink(base)
+    base = base_settings(opts, source)
     config_doc = read_config_doc(opts.config) if opts.config else None
     directory = Path(opts.golden_dir) if opts.golden_dir else golden.default_golden_dir()
     files: list[Path] = []
@@ -181,6 +175,19 @@ def plan(opts: RunOptions) -> RunPlan:
     check_shareable(opts.subject, workers)
     return RunPlan(opts, base, families, checks, props, total, max_examples, config_doc,
                    directory, files, seed, source, workers=workers)
+
+
+def base_settings(opts: RunOptions, seed_source: str) -> settings:
+    """The Hypothesis settings of every property: the profile's, with the example database
+    only for a drawn seed (a given seed replays what it drew before, whatever .hypothesis/
+    remembers) and without shrinking for ``--no-shrink``."""
+    base = properties.profile_settings(opts.profile)
+    if not opts.database or seed_source != "drawn":
+        base = settings(base, database=None)
+    else:
+        base = settings(base, database=DirectoryBasedExampleDatabase(
+            str(Path(opts.database_dir) / "examples")))
+    return properties.no_shrink(base) if not opts.shrink else base
 
 
 #: the seed of a ``ci`` profile run without ``--seed``: CI runs are the same every time
@@ -387,6 +394,16 @@ class PropertyRunner:
 
     plan: RunPlan
     progress: Callable[[str, str], None] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Hypothesis settings do not survive pickling (their "not set" marker is compared by
+        # identity): a worker builds them again from the options
+        return {"plan": dataclasses.replace(self.plan, base=settings())}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        plan: RunPlan = state["plan"]
+        plan.base = base_settings(plan.opts, plan.seed_source)
+        self.plan, self.progress = plan, None
 
 
 def _property_task(context: Opened[PropertyRunner],
