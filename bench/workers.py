@@ -56,6 +56,15 @@ def _same(doc: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def differences(one: dict[str, Any], other: dict[str, Any]) -> str:
+    """The cases whose reports differ (times aside), in a few words."""
+    a, b = _same(one).get("cases", []), _same(other).get("cases", [])
+    ids = [x.get("id", "?") for x, y in zip(a, b, strict=False) if x != y]
+    if len(a) != len(b):
+        return f"{len(a)} against {len(b)} cases"
+    return f"{len(ids)} case(s) differ, the first {ids[0]}" if ids else "the totals differ"
+
+
 def measure(argv: list[str], workers: int, out: Path) -> tuple[float, dict[str, Any], int]:
     """Wall-clock seconds, the RunReport and the exit code of one command."""
     out.mkdir(parents=True, exist_ok=True)
@@ -96,6 +105,11 @@ def main() -> int:
             same = "yes" if _same(doc1) == _same(docn) and code1 == coden else "NO"
             print(f"{name:10} {s1:11.1f} {sn:12.1f} {s1 / sn:8.2f} {same:>12}  "
                   f"kschedconf {' '.join(argv)}", flush=True)
+            if same == "NO":
+                print(f"{'':10} {differences(doc1, docn)}", flush=True)
+    print("Two runs may differ whatever the workers where time or upstream decides: a --budget "
+          "(mutants) cuts examples by the clock, and upstream breaks preemption ties at random "
+          "(diff: tie-break lines).")
     return 0
 
 
