@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
 
             A run stops at the first failing scenario (no shrinking), at --max-examples or at
             the mutant's share of --budget (time a mutant caught early leaves goes to the
-            next ones). Mutants run in parallel processes (--jobs)."""),
+            next ones). Mutants run in parallel processes (--workers)."""),
         epilog=textwrap.dedent(f"""\
             examples:
               kschedconf mutants
