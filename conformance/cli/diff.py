@@ -24,13 +24,12 @@ from conformance.cli.options import (
     report_options,
     reporters,
     signals_end_the_run,
+    workers_option,
 )
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import Subject
 from conformance.engines.diff import MODE_CHOICES, DiffOptions, parse_sizes, replay, run_diff
-from conformance.subjects.factory import make_subject
-from conformance.subjects.upstream import UpstreamSubject
+from conformance.engines.workers import SubjectSpec
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 
@@ -142,8 +141,10 @@ def register(sub: Any) -> None:
                         "subject (done when it is built) to tell whose decisions it makes")
     d.add_argument("--known", metavar="FILE",
                    help="known divergences (default conformance/known_divergences.yaml)")
-    d.add_argument("--workers", metavar="N", type=positive_int, default=4,
-                   help="upstream serve processes working at once (default 4)")
+    workers_option(d, "scenarios")
+    d.add_argument("--upstream-workers", metavar="N", type=positive_int, default=4,
+                   help="upstream serve processes working at once for each worker (default "
+                        "4: upstream spends most of a request waiting for its informers)")
     d.add_argument("--max-steps", metavar="N", type=positive_int,
                    help="lockstep: at most N explained attempts per scenario (default all)")
     d.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
@@ -183,21 +184,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
         config=args.config, mode=args.mode, shrink=not args.no_shrink,
         shrink_time=args.shrink_time, upstream=args.upstream, known=args.known,
         max_steps=args.max_steps, replay=args.replay, workers=args.workers,
+        upstream_workers=args.upstream_workers,
         pdb_status=args.pdb_status, subject=args.subject, plugins=tuple(args.plugins),
         upstream_check=not args.no_upstream_check, release=args.release)
 
-    def other() -> Subject:
-        if args.subject:
-            return make_subject(args.subject, config=args.config, plugins=args.plugins,
-                                replaces=args.replaces, timeout=args.subject_timeout,
-                                i_own_this_cluster=args.i_own_this_cluster,
-                                release=args.release)
-        subject = make_subject(args.upstream, timeout=args.subject_timeout,
-                               i_own_this_cluster=args.i_own_this_cluster,
-                               release=args.release)
-        if isinstance(subject, UpstreamSubject):
-            subject.workers = max(1, args.workers)
-        return subject
+    # the other side by its spec: built here, and again in each worker process (--workers)
+    if args.subject:
+        other = SubjectSpec(args.subject, config=args.config, plugins=tuple(args.plugins),
+                            replaces=tuple(args.replaces),
+                            timeout=args.subject_timeout,
+                            i_own_this_cluster=args.i_own_this_cluster, release=args.release)
+    else:
+        other = SubjectSpec(args.upstream, timeout=args.subject_timeout,
+                            i_own_this_cluster=args.i_own_this_cluster, release=args.release,
+                            upstream_workers=args.upstream_workers)
 
     bus = reporters(args)
     try:

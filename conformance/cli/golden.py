@@ -23,12 +23,14 @@ from conformance.cli.options import (
     report_options,
     reporters,
     signals_end_the_run,
+    workers_option,
 )
 from conformance.core.documents import golden_list_doc, to_json, to_yaml
 from conformance.core.errors import SubjectError, Terminated
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
 from conformance.engines import golden, golden_record
 from conformance.engines.session import Session
+from conformance.engines.workers import SubjectSpec, check_shareable, resolve_workers
 from conformance.subjects.factory import make_subject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -93,6 +95,7 @@ def register(sub: Any) -> None:
                      help="time limit of one scenario (external subjects, real control "
                           "planes)")
     backend_options(ver, config=False)
+    workers_option(ver, "golden scenarios")
     ver.add_argument("--i-own-this-cluster", metavar="CONTEXT",
                      help="with kubeconfig:CONTEXT: name the same context to confirm it is a "
                           "throwaway cluster kschedconf may create and delete objects in")
@@ -159,7 +162,12 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     problem = apply_backend_options(args)
     if problem:
         return err("golden verify", problem)
+    n = resolve_workers(args.workers, len(files))
+    spec = SubjectSpec(args.subject, plugins=tuple(args.plugins), replaces=tuple(args.replaces),
+                       timeout=args.subject_timeout,
+                       i_own_this_cluster=args.i_own_this_cluster, release=args.release)
     try:
+        check_shareable(args.subject, n)
         subject = make_subject(args.subject, plugins=args.plugins, replaces=args.replaces,
                                timeout=args.subject_timeout,
                                i_own_this_cluster=args.i_own_this_cluster,
@@ -174,7 +182,8 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     try:
         with signals_end_the_run(), subject:
             session.start(golden.golden_header(subject, files, directory, args.release))
-            golden.verify(session, subject, directory, files, release=args.release)
+            golden.verify(session, subject, directory, files, release=args.release, workers=n,
+                          spec=spec)
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     session.finish(totals=[f"{len(session.cases)} golden scenarios"], stop=stop)

@@ -14,6 +14,7 @@ from conformance.cli.options import (
     report_options,
     reporters,
     signals_end_the_run,
+    workers,
 )
 from conformance.core.documents import to_yaml
 from conformance.core.errors import UsageError
@@ -48,7 +49,7 @@ def register(sub: Any) -> None:
 
             A run stops at the first failing scenario (no shrinking), at --max-examples or at
             the mutant's share of --budget (time a mutant caught early leaves goes to the
-            next ones). Mutants run in parallel processes (--jobs)."""),
+            next ones). Mutants run in parallel processes (--workers)."""),
         epilog=textwrap.dedent(f"""\
             examples:
               kschedconf mutants
@@ -71,8 +72,10 @@ def register(sub: Any) -> None:
                         f"mutant (default {m.DEFAULT_SEED})")
     p.add_argument("--only", metavar="NAME", nargs="+", action="extend", default=[],
                    help="only these mutants (names or comma lists; default: all)")
-    p.add_argument("--jobs", "-j", metavar="N", type=positive_int,
-                   help="parallel processes (default: the number of CPUs)")
+    p.add_argument("--workers", "--jobs", "-j", metavar="N", type=workers, dest="jobs",
+                   help="processes running mutants side by side (auto: one per CPU; default: "
+                        "the number of CPUs); the mutants are reported in the same order "
+                        "whatever N")
     report_options(p, "every mutant")
     p.add_argument("--output", "-o", choices=("table", "json", "yaml"), default="table",
                    help="table (default): the table after the summary, all on stdout; json / "

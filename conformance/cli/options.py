@@ -15,6 +15,7 @@ from conformance.core.events import EventBus, Reporter
 from conformance.core.exits import EXIT_USAGE
 from conformance.core.releases import resolve_release
 from conformance.engines.properties import parse_shard
+from conformance.engines.workers import AUTO
 from conformance.reporters.console import ConsoleReporter
 from conformance.reporters.junit import JUnitReporter
 from conformance.reporters.report_file import ReportFileReporter, ReportStreamReporter
@@ -57,6 +58,22 @@ def positive_int(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return v
+
+
+def workers(text: str) -> int:
+    """``--workers``: a positive count, or ``auto`` (the CPU count, :data:`AUTO`)."""
+    if text.strip().lower() == "auto":
+        return AUTO
+    return positive_int(text)
+
+
+def workers_option(p: argparse.ArgumentParser, cases: str, default: int | None = 1) -> None:
+    """``--workers N|auto``: the ``cases`` judged by N processes, reported in the same order
+    and bytes whatever N (docs/outputs.md#workers-and-shards)."""
+    shown = "the number of CPUs" if default in (None, AUTO) else str(default)
+    p.add_argument("--workers", metavar="N", type=workers, default=default,
+                   help=f"processes judging the {cases} side by side (auto: one per CPU; "
+                        f"default {shown}); the output is the same whatever N")
 
 
 def shard(text: str) -> tuple[int, int]:

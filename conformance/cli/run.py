@@ -19,6 +19,7 @@ from conformance.cli.options import (
     sizes,
     strict_intent_option,
     subject_options,
+    workers_option,
 )
 from conformance.core.errors import SubjectError
 from conformance.engines.run import RunOptions, env_profile, run
@@ -99,9 +100,10 @@ def register(sub: Any) -> None:
     run.add_argument("--no-shrink", action="store_true",
                      help="report the first failure found without minimizing it")
     run.add_argument("--shard", metavar="K/N", type=shard,
-                     help="run only the K-th of N shards of the property list (for parallel "
-                          "CI jobs; on one machine, use the pytest plugin with pytest-xdist, "
-                          "`pytest -n auto`, to use every core)")
+                     help="run only the K-th of N shards of the property list, the golden "
+                          "files and the differential sizes (one CI job of N; docs/outputs.md"
+                          "#workers-and-shards); --workers uses the cores of one machine")
+    workers_option(run, "properties, golden scenarios and differential scenarios")
     report_options(run, "every property and golden scenario")
     output_option(run)
     run.add_argument("--out", metavar="DIR", default="kschedconf-out",
@@ -124,7 +126,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,
         subject_timeout=args.subject_timeout, shrink=not args.no_shrink,
         i_own_this_cluster=args.i_own_this_cluster, strict_intent=args.strict_intent,
-        judge_all=args.judge_all, release=args.release)
+        judge_all=args.judge_all, release=args.release, workers=args.workers)
     try:
         with signals_end_the_run():
             report = run(opts, reporters(args))

@@ -25,6 +25,7 @@ from conformance.engines.baseline import (
     scenario_config,
 )
 from conformance.engines.session import Session
+from conformance.engines.workers import Opened, OpenSubject, SubjectSpec, Workers
 from oracles import Oracle
 from oracles.judge import check_result, failures, intended_changes, matching_upstream
 
@@ -360,42 +361,72 @@ def rerecord(scenario: ScenarioInput) -> GoldenDecisions:
     return GoldenDecisions.from_result(result, "reference (re-recorded)")
 
 
+@dataclass(frozen=True, slots=True)
+class VerifyArgs:
+    """What every golden case of a run is judged with (:func:`verify_case`'s arguments)."""
+
+    config: Mapping[str, Any] | None = None
+    checks: Mapping[str, Oracle] | None = None
+    strict_intent: bool = False
+    release: str | None = None
+
+
+def _verify_task(context: Opened[VerifyArgs], item: tuple[Path, str]) -> tuple[CaseResult, str]:
+    """One golden case, in a worker or here: the case, and the subject error that made it an
+    error case (empty when none)."""
+    path, name = item
+    a = context.extra
+    try:
+        return verify_case(context.subject, path, a.config, name, a.checks, a.strict_intent,
+                           a.release), ""
+    except SubjectError as e:
+        return CaseResult("golden", "kschedconf.golden", name, status=ERROR,
+                          message=str(e).splitlines()[0], details=str(e),
+                          properties={"file": str(path)}), str(e)
+
+
 def verify(session: Session, subject: Subject, directory: Path, files: Sequence[Path],
            config: Mapping[str, Any] | None = None,
            on_failure: Callable[[CaseResult, Path], None] | None = None,
            checks: Mapping[str, Oracle] | None = None, strict_intent: bool = False,
-           release: str | None = None) -> None:
+           release: str | None = None, *, workers: int = 1,
+           spec: SubjectSpec | None = None) -> None:
     """Verify every file of ``directory``, one case each, named ``AREA/NAME`` (judged by
     ``checks`` too, see :func:`verify_case`); ``on_failure(case, path)`` may add a
     counterexample to a failed case before it is reported. Stops at the first subject error
     (the rest is not run; the error is in the summary). A subject running another
     configuration than a file's is judged against the reference's decisions under that
-    configuration (:func:`verify_case`)."""
+    configuration (:func:`verify_case`). With ``workers`` > 1, the files are run by as many
+    processes, each with a subject built from ``spec`` (:mod:`conformance.engines.workers`),
+    and reported here in their order."""
+    args = VerifyArgs(config, checks, strict_intent, release)
+    if workers > 1 and spec is None:
+        raise UsageError("--workers: the subject must be given by its spec")
+    items = [(path, golden_name(path, directory)) for path in files]
     rerecorded = 0
-    for path in files:
-        raise_requested_stop()  # a Ctrl-C Python swallowed
-        name = golden_name(path, directory)
-        session.case_started(f"golden/{name}")
-        try:
-            case = verify_case(subject, path, config, name, checks, strict_intent, release)
-        except SubjectError as e:
-            case = CaseResult("golden", "kschedconf.golden", name, status=ERROR,
-                              message=str(e).splitlines()[0], details=str(e),
-                              properties={"file": str(path)})
-            session.summary.error = str(e)
-        if case.status == FAILED and on_failure is not None:
-            on_failure(case, path)
-        rerecorded += "decisions" in case.properties
-        note = "  (decisions re-recorded with the reference)" if "decisions" in \
-            case.properties else ""
-        matched = (f"  (matches upstream: {', '.join(case.matches_upstream)})"
-                   if case.matches_upstream else "")
-        if case.intended_changes:
-            matched += f"  (intended changes: {', '.join(case.intended_changes)})"
-        session.case_finished(case, f"{case.seconds:.2f}s{matched}  {case.message[:160]}{note}"
-                              .rstrip())
-        if session.summary.error:
-            return
+    with Workers(workers, OpenSubject(spec or SubjectSpec(""), args),
+                 local=Opened(subject, args)) as pool:
+        def started(item: tuple[Path, str]) -> None:
+            raise_requested_stop()  # a Ctrl-C Python swallowed
+            session.case_started(f"golden/{item[1]}")
+
+        for (path, _), (case, error) in zip(items, pool.map(_verify_task, items, started),
+                                            strict=False):
+            if error:
+                session.summary.error = error
+            if case.status == FAILED and on_failure is not None:
+                on_failure(case, path)
+            rerecorded += "decisions" in case.properties
+            note = "  (decisions re-recorded with the reference)" if "decisions" in \
+                case.properties else ""
+            matched = (f"  (matches upstream: {', '.join(case.matches_upstream)})"
+                       if case.matches_upstream else "")
+            if case.intended_changes:
+                matched += f"  (intended changes: {', '.join(case.intended_changes)})"
+            session.case_finished(case, f"{case.seconds:.2f}s{matched}  "
+                                        f"{case.message[:160]}{note}".rstrip())
+            if session.summary.error:
+                return
     if rerecorded:
         session.notice(f"golden: {rerecorded} scenario(s) judged against the reference's "
                        "decisions under the subject's configuration, which differs from "

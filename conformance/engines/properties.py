@@ -147,9 +147,11 @@ class PropertyState:
     #: changes on purpose
     intended_changes: dict[str, int] = field(default_factory=dict)
 
+    ended: float | None = None  # when it stopped (its seconds no longer grow)
+
     @property
     def seconds(self) -> float:
-        return time.monotonic() - self.started
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
 
     def record(self, scenario: ScenarioInput, findings: list[Finding]) -> None:
         self.failure_calls += 1
@@ -256,6 +258,7 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     else:
         if state.failure is None and state.examples < max_examples:
             state.stopped_by = "exhausted"
+    state.ended = time.monotonic()
     return state
 
 

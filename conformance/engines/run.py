@@ -3,12 +3,13 @@ against one subject, with counterexamples written for every failure."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,6 +28,14 @@ from conformance.core.subject import Subject, describe_subject
 from conformance.engines import golden, properties
 from conformance.engines.diff.suite import DifferentialOptions, differential
 from conformance.engines.session import Session, interruption
+from conformance.engines.workers import (
+    Opened,
+    OpenSubject,
+    SubjectSpec,
+    Workers,
+    check_shareable,
+    resolve_workers,
+)
 from conformance.subjects.factory import make_subject
 from oracles import ORACLE_FEATURES, Oracle
 from oracles.judge import (
@@ -72,6 +81,8 @@ class RunOptions:
     strict_intent: bool = False  # findings matching a known upstream deviation fail too
     judge_all: bool = False  # every example judged by every selected oracle, not only its own
     release: str = UPSTREAM_RELEASE  # --release: every scenario is scheduled as this release
+    #: processes judging the cases (AUTO: one per CPU); the output is the same whatever it is
+    workers: int = 1
 
 
 @dataclass(slots=True)
@@ -94,6 +105,7 @@ class RunPlan:
     #: scenario's own); set by :meth:`resolve_config` once the subject exists
     effective_config: dict[str, Any] | None = None
     config_origin: str = "each scenario's own"
+    workers: int = 1  # processes judging the cases (--workers, at most one per case)
 
     @property
     def planned(self) -> int:
@@ -151,14 +163,7 @@ def plan(opts: RunOptions) -> RunPlan:
             props = properties.select_shard(props, *opts.shard)
     max_examples = opts.max_examples if opts.max_examples is not None else base.max_examples
     seed, source = resolve_seed(opts.seed, opts.profile)
-    if not opts.database or source != "drawn":
-        # a given seed replays what it drew before, whatever .hypothesis/ remembers
-        base = settings(base, database=None)
-    else:
-        base = settings(base, database=DirectoryBasedExampleDatabase(
-            str(Path(opts.database_dir) / "examples")))
-    if not opts.shrink:
-        base = properties.no_shrink(base)
+    base = base_settings(opts, source)
     config_doc = read_config_doc(opts.config) if opts.config else None
     directory = Path(opts.golden_dir) if opts.golden_dir else golden.default_golden_dir()
     files: list[Path] = []
@@ -166,8 +171,25 @@ def plan(opts: RunOptions) -> RunPlan:
         files = golden.golden_files(directory)
         if opts.shard:
             files = properties.select_shard(files, *opts.shard)
+    workers = resolve_workers(opts.workers, max(len(props), len(files),
+                                                max_examples if opts.suite in
+                                                ("differential", "all") else 1))
+    check_shareable(opts.subject, workers)
     return RunPlan(opts, base, families, checks, props, total, max_examples, config_doc,
-                   directory, files, seed, source)
+                   directory, files, seed, source, workers=workers)
+
+
+def base_settings(opts: RunOptions, seed_source: str) -> settings:
+    """The Hypothesis settings of every property: the profile's, with the example database
+    only for a drawn seed (a given seed replays what it drew before, whatever .hypothesis/
+    remembers) and without shrinking for ``--no-shrink``."""
+    base = properties.profile_settings(opts.profile)
+    if not opts.database or seed_source != "drawn":
+        base = settings(base, database=None)
+    else:
+        base = settings(base, database=DirectoryBasedExampleDatabase(
+            str(Path(opts.database_dir) / "examples")))
+    return properties.no_shrink(base) if not opts.shrink else base
 
 
 #: the seed of a ``ci`` profile run without ``--seed``: CI runs are the same every time
@@ -379,7 +401,56 @@ def _property_detail(case: CaseResult, st: properties.PropertyState) -> str:
     return detail
 
 
-def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
+@dataclass(slots=True)
+class PropertyRunner:
+    """What runs the properties of a run, here or in a worker (:func:`_property_task`):
+    the plan, and the session's progress line (here only)."""
+
+    plan: RunPlan
+    progress: Callable[[str, str], None] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Hypothesis settings do not survive pickling (their "not set" marker is compared by
+        # identity): a worker builds them again from the options
+        return {"plan": dataclasses.replace(self.plan, base=settings())}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        plan: RunPlan = state["plan"]
+        plan.base = base_settings(plan.opts, plan.seed_source)
+        self.plan, self.progress = plan, None
+
+
+def _property_task(context: Opened[PropertyRunner],
+                   item: tuple[properties.Property, float | None]) -> properties.PropertyState:
+    """Run one property with its share of the budget (None: no budget)."""
+    prop, share = item
+    p, opts = context.extra.plan, context.extra.plan.opts
+    deadline = shrink_time = None
+    if share is not None:
+        deadline = time.monotonic() + share
+        # after a failure, shrinking may go on for half a share past the deadline (then
+        # the smallest failure so far is kept); the next shares shrink accordingly
+        shrink_time = max(share / 2, SHRINK_MIN_SECONDS)
+    progress = context.extra.progress
+
+    def on_example(st: properties.PropertyState) -> None:
+        if progress is not None:
+            extra = f", shrinking ({st.shrinks})" if st.shrinks else ""
+            progress(prop.id, f"{st.examples} examples{extra}  {st.seconds:.1f}s")
+
+    try:
+        return properties.run_property(
+            prop, context.subject, p.checks[prop.oracle],
+            also=p.checks if opts.judge_all else {}, base=p.base, max_examples=p.max_examples,
+            seed=p.seed, deadline=deadline, shrink_time=shrink_time, prepare=p.prepare,
+            on_example=on_example, strict_intent=opts.strict_intent)
+    except (KeyboardInterrupt, Terminated) as e:  # before Hypothesis started
+        return properties.PropertyState(stopped_by="interrupted", interrupt=e,
+                                        ended=time.monotonic())
+
+
+def _run_properties(p: RunPlan, subject: Subject, session: Session, workers: int = 1,
+                    spec: SubjectSpec | None = None) -> None:
     opts = p.opts
     shard = f" (shard {opts.shard[0]}/{opts.shard[1]} of {p.total_props})" if opts.shard else ""
     session.notice(f"properties: {len(p.props)}{shard}, up to {p.max_examples} examples each"
@@ -388,47 +459,49 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session) -> None:
         session.notice(f"configuration: {p.config_origin} in every case, the oracles judge "
                        "with it")
     started = time.monotonic()
-    for i, prop in enumerate(p.props):
-        deadline = shrink_time = None
-        if opts.budget is not None:
+
+    def shares() -> Iterator[tuple[properties.Property, float | None]]:
+        """Each property with its share of what is left of the budget (taken when it is
+        started): the wall clock left × the workers, over the properties not started."""
+        for i, prop in enumerate(p.props):
+            if opts.budget is None:
+                yield prop, None
+                continue
             remaining = opts.budget - (time.monotonic() - started)
-            share = max(remaining, 0.0) / (len(p.props) - i)
-            deadline = time.monotonic() + share
-            # after a failure, shrinking may go on for half a share past the deadline (then
-            # the smallest failure so far is kept); the next shares shrink accordingly
-            shrink_time = max(share / 2, SHRINK_MIN_SECONDS)
+            yield prop, max(remaining, 0.0) * workers / (len(p.props) - i)
 
-        def on_example(st: properties.PropertyState, label: str = prop.id) -> None:
-            extra = f", shrinking ({st.shrinks})" if st.shrinks else ""
-            session.progress(label, f"{st.examples} examples{extra}  {st.seconds:.1f}s")
+    def case_started(item: tuple[properties.Property, float | None]) -> None:
+        session.case_started(item[0].id)
 
-        try:
-            session.case_started(prop.id)
-            st = properties.run_property(
-                prop, subject, p.checks[prop.oracle], also=p.checks if opts.judge_all else {},
-                base=p.base, max_examples=p.max_examples, seed=p.seed, deadline=deadline,
-                shrink_time=shrink_time,
-                prepare=p.prepare,
-                on_example=on_example, strict_intent=opts.strict_intent)
-        except (KeyboardInterrupt, Terminated) as e:  # before Hypothesis started
-            st = properties.PropertyState(stopped_by="interrupted", interrupt=e)
-        case = _property_case(p, prop, st, subject)
-        if st.failure is not None:
-            for f in st.failure[1]:
-                session.violation(prop.id, f.oracle, f.text)
-        if st.subject_error is not None:
-            session.summary.error = str(st.subject_error)
-        session.case_finished(case, _property_detail(case, st))
-        if st.interrupt is not None:
-            raise st.interrupt
-        if st.subject_error is not None:
-            for rest in p.props[i + 1:]:
-                session.case_finished(CaseResult(
-                    "properties", f"kschedconf.properties.{rest.family}", rest.oracle,
-                    status=SKIPPED, message="not run: the subject failed",
-                    properties={"property": rest.id, "oracle": rest.oracle,
-                                "family": rest.family}))
-            return
+    with Workers(workers, OpenSubject(spec or SubjectSpec(opts.subject), PropertyRunner(p)),
+                 local=Opened(subject, PropertyRunner(p, session.progress))) as pool:
+        outcomes = pool.map(_property_task, shares(), case_started)
+        for i, (prop, st) in enumerate(zip(p.props, outcomes, strict=False)):
+            case = _property_case(p, prop, st, subject)
+            if st.failure is not None:
+                for f in st.failure[1]:
+                    session.violation(prop.id, f.oracle, f.text)
+            if st.subject_error is not None:
+                session.summary.error = str(st.subject_error)
+            session.case_finished(case, _property_detail(case, st))
+            if st.interrupt is not None:
+                raise st.interrupt
+            if st.subject_error is not None:
+                for rest in p.props[i + 1:]:
+                    session.case_finished(CaseResult(
+                        "properties", f"kschedconf.properties.{rest.family}", rest.oracle,
+                        status=SKIPPED, message="not run: the subject failed",
+                        properties={"property": rest.id, "oracle": rest.oracle,
+                                    "family": rest.family}))
+                return
+
+
+def subject_of(opts: RunOptions) -> SubjectSpec:
+    """The run's subject, as each worker builds it (the arguments of :func:`run`'s)."""
+    return SubjectSpec(opts.subject, config=opts.config, plugins=tuple(opts.plugins),
+                       replaces=tuple(opts.replaces), timeout=opts.subject_timeout,
+                       i_own_this_cluster=opts.i_own_this_cluster,
+                       release=opts.release)
 
 
 def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
@@ -454,7 +527,8 @@ def _run_golden(p: RunPlan, subject: Subject, session: Session) -> None:
 
     golden.verify(session, subject, p.golden_dir, p.golden_files, p.config_doc,
                   counterexample, p.checks if p.opts.judge_all else None,
-                  p.opts.strict_intent, p.opts.release)
+                  p.opts.strict_intent, p.opts.release,
+                  workers=min(p.workers, len(p.golden_files)), spec=subject_of(p.opts))
 
 
 def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[str]:
@@ -470,7 +544,8 @@ def _run_differential(p: RunPlan, subject: Subject, session: Session) -> list[st
     return differential(session, subject, DifferentialOptions(
         opts.subject, opts.plugins, opts.config, p.config_doc,
         {f: p.max_examples for f in families}, p.seed, opts.budget, opts.out,
-        opts.shrink, named=opts.suite == "differential", release=opts.release))
+        opts.shrink, named=opts.suite == "differential", release=opts.release,
+        workers=p.workers, spec=subject_of(opts)))
 
 
 def _totals(p: RunPlan, summary: RunSummary) -> list[str]:
@@ -556,7 +631,8 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
         with subject:
             if opts.suite in ("properties", "all"):
                 try:
-                    _run_properties(p, subject, session)
+                    _run_properties(p, subject, session, min(p.workers, len(p.props)),
+                                    subject_of(opts))
                 finally:
                     props_seconds = time.monotonic() - started
             if opts.suite in ("golden", "all") and not session.summary.error:

@@ -14,8 +14,19 @@ DECISIONS = "decisions"  # a real control plane (decisions.py)
 MODES = (WHOLE, LOCKSTEP)
 ALL_MODES = (WHOLE, LOCKSTEP, DECISIONS)
 
+class _Missing:
+    """The marker of a value one side does not have: one object in every process, also
+    after pickling (a comparison made in a ``--workers`` process is compared with ``is``)."""
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __reduce__(self) -> str:
+        return "MISSING"
+
+
 #: A value one side does not have.
-MISSING: Any = object()
+MISSING: Any = _Missing()
 #: A kind of divergence: (mode, field pattern, plugin or "").
 Sig = tuple[str, str, str]
 

@@ -46,7 +46,10 @@ class DiffOptions:
     known: str | None = None
     max_steps: int | None = None
     replay: str | None = None
-    workers: int = 4
+    #: the upstream subject's serve processes working at once (``--upstream-workers``)
+    upstream_workers: int = 4
+    #: processes comparing the scenarios (``--workers``; the output is the same whatever N)
+    workers: int = 1
     pdb_status: str = "fill"  # "fill" or "as-is" (see fill_pdb_status)
     #: ``--subject SPEC``: the other side is this subject, compared with the reference under
     #: the configuration it runs (docs/diff.md, "Any scheduler against the reference")

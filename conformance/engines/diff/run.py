@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from conformance.core.errors import Terminated, raise_requested_stop
+from conformance.core.errors import Terminated, UsageError, raise_requested_stop
 from conformance.core.events import EventBus
 from conformance.core.results import ERROR, SKIPPED, CaseResult, RunSummary
 from conformance.core.scenario import ScenarioInput, read_config_doc
@@ -38,6 +40,13 @@ from conformance.engines.diff.search import (
 )
 from conformance.engines.golden import flat_name, golden_name, read_scenario_file
 from conformance.engines.session import Session
+from conformance.engines.workers import (
+    Pending,
+    SubjectSpec,
+    Workers,
+    check_shareable,
+    resolve_workers,
+)
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 
@@ -83,9 +92,11 @@ class DiffRun:
         # the first scenario showing each kind, with the kinds it showed first
         self.jobs: list[ShrinkJob] = []
         self.grouped: set[Sig] = set()
-        self.workers = max(1, plan.options.workers)
+        self.workers = max(1, plan.options.upstream_workers)
         self.executor = ThreadPoolExecutor(max_workers=self.workers,
                                            thread_name_prefix="kschedconf-diff")
+        #: the worker processes comparing the scenarios (``--workers`` > 1), else None
+        self.pool: Workers | None = None
 
     def compare(self, scenario: ScenarioInput, family: str,
                 modes: Sequence[str] | None = None) -> ScenarioDiff:
@@ -110,9 +121,20 @@ class DiffRun:
         try:
             res = self.compare(scenario, family)
         except SubjectError as e:
+            return self.record(scenario, family, e)
+        return self.record(scenario, family, res)
+
+    def record(self, scenario: ScenarioInput, family: str,
+               outcome: ScenarioDiff | SubjectError) -> ScenarioDiff:
+        """Report one compared scenario (its case was started); a subject error is raised
+        after its error case."""
+        s = self.session
+        if isinstance(outcome, SubjectError):
             s.case_finished(CaseResult(SUITE, classname(family), scenario.name, status=ERROR,
-                                       message=str(e).splitlines()[0], details=str(e)))
-            raise
+                                       message=str(outcome).splitlines()[0],
+                                       details=str(outcome)))
+            raise outcome
+        res = outcome
         self.results.append(res)
         for d in res.divergences:
             if not d.consequence:
@@ -154,6 +176,25 @@ class DiffRun:
             return
         index = [0]
         seen = self.seen.setdefault(family, {})
+        # with worker processes: the scenarios being compared, taken back in their order
+        window: deque[tuple[str, ScenarioInput, Pending[Compared]]] = deque()
+
+        def found(fp: str, scenario: ScenarioInput, res: ScenarioDiff) -> None:
+            seen[fp] = res.signatures()
+            new = [sig for sig in res.signatures() if sig not in self.grouped]
+            if new:
+                self.grouped.update(new)
+                self.jobs.append(ShrinkJob(family, res, scenario, new))
+
+        def take(until: int) -> None:
+            """Report the compared scenarios in order while more than ``until`` are out, or
+            the first is done."""
+            while window and (len(window) > until or window[0][2].ready()):
+                fp, scenario, pending = window.popleft()
+                self.session.case_started(scenario.name)
+                outcome, seconds = pending.get()
+                self.compare_seconds += seconds / self.pool.n  # the wall clock, about
+                found(fp, scenario, self.record(scenario, family, outcome))
 
         def body(scenario: ScenarioInput) -> None:
             raise_requested_stop()
@@ -164,14 +205,14 @@ class DiffRun:
             scenario = scenario.derived(name=f"{family}-{index[0]:04d}", notes=[], covers="",
                                         release=self.plan.options.release)
             try:
-                res = self.judge(scenario, family)
+                if self.pool is None:
+                    found(fp, scenario, self.judge(scenario, family))
+                else:
+                    window.append((fp, scenario,
+                                   self.pool.submit(compare_task, (scenario, family))))
+                    take(2 * self.pool.n)
             except SubjectError as e:
                 raise SubjectAbort(e) from e
-            seen[fp] = res.signatures()
-            new = [sig for sig in res.signatures() if sig not in self.grouped]
-            if new:
-                self.grouped.update(new)
-                self.jobs.append(ShrinkJob(family, res, scenario, new))
 
         test = hypothesis_test(family, n, self.plan.seed or 0, body, shrink=False)
         t0, before, stopped = time.monotonic(), len(self.results), ""
@@ -181,23 +222,35 @@ class DiffRun:
             stopped = " (budget)"
         except SubjectAbort as a:
             raise a.error from None
+        take(0)
         self._family_line(family, before, t0, stopped)
 
     # ----- golden scenarios -----
     def golden(self) -> None:
         t0, before = time.monotonic(), len(self.results)
+        items: list[tuple[ScenarioInput, str]] = []
         for path in self.plan.golden_files:
+            scenario, _, _ = read_scenario_file(path)
+            name = golden_name(path, self.plan.golden_dir)
+            # the golden scenarios as inputs: both sides schedule them as the run's release
+            items.append((scenario.derived(name=f"golden-{flat_name(name)}", notes=[],
+                                           covers="", release=self.plan.options.release),
+                          "golden"))
+        outcomes = (self.pool.map(compare_task, items) if self.pool is not None
+                    else iter(()))
+        for scenario, _ in items:
             raise_requested_stop()
             if self.deadline is not None and time.monotonic() >= self.deadline and \
                     len(self.results) > before:
                 self.session.notice("  golden: stopped by the budget")
                 break
-            scenario, _, _ = read_scenario_file(path)
-            name = golden_name(path, self.plan.golden_dir)
-            # the golden scenarios as inputs: both sides schedule them as the run's release
-            scenario = scenario.derived(name=f"golden-{flat_name(name)}", notes=[], covers="",
-                                        release=self.plan.options.release)
-            res = self.judge(scenario, "golden")
+            if self.pool is None:
+                res = self.judge(scenario, "golden")
+            else:
+                self.session.case_started(scenario.name)
+                outcome, seconds = next(outcomes)
+                self.compare_seconds += seconds / self.pool.n  # the wall clock, about
+                res = self.record(scenario, "golden", outcome)
             if res.unexplained:
                 out = self.plan.out / f"diff-{res.name}.yaml"
                 reproduce = self.plan.reproduce(out)
@@ -260,15 +313,60 @@ class DiffRun:
         return (totals(self.results, self.compare_seconds),
                 artifacts(self.results, self.minimal, self.plan.seed))
 
-    def close(self) -> None:
-        """Stop the comparison threads and release both subjects."""
+    def close(self, terminate: bool = False) -> None:
+        """Stop the worker processes (at once with ``terminate``) and the comparison threads,
+        and release both subjects."""
         try:
+            if self.pool is not None:
+                self.pool.close(terminate)
             self.executor.shutdown(wait=True, cancel_futures=True)
         finally:
             try:
                 self.ref.close()
             finally:
                 self.up.close()
+
+
+#: A scenario compared in a worker: its comparison (or the subject error), and the seconds
+Compared = tuple[ScenarioDiff | SubjectError, float]
+
+
+@dataclass(frozen=True, slots=True)
+class DiffSetup:
+    """What a worker process builds: the run's subjects from their specs, its plan (with the
+    run's seed), in a :class:`DiffRun` that reports nowhere (:func:`compare_task`)."""
+
+    options: DiffOptions
+    other: SubjectSpec
+    seed: int | None
+
+    def __call__(self) -> DiffRun:
+        opts = dataclasses.replace(self.options, seed=self.seed, workers=1)
+        ref, up = open_subjects(self.other, None, opts)
+        return DiffRun(resolve_plan(opts, up), ref, up, Session("diff", EventBus([])))
+
+
+def compare_task(run: DiffRun, item: tuple[ScenarioInput, str]) -> Compared:
+    """Compare one scenario of a family in a worker."""
+    t0 = time.monotonic()
+    try:
+        outcome: ScenarioDiff | SubjectError = run.compare(*item)
+    except SubjectError as e:
+        outcome = e
+    return outcome, time.monotonic() - t0
+
+
+def start_workers(run: DiffRun, other: OtherSubject, reference: Subject | None) -> None:
+    """``--workers N`` > 1: the processes that compare the run's scenarios, each with
+    subjects built from ``other``'s spec."""
+    opts = run.plan.options
+    n = resolve_workers(opts.workers, run.plan.planned)
+    if n <= 1:
+        return
+    if not isinstance(other, SubjectSpec) or reference is not None:
+        raise UsageError("--workers: the other subject must be given by its spec")
+    check_shareable(other.spec, n)
+    run.pool = Workers(n, DiffSetup(opts, other, run.plan.seed))
 
 
 def open_subjects(other: OtherSubject, reference: Subject | None,
@@ -333,6 +431,11 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
         raise
     session = Session("diff", bus, properties=plan.properties(up), planned=plan.planned)
     run = DiffRun(plan, ref, up, session)
+    try:
+        start_workers(run, other, reference)
+    except BaseException:
+        run.close()
+        raise
     if opts.budget is not None:
         run.deadline = run.started + opts.budget
     session.start(header(plan, up, ref))
@@ -349,7 +452,7 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
     except (KeyboardInterrupt, Terminated) as e:
         stop = e
     finally:
-        run.close()
+        run.close(terminate=stop is not None or bool(error))
     if stop is not None or error:
         run.save_unshrunk("the run stopped before shrinking")
     session.summary.properties["scenarios"] = str(len(run.results))

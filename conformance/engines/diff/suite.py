@@ -14,8 +14,9 @@ from conformance.core.subject import Subject
 from conformance.engines.baseline import against_reference
 from conformance.engines.diff.cases import SUITE
 from conformance.engines.diff.plan import DiffOptions, resolve_plan
-from conformance.engines.diff.run import DiffRun
+from conformance.engines.diff.run import DiffRun, start_workers
 from conformance.engines.session import Session
+from conformance.engines.workers import SubjectSpec
 from conformance.subjects.reference import ReferenceSubject
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -39,6 +40,9 @@ class DifferentialOptions:
     #: the suite was asked for by name (a skipped suite is then a skipped case, else a notice)
     named: bool = True
     release: str = UPSTREAM_RELEASE  # --release of the run
+    #: processes comparing the scenarios, each with the subject built from ``spec``
+    workers: int = 1
+    spec: SubjectSpec | None = None
 
 
 def _skip(session: Session, reason: str, named: bool) -> None:
@@ -67,9 +71,15 @@ def differential(session: Session, subject: Subject, o: DifferentialOptions) -> 
     opts = DiffOptions(scenarios=sum(o.counts.values()), sizes=dict(o.counts), seed=o.seed,
                        budget=o.budget, out=o.out, config=o.config, shrink=o.shrink,
                        shrink_time=SUITE_SHRINK_TIME, subject=o.subject,
-                       plugins=tuple(o.plugins), release=o.release)
+                       plugins=tuple(o.plugins), release=o.release, workers=o.workers)
     plan = resolve_plan(opts, up)
     run = DiffRun(plan, ref, up, session)
+    if o.spec is not None:
+        try:
+            start_workers(run, o.spec, None)
+        except BaseException:
+            run.close()
+            raise
     if o.budget is not None:
         run.deadline = run.started + o.budget
     session.notice(f"differential: {up.name} against the reference under the configuration it "
@@ -85,7 +95,7 @@ def differential(session: Session, subject: Subject, o: DifferentialOptions) -> 
     except SubjectError as e:
         session.summary.error = str(e)
     finally:
-        run.close()
+        run.close(terminate=not done)
         if not done:
             run.save_unshrunk("the run stopped before shrinking")
     totals, artifacts = run.summary_lines()

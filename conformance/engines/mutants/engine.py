@@ -52,6 +52,10 @@ class _Run:
         self.held: list[str] = []  # first-round survivors that may get a second round
         self.reported: set[str] = set()
         self.running: list[str] = []  # started and not finished
+        #: the mutants of the round, in the order they are reported whatever the workers:
+        #: each outcome waits for those before it (None: held for the second round)
+        self.expected: list[str] = []
+        self.decided: dict[str, MutantOutcome | None] = {}
 
     def started(self, mutant: Mutant, running: Sequence[str]) -> None:
         self.running = [*running, mutant.name] if mutant.name not in running else list(running)
@@ -68,8 +72,17 @@ class _Run:
         self.done[outcome.name] = final
         if first is None and wants_second_round(final, self.plan.opts):
             self.held.append(final.name)
+            self.decided[final.name] = None
         else:
-            self.report(final)
+            self.decided[final.name] = final
+        while self.expected and self.expected[0] in self.decided:
+            decided = self.decided.pop(self.expected.pop(0))
+            if decided is not None:
+                self.report(decided)
+
+    def expect(self, names: Sequence[str]) -> None:
+        """The next round runs ``names``; their outcomes are reported in this order."""
+        self.expected, self.decided = list(names), {}
 
     def report(self, outcome: MutantOutcome) -> None:
         outcome.settle()
@@ -83,6 +96,7 @@ class _Run:
         order, weights = triage(plan.mutants, opts.oracles,
                                 lambda i: s.progress("witnesses", f"{i}/{n} checked"))
         self.budget = Budget(opts.budget, plan.jobs, weights)
+        self.expect([mu.name for mu in order])
         run_round([(mu, opts) for mu in order], plan.jobs, self.budget, self.finished,
                   self.started)
         rank = {mu.name: i for i, mu in enumerate(order)}
@@ -97,6 +111,7 @@ class _Run:
         left = (self.budget.total or 0.0) / plan.jobs
         s.notice(f"second round: {len(tasks)} survivor(s) the oracles see on their witness "
                  f"share the {left:.0f}s left, on new scenarios (seed {opts.seed + 1})")
+        self.expect([mu.name for mu, _ in tasks])
         run_round(tasks, plan.jobs, self.budget, self.finished, self.started)
 
     def report_rest(self, stop: BaseException) -> None:

@@ -247,7 +247,7 @@ class MutantsReport:
             "apiVersion": "kschedconf/v1", "kind": "MutantsReport",
             "upstreamRelease": UPSTREAM_RELEASE,
             "seed": o.seed, "maxExamples": o.max_examples, "budget": o.budget,
-            "families": list(o.families), "perProperty": o.per_property, "jobs": self.jobs,
+            "families": list(o.families), "perProperty": o.per_property,
             "caught": self.caught, "counted": len(self.counted), "total": len(self.outcomes),
             "percent": round(self.percent, 1), "threshold": THRESHOLD,
             "passed": self.exit_code == EXIT_OK, "seconds": round(self.seconds, 1),

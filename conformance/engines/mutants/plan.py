@@ -56,7 +56,7 @@ class MutantsPlan:
         per = "property" if o.per_property else "mutant"
         budget = "no budget" if o.budget is None else f"budget {o.budget:g}s"
         return (f"kschedconf mutants: {len(self.mutants)} mutant(s), up to {o.max_examples} "
-                f"scenarios per {per}, {budget}, seed {o.seed}, {self.jobs} job(s); "
+                f"scenarios per {per}, {budget}, seed {o.seed}; "
                 f"upstream {UPSTREAM_RELEASE}")
 
     def rerun_command(self, names: Sequence[str] = ()) -> str:
@@ -84,7 +84,6 @@ class MutantsPlan:
             "seed": str(o.seed),
             "max_examples": str(o.max_examples),
             "budget": "none" if o.budget is None else f"{o.budget:g}",
-            "jobs": str(self.jobs),
             "families": ",".join(o.families),
             "per_property": str(o.per_property).lower(),
             "golden": str(o.golden).lower(),
