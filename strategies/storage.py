@@ -27,8 +27,11 @@ from strategies.storage_sources import (
     GCE_PD_DRIVER,
     PD_NAMES,
     inline_disk,
+    nodes_in,
     pv_topology_labels,
+    required_affinity,
     volume_attachment,
+    zonal_affinity,
 )
 
 __all__ = [
@@ -228,10 +231,21 @@ class _Volumes:
     #: the claims of running pods by namespace, and their inline disks (``{kind: source}``)
     in_use: dict[str, list[str]] = field(default_factory=dict)
     disks: list[Doc] = field(default_factory=list)
+    #: the ReadWriteOncePod claims some pod (running or pending) names, by namespace
+    rwop_used: dict[str, list[str]] = field(default_factory=dict)
 
     def node(self, name: str | None) -> Doc | None:
         """The Node document of that name (None for None)."""
         return next((n for n in self.cluster.nodes if n["metadata"]["name"] == name), None)
+
+    def used(self, namespace: str, name: str) -> None:
+        """A pod names the claim ``namespace/name``: remember it when it is ReadWriteOncePod
+        (another pod naming it is VolumeRestrictions' conflict)."""
+        spec = next((c["spec"] for c in self.claims if c["metadata"]["name"] == name
+                     and c["metadata"]["namespace"] == namespace), {})
+        known = self.rwop_used.setdefault(namespace, [])
+        if RWOP in spec.get("accessModes", ()) and name not in known:
+            known.append(name)
 
     def claim(self, namespace: str, spec: Doc, volume: Doc | None, owner: Doc | None = None,
               name: str | None = None) -> str:
@@ -258,11 +272,31 @@ class _Volumes:
 def _affinity(draw: st.DrawFn, cluster: GeneratedCluster, node: str | None) -> Doc:
     """A PV's ``nodeAffinity.required``: the node ``node``'s hostname, or a zone."""
     if node is not None or sometimes(draw, 2):
-        key, values = v.HOSTNAME, [node or draw(sampled(cluster.node_names))]
-    else:
-        key, values = v.ZONE, [draw(sampled(v.ZONES))]
-    return {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-        {"key": key, "operator": "In", "values": values}]}]}}
+        return required_affinity((v.HOSTNAME, [node or draw(sampled(cluster.node_names))]))
+    return required_affinity((v.ZONE, [draw(sampled(v.ZONES))]))
+
+
+@st.composite
+def _pv_affinity(draw: st.DrawFn, cluster: GeneratedCluster, topology: dict[str, str],
+                 local: bool = False, node: str | None = None, host: str | None = None
+                 ) -> Doc | None:
+    """A PV's ``nodeAffinity`` (None: none), given its zone / region labels ``topology``.
+    With labels, two times in three the affinity a provisioner of a zonal disk gives them
+    (``zonal_affinity``; for a local volume or with ``node``, a node's hostname too: ``node``,
+    else ``host``, else a node of the labelled zones); else (and for the third left, so that
+    VolumeZone, which reads the labels, and VolumeBinding, which reads the affinity, are also
+    tested apart: mostly labels alone) independent of the labels: for a local volume or with
+    ``node`` always, else one time in two (in three with labels), ``node``'s or ``host``'s
+    hostname (a running pod's PV: its node must fit), else a random node's hostname or zone
+    (``_affinity``)."""
+    if topology and not sometimes(draw, 3):
+        pin = node
+        if pin is None and local:
+            pin = host or draw(sampled(nodes_in(topology, cluster.nodes) or cluster.node_names))
+        return zonal_affinity(topology, pin)
+    if local or node is not None or sometimes(draw, 3 if topology else 2):
+        return _affinity(draw, cluster, node or host)
+    return None
 
 
 @st.composite
@@ -272,9 +306,10 @@ def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None,
     sometimes a tier label and zone / region labels (``pv_topology_labels``); a CSI source
     (the class's driver when it has one), or an in-tree ``gcePersistentDisk`` /
     ``awsElasticBlockStore`` (translated by CSI migration), or a ``local`` path (which needs
-    node affinity); node affinity to a zone or a node sometimes (``node``: that node's
-    hostname, for the volumes of running pods; ``host``: the node a running pod uses it on,
-    whose zone or region its labels name). Phase Available until a claim binds it."""
+    node affinity); node affinity sometimes, mostly the one matching its zone labels
+    (``_pv_affinity``; ``node``: that node's hostname, for the volumes of running pods;
+    ``host``: the node a running pod uses it on, whose zone or region its labels name and
+    which its affinity admits). Phase Available until a claim binds it."""
     name = f"pv-{len(vols.volumes)}"
     classes = vols.classes.names
     class_name = draw(sampled(classes)) if classes and not sometimes(draw, 4) else ""
@@ -294,13 +329,15 @@ def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None,
         spec["awsElasticBlockStore"] = {"volumeID": draw(sampled(AWS_VOLUMES))}
     else:
         spec["local"] = {"path": f"/mnt/disks/{name}"}
-    if kind == "local" or node is not None or sometimes(draw, 2):
-        spec["nodeAffinity"] = _affinity(draw, vols.cluster, node)
     if class_name:
         spec["storageClassName"] = class_name
     meta: Doc = {"name": name}
     labels = {TIER: draw(sampled(TIERS))} if sometimes(draw, 3) else {}
-    labels.update(draw(pv_topology_labels(vols.node(host), (1, 3), vols.cluster.nodes)))
+    topology = draw(pv_topology_labels(vols.node(host), (1, 3), vols.cluster.nodes))
+    affinity = draw(_pv_affinity(vols.cluster, topology, kind == "local", node, host))
+    if affinity is not None:
+        spec["nodeAffinity"] = affinity
+    labels.update(topology)
     if labels:
         meta["labels"] = labels
     doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": spec,
@@ -359,8 +396,8 @@ def _controller_volume(draw: st.DrawFn, vols: _Volumes, spec: Doc) -> Doc:
     """The PV the PV controller bound a claim of an Immediate class (or of no class: ``""``)
     to: of the claim's class, size, access modes and volume mode, a CSI volume of the class's
     driver (or of the first driver, for a class without a provisioner or no class: a static PV
-    made for the claim); sometimes
-    zone or region labels and a node affinity, as a provisioner of a zonal disk sets them."""
+    made for the claim); often zone or region labels and, mostly, the node affinity matching
+    them, as a provisioner of a zonal disk sets them (``_pv_affinity``)."""
     name = f"pv-{len(vols.volumes)}"
     class_name = spec["storageClassName"]
     provisioner = vols.classes.provisioner.get(class_name, NO_PROVISIONER)
@@ -372,10 +409,11 @@ def _controller_volume(draw: st.DrawFn, vols: _Volumes, spec: Doc) -> Doc:
         pv_spec["storageClassName"] = class_name
     if "volumeMode" in spec:
         pv_spec["volumeMode"] = spec["volumeMode"]
-    if sometimes(draw, 2):
-        pv_spec["nodeAffinity"] = _affinity(draw, vols.cluster, None)
     meta: Doc = {"name": name}
     labels = draw(pv_topology_labels(share=(3, 4), nodes=vols.cluster.nodes))
+    affinity = draw(_pv_affinity(vols.cluster, labels))
+    if affinity is not None:
+        pv_spec["nodeAffinity"] = affinity
     if labels:
         meta["labels"] = labels
     doc = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": meta, "spec": pv_spec,
@@ -401,12 +439,29 @@ def _volume_entry(name: str, **source: Any) -> Doc:
 
 
 @st.composite
+def _pending_claim(draw: st.DrawFn, vols: _Volumes, ns: str) -> str:
+    """The claim of a pending pod's ``persistentVolumeClaim`` volume: one time in two a
+    ReadWriteOncePod claim another pod of the namespace names already, if there is one
+    (VolumeRestrictions rejects the pod while that pod is bound: found in few scenarios
+    otherwise, docs/mutants.md#storage-mutants); else one time in three a claim a running pod
+    uses, else an existing claim of the namespace or (half the time) a new one."""
+    if vols.rwop_used.get(ns) and draw(st.booleans()):
+        return draw(sampled(vols.rwop_used[ns]))
+    existing = vols.by_namespace.get(ns, [])
+    if vols.in_use.get(ns) and sometimes(draw, 3):
+        existing = vols.in_use[ns]
+    if existing and draw(st.booleans()):
+        return draw(sampled(existing))
+    return draw(unbound_claim(vols, ns))
+
+
+@st.composite
 def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     """1-2 volumes of a pending pod: a claim of its namespace (bound or not; shared with the
-    pods naming it too; one time in three a claim a running pod uses, for ReadWriteOncePod
-    conflicts), a claim that does not exist or one bound to a PV that is gone (one in
-    sixteen each), an ``ephemeral`` volume (its
-    claim created, owned by the pod, as the ephemeral volume controller does), or an inline
+    pods naming it too; often a ReadWriteOncePod claim another pod names, for
+    VolumeRestrictions' conflicts: ``_pending_claim``), a claim that does not exist or one
+    bound to a PV that is gone (one in sixteen each), an ``ephemeral`` volume (its claim
+    created, owned by the pod, as the ephemeral volume controller does), or an inline
     in-tree disk (``inline_disk``: GCE, AWS, iSCSI, RBD; read-only sometimes; half the time
     one a running pod mounts, for VolumeRestrictions' disk conflicts)."""
     ns = pod["metadata"].get("namespace", "default")
@@ -420,12 +475,8 @@ def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
             out.append(_volume_entry(name, persistentVolumeClaim={
                 "claimName": lost_claim(vols, ns)}))
         elif choice == "claim":
-            existing = vols.by_namespace.get(ns, [])
-            if vols.in_use.get(ns) and sometimes(draw, 3):
-                existing = vols.in_use[ns]
-            claim = draw(sampled(existing)) if existing and draw(st.booleans()) else None
-            if claim is None:
-                claim = draw(unbound_claim(vols, ns))
+            claim = draw(_pending_claim(vols, ns))
+            vols.used(ns, claim)
             out.append(_volume_entry(name, persistentVolumeClaim={"claimName": claim}))
         elif choice == "missing":
             out.append(_volume_entry(name, persistentVolumeClaim={"claimName": "missing"}))
@@ -452,8 +503,9 @@ def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
 @st.composite
 def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     """1-2 volumes of a running pod: a claim bound to a PV the pod's node may use (no node
-    affinity, or the node's hostname; zone labels of the node's zone) and, for a CSI PV, its
-    VolumeAttachment to the node two times in three, ReadWriteOncePod one time in four; or
+    affinity, or the node's hostname or zone; zone labels of the node's zone) and, for a CSI
+    PV, its VolumeAttachment to the node two times in three, ReadWriteOncePod one time in four
+    (the pending pods naming it too are VolumeRestrictions' conflicts); or
     (half the time) an inline in-tree disk."""
     ns = pod["metadata"].get("namespace", "default")
     out = []
@@ -466,17 +518,46 @@ def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
             continue
         node = pod["spec"]["nodeName"]
         volume = draw(persistent_volume(vols, node if draw(st.booleans()) else None, node))
-        if "nodeAffinity" in volume["spec"] and volume["spec"]["nodeAffinity"]["required"][
-                "nodeSelectorTerms"][0]["matchExpressions"][0]["key"] != v.HOSTNAME:
-            volume["spec"]["nodeAffinity"] = _affinity(draw, vols.cluster, node)
         if sometimes(draw, 4):  # a claim only this pod may use (VolumeRestrictions)
             volume["spec"]["accessModes"] = [RWOP]
         claim = vols.claim(ns, _bound_spec(volume), volume)
         vols.in_use.setdefault(ns, []).append(claim)
+        vols.used(ns, claim)
         out.append(_volume_entry(name, persistentVolumeClaim={"claimName": claim}))
         if "csi" in volume["spec"] and not sometimes(draw, 3):
             vols.attachments.append(draw(volume_attachment(volume, node)))
     return out
+
+
+@st.composite
+def _shared_read_write_once_pod(draw: st.DrawFn, vols: _Volumes, pods: list[Doc],
+                                pending: list[Doc]) -> None:
+    """Two pods of a namespace name one ReadWriteOncePod claim: a pending pod and another pod
+    (running, or pending: the first bound takes the claim), the claim one the other pod names
+    already or a new one bound to a static PV (``persistent_volume``, the running pod's node
+    admitted). VolumeRestrictions then rejects the later pod while the other is bound
+    (``IsPVCUsedByPods``); without this such pairs are rare (docs/mutants.md#storage-mutants).
+    Nothing when the pending pod is alone in its namespace."""
+    pod = pending[draw(st.integers(0, len(pending) - 1))]
+    ns = pod["metadata"].get("namespace", "default")
+    others = [p for p in pods if p is not pod and p["metadata"].get("namespace", "default") == ns]
+    if not others:
+        return
+    other = others[draw(st.integers(0, len(others) - 1))]
+    named = {vol["persistentVolumeClaim"]["claimName"] for vol in other["spec"].get("volumes", [])
+             if "persistentVolumeClaim" in vol}
+    owned = [c for c in vols.rwop_used.get(ns, []) if c in named]
+    if owned:
+        claim = draw(sampled(owned))
+    else:
+        volume = draw(persistent_volume(vols, None, other["spec"].get("nodeName")))
+        volume["spec"]["accessModes"] = [RWOP]
+        claim = vols.claim(ns, _bound_spec(volume), volume)
+        vols.used(ns, claim)
+    for p in (other, pod) if not owned else (pod,):
+        volumes = p["spec"].setdefault("volumes", [])
+        volumes.append(_volume_entry(f"vol-{len(volumes)}",
+                                     persistentVolumeClaim={"claimName": claim}))
 
 
 @st.composite
@@ -507,6 +588,8 @@ def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[
         for i in sorted(users):
             pods[i]["spec"]["volumes"] = [*pods[i]["spec"].get("volumes", []),
                                           *draw(volumes(pods[i], vols))]
+    if pending and sometimes(draw, 3):
+        draw(_shared_read_write_once_pod(vols, [*cluster.running_pods, *pending], pending))
     idle = [pv for pv in vols.volumes if "csi" in pv["spec"] and "claimRef" not in pv["spec"]]
     if idle and sometimes(draw, 6):
         volume = idle[draw(st.integers(0, len(idle) - 1))]

@@ -25,8 +25,11 @@ __all__ = [
     "AWS_EBS_DRIVER",
     "GCE_PD_DRIVER",
     "inline_disk",
+    "nodes_in",
     "pv_topology_labels",
+    "required_affinity",
     "volume_attachment",
+    "zonal_affinity",
 ]
 
 Doc = dict[str, Any]
@@ -63,6 +66,11 @@ RBD_IMAGES = ("image-a", "image-b")
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 STORAGE_V1 = "storage.k8s.io/v1"
+#: the node label a PV's zone or region label names (``translateToGALabel``: generated nodes
+#: carry the GA keys)
+GA_KEY = {BETA_ZONE: v.ZONE, BETA_REGION: v.REGION, v.ZONE: v.ZONE, v.REGION: v.REGION}
+#: ``LabelMultiZoneDelimiter`` (k8s.io/cloud-provider/volume/helpers/zones.go)
+MULTI_ZONE_DELIMITER = "__"
 
 
 @st.composite
@@ -122,7 +130,35 @@ def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, share: tuple[in
     if sometimes(draw, 3):
         return {region_key: draw(sampled(sorted({v.REGION_OF_ZONE[z] for z in zones})))}
     chosen = draw(st.lists(sampled(zones), min_size=1, max_size=2, unique=True))
-    return {zone_key: "__".join(sorted(chosen))}
+    return {zone_key: MULTI_ZONE_DELIMITER.join(sorted(chosen))}
+
+
+def required_affinity(*expressions: tuple[str, Sequence[str]]) -> Doc:
+    """A PV's ``nodeAffinity``: ``required``, one term of ``key In values`` expressions."""
+    return {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": key, "operator": "In", "values": list(values)} for key, values in expressions]}]}}
+
+
+def zonal_affinity(topology: dict[str, str], hostname: str | None = None) -> Doc:
+    """The ``nodeAffinity`` a provisioner of a zonal disk gives a PV with these zone / region
+    labels (the CSI external-provisioner from the volume's accessible topology; for an in-tree
+    PV, k8s.io/csi-translation-lib v0.37.2 plugins/in_tree_volume.go
+    ``translateTopologyFromInTreeToCSI`` derives the same from the zone label): per label the
+    node label it names (GA key) In its ``__``-separated zones; with ``hostname``, that
+    node's hostname too (a local volume)."""
+    expressions = [(v.HOSTNAME, [hostname])] if hostname is not None else []
+    expressions += [(GA_KEY[key], sorted(value.split(MULTI_ZONE_DELIMITER)))
+                    for key, value in sorted(topology.items())]
+    return required_affinity(*expressions)
+
+
+def nodes_in(topology: dict[str, str], nodes: Sequence[Doc]) -> list[str]:
+    """The names of the nodes whose labels match every zone / region label of a PV."""
+    def fits(node: Doc) -> bool:
+        labels = node["metadata"].get("labels", {})
+        return all(labels.get(GA_KEY[key]) in value.split(MULTI_ZONE_DELIMITER)
+                   for key, value in topology.items())
+    return [n["metadata"]["name"] for n in nodes if fits(n)]
 
 
 @st.composite

@@ -26,6 +26,7 @@ from strategies.storage_sources import BETA_REGION, BETA_ZONE
 from strategies.vocabulary import REGION, REGION_OF_ZONE, ZONE, ZONES
 
 Doc = dict[str, Any]
+GA = {ZONE: ZONE, BETA_ZONE: ZONE, REGION: REGION, BETA_REGION: REGION}
 
 STORAGE_KINDS = ("StorageClass", "CSIDriver", "CSINode", "CSIStorageCapacity",
                  "PersistentVolume", "PersistentVolumeClaim", "VolumeAttachment")
@@ -120,6 +121,24 @@ def _check_attachments(docs: list[Doc], nodes: set[str], volumes: dict[str, Doc]
         assert isinstance(va["status"]["attached"], bool)
 
 
+def _admits(pv: Doc, node: Doc) -> bool:
+    """The PV's ``nodeAffinity`` (terms of ``In`` expressions) admits the node."""
+    labels = node["metadata"].get("labels", {})
+    terms = pv["spec"].get("nodeAffinity", {}).get("required", {}).get("nodeSelectorTerms")
+    return not terms or any(all(labels.get(e["key"]) in e["values"]
+                                for e in t["matchExpressions"]) for t in terms)
+
+
+def _affinity_follows_labels(pv: Doc) -> bool:
+    """The PV's node affinity names, In the same zones or region, the node label of each of
+    its zone / region labels (GA key for a beta one), as a zonal disk's provisioner sets it."""
+    topology = {GA[k]: sorted(v.split("__")) for k, v in pv["metadata"].get("labels", {}).items()
+                if k in GA}
+    terms = pv["spec"].get("nodeAffinity", {}).get("required", {}).get("nodeSelectorTerms", [])
+    return bool(topology) and len(terms) == 1 and topology.items() <= {
+        e["key"]: e["values"] for e in terms[0]["matchExpressions"]}.items()
+
+
 def check_storage_documents(docs: list[Doc]) -> None:
     """The API server's rules restated for the storage documents, and the names they use."""
     nodes = {d["metadata"]["name"] for d in _kind(docs, "Node")}
@@ -188,8 +207,12 @@ def check_storage_documents(docs: list[Doc]) -> None:
             if "persistentVolumeClaim" in vol:
                 name = vol["persistentVolumeClaim"]["claimName"]
                 assert name == "missing" or f"{ns}/{name}" in claims
-                if p["spec"].get("nodeName"):  # running pods: bound claims only
-                    assert claims[f"{ns}/{name}"]["spec"].get("volumeName")
+                if p["spec"].get("nodeName"):  # running pods: bound claims, to PVs the
+                    # pod's node may use (their node affinity admits it)
+                    pv = volumes[claims[f"{ns}/{name}"]["spec"]["volumeName"]]
+                    node = next(n for n in _kind(docs, "Node")
+                                if n["metadata"]["name"] == p["spec"]["nodeName"])
+                    assert _admits(pv, node), (pv, node)
             if "ephemeral" in vol:
                 claim = claims[f"{ns}/{p['metadata']['name']}-{vol['name']}"]
                 (owner,) = claim["metadata"]["ownerReferences"]
@@ -319,3 +342,59 @@ def test_the_storage_family_of_the_differential_generates_storage_scenarios() ->
     collect()
     assert len(with_claims) >= 20
     assert sum(with_claims) >= len(with_claims) // 2, "".join(str(int(x)) for x in with_claims)
+
+
+def _storage_scenarios(count: int) -> list[ScenarioInput]:
+    out: list[ScenarioInput] = []
+
+    @stable_draws
+    @settings(max_examples=count, deadline=None, database=None, phases=[Phase.generate],
+              derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(scenario_strategy("storage"))
+    def collect(scenario: ScenarioInput) -> None:
+        out.append(scenario)
+
+    collect()
+    return out
+
+
+def _rwop_shared_with_a_pending_pod(docs: list[Doc]) -> bool:
+    """A ReadWriteOncePod claim named by two pods, one of them pending."""
+    rwop = {_key(c) for c in _kind(docs, "PersistentVolumeClaim")
+            if "ReadWriteOncePod" in c["spec"]["accessModes"]}
+    users: dict[str, list[bool]] = {}
+    for p in _kind(docs, "Pod"):
+        ns = p["metadata"].get("namespace", "default")
+        for name in {v["persistentVolumeClaim"]["claimName"] for v in p["spec"].get("volumes", [])
+                     if "persistentVolumeClaim" in v}:
+            users.setdefault(f"{ns}/{name}", []).append(bool(p["spec"].get("nodeName")))
+    return any(len(users.get(k, [])) >= 2 and not all(users[k]) for k in rwop)
+
+
+def test_pending_pods_often_share_a_read_write_once_pod_claim_with_another_pod() -> None:
+    """VolumeRestrictions' ReadWriteOncePod conflict (a claim another pod uses) is common in
+    the storage family: a mutant that ignores it changes decisions within the mutants' budget
+    (docs/mutants.md#storage-mutants); valid documents all the same."""
+    generated = _storage_scenarios(200)
+    shared = [s for s in generated if _rwop_shared_with_a_pending_pod(s.documents)]
+    for s in shared:
+        check_storage_documents(s.documents)
+    assert len(shared) >= len(generated) // 8, (len(shared), len(generated))
+
+
+def test_zone_labelled_volumes_mostly_have_the_matching_node_affinity() -> None:
+    """A PV with zone / region labels mostly has the node affinity a zonal disk's provisioner
+    gives it (the same zones on the node label); some are independent of it (VolumeZone and
+    VolumeBinding apart), and some matching ones are local volumes pinned to a node of those
+    zones."""
+    volumes = [pv for s in _storage_scenarios(200) for pv in _kind(s.documents,
+                                                                    "PersistentVolume")
+               if set(pv["metadata"].get("labels", {})) & set(GA)]
+    following = [pv for pv in volumes if _affinity_follows_labels(pv)]
+    assert len(following) >= len(volumes) // 2, (len(following), len(volumes))
+    assert len(following) < len(volumes)
+    pinned = [pv for pv in following if "local" in pv["spec"]]
+    assert pinned and all(
+        any(e["key"] == "kubernetes.io/hostname" for e in
+            pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"])
+        for pv in pinned)
