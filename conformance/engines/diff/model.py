@@ -116,6 +116,7 @@ _POINTS = (
     ("nodes.*.filterOrder", "Filter (plugin order)"),
     ("nodes.*.scores.*.raw", "Score (raw score)"),
     ("nodes.*.scores.*.normalized", "NormalizeScore (normalized score)"),
+    ("nodes.*.scores.*.weighted", "Score (weighted score)"),
     ("nodes.*.scores.*.weight", "Score (weight)"),
     ("nodes.*.scores.", "Score"),
 )
