@@ -124,6 +124,16 @@ def test_a_plugin_form_mutant_is_caught_on_generated_scenarios() -> None:
     assert 0 < out.examples <= 60
 
 
+def test_per_property_runs_the_differential_as_a_property_of_its_own() -> None:
+    out = run_mutant(MUTANTS["plugin-balanced-allocation-range-not-std"],
+                     MutantsOptions(max_examples=40, seed=0, golden=False, budget=None,
+                                    per_property=True))
+    assert out.status == CAUGHT and out.caught_by == [DIFFERENTIAL]
+    by_oracle = {p.oracle: p for p in out.properties}
+    assert by_oracle[DIFFERENTIAL].failed and "score_optimality" in by_oracle
+    assert "NodeResourcesBalancedAllocation" in out.message
+
+
 def test_mutants_cli_lists_the_plugin_form(capsys: pytest.CaptureFixture[str]) -> None:
     assert kschedconf("mutants", "--list") == 0
     listing = capsys.readouterr().out
