@@ -11,10 +11,17 @@ the reference cannot hide from them.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from conformance.core.replacements import (
+    FIT_RESOURCE_RULES,
+    Replacement,
+    as_replaced,
+    rule_id,
+)
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectResult
 from oracles.profiles import RESTATED_FILTERS, ProfileView, SchedulerView, read_scheduler_config
@@ -26,6 +33,7 @@ from reference_impl.dra.extendedresourcecache import (
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Cluster, Pod
+from reference_impl.model.requests import recounted
 from reference_impl.releases import ReleaseData, load
 from reference_impl.releases.current import RELEASE
 
@@ -56,6 +64,19 @@ class Violation:
         return doc
 
 
+def counted_for(cluster: Cluster, release: ReleaseData) -> Cluster:
+    """``cluster`` with its pods' resources as ``release`` counts them (its
+    InPlacePodLevelResourcesVerticalScaling gate and its variant of the switch
+    resize-requests-aggregation), as the reference's scheduler re-counts them."""
+    pod_level_status = release.feature_enabled("InPlacePodLevelResourcesVerticalScaling")
+    resize_rule = release.behaviour("resize-requests-aggregation")
+    pods = [recounted(p, pod_level_status=pod_level_status, resize_rule=resize_rule)
+            for p in cluster.pods]
+    if all(a is p for a, p in zip(pods, cluster.pods, strict=True)):
+        return cluster
+    return dataclasses.replace(cluster, pods=pods)
+
+
 @dataclass
 class OracleContext:
     """Everything an oracle may look at.
@@ -79,6 +100,9 @@ class OracleContext:
     #: the release the judged subject runs: the restated rules follow its behaviour switches
     #: where upstream's own rule differs by release (docs/release-differences.md)
     release: ReleaseData = RELEASE
+    #: the rules (``NodeResourcesFit/ephemeral-storage``, conformance/core/replacements.py)
+    #: left unchecked: those a declared replacement changes on purpose
+    relaxed: frozenset[str] = frozenset()
     _filter_cache: dict[str, FilterConfig] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -93,13 +117,27 @@ class OracleContext:
             result, trace, expl = run.result, run.trace, dict(run.explanations)
         else:
             result, expl = run, {}
-        return cls(scenario, loaded.cluster, result, trace, expl, loaded.scenario,
-                   release=release if release is not None else load(scenario.release))
+        release = release if release is not None else load(scenario.release)
+        return cls(scenario, counted_for(loaded.cluster, release), result, trace, expl,
+                   loaded.scenario, release=release)
 
     def following(self, follow: frozenset[str]) -> OracleContext:
         """The same run judged with the rules following only ``follow`` (the intent for every
         other deviation)."""
         return dataclasses.replace(self, follow=follow, met=set(), _filter_cache={})
+
+    def replaced_by(self, replacements: Mapping[str, Replacement]) -> OracleContext:
+        """The same run judged with each declared replacement's name read as the in-tree
+        plugin's it replaces (docs/plugins.md)."""
+        if not replacements or self.config is None:
+            return self
+        return dataclasses.replace(
+            self, scenario=self.scenario.with_config(as_replaced(self.config, replacements)),
+            met=set(), _filter_cache={})
+
+    def relaxing(self, rules: frozenset[str]) -> OracleContext:
+        """The same run judged without the rules ``rules`` (rule ids)."""
+        return dataclasses.replace(self, relaxed=rules, met=set(), _filter_cache={})
 
     @property
     def config(self) -> dict[str, Any] | None:
@@ -144,11 +182,16 @@ class OracleContext:
             return None
         cached = self._filter_cache.get(prof.scheduler_name)
         if cached is None:
+            relaxed = self.relaxed
             cached = FilterConfig(
-                enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")),
+                enabled=frozenset(n for n in RESTATED_FILTERS if prof.enabled(n, "filter")
+                                  and rule_id(n, "filter") not in relaxed),
                 ignored_resources=prof.fit_ignored_resources,
                 ignored_groups=prof.fit_ignored_groups,
-                added_affinity=prof.added_affinity,
+                added_affinity=(None if rule_id("NodeAffinity", "added-affinity") in relaxed
+                                else prof.added_affinity),
+                fit_skipped=frozenset(r for r in FIT_RESOURCE_RULES
+                                      if rule_id("NodeResourcesFit", r) in relaxed),
                 spread_defaults=prof.spread_default_constraints,
                 controllers=controllers_of(self.cluster), follow=self.follow, met=self.met,
                 namespace_selector_kept=self.release.behaviour(

@@ -1,16 +1,18 @@
 """Judging a subject's result: choosing oracles by name, running them on a result (an oracle
 that raises is itself a finding; what only upstream's intent forbids is a finding tagged with
-the upstream deviation the subject shares) and on a subject run (a crash is a
+the upstream deviation the subject shares; what only a rule a declared replacement changes on
+purpose forbids is a finding tagged as an intended change) and on a subject run (a crash is a
 ``subject-crash`` finding)."""
 
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from conformance.core.errors import UsageError
+from conformance.core.replacements import changed_rules
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectError, SubjectResult
 from oracles import ALL_ORACLES, Oracle
@@ -47,22 +49,37 @@ class Finding:
     oracle: str
     text: str
     deviation: str | None = None
+    #: the rules a declared replacement changes on purpose (comma-separated rule ids,
+    #: ``NodeResourcesFit/ephemeral-storage``) when only they forbid what the subject did:
+    #: an intended change, never a failure (docs/plugins.md)
+    intended: str | None = None
 
     def __str__(self) -> str:
         tag = f"[{self.oracle}]"
         text = self.text if self.text.startswith(tag) else f"{tag} {self.text}"
+        if self.intended:
+            return f"{text} (intended change: {self.intended})"
         return f"{text} (matches upstream: {self.deviation})" if self.deviation else text
 
 
 def failures(findings: Sequence[Finding], strict_intent: bool = False) -> list[Finding]:
-    """The findings that fail a case: all under ``strict_intent``, else those that do not
-    match upstream."""
-    return [f for f in findings if strict_intent or not f.deviation]
+    """The findings that fail a case: all but intended changes under ``strict_intent``,
+    else those that neither match upstream nor are intended changes."""
+    return [f for f in findings if not f.intended and (strict_intent or not f.deviation)]
 
 
 def matching_upstream(findings: Sequence[Finding]) -> list[str]:
     """The upstream deviations the findings match, sorted, each once."""
-    return sorted({d for f in findings if f.deviation for d in f.deviation.split(",")})
+    return _labels(f.deviation for f in findings)
+
+
+def intended_changes(findings: Sequence[Finding]) -> list[str]:
+    """The changed rules the intended-change findings break, sorted, each once."""
+    return _labels(f.intended for f in findings)
+
+
+def _labels(tags: Iterable[str | None]) -> list[str]:
+    return sorted({t for tag in tags if tag for t in tag.split(",")})
 
 
 def judged_scenario(scenario: ScenarioInput, subject: Subject) -> ScenarioInput:
@@ -75,9 +92,11 @@ def judged_scenario(scenario: ScenarioInput, subject: Subject) -> ScenarioInput:
 
 def oracle_context(scenario: ScenarioInput, result: SubjectResult,
                    subject: Subject) -> OracleContext:
-    """The context the oracles judge: the scenario (with the configuration the subject ran),
-    the initial cluster and what the subject produced (result, trace, explanations)."""
-    return OracleContext.build(judged_scenario(scenario, subject), result)
+    """The context the oracles judge: the scenario (with the configuration the subject ran,
+    each declared replacement read as the in-tree plugin it replaces), the initial cluster and
+    what the subject produced (result, trace, explanations)."""
+    ctx = OracleContext.build(judged_scenario(scenario, subject), result)
+    return ctx.replaced_by(subject.replacements)
 
 
 def violation_text(v: Any) -> str:
@@ -92,8 +111,12 @@ def violation_text(v: Any) -> str:
 
 def check_result(scenario: ScenarioInput, result: SubjectResult, subject: Subject,
                  checks: Mapping[str, Oracle]) -> list[Finding]:
-    """Apply the oracles to one result; an oracle that raises is reported as a finding."""
-    ctx = oracle_context(scenario, result, subject)
+    """Apply the oracles to one result; an oracle that raises is reported as a finding. With
+    rules a declared replacement changes on purpose, the oracles judge without them, and
+    what they find only with them is an intended change."""
+    full = oracle_context(scenario, result, subject)
+    changed = changed_rules(subject.replacements)
+    ctx = full.relaxing(frozenset(changed)) if changed else full
     out: list[Finding] = []
     met: set[str] = getattr(ctx, "met", set())  # the followed deviations that changed a verdict
     for name, check in checks.items():
@@ -104,6 +127,8 @@ def check_result(scenario: ScenarioInput, result: SubjectResult, subject: Subjec
                        for v in violations)
             if met:
                 out += _intent_only(name, check, ctx, violations)
+            if changed:
+                out += _intended_only(name, check, full, violations, ",".join(sorted(changed)))
         except Exception as e:  # an oracle bug must not pass silently
             out.append(Finding(name, f"the oracle raised {type(e).__name__}: {e}\n"
                                      + _tb_tail(e)))
@@ -120,6 +145,15 @@ def _intent_only(name: str, check: Oracle, ctx: OracleContext,
     return [Finding(name, violation_text(v), label)
             for v in check(ctx.following(ctx.follow - met)) or ()
             if _where(v) not in seen]
+
+
+def _intended_only(name: str, check: Oracle, full: OracleContext,
+                   violations: Sequence[Any], label: str) -> list[Finding]:
+    """The oracle again, with every rule: what it finds only then breaks a rule the
+    replacement changes on purpose (``label``: those rules)."""
+    seen = {_where(v) for v in violations}
+    return [Finding(name, violation_text(v), intended=label)
+            for v in check(full.relaxing(frozenset())) or () if _where(v) not in seen]
 
 
 def _where(v: Any) -> tuple[Any, ...]:

@@ -60,7 +60,7 @@ def preemption_nodes(pod: Pod, state: ClusterState, cfg: FilterConfig) -> list[s
         keep += nominated
         if "NodeResourcesFit" in cfg.enabled and resource_shortfalls(
                 base.req, node, keep, cfg.ignored_resources, cfg.ignored_groups,
-                cfg.dra_extended):
+                cfg.dra_extended, cfg.fit_skipped):
             continue
         if "NodePorts" in cfg.enabled and pod.host_ports and port_conflict(pod.host_ports, keep):
             continue

@@ -29,7 +29,8 @@ def check(ctx: OracleContext) -> list[Violation]:
         before = step.state.pods_on.get(node_name, [])
         alloc = node.allocatable
         count = len(before) + 1
-        if count > alloc.allowed_pod_number:
+        skipped = cfg.fit_skipped  # what a declared replacement changes on purpose
+        if count > alloc.allowed_pod_number and "pods" not in skipped:
             out.append(Violation(NAME, pod.key, node_name, (
                 f"binding {pod.key} makes {count} pods on {node_name}, but the node's "
                 f"allocatable pods is {alloc.allowed_pod_number}")))
@@ -40,13 +41,14 @@ def check(ctx: OracleContext) -> list[Violation]:
                 ("ephemeral-storage", req.ephemeral_storage, used.ephemeral_storage,
                  alloc.ephemeral_storage)]
         for name, want in sorted(req.scalar.items()):
-            if is_ignored_resource(name, cfg.ignored_resources, cfg.ignored_groups):
+            if "extended" in skipped or is_ignored_resource(name, cfg.ignored_resources,
+                                                            cfg.ignored_groups):
                 continue
             if name in cfg.dra_extended and alloc.scalar.get(name, 0) <= 0:
                 continue  # DynamicResources counts it (shouldDelegateResourceToDRA, fit.go)
             rows.append((name, want, used.scalar.get(name, 0), alloc.scalar.get(name, 0)))
         for name, want, have, cap in rows:
-            if want > 0 and have + want > cap:
+            if want > 0 and have + want > cap and name not in skipped:
                 out.append(Violation(NAME, pod.key, node_name, (
                     f"binding {pod.key} over-commits {name} on {node_name}: the {len(before)} "
                     f"pod(s) already there request {fmt_amount(name, have)}, the pod requests "

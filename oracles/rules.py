@@ -207,16 +207,19 @@ def is_ignored_resource(name: str, ignored: frozenset[str], ignored_groups: froz
 def resource_shortfalls(req: Resource, node: Node, pods_on_node: Sequence[Pod],
                         ignored: frozenset[str] = frozenset(),
                         ignored_groups: frozenset[str] = frozenset(),
-                        dra_extended: frozenset[str] = frozenset()) -> list[str]:
+                        dra_extended: frozenset[str] = frozenset(),
+                        skipped: frozenset[str] = frozenset()) -> list[str]:
     """``fitsRequest`` (noderesources/fit.go): pod count first; then, unless the pod requests
     nothing, each of cpu/memory/ephemeral-storage/scalar resources the pod requests (> 0) must
     fit in allocatable minus what the node's pods already request. Extended resources in
     ``ignoredResources`` or whose prefix is in ``ignoredResourceGroups`` are not checked.
     An extended resource a DeviceClass maps (``dra_extended``) that the node does not
-    advertise is DynamicResources' to count (``shouldDelegateResourceToDRA``), not checked."""
+    advertise is DynamicResources' to count (``shouldDelegateResourceToDRA``), not checked.
+    ``skipped``: checks left out (``pods``, ``cpu``, ``memory``, ``ephemeral-storage``,
+    ``extended``: :attr:`FilterConfig.fit_skipped`)."""
     out: list[str] = []
     alloc = node.allocatable
-    if len(pods_on_node) + 1 > alloc.allowed_pod_number:
+    if "pods" not in skipped and len(pods_on_node) + 1 > alloc.allowed_pod_number:
         out.append(f"Too many pods: {len(pods_on_node)} pod(s) already on the node, "
                    f"allocatable pods {alloc.allowed_pod_number}")
     if (req.milli_cpu == 0 and req.memory == 0 and req.ephemeral_storage == 0
@@ -228,13 +231,14 @@ def resource_shortfalls(req: Resource, node: Node, pods_on_node: Sequence[Pod],
             ("memory", req.memory, used.memory, alloc.memory),
             ("ephemeral-storage", req.ephemeral_storage, used.ephemeral_storage,
              alloc.ephemeral_storage)):
-        if want > 0 and want > cap - have:
+        if want > 0 and want > cap - have and name not in skipped:
             out.append(f"Insufficient {name}: the pod requests {fmt_amount(name, want)}, the "
                        f"node has {fmt_amount(name, cap)} allocatable of which "
                        f"{fmt_amount(name, have)} is already requested "
                        f"({fmt_amount(name, cap - have)} free)")
     for name, want in req.scalar.items():
-        if want == 0 or is_ignored_resource(name, ignored, ignored_groups):
+        if want == 0 or is_ignored_resource(name, ignored, ignored_groups) or (
+                "extended" in skipped):
             continue
         if name in dra_extended and alloc.scalar.get(name, 0) <= 0:
             continue
@@ -394,6 +398,9 @@ class FilterConfig:
         "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"})
     ignored_resources: frozenset[str] = frozenset()
     ignored_groups: frozenset[str] = frozenset()
+    #: NodeResourcesFit checks left out (``pods``, ``cpu``, ``memory``, ``ephemeral-storage``,
+    #: ``extended``): a declared replacement changes them on purpose (docs/plugins.md)
+    fit_skipped: frozenset[str] = frozenset()
     added_affinity: NodeSelector | None = None
     #: PodTopologySpread's DoNotSchedule default constraints (``defaultingType: List``; the
     #: system defaults are all ScheduleAnyway) and the Services / controllers their selector
@@ -606,7 +613,7 @@ class PodFit:
         if "NodeResourcesFit" in en:
             out += [f"NodeResourcesFit: {r}" for r in resource_shortfalls(
                 self.req, node, on_node, cfg.ignored_resources, cfg.ignored_groups,
-                cfg.dra_extended)]
+                cfg.dra_extended, cfg.fit_skipped)]
         if self.spread:
             out += self._spread_reasons(node)
         if "InterPodAffinity" in en:

@@ -20,6 +20,7 @@ from conformance.cli.options import (
     positive_float,
     positive_int,
     release_option,
+    replaces_option,
     report_options,
     reporters,
     signals_end_the_run,
@@ -135,6 +136,7 @@ def register(sub: Any) -> None:
     d.add_argument("--plugins", metavar="MODULE", action="append", default=[],
                    help="with --subject reference[:CFG]: a Python file or module of your "
                         "plugins (repeatable)")
+    replaces_option(d)
     d.add_argument("--no-upstream-check", action="store_true",
                    help="with --subject: do not replay the minimal scenarios on the upstream "
                         "subject (done when it is built) to tell whose decisions it makes")
@@ -163,8 +165,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """``kschedconf diff``: the run (or ``--replay``) reported on the console and, with
     ``--junit``, in a JUnit file."""
     problem = apply_backend_options(args, "subject" if args.subject else "upstream")
-    if not problem and args.plugins and not (args.subject or "").startswith("reference"):
-        problem = "--plugins is for --subject reference[:CFG] (your plugins in the reference)"
+    for flag, given in (("--plugins", args.plugins), ("--replaces", args.replaces)):
+        if not problem and given and not (args.subject or "").startswith("reference"):
+            problem = f"{flag} is for --subject reference[:CFG] (your plugins in the reference)"
     if problem:
         return err("diff", problem)
     if args.release is None:  # --replay follows the file's release, a run the newest
@@ -186,7 +189,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     def other() -> Subject:
         if args.subject:
             return make_subject(args.subject, config=args.config, plugins=args.plugins,
-                                timeout=args.subject_timeout,
+                                replaces=args.replaces, timeout=args.subject_timeout,
                                 i_own_this_cluster=args.i_own_this_cluster,
                                 release=args.release)
         subject = make_subject(args.upstream, timeout=args.subject_timeout,

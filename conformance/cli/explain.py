@@ -7,10 +7,16 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.inputs import cluster_options, emit, load_cluster, output_format
+from conformance.cli.inputs import (
+    cluster_options,
+    emit,
+    load_cluster_beside_upstream,
+    output_format,
+)
 from conformance.core.documents import explanation_doc
 from conformance.core.errors import UsageError
 from conformance.core.exits import EXIT_FAILED, EXIT_OK
+from conformance.core.replacements import beside_upstream
 from conformance.reporters.tables import explanation_table
 from reference_impl.model.loader import load_pod_file
 from reference_impl.scheduler.explain import explain
@@ -26,7 +32,10 @@ def register(sub: Any) -> None:
             (all of them, not only the first failure) and upstream's verdict; for the nodes
             upstream scores, each Score plugin's raw, normalized and weighted score and the
             total; the highest-scored nodes and the selected node. Nothing is bound.
-            Exit code 1 if the pod does not fit."""),
+            A plugin of --plugins that replaces an in-tree plugin (Plugin.replaces,
+            --replaces) is shown beside the in-tree plugin's verdict and score on every node,
+            from the same cluster under the configuration with the in-tree plugin in its
+            place. Exit code 1 if the pod does not fit."""),
         epilog=textwrap.dedent("""\
             examples:
               kschedconf explain cluster.yaml --pod pod.yaml
@@ -43,7 +52,7 @@ def register(sub: Any) -> None:
 def cmd_explain(args: argparse.Namespace) -> int:
     if bool(args.pod) == bool(args.pod_name):
         raise UsageError("give exactly one of --pod POD.yaml or --pod-name NS/NAME")
-    loaded, scheduler = load_cluster(args)
+    loaded, scheduler, upstream, replacements = load_cluster_beside_upstream(args)
     cluster = loaded.cluster
     if args.pod:
         if not Path(args.pod).exists():
@@ -64,6 +73,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise UsageError(str(err)) from err
     doc = explanation_doc(e, scheduler.release.release)
+    if upstream is not None:
+        theirs = explanation_doc(explain(upstream, pod), scheduler.release.release)
+        doc["replacements"] = beside_upstream(doc, theirs, replacements)
     if loaded.admission is not None:
         doc["admission"] = [a.to_doc() for a in loaded.admission.applied_to(pod.key)]
     emit(doc, output_format(args), explanation_table)

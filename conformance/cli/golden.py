@@ -19,6 +19,7 @@ from conformance.cli.options import (
     output_option,
     positive_float,
     release_option,
+    replaces_option,
     report_options,
     reporters,
     signals_end_the_run,
@@ -84,6 +85,7 @@ def register(sub: Any) -> None:
     ver.add_argument("--plugins", metavar="MODULE", action="append", default=[],
                      help="a Python file or module with your own plugins for the reference "
                           "subject (repeatable); enable them in --subject reference:CFG.yaml")
+    replaces_option(ver)
     ver.add_argument("--golden-dir", metavar="DIR", help="directory of golden scenarios")
     report_options(ver, "every golden scenario")
     output_option(ver)
@@ -158,7 +160,7 @@ def cmd_golden_verify(args: argparse.Namespace) -> int:
     if problem:
         return err("golden verify", problem)
     try:
-        subject = make_subject(args.subject, plugins=args.plugins,
+        subject = make_subject(args.subject, plugins=args.plugins, replaces=args.replaces,
                                timeout=args.subject_timeout,
                                i_own_this_cluster=args.i_own_this_cluster,
                                release=args.release)

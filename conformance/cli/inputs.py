@@ -4,15 +4,18 @@ and the output format of their documents."""
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from conformance.cli.options import release_option
+from conformance.cli.options import release_option, replaces_option
 from conformance.core.documents import to_json, to_yaml
 from conformance.core.errors import UsageError
+from conformance.core.replacements import Replacement, as_replaced, declared_replacements
+from conformance.core.scenario import read_config_doc
 from reference_impl.config import load_config
 from reference_impl.model.loader import LoadResult, load_read_documents, read_documents
 from reference_impl.model.loader.admission import ADMISSION_MODES
@@ -218,6 +221,7 @@ def cluster_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plugins", metavar="MODULE", action="append", default=[],
                    help="a Python file or module with your own plugins (repeatable); enable "
                         "them in --config")
+    replaces_option(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the random source (default 0)")
     release_option(p)
     p.add_argument("--admission", choices=ADMISSION_MODES, default="auto",
@@ -247,6 +251,15 @@ def emit(doc: dict[str, Any], fmt: str, table: Callable[[dict[str, Any]], str]) 
 
 def load_cluster(args: argparse.Namespace) -> tuple[LoadResult, Scheduler]:
     """The loaded inputs and the scheduler from the arguments; warnings go to stderr."""
+    loaded, scheduler, _, _ = load_cluster_beside_upstream(args, beside=False)
+    return loaded, scheduler
+
+
+def load_cluster_beside_upstream(args: argparse.Namespace, beside: bool = True) -> tuple[
+        LoadResult, Scheduler, Scheduler | None, dict[str, Replacement]]:
+    """:func:`load_cluster`, the declared replacements (``Plugin.replaces``, ``--replaces``,
+    validated) and, when there are some and ``beside``, a scheduler of the same cluster under
+    the configuration with the in-tree plugins in their place (None otherwise)."""
     paths = list(args.cluster)
     if args.example:
         paths.insert(0, example_cluster_path())
@@ -260,6 +273,14 @@ def load_cluster(args: argparse.Namespace) -> tuple[LoadResult, Scheduler]:
     cfg_source: Any = args.config
     if cfg_source is None and loaded.cluster.config is not None:
         cfg_source = loaded.cluster.config
+    replacements = declared_replacements(registry, args.replaces)
     release = load(args.release)
     config = load_config(cfg_source, registry, release) if cfg_source is not None else None
-    return loaded, Scheduler(loaded.cluster, config, registry, seed=args.seed, release=release)
+    scheduler = Scheduler(loaded.cluster, config, registry, seed=args.seed, release=release)
+    upstream = None
+    if beside and replacements and cfg_source is not None:
+        doc = read_config_doc(cfg_source) if isinstance(cfg_source, str) else cfg_source
+        upstream = Scheduler(copy.deepcopy(loaded.cluster),
+                             load_config(as_replaced(doc, replacements), registry, release),
+                             registry, seed=args.seed, release=release)
+    return loaded, scheduler, upstream, replacements

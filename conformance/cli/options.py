@@ -113,6 +113,7 @@ def subject_options(p: argparse.ArgumentParser, *, from_file: bool = False) -> N
     p.add_argument("--plugins", metavar="MODULE", action="append", default=[],
                    help="a Python file or module with your own plugins for the reference "
                         "subject (repeatable); enable them in --config")
+    replaces_option(p)
     p.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
                    help="time limit of one scenario: external subjects (default 60), "
                         "upstream (120), real control planes from the scheduler's start "
@@ -122,6 +123,18 @@ def subject_options(p: argparse.ArgumentParser, *, from_file: bool = False) -> N
                    help="with --subject kubeconfig:CONTEXT: name the same context to confirm "
                         "it is a throwaway cluster (kind, KWOK) whose nodes and pods "
                         "kschedconf may create and delete")
+
+
+def replaces_option(p: argparse.ArgumentParser) -> None:
+    """``--replaces``: what a plugin of ``--plugins`` stands for, for plugins that cannot be
+    edited to declare it (``Plugin.replaces``; conformance/core/replacements.py)."""
+    p.add_argument("--replaces", metavar="PLUGIN=IN_TREE[:RULE,...]", action="append",
+                   default=[],
+                   help="declare that a plugin of --plugins re-implements an in-tree plugin, "
+                        "optionally with the rules it changes on purpose (repeatable; e.g. "
+                        "MyFit=NodeResourcesFit:ephemeral-storage): the oracles judge it as "
+                        "that plugin, and what breaks only those rules is an intended change "
+                        "(docs/plugins.md)")
 
 
 def backend_options(p: argparse.ArgumentParser, *, config: bool = True) -> None:

@@ -57,6 +57,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     try:
         outcome = reproduce(args.file, args.subject, list(args.oracle),
                             config=args.config, plugins=list(args.plugins),
+                            replaces=list(args.replaces),
                             timeout=args.subject_timeout,
                             i_own_this_cluster=args.i_own_this_cluster,
                             strict_intent=args.strict_intent, release=args.release,

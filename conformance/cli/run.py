@@ -118,7 +118,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return err("run", problem)
     opts = RunOptions(
         suite=args.suite, subject=args.subject, config=args.config, plugins=list(args.plugins),
-        oracles=list(args.oracle), families=list(args.sizes or ()),
+        replaces=list(args.replaces), oracles=list(args.oracle), families=list(args.sizes or ()),
         max_examples=args.max_examples, budget=args.budget, seed=args.seed,
         profile=args.profile or env_profile(), database=not args.no_database,
         shard=args.shard, out=args.out, junit=args.junit, golden_dir=args.golden_dir,

@@ -37,6 +37,10 @@ class CaseResult:
     #: upstream deviation id -> examples that broke only upstream's intent, the way upstream
     #: does (oracles/upstream_deviations.yaml): shown apart, never a failure
     matches_upstream: dict[str, int] = field(default_factory=dict)
+    #: changed rule id (``NodeResourcesFit/ephemeral-storage``) -> examples whose findings
+    #: break only rules a declared replacement changes on purpose (docs/plugins.md): shown
+    #: apart, never a failure
+    intended_changes: dict[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -58,6 +62,8 @@ class CaseResult:
             doc["properties"] = dict(self.properties)
         if self.matches_upstream:
             doc["matchesUpstream"] = dict(self.matches_upstream)
+        if self.intended_changes:
+            doc["intendedChanges"] = dict(self.intended_changes)
         return doc
 
 
@@ -95,11 +101,16 @@ class RunSummary:
 
     def verdict(self) -> str:
         """``3 passed, 1 failed``, or ``nothing run``; then the cases that matched upstream
-        (``1 matching upstream``: passed, with findings only the intent forbids)."""
+        (``1 matching upstream``: passed, with findings only the intent forbids) and those
+        with intended changes (``1 with intended changes``: findings only a rule a declared
+        replacement changes on purpose forbids)."""
         text = ", ".join(f"{n} {s}" for s in STATUSES if (n := self.count(s))) or "nothing run"
         matched = sum(1 for c in self.cases if c.matches_upstream)
         if matched:
             text += f", {matched} matching upstream"
+        intended = sum(1 for c in self.cases if c.intended_changes)
+        if intended:
+            text += f", {intended} with intended changes"
         return text
 
     def to_doc(self) -> dict[str, Any]:

@@ -8,10 +8,12 @@ backends all implement :class:`Subject`, so every oracle and engine judges them 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.core.errors import ScenarioRejected, ScenarioUnsupported, SubjectError
+from conformance.core.replacements import Replacement
 from conformance.core.scenario import ScenarioInput
 
 __all__ = ["ScenarioRejected", "ScenarioUnsupported", "Subject", "SubjectError",
@@ -71,6 +73,12 @@ class Subject(ABC):
     def release(self) -> str:
         """The upstream release the subject follows or runs; empty when unknown."""
         return ""
+
+    @property
+    def replacements(self) -> Mapping[str, Replacement]:
+        """The user plugins it runs that stand for in-tree plugins, by name
+        (:mod:`conformance.core.replacements`): the oracles judge them as those plugins."""
+        return {}
 
     def close(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release processes, containers or files the subject holds."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.core.errors import UsageError
+from conformance.core.replacements import rename_enabled
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import (
     Document,
@@ -92,11 +93,14 @@ class Baseline:
     renames: dict[str, str] = field(default_factory=dict)
 
 
-def baseline_for(config: Mapping[str, Any] | None) -> Baseline:
+def baseline_for(config: Mapping[str, Any] | None,
+                 declared: Mapping[str, str] | None = None) -> Baseline:
     """The baseline of a subject running ``config`` (None: each scenario's own). Every plugin
-    the configuration enables that is not in-tree must replace one: be enabled where the
-    in-tree plugin is disabled, at the same extension points (a copy of ``NodeAffinity``
-    named ``MyNodeAffinity``: ``disabled: [NodeAffinity]``, ``enabled: [MyNodeAffinity]``).
+    the configuration enables that is not in-tree must replace one: the one ``declared``
+    names for it (``Plugin.replaces``, ``--replaces``: user plugin → in-tree plugin), else
+    the one disabled where it is enabled, at the same extension points (a copy of
+    ``NodeAffinity`` named ``MyNodeAffinity``: ``disabled: [NodeAffinity]``,
+    ``enabled: [MyNodeAffinity]``).
     The baseline enables the in-tree plugin in its place, with its weight and args, at the
     same position. A :class:`UsageError` names a plugin that replaces none."""
     if config is None:
@@ -115,7 +119,7 @@ def baseline_for(config: Mapping[str, Any] | None) -> Baseline:
                 name = e["name"]
                 if name in in_tree or name in local:
                     continue
-                target = _replaced(profile, name, in_tree)
+                target = (declared or {}).get(name) or _replaced(profile, name, in_tree)
                 if target is None:
                     raise UsageError(
                         f"plugin {name} (profile {profile.get('schedulerName', '?')}) replaces "
@@ -126,12 +130,7 @@ def baseline_for(config: Mapping[str, Any] | None) -> Baseline:
                     raise UsageError(f"plugin {name} replaces {renames[name]} in one profile "
                                      f"and {target} in another")
                 local[name] = renames[name] = target
-        for point in (profile.get("plugins") or {}).values():
-            if isinstance(point, dict):
-                for e in _entries(point.get("enabled")):
-                    e["name"] = local.get(e["name"], e["name"])
-        for e in _entries(profile.get("pluginConfig")):
-            e["name"] = local.get(e["name"], e["name"])
+        rename_enabled(profile, local)
     if renames and resolved(doc) is None:
         raise UsageError("the configuration with the in-tree plugins in place of "
                          f"{', '.join(sorted(renames))} is not valid for the reference")
@@ -245,5 +244,6 @@ def against_reference(subject: Subject, config: Mapping[str, Any] | None, owns: 
     """The reference side and the subject side of a comparison with the reference: the
     configuration is the subject's fixed one, else ``config`` (``--config``, given to both).
     ``owns``: closing the subject side closes ``subject``."""
-    base = baseline_for(subject.fixed_config if subject.fixed_config is not None else config)
+    base = baseline_for(subject.fixed_config if subject.fixed_config is not None else config,
+                        {k: r.replaces for k, r in subject.replacements.items()})
     return BaselineReference(base), ComparedSubject(subject, base.renames, owns), base

@@ -26,7 +26,7 @@ from conformance.engines.baseline import (
 )
 from conformance.engines.session import Session
 from oracles import Oracle
-from oracles.judge import check_result, failures, matching_upstream
+from oracles.judge import check_result, failures, intended_changes, matching_upstream
 
 GOLDEN_KIND = "GoldenDecisions"
 GOLDEN_API_VERSION = "kschedconf/v1"
@@ -332,6 +332,7 @@ def verify_case(subject: Subject, path: Path, config: Mapping[str, Any] | None =
             diffs += [str(f) for f in failures(findings, strict_intent)]
             case.matches_upstream = {d: 1 for d in matching_upstream(
                 [f for f in findings if f.deviation and not strict_intent])}
+            case.intended_changes = {r: 1 for r in intended_changes(findings)}
     if diffs:
         if rerecorded:
             diffs.append(f"(expected decisions: {RERECORDED})")
@@ -389,6 +390,8 @@ def verify(session: Session, subject: Subject, directory: Path, files: Sequence[
             case.properties else ""
         matched = (f"  (matches upstream: {', '.join(case.matches_upstream)})"
                    if case.matches_upstream else "")
+        if case.intended_changes:
+            matched += f"  (intended changes: {', '.join(case.intended_changes)})"
         session.case_finished(case, f"{case.seconds:.2f}s{matched}  {case.message[:160]}{note}"
                               .rstrip())
         if session.summary.error:

@@ -24,7 +24,7 @@ from conformance.core.errors import SubjectError, Terminated, UsageError, raise_
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject
 from oracles import ORACLE_FEATURES, Oracle
-from oracles.judge import Finding, evaluate, failures, matching_upstream
+from oracles.judge import Finding, evaluate, failures, intended_changes, matching_upstream
 from strategies.draws import seed_only_draws
 from strategies.families import FEATURE_FAMILIES, scenario_strategy
 
@@ -143,6 +143,9 @@ class PropertyState:
     not_judged_reason: str = ""  # the first one's
     #: upstream deviation id -> examples whose only findings match upstream through it
     matches_upstream: dict[str, int] = field(default_factory=dict)
+    #: changed rule id -> examples whose only findings break rules a declared replacement
+    #: changes on purpose
+    intended_changes: dict[str, int] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
@@ -216,6 +219,8 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
         if findings and not failures(findings, strict_intent) and state.failure is None:
             for dev in matching_upstream(findings):
                 state.matches_upstream[dev] = state.matches_upstream.get(dev, 0) + 1
+            for rule in intended_changes(findings):
+                state.intended_changes[rule] = state.intended_changes.get(rule, 0) + 1
         findings = failures(findings, strict_intent)
         if findings:
             if state.failure is None and shrink_time is not None:

@@ -34,6 +34,7 @@ from oracles.judge import (
     all_oracles,
     evaluate,
     failures,
+    intended_changes,
     matching_upstream,
     select_oracles,
 )
@@ -52,6 +53,7 @@ class RunOptions:
     subject: str = "reference"
     config: str | None = None
     plugins: Sequence[str] = ()
+    replaces: Sequence[str] = ()  # --replaces PLUGIN=IN_TREE[:rule,...]
     oracles: Sequence[str] = ()
     families: Sequence[str] = ()  # default: the profile's
     max_examples: int | None = None  # default: the profile's
@@ -192,10 +194,19 @@ def _subject_args(opts: RunOptions) -> list[str]:
     parts = ["--subject", _q(opts.subject)]
     if opts.config and not opts.subject.startswith("external"):
         parts += ["--config", _q(opts.config)]
-    for m in opts.plugins:
-        parts += ["--plugins", _q(m)]
+    parts += _plugin_args(opts)
     if opts.i_own_this_cluster:
         parts += ["--i-own-this-cluster", _q(opts.i_own_this_cluster)]
+    return parts
+
+
+def _plugin_args(opts: RunOptions) -> list[str]:
+    """``--plugins`` and ``--replaces`` as given."""
+    parts: list[str] = []
+    for m in opts.plugins:
+        parts += ["--plugins", _q(m)]
+    for r in opts.replaces:
+        parts += ["--replaces", _q(r)]
     return parts
 
 
@@ -221,8 +232,7 @@ def rerun_command(opts: RunOptions, families: Sequence[str], seed: int | None,
         parts += ["--seed", str(seed)]
     if opts.config:
         parts += ["--config", _q(opts.config)]
-    for m in opts.plugins:
-        parts += ["--plugins", _q(m)]
+    parts += _plugin_args(opts)
     if opts.i_own_this_cluster:
         parts += ["--i-own-this-cluster", _q(opts.i_own_this_cluster)]
     if opts.max_examples is not None:
@@ -296,6 +306,7 @@ def _property_case(p: RunPlan, prop: properties.Property, st: properties.Propert
                                   "rerun": rerun_command(opts, p.families, p.seed,
                                                          prop.oracle, prop.family)})
     case.matches_upstream = dict(sorted(st.matches_upstream.items()))
+    case.intended_changes = dict(sorted(st.intended_changes.items()))
     if st.subject_error is not None:
         case.status = ERROR
         case.message = str(st.subject_error).splitlines()[0]
@@ -358,6 +369,9 @@ def _property_detail(case: CaseResult, st: properties.PropertyState) -> str:
     if st.matches_upstream:
         detail += "  (matches upstream: " + ", ".join(
             f"{d} in {n} example(s)" for d, n in sorted(st.matches_upstream.items())) + ")"
+    if st.intended_changes:
+        detail += "  (intended changes: " + ", ".join(
+            f"{r} in {n} example(s)" for r, n in sorted(st.intended_changes.items())) + ")"
     if case.status == FAILED:
         detail += f"  {case.message[:120]}"
     elif case.status == ERROR:
@@ -514,6 +528,7 @@ def run(opts: RunOptions, bus: EventBus) -> RunSummary:
     p = plan(opts)
     try:
         subject = make_subject(opts.subject, config=opts.config, plugins=opts.plugins,
+                               replaces=opts.replaces,
                                timeout=opts.subject_timeout,
                                i_own_this_cluster=opts.i_own_this_cluster,
                                release=opts.release)
@@ -575,6 +590,8 @@ class ReproduceOutcome:
     not_judged: str = ""  # why the oracles could judge nothing (conformance/core/dropped.py)
     #: findings that break only upstream's intent, as upstream does (not failures)
     matching_upstream: list[Finding] = field(default_factory=list)
+    #: findings that break only rules a declared replacement changes on purpose (not failures)
+    intended: list[Finding] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -583,8 +600,17 @@ class ReproduceOutcome:
         return EXIT_USAGE if self.not_judged else EXIT_OK
 
 
+def _write_apart(stream: TextIO, findings: Sequence[Finding], title: str) -> None:
+    """Findings reported apart from the violations (not failures): a title, one line each."""
+    if findings:
+        stream.write(f"{title}:\n")
+        for f in findings:
+            stream.write(f"  {str(f).splitlines()[0]}\n")
+
+
 def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str] = (), *,
               config: str | None = None, plugins: Sequence[str] = (),
+              replaces: Sequence[str] = (),
               timeout: float | None = None, i_own_this_cluster: str | None = None,
               stream: TextIO | None = None, strict_intent: bool = False,
               release: str | None = None) -> ReproduceOutcome:
@@ -613,7 +639,8 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
         scenario = scenario.derived(release=release)
     out = ReproduceOutcome(oracles=list(checks), golden=decisions is not None,
                            seed=scenario.seed, found_with=notes.get("subject", ""))
-    with make_subject(subject_spec, config=config, plugins=plugins, timeout=timeout,
+    with make_subject(subject_spec, config=config, plugins=plugins, replaces=replaces,
+                      timeout=timeout,
                       i_own_this_cluster=i_own_this_cluster,
                       release=scenario.release) as subject:
         out.subject = describe_subject(subject)
@@ -623,7 +650,9 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
             stream.write(f"found with: {out.found_with}\n")
         result, findings = evaluate(subject, scenario, checks)
         out.findings = failures(findings, strict_intent)
-        out.matching_upstream = [f for f in findings if f not in out.findings]
+        out.intended = [f for f in findings if f.intended]
+        out.matching_upstream = [f for f in findings
+                                 if f not in out.findings and not f.intended]
         out.result = result.result if result is not None else None
     if result is not None:
         out.warnings = list(result.warnings)
@@ -655,12 +684,13 @@ def reproduce(path: str, subject_spec: str = "reference", oracles: Sequence[str]
         stream.write(f"not judged: {out.not_judged}\n")
     else:
         stream.write("no violations\n")
-    if out.matching_upstream:
-        stream.write(f"{len(out.matching_upstream)} finding(s) match upstream (known upstream "
-                     f"deviations {', '.join(matching_upstream(out.matching_upstream))}; "
-                     "--strict-intent fails them):\n")
-        for f in out.matching_upstream:
-            stream.write(f"  {str(f).splitlines()[0]}\n")
+    _write_apart(stream, out.matching_upstream, (
+        f"{len(out.matching_upstream)} finding(s) match upstream (known upstream deviations "
+        f"{', '.join(matching_upstream(out.matching_upstream))}; --strict-intent fails them)"))
+    _write_apart(stream, out.intended, (
+        f"{len(out.intended)} intended change(s) (rules "
+        f"{', '.join(intended_changes(out.intended))} changed on purpose by a declared "
+        "replacement; not failures)"))
     if decisions is not None:
         if out.golden_differences:
             stream.write(f"{len(out.golden_differences)} difference(s) from the recorded "

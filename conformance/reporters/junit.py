@@ -62,6 +62,9 @@ def _case_properties(r: CaseResult) -> dict[str, str]:
     if r.matches_upstream:
         props["matches_upstream"] = ", ".join(
             f"{d} ({n})" for d, n in r.matches_upstream.items())
+    if r.intended_changes:
+        props["intended_changes"] = ", ".join(
+            f"{d} ({n})" for d, n in r.intended_changes.items())
     return props
 
 

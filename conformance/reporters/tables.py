@@ -46,6 +46,7 @@ def explanation_table(doc: dict[str, Any]) -> str:
     parts += ["Nodes (upstream order; * = selected)",
               _table(rows, ["node", "feasible", "total", "weighted scores", "failed filters"]),
               ""]
+    parts += _replacement_tables(doc)
     if doc["selected"]:
         sc = " (one feasible node: upstream skips scoring)" if doc["shortcut"] else ""
         parts.append(f"selected: {doc['selected']}{sc}")
@@ -62,6 +63,30 @@ def explanation_table(doc: dict[str, Any]) -> str:
             for node, why in pre["notCandidates"].items():
                 parts.append(f"    {node}: {'; '.join(why)}")
     return "\n".join(parts) + "\n"
+
+
+def _replacement_tables(doc: dict[str, Any]) -> list[str]:
+    """Each declared replacement beside the in-tree plugin it replaces, node by node."""
+    out: list[str] = []
+    for r in doc.get("replacements") or ():
+        changed = f"; changes {', '.join(r['changes'])}" if r["changes"] else ""
+        rows = [[("!" if n["differs"] else "") + n["name"],
+                 _verdict_cell(n["verdict"]), _verdict_cell(n["upstreamVerdict"]),
+                 _score_cell(n["score"]), _score_cell(n["upstreamScore"])] for n in r["nodes"]]
+        out += [f"{r['plugin']} beside {r['replaces']} (! = they differ{changed})",
+                _table(rows, ["node", r["plugin"], r["replaces"], "score", "upstream score"]),
+                ""]
+    return out
+
+
+def _verdict_cell(v: dict[str, Any] | None) -> str:
+    if v is None:
+        return "-"
+    return v["code"] + (f": {'; '.join(v['reasons'])}" if v["reasons"] else "")
+
+
+def _score_cell(s: dict[str, Any] | None) -> str:
+    return "-" if s is None else f"{s['normalized']} (raw {s['raw']})"
 
 
 def simulation_table(doc: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ SUBJECT_SPECS = ("reference", "reference:CONFIG.yaml", "external:COMMAND...", "u
 
 
 def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str] = (),
-                 timeout: float | None = None,
+                 replaces: Sequence[str] = (), timeout: float | None = None,
                  i_own_this_cluster: str | None = None,
                  release: str = UPSTREAM_RELEASE) -> Subject:
     """A subject from its spec: ``reference``, ``reference:CONFIG.yaml``,
@@ -32,8 +32,9 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
     subject of another supported release, built by ``upstream/build.sh --release v1.34.4``,
     docs/releases.md), the control-plane
     backends ``process[:CONFIG.yaml]``, ``docker[:SCHEDULER_IMAGE]`` and ``kubeconfig:CONTEXT``
-    (with ``i_own_this_cluster=CONTEXT``; docs/backends.md). ``config``/``plugins`` apply to
-    the reference (``--config``, ``--plugins``), ``config`` to the backends too; ``timeout``
+    (with ``i_own_this_cluster=CONTEXT``; docs/backends.md). ``config``/``plugins``/
+    ``replaces`` apply to the reference (``--config``, ``--plugins``, ``--replaces``),
+    ``config`` to the backends too; ``timeout``
     to external commands and upstream, and per scenario to the backends. ``release``
     (``--release``) is the upstream release the run follows: the reference schedules as any
     supported release; ``upstream`` is the subject built for it (``upstream@vX.Y.Z`` must
@@ -44,11 +45,15 @@ def make_subject(spec: str, *, config: str | None = None, plugins: Sequence[str]
         raise UsageError(f"--release {release}: the {kind} subject runs kube-scheduler "
                          f"{UPSTREAM_RELEASE} only; use --subject reference or upstream (any "
                          "supported release) or --release " + UPSTREAM_RELEASE)
+    if replaces and kind != "reference":
+        raise UsageError("--replaces declares what plugins loaded with --plugins replace: it is "
+                         "for --subject reference[:CFG]")
     if kind == "reference":
         if sep and arg and config and arg != config:
             raise UsageError(f"--subject {spec} and --config {config}: give the "
                              "configuration once")
-        return ReferenceSubject(arg or config or None, plugins, release=release)
+        return ReferenceSubject(arg or config or None, plugins, release=release,
+                                replaces=replaces)
     if kind == "external":
         if not arg.strip():
             raise UsageError("--subject external:COMMAND needs a command, e.g. "

@@ -12,10 +12,11 @@ scenario's ``KubeSchedulerConfiguration`` document, else the release's default p
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from conformance.core.documents import explanation_doc, simulation_doc
 from conformance.core.errors import UsageError
+from conformance.core.replacements import Replacement, declared_replacements
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import (
     Document,
@@ -46,7 +47,11 @@ class ReferenceSubject(Subject):
     can_explain = True
 
     def __init__(self, config_path: str | os.PathLike[str] | None = None,
-                 plugin_modules: Sequence[str] = (), release: str = UPSTREAM_RELEASE) -> None:
+                 plugin_modules: Sequence[str] = (), release: str = UPSTREAM_RELEASE,
+                 replaces: Sequence[str] = ()) -> None:
+        """``replaces``: ``--replaces PLUGIN=IN_TREE[:rule,...]`` declarations, beside the
+        plugin classes' own (:mod:`conformance.core.replacements`); an invalid one is a
+        :class:`UsageError`."""
         self._release = release
         self.config_path = os.fspath(config_path) if config_path is not None else None
         self.plugin_modules = tuple(plugin_modules)
@@ -54,6 +59,7 @@ class ReferenceSubject(Subject):
             self.registry = build_registry(list(self.plugin_modules))
         except (ImportError, ValueError, SyntaxError, OSError) as e:
             raise SubjectError(f"plugins {', '.join(self.plugin_modules)}: {e}") from e
+        self._replacements = declared_replacements(self.registry, replaces)
         self.config: SchedulerConfiguration | None = None
         #: reference:CFG loaded as each other release a scenario names
         self._config_for: dict[str, SchedulerConfiguration] = {}
@@ -138,6 +144,10 @@ class ReferenceSubject(Subject):
             raise ScenarioRejected(str(e)) from e
 
     @property
+    def replacements(self) -> Mapping[str, Replacement]:
+        return self._replacements
+
+    @property
     def release(self) -> str:
         """The release the run asked for (``--release``); each scenario is scheduled as the
         release it names, which the engines set to this one."""
@@ -150,4 +160,6 @@ class ReferenceSubject(Subject):
             d["config"] = self.config_path
         if self.plugin_modules:
             d["plugins"] = ", ".join(self.plugin_modules)
+        if self._replacements:
+            d["replacements"] = "; ".join(r.describe() for r in self._replacements.values())
         return d

@@ -210,6 +210,9 @@ class ContainerStatus:
     name: str
     allocated_resources: tuple[tuple[str, Fraction], ...] | None = None  # allocatedResources
     requests: tuple[tuple[str, Fraction], ...] | None = None  # resources.requests
+    #: ``resources`` is set (even without requests): what v1.34.4-v1.36.3 test before reading
+    #: the status (switch resize-requests-aggregation)
+    has_resources: bool = False
 
 
 @dataclass(slots=True, frozen=True)

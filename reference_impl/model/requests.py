@@ -2,9 +2,9 @@
 
 Upstream: ``staging/src/k8s.io/component-helpers/resource/helpers.go`` (PodRequests,
 AggregateContainerRequests (aggregateContainerResourcesByFn), applyNonMissing,
-IsPodLevelRequestsSet, IsSupportedPodLevelResource, and the in-place resize accounting:
-containerAllocatedRequests, containerActuatedRequests, findContainerStatus,
-effectivePodLevelResources, IsPodResizeInfeasible); ``pkg/scheduler/framework/types.go``
+IsPodLevelRequestsSet, IsSupportedPodLevelResource, the in-place resize accounting:
+containerAllocatedRequests, containerActuatedRequests, findContainerStatus, IsPodResizeInfeasible,
+effectivePodLevelResources; v1.34.4-v1.36.3: ``SUM_OF_MAXES``); ``pkg/scheduler/framework/types.go``
 (PodInfo.CalculateResource, getNonMissingContainerRequests, Resource.Add,
 Resource.SetMaxResource); ``pkg/scheduler/util/pod_resources.go`` (DefaultMilliCPURequest,
 DefaultMemoryRequest), ``pkg/scheduler/util/utils.go`` (IsScalarResourceName, GetHostPorts);
@@ -14,6 +14,7 @@ Exactness and what is not modelled: docs/reference.md#pod-requests."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 from reference_impl.model.objects import (
@@ -53,6 +54,18 @@ POD_REASON_DEFERRED = "Deferred"
 
 ResourceList = dict[str, Fraction]
 
+# The variants of the behaviour switch resize-requests-aggregation
+# (reference_impl/releases/behaviours.py, kubernetes/kubernetes#140047): how a pod with status
+# resources (an in-place resize) counts. v1.37.2 (MAX_OF_SUMS): the containers' spec, allocated
+# and actuated requests are each aggregated (sidecar formula, every container's status read,
+# the pod-level status used when set), then the per-resource max is taken; a container
+# without status counts nothing when the resize is Infeasible. v1.34.4-v1.36.3
+# (SUM_OF_MAXES): each regular and sidecar container whose status has ``resources`` counts at
+# max(spec, actuated, allocated) (Infeasible: max(actuated, allocated)), any other container
+# at its spec, and those are aggregated; the pod-level status is read by PodRequests only.
+MAX_OF_SUMS = "max-of-sums"
+SUM_OF_MAXES = "sum-of-maxes"
+
 __all__ = [
     "DEFAULT_MILLI_CPU_REQUEST",
     "DEFAULT_MEMORY_REQUEST",
@@ -68,6 +81,9 @@ __all__ = [
     "is_pod_resize_infeasible",
     "non_missing_container_requests",
     "compute_pod_resources",
+    "recounted",
+    "MAX_OF_SUMS",
+    "SUM_OF_MAXES",
     "to_resource",
     "max_resource",
     "is_scalar_resource_name",
@@ -189,14 +205,33 @@ def _find_container_status(pod: Pod, name: str) -> ContainerStatus | None:
 
 # What a container counts for (the getResourceList functions of aggregateContainerResourcesByFn).
 SPEC, ALLOCATED, ACTUATED, LIMITS = "spec", "allocated", "actuated", "limits"
+#: v1.34.4-v1.36.3 (SUM_OF_MAXES): the effective requests of each container
+EFFECTIVE = "effective"
+
+
+def _effective_requests(c: Container, cs: ContainerStatus | None, init: bool,
+                        infeasible: bool) -> tuple[tuple[str, Fraction], ...]:
+    """v1.34.4-v1.36.3 AggregateContainerRequests with UseStatusResources
+    (component-helpers v0.34.4 determineContainerReqs, v0.35.4/v0.36.3
+    determineEffectiveRequests): a regular or restartable init container whose status has
+    ``resources`` counts at max(spec, actuated, allocated), or max(actuated, allocated) when
+    the resize is Infeasible; any other container (a plain init container always) at its
+    spec."""
+    if cs is None or not cs.has_resources or (init and not is_restartable_init_container(c)):
+        return c.requests
+    if infeasible:
+        return tuple(_max_of(cs.requests, cs.allocated_resources).items())
+    return tuple(_max_of(c.requests, cs.requests, cs.allocated_resources).items())
 
 
 def _container_resources(c: Container, cs: ContainerStatus | None, source: str,
-                         infeasible: bool) -> tuple[tuple[str, Fraction], ...]:
+                         infeasible: bool, init: bool) -> tuple[tuple[str, Fraction], ...]:
     """containerSpecRequests / containerAllocatedRequests / containerActuatedRequests (and the
-    spec limits)."""
+    spec limits, and v1.34.4-v1.36.3's per-container effective requests)."""
     if source == LIMITS:
         return c.limits
+    if source == EFFECTIVE:
+        return _effective_requests(c, cs, init, infeasible)
     if source == ACTUATED and cs is not None and cs.requests is not None:
         return cs.requests
     if source in (ALLOCATED, ACTUATED):
@@ -220,21 +255,21 @@ def _aggregate(pod: Pod, non_missing: Mapping[str, Fraction] | None, source: str
     """
     infeasible = use_status and is_pod_resize_infeasible(pod)
 
-    def resources_of(c: Container) -> Iterable[tuple[str, Fraction]]:
+    def resources_of(c: Container, init: bool) -> Iterable[tuple[str, Fraction]]:
         cs = _find_container_status(pod, c.name) if use_status else None
-        items = _container_resources(c, cs, source, infeasible)
+        items = _container_resources(c, cs, source, infeasible, init)
         if non_missing:
             return _apply_non_missing(items, non_missing).items()
         return items
 
     result: ResourceList = {}
     for c in pod.containers:
-        _add(result, resources_of(c))
+        _add(result, resources_of(c, False))
 
     restartable: ResourceList = {}
     init_peak: ResourceList = {}
     for c in pod.init_containers:
-        res = resources_of(c)
+        res = resources_of(c, True)
         if is_restartable_init_container(c):
             _add(result, res)
             _add(restartable, res)
@@ -262,7 +297,8 @@ def _max_of(*lists: Iterable[tuple[str, Fraction]] | None) -> ResourceList:
 def aggregate_container_requests(pod: Pod, *,
                                  non_missing: Mapping[str, Fraction] | None = None,
                                  use_status_resources: bool = True,
-                                 pod_level_status: bool = True) -> ResourceList:
+                                 pod_level_status: bool = True,
+                                 resize_rule: str = MAX_OF_SUMS) -> ResourceList:
     """``AggregateContainerRequests``: containers, sidecars and init containers per the
     sidecar KEP formula, ``non_missing`` applied per container.
 
@@ -271,8 +307,12 @@ def aggregate_container_requests(pod: Pod, *,
     allocated and actuated requests; the latter two are the pod-level status.allocatedResources
     and status.resources.requests when both are set and ``pod_level_status``
     (InPlacePodLevelResourcesVerticalScaling) is on, else the containers' statuses
-    aggregated. When the resize is Infeasible the spec is left out of the max.
+    aggregated. When the resize is Infeasible the spec is left out of the max. That is
+    ``resize_rule`` MAX_OF_SUMS; SUM_OF_MAXES (v1.34.4-v1.36.3) aggregates each container's
+    own max instead and never reads the pod-level status (see ``SUM_OF_MAXES``).
     """
+    if use_status_resources and resize_rule == SUM_OF_MAXES:
+        return _aggregate(pod, non_missing, EFFECTIVE, use_status=True)
     spec = _aggregate(pod, non_missing, SPEC)
     if not use_status_resources:
         return spec
@@ -298,7 +338,8 @@ def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None,
                  pod_level_resources: bool = True,
                  exclude_overhead: bool = False,
                  use_status_resources: bool = True,
-                 pod_level_status: bool = True) -> ResourceList:
+                 pod_level_status: bool = True,
+                 resize_rule: str = MAX_OF_SUMS) -> ResourceList:
     """``PodRequests`` (component-helpers/resource/helpers.go).
 
     The aggregate of the containers (``aggregate_container_requests``: with
@@ -308,7 +349,11 @@ def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None,
     replaces the aggregate value of that resource (``effectivePodLevelResources``: with both
     status options and status.resources set, the max of spec.resources.requests, left out
     when the resize is Infeasible, status.resources.requests and status.allocatedResources);
-    then the pod overhead is added (unless ``exclude_overhead``).
+    then the pod overhead is added (unless ``exclude_overhead``). With ``resize_rule``
+    SUM_OF_MAXES (v1.35.4/v1.36.3 PodRequests) each supported resource of
+    spec.resources.requests takes its value in max(spec, status.resources.requests,
+    status.allocatedResources) (Infeasible: without the spec), zero when that lacks it, and
+    no other resource is replaced.
 
     The scheduler passes ``use_status_resources`` everywhere but in NodeResourcesFit's
     PreFilter (``computePodResourceRequest``: the pod is not scheduled yet) and its
@@ -316,13 +361,16 @@ def pod_requests(pod: Pod, *, non_missing: Mapping[str, Fraction] | None = None,
     """
     reqs = aggregate_container_requests(pod, non_missing=non_missing,
                                         use_status_resources=use_status_resources,
-                                        pod_level_status=pod_level_status)
+                                        pod_level_status=pod_level_status,
+                                        resize_rule=resize_rule)
     if pod_level_resources and is_pod_level_requests_set(pod):
         effective: Iterable[tuple[str, Fraction]] = pod.pod_level_requests
         if pod_level_status and use_status_resources and pod.status_resources:
             spec = None if is_pod_resize_infeasible(pod) else pod.pod_level_requests
-            effective = _max_of(spec, pod.status_requests,
-                                pod.status_allocated_resources).items()
+            status_max = _max_of(spec, pod.status_requests, pod.status_allocated_resources)
+            effective = (status_max.items() if resize_rule == MAX_OF_SUMS else
+                         [(name, status_max.get(name, Fraction(0)))
+                          for name, _ in pod.pod_level_requests])
         for name, q in effective:
             if is_supported_pod_level_resource(name):
                 reqs[name] = q
@@ -404,28 +452,42 @@ def non_missing_container_requests(requests: Mapping[str, Fraction],
 
 
 def compute_pod_resources(pod: Pod, *, pod_level_resources: bool = True,
-                          pod_level_status: bool = True) -> PodResources:
+                          pod_level_status: bool = True,
+                          resize_rule: str = MAX_OF_SUMS) -> PodResources:
     """``PodInfo.CalculateResource`` (framework/types.go).
 
     ``requests``: PodRequests in scheduler units. ``non0_cpu``/``non0_mem``: cpu/memory of
     PodRequests recomputed with the default requests for containers that set none (see
     ``non_missing_container_requests``), used by the scoring plugins and NodeInfo's
     NonZeroRequested. ``pod_level_status``: the InPlacePodLevelResourcesVerticalScaling gate
-    (v1.35.4 on; v1.34.4's CalculateResource has no such option, as off).
+    (v1.35.4 on; v1.34.4's CalculateResource has no such option, as off). ``resize_rule``:
+    the release's variant of the switch resize-requests-aggregation (``MAX_OF_SUMS``).
     """
     requests = pod_requests(pod, pod_level_resources=pod_level_resources,
-                            pod_level_status=pod_level_status)
+                            pod_level_status=pod_level_status, resize_rule=resize_rule)
     plr_set = pod_level_resources and is_pod_level_requests_set(pod)
     non_missing = non_missing_container_requests(requests, plr_set)
     non0 = requests
     if non_missing:
         non0 = pod_requests(pod, non_missing=non_missing, pod_level_resources=pod_level_resources,
-                            pod_level_status=pod_level_status)
+                            pod_level_status=pod_level_status, resize_rule=resize_rule)
     return PodResources(
         requests=to_resource(requests),
         non0_cpu=milli_value(Fraction(non0.get(CPU, 0))),
         non0_mem=value(Fraction(non0.get(MEMORY, 0))),
     )
+
+
+def recounted(pod: Pod, *, pod_level_status: bool, resize_rule: str) -> Pod:
+    """``pod`` with its resources as a release's ``PodInfo.CalculateResource`` counts them
+    (``pod_level_status``: its InPlacePodLevelResourcesVerticalScaling gate; ``resize_rule``:
+    its variant of the switch resize-requests-aggregation); the loader counted them as the
+    pinned release does (both on, MAX_OF_SUMS). The same object when nothing changes."""
+    if pod_level_status and resize_rule == MAX_OF_SUMS:
+        return pod
+    resources = compute_pod_resources(pod, pod_level_status=pod_level_status,
+                                      resize_rule=resize_rule)
+    return pod if resources == pod.resources else replace(pod, resources=resources)
 
 
 # --- host ports (pkg/scheduler/util/utils.go) ------------------------------------------------

@@ -36,6 +36,16 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "selectHost: reservoir sampling among the top-scored nodes (uniform ties), or the "
             "max-heap of sorted_nodes.go (the first top-scored node examined wins)",
             v1_34_4="reservoir", v1_35_4="heap", v1_36_3="heap", v1_37_2="heap"),
+    _switch("resize-requests-aggregation", "kubernetes/kubernetes#140047 (fixes #140046)",
+            "PodRequests with UseStatusResources (a pod being resized): each regular and "
+            "sidecar container whose status has resources counts at max(spec, actuated, "
+            "allocated), the others at their spec, then they are aggregated (sum-of-maxes); or "
+            "the spec, allocated and actuated requests of every container are aggregated "
+            "apart, the pod-level status standing for the latter two when set, and the max is "
+            "taken, a container without status counting nothing under an Infeasible resize "
+            "(max-of-sums). component-helpers resource/helpers.go AggregateContainerRequests",
+            v1_34_4="sum-of-maxes", v1_35_4="sum-of-maxes", v1_36_3="sum-of-maxes",
+            v1_37_2="max-of-sums"),
     # --- extension points and scoring (docs/release-differences.md, Plugins)
     _switch("nodename-prefilter", "kubernetes/kubernetes#140000",
             "NodeName: Filter only, or also a PreFilter that restricts a pod with spec.nodeName "

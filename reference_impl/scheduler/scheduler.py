@@ -30,7 +30,7 @@ from reference_impl.framework.status import (
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.controllers import controllers_of
 from reference_impl.model.objects import Cluster, Pod
-from reference_impl.model.requests import compute_pod_resources
+from reference_impl.model.requests import recounted
 from reference_impl.plugins.dynamicresources.claims import claim_results
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import ReleaseData
@@ -97,6 +97,9 @@ class Scheduler:
         #: InPlacePodLevelResourcesVerticalScaling, v1.34.4 has no such option); the loader
         #: computed every pod's with them, so the pods are re-accounted when the gate is off
         self.pod_level_status = self.features("InPlacePodLevelResourcesVerticalScaling")
+        #: how a resized pod's containers are counted (switch resize-requests-aggregation);
+        #: the loader counted them as the pinned release does
+        self.resize_rule = self.release.behaviour("resize-requests-aggregation")
         accounted = [self.accounted(p) for p in cluster.pods]
         if any(a is not p for a, p in zip(accounted, cluster.pods, strict=True)):
             self.cluster = cluster = replace(cluster, pods=accounted)
@@ -146,11 +149,10 @@ class Scheduler:
     # ----- callbacks given to plugins -----
     def accounted(self, pod: Pod) -> Pod:
         """``pod`` with its resources as this release's ``PodInfo.CalculateResource`` counts
-        them (see ``pod_level_status``): the same object when nothing changes."""
-        if self.pod_level_status:
-            return pod
-        resources = compute_pod_resources(pod, pod_level_status=False)
-        return pod if resources == pod.resources else replace(pod, resources=resources)
+        them (see ``pod_level_status`` and ``resize_rule``): the same object when nothing
+        changes."""
+        return recounted(pod, pod_level_status=self.pod_level_status,
+                         resize_rule=self.resize_rule)
 
     def _bind(self, pod: Pod, node_name: str) -> Status | None:
         """The API Binding call of DefaultBinder."""

@@ -239,7 +239,7 @@ def _container_statuses(ctx: InputLocation, v: object,
             name=read_required_str(ctx, cs.get("name"), f"{cpath}.name"),
             allocated_resources=_optional_resource_list(ctx, cs.get("allocatedResources"),
                                                         f"{cpath}.allocatedResources"),
-            requests=requests))
+            requests=requests, has_resources=res is not None))
     return tuple(out)
 
 

@@ -138,7 +138,8 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
         self.scorer = ResourceAllocationScorer(
             names.NodeResourcesBalancedAllocation,
             SCORERS[behaviour(handle, "balanced-allocation-delta")], args.resources,
-            use_requested=True, enable_pod_level_resources=self.enable_pod_level_resources)
+            use_requested=True, enable_pod_level_resources=self.enable_pod_level_resources,
+            resize_rule=behaviour(handle, "resize-requests-aggregation"))
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``PreScore``: Skip for a pod that requests none of the listed resources (best

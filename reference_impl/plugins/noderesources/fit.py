@@ -34,6 +34,7 @@ from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, Resource
 from reference_impl.model.requests import (
+    MAX_OF_SUMS,
     is_extended_resource_name,
     is_scalar_resource_name,
     max_resource,
@@ -317,12 +318,14 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
 
 # ----- scoring strategies -----------------------------------------------------------------------
 
-def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
+def get_scorer(strategy: ScoringStrategy | None,
+               resize_rule: str = MAX_OF_SUMS) -> ResourceAllocationScorer:
     """``getScorer`` / ``nodeResourceStrategyTypeMap``. The scorer embedded in Fit is built with
     only (Name, scorer, resources): its ``enablePodLevelResources`` stays false, so Fit's
     *scoring* computes pod requests with ``SkipPodLevelResources: true`` (pod-level requests
     are ignored; container requests with the 100m/200Mi defaults are used) even though
-    PreFilter/Filter honour them. This is upstream v1.37.2 behaviour, kept as is."""
+    PreFilter/Filter honour them. This is upstream v1.37.2 behaviour, kept as is.
+    ``resize_rule``: the release's variant of the switch resize-requests-aggregation."""
     if strategy is None:
         raise ValueError("scoring strategy not specified")
     resources = strategy.resources
@@ -343,7 +346,7 @@ def get_scorer(strategy: ScoringStrategy | None) -> ResourceAllocationScorer:
     else:
         raise ValueError(f"scoring strategy {strategy.type} is not supported")
     return ResourceAllocationScorer(strategy.type, fn, resources, use_requested=False,
-                                    enable_pod_level_resources=False)
+                                    enable_pod_level_resources=False, resize_rule=resize_rule)
 
 
 def validate_node_resources_fit_args(args: NodeResourcesFitArgs, strict: bool = True) -> None:
@@ -426,7 +429,9 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
         validate_node_resources_fit_args(
             args, behaviour(handle, "fit-args-validation") == "strict")
         super().__init__(args, handle)
-        self.scorer = get_scorer(args.scoring_strategy)
+        #: how a pod with status resources counts (switch resize-requests-aggregation)
+        self.resize_rule = behaviour(handle, "resize-requests-aggregation")
+        self.scorer = get_scorer(args.scoring_strategy, self.resize_rule)
         self.ignored_resources = frozenset(args.ignored_resources)
         self.ignored_resource_groups = frozenset(args.ignored_resource_groups)
         self.enable_pod_level_resources = feature_enabled(handle, "PodLevelResources")
@@ -531,11 +536,11 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
         if self.enable_in_place_preemption and is_pod_resize_deferred(target):
             if modified.node_name != target.node_name:
                 return False
-        # PodResourcesOptions{UseStatusResources: InPlacePodVerticalScaling, ...}: the status
-        # resources are not modelled, so the spec's requests are used.
-        original_max = max_resource(pod_requests(original))
-        modified_max = max_resource(pod_requests(modified))
-        for name, q in pod_requests(target).items():
+        # PodResourcesOptions{UseStatusResources: InPlacePodVerticalScaling, ...}
+        rule = self.resize_rule
+        original_max = max_resource(pod_requests(original, resize_rule=rule))
+        modified_max = max_resource(pod_requests(modified, resize_rule=rule))
+        for name, q in pod_requests(target, resize_rule=rule).items():
             if q == 0:
                 continue
             if name == CPU:

@@ -15,7 +15,12 @@ from reference_impl.framework.status import PluginError
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from reference_impl.model.quantity import milli_value, value
-from reference_impl.model.requests import DEFAULT_NON_MISSING, is_scalar_resource_name, pod_requests
+from reference_impl.model.requests import (
+    DEFAULT_NON_MISSING,
+    MAX_OF_SUMS,
+    is_scalar_resource_name,
+    pod_requests,
+)
 
 MAX_INT64 = (1 << 63) - 1
 MIN_INT64 = -(1 << 63)
@@ -57,19 +62,23 @@ class ResourceAllocationScorer:
     pod's raw requests); False for Fit (node ``NonZeroRequested`` for cpu/memory and the pod's
     requests with 100m cpu / 200Mi memory for every container that sets none).
     ``enable_pod_level_resources``: whether pod-level requests replace the container aggregate
-    in the pod's requests (see ``pod_request_list``).
+    in the pod's requests (see ``pod_request_list``). ``resize_rule``: the release's variant
+    of the switch resize-requests-aggregation (how a pod with status resources counts).
     """
 
     __slots__ = ("name", "scorer", "resources", "use_requested", "enable_pod_level_resources",
+                 "resize_rule",
                  "_kinds", "_skip_unrequested", "_cpu_memory_only")
 
     def __init__(self, name: str, scorer: ScorerFunc, resources: Sequence[ResourceSpec], *,
-                 use_requested: bool, enable_pod_level_resources: bool) -> None:
+                 use_requested: bool, enable_pod_level_resources: bool,
+                 resize_rule: str = MAX_OF_SUMS) -> None:
         self.name = name
         self.scorer = scorer
         self.resources = tuple(resources)
         self.use_requested = use_requested
         self.enable_pod_level_resources = enable_pod_level_resources
+        self.resize_rule = resize_rule
         self._kinds = tuple(_kind(r.name) for r in self.resources)
         # calculateNodeAllocatableRequest: a scalar resource the pod does not request is left
         # out of the vectors (allocatable 0), so it does not weigh in the score.
@@ -88,6 +97,7 @@ class ResourceAllocationScorer:
             pod,
             non_missing=None if self.use_requested else DEFAULT_NON_MISSING,
             pod_level_resources=self.enable_pod_level_resources,
+            resize_rule=self.resize_rule,
         )
         out = []
         for r in self.resources:
