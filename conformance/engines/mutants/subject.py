@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.core.replacements import Replacement
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
 from conformance.engines.diff.replacement import DIFFERENTIAL, differential_check
@@ -57,6 +58,12 @@ class MutantSubject(Subject):
     @property
     def fixed_config(self) -> dict[str, Any] | None:
         return self.inner.fixed_config
+
+    @property
+    def replacements(self) -> Mapping[str, Replacement]:
+        """The inner subject's declared replacements (a plugin-form mutant's buggy copy): the
+        oracles judge it as the in-tree plugin it replaces."""
+        return self.inner.replacements
 
     def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
         with self.mutant.applied():
