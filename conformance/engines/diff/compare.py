@@ -15,7 +15,14 @@ from conformance.engines.diff.calls import Ran, is_rejection, note_inputs, run_s
 from conformance.engines.diff.decisions import compare_scenario as compare_decisions_mode
 from conformance.engines.diff.known import KnownDivergence, classify
 from conformance.engines.diff.lockstep import lockstep, state_before
-from conformance.engines.diff.model import DECISIONS, LOCKSTEP, WHOLE, Divergence, ScenarioDiff
+from conformance.engines.diff.model import (
+    DECISIONS,
+    LOCKSTEP,
+    WHOLE,
+    Divergence,
+    ScenarioDiff,
+    name_replacements,
+)
 from conformance.engines.diff.normalize import flatten, has_timeline, without_timeline
 from conformance.engines.diff.ties import explained_preemption_ties, model_pods
 from conformance.engines.diff.whole import compare_whole
@@ -44,7 +51,7 @@ def diff_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, modes: Seq
         u = u_future.result() if u_future is not None else run_subject(up, scenario)
         out.unsupported = unsupported(r, u, ref, up)
         if out.unsupported:
-            return _finish(out, known, scenario, t0)
+            return _finish(out, known, scenario, t0, up)
         _whole(scenario, up, r, u, out)
         out.not_judged = note_inputs(out.dropped, ref, r, up, u)
         if u.doc is not None and not r.error and not has_timeline(scenario):
@@ -52,7 +59,7 @@ def diff_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, modes: Seq
     if DECISIONS in modes:
         compare_decisions_mode(scenario, ref, up, out, executor)
         if out.unsupported:
-            return _finish(out, known, scenario, t0)
+            return _finish(out, known, scenario, t0, up)
     if LOCKSTEP in modes and not can_explain:
         who = up if not up.can_explain else ref
         out.notes.append(f"lockstep: skipped ({who.name} cannot explain)")
@@ -72,12 +79,14 @@ def diff_scenario(scenario: ScenarioInput, ref: Subject, up: Subject, modes: Seq
             out.tie_breaks += ls.tie_breaks
             out.steps = ls.steps
             out.notes += ls.notes
-    return _finish(out, known, scenario, t0)
+    return _finish(out, known, scenario, t0, up)
 
 
 def _finish(out: ScenarioDiff, known: Sequence[KnownDivergence], scenario: ScenarioInput,
-            t0: float) -> ScenarioDiff:
+            t0: float, up: Subject | None = None) -> ScenarioDiff:
     classify(out.divergences, known, scenario)
+    # a subject whose user plugins replace in-tree ones (baseline.ComparedSubject): name them
+    name_replacements(out.divergences, dict(getattr(up, "renames", None) or {}))
     out.seconds = time.monotonic() - t0
     return out
 

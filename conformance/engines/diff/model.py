@@ -63,6 +63,14 @@ class Divergence:
     outcomes: tuple[str | None, str | None] | None = None
     #: what the other side is called in reports (``subject`` with ``diff --subject``)
     other: str = "upstream"
+    #: the subject's own plugin that replaces ``plugin`` (``diff --subject reference:CFG
+    #: --plugins FILE``; see :func:`name_replacements`)
+    user_plugin: str | None = None
+
+    @property
+    def point(self) -> str | None:
+        """The extension point (and, for scores, which score) the field belongs to."""
+        return extension_point(self.field)
 
     @property
     def signature(self) -> Sig:
@@ -85,8 +93,13 @@ class Divergence:
         tag = f"[{self.mode}{', known: ' + self.known if self.known else ''}" \
               f"{', consequence' if self.consequence else ''}]"
         where = self.where()
-        return (f"{tag} {self.path}{' (' + where + ')' if where else ''}: "
+        text = (f"{tag} {self.path}{' (' + where + ')' if where else ''}: "
                 f"reference {show(self.reference)}, {self.other} {show(self.upstream)}")
+        if self.user_plugin:
+            point = self.point
+            text += (f" [the {self.other}'s {self.user_plugin} replacing {self.plugin}"
+                     f"{', at ' + point if point else ''}]")
+        return text
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"mode": self.mode, "path": self.path, "field": self.field}
@@ -94,6 +107,10 @@ class Divergence:
             v = getattr(self, k)
             if v is not None:
                 d[k] = v
+        if self.user_plugin:
+            d["userPlugin"] = self.user_plugin
+        if self.point:
+            d["point"] = self.point
         d["reference"] = None if self.reference is MISSING else self.reference
         d["upstream"] = None if self.upstream is MISSING else self.upstream
         if self.consequence:
@@ -101,6 +118,36 @@ class Divergence:
         if self.known:
             d["known"] = self.known
         return d
+
+
+#: field pattern fragment → the extension point it shows (lockstep: Explanation fields)
+_POINTS = (
+    ("preFilter", "PreFilter"),
+    ("nodes.*.filters.", "Filter"),
+    ("nodes.*.filterOrder", "Filter (plugin order)"),
+    ("nodes.*.scores.*.raw", "Score (raw score)"),
+    ("nodes.*.scores.*.normalized", "NormalizeScore (normalized score)"),
+    ("nodes.*.scores.*.weighted", "Score (weighted score)"),
+    ("nodes.*.scores.*.weight", "Score (weight)"),
+    ("nodes.*.scores.", "Score"),
+)
+
+
+def extension_point(field_pattern: str) -> str | None:
+    """The extension point a divergence's field pattern belongs to (None: not one plugin's)."""
+    for fragment, point in _POINTS:
+        if fragment in field_pattern:
+            return point
+    return None
+
+
+def name_replacements(divs: list[Divergence], renames: dict[str, str]) -> None:
+    """Name the subject's own plugin beside the in-tree one it replaces (``renames``: the
+    subject's plugin → the in-tree plugin) in divergences about that plugin."""
+    user = {in_tree: mine for mine, in_tree in renames.items()}
+    for d in divs:
+        if d.plugin in user:
+            d.user_plugin = user[d.plugin]
 
 
 @dataclass(slots=True)

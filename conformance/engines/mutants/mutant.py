@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import overload
 
 from conformance.core.scenario import ScenarioInput
+from conformance.engines.mutants.copies import PluginForm
 from conformance.engines.mutants.patching import MutantError, Patch, patched
 
 
@@ -19,8 +20,11 @@ class Mutant:
     ``summary``: what the mutated reference does. ``upstream``: the rule it breaks, with the
     upstream file. ``witness()``: a small scenario on which the mutant changes the reference's
     SimulationResult; ``shows``: how (genuine vs mutated). ``oracles``: the oracles expected to
-    catch it. ``family``: the family the mutant runs on instead of the run's families (the
-    only generated scenarios that reach the code it patches, e.g. ``dra``). ``equivalent``:
+    catch it. ``plugin``: a plugin-form mutant: no patch of the reference, but a user plugin
+    (a copy of an in-tree plugin with the bug) that the reference runs in the in-tree plugin's
+    place, as ``--subject reference:CFG --plugins MODULE`` would. ``family``: the family the
+    mutant runs on instead of the run's families (the only generated scenarios that reach the
+    code it patches, e.g. ``dra``). ``equivalent``:
     why no generated scenario can tell it apart (then it is not counted). ``missing_oracle``:
     for a known survivor, the oracle that would catch it.
     """
@@ -39,6 +43,7 @@ class Mutant:
     #: patches, when the run's families do not (``dra``: only DRA scenarios have claims;
     #: ``storage``: only storage scenarios have volumes); it replaces them for this mutant
     family: str = ""
+    plugin: PluginForm | None = None
 
     @contextmanager
     def applied(self) -> Iterator[None]:
@@ -92,6 +97,8 @@ class Catalogue(Sequence[Mutant]):
         for m in self._mutants:
             tag = " [equivalent on generated scenarios]" if m.equivalent else (
                 " [known survivor]" if m.missing_oracle else "")
+            if m.plugin is not None:
+                tag += f" [plugin form: {m.plugin.cls} replacing {m.plugin.plugin}]"
             lines.append(f"{m.name}  ({m.area}){tag}\n    {m.summary}\n"
                          f"    upstream: {m.upstream}")
         return "\n".join(lines) + "\n"

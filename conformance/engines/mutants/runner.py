@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import settings
 
 from conformance.core.subject import Subject
+from conformance.engines.diff.replacement import DIFFERENTIAL
 from conformance.engines.golden import compare_golden, golden_files, read_scenario_file
 from conformance.engines.mutants.mutant import Mutant
 from conformance.engines.mutants.outcomes import (
@@ -25,7 +26,7 @@ from conformance.engines.mutants.outcomes import (
     PropertyOutcome,
 )
 from conformance.engines.mutants.plan import MutantsOptions
-from conformance.engines.mutants.subject import MutantSubject, check_witness
+from conformance.engines.mutants.subject import MutantSubject, check_witness, mutant_checks
 from conformance.engines.properties import (
     Property,
     no_shrink,
@@ -33,7 +34,6 @@ from conformance.engines.properties import (
     property_list,
     run_property,
 )
-from oracles.judge import select_oracles
 
 
 def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
@@ -59,15 +59,19 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
                                "the mutant: the patch no longer reaches the code it targets")
             out.total_seconds = time.monotonic() - t0
             return out
-        checks = select_oracles(opts.oracles)
         base = settings(no_shrink(profile_settings("dev")), database=None)
         subject = MutantSubject(mutant)
+        # a plugin-form mutant is judged by the differential too (beside the oracles)
+        checks = mutant_checks(mutant, subject, opts.oracles)
         # a mutant of code only a feature family exercises runs on that family alone (a
         # superset of the small scenarios: the size preset with the feature added)
         families = [mutant.family] if mutant.family else list(opts.families)
         if opts.per_property:
             runs = [(p, {p.oracle: checks[p.oracle]})
-                    for p in property_list(families, list(checks))]
+                    for p in property_list(families, [n for n in checks if n != DIFFERENTIAL])]
+            if DIFFERENTIAL in checks:
+                runs += [(Property(f, DIFFERENTIAL), {DIFFERENTIAL: checks[DIFFERENTIAL]})
+                         for f in families]
         else:
             runs = [(Property(f, ALL_ORACLES_PROPERTY), checks) for f in families]
         for i, (prop, run_checks) in enumerate(runs):
@@ -80,6 +84,7 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
             golden = _run_golden(subject, opts.golden_dir)
             if golden is not None:
                 out.properties.append(golden)
+        subject.close()
     except Exception as e:  # a broken patch target, an oracle or harness bug
         out.status = ERROR
         out.message = f"{type(e).__name__}: {e}"

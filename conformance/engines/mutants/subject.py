@@ -1,18 +1,39 @@
 """The mutated subject (the reference with a mutant applied only while it schedules, so that the
-oracles judge with the genuine code) and the witness check: does the mutant change the decisions
-on its witness, and which oracles see it there."""
+oracles judge with the genuine code; for a plugin-form mutant, the reference running the buggy
+user plugin in the in-tree plugin's place) and the witness check: does the mutant change the
+decisions on its witness, and which oracles (and, for a plugin-form mutant, the differential)
+see it there."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.core.replacements import Replacement
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import Subject, SubjectResult
+from conformance.engines.diff.replacement import DIFFERENTIAL, differential_check
+from conformance.engines.mutants.copies import PluginForm, copy_of
 from conformance.engines.mutants.mutant import Mutant
 from conformance.subjects.reference import ReferenceSubject
 from oracles.judge import check_result, failures, select_oracles
+
+
+class PluginFormSubject(ReferenceSubject):
+    """The reference running a user plugin (``form.cls`` of the module ``form.module``) in place
+    of the in-tree plugin it replaces: ``--subject reference:CFG --plugins MODULE``, with
+    ``CFG`` written to a temporary directory removed on :meth:`close`."""
+
+    def __init__(self, form: PluginForm) -> None:
+        self._dir = tempfile.mkdtemp(prefix="kschedconf-plugin-form-")
+        super().__init__(form.write_config(self._dir), [form.module])
+        self.form = form
+
+    def close(self) -> None:
+        shutil.rmtree(self._dir, ignore_errors=True)
 
 
 class MutantSubject(Subject):
@@ -23,8 +44,12 @@ class MutantSubject(Subject):
 
     def __init__(self, mutant: Mutant, inner: Subject | None = None) -> None:
         self.mutant = mutant
-        self.inner = inner if inner is not None else ReferenceSubject()
+        if inner is None:
+            inner = (PluginFormSubject(mutant.plugin) if mutant.plugin is not None
+                     else ReferenceSubject())
+        self.inner = inner
         self.name = f"reference+{mutant.name}"
+        self.can_explain = inner.can_explain
 
     def run(self, scenario: ScenarioInput) -> SubjectResult:
         with self.mutant.applied():
@@ -34,11 +59,35 @@ class MutantSubject(Subject):
     def fixed_config(self) -> dict[str, Any] | None:
         return self.inner.fixed_config
 
+    @property
+    def replacements(self) -> Mapping[str, Replacement]:
+        """The inner subject's declared replacements (a plugin-form mutant's buggy copy): the
+        oracles judge it as the in-tree plugin it replaces."""
+        return self.inner.replacements
+
+    def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
+        with self.mutant.applied():
+            return self.inner.explain(scenario, pod)
+
     def describe(self) -> dict[str, str]:
         d = dict(self.inner.describe())
         d["subject"] = self.name
         d["mutant"] = self.mutant.summary
         return d
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def mutant_checks(mutant: Mutant, subject: Subject, oracle_names: Sequence[str] = ()
+                  ) -> dict[str, Callable[[Any], list[Any]]]:
+    """The checks a mutant is judged by: the oracles, and for a plugin-form mutant the
+    differential too (the subject compared with the reference running the in-tree plugin,
+    decision by decision and in lockstep: ``differential``)."""
+    checks: dict[str, Callable[[Any], list[Any]]] = dict(select_oracles(oracle_names))
+    if mutant.plugin is not None:
+        checks[DIFFERENTIAL] = differential_check(subject)
+    return checks
 
 
 def decisions(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -47,11 +96,19 @@ def decisions(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def witness_runs(mutant: Mutant) -> tuple[SubjectResult, SubjectResult]:
-    """The reference's results on the mutant's witness, genuine then mutated."""
-    ref = ReferenceSubject()
-    genuine = ref.run(mutant.witness())
-    mutated = MutantSubject(mutant, ref).run(mutant.witness())
-    return genuine, mutated
+    """The reference's results on the mutant's witness, genuine then mutated (a plugin-form
+    mutant: the unmodified copy of its plugin, then the buggy one)."""
+    if mutant.plugin is None:
+        ref: Subject = ReferenceSubject()
+        genuine = ref.run(mutant.witness())
+        mutated = MutantSubject(mutant, ref).run(mutant.witness())
+        return genuine, mutated
+    copy, buggy = PluginFormSubject(copy_of(mutant.plugin.plugin)), MutantSubject(mutant)
+    try:
+        return copy.run(mutant.witness()), buggy.run(mutant.witness())
+    finally:
+        copy.close()
+        buggy.close()
 
 
 def witness_results(mutant: Mutant) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -79,11 +136,19 @@ def check_witness(mutant: Mutant, oracle_names: Sequence[str] = ()) -> WitnessCh
     """Schedule the witness with the genuine and the mutated reference and apply the oracles to
     both results: the mutant must change the decisions; ``caught_by`` tells whether the oracles
     can see the bug at all (on an input that exposes it)."""
-    checks = select_oracles(oracle_names)
     genuine, mutated = witness_runs(mutant)
     scenario = mutant.witness()
     subject = MutantSubject(mutant)
-    bad = failures(check_result(scenario, mutated, subject, checks))
-    good = failures(check_result(scenario, genuine, subject, checks))
+    # the genuine side of a plugin-form mutant is the unmodified copy: the differential must
+    # find nothing there either
+    copy = PluginFormSubject(copy_of(mutant.plugin.plugin)) if mutant.plugin else subject
+    try:
+        bad = failures(check_result(scenario, mutated, subject,
+                                    mutant_checks(mutant, subject, oracle_names)))
+        good = failures(check_result(scenario, genuine, subject,
+                                     mutant_checks(mutant, copy, oracle_names)))
+    finally:
+        subject.close()
+        copy.close()
     return WitnessCheck(decisions(genuine.result) != decisions(mutated.result),
                         sorted({f.oracle for f in bad}), [str(f) for f in good])

@@ -9,6 +9,7 @@ from conformance.engines.mutants.catalogue import (
     dra,
     framework,
     node_filters,
+    plugin_form,
     preemption,
     queue,
     resources,
@@ -20,7 +21,8 @@ from conformance.engines.mutants.mutant import Catalogue, Mutant
 
 CATALOGUE = Catalogue((*resources.MUTANTS, *node_filters.MUTANTS, *topology.MUTANTS,
                        *scoring.MUTANTS, *queue.MUTANTS, *preemption.MUTANTS,
-                       *framework.MUTANTS, *dra.MUTANTS, *storage.MUTANTS))
+                       *framework.MUTANTS, *dra.MUTANTS, *storage.MUTANTS,
+                       *plugin_form.MUTANTS))
 
 
 def get(name: str) -> Mutant:
