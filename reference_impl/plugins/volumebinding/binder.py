@@ -376,9 +376,10 @@ class VolumeBinder:
 
         The controllers act once the writes made cover as many claims as the pod has distinct
         claims to bind, even when a later write fails: a pod naming one claim in two volumes
-        has it twice in ``GetPodVolumeClaims`` (binder.go, one entry per volume), so
-        ``bindAPIUpdate`` updates it twice; the first update annotates it and the controllers
-        provision and bind it, and the second update, with the old resourceVersion, conflicts
+        has it twice in ``GetPodVolumeClaims`` (binder.go of v1.37.2, lines 797-823: one entry
+        per volume of ``pod.Spec.Volumes``), so ``bindAPIUpdate`` (lines 515-577) updates it
+        twice (line 565); the first update annotates it and the controllers provision and bind
+        it, and the second update, with the old resourceVersion, conflicts
         (docs/storage.md#when-the-controllers-act)."""
         bindings = pv.static_bindings
         claims = [p.pvc for p in pv.dynamic_provisions or []]
