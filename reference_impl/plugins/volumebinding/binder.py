@@ -372,15 +372,26 @@ class VolumeBinder:
     def bind_pod_volumes(self, pod: Pod, node_name: str, pv: PodVolumes) -> None:
         """``BindPodVolumes``: the API writes, the simulated PV controller and provisioner, then
         ``checkBindings`` (upstream polls it until ``bindTimeoutSeconds``; here the controllers
-        have done all they will, so a claim not bound yet is the timeout)."""
+        have done all they will, so a claim not bound yet is the timeout).
+
+        The controllers act once the writes made cover as many claims as the pod has distinct
+        claims to bind, even when a later write fails: a pod naming one claim in two volumes
+        has it twice in ``GetPodVolumeClaims`` (binder.go of v1.37.2, lines 797-823: one entry
+        per volume of ``pod.Spec.Volumes``), so ``bindAPIUpdate`` (lines 515-577) updates it
+        twice (line 565); the first update annotates it and the controllers provision and bind
+        it, and the second update, with the old resourceVersion, conflicts
+        (docs/storage.md#when-the-controllers-act)."""
         bindings = pv.static_bindings
         claims = [p.pvc for p in pv.dynamic_provisions or []]
-        self.bind_api_update(pod, bindings, claims)
+        written: list[PersistentVolumeClaim] = []
+        try:
+            self.bind_api_update(pod, bindings, claims, written)
+        except BinderError:
+            if written and len(written) >= len({c.key for c in self._pod_claims(pv)}):
+                self._complete(node_name, written)
+            raise
         assert bindings is not None  # bind_api_update refused nil
-        node_info = self.handle.snapshot().get(node_name)
-        if node_info is not None:
-            complete_claims(self.storage, node_info.node,
-                            [b.pvc for b in bindings] + claims, self.handle.storage_changed)
+        self._complete(node_name, [b.pvc for b in bindings] + claims)
         try:
             done = self.check_bindings(node_name, bindings, claims)
         except BinderError as e:
@@ -388,22 +399,37 @@ class VolumeBinder:
         if not done:
             raise BinderError("binding volumes: context deadline exceeded")
 
+    @staticmethod
+    def _pod_claims(pv: PodVolumes) -> list[PersistentVolumeClaim]:
+        return [b.pvc for b in pv.static_bindings or []] + [
+            p.pvc for p in pv.dynamic_provisions or []]
+
+    def _complete(self, node_name: str, claims: list[PersistentVolumeClaim]) -> None:
+        node_info = self.handle.snapshot().get(node_name)
+        if node_info is not None:
+            complete_claims(self.storage, node_info.node, claims, self.handle.storage_changed)
+
     def bind_api_update(self, pod: Pod, bindings: list[BindingInfo] | None,
-                        claims: list[PersistentVolumeClaim]) -> None:
+                        claims: list[PersistentVolumeClaim],
+                        written: list[PersistentVolumeClaim] | None = None) -> None:
         """``bindAPIUpdate``: each PV updated with its claimRef, then each claim with the
         selected-node annotation; on an error the assumed objects not written yet are
-        restored."""
+        restored. ``written`` gets the claim of each write made."""
         if bindings is None:
             raise BinderError(f'failed to get cached bindings for pod "{pod.key}"')
+        if written is None:
+            written = []
         done_bindings = done_claims = 0
         try:
             for binding in bindings:
                 binding.pv = self._update(self.storage.volumes, binding.pv.name, binding.pv,
                                           "persistentvolumes", KIND_PV)
+                written.append(binding.pvc)
                 done_bindings += 1
             for i, claim in enumerate(claims):
                 claims[i] = self._update(self.storage.claims, claim.key, claim,
                                          "persistentvolumeclaims", KIND_PVC)
+                written.append(claims[i])
                 done_claims += 1
         finally:
             if done_bindings < len(bindings):
