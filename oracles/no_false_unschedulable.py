@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from oracles.base import OracleContext, Violation
 from oracles.profiles import ProfileView
-from oracles.replay import GATED, UNSCHEDULABLE, ClusterState, Replay
+from oracles.replay import GATED, KNOWN_PRE_ENQUEUE, UNSCHEDULABLE, ClusterState, Replay
 from oracles.rules import (
     FilterConfig,
     PodFit,
@@ -81,16 +81,13 @@ def free_summary(pod: Pod, node: str, state: ClusterState) -> str:
             f"{len(state.pods_on.get(node, ()))}/{a.allowed_pod_number} pods")
 
 
-_KNOWN_PRE_ENQUEUE = frozenset({"SchedulingGates", "DefaultPreemption", "DynamicResources"})
-
-
 def _wrongly_gated(pod: Pod, prof: ProfileView | None, state: ClusterState) -> bool:
     """A plain pod without scheduling gates can only be held at PreEnqueue by DefaultPreemption
     while its own preemption is in flight (SchedulerAsyncPreemption), or by a plugin the
     oracles do not know."""
     if prof is None or pod.scheduling_gates or unmodelled_pod_features(pod):
         return False
-    if any(p not in _KNOWN_PRE_ENQUEUE for p in prof.points.get("preEnqueue", ())):
+    if any(p not in KNOWN_PRE_ENQUEUE for p in prof.points.get("preEnqueue", ())):
         return False
     return not state.victims_of.get(pod.key)
 

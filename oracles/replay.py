@@ -15,9 +15,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
+from oracles.profiles import ProfileView
 from oracles.rules import World
 from reference_impl.model.objects import Cluster, Node, Pod
 from reference_impl.model.scenario import parse_scenario
+from reference_impl.releases import ReleaseData
 
 BOUND = "Bound"
 UNSCHEDULABLE = "Unschedulable"
@@ -48,23 +50,32 @@ class ClusterState:
     time: float | None = None
     #: the schedulerNames the scheduler serves (its profiles); None: every pod's
     served: AbstractSet[str] | None = None
+    #: whether PreEnqueue may hold a pod back at its add, in a release whose nominator then
+    #: does not learn the pod's ``status.nominatedNodeName`` (:meth:`enqueue`); None: the
+    #: release learns it whatever PreEnqueue says
+    held_back: Callable[[Pod], bool] | None = None
+    #: pending pods whose status nomination the nominator has not learned because PreEnqueue
+    #: held them back at their add (pod key -> node): an update of the pod teaches it
+    #: (:meth:`pod_updated`)
+    withheld: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def initial(cls, cluster: Cluster, served: AbstractSet[str] | None = None) -> ClusterState:
+    def initial(cls, cluster: Cluster, served: AbstractSet[str] | None = None,
+                held_back: Callable[[Pod], bool] | None = None) -> ClusterState:
         """The cluster before any attempt. ``served``: the schedulerNames of the scheduler's
         profiles; only their pending pods' ``status.nominatedNodeName`` is a nomination
-        (:meth:`nominates`)."""
+        (:meth:`nominates`). ``held_back``: see the field."""
         nodes = {n.name: n for n in cluster.nodes}
         ns = {name: dict(n.labels) for name, n in cluster.namespaces.items()}
-        state = cls(nodes, {n: [] for n in nodes}, {}, {}, {}, ns, served=served)
+        state = cls(nodes, {n: [] for n in nodes}, {}, {}, {}, ns, served=served,
+                    held_back=held_back)
         for p in cluster.pods:
             if p.node_name:
                 state.pods_on.setdefault(p.node_name, []).append(p)
                 state.location[p.key] = p.node_name
             else:
                 state.pending[p.key] = p
-                if state.nominates(p):
-                    state.nominated[p.key] = p.nominated_node_name
+                state.enqueue(p)
         return state
 
     def nominates(self, pod: Pod) -> bool:
@@ -80,6 +91,27 @@ class ClusterState:
         know when that was, such a nomination is not counted (no false alarm)."""
         return bool(pod.nominated_node_name) and not pod.is_terminating and (
             self.served is None or pod.scheduler_name in self.served)
+
+    def enqueue(self, pod: Pod) -> None:
+        """The nominator at the queue's ``Add`` of pending ``pod``: v1.37's ``addPod`` records
+        the status nomination of every pod it adds; v1.34.4-v1.36.3 record it in
+        ``moveToActiveQ``, only once the pod passed PreEnqueue and entered activeQ (switch
+        nominate-gated-pod, ``pkg/scheduler/backend/queue/scheduling_queue.go`` of each
+        release). A pod PreEnqueue may hold back there has its nomination ``withheld``."""
+        if not self.nominates(pod):
+            return
+        if self.held_back is not None and self.held_back(pod):
+            self.withheld[pod.key] = pod.nominated_node_name
+        else:
+            self.nominated[pod.key] = pod.nominated_node_name
+
+    def pod_updated(self, key: str) -> None:
+        """An update of pending pod ``key``: ``Update`` of a pod in the unschedulable pool
+        calls ``UpdateNominatedPod``, which records the new object's status nomination, gated
+        or not (``scheduling_queue.go``, ``nominator.go``): a withheld nomination counts."""
+        where = self.withheld.pop(key, None)
+        if where is not None and key in self.pending:
+            self.nominated[key] = where
 
     # --- reading ---
     def world(self) -> World:
@@ -135,12 +167,14 @@ class ClusterState:
         self.pods_on.setdefault(node, []).append(bound)
         self.location[key] = node
         self.nominated.pop(key, None)
+        self.withheld.pop(key, None)
         return bound
 
     def delete_pod(self, key: str, record: bool = True) -> Pod | None:
         """Remove a pod (bound or pending); returns it, or None if unknown. ``record``: list
         it in ``deleted``."""
         self.nominated.pop(key, None)
+        self.withheld.pop(key, None)
         spec = self.pending.pop(key, None)
         if spec is None:
             node = self.location.pop(key, None)
@@ -159,14 +193,16 @@ class ClusterState:
             self.location[pod.key] = pod.node_name
         else:
             self.pending[pod.key] = pod
-            if self.nominates(pod):
-                self.nominated[pod.key] = pod.nominated_node_name
+            self.enqueue(pod)
         self.ns_labels.setdefault(pod.namespace,
                                   {"kubernetes.io/metadata.name": pod.namespace})
 
     def update_pod(self, pod: Pod) -> None:
+        was_pending = pod.key in self.pending
         self.delete_pod(pod.key, record=False)
         self.add_pod(pod)
+        if was_pending:
+            self.pod_updated(pod.key)
 
     def add_node(self, node: Node) -> None:
         self.nodes[node.name] = node
@@ -231,25 +267,28 @@ class Replay:
     def __init__(self, cluster: Cluster, attempts: Sequence[Mapping[str, Any]],
                  events: Iterable[TimelineEvent] = (),
                  served: AbstractSet[str] | None = None,
-                 triggered: Mapping[str, Sequence[TimelineEvent]] | None = None) -> None:
+                 triggered: Mapping[str, Sequence[TimelineEvent]] | None = None,
+                 held_back: Callable[[Pod], bool] | None = None) -> None:
         self.cluster = cluster
         self.attempts = [dict(a) for a in attempts]
         self.events = sorted(events, key=lambda e: e.time)
         #: pod key -> the events its first binding triggers (``when: {podBound: ...}``)
         self.triggered = dict(triggered or {})
         self.served = served  # the schedulerNames of the profiles (ClusterState.nominates)
+        self.held_back = held_back  # ClusterState.held_back
         self.final: ClusterState | None = None
 
     @classmethod
     def of(cls, ctx: Any) -> Replay:
         """The replay of an :class:`~oracles.base.OracleContext`, with the profiles of the
-        configuration the subject ran."""
+        configuration the subject ran and the nominator of the release it ran."""
         return cls(ctx.cluster, ctx.attempts, timeline_events(ctx.timeline, ctx.cluster),
                    served=frozenset(ctx.scheduler.profiles),
-                   triggered=triggered_events(ctx.timeline, ctx.cluster))
+                   triggered=triggered_events(ctx.timeline, ctx.cluster),
+                   held_back=held_back_at_add(ctx.release, ctx.scheduler.profile_of))
 
     def __iter__(self) -> Iterator[Step]:
-        state = ClusterState.initial(self.cluster, self.served)
+        state = ClusterState.initial(self.cluster, self.served, self.held_back)
         pending_events = list(self.events)
         gated_time: float | None = None
         gated: set[str] = set()
@@ -357,11 +396,43 @@ class Replay:
                     state.terminating_of.setdefault(key, []).append(pod.key)
                 self._clear_lower_nominations(state, key, a.get("nominatedNode"))
             if key in state.pending:
+                state.withheld.pop(key, None)
                 nnn = a.get("nominatedNode")
                 if nnn:
                     state.nominated[key] = nnn
                 else:
                     state.nominated.pop(key, None)
+
+
+#: the in-tree PreEnqueue plugins whose rules :func:`held_back_at_add` restates
+KNOWN_PRE_ENQUEUE = frozenset({"SchedulingGates", "DefaultPreemption", "DynamicResources"})
+
+
+def held_back_at_add(release: ReleaseData, profile_of: Callable[[str], ProfileView | None]
+                     ) -> Callable[[Pod], bool] | None:
+    """``ClusterState.held_back`` for ``release`` (switch nominate-gated-pod): None where
+    ``Add`` records every pod's status nomination (v1.37's ``addPod``), else whether
+    PreEnqueue may hold the pod back at its add (``moveToActiveQ`` of v1.34.4-v1.36.3,
+    ``pkg/scheduler/backend/queue/scheduling_queue.go``): SchedulingGates holds a pod with
+    scheduling gates (``schedulinggates/scheduling_gates.go``); DynamicResources one whose
+    claim is missing (``dynamicresources.go`` PreEnqueue, ``foreachPodResourceClaim``), which
+    the replay does not know, so every pod with claims; a PreEnqueue plugin not restated here
+    any pod. DefaultPreemption holds only a pod whose own preemption is in flight, never at
+    its add. A pod that may be held back reserves nothing: no false alarm, at the cost of
+    not counting a nomination upstream may hold."""
+    if release.behaviour("nominate-gated-pod") == "always":
+        return None
+
+    def held_back(pod: Pod) -> bool:
+        prof = profile_of(pod.scheduler_name)
+        if prof is None:
+            return False
+        points = prof.points.get("preEnqueue", ())
+        return (any(p not in KNOWN_PRE_ENQUEUE for p in points)
+                or (bool(pod.scheduling_gates) and "SchedulingGates" in points)
+                or (bool(pod.resource_claim_sources) and "DynamicResources" in points))
+
+    return held_back
 
 
 def _gated_keys(state: ClusterState) -> set[str]:
@@ -431,6 +502,7 @@ def _applier(te: Any) -> Callable[[ClusterState], None]:
                 gates = () if te.gates is None else tuple(
                     g for g in pod.scheduling_gates if g not in te.gates)
                 state.pending[target] = dataclasses.replace(pod, scheduling_gates=gates)
+                state.pod_updated(target)
         elif target in state.nodes:
             node = state.nodes[target]
             state.update_node(_changed_node(node, te))
