@@ -9,8 +9,9 @@ matching). The invariant and its exceptions: docs/oracles.md#dra_allocations."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from oracles.base import OracleContext, Violation
@@ -148,11 +149,15 @@ def check(ctx: OracleContext) -> list[Violation]:
     out: list[Violation] = []
     # device -> (claim key, admin access) of every allocation, the input's included
     users: dict[DeviceID, list[tuple[str, bool]]] = {}
+    # device -> capacity name -> what the shares of the device consume, the input's included
+    consumed: dict[DeviceID, dict[str, Fraction]] = {}
     for claim in dra.claims.values():
         if claim.allocation is not None:
             for r in claim.allocation.results:
                 users.setdefault((r.driver, r.pool, r.device), []).append(
                     (f"{claim.namespace}/{claim.name}", bool(r.admin_access)))
+                if not r.admin_access:
+                    _consume(consumed, (r.driver, r.pool, r.device), r.consumed_capacity)
     judged: set[str] = set()
     taints_honoured = ctx.release.feature_enabled("DRADeviceTaints")
     for pod_key, node_name, claim, results in _allocated(ctx):
@@ -176,6 +181,9 @@ def check(ctx: OracleContext) -> list[Violation]:
                                      "generation"))
                 continue
             users.setdefault(did, []).append((ckey, bool(req and req.admin_access)))
+            if not (req and req.admin_access):
+                _consume(consumed, did, ((n, Fraction(str(q))) for n, q in
+                                         (r.get("consumedCapacity") or {}).items()))
             if node is not None and not _reaches(loc, node):
                 out.append(Violation(NAME, pod_key, node_name,
                                      f"{where} is not reachable from node {node_name} (its "
@@ -206,6 +214,39 @@ def check(ctx: OracleContext) -> list[Violation]:
         out += _counts(pod_key, node_name, claim, requests, per_request)
         out += _constraints(pod_key, node_name, claim, per_request)
     out += _shared(devices, users)
+    out += _over_capacity(devices, consumed)
+    return out
+
+
+def _consume(consumed: dict[DeviceID, dict[str, Fraction]], did: DeviceID,
+             amounts: Iterable[tuple[str, Fraction]]) -> None:
+    for name, q in amounts:
+        per = consumed.setdefault(did, {})
+        per[name] = per.get(name, Fraction(0)) + q
+
+
+def _over_capacity(devices: dict[DeviceID, _Located],
+                   consumed: dict[DeviceID, dict[str, Fraction]]) -> list[Violation]:
+    """The shares of a device (``allowMultipleAllocations``) together consume no more of a
+    capacity than the device has, and only capacities it has (``CmpRequestOverCapacity``,
+    consumable_capacity.go)."""
+    out: list[Violation] = []
+    for did, per in sorted(consumed.items()):
+        loc = devices.get(did)
+        if loc is None:
+            continue
+        capacity = dict(loc.device.capacity)
+        for name, total in sorted(per.items()):
+            cap = capacity.get(name)
+            if cap is None:
+                out.append(Violation(NAME, None, None,
+                                     f"device {'/'.join(did)}: its allocations consume "
+                                     f"capacity {name}, which the device does not have"))
+            elif total > cap.value:
+                out.append(Violation(NAME, None, None,
+                                     f"device {'/'.join(did)}: its allocations consume {total} "
+                                     f"of capacity {name}, more than the device's "
+                                     f"{cap.value}"))
     return out
 
 

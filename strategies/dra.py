@@ -74,6 +74,14 @@ IMPLICIT_PREFIX = "deviceclass.resource.kubernetes.io/"
 #: quantities of an extended resource a container requests (shrinking to 1)
 EXTENDED_COUNTS = (1, 1, 2)
 
+#: consumable capacity (DRAConsumableCapacity): one whole GPU in four allows multiple
+#: allocations, its memory shared by the claims that request some (``capacity.requests``, one
+#: GPU request in three); its ``requestPolicy``: none, a valid range of 10Gi steps, or valid
+#: values
+SHARED_GPU_POLICIES: tuple[str | None, ...] = (None, "range", "values")
+#: the memory a request asks for, GiB (shrinking to 10)
+CAPACITY_REQUESTS_GIB = (10, 10, 15, 20, 40, 80)
+
 #: fully qualified attribute names for matchAttribute constraints
 MATCH_ATTRIBUTES = (f"{GPU_DRIVER}/model", f"{GPU_DRIVER}/memory")
 
@@ -109,6 +117,23 @@ def _gpu(name: str, model: str, memory: int, index: int, taint: str | None = Non
     return d
 
 
+def _shared(gpu: Doc, policy: str | None) -> Doc:
+    """The GPU with ``allowMultipleAllocations`` and, maybe, a ``requestPolicy`` for its
+    memory that API validation accepts (validateRequestPolicy: a default within the policy,
+    min and max and valid values within the value, valid values sorted and unique)."""
+    gpu["allowMultipleAllocations"] = True
+    memory = gpu["attributes"]["memory"]["int"]
+    if policy == "range":
+        gpu["capacity"]["memory"]["requestPolicy"] = {
+            "default": "10Gi", "validRange": {"min": "10Gi", "step": "10Gi",
+                                              "max": f"{memory}Gi"}}
+    elif policy == "values":
+        values = sorted({10, 20, memory})
+        gpu["capacity"]["memory"]["requestPolicy"] = {
+            "default": "10Gi", "validValues": [f"{g}Gi" for g in values]}
+    return gpu
+
+
 @st.composite
 def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes) -> list[Doc]:
     """The GPUs of ``node``: a pool ``<node>`` of one slice with up to
@@ -120,6 +145,8 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes) -> list[Doc]:
         devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i,
                         draw(sampled(GPU_TAINTS)))
                    for i in range(n)]
+        devices = [_shared(d, draw(sampled(SHARED_GPU_POLICIES)))
+                   if draw(st.integers(0, 3)) == 3 else d for d in devices]
         return [_slice(f"{node}-gpu", GPU_DRIVER, node, 1, nodeName=node, devices=devices)]
     pool = f"{node}-part"
     counters = _slice(f"{pool}-counters", GPU_DRIVER, pool, 2, nodeName=node, sharedCounters=[
@@ -169,6 +196,8 @@ def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = Fals
         r["selectors"] = [{"cel": {"expression": draw(sampled(SELECTORS[_driver_of(cls)]))}}]
     if draw(st.integers(0, 3)) == 3:
         r["tolerations"] = [dict(TOLERATIONS[draw(st.integers(0, len(TOLERATIONS) - 1))])]
+    if _driver_of(cls) == GPU_DRIVER and draw(st.integers(0, 2)) == 2:
+        r["capacity"] = {"requests": {"memory": f"{draw(sampled(CAPACITY_REQUESTS_GIB))}Gi"}}
     return r
 
 

@@ -12,11 +12,13 @@ package main
 // the claim and the pod's status.resourceClaimStatuses into the input.
 
 import (
+	"math/big"
 	"strings"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -200,11 +202,16 @@ func (w *world) addDRAObjects(cl *Cluster) error {
 // ----- results -----
 
 // allocatedDevice is one device of an allocation (resourceapi.DeviceRequestAllocationResult).
+// Shared says that the result has a shareID (upstream's are random UUIDs, so only their
+// presence is reported); consumedCapacity gives each quantity as an exact rational
+// (big.Rat.RatString: "2", "3/10"), whatever its format (docs/dra.md "Results").
 type allocatedDevice struct {
-	Request string `json:"request"`
-	Driver  string `json:"driver"`
-	Pool    string `json:"pool"`
-	Device  string `json:"device"`
+	Request          string            `json:"request"`
+	Driver           string            `json:"driver"`
+	Pool             string            `json:"pool"`
+	Device           string            `json:"device"`
+	Shared           bool              `json:"shared,omitempty"`
+	ConsumedCapacity map[string]string `json:"consumedCapacity,omitempty"`
 }
 
 type claimAllocation struct {
@@ -306,13 +313,29 @@ func (w *world) extendedClaimStatuses(bindings map[string]string) (map[string]*v
 	return out, nil
 }
 
+// quantityRat is the exact value of a quantity as a rational ("2", "3/10", "-5").
+func quantityRat(q resource.Quantity) string {
+	r, ok := new(big.Rat).SetString(q.AsDec().String())
+	if !ok {
+		return q.String()
+	}
+	return r.RatString()
+}
+
 func allocationOf(claim *resourceapi.ResourceClaim) *claimAllocation {
 	if claim.Status.Allocation == nil {
 		return nil
 	}
 	a := &claimAllocation{Devices: []allocatedDevice{}}
 	for _, r := range claim.Status.Allocation.Devices.Results {
-		a.Devices = append(a.Devices, allocatedDevice{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device})
+		d := allocatedDevice{Request: r.Request, Driver: r.Driver, Pool: r.Pool, Device: r.Device, Shared: r.ShareID != nil}
+		for name, q := range r.ConsumedCapacity {
+			if d.ConsumedCapacity == nil {
+				d.ConsumedCapacity = map[string]string{}
+			}
+			d.ConsumedCapacity[string(name)] = quantityRat(q)
+		}
+		a.Devices = append(a.Devices, d)
 	}
 	return a
 }

@@ -6,16 +6,27 @@ incubating/allocator_incubating.go and constraint.go (v0.37.2).
 Claims, requests and devices are allocated in order by depth-first search with backtracking:
 pools in ``gather_pools`` order, slices by name, devices in slice order, each search resuming
 after the device the previous one took; ``firstAvailable`` tries its subrequests in order.
-Not modelled yet (a clear :class:`AllocatorError`): consumable capacity, device configuration
-and binding conditions in the result (docs/dra.md).
+Consumable capacity (DRAConsumableCapacity): devices with ``allowMultipleAllocations`` are
+shared, each allocation consuming capacity (reference_impl/dra/capacity.py); the allocated
+state carries the shared devices and their aggregated consumed capacity. Not modelled yet:
+device configuration and binding conditions in the result (docs/dra.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import uuid
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from reference_impl.dra.capacity import (
+    CapacityError,
+    Consumed,
+    consumed_from_request,
+    insert,
+    remove,
+    request_fits,
+)
 from reference_impl.dra.cel import (
     CELCompileError,
     CELMatchError,
@@ -54,6 +65,8 @@ from reference_impl.model.objects import (
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
 DeviceID = tuple[str, str, str]  # (driver, pool, device)
+#: the namespace of the reference's deterministic ``shareID``s (docs/dra.md)
+SHARE_ID_NAMESPACE = uuid.UUID("6b7e1d2c-5a4f-4c1e-9a39-6f0d2b8c9e11")
 
 
 class AllocatorError(Exception):
@@ -142,6 +155,18 @@ class _Constraint:
 
 
 @dataclass(slots=True)
+class _Result:
+    """``internalDeviceResult``: ``consumed`` is None without a share."""
+
+    data: _RequestData
+    device_id: DeviceID
+    device: Device
+    slice: ResourceSlice
+    shared: bool = False
+    consumed: Consumed | None = None
+
+
+@dataclass(slots=True)
 class _RequestData:
     """``requestData``: the (sub)request, its parent, class and how many devices."""
 
@@ -183,8 +208,18 @@ class Allocator:
     def __init__(self, allocated: set[DeviceID], classes: Mapping[str, DeviceClass],
                  slices: Sequence[ResourceSlice], *, partitionable: bool = True,
                  device_taints: bool = True, admin_access: bool = True,
-                 prioritized_list: bool = True) -> None:
+                 prioritized_list: bool = True, consumable_capacity: bool = True,
+                 fractional_capacity_range: bool = True,
+                 shared: Set[DeviceID] = frozenset(),
+                 aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
+                 ) -> None:
         self.allocated = allocated
+        #: the devices of ``AllocatedState.AllocatedSharedDeviceIDs`` (share IDs dropped)
+        self.shared = shared
+        #: ``AllocatedState.AggregatedCapacity``
+        self.aggregated_capacity = dict(aggregated_capacity or {})
+        self.consumable_capacity = consumable_capacity
+        self.fractional_capacity_range = fractional_capacity_range
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -232,8 +267,9 @@ class _Allocation:
         self.constraints: list[list[_Constraint]] = []
         self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
-        self.results: list[list[tuple[_RequestData, DeviceID, Device, ResourceSlice]]] = [
-            [] for _ in claims]
+        self.results: list[list[_Result]] = [[] for _ in claims]
+        #: ``allocatingCapacity``: capacity consumed by the shares being allocated
+        self.allocating_capacity: dict[DeviceID, Consumed] = {}
         self.available_counters: dict[PoolID, dict[str, dict[str, Fraction]]] = {}
         self.consumed_counters: dict[PoolID, dict[str, dict[str, Fraction]]] = {}
 
@@ -246,6 +282,7 @@ class _Allocation:
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):
+                self._check_capacity_feature(claim, request)
                 min_per_request = self._request_data(claim, ci, ri, request)
                 if min_per_request > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
                     raise AllocatorError(
@@ -268,6 +305,20 @@ class _Allocation:
                 raise AllocatorError("invalid resource pools were encountered")
             return None
         return [self._result(ci) for ci in range(len(self.claims))]
+
+    def _check_capacity_feature(self, claim: ResourceClaim, request: DeviceRequest) -> None:
+        """Capacity requests need DRAConsumableCapacity (``Allocate``)."""
+        if self.a.consumable_capacity:
+            return
+        if request.exactly is not None and request.exactly.capacity is not None:
+            raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: has "
+                                 "capacity requests, but the DRAConsumableCapacity feature is "
+                                 "disabled")
+        for sub in request.first_available:
+            if sub.exactly.capacity is not None:
+                raise AllocatorError(f"claim {_claim_key(claim)}, subrequest {sub.name}: has "
+                                     "capacity requests, but the DRAConsumableCapacity feature "
+                                     "is disabled")
 
     def _request_data(self, claim: ResourceClaim, ci: int, ri: int,
                       request: DeviceRequest) -> int:
@@ -293,9 +344,6 @@ class _Allocation:
         """``validateDeviceRequest``."""
         r = data.exactly
         where = f"claim {_claim_key(claim)}, request {data.name}"
-        if r.capacity is not None:
-            raise AllocatorError(f"{where}: not supported yet: capacity requests "
-                                 "(DRAConsumableCapacity)")
         if not self.a.admin_access and r.admin_access is not None:
             raise AllocatorError(f"{where}: admin access is requested, but the feature is "
                                  "disabled")
@@ -318,17 +366,48 @@ class _Allocation:
                                      f"{pool.driver}/{pool.pool} is currently invalid")
             for s in pool.device_slices_targeting_node:
                 for di, d in enumerate(s.devices):
-                    if self._selectable((ci, ri, si), data, s, di):
-                        self._check_not_shared(d)
-                        data.all_devices.append(((s.driver, s.pool, d.name), d, s, pool))
+                    if not self._selectable((ci, ri, si), data, s, di):
+                        continue
+                    # Static capacity only: remaining capacity is checked in allocateDevice,
+                    # so capacity-blocked matching devices stay and All fails.
+                    if self.a.consumable_capacity and not self._fits(
+                            where, d.name, r, d, {}, None):
+                        continue
+                    data.all_devices.append(((s.driver, s.pool, d.name), d, s, pool))
         data.num_devices = len(data.all_devices)
         return data
 
-    @staticmethod
-    def _check_not_shared(d: Device) -> None:
-        if d.allow_multiple_allocations:
-            raise AllocatorError(f"device {d.name}: not supported yet: allowMultipleAllocations "
-                                 "(DRAConsumableCapacity)")
+    def _fits(self, where: str, shown: str, r: ExactDeviceRequest, device: Device,
+              current: Mapping[str, Fraction], allocating: Mapping[str, Fraction] | None,
+              verb: str = "checking") -> bool:
+        """``CmpRequestOverCapacity`` with a fatal error worded as upstream's callers do."""
+        try:
+            return request_fits(current, r.capacity, device.capacity, allocating,
+                                self.a.fractional_capacity_range)
+        except CapacityError as e:
+            raise AllocatorError(f"{where}: {verb} capacity for device {shown}: {e}") from None
+
+    def _fits_now(self, ci: int, data: _RequestData, device_id: DeviceID, device: Device,
+                  verb: str = "checking") -> bool:
+        """``allocator.CmpRequestOverCapacity``: against the aggregated capacity of the
+        allocated shares and the capacity being allocated."""
+        where = f"claim {_claim_key(self.claims[ci])}, request {data.name}"
+        return self._fits(where, "/".join(device_id), data.exactly, device,
+                          self.a.aggregated_capacity.get(device_id, {}),
+                          self.allocating_capacity.get(device_id), verb)
+
+    def _multi(self, device: Device) -> bool:
+        return self.a.consumable_capacity and bool(device.allow_multiple_allocations)
+
+    def _is_allocated(self, device_id: DeviceID) -> bool:
+        """``internal.IsDeviceAllocated``: dedicated, shared, or with consumed capacity."""
+        return (device_id in self.a.allocated or device_id in self.a.shared
+                or device_id in self.a.aggregated_capacity)
+
+    def _capacity_in_use(self, device_id: DeviceID) -> bool:
+        """``deviceCapacityInUse``: a share allocated or being allocated."""
+        return (device_id in self.a.aggregated_capacity or device_id in self.a.shared
+                or device_id in self.allocating_capacity)
 
     # the search
 
@@ -400,7 +479,9 @@ class _Allocation:
                         continue
                     if not self._selectable((ci, ri, si), data, s, dj):
                         continue
-                    self._check_not_shared(device)
+                    if self.a.consumable_capacity and not self._fits_now(ci, data, device_id,
+                                                                         device):
+                        continue
                     undo = self._allocate_device(ci, ri, si, device_id, device, s, pool,
                                                  must=False)
                     if undo is None:
@@ -467,14 +548,17 @@ class _Allocation:
         data = self.request_data[(ci, ri, si)]
         r = data.exactly
         admin = bool(r.admin_access)
-        if admin and ci in self.allocating.get(device_id, ()):
+        multi = self._multi(device)
+        if not multi and admin and ci in self.allocating.get(device_id, ()):
             return None
         if not admin and self._in_use(device_id):
             return None
         if not self.a.partitionable and device.consumes_counters:
             return None
+        # An allow-multiple device in use has its counters accounted for already.
+        skip_counters = multi and self._capacity_in_use(device_id)
         counters = False
-        if device.consumes_counters:
+        if not skip_counters and device.consumes_counters:
             if not self._check_available_counters(device, pool):
                 return None
             counters = True
@@ -501,14 +585,47 @@ class _Allocation:
                         "be satisfied")
                 return None
             added += 1
-        self.allocating.setdefault(device_id, set()).add(ci)
+        if not multi:
+            self.allocating.setdefault(device_id, set()).add(ci)
+
+        def unmark() -> None:
+            if not multi:
+                self.allocating[device_id].discard(ci)
+            rollback()
+
+        consumed: Consumed | None = None
+        existed = False
+        if self.a.consumable_capacity:
+            try:
+                fits = self._fits_now(ci, data, device_id, device, "rechecking")
+            except AllocatorError:
+                unmark()
+                raise
+            if not fits:
+                unmark()
+                return None
+            if multi:
+                try:
+                    consumed = consumed_from_request(r.capacity, device.capacity,
+                                                     self.a.fractional_capacity_range)
+                except CapacityError as e:
+                    unmark()
+                    raise AllocatorError(
+                        f"claim {_claim_key(self.claims[ci])}, request {data.name}: computing "
+                        f"consumed capacity for device {'/'.join(device_id)}: {e}") from None
+                existed = device_id in self.allocating_capacity
+                insert(self.allocating_capacity, device_id, consumed)
         previous = len(self.results[ci])
-        self.results[ci].append((data, device_id, device, s))
+        self.results[ci].append(_Result(data, device_id, device, s, shared=consumed is not None,
+                                        consumed=consumed))
 
         def undo() -> None:
             del self.results[ci][previous:]
-            self.allocating[device_id].discard(ci)
-            rollback()
+            if consumed is not None:
+                remove(self.allocating_capacity, device_id, consumed)
+                if existed:
+                    self.allocating_capacity.setdefault(device_id, {})
+            unmark()
 
         return undo
 
@@ -524,7 +641,7 @@ class _Allocation:
                           pool.device_slices_not_targeting_node):
                 for s in group:
                     for d in s.devices:
-                        if (s.driver, s.pool, d.name) not in self.a.allocated:
+                        if not self._is_allocated((s.driver, s.pool, d.name)):
                             continue
                         for c in d.consumes_counters:
                             cset = available.get(c.counter_set, {})
@@ -555,18 +672,28 @@ class _Allocation:
 
     def _result(self, ci: int) -> AllocationResult:
         results = []
-        for data, device_id, _device, _s in self.results[ci]:
+        for i, res in enumerate(self.results[ci]):
+            device_id = res.device_id
             results.append(DeviceRequestAllocationResult(
-                request=data.request_name, driver=device_id[0], pool=device_id[1],
-                device=device_id[2], admin_access=True if data.exactly.admin_access else None))
+                request=res.data.request_name, driver=device_id[0], pool=device_id[1],
+                device=device_id[2], admin_access=True if res.data.exactly.admin_access else None,
+                share_id=self._share_id(ci, i) if res.shared else None,
+                consumed_capacity=tuple(sorted((res.consumed or {}).items()))))
         return AllocationResult(tuple(results), self._node_selector(ci))
+
+    def _share_id(self, ci: int, i: int) -> str:
+        """Upstream's ``shareID`` is a random UUID (``GenerateNewShareID``); the reference
+        derives one from the claim and the result's index, so runs are reproducible."""
+        claim = self.claims[ci]
+        return str(uuid.uuid5(SHARE_ID_NAMESPACE, f"{claim.uid or _claim_key(claim)}/{i}"))
 
     def _node_selector(self, ci: int) -> NodeSelector | None:
         """``createNodeSelector``: the node by name if any device is node-local, else the
         requirements of the slices' (or devices') node selectors, else None (all nodes)."""
         fields: list[NodeSelectorRequirement] = []
         exprs: list[NodeSelectorRequirement] = []
-        for _data, _id, device, s in self.results[ci]:
+        for res in self.results[ci]:
+            device, s = res.device, res.slice
             if s.per_device_node_selection:
                 node_name, selector = device.node_name, device.node_selector
             else:

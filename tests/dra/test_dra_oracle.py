@@ -24,6 +24,7 @@ from reference_impl.testing.wrappers import (
     make_resource_slice,
 )
 from tests.dra.gpu_scenarios import GPU, allocated, gpu_cluster, pod
+from tests.dra.test_dra_shared_capacity import scenario as shared_scenario
 
 
 def _run(docs: list[dict[str, Any]]) -> OracleContext:
@@ -141,3 +142,20 @@ def test_an_untolerated_taint() -> None:
 def test_no_dra_objects_no_violation() -> None:
     ctx = _run(gpu_cluster()[:1])
     assert dra_allocations.check(ctx) == []
+
+
+def test_shared_capacity_within_the_device_passes_and_over_it_is_caught() -> None:
+    """Shares of an allowMultipleAllocations GPU (tests/dra/test_dra_shared_capacity.py):
+    the reference's 40+30+10 Gi of 80Gi pass; a result consuming 20Gi more than it did takes
+    the device over its memory, and a capacity the device lacks is caught."""
+    ctx = _run(shared_scenario())
+    assert dra_allocations.check(ctx) == []
+    over = _planted(ctx)
+    _devices(over, "default/p3")[0]["consumedCapacity"]["memory"] = str(30 << 30)
+    (v,) = dra_allocations.check(over)
+    assert "consume 107374182400 of capacity memory, more than the device's 85899345920" \
+        in v.message
+    unknown = _planted(ctx)
+    _devices(unknown, "default/p3")[0]["consumedCapacity"] = {"cores": "1"}
+    (v,) = dra_allocations.check(unknown)
+    assert "capacity cores, which the device does not have" in v.message

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
-from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceClaimConsumerReference
+from reference_impl.model.dra import (
+    DeviceRequestAllocationResult,
+    DRAObjects,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+)
 from reference_impl.model.objects import Pod, PodResourceClaim
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     EXTENDED_RESOURCE_CLAIM_ANNOTATION,
@@ -125,8 +131,21 @@ class ClaimStore:
 def _allocation_doc(claim: ResourceClaim | None) -> dict[str, Any] | None:
     if claim is None or claim.allocation is None:
         return None
-    return {"devices": [{"request": r.request, "driver": r.driver, "pool": r.pool,
-                         "device": r.device} for r in claim.allocation.results]}
+    return {"devices": [_device_doc(r) for r in claim.allocation.results]}
+
+
+def _device_doc(r: DeviceRequestAllocationResult) -> dict[str, Any]:
+    """One result: ``shared`` when it has a ``shareID`` (upstream's are random UUIDs, so
+    only their presence is reported) and ``consumedCapacity`` with each quantity as an exact
+    rational (``str(Fraction)``, as the upstream subject's ``big.Rat.RatString``)."""
+    doc: dict[str, Any] = {"request": r.request, "driver": r.driver, "pool": r.pool,
+                           "device": r.device}
+    if r.share_id is not None:
+        doc["shared"] = True
+    if r.consumed_capacity:
+        doc["consumedCapacity"] = {n: str(Fraction(q))
+                                   for n, q in sorted(r.consumed_capacity)}
+    return doc
 
 
 def extended_claim_status(objects: DRAObjects, bound: Iterable[Pod]

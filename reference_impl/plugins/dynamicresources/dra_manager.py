@@ -11,8 +11,11 @@ not yet written are "in flight" here until PreBind or Unreserve.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 from reference_impl.dra.allocator import DeviceID
+from reference_impl.dra.capacity import Consumed, insert
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
 from reference_impl.model.dra import (
     AllocationResult,
@@ -35,6 +38,35 @@ def foreach_allocated_device(claim: ResourceClaim) -> list[DeviceID]:
         return []
     return [(r.driver, r.pool, r.device) for r in claim.allocation.results
             if not r.admin_access]
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """``structured.AllocatedState``: dedicated devices, the devices of shared allocations
+    (``AllocatedSharedDeviceIDs`` without the share IDs, which only the allocator's "in use"
+    questions read) and the capacity the shares consume (``AggregatedCapacity``)."""
+
+    allocated: set[DeviceID] = field(default_factory=set)
+    shared: set[DeviceID] = field(default_factory=set)
+    aggregated_capacity: dict[DeviceID, Consumed] = field(default_factory=dict)
+
+    def add_claim(self, claim: ResourceClaim, consumable_capacity: bool) -> None:
+        """``foreachAllocatedDevice`` with the three callbacks: with DRAConsumableCapacity a
+        result with a share ID is a share (its consumed capacity aggregated), else the
+        device is dedicated; admin access results do not count."""
+        if claim.allocation is None:
+            return
+        for r in claim.allocation.results:
+            if r.admin_access:
+                continue
+            device_id = (r.driver, r.pool, r.device)
+            if consumable_capacity and r.share_id is not None:
+                self.shared.add(device_id)
+                if r.consumed_capacity:
+                    insert(self.aggregated_capacity, device_id,
+                           {n: Fraction(q) for n, q in r.consumed_capacity})
+                continue
+            self.allocated.add(device_id)
 
 
 class DRAManager:
@@ -83,6 +115,17 @@ class DRAManager:
         for claim in self.in_flight.values():
             allocated.update(foreach_allocated_device(claim))
         return allocated
+
+    def gather_allocated_state(self, consumable_capacity: bool) -> AllocatedState:
+        """``GatherAllocatedState`` (with DRAConsumableCapacity; without it PreFilter uses
+        ``ListAllAllocatedDevices``, every device dedicated): the allocated claims and those
+        in flight."""
+        state = AllocatedState()
+        for claim in self.objects.claims.values():
+            state.add_claim(claim, consumable_capacity)
+        for claim in self.in_flight.values():
+            state.add_claim(claim, consumable_capacity)
+        return state
 
     # ResourceSlices(), DeviceClasses()
 

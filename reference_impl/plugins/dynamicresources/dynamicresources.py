@@ -157,6 +157,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.enable_admin_access = bool(feature("DRAAdminAccess"))
         self.enable_device_taints = bool(feature("DRADeviceTaints"))
         self.enable_partitionable_devices = bool(feature("DRAPartitionableDevices"))
+        self.enable_consumable_capacity = bool(feature("DRAConsumableCapacity"))
+        self.enable_fractional_capacity_range = bool(feature("DRAFractionalCapacityRange"))
         dra = getattr(handle, "dra_objects", None)
         self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
         #: switch dra-postfilter-messages: whether PostFilter words its plain Unschedulable
@@ -277,12 +279,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if st is not None:
                     return None, st
         if num_claims_to_allocate > 0:
+            allocated = self.dra_manager.gather_allocated_state(self.enable_consumable_capacity)
             s.allocator = Allocator(
-                self.dra_manager.list_all_allocated_devices(),
-                self.dra_manager.objects.device_classes, self.dra_manager.list_slices(),
+                allocated.allocated, self.dra_manager.objects.device_classes,
+                self.dra_manager.list_slices(),
                 partitionable=self.enable_partitionable_devices,
                 device_taints=self.enable_device_taints, admin_access=self.enable_admin_access,
-                prioritized_list=self.enable_dra_prioritized_list)
+                prioritized_list=self.enable_dra_prioritized_list,
+                consumable_capacity=self.enable_consumable_capacity,
+                fractional_capacity_range=self.enable_fractional_capacity_range,
+                shared=allocated.shared,
+                aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
         return None, None
 
