@@ -46,6 +46,12 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "(max-of-sums). component-helpers resource/helpers.go AggregateContainerRequests",
             v1_34_4="sum-of-maxes", v1_35_4="sum-of-maxes", v1_36_3="sum-of-maxes",
             v1_37_2="max-of-sums"),
+    _switch("pod-update-scale-up", "kubernetes/kubernetes#140000 (unverified as the PR: the "
+            "changelog entry is the deferred-resize preemption that registers the new events)",
+            "PodSchedulingPropertiesChange: a pod update that only raises or adds a request is "
+            "the general Update (no UpdatePodScaleUp action type, absent), or "
+            "UpdatePodScaleUp (extractPodScaleUp, scale-up). framework/events.go",
+            v1_34_4="absent", v1_35_4="absent", v1_36_3="absent", v1_37_2="scale-up"),
     # --- extension points and scoring (docs/release-differences.md, Plugins)
     _switch("nodename-prefilter", "kubernetes/kubernetes#140000",
             "NodeName: Filter only, or also a PreFilter that restricts a pod with spec.nodeName "

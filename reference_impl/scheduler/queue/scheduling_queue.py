@@ -267,13 +267,18 @@ class PriorityQueue:
                  inc_attempts_on_pop: bool = True, signer: Callable[[Pod], Any] | None = None,
                  trace: list[dict[str, Any]] | None = None,
                  on_gated: Callable[[QueuedPodInfo, Status], None] | None = None,
-                 release: ReleaseData = current.RELEASE) -> None:
+                 release: ReleaseData = current.RELEASE,
+                 pod_update_rule: ev.PodUpdateRule | None = None) -> None:
         self.clock = clock if clock is not None else VirtualClock()
         # preenqueue-skip-on-activate: does Activate of a backoffQ pod skip PreEnqueue?
         self.activate_skips_pre_enqueue = \
             release.behaviour("preenqueue-skip-on-activate") == "from-backoff-q"
         # nominate-gated-pod: does Add record the nomination of a pod PreEnqueue holds back?
         self.nominate_gated_pods = release.behaviour("nominate-gated-pod") == "always"
+        # pod-update-scale-up and the PodRequests options: how Update classifies a pod update
+        # (``release``'s gate defaults unless the caller gives the scheduler's)
+        self.pod_update_rule = (pod_update_rule if pod_update_rule is not None
+                                else ev.PodUpdateRule.for_release(release))
         self.less = less
         self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
         self.is_pop_from_backoff_q_enabled = pop_from_backoff_q
@@ -536,7 +541,8 @@ class PriorityQueue:
         """``Update``: an update of a pending pod. In flight: recorded as its events; in
         activeQ/backoffQ: replaced; in the pool: replaced and requeued when a TargetPod hint
         says so; elsewhere: added."""
-        events = ev.pod_scheduling_properties_change(new_pod, old_pod, True)
+        events = ev.pod_scheduling_properties_change(new_pod, old_pod, True,
+                                                     self.pod_update_rule)
         key = old_pod.key
         if self.active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
             return
