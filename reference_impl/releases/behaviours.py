@@ -149,6 +149,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "flush; or for every move straight out of the backoffQ (Activate too)",
             v1_34_4="backoff-complete", v1_35_4="from-backoff-q", v1_36_3="from-backoff-q",
             v1_37_2="from-backoff-q"),
+    _switch("unschedulable-flush-timestamp",
+            "unverified: not in the changelog; v1.37.0 scheduling_queue.go "
+            "flushUnschedulableEntitiesLeftover (FlushTimestamp)",
+            "flushUnschedulablePodsLeftover: a pod is flushed when podMaxInUnschedulablePods"
+            "Duration has passed since its Timestamp (attempt-time), or since the later of its "
+            "Timestamp and its last flush (flush-time)",
+            v1_34_4="attempt-time", v1_35_4="attempt-time", v1_36_3="attempt-time",
+            v1_37_2="flush-time"),
     _switch("queue-hints",
             "kubernetes/kubernetes#135392, #135394, #135325 (1.36); #139161 (1.37)",
             "InterPodAffinity / PodTopologySpread pod-event hints: only pods with a nodeName "

@@ -275,6 +275,9 @@ class PriorityQueue:
             release.behaviour("preenqueue-skip-on-activate") == "from-backoff-q"
         # nominate-gated-pod: does Add record the nomination of a pod PreEnqueue holds back?
         self.nominate_gated_pods = release.behaviour("nominate-gated-pod") == "always"
+        # unschedulable-flush-timestamp: does the leftover flush count from the last flush too?
+        self.flush_counts_from_flush = \
+            release.behaviour("unschedulable-flush-timestamp") == "flush-time"
         # pod-update-scale-up and the PodRequests options: how Update classifies a pod update
         # (``release``'s gate defaults unless the caller gives the scheduler's)
         self.pod_update_rule = (pod_update_rule if pod_update_rule is not None
@@ -519,17 +522,27 @@ class PriorityQueue:
         for qpi in self.backoff_q.pop_all_backoff_completed():
             self.move_to_active_q(qpi, ev.BACKOFF_COMPLETE, True)
 
+    def _last_queue_time(self, qpi: QueuedPodInfo) -> int:
+        """What the unschedulable-pods flush counts from: the pod's timestamp (its last
+        attempt, or its creation), or the later of that and its last flush (v1.37.2's
+        ``FlushTimestamp``; switch unschedulable-flush-timestamp)."""
+        last = qpi.timestamp
+        if (self.flush_counts_from_flush and qpi.flush_timestamp is not None
+                and qpi.flush_timestamp > last):
+            last = qpi.flush_timestamp
+        return last
+
     def flush_unschedulable_pods_leftover(self) -> None:
         """``flushUnschedulableEntitiesLeftover``: pods that stayed in the pool longer than
-        podMaxInUnschedulablePodsDuration since their last attempt (or last flush) get the
-        UnschedulableTimeout (wildcard) event."""
+        podMaxInUnschedulablePodsDuration since their last attempt (or, from v1.37.2, last
+        flush) get the UnschedulableTimeout (wildcard) event. v1.34.4-v1.36.3
+        (``flushUnschedulablePodsLeftover``) count from ``Timestamp`` alone, so a pod that
+        comes back to the pool without an attempt (PreEnqueue gates it again) is flushed at
+        every flush tick once it is old enough."""
         now = self.clock.now()
         to_move = []
         for qpi in self.unschedulable_pods:
-            last = qpi.timestamp
-            if qpi.flush_timestamp is not None and qpi.flush_timestamp > last:
-                last = qpi.flush_timestamp
-            if now - last > self.pod_max_in_unschedulable_pods_duration:
+            if now - self._last_queue_time(qpi) > self.pod_max_in_unschedulable_pods_duration:
                 qpi.was_flushed_from_unschedulable = True
                 qpi.flush_timestamp = now
                 to_move.append(qpi)
@@ -717,10 +730,7 @@ class PriorityQueue:
         ``flush_unschedulable_pods_leftover`` (None when the pool is empty)."""
         best: int | None = None
         for qpi in self.unschedulable_pods:
-            last = qpi.timestamp
-            if qpi.flush_timestamp is not None and qpi.flush_timestamp > last:
-                last = qpi.flush_timestamp
-            due = last + self.pod_max_in_unschedulable_pods_duration
+            due = self._last_queue_time(qpi) + self.pod_max_in_unschedulable_pods_duration
             if best is None or due < best:
                 best = due
         return best
