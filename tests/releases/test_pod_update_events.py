@@ -22,6 +22,7 @@ from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.queue.events import ClusterEvent, PodUpdateRule
 from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue, QueueingHintFunction
 from reference_impl.testing.pods import make_container, make_pod
+from tests.releases.variants import assert_two_variants
 
 #: the releases whose events.go has extractPodScaleUp
 SCALE_UP = frozenset({"v1.37.2"})
@@ -42,9 +43,7 @@ def _events(release: str, new: Pod, old: Pod) -> list[str]:
 
 
 def test_every_release_has_a_known_variant() -> None:
-    for release in supported_releases():
-        want = "scale-up" if release in SCALE_UP else "absent"
-        assert load(release).behaviour("pod-update-scale-up") == want, release
+    assert_two_variants("pod-update-scale-up", SCALE_UP, "scale-up", "absent")
 
 
 @pytest.mark.parametrize("release", supported_releases())

@@ -20,6 +20,7 @@ from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.clock import MINUTE, SECOND, VirtualClock
 from reference_impl.scheduler.queue.scheduling_queue import PriorityQueue
 from reference_impl.testing.wrappers import make_pod
+from tests.releases.variants import assert_two_variants
 
 #: the releases that keep the flush time
 FLUSH_TIME = frozenset({"v1.37.2"})
@@ -52,9 +53,7 @@ def _queue(release: str) -> tuple[PriorityQueue, Barrier, VirtualClock]:
 
 
 def test_every_release_has_a_known_variant() -> None:
-    for release in supported_releases():
-        want = "flush-time" if release in FLUSH_TIME else "attempt-time"
-        assert load(release).behaviour("unschedulable-flush-timestamp") == want, release
+    assert_two_variants("unschedulable-flush-timestamp", FLUSH_TIME, "flush-time", "attempt-time")
 
 
 @pytest.mark.parametrize("release", supported_releases())

@@ -526,7 +526,7 @@ class PriorityQueue:
         """What the unschedulable-pods flush counts from: the pod's timestamp (its last
         attempt, or its creation), or the later of that and its last flush (v1.37.2's
         ``FlushTimestamp``; switch unschedulable-flush-timestamp)."""
-        last = qpi.timestamp
+        last = int(qpi.timestamp)  # virtual-clock nanoseconds (the base class says float)
         if (self.flush_counts_from_flush and qpi.flush_timestamp is not None
                 and qpi.flush_timestamp > last):
             last = qpi.flush_timestamp
