@@ -192,7 +192,6 @@ def _preplaced(w: Workload) -> list[dict]:
     return docs
 
 
-
 def run_preemption(w: Workload) -> dict:
     """default_preemption/performance-config.yaml PreemptionBasic (and PreemptionAsync): nodes
     filled with low-priority pods, then high-priority pods that must each preempt. The init
