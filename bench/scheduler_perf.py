@@ -1,22 +1,35 @@
-"""Throughput of the reference scheduler on upstream scheduler_perf's workloads.
+"""Throughput and peak memory of the reference scheduler on upstream scheduler_perf's
+workloads, side by side with the upstream subject (the real kube-scheduler in process).
 
 Restates, with their parameters, workloads of upstream's
-``test/integration/scheduler_perf`` (misc, affinity, topology_spreading performance-config.yaml
-and templates/node-default.yaml, pod-default.yaml, pod-with-pod-anti-affinity.yaml,
-pod-with-topology-spreading.yaml): nodes of 4 cpu, 32Gi, 110 pods; pods requesting 100m cpu and
-500Mi. As upstream does, the init pods are scheduled first (not measured), then the measured pods.
-Nodes carry a ``kubernetes.io/hostname`` label like kubelet-registered nodes.
+``test/integration/scheduler_perf`` (misc, affinity, topology_spreading and default_preemption
+performance-config.yaml and templates/node-default.yaml, pod-default.yaml,
+pod-with-pod-anti-affinity.yaml, pod-with-topology-spreading.yaml, pod-low-priority.yaml,
+default_preemption/templates/pod-high-priority.yaml; k8s.io/kubernetes@v1.37.2): nodes of 4
+cpu, 32Gi, 110 pods; pods requesting 100m cpu and 500Mi. As upstream does, the init pods are
+scheduled first (not measured), then the measured pods. Nodes carry a ``kubernetes.io/hostname``
+label like kubelet-registered nodes. PreemptionAsync (see :func:`preemption_async_docs`) creates
+its measured pods and its high-priority preemptors (5/s) on the virtual clock through a Scenario
+timeline.
 
-The manifests are written with ``reference_impl.testing.wrappers`` before any clock starts;
-loading (building the objects from the manifests) is timed apart from scheduling. Run:
+Each reference workload runs in a child process (this script with ``--child``), so the peak RSS
+printed (``ru_maxrss`` from ``os.wait4``) is that workload's own; the upstream subject's is its
+process's, likewise. The manifests are written with ``reference_impl.testing.wrappers`` before
+any clock starts; loading (building the objects from the manifests) is timed apart from
+scheduling. Run:
 
-    python3 bench/scheduler_perf.py            # every workload
+    python3 bench/scheduler_perf.py            # every workload, the reference alone
     python3 bench/scheduler_perf.py --only SchedulingBasic/500Nodes
+    python3 bench/scheduler_perf.py --upstream [--only ...]   # side by side with the upstream
+        # subject (upstream/bin/kschedconf-upstream, built by upstream/build.sh) at
+        # --parallelism 1 (the harness's) and 16 (kube-scheduler's default), with the ratios
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import platform
 import subprocess
@@ -29,8 +42,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reference_impl.model.loader import load_documents  # noqa: E402
+from reference_impl.model.scenario import Scenario, parse_scenario  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 from reference_impl.scheduler.scheduler import Scheduler  # noqa: E402
+from reference_impl.scheduler.simulation import run_simulation  # noqa: E402
 from reference_impl.testing.wrappers import (  # noqa: E402
     HOSTNAME,
     ZONE,
@@ -108,6 +123,8 @@ class Workload:
     init_ns: str = "default"
     measure_ns: str = "default"
     floor: int | None = None  # upstream's CI threshold (pods/s on its 6-core runners)
+    churn_ms: int | None = None  # PreemptionAsync: a preemptor created every churn_ms
+    churn_rate: int = 570  # PreemptionAsync: the churn lasts measure_pods / churn_rate seconds
 
 
 WORKLOADS = [
@@ -125,34 +142,79 @@ WORKLOADS = [
              preemption=True),
     Workload("PreemptionBasic/5000Nodes", 5000, 20000, 1000, pod_low_priority,
              pod_high_priority, preemption=True),
+    Workload("PreemptionAsync/500Nodes", 500, 2000, 500, pod_low_priority, pod_default,
+             preemption=True, churn_ms=200),
+    Workload("PreemptionAsync/5000Nodes", 5000, 20000, 5000, pod_low_priority, pod_default,
+             preemption=True, floor=570, churn_ms=200),
 ]
+SCENARIO_API_VERSION = "kschedconf/v1"
 
 
-def run_preemption(w: Workload) -> dict:
-    """default_preemption/performance-config.yaml PreemptionBasic: nodes filled with
-    low-priority pods, then high-priority pods that must each preempt. The init pods are placed
-    directly (4 per node, the state upstream's scheduler reaches); the measured pods go through
-    the scheduling queue on the virtual clock: a preempting attempt, then the binding one."""
-    from reference_impl.scheduler.simulation import run_simulation
+def preemption_async_docs(w: Workload) -> list[dict]:
+    """default_preemption/performance-config.yaml PreemptionAsync: 4 low-priority pods (900m)
+    per node (placed directly, the state upstream's init phase reaches), then a ``churn`` op
+    (mode create, templates/pod-high-priority.yaml, intervalMilliseconds 200) running while the
+    measured pods (../templates/pod-default.yaml, 100m, always schedulable) are created. Each
+    preemptor (3970m) must evict all 4 pods of a node.
 
+    The reference has a virtual clock on which scheduling takes no time, so the churn's length
+    is upstream's: the time its CI floor (``w.churn_rate``: 570 pods/s, the 5000Nodes variants'
+    threshold) takes for the measured pods (5000: 8.8s, 44 preemptors).
+    On that span, one preemptor every ``churn_ms`` (at 0, first) and the measured pods spread
+    evenly over the same ticks, as a Scenario timeline (createPod events) that the reference's
+    simulation and the upstream subject both play."""
+    assert w.churn_ms
+    docs = _preplaced(w)
+    ticks = churn_ticks(w)
+    per_tick = math.ceil(w.measure_pods / ticks)
+    events: list[dict] = []
+    made = 0
+    for k in range(ticks):
+        at = f"{k * w.churn_ms}ms"
+        events.append({"at": at, "action": "createPod",
+                       "pod": pod_high_priority(f"pod-high-priority-{k}", w.measure_ns, 1)})
+        for _ in range(min(per_tick, w.measure_pods - made)):
+            events.append({"at": at, "action": "createPod",
+                           "pod": w.measure_template(f"measure-{made}", w.measure_ns, 1)})
+            made += 1
+    docs.append({"apiVersion": SCENARIO_API_VERSION, "kind": "Scenario",
+                 "metadata": {"name": w.name}, "spec": {"events": events}})
+    return docs
+
+
+def _preplaced(w: Workload) -> list[dict]:
+    """The nodes and the init pods bound to them directly, ``init_pods / nodes`` per node."""
     docs = [node(i) for i in range(w.nodes)]
     for i in range(w.init_pods):
         d = w.init_template(f"init-{i}", w.init_ns, 0)
         d["spec"]["nodeName"] = f"scheduler-perf-{i % w.nodes}"
         docs.append(d)
-    docs += [w.measure_template(f"measure-{i}", w.measure_ns, 1)
-             for i in range(w.measure_pods)]
+    return docs
+
+
+def run_preemption(w: Workload) -> dict:
+    """default_preemption/performance-config.yaml PreemptionBasic (and PreemptionAsync): nodes
+    filled with low-priority pods, then high-priority pods that must each preempt. The init
+    pods are placed directly (4 per node, the state upstream's scheduler reaches); the measured
+    pods go through the scheduling queue on the virtual clock: a preempting attempt, then the
+    binding one."""
     t0 = time.perf_counter()
-    cluster = load_documents(docs, source=w.name).cluster
-    scheduler = Scheduler(cluster, seed=0)
+    scheduler, scenario = _load(w, workload_documents(w))
     load_s = time.perf_counter() - t0
     t2 = time.perf_counter()
-    result = run_simulation(scheduler)
+    result = run_simulation(scheduler, scenario)
     measure_s = time.perf_counter() - t2
     bound = sum(1 for k in result.bindings if "/measure-" in k)
     return {"workload": w.name, "load_s": load_s, "init_s": 0.0, "measure_s": measure_s,
             "pods_per_s": w.measure_pods / measure_s, "bound": bound,
             "measured": w.measure_pods, "floor": w.floor}
+
+
+def _load(w: Workload, docs: list[dict]) -> tuple[Scheduler, Scenario | None]:
+    loaded = load_documents(docs, source=w.name)
+    scenario = (parse_scenario(loaded.scenario, loaded.cluster, source=w.name)
+                if loaded.scenario else None)
+    return Scheduler(loaded.cluster, seed=0), scenario
 
 
 def run(w: Workload) -> dict:
@@ -182,6 +244,11 @@ def run(w: Workload) -> dict:
 
 
 def workload_documents(w: Workload) -> list[dict]:
+    if w.churn_ms:
+        return preemption_async_docs(w)
+    if w.preemption:
+        return _preplaced(w) + [w.measure_template(f"measure-{i}", w.measure_ns, 1)
+                                for i in range(w.measure_pods)]
     docs = [node(i, ZONES[i % 3] if w.zones else None) for i in range(w.nodes)]
     docs += [make_namespace(ns).manifest() for ns in sorted({w.init_ns, w.measure_ns})]
     docs += [w.init_template(f"init-{i}", w.init_ns, 0) for i in range(w.init_pods)]
@@ -190,49 +257,122 @@ def workload_documents(w: Workload) -> list[dict]:
     return docs
 
 
-def run_side_by_side(w: Workload, upstream_bin: str) -> dict:
-    """The whole workload (init and measured pods, from the same manifests) through the
-    reference's simulation and through the upstream subject (the real kube-scheduler in
-    process), wall time of each; pods/s counts every pod scheduled."""
-    import json
+def scheduled_pods(w: Workload) -> int:
+    """The pods the side-by-side run schedules: the init pods unless placed directly, the
+    measured pods, PreemptionAsync's preemptors."""
+    pods = w.measure_pods + (0 if w.preemption else w.init_pods)
+    return pods + churn_ticks(w)
+
+
+def churn_ticks(w: Workload) -> int:
+    """PreemptionAsync's preemptors: one every ``churn_ms`` while the measured pods are
+    scheduled at ``churn_rate`` (0 for the other workloads)."""
+    if not w.churn_ms:
+        return 0
+    return math.ceil(w.measure_pods / w.churn_rate * 1000 / w.churn_ms)
+
+
+def reference_side(w: Workload, manifest: Path, bindings: Path) -> dict:
+    """The child's half of the side by side: write the workload's manifests (for the upstream
+    subject) and run the whole workload (init and measured pods) through the reference's
+    simulation, timing loading plus scheduling (the upstream subject's wall time covers both);
+    the bindings go to ``bindings``."""
+    docs = workload_documents(w)
+    manifest.write_text("\n---\n".join(json.dumps(d) for d in docs) + "\n")
+    t0 = time.perf_counter()
+    scheduler, scenario = _load(w, docs)
+    del docs
+    ref = run_simulation(scheduler, scenario)
+    ref_s = time.perf_counter() - t0
+    bindings.write_text(json.dumps(ref.bindings))
+    return {"seconds": ref_s}
+
+
+def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, float]:
+    """Run ``args`` as a child process: its stdout's last line as JSON (or {}), its peak RSS
+    in bytes (``ru_maxrss``, KiB on Linux) and its wall time. An exit code not in ``ok`` is
+    an error."""
     import tempfile
 
-    import yaml
-
-    from reference_impl.scheduler.simulation import run_simulation
-
-    docs = workload_documents(w)
-    pods = w.init_pods + w.measure_pods
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "workload.yaml"
-        path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": docs}))
+    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
         t0 = time.perf_counter()
-        ref = run_simulation(Scheduler(load_documents(docs, source=w.name).cluster, seed=0))
-        ref_s = time.perf_counter() - t0
-        out = Path(tmp) / "up.json"
-        t1 = time.perf_counter()
-        proc = subprocess.run([upstream_bin, "simulate", str(path), "--output", str(out),
-                               "--timeout", "1800s"], capture_output=True, text=True,
-                              check=False)
-        up_s = time.perf_counter() - t1
-        if proc.returncode not in (0, 1):
-            raise RuntimeError(f"upstream subject failed: {proc.stderr[-500:]}")
-        up = json.loads(out.read_text())
-    same = up["bindings"] == ref.bindings
-    return {"workload": w.name, "ref_pods_s": pods / ref_s, "up_pods_s": pods / up_s,
-            "ratio": (pods / ref_s) / (pods / up_s), "same_bindings": same}
+        proc = subprocess.Popen(args, stdout=out_f, stderr=err_f, text=True)
+        # reaped here, not by Popen.wait, so that its resource usage is ours to read
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        out_f.seek(0)
+        err_f.seek(0)
+        out, err = out_f.read(), err_f.read()
+    if code not in ok:
+        raise RuntimeError(f"{args[0]} {args[1]} failed ({code}): {err[-800:]}")
+    lines = out.strip().splitlines()
+    doc = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
+    return doc, usage.ru_maxrss * 1024, seconds
+
+
+def run_side_by_side(w: Workload, upstream_bin: str, parallelisms: tuple[int, ...]) -> dict:
+    """The whole workload, from the same manifests, through the reference (a child process)
+    and through the upstream subject at each parallelism; wall time and peak RSS of each;
+    pods/s counts every pod scheduled. Same bindings: the reference's against the upstream's
+    at the first parallelism (1: the harness's subject)."""
+    import tempfile
+
+    pods = scheduled_pods(w)
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest, refb = Path(tmp) / "workload.yaml", Path(tmp) / "ref.json"
+        ref, ref_rss, _ = run_child([sys.executable, __file__, "--child", "side", w.name,
+                                     str(manifest), str(refb)])
+        r = {"workload": w.name, "ref_pods_s": pods / ref["seconds"], "ref_rss": ref_rss,
+             "up": []}
+        for i, par in enumerate(parallelisms):
+            out = Path(tmp) / f"up-{par}.json"
+            _, rss, up_s = run_child([upstream_bin, "simulate", str(manifest), "--output",
+                                      str(out), "--timeout", "3600s", "--parallelism",
+                                      str(par)], ok=(0, 1))
+            if i == 0:
+                up_bindings = json.loads(out.read_text())["bindings"]
+                r["same_bindings"] = up_bindings == json.loads(refb.read_text())
+            r["up"].append({"parallelism": par, "pods_s": pods / up_s, "rss": rss})
+    return r
+
+
+def _gib(b: int) -> str:
+    return f"{b / 2**30:.2f}G"
+
+
+def child(args: list[str]) -> int:
+    """``--child table NAME`` / ``--child side NAME MANIFEST BINDINGS``: one workload's
+    reference run, its figures as one JSON line."""
+    kind, name = args[0], args[1]
+    w = next(x for x in WORKLOADS if x.name == name)
+    if kind == "table":
+        r = run(w)
+    else:
+        r = reference_side(w, Path(args[2]), Path(args[3]))
+    print(json.dumps(r))
+    return 0
 
 
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        return child(sys.argv[2:])
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", action="append", help="run only this workload (repeatable)")
     ap.add_argument("--upstream", metavar="BIN", nargs="?",
                     const="upstream/bin/kschedconf-upstream",
                     help="also run each workload through the upstream subject (default binary: "
-                         "upstream/bin/kschedconf-upstream, built by upstream/build.sh) and print "
-                         "both throughputs and their ratio")
+                         "upstream/bin/kschedconf-upstream, built by upstream/build.sh) at "
+                         "--parallelism 1 and 16 and print the throughputs, their ratios and "
+                         "peak memory")
+    ap.add_argument("--no-table", action="store_true",
+                    help="with --upstream: skip the reference's load/init/measure table")
     args = ap.parse_args()
+    selected = [w for w in WORKLOADS if not args.only or w.name in args.only]
+    unknown = set(args.only or ()) - {w.name for w in WORKLOADS}
+    if unknown:
+        ap.error(f"unknown workload(s): {', '.join(sorted(unknown))}")
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, cwd=Path(__file__).parent, check=False).stdout.strip()
@@ -241,26 +381,36 @@ def main() -> int:
     print(f"kschedconf reference scheduler, upstream {UPSTREAM_RELEASE}, commit {commit or '?'}")
     print(f"machine: {platform.machine()} {os.cpu_count()} cpus, {platform.system()} "
           f"{platform.release()}; Python {platform.python_version()}")
-    print(f"{'workload':40} {'load s':>8} {'init s':>8} {'measure s':>10} {'pods/s':>9}"
-          f" {'bound':>11} {'upstream CI floor':>18}")
-    for w in WORKLOADS:
-        if args.only and w.name not in args.only:
-            continue
-        r = run(w)
-        floor = f"{r['floor']}" if r["floor"] else "-"
-        print(f"{r['workload']:40} {r['load_s']:8.2f} {r['init_s']:8.2f} {r['measure_s']:10.2f}"
-              f" {r['pods_per_s']:9.1f} {r['bound']:>5}/{r['measured']:<5} {floor:>18}",
-              flush=True)
+    if not (args.upstream and args.no_table):
+        print(f"{'workload':40} {'load s':>8} {'init s':>8} {'measure s':>10} {'pods/s':>9}"
+              f" {'bound':>11} {'upstream CI floor':>18} {'peak RSS':>9}")
+        for w in selected:
+            r, rss, _ = run_child([sys.executable, __file__, "--child", "table", w.name])
+            floor = f"{r['floor']}" if r["floor"] else "-"
+            print(f"{r['workload']:40} {r['load_s']:8.2f} {r['init_s']:8.2f} "
+                  f"{r['measure_s']:10.2f} {r['pods_per_s']:9.1f} "
+                  f"{r['bound']:>5}/{r['measured']:<5} {floor:>18} {_gib(rss):>9}", flush=True)
     if args.upstream:
-        print(f"\nside by side, whole workload (every pod, same manifests, wall time):\n"
-              f"{'workload':40} {'reference pods/s':>17} {'upstream pods/s':>16} "
-              f"{'ref/upstream':>13} {'same bindings':>14}")
-        for w in WORKLOADS:
-            if (args.only and w.name not in args.only) or w.preemption:
-                continue
-            r = run_side_by_side(w, args.upstream)
-            print(f"{r['workload']:40} {r['ref_pods_s']:17.1f} {r['up_pods_s']:16.1f} "
-                  f"{r['ratio']:13.2f} {str(r['same_bindings']):>14}", flush=True)
+        pars = (1, 16)
+        print("\nside by side, whole workload (every pod, same manifests, wall time including "
+              "loading; upstream subject at --parallelism 1 and 16; same bindings: reference vs "
+              "upstream at 1):")
+        print(f"{'workload':40} {'ref pods/s':>10} {'up1 pods/s':>10} {'up16 pods/s':>11} "
+              f"{'ref/up1':>8} {'ref/up16':>9} {'same':>6} {'ref RSS':>8} {'up1 RSS':>8} "
+              f"{'up16 RSS':>8}")
+        for w in selected:
+            r = run_side_by_side(w, args.upstream, pars)
+            u1, u16 = r["up"]
+            print(f"{r['workload']:40} {r['ref_pods_s']:10.1f} {u1['pods_s']:10.1f} "
+                  f"{u16['pods_s']:11.1f} {r['ref_pods_s'] / u1['pods_s']:8.2f} "
+                  f"{r['ref_pods_s'] / u16['pods_s']:9.2f} {str(r['same_bindings']):>6} "
+                  f"{_gib(r['ref_rss']):>8} {_gib(u1['rss']):>8} {_gib(u16['rss']):>8}",
+                  flush=True)
+        if any(w.preemption for w in selected):
+            print("(preemption: upstream's DefaultPreemption dry-runs a window of the nodes from a "
+                  "random offset (rand.Int31n,\n pkg/scheduler/framework/plugins/defaultpreemption/"
+                  "default_preemption.go, "
+                  "GetOffsetAndNumCandidates): its victims, and so the bindings, may differ)")
     return 0
 
 

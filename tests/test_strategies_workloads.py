@@ -20,7 +20,8 @@ from strategies.workloads import WORKLOAD_LABEL
 
 SETTINGS = settings(max_examples=25, deadline=None, database=None,
                     suppress_health_check=list(HealthCheck))
-FIND = settings(database=None, max_examples=300)
+# derandomized: the same examples on every run, so a find cannot miss under a loaded machine
+FIND = settings(database=None, max_examples=300, derandomize=True)
 KINDS = {"ReplicaSet", "Deployment", "StatefulSet", "Job", "DaemonSet"}  # not derived: a kind
 # dropped from GENERATED_WORKLOAD_KINDS must fail test_every_kind_is_generated
 

@@ -24,16 +24,17 @@ pinned_file="$repo/reference_impl/releases/pinned.py"
 cd "$here"
 # shellcheck source=upstream/release-mod.sh
 . "$here/release-mod.sh"
+# shellcheck source=upstream/release-args.sh
+. "$here/release-args.sh"
 
 die() { echo "upstream/build.sh: error: $*" >&2; exit 1; }
 
 mode=build
 release=""
 while [ $# -gt 0 ]; do
+  if release_arg "$@"; then shift "$release_shift"; continue; fi
   case "$1" in
     --check|--sync) mode="${1#--}" ;;
-    --release) release="${2:?--release needs a release, e.g. v1.34.4}"; shift ;;
-    --release=*) release="${1#--release=}" ;;
     *) die "unknown argument '$1' (usage: build.sh [--check|--sync] [--release vX.Y.Z])" ;;
   esac
   shift
@@ -42,29 +43,8 @@ done
 command -v go >/dev/null 2>&1 || die "go is not installed (need Go $(sed -n 's/^go //p' go.mod) or newer)"
 [ -f "$pinned_file" ] || die "$pinned_file not found"
 
-# The pin: UPSTREAM_RELEASE = "vX.Y.Z" (python3 if present, else sed).
-if command -v python3 >/dev/null 2>&1; then
-  pinned="$(python3 - "$pinned_file" <<'PY'
-import ast, sys
-tree = ast.parse(open(sys.argv[1]).read())
-for node in tree.body:
-    if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "UPSTREAM_RELEASE" for t in node.targets):
-        print(ast.literal_eval(node.value))
-PY
-)"
-else
-  pinned="$(sed -n 's/^UPSTREAM_RELEASE *= *"\(v[0-9.]*\)".*/\1/p' "$pinned_file")"
-fi
-[[ "$pinned" =~ ^v1\.([0-9]+)\.[0-9]+$ ]] || die "cannot read UPSTREAM_RELEASE from $pinned_file (got '$pinned')"
-pinned_minor="${BASH_REMATCH[1]}"
-release="${release:-$pinned}"
-[[ "$release" =~ ^v1\.([0-9]+)\.[0-9]+$ ]] || die "not a release tag: '$release' (e.g. v1.34.4)"
-minor="${BASH_REMATCH[1]}"
-supported="$(cd "$repo/reference_impl/releases" && ls v1_*_*.py | sed 's/\.py$//; s/_/./g' | sort -V | paste -sd' ')"
-[ -f "$repo/reference_impl/releases/$(echo "$release" | tr . _).py" ] ||
-  die "$release is not a supported release (supported: $supported)"
-[ "$minor" -le "$pinned_minor" ] || die "$release is newer than the pinned $pinned; move the pin instead"
-staging="$(staging_version "$release")"
+# The pin, and the release asked for checked against it (release-args.sh).
+resolve_release "$repo"
 
 # The release's module file, and the build tags that choose its release_*.go.
 if [ "$release" = "$pinned" ]; then

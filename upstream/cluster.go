@@ -207,8 +207,10 @@ func (r nopRecorder) WithLogger(klog.Logger) events.EventRecorderLogger { return
 
 // newWorld builds the fake API server with the cluster's namespaces, priority classes, PDBs,
 // Services and controllers, the scheduler (not yet fed with nodes and pods), and starts the
-// informers.
-func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTimeout time.Duration) (*world, error) {
+// informers. parallelism is the scheduler's (scheduler.WithParallelism: the workers of the
+// Filter and Score loops); the harness always uses 1, bench/scheduler_perf.py also upstream's
+// default 16 (pkg/scheduler/apis/config/v1/defaults.go, DefaultParallelism).
+func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTimeout time.Duration, parallelism int) (*world, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &world{
 		ctx: ctx, cancel: cancel, logger: klog.FromContext(ctx),
@@ -305,7 +307,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		scheduler.WithPercentageOfNodesToScore(percentage),
 		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
 		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
-		scheduler.WithParallelism(1),
+		scheduler.WithParallelism(int32(parallelism)),
 		scheduler.WithClock(w.clock),
 	}, w.snapshotOptions()...)
 	sched, err := scheduler.New(ctx, cs, w.factory, nil, nopRecorderFactory(), opts...)

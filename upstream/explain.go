@@ -111,7 +111,7 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	if prof == nil {
 		return nil, usageError{fmt.Sprintf("no profile for schedulerName %q", target.Spec.SchedulerName)}
 	}
-	w, err := newWorld(cl, cfg, settleTimeout)
+	w, err := newWorld(cl, cfg, settleTimeout, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,7 @@ const usage = `usage:
   kschedconf-upstream simulate CLUSTER.yaml... [--config CFG.yaml] [--seed N] [--output RESULT.json]
                       [--until DURATION] [--single-pass] [--max-attempts-per-pod N (0: no limit)] [--timeout 60s]
                       [--settle-timeout 10s] [--notes] [--no-preemption-notes] [--fail-on-pending]
+                      [--parallelism N (the scheduler's Filter/Score workers; default 1)]
   kschedconf-upstream explain CLUSTER.yaml... (--pod POD.yaml | --pod-name NS/NAME)
                       [--config CFG.yaml] [--output EXPLANATION.json]
   kschedconf-upstream serve          JSON lines on stdin -> one JSON line per request on stdout
@@ -78,10 +79,11 @@ type cliArgs struct {
 	output      string
 	until       *time.Duration
 	verbosity   string
+	parallelism int
 }
 
 func parseArgs(args []string) (*cliArgs, error) {
-	a := &cliArgs{maxAttempts: 0, timeout: 60 * time.Second, settle: 10 * time.Second, verbosity: "0"}
+	a := &cliArgs{maxAttempts: 0, timeout: 60 * time.Second, settle: 10 * time.Second, verbosity: "0", parallelism: 1}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "-o" { // -o json: the Python CLI's format flag; JSON is the only format
@@ -117,7 +119,7 @@ func parseArgs(args []string) (*cliArgs, error) {
 			a.notes = true
 		case "fail-on-pending":
 			a.failPending = true
-		case "config", "pod", "pod-name", "seed", "max-attempts-per-pod", "timeout", "settle-timeout", "v", "output", "format", "until":
+		case "config", "pod", "pod-name", "seed", "max-attempts-per-pod", "timeout", "settle-timeout", "v", "output", "format", "until", "parallelism":
 			if s, err = value(); err != nil {
 				return nil, err
 			}
@@ -132,6 +134,10 @@ func parseArgs(args []string) (*cliArgs, error) {
 				a.seed, err = strconv.ParseInt(s, 10, 64)
 			case "max-attempts-per-pod":
 				a.maxAttempts, err = strconv.Atoi(s)
+			case "parallelism":
+				if a.parallelism, err = strconv.Atoi(s); err == nil && a.parallelism < 1 {
+					err = fmt.Errorf("must be at least 1")
+				}
 			case "timeout":
 				a.timeout, err = time.ParseDuration(s)
 			case "settle-timeout":
@@ -254,7 +260,7 @@ func run(argv []string) int {
 	}
 	if mode == "simulate" {
 		res, err := simulate(cl, cfg, simOptions{seed: a.seed, until: a.until, singlePass: a.singlePass, maxAttemptsPerPod: a.maxAttempts,
-			timeout: a.timeout, settleTimeout: a.settle, preemptionNotes: !a.noPreNotes})
+			timeout: a.timeout, settleTimeout: a.settle, preemptionNotes: !a.noPreNotes, parallelism: a.parallelism})
 		if err != nil {
 			return fail(2, "simulate: %v", err)
 		}

@@ -1,4 +1,4 @@
-# Sourced by upstream/build.sh and upstream/releasedata/generate.sh: the Go module requirements
+# Sourced by upstream/build.sh, backends/build.sh and upstream/releasedata/generate.sh: the Go module requirements
 # that link one k8s.io/kubernetes release.
 #
 #   staging_version vX.Y.Z             prints v0.Y.Z (k8s.io/kubernetes v1.Y.Z <-> staging v0.Y.Z)

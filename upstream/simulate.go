@@ -31,6 +31,7 @@ type simOptions struct {
 	timeout           time.Duration
 	settleTimeout     time.Duration
 	preemptionNotes   bool
+	parallelism       int // scheduler.WithParallelism; 0 means 1
 }
 
 type attempt struct {
@@ -314,7 +315,11 @@ func creationOrder(pods []*v1.Pod) []*v1.Pod {
 }
 
 func simulate(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, opts simOptions) (*simulationResult, error) {
-	w, err := newWorld(cl, cfg, opts.settleTimeout)
+	parallelism := opts.parallelism
+	if parallelism < 1 {
+		parallelism = 1
+	}
+	w, err := newWorld(cl, cfg, opts.settleTimeout, parallelism)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,12 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "(max-of-sums). component-helpers resource/helpers.go AggregateContainerRequests",
             v1_34_4="sum-of-maxes", v1_35_4="sum-of-maxes", v1_36_3="sum-of-maxes",
             v1_37_2="max-of-sums"),
+    _switch("pod-update-scale-up", "kubernetes/kubernetes#140000 (unverified as the PR: the "
+            "changelog entry is the deferred-resize preemption that registers the new events)",
+            "PodSchedulingPropertiesChange: a pod update that only raises or adds a request is "
+            "the general Update (no UpdatePodScaleUp action type, absent), or "
+            "UpdatePodScaleUp (extractPodScaleUp, scale-up). framework/events.go",
+            v1_34_4="absent", v1_35_4="absent", v1_36_3="absent", v1_37_2="scale-up"),
     # --- extension points and scoring (docs/release-differences.md, Plugins)
     _switch("nodename-prefilter", "kubernetes/kubernetes#140000",
             "NodeName: Filter only, or also a PreFilter that restricts a pod with spec.nodeName "
@@ -143,6 +149,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "flush; or for every move straight out of the backoffQ (Activate too)",
             v1_34_4="backoff-complete", v1_35_4="from-backoff-q", v1_36_3="from-backoff-q",
             v1_37_2="from-backoff-q"),
+    _switch("unschedulable-flush-timestamp",
+            "unverified: not in the changelog; v1.37.0 scheduling_queue.go "
+            "flushUnschedulableEntitiesLeftover (FlushTimestamp)",
+            "flushUnschedulablePodsLeftover: a pod is flushed when podMaxInUnschedulablePods"
+            "Duration has passed since its Timestamp (attempt-time), or since the later of its "
+            "Timestamp and its last flush (flush-time)",
+            v1_34_4="attempt-time", v1_35_4="attempt-time", v1_36_3="attempt-time",
+            v1_37_2="flush-time"),
     _switch("queue-hints",
             "kubernetes/kubernetes#135392, #135394, #135325 (1.36); #139161 (1.37)",
             "InterPodAffinity / PodTopologySpread pod-event hints: only pods with a nodeName "

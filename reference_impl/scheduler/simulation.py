@@ -115,7 +115,8 @@ class Simulation:
             nominator=scheduler.nominator,
             pop_from_backoff_q=features("SchedulerPopFromBackoffQ"),
             inc_attempts_on_pop=False,  # Scheduler.schedule_one counts the attempt
-            trace=self.trace, on_gated=self._on_gated, release=scheduler.release)
+            trace=self.trace, on_gated=self._on_gated, release=scheduler.release,
+            pod_update_rule=ev.PodUpdateRule.for_release(scheduler.release, features))
         self.node_declared_features = features("NodeDeclaredFeatures")
         for fwk in scheduler.profiles.values():
             scheduler.core.batch_of(fwk)  # create the batch states now, to set their clock

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from reference_impl.model.objects import Node, Pod
-from reference_impl.model.requests import pod_requests
+from reference_impl.model.requests import MAX_OF_SUMS, pod_requests
+from reference_impl.releases import ReleaseData
 
 # --- ActionType (kube-scheduler/framework/types.go), `1 << iota` in declaration order ---
 ADD = 1 << 0
@@ -233,20 +234,62 @@ def _milli(q: Fraction) -> int:
     return math.ceil(q * 1000)
 
 
-def extract_pod_scale_down(new: Pod, old: Pod) -> int:
+@dataclass(frozen=True, slots=True)
+class PodUpdateRule:
+    """How a release classifies a pod update (``PodSchedulingPropertiesChange``,
+    ``pkg/scheduler/framework/events.go``).
+
+    ``scale_up``: whether ``extractPodScaleUp`` is among the extractors (switch
+    ``pod-update-scale-up``: v1.37.2 only; v1.34.4-v1.36.3 have no ``UpdatePodScaleUp`` action
+    type, so a pod that only asks for more is the general Update). The other fields are the
+    ``resource.PodResourcesOptions`` ``extractPodScaleDown`` / ``extractPodScaleUp`` pass to
+    ``PodRequests``: ``use_status_resources`` (InPlacePodVerticalScaling),
+    ``pod_level_status`` (InPlacePodLevelResourcesVerticalScaling; v1.34.4 passes no such
+    option) and the release's component-helpers aggregation (switch
+    ``resize-requests-aggregation``). The defaults are v1.37.2's."""
+
+    scale_up: bool = True
+    use_status_resources: bool = True
+    pod_level_status: bool = True
+    resize_rule: str = MAX_OF_SUMS
+
+    @classmethod
+    def for_release(cls, release: ReleaseData,
+                    features: Callable[[str], bool] | None = None) -> PodUpdateRule:
+        """The rule of ``release`` with its gate defaults, or with ``features`` (the
+        scheduler's gate answers, overrides included)."""
+        enabled = features if features is not None else release.feature_enabled
+        return cls(scale_up=release.behaviour("pod-update-scale-up") == "scale-up",
+                   use_status_resources=enabled("InPlacePodVerticalScaling"),
+                   pod_level_status=enabled("InPlacePodLevelResourcesVerticalScaling"),
+                   resize_rule=release.behaviour("resize-requests-aggregation"))
+
+    def requests(self, pod: Pod) -> dict[str, Fraction]:
+        """``resource.PodRequests(pod, opt)`` with this rule's options."""
+        return pod_requests(pod, use_status_resources=self.use_status_resources,
+                            pod_level_status=self.pod_level_status, resize_rule=self.resize_rule)
+
+
+#: v1.37.2's rule (``PodUpdateRule()``): what the functions below use when given none.
+LATEST_POD_UPDATE_RULE = PodUpdateRule()
+
+
+def extract_pod_scale_down(new: Pod, old: Pod,
+                           rule: PodUpdateRule = LATEST_POD_UPDATE_RULE) -> int:
     """``extractPodScaleDown``: a request was removed or lowered (compared as MilliValue)."""
-    new_reqs = pod_requests(new)
-    for name, old_q in pod_requests(old).items():
+    new_reqs = rule.requests(new)
+    for name, old_q in rule.requests(old).items():
         new_q = new_reqs.get(name)
         if new_q is None or _milli(old_q) > _milli(new_q):
             return UPDATE_POD_SCALE_DOWN
     return NONE
 
 
-def extract_pod_scale_up(new: Pod, old: Pod) -> int:
-    """``extractPodScaleUp``: a request was added or raised."""
-    old_reqs = pod_requests(old)
-    for name, new_q in pod_requests(new).items():
+def extract_pod_scale_up(new: Pod, old: Pod,
+                         rule: PodUpdateRule = LATEST_POD_UPDATE_RULE) -> int:
+    """``extractPodScaleUp`` (v1.37.2): a request was added or raised."""
+    old_reqs = rule.requests(old)
+    for name, new_q in rule.requests(new).items():
         old_q = old_reqs.get(name)
         if old_q is None or _milli(new_q) > _milli(old_q):
             return UPDATE_POD_SCALE_UP
@@ -270,29 +313,41 @@ def extract_pod_scheduling_gate_eliminated_change(new: Pod, old: Pod) -> int:
     return NONE
 
 
-_POD_CHANGE_EXTRACTORS: tuple[Callable[[Pod, Pod], int], ...] = (
-    extract_pod_labels_change,
-    extract_pod_scale_down,
-    extract_pod_scale_up,
-    extract_pod_scheduling_gate_eliminated_change,
-    extract_pod_toleration_change,
-    # extractPodGeneratedResourceClaimChange (DynamicResourceAllocation on) compares
-    # status.resourceClaimStatuses, which the model does not carry: never an event here.
-)
+def _pod_change_extractors(rule: PodUpdateRule) -> list[Callable[[Pod, Pod], int]]:
+    """``podChangeExtractors`` in upstream order; ``extractPodScaleUp`` only with the rule's
+    ``scale_up``. ``extractPodGeneratedResourceClaimChange`` (DynamicResourceAllocation on)
+    compares status.resourceClaimStatuses, which the model does not carry: never an event
+    here."""
+    extractors: list[Callable[[Pod, Pod], int]] = [
+        extract_pod_labels_change,
+        lambda new, old: extract_pod_scale_down(new, old, rule),
+    ]
+    if rule.scale_up:
+        extractors.append(lambda new, old: extract_pod_scale_up(new, old, rule))
+    extractors += [extract_pod_scheduling_gate_eliminated_change, extract_pod_toleration_change]
+    return extractors
 
 
-def pod_scheduling_properties_change(new: Pod, old: Pod, is_target_pod: bool
+def pod_scheduling_properties_change(new: Pod, old: Pod, is_target_pod: bool,
+                                     rule: PodUpdateRule = LATEST_POD_UPDATE_RULE
                                      ) -> list[ClusterEvent]:
     """``PodSchedulingPropertiesChange``: the UpdatePodXYZ events of a pod update, on
     AssignedPod (bound), TargetPod (the queued pod itself) or UnscheduledPod; the general
-    Update when nothing specific changed."""
+    Update when nothing specific changed. ``rule``: the release's (:class:`PodUpdateRule`).
+
+    v1.34.4-v1.36.3 know no TargetPod: the queued pod's own update is their
+    ``unschedulablePod`` resource, labelled ``UnschedulablePod...``. The reference keeps
+    TargetPod for every release, because its plugins register v1.37.2's TargetPod events and
+    those give the older releases' ``Pod`` hints the same answers
+    (docs/release-differences.md, queue-hints and pod-update-scale-up); only the event's label
+    differs."""
     if new.node_name:
         r = ASSIGNED_POD
     elif is_target_pod:
         r = TARGET_POD
     else:
         r = UNSCHEDULED_POD
-    events = [ClusterEvent(r, a) for fn in _POD_CHANGE_EXTRACTORS if (a := fn(new, old))]
+    events = [ClusterEvent(r, a) for fn in _pod_change_extractors(rule) if (a := fn(new, old))]
     if not events:
         events.append(ClusterEvent(r, UPDATE))
     return events

@@ -267,13 +267,21 @@ class PriorityQueue:
                  inc_attempts_on_pop: bool = True, signer: Callable[[Pod], Any] | None = None,
                  trace: list[dict[str, Any]] | None = None,
                  on_gated: Callable[[QueuedPodInfo, Status], None] | None = None,
-                 release: ReleaseData = current.RELEASE) -> None:
+                 release: ReleaseData = current.RELEASE,
+                 pod_update_rule: ev.PodUpdateRule | None = None) -> None:
         self.clock = clock if clock is not None else VirtualClock()
         # preenqueue-skip-on-activate: does Activate of a backoffQ pod skip PreEnqueue?
         self.activate_skips_pre_enqueue = \
             release.behaviour("preenqueue-skip-on-activate") == "from-backoff-q"
         # nominate-gated-pod: does Add record the nomination of a pod PreEnqueue holds back?
         self.nominate_gated_pods = release.behaviour("nominate-gated-pod") == "always"
+        # unschedulable-flush-timestamp: does the leftover flush count from the last flush too?
+        self.flush_counts_from_flush = \
+            release.behaviour("unschedulable-flush-timestamp") == "flush-time"
+        # pod-update-scale-up and the PodRequests options: how Update classifies a pod update
+        # (``release``'s gate defaults unless the caller gives the scheduler's)
+        self.pod_update_rule = (pod_update_rule if pod_update_rule is not None
+                                else ev.PodUpdateRule.for_release(release))
         self.less = less
         self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
         self.is_pop_from_backoff_q_enabled = pop_from_backoff_q
@@ -514,17 +522,27 @@ class PriorityQueue:
         for qpi in self.backoff_q.pop_all_backoff_completed():
             self.move_to_active_q(qpi, ev.BACKOFF_COMPLETE, True)
 
+    def _last_queue_time(self, qpi: QueuedPodInfo) -> int:
+        """What the unschedulable-pods flush counts from: the pod's timestamp (its last
+        attempt, or its creation), or the later of that and its last flush (v1.37.2's
+        ``FlushTimestamp``; switch unschedulable-flush-timestamp)."""
+        last = int(qpi.timestamp)  # virtual-clock nanoseconds (the base class says float)
+        if (self.flush_counts_from_flush and qpi.flush_timestamp is not None
+                and qpi.flush_timestamp > last):
+            last = qpi.flush_timestamp
+        return last
+
     def flush_unschedulable_pods_leftover(self) -> None:
         """``flushUnschedulableEntitiesLeftover``: pods that stayed in the pool longer than
-        podMaxInUnschedulablePodsDuration since their last attempt (or last flush) get the
-        UnschedulableTimeout (wildcard) event."""
+        podMaxInUnschedulablePodsDuration since their last attempt (or, from v1.37.2, last
+        flush) get the UnschedulableTimeout (wildcard) event. v1.34.4-v1.36.3
+        (``flushUnschedulablePodsLeftover``) count from ``Timestamp`` alone, so a pod that
+        comes back to the pool without an attempt (PreEnqueue gates it again) is flushed at
+        every flush tick once it is old enough."""
         now = self.clock.now()
         to_move = []
         for qpi in self.unschedulable_pods:
-            last = qpi.timestamp
-            if qpi.flush_timestamp is not None and qpi.flush_timestamp > last:
-                last = qpi.flush_timestamp
-            if now - last > self.pod_max_in_unschedulable_pods_duration:
+            if now - self._last_queue_time(qpi) > self.pod_max_in_unschedulable_pods_duration:
                 qpi.was_flushed_from_unschedulable = True
                 qpi.flush_timestamp = now
                 to_move.append(qpi)
@@ -536,7 +554,8 @@ class PriorityQueue:
         """``Update``: an update of a pending pod. In flight: recorded as its events; in
         activeQ/backoffQ: replaced; in the pool: replaced and requeued when a TargetPod hint
         says so; elsewhere: added."""
-        events = ev.pod_scheduling_properties_change(new_pod, old_pod, True)
+        events = ev.pod_scheduling_properties_change(new_pod, old_pod, True,
+                                                     self.pod_update_rule)
         key = old_pod.key
         if self.active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
             return
@@ -711,10 +730,7 @@ class PriorityQueue:
         ``flush_unschedulable_pods_leftover`` (None when the pool is empty)."""
         best: int | None = None
         for qpi in self.unschedulable_pods:
-            last = qpi.timestamp
-            if qpi.flush_timestamp is not None and qpi.flush_timestamp > last:
-                last = qpi.flush_timestamp
-            due = last + self.pod_max_in_unschedulable_pods_duration
+            due = self._last_queue_time(qpi) + self.pod_max_in_unschedulable_pods_duration
             if best is None or due < best:
                 best = due
         return best

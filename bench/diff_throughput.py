@@ -1,0 +1,154 @@
+"""Throughput of ``kschedconf diff`` against the in-process upstream subject: scenarios
+compared per second, and where the time goes.
+
+Runs the engine the way ``kschedconf diff`` does (``conformance.engines.diff.run_diff`` with the
+``upstream`` subject: the real kube-scheduler of the pinned release in ``kschedconf-upstream
+serve`` processes, built by ``upstream/build.sh``) on generated scenarios with a fixed seed, no
+shrinking, under ``cProfile``. Prints scenarios per second (wall time of the whole run,
+subjects' start included) and the profile's own time (``tottime``) grouped into phases by the
+module it was spent in:
+
+* generation: ``strategies/``, ``conformance/generation``, hypothesis;
+* reference: ``reference_impl/`` (the reference scheduler and its loader);
+* upstream subject: ``conformance/subjects/`` (starting the serve processes, the JSON-lines
+  protocol) plus the waits on their pipes and on the worker threads (built-in ``read``,
+  ``poll``/``select``, lock ``acquire``): the Go side's own work shows up there;
+* comparison: ``conformance/engines/diff/`` (normalizing and comparing the results);
+* serialization: yaml / json; other: the rest (the session, reporters).
+
+The time of a function of no phase (the standard library, built-ins such as ``isinstance``)
+goes to the phase of its dominant caller (the caller through which most of its cumulative time
+came), recursively.
+
+The profile slows Python down (the Go side is not), so the phases' shares, not their seconds,
+are what to read; ``--no-profile`` gives the unprofiled rate. Run:
+
+    python3 bench/diff_throughput.py [--scenarios 100] [--sizes small] [--seed 0]
+        [--upstream-workers 4] [--no-profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import platform
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from conformance.core.events import EventBus  # noqa: E402
+from conformance.engines.diff import DiffOptions, run_diff  # noqa: E402
+from conformance.engines.workers import SubjectSpec  # noqa: E402
+from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
+
+REPO = str(Path(__file__).resolve().parent.parent)
+#: (phase, path fragments of the modules whose time is the phase's), first match wins
+PHASES = (
+    ("generation", ("/strategies/", "/conformance/generation", "/hypothesis/")),
+    ("reference", ("/reference_impl/",)),
+    ("upstream subject", ("/conformance/subjects/", "/subprocess.py", "/selectors.py",
+                          "/threading.py", "/queue.py")),
+    ("comparison", ("/conformance/engines/diff/",)),
+    ("serialization", ("/yaml/", "/json/", "_yaml")),
+)
+#: built-in functions (no module) whose time is waiting on the upstream subject
+WAITS = ("read", "readline", "poll", "select", "acquire", "wait", "recv")
+
+
+def phase_of(filename: str, funcname: str) -> str:
+    """The phase of a profile entry: by module path, built-in waits to the upstream subject."""
+    if filename == "~":
+        if any(w in funcname for w in WAITS):
+            return "upstream subject"
+        if "yaml" in funcname or "json" in funcname:
+            return "serialization"
+        return "other"
+    for phase, frags in PHASES:
+        if any(f in filename for f in frags):
+            return phase
+    return "other"
+
+
+Func = tuple[str, int, str]
+
+
+def attribute(rows: dict[Func, tuple]) -> dict[Func, str]:
+    """Each profiled function's phase: its own (:func:`phase_of`) or, for one of no phase, its
+    dominant caller's."""
+    memo: dict[Func, str] = {}
+
+    def phase(func: Func, depth: int) -> str:
+        if func in memo:
+            return memo[func]
+        p = phase_of(func[0], func[2])
+        memo[func] = p  # also the guard against recursion cycles
+        callers = rows[func][4] if func in rows else {}
+        if p == "other" and callers and depth < 100:
+            top = max(callers.items(), key=lambda kv: kv[1][3])[0]
+            p = memo[func] = phase(top, depth + 1)
+        return p
+
+    return {func: phase(func, 0) for func in rows}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scenarios", type=int, default=100)
+    ap.add_argument("--sizes", default="small", help="comma-separated sizes (diff --sizes)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--upstream-workers", type=int, default=4)
+    ap.add_argument("--no-profile", action="store_true", help="time only, no cProfile")
+    ap.add_argument("--top", type=int, default=12, help="functions listed by own time")
+    args = ap.parse_args()
+    prof = None if args.no_profile else cProfile.Profile()
+    with tempfile.TemporaryDirectory() as out:
+        opts = DiffOptions(scenarios=args.scenarios, sizes=args.sizes.split(","),
+                           seed=args.seed, out=out, shrink=False,
+                           upstream_workers=args.upstream_workers)
+        other = SubjectSpec("upstream", upstream_workers=args.upstream_workers)
+        t0 = time.perf_counter()
+        if prof is not None:
+            prof.enable()
+        report = run_diff(opts, EventBus(), other)
+        if prof is not None:
+            prof.disable()
+        wall = time.perf_counter() - t0
+    compared = len(report.results)
+    print(f"kschedconf diff vs the upstream subject ({UPSTREAM_RELEASE}); {platform.machine()} "
+          f"{os.cpu_count()} cpus, Python {platform.python_version()}; seed {args.seed}, sizes "
+          f"{args.sizes}, --upstream-workers {args.upstream_workers}"
+          f"{'' if prof else ', no profile'}")
+    if report.error:
+        print(f"error: {report.error}")
+    print(f"scenarios compared: {compared} in {wall:.1f}s: {compared / wall:.1f} scenarios/s "
+          f"(divergences unexplained: {report.unexplained})")
+    if prof is None:
+        return 0 if not report.error else 1
+    stats = pstats.Stats(prof)
+    phases: dict[str, float] = {}
+    rows = stats.stats  # type: ignore[attr-defined]
+    phase_by_func = attribute(rows)
+    for func, (_cc, _nc, tt, _ct, _callers) in rows.items():
+        phase = phase_by_func[func]
+        phases[phase] = phases.get(phase, 0.0) + tt
+    total = sum(phases.values()) or 1.0
+    print(f"\nwhere the (profiled) time goes, own time by phase, {total:.1f}s in all:")
+    for phase, t in sorted(phases.items(), key=lambda kv: -kv[1]):
+        print(f"  {phase:18} {t:8.2f}s {100 * t / total:5.1f}%")
+    print(f"\ntop {args.top} functions by own time:")
+    top = sorted(rows.items(), key=lambda kv: -kv[1][2])[:args.top]
+    for (filename, line, func), (_cc, nc, tt, _ct, _callers) in top:
+        where = filename.replace(REPO + "/", "") if filename != "~" else "built-in"
+        print(f"  {tt:8.2f}s {nc:9d} calls  {func} ({where}:{line}) "
+              f"[{phase_by_func[(filename, line, func)]}]")
+    return 0 if not report.error else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
