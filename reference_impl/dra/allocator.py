@@ -213,6 +213,7 @@ class Allocator:
                  prioritized_list: bool = True, consumable_capacity: bool = True,
                  fractional_capacity_range: bool = True,
                  device_binding_and_status: bool = True,
+                 binding_pools_last: bool = True,
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
                  ) -> None:
@@ -226,6 +227,9 @@ class Allocator:
         #: Features.DeviceBindingAndStatus (DRADeviceBindingConditions and
         #: DRAResourceClaimDeviceStatus)
         self.device_binding_and_status = device_binding_and_status
+        #: whether the variant the features select tries pools with binding conditions last
+        #: (reference_impl/dra/variants.py)
+        self.binding_pools_last = binding_pools_last
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -284,7 +288,8 @@ class _Allocation:
     def run(self) -> list[AllocationResult] | None:
         a = self.a
         slices = a.slices_on_node.get(self.node.name, []) + a.slices_shared
-        self.pools = gather_pools(slices, self.node, a.all_slices, partitionable=a.partitionable)
+        self.pools = gather_pools(slices, self.node, a.all_slices, partitionable=a.partitionable,
+                                  binding_last=a.binding_pools_last)
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):

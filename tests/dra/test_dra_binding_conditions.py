@@ -16,7 +16,7 @@ upstream name.
   "bound-claim-without-binding-conditions", "multi-claims-binding-conditions-all-success" and
   "multi-claims-binding-conditions-one-fail".
 
-The plugin's clock (``BindingClock``) is pinned to a fixed wall time so that timeouts are
+The plugin's clock (``BindingClock``) starts at a fixed time (its ``epoch``) so that timeouts are
 decided exactly; upstream's tests use ``time.Now()``.
 """
 
@@ -210,7 +210,7 @@ def _plugin(*claims: ResourceClaim, slices: tuple = (), gates: bool = True,
                         features={"DRADeviceBindingConditions": gates,
                                   "DRAResourceClaimDeviceStatus": gates})
     pl = DynamicResources(DynamicResourcesArgs(binding_timeout_seconds=timeout), handle)
-    pl.binding_clock = BindingClock(lambda: NOW)
+    pl.binding_clock = BindingClock(epoch=NOW)
     return pl
 
 
@@ -363,7 +363,7 @@ def test_the_wait_ends_at_the_deadline_when_a_tick_coincides_with_it() -> None:
     """loopConditionUntilContext checks ctx.Err() after each tick: with a 10s timeout the tick
     at 10s finds the deadline passed, even though the claim timed out by then."""
     c = _bc_claim(NOW, _status())
-    clock = BindingClock(lambda: NOW)
+    clock = BindingClock(epoch=NOW)
     assert wait_for_binding([c], 10.0, clock) == \
         "device binding timeout: context deadline exceeded"
     assert clock.waited == 10.0
@@ -374,7 +374,7 @@ def test_a_failure_condition_ends_the_wait_at_once() -> None:
     condition's reason and message (%q)."""
     c = dataclasses.replace(_bc_claim(NOW), devices=(AllocatedDeviceStatus(
         DRIVER, WORKER, "instance-1", (DeviceCondition("failed", "True", "Broken", 'no "x"'),)),))
-    clock = BindingClock(lambda: NOW)
+    clock = BindingClock(epoch=NOW)
     assert wait_for_binding([c], TIMEOUT, clock) == \
         'device binding failed: claim=my-pod-my-resource, reason=Broken, message="no \\"x\\""'
     assert clock.waited == 0.0

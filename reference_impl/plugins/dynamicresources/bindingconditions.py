@@ -7,17 +7,24 @@ k8s.io/kubernetes v1.37.2: ``isClaimReadyForBinding``, ``isClaimTimeout``,
 ``PreBind`` (interval 5s, timeout ``bindingTimeout``, immediate), whose loop is
 ``loopConditionUntilContext`` of k8s.io/apimachinery/pkg/util/wait/loop.go.
 
-Nothing in the simulation ever sets a device's conditions: a claim's ``status.devices`` is what
-the input says, and a poll sees the same claims every time. So the wait is decided at once:
-the first check settles it, or a later tick sees the claim time out, or the context deadline
-ends it. ``BindingClock`` is the plugin's ``time.Now``: the wall clock (input
-``allocationTimestamp`` values are compared with it, as upstream does) plus the time the
-waits of PreBind took (the reference's binding cycle takes no time otherwise).
+Time is virtual. Upstream reads the wall clock (``time.Now()`` in ``bindClaim`` and
+``isClaimTimeout``, real timers in the poll); the reference reads ``BindingClock``: virtual time 0
+is ``VIRTUAL_EPOCH`` (2000-01-01T00:00:00Z, the ``clockStart`` of the upstream subject's fake
+clock, upstream/cluster.go), plus the simulation's virtual time (``Simulation`` sets
+``BindingClock.virtual`` to its ``VirtualClock``, reference_impl/scheduler/simulation.py), plus
+the time the waits of PreBind took. The binding cycle takes no virtual time (the reference runs
+it to completion inside the attempt, as the upstream subject waits for the binding goroutine
+while its fake clock stands still), so a wait moves only the plugin's clock: the next attempt's
+Filter sees the claim timed out. Same inputs, same seed: same timestamps and outcomes.
+
+Nothing in the simulation sets a device's conditions: a claim's ``status.devices`` is what the
+input says (the Scenario timeline has no action that updates a ResourceClaim), and a poll sees
+the same claims every time. So the wait is decided at once: the first check settles it, or a
+later tick sees the claim time out, or the context deadline ends it.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 
 from reference_impl.model.dra import (
@@ -38,16 +45,27 @@ class BindingError(Exception):
     upstream's ``err.Error()``."""
 
 
-class BindingClock:
-    """``time.Now`` of the plugin in seconds since the epoch: ``wall()`` plus the time spent
-    waiting in PreBind."""
+#: the wall time (seconds since the Unix epoch) of virtual time 0: 2000-01-01T00:00:00Z
+VIRTUAL_EPOCH = 946_684_800.0
 
-    def __init__(self, wall: Callable[[], float] = time.time) -> None:
-        self.wall = wall
+
+def _time_zero() -> float:
+    return 0.0
+
+
+class BindingClock:
+    """``time.Now`` of the plugin in seconds since the Unix epoch: ``epoch`` plus the virtual
+    time (``virtual()``, seconds; 0 outside a simulation) plus the time spent waiting in
+    PreBind (``waited``)."""
+
+    def __init__(self, virtual: Callable[[], float] = _time_zero,
+                 epoch: float = VIRTUAL_EPOCH) -> None:
+        self.virtual = virtual
+        self.epoch = epoch
         self.waited = 0.0
 
     def now(self) -> float:
-        return self.wall() + self.waited
+        return self.epoch + self.virtual() + self.waited
 
 
 def _device_status(claim: ResourceClaim, r: DeviceRequestAllocationResult

@@ -21,6 +21,7 @@ from reference_impl.api.node_selectors import (
     new_node_selector,
 )
 from reference_impl.dra.allocator import Allocator, AllocatorError
+from reference_impl.dra.variants import binding_pools_last
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
     EnqueueExtensions,
@@ -171,8 +172,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         # fts.EnableDRADeviceBindingConditions && fts.EnableDRAResourceClaimDeviceStatus
         self.enable_binding_conditions = bool(feature("DRADeviceBindingConditions")) and \
             bool(feature("DRAResourceClaimDeviceStatus"))
+        #: switch dra-binding-pools-last: the allocator variant's pool order
+        self.binding_pools_last = binding_pools_last(
+            behaviour(handle, "dra-binding-pools-last"), lambda g: bool(feature(g)))
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
-        #: the plugin's time.Now (bindingconditions.py)
+        #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
         dra = getattr(handle, "dra_objects", None)
         self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
@@ -304,6 +308,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 consumable_capacity=self.enable_consumable_capacity,
                 fractional_capacity_range=self.enable_fractional_capacity_range,
                 device_binding_and_status=self.enable_binding_conditions,
+                binding_pools_last=self.binding_pools_last,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
