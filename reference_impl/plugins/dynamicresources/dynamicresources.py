@@ -62,6 +62,10 @@ from reference_impl.plugins.dynamicresources.claims import (
 )
 from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
 from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
+from reference_impl.plugins.dynamicresources.explanation import (
+    extended_resource_claim_status,
+    selected_node_claims,
+)
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     ContainerExtendedResourceRequest,
     ExtendedResourceCache,
@@ -428,6 +432,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         except AllocatorError:
             return []  # the Error status says why
         return why_no_device_fits(s.allocator, node_info.node, claims)
+
+    def explain_selected(self, state: CycleState, pod: Pod, node_name: str
+                         ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """For ``explain`` (no upstream counterpart): the devices each claim would get on the
+        selected node and the pod's extendedResourceClaimStatus (``explanation.py``)."""
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or s.claims.empty():
+            return [], None
+        na = s.node_allocations.get(node_name)
+        return (selected_node_claims(s.claims, na.allocation_results if na else []),
+                extended_resource_claim_status(
+                    s.claims, na.container_resource_request_mappings if na else []))
 
     # ----- PostFilter -----
 
