@@ -22,6 +22,9 @@ from typing import Any
 
 import pytest
 
+from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.config import load_config
 from reference_impl.dra.allocator import Allocator
 from reference_impl.dra.variants import binding_pools_last
@@ -74,13 +77,16 @@ def _documents(binding: bool = True) -> list[dict[str, Any]]:
     ]
 
 
+#: ``bindingTimeout: 1s``, the least validation allows
+CONFIG: dict[str, Any] = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
+        {"name": "DynamicResources", "args": {"bindingTimeout": "1s"}}]}]}
+
+
 def _simulate(docs: list[dict[str, Any]], until: str = "30s") -> tuple[Any, Scheduler]:
     loaded = load_documents(docs)
-    config = load_config({
-        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
-        "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [
-            {"name": "DynamicResources", "args": {"bindingTimeout": "1s"}}]}]},
-        in_tree_registry())
+    config = load_config(CONFIG, in_tree_registry())
     s = Scheduler(loaded.cluster, config, seed=0)
     return run_simulation(s, make_timeline().until(until).obj(loaded.cluster)), s
 
@@ -122,6 +128,28 @@ def test_same_inputs_same_outputs() -> None:
 def test_without_binding_conditions_the_pod_binds_at_once() -> None:
     res, _ = _simulate(_documents(binding=False))
     assert [a.outcome for a in res.attempts] == ["Bound"]
+
+
+@pytest.mark.skipif(not binary_available(), reason="upstream subject not built: run "
+                    "upstream/build.sh (needs Go and the module proxy)")
+def test_the_upstream_subject_gives_the_same_attempts() -> None:
+    """The upstream subject (real PreBind wait: one second of wall-clock time per attempt)
+    against the reference on the same scenario, until 6 s: attempt by attempt."""
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"until": "6s"}}
+    scenario = ScenarioInput([*_documents(), timeline], CONFIG, 0, "binding-conditions")
+    subject = UpstreamSubject()
+    try:
+        up = subject.run(scenario).result
+    finally:
+        subject.close()
+    ref = ReferenceSubject().run(scenario).result
+
+    def attempts(r: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return [(a["time"], a["outcome"], a["message"]) for a in r["attempts"]]
+    assert attempts(up) == attempts(ref)
+    assert len(attempts(ref)) == 7 and ref["stoppedBy"] == up["stoppedBy"] == "until"
+    for key in ("bindings", "pending", "resourceClaims"):
+        assert up.get(key) == ref.get(key), key
 
 
 # --- the pool order of the allocator variants -----------------------------------------------
