@@ -29,7 +29,10 @@ from reference_impl.config import load_config
 from reference_impl.dra.allocator import Allocator
 from reference_impl.dra.variants import binding_pools_last
 from reference_impl.model.loader import load_documents
-from reference_impl.plugins.dynamicresources.bindingconditions import VIRTUAL_EPOCH
+from reference_impl.plugins.dynamicresources.bindingconditions import (
+    PAST_DEADLINE_SECONDS,
+    VIRTUAL_EPOCH,
+)
 from reference_impl.plugins.registry import in_tree_registry
 from reference_impl.releases import load
 from reference_impl.scheduler.scheduler import Scheduler
@@ -105,12 +108,14 @@ def test_a_binding_condition_nobody_sets_times_out_on_virtual_time() -> None:
 
 
 def test_the_allocation_timestamp_is_virtual_time_plus_the_waits() -> None:
-    """bindClaim stamps the allocation with the plugin's clock: after 16 waits of 1 s, the last
-    allocation (at virtual 30 s) is stamped epoch + 30 s + the 15 waits before it."""
+    """bindClaim stamps the allocation with the plugin's clock: the last allocation (at virtual
+    30 s) is stamped epoch + 30 s + the 15 waits before it (each ends just past its 1 s
+    deadline)."""
     _, s = _simulate(_documents())
     (c,) = s.cluster.dra.claims.values()
     assert c.allocation is not None
-    assert c.allocation.allocation_timestamp == VIRTUAL_EPOCH + 30.0 + 15.0
+    assert c.allocation.allocation_timestamp == pytest.approx(
+        VIRTUAL_EPOCH + 30.0 + 15 * (1.0 + PAST_DEADLINE_SECONDS), abs=1e-7)
     assert c.reserved_for == ()
 
 
@@ -130,13 +135,24 @@ def test_without_binding_conditions_the_pod_binds_at_once() -> None:
     assert [a.outcome for a in res.attempts] == ["Bound"]
 
 
+def _two_pods() -> list[dict[str, Any]]:
+    """``_documents()`` with a second pod, ``p-1``, naming the same claim."""
+    docs = _documents()
+    second = json.loads(json.dumps(docs[-1]))
+    second["metadata"]["name"] = "p-1"
+    return [*docs, second]
+
+
 @pytest.mark.skipif(not binary_available(), reason="upstream subject not built: run "
                     "upstream/build.sh (needs Go and the module proxy)")
-def test_the_upstream_subject_gives_the_same_attempts() -> None:
-    """The upstream subject (real PreBind wait: one second of wall-clock time per attempt)
-    against the reference on the same scenario, until 6 s: attempt by attempt."""
-    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"until": "6s"}}
-    scenario = ScenarioInput([*_documents(), timeline], CONFIG, 0, "binding-conditions")
+@pytest.mark.parametrize(("pods", "until", "attempts"), [(1, "6s", 7), (2, "4s", 9)])
+def test_the_upstream_subject_gives_the_same_attempts(pods: int, until: str,
+                                                      attempts: int) -> None:
+    """The upstream subject (real PreBind wait: one second of wall-clock time per timeout)
+    against the reference on the same scenarios: attempt by attempt."""
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"until": until}}
+    docs = _documents() if pods == 1 else _two_pods()
+    scenario = ScenarioInput([*docs, timeline], CONFIG, 0, "binding-conditions")
     subject = UpstreamSubject()
     try:
         up = subject.run(scenario).result
@@ -144,12 +160,28 @@ def test_the_upstream_subject_gives_the_same_attempts() -> None:
         subject.close()
     ref = ReferenceSubject().run(scenario).result
 
-    def attempts(r: dict[str, Any]) -> list[tuple[Any, ...]]:
-        return [(a["time"], a["outcome"], a["message"]) for a in r["attempts"]]
-    assert attempts(up) == attempts(ref)
-    assert len(attempts(ref)) == 7 and ref["stoppedBy"] == up["stoppedBy"] == "until"
+    def seen(r: dict[str, Any]) -> list[tuple[Any, ...]]:
+        return [(a["pod"], a["time"], a["outcome"], a["message"], a["reasons"])
+                for a in r["attempts"]]
+    assert seen(up) == seen(ref)
+    assert len(seen(ref)) == attempts and ref["stoppedBy"] == up["stoppedBy"] == "until"
     for key in ("bindings", "pending", "resourceClaims"):
         assert up.get(key) == ref.get(key), key
+
+
+def test_a_claim_shared_by_two_pods_times_out_for_the_second_at_once() -> None:
+    """Two pods share the claim: the first's wait ends past its deadline, so the second finds
+    the claim timed out at once (PostFilter deallocates it), allocates it again and times out
+    in turn; as on the upstream subject, whose wall clock has moved on."""
+    res, _ = _simulate(_two_pods(), until="4s")
+    got = [(i.time, a.pod, a.outcome) for a, i in zip(res.attempts, res.attempt_info,
+                                                      strict=True)]
+    assert got == [
+        (0.0, "default/p-0", "Error"), (0.0, "default/p-1", "Unschedulable"),
+        (0.0, "default/p-1", "Error"), (2.0, "default/p-0", "Unschedulable"),
+        (2.0, "default/p-1", "Error"), (2.0, "default/p-0", "Unschedulable"),
+        (2.0, "default/p-0", "Error"), (4.0, "default/p-0", "Unschedulable"),
+        (4.0, "default/p-0", "Error")]
 
 
 # --- the pool order of the allocator variants -----------------------------------------------

@@ -38,6 +38,11 @@ ERR_DEVICE_BINDING_TIMEOUT = "device binding timeout"
 ERR_DEVICE_BINDING_FAILED = "device binding failed"
 #: the poll interval of PreBind's wait
 POLL_INTERVAL_SECONDS = 5.0
+#: how far past its deadline the plugin's clock is when a wait ends there: the wall clock has
+#: moved on (the deadline's timer fires after it, and the poll began after ``bindClaim`` stamped
+#: the allocation), so the next check finds the claim timed out (``isClaimTimeout`` compares
+#: with ``Before``, strictly). One microsecond, well above a float's resolution at these times.
+PAST_DEADLINE_SECONDS = 1e-6
 
 
 class BindingError(Exception):
@@ -136,7 +141,8 @@ def wait_for_binding(claims: Sequence[ResourceClaim], binding_timeout: float,
     message. The condition runs at once, then at each tick strictly before the deadline (a
     tick at the deadline finds the context done: ``loopConditionUntilContext`` checks
     ``ctx.Err()`` after each tick); at the deadline ``context.DeadlineExceeded`` is wrapped as
-    ``ErrDeviceBindingTimeout``. The clock moves on by the time waited."""
+    ``ErrDeviceBindingTimeout``. The clock moves on by the time waited (past the deadline by
+    ``PAST_DEADLINE_SECONDS`` when the wait ends there)."""
     start = clock.now()
     t = 0.0
     while t == 0.0 or t < binding_timeout:
@@ -149,7 +155,7 @@ def wait_for_binding(claims: Sequence[ResourceClaim], binding_timeout: float,
             clock.waited += t
             return None
         t += POLL_INTERVAL_SECONDS
-    clock.waited += binding_timeout
+    clock.waited += binding_timeout + PAST_DEADLINE_SECONDS
     return f"{ERR_DEVICE_BINDING_TIMEOUT}: context deadline exceeded"
 
 
