@@ -20,11 +20,25 @@ from strategies._cache import sampled
 from strategies.clusters import GeneratedCluster
 from strategies.sizes import SMALL, Sizes
 
-__all__ = ["DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "dra_documents", "with_template_claims"]
+__all__ = ["DRA_BINDING_FEATURE", "DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "binding_conditions",
+           "dra_documents", "with_template_claims"]
 
 Doc = dict[str, Any]
 
 DRA_FEATURE = "dra"
+#: opt-in with ``dra``: GPUs with binding conditions (``binding_conditions``)
+DRA_BINDING_FEATURE = "dra_binding"
+#: a GPU's binding conditions (label names, API validation: validateDeviceBindingParameters)
+BINDING_CONDITIONS: Doc = {"bindingConditions": ["attached"],
+                           "bindingFailureConditions": ["attach-failed"]}
+#: with ``dra_binding``: DynamicResources' bindingTimeout, short because the upstream subject
+#: waits it out in wall-clock time, but above the one second that PreBind may first spend
+#: waiting for a new special claim (of extended resources backed by DRA) to reach its assume
+#: cache (``waitForExtendedClaimInAssumeCache``, a 1s real-time poll): with 1s, that race
+#: decides whether the claim has already timed out at the wait's first check; and the end of
+#: the timeline
+BINDING_TIMEOUT = "1500ms"
+BINDING_UNTIL = "6s"
 RESOURCE_V1 = "resource.k8s.io/v1"
 GPU_DRIVER = "gpu.example.com"
 NET_DRIVER = "net.example.com"
@@ -135,11 +149,12 @@ def _shared(gpu: Doc, policy: str | None) -> Doc:
 
 
 @st.composite
-def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes) -> list[Doc]:
+def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) -> list[Doc]:
     """The GPUs of ``node``: a pool ``<node>`` of one slice with up to
     ``sizes.max_devices`` whole GPUs (model, memory in GiB, index), or a partitionable GPU:
     pool ``<node>-part`` of two slices, the shared counters (80 GiB of memory) and the devices
-    that consume them (the whole GPU, and two halves with ``partition: true``)."""
+    that consume them (the whole GPU, and two halves with ``partition: true``). With
+    ``binding`` one whole GPU in three has binding conditions (nobody ever sets them)."""
     if not draw(st.booleans()):
         n = draw(st.integers(0, sizes.max_devices))
         devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i,
@@ -147,6 +162,9 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes) -> list[Doc]:
                    for i in range(n)]
         devices = [_shared(d, draw(sampled(SHARED_GPU_POLICIES)))
                    if draw(st.integers(0, 3)) == 3 else d for d in devices]
+        if binding:
+            devices = [{**d, **BINDING_CONDITIONS} if draw(st.integers(0, 2)) == 2 else d
+                       for d in devices]
         return [_slice(f"{node}-gpu", GPU_DRIVER, node, 1, nodeName=node, devices=devices)]
     pool = f"{node}-part"
     counters = _slice(f"{pool}-counters", GPU_DRIVER, pool, 2, nodeName=node, sharedCounters=[
@@ -274,7 +292,7 @@ def pod_claim(draw: st.DrawFn, entry: str, namespace: str, claims: _Claims) -> D
 
 @st.composite
 def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
-                  sizes: Sizes = SMALL) -> list[Doc]:
+                  sizes: Sizes = SMALL, binding: bool = False) -> list[Doc]:
     """The DRA objects of a scenario: classes, slices of most nodes, maybe a network pool,
     and claims and templates that pending pods name. The pods given in ``pending`` get their
     ``spec.resourceClaims`` (at least one and at most ``sizes.max_pod_claims`` pods, 1-2
@@ -285,7 +303,7 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     docs = list(classes)
     for node in cluster.node_names:
         if draw(st.integers(0, 3)) > 0:
-            docs += draw(gpu_slices(node, sizes))
+            docs += draw(gpu_slices(node, sizes, binding))
     if NET_DRIVER in extra:
         docs += draw(network_slices(sizes))
     claims = _Claims(_class_names_of(classes))
@@ -340,3 +358,22 @@ def with_template_claims(documents: list[Doc]) -> list[Doc]:
     claims (upstream's scheduler creates none; docs/dra.md)."""
     return [doc for _, _, doc in add_template_claims(
         [("generated", i + 1, d) for i, d in enumerate(documents)])]
+
+
+def binding_conditions(config: Doc | None, timeline: Doc | None) -> tuple[Doc, Doc]:
+    """With ``dra_binding``: every profile's DynamicResources gets ``bindingTimeout: 1500ms``
+    (the default 10m would keep the upstream subject waiting that long in wall-clock time),
+    and the timeline ends at 6s: a pod that gets a device with binding conditions never
+    binds (nobody sets them), so the run would not settle (docs/dra.md#binding-conditions)."""
+    cfg: Doc = dict(config) if config is not None else {
+        "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
+    profiles = [dict(p) for p in cfg.get("profiles") or [{}]]
+    for p in profiles:
+        others = [c for c in p.get("pluginConfig", []) if c["name"] != "DynamicResources"]
+        p["pluginConfig"] = [*others, {"name": "DynamicResources",
+                                       "args": {"bindingTimeout": BINDING_TIMEOUT}}]
+    cfg["profiles"] = profiles
+    tl: Doc = dict(timeline) if timeline is not None else {
+        "apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": []}}
+    tl["spec"] = {**tl["spec"], "until": BINDING_UNTIL}
+    return cfg, tl

@@ -13,9 +13,11 @@ FAMILIES = ("small", "medium", "large")
 #: families beyond the size presets: a size preset with opt-in features added to the defaults
 #: (``dra``: small scenarios with DeviceClasses, ResourceSlices and claims, docs/dra.md;
 #: ``storage``: small scenarios with storage classes, CSI objects, volumes, claims and pods
-#: using them, docs/storage.md)
+#: using them, docs/storage.md; ``dra-binding``: ``dra`` with devices that have binding
+#: conditions, only for releases with DRADeviceBindingConditions on, docs/dra.md)
 FEATURE_FAMILIES: dict[str, tuple[str, frozenset[str]]] = {
     "dra": ("small", frozenset({"dra"})),
+    "dra-binding": ("small", frozenset({"dra", "dra_binding"})),
     "storage": ("small", frozenset({"storage"})),
 }
 

@@ -23,7 +23,13 @@ from conformance.core.scenario import ScenarioInput
 from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
-from strategies.dra import DRA_FEATURE, dra_documents, with_template_claims
+from strategies.dra import (
+    DRA_BINDING_FEATURE,
+    DRA_FEATURE,
+    binding_conditions,
+    dra_documents,
+    with_template_claims,
+)
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.storage import STORAGE_FEATURE, storage_classes, storage_documents
@@ -49,7 +55,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     classes = draw(storage_classes(cluster)) if STORAGE_FEATURE in f else None
     workloads, triggered = draw(add_workloads(cluster, pending, sizes, f, names, classes))
     draw(busy_cluster(cluster, pending, f))
-    dra = draw(dra_documents(cluster, pending, sizes)) if DRA_FEATURE in f else []
+    binding = DRA_BINDING_FEATURE in f
+    dra = draw(dra_documents(cluster, pending, sizes, binding)) if DRA_FEATURE in f else []
     storage = [] if classes is None else [
         *classes.documents, *draw(storage_documents(cluster, pending, classes, sizes))]
     documents = cluster.documents(pending) + workloads + dra + storage
@@ -66,6 +73,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
             timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario",
                         "metadata": {"name": "workloads"}, "spec": {"events": []}}
         timeline["spec"]["events"] = [*timeline["spec"]["events"], *triggered]
+    if binding and dra:
+        config, timeline = binding_conditions(config, timeline)
     if timeline is not None:
         documents.append(timeline)
     seed = draw(st.integers(0, 2**16))

@@ -118,8 +118,11 @@ ALL_FEATURES: frozenset[str] = frozenset({
 #: not finished (docs/dra.md). ``storage``: StorageClasses, CSIDrivers, CSINodes,
 #: CSIStorageCapacities, PersistentVolumes, PersistentVolumeClaims, pods with volumes and
 #: StatefulSets' volumeClaimTemplates (strategies/storage.py), while the four volume plugins
-#: are being written (docs/storage.md).
-OPT_IN_FEATURES: frozenset[str] = frozenset({"dra", "storage"})
+#: are being written (docs/storage.md). ``dra_binding`` (with ``dra``): GPUs with binding
+#: conditions, DynamicResources' ``bindingTimeout: 1500ms`` in every profile and a timeline
+#: that ends at 6s (strategies/dra.py, ``binding_conditions``), for releases with
+#: DRADeviceBindingConditions on (v1.36 on; docs/dra.md#binding-conditions).
+OPT_IN_FEATURES: frozenset[str] = frozenset({"dra", "dra_binding", "storage"})
 
 RESOURCES_ONLY: frozenset[str] = frozenset()
 """Plain clusters: cpu, memory and pod count only."""

@@ -63,6 +63,9 @@ def explanation_doc(e: Explanation, release: str = UPSTREAM_RELEASE) -> dict[str
             "notCandidates": e.preemption.not_candidates,
         },
         **({"claims": [_claim_doc(c) for c in e.claims]} if e.claims else {}),
+        **({"resourceClaims": e.resource_claims} if e.resource_claims else {}),
+        **({"extendedResourceClaimStatus": e.extended_resource_claim_status}
+           if e.extended_resource_claim_status is not None else {}),
     }
 
 

@@ -43,6 +43,17 @@ def explanation_table(doc: dict[str, Any]) -> str:
     if claims:
         parts += ["PersistentVolumeClaims",
                   _table(claims, ["claim", "phase", "volume", "what became of it"]), ""]
+    dra = [[c["name"], c["claim"] or "-", ", ".join(
+        f"{d['driver']}/{d['pool']}/{d['device']}" for d in c["allocation"]["devices"])
+        if c["allocation"] else "-"] for c in doc.get("resourceClaims") or ()]
+    if dra:
+        parts += ["ResourceClaims on the selected node",
+                  _table(dra, ["entry", "claim", "devices"]), ""]
+    ext = doc.get("extendedResourceClaimStatus")
+    if ext:
+        parts += ["extendedResourceClaimStatus: " + ", ".join(
+            f"{m['containerName']}/{m['resourceName']} -> {m['requestName']}"
+            for m in ext["requestMappings"]), ""]
     parts += ["Nodes (upstream order; * = selected)",
               _table(rows, ["node", "feasible", "total", "weighted scores", "failed filters"]),
               ""]

@@ -8,8 +8,10 @@ pools in ``gather_pools`` order, slices by name, devices in slice order, each se
 after the device the previous one took; ``firstAvailable`` tries its subrequests in order.
 Consumable capacity (DRAConsumableCapacity): devices with ``allowMultipleAllocations`` are
 shared, each allocation consuming capacity (reference_impl/dra/capacity.py); the allocated
-state carries the shared devices and their aggregated consumed capacity. Not modelled yet:
-device configuration and binding conditions in the result (docs/dra.md).
+state carries the shared devices and their aggregated consumed capacity. With
+DeviceBindingAndStatus a result carries its device's binding (failure) conditions; without it
+such devices are not selectable. Not modelled yet: device configuration in the result
+(docs/dra.md).
 """
 
 from __future__ import annotations
@@ -210,6 +212,8 @@ class Allocator:
                  device_taints: bool = True, admin_access: bool = True,
                  prioritized_list: bool = True, consumable_capacity: bool = True,
                  fractional_capacity_range: bool = True,
+                 device_binding_and_status: bool = True,
+                 binding_pools_last: bool = True,
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
                  ) -> None:
@@ -220,6 +224,12 @@ class Allocator:
         self.aggregated_capacity = dict(aggregated_capacity or {})
         self.consumable_capacity = consumable_capacity
         self.fractional_capacity_range = fractional_capacity_range
+        #: Features.DeviceBindingAndStatus (DRADeviceBindingConditions and
+        #: DRAResourceClaimDeviceStatus)
+        self.device_binding_and_status = device_binding_and_status
+        #: whether the variant the features select tries pools with binding conditions last
+        #: (reference_impl/dra/variants.py)
+        self.binding_pools_last = binding_pools_last
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -278,7 +288,8 @@ class _Allocation:
     def run(self) -> list[AllocationResult] | None:
         a = self.a
         slices = a.slices_on_node.get(self.node.name, []) + a.slices_shared
-        self.pools = gather_pools(slices, self.node, a.all_slices, partitionable=a.partitionable)
+        self.pools = gather_pools(slices, self.node, a.all_slices, partitionable=a.partitionable,
+                                  binding_last=a.binding_pools_last)
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):
@@ -502,8 +513,12 @@ class _Allocation:
 
     def _selectable(self, key: tuple[int, int, int], data: _RequestData, s: ResourceSlice,
                     di: int) -> bool:
-        """``isSelectable``: the class's selectors, the request's, the device's node."""
+        """``isSelectable``: the class's selectors, the request's, the device's node. Without
+        DeviceBindingAndStatus a device with binding conditions is never selectable
+        (allocator_incubating.go, isSelectable)."""
         device = s.devices[di]
+        if not self.a.device_binding_and_status and device.binding_conditions:
+            return False
         device_id = (s.driver, s.pool, device.name)
         mkey = (device_id, *key)
         cached = self.matches.get(mkey)
@@ -678,7 +693,12 @@ class _Allocation:
                 request=res.data.request_name, driver=device_id[0], pool=device_id[1],
                 device=device_id[2], admin_access=True if res.data.exactly.admin_access else None,
                 share_id=self._share_id(ci, i) if res.shared else None,
-                consumed_capacity=tuple(sorted((res.consumed or {}).items()))))
+                consumed_capacity=tuple(sorted((res.consumed or {}).items())),
+                # with DeviceBindingAndStatus only (allocator_incubating.go, Allocate)
+                binding_conditions=(res.device.binding_conditions
+                                    if self.a.device_binding_and_status else ()),
+                binding_failure_conditions=(res.device.binding_failure_conditions
+                                            if self.a.device_binding_and_status else ())))
         return AllocationResult(tuple(results), self._node_selector(ci))
 
     def _share_id(self, ci: int, i: int) -> str:

@@ -5,8 +5,8 @@ v0.37.2), the variant the default features of v1.37.2 select (docs/dra.md).
 A pool is (driver, pool name). Only the slices of its newest generation count; a pool whose
 slices are not all there is incomplete (unless a newer generation exists anywhere: then it is
 obsolete and dropped); duplicate device names or unknown counter sets make it invalid. Pools
-are sorted by driver then pool name, those with binding conditions last; a pool's slices by
-name.
+are sorted by driver then pool name, those with binding conditions last (unless the variant
+the features select does not reorder them: ``dra/variants.py``); a pool's slices by name.
 """
 
 from __future__ import annotations
@@ -133,9 +133,11 @@ def _has_binding_conditions(pool: Pool) -> bool:
 
 
 def gather_pools(slices_for_node: Sequence[ResourceSlice], node: Node | None,
-                 all_slices: Sequence[ResourceSlice], *, partitionable: bool = True
-                 ) -> list[Pool]:
-    """``GatherPools``: the pools of the slices relevant to ``node``."""
+                 all_slices: Sequence[ResourceSlice], *, partitionable: bool = True,
+                 binding_last: bool = True) -> list[Pool]:
+    """``GatherPools``: the pools of the slices relevant to ``node``. ``binding_last``: the
+    pools with binding conditions after the others (poolHasBindingConditions), as the
+    variant the enabled features select does or not (reference_impl/dra/variants.py)."""
     pools: dict[PoolID, list[ResourceSlice]] = {}
     for s in slices_for_node:
         if not partitionable and (s.per_device_node_selection is not None
@@ -165,7 +167,8 @@ def gather_pools(slices_for_node: Sequence[ResourceSlice], node: Node | None,
                 result.append(Pool(pool_id, is_incomplete=True))
                 continue
             pool = _build_pool(pool_id, pool_slices, partitionable, all_for_pool)
-        (with_binding if _has_binding_conditions(pool) else result).append(pool)
+        (with_binding if binding_last and _has_binding_conditions(pool) else result
+         ).append(pool)
     result.sort(key=lambda p: p.pool_id)
     with_binding.sort(key=lambda p: p.pool_id)
     return result + with_binding

@@ -174,12 +174,40 @@ class DeviceRequestAllocationResult:
     admin_access: bool | None = None
     share_id: str | None = None
     consumed_capacity: tuple[tuple[str, Fraction], ...] = ()
+    #: the device's ``bindingConditions`` / ``bindingFailureConditions``, copied by the
+    #: allocator with DeviceBindingAndStatus (allocator_incubating.go)
+    binding_conditions: tuple[str, ...] = ()
+    binding_failure_conditions: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
 class AllocationResult:
     results: tuple[DeviceRequestAllocationResult, ...] = ()
     node_selector: NodeSelector | None = None
+    #: ``allocationTimestamp`` in seconds since the epoch; PreBind (bindClaim) sets it with
+    #: DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
+    allocation_timestamp: float | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceCondition:
+    """metav1.Condition of an allocated device's status (``status`` True/False/Unknown)."""
+
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+
+
+@dataclass(slots=True, frozen=True)
+class AllocatedDeviceStatus:
+    """resourceapi.AllocatedDeviceStatus (a claim's ``status.devices[]``): the conditions a
+    driver reported for one allocated device. Only the fields the scheduler reads."""
+
+    driver: str
+    pool: str
+    device: str
+    conditions: tuple[DeviceCondition, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -208,6 +236,8 @@ class ResourceClaim:
     owner_pod_uid: str | None = None  # the controller ownerReference's uid, if a Pod
     labels: tuple[tuple[str, str], ...] = ()
     deleting: bool = False
+    #: ``status.devices``: the drivers' device statuses (binding conditions)
+    devices: tuple[AllocatedDeviceStatus, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

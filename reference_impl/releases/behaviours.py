@@ -117,6 +117,17 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "(subset-extended)",
             v1_34_4="absent", v1_35_4="unsatisfied-list", v1_36_3="subset",
             v1_37_2="subset-extended"),
+    _switch("dra-binding-pools-last", "the allocator variants of "
+            "k8s.io/dynamic-resource-allocation/structured (pools_experimental.go v0.34.4, "
+            "pools_incubating.go from v0.36.3)",
+            "GatherPools tries the pools with binding conditions last only in the variants "
+            "that know them; the gates that select such a variant: DRADeviceBindingConditions, "
+            "DRAResourceClaimDeviceStatus or DRAConsumableCapacity (experimental, v1.34); both "
+            "binding gates or DRAConsumableCapacity (experimental in v1.35, incubating in "
+            "v1.36); those or a feature stable lacks (v1.37). reference_impl/dra/variants.py",
+            v1_34_4="binding-or-status-or-capacity", v1_35_4="binding-and-status-or-capacity",
+            v1_36_3="binding-and-status-or-capacity",
+            v1_37_2="binding-and-status-or-beyond-stable"),
     _switch("dra-binding-timeout-default", "unverified (the field came with 1.35)",
             "DynamicResourcesArgs.bindingTimeout: no such field (strict decoding rejects it), "
             "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "

@@ -11,6 +11,7 @@ Nothing is bound: the cluster is left as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.preemption.preemption import Evaluator
@@ -85,6 +86,10 @@ class Explanation:
     preemption: PreemptionExplanation | None = None
     #: the pod's PersistentVolumeClaims and what became of them (reference only)
     claims: list[ClaimExplanation] = field(default_factory=list)
+    #: the pod's ResourceClaims on the selected node, with the devices each would get, and
+    #: the extendedResourceClaimStatus PreBind would patch (DynamicResources, reference only)
+    resource_claims: list[dict[str, Any]] = field(default_factory=list)
+    extended_resource_claim_status: dict[str, Any] | None = None
 
 
 def _verdict(plugin: str, status: Status | None) -> PluginVerdict:
@@ -219,8 +224,24 @@ def explain(scheduler: Scheduler, pod: Pod) -> Explanation:
         preemption = explain_preemption(scheduler, fwk, state, pod, fit_error)
     claims = explain_pod_claims(scheduler.cluster.storage, pod, selected,
                                 _volume_reasons(pre_filter, out_nodes))
+    resource_claims, extended_status = _selected_claims(fwk, state, pod, selected)
     return Explanation(pod.key, pre_filter, out_nodes, candidates, selected, shortcut, message,
-                       evaluated, feasible_count, preemption, claims)
+                       evaluated, feasible_count, preemption, claims, resource_claims,
+                       extended_status)
+
+
+def _selected_claims(fwk: Framework, state: CycleState, pod: Pod, selected: str | None
+                     ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """What a plugin with ``explain_selected`` (DynamicResources) says of the selected node,
+    from the scheduling cycle's state."""
+    if selected is None:
+        return [], None
+    for pl in fwk.filter_plugins:
+        explain_selected = getattr(pl, "explain_selected", None)
+        if explain_selected is not None:
+            claims, status = explain_selected(state, pod, selected)
+            return list(claims), status
+    return [], None
 
 
 def _volume_reasons(pre_filter: list[PluginVerdict], nodes: list[NodeExplanation]

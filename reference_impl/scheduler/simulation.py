@@ -124,6 +124,10 @@ class Simulation:
                 executor = getattr(pl, "executor", None)
                 if executor is not None and getattr(executor, "activate", False) is None:
                     executor.activate = self.queue.activate
+                # DynamicResources' time.Now (binding conditions) runs on the virtual clock
+                binding_clock = getattr(pl, "binding_clock", None)
+                if binding_clock is not None:
+                    binding_clock.virtual = self._now_s
         # The API server's view: current pod and node objects.
         self.pods: dict[str, Pod] = {p.key: p for p in scheduler.cluster.pods}
         self.nodes: dict[str, Node] = {n.name: n for n in scheduler.cluster.nodes}

@@ -13,10 +13,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
+from conformance.core.documents import explanation_doc, schema
 from conformance.core.scenario import ScenarioInput
+from conformance.engines.diff.normalize import normalize_explanation
 from conformance.engines.golden import read_scenario_file
+from conformance.reporters.tables import explanation_table
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
@@ -24,6 +28,7 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.dra import DeviceClass, DRAObjects
+from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Container
 from reference_impl.plugins.dynamicresources import (
     SPECIAL_CLAIM_IN_MEM_NAME,
@@ -35,6 +40,8 @@ from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     create_requests_and_mappings,
 )
 from reference_impl.plugins.noderesources.fit import Fit
+from reference_impl.scheduler.explain import explain
+from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.wrappers import (
     make_device_class,
     make_gpu_slice,
@@ -261,6 +268,43 @@ def test_user_claim_and_extended_resource_together() -> None:
     assert res["bindings"] == {"default/p0": "node-1"}
     assert claims_of(res) == {"default/p0": [("mine", ["gpu-0"]),
                                              (SPECIAL_CLAIM_IN_MEM_NAME, ["gpu-1", "gpu-2"])]}
+
+
+def test_explain_shows_the_claims_and_the_extended_resource_claim_status() -> None:
+    """explain (reference only): the devices each claim would get on the selected node, the
+    special claim last (not created yet: no name), and the extendedResourceClaimStatus
+    PreBind would patch, in the Explanation document (valid for its schema, not compared by
+    the lockstep normalization) and its table; the same devices the simulation gives."""
+    docs = [*cluster(3),
+            make_resource_claim("one").request_with_name("gpu", "gpu").manifest(),
+            make_pod("p0").namespace("default").req({EXT: 2}).resource_claim(
+                "mine", claim="one").manifest()]
+    loaded = load_documents(docs)
+    got = explain(Scheduler(loaded.cluster), loaded.cluster.pods[0])
+    assert got.selected == "node-1"
+    assert [(c["name"], c["claim"], [d["device"] for d in c["allocation"]["devices"]])
+            for c in got.resource_claims] == [
+        ("mine", "one", ["gpu-0"]), (SPECIAL_CLAIM_IN_MEM_NAME, None, ["gpu-1", "gpu-2"])]
+    assert got.extended_resource_claim_status == {"requestMappings": [
+        {"containerName": "con0", "resourceName": EXT,
+         "requestName": "container-0-request-0"}]}
+    doc = explanation_doc(got)
+    jsonschema.validate(doc, schema("Explanation"))
+    assert doc["resourceClaims"] == got.resource_claims
+    assert "resourceClaims" not in normalize_explanation(doc)
+    table = explanation_table(doc)
+    assert "gpu.example.com/node-1/gpu-1, gpu.example.com/node-1/gpu-2" in table
+    assert "con0/example.com/gpu -> container-0-request-0" in table
+    assert claims_of(run_reference(docs))["default/p0"] == [
+        ("mine", ["gpu-0"]), (SPECIAL_CLAIM_IN_MEM_NAME, ["gpu-1", "gpu-2"])]
+
+
+def test_explain_of_an_unschedulable_pod_shows_no_claims() -> None:
+    loaded = load_documents([node("node-2"), gpu_class(), pod("p0")])
+    got = explain(Scheduler(loaded.cluster), loaded.cluster.pods[0])
+    assert got.selected is None
+    assert got.resource_claims == [] and got.extended_resource_claim_status is None
+    assert "resourceClaims" not in explanation_doc(got)
 
 
 #: oracles/deviations: a device-plugin node, a DeviceClass mapping its resource, a user claim.

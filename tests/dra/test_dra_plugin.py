@@ -233,7 +233,8 @@ def test_wrong_topology() -> None:
 
 
 def test_good_topology() -> None:
-    """dynamicresources_test.go "good-topology": PreBind only adds the pod to reservedFor."""
+    """dynamicresources_test.go "good-topology": PreBind adds the pod to reservedFor and the
+    allocation timestamp."""
     pl = plugin(allocated_claim())
     pod = pod_with_claim_name()
     state, st = run_to_filter(pl, pod)
@@ -241,7 +242,10 @@ def test_good_topology() -> None:
     assert pl.reserve(state, pod, WORKER) is None
     assert pl.pre_bind(state, pod, WORKER) is None
     got = pl.dra_manager.objects.claims["default/my-pod-my-resource"]
-    assert got.allocation == allocated_claim().allocation
+    # addAllocationTimestamp: non-nil, the value not checked
+    assert got.allocation is not None and got.allocation.allocation_timestamp is not None
+    assert dataclasses.replace(got.allocation, allocation_timestamp=None) == \
+        allocated_claim().allocation
     assert got.reserved_for == (ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
 
 
@@ -259,7 +263,7 @@ def test_with_resources() -> None:
         local_node_selector(WORKER))
     assert pl.pre_bind(state, pod, WORKER) is None
     got = pl.dra_manager.objects.claims["default/my-pod-my-resource"]
-    assert got.allocation == allocation(local_node_selector(WORKER))
+    assert _stamped(got.allocation) == allocation(local_node_selector(WORKER))
     assert got.reserved_for == (ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)
     assert pl.dra_manager.in_flight == {}
     assert pl.dra_manager.list_all_allocated_devices() == {(DRIVER, WORKER, "instance-1")}
@@ -518,6 +522,13 @@ def _bind_cycle(pl: DynamicResources, pod: Pod) -> None:
     assert pl.pre_bind(state, pod, WORKER) is None
 
 
+def _stamped(a: AllocationResult | None) -> AllocationResult:
+    """The allocation PreBind wrote, its allocationTimestamp checked non-nil and dropped
+    (dynamicresources_test.go addAllocationTimestamp: the value is not checked)."""
+    assert a is not None and a.allocation_timestamp is not None
+    return dataclasses.replace(a, allocation_timestamp=None)
+
+
 def _reserved(pl: DynamicResources, key: str = "default/my-pod-my-resource") -> ResourceClaim:
     return pl.dra_manager.objects.claims[key]
 
@@ -572,7 +583,7 @@ def test_other_resources_in_flight_claim() -> None:
     pl = plugin(pending_claim(), other, slices=(worker_node_slice(),))
     pl.dra_manager.signal_claim_pending_allocation("other-uid", other_elsewhere)
     _bind_cycle(pl, pod_with_claim_name())
-    assert _reserved(pl).allocation == allocation(local_node_selector(WORKER))
+    assert _stamped(_reserved(pl).allocation) == allocation(local_node_selector(WORKER))
     assert set(pl.dra_manager.in_flight) == {"other-uid"}
 
 
@@ -625,7 +636,7 @@ def test_request_admin_access(gate: bool) -> None:
         return
     assert st is None
     assert pl.reserve(state, pod, WORKER) is None and pl.pre_bind(state, pod, WORKER) is None
-    assert _reserved(pl).allocation == _admin(allocated_claim()).allocation
+    assert _stamped(_reserved(pl).allocation) == _admin(allocated_claim()).allocation
 
 
 def test_structured_ignore_allocated_admin_access() -> None:
@@ -634,7 +645,7 @@ def test_structured_ignore_allocated_admin_access() -> None:
     pl = plugin(pending_claim(), _admin(other_allocated_claim()),
                 slices=(worker_node_slice(),))
     _bind_cycle(pl, pod_with_claim_name())
-    assert _reserved(pl).allocation == allocation(local_node_selector(WORKER))
+    assert _stamped(_reserved(pl).allocation) == allocation(local_node_selector(WORKER))
 
 
 # --- isSchedulableAfterTargetPodUpdate ---------------------------------------------------------
@@ -823,7 +834,7 @@ def test_claim_with_prioritized_list() -> None:
     subrequest, ``req-1/subreq-1``."""
     pl = plugin(_prioritized(pending_claim()), slices=(worker_node_slice(),))
     _bind_cycle(pl, pod_with_claim_name())
-    assert _reserved(pl).allocation == allocation(local_node_selector(WORKER),
+    assert _stamped(_reserved(pl).allocation) == allocation(local_node_selector(WORKER),
                                                   req="req-1/subreq-1")
     assert _reserved(pl).reserved_for == (
         ResourceClaimConsumerReference("pods", "my-pod", POD_UID),)

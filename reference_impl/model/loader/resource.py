@@ -26,6 +26,7 @@ from reference_impl.model.decoding import (
     read_str,
     read_str_list,
     read_str_map,
+    read_time,
     show,
 )
 from reference_impl.model.dra import (
@@ -34,6 +35,7 @@ from reference_impl.model.dra import (
     DEVICE_TAINT_NO_EXECUTE,
     DEVICE_TAINT_NO_SCHEDULE,
     DEVICE_TAINT_NONE,
+    AllocatedDeviceStatus,
     AllocationResult,
     AttributeValue,
     CapacityRequirements,
@@ -41,6 +43,7 @@ from reference_impl.model.dra import (
     Device,
     DeviceCapacity,
     DeviceClass,
+    DeviceCondition,
     DeviceConstraint,
     DeviceCounterConsumption,
     DeviceRequest,
@@ -376,9 +379,40 @@ def _allocation(ctx: InputLocation, v: object, path: str) -> AllocationResult | 
             share_id=None if share is None else read_str(ctx, share, f"{xpath}.shareID"),
             consumed_capacity=_quantities(ctx, x.get("consumedCapacity"),
                                           f"{xpath}.consumedCapacity"),
+            binding_conditions=read_str_list(ctx, x.get("bindingConditions"),
+                                             f"{xpath}.bindingConditions"),
+            binding_failure_conditions=read_str_list(ctx, x.get("bindingFailureConditions"),
+                                                     f"{xpath}.bindingFailureConditions"),
         ))
     return AllocationResult(tuple(results),
-                            _node_selector(ctx, m.get("nodeSelector"), f"{path}.nodeSelector"))
+                            _node_selector(ctx, m.get("nodeSelector"), f"{path}.nodeSelector"),
+                            read_time(ctx, m.get("allocationTimestamp"),
+                                      f"{path}.allocationTimestamp"))
+
+
+def _device_statuses(ctx: InputLocation, v: object, path: str
+                     ) -> tuple[AllocatedDeviceStatus, ...]:
+    """``status.devices``: driver, pool, device and the conditions (type, status, reason,
+    message) of each entry; the other fields are not read."""
+    out = []
+    for i, d in enumerate(read_list(ctx, v, path)):
+        dpath = f"{path}[{i}]"
+        d = read_map(ctx, d, dpath)
+        conditions = []
+        for j, c in enumerate(read_list(ctx, d.get("conditions"), f"{dpath}.conditions")):
+            cpath = f"{dpath}.conditions[{j}]"
+            c = read_map(ctx, c, cpath)
+            conditions.append(DeviceCondition(
+                type=read_required_str(ctx, c.get("type"), f"{cpath}.type"),
+                status=read_required_str(ctx, c.get("status"), f"{cpath}.status"),
+                reason=read_str(ctx, c.get("reason"), f"{cpath}.reason"),
+                message=read_str(ctx, c.get("message"), f"{cpath}.message")))
+        out.append(AllocatedDeviceStatus(
+            driver=read_required_str(ctx, d.get("driver"), f"{dpath}.driver"),
+            pool=read_required_str(ctx, d.get("pool"), f"{dpath}.pool"),
+            device=read_required_str(ctx, d.get("device"), f"{dpath}.device"),
+            conditions=tuple(conditions)))
+    return tuple(out)
 
 
 def _resource_claim(r: _Raw, uid: str) -> ResourceClaim:
@@ -413,6 +447,7 @@ def _resource_claim(r: _Raw, uid: str) -> ResourceClaim:
         owner_pod_uid=owner,
         labels=tuple(read_str_map(ctx, meta.get("labels"), "metadata.labels").items()),
         deleting=meta.get("deletionTimestamp") is not None,
+        devices=_device_statuses(ctx, status.get("devices"), "status.devices"),
     )
 
 

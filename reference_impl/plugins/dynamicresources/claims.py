@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from reference_impl.model.dra import (
+    AllocationResult,
     DeviceRequestAllocationResult,
     DRAObjects,
     ResourceClaim,
@@ -131,7 +132,12 @@ class ClaimStore:
 def _allocation_doc(claim: ResourceClaim | None) -> dict[str, Any] | None:
     if claim is None or claim.allocation is None:
         return None
-    return {"devices": [_device_doc(r) for r in claim.allocation.results]}
+    return allocation_doc(claim.allocation)
+
+
+def allocation_doc(allocation: AllocationResult) -> dict[str, Any]:
+    """An allocation as the ``resourceClaims`` entries hold it: ``{"devices": [...]}``."""
+    return {"devices": [_device_doc(r) for r in allocation.results]}
 
 
 def _device_doc(r: DeviceRequestAllocationResult) -> dict[str, Any]:

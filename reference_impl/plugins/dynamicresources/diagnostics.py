@@ -50,7 +50,8 @@ def _request_detail(a: Allocator, node: Node, claim: ResourceClaim, name: str,
     if cls is None:
         return f"{where}: device class {r.device_class_name} does not exist", False
     slices = a.slices_on_node.get(node.name, []) + a.slices_shared
-    pools = gather_pools(slices, node, a.all_slices, partitionable=a.partitionable)
+    pools = gather_pools(slices, node, a.all_slices, partitionable=a.partitionable,
+                         binding_last=a.binding_pools_last)
     total = in_class = selected = free = 0
     errors: list[str] = []
     unusable = [f"{p.driver}/{p.pool}" for p in pools if p.is_incomplete or p.is_invalid]

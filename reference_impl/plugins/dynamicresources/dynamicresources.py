@@ -3,9 +3,10 @@ records the allocation and the reservation in the claims.
 
 Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go`` of v1.37.2.
 Claims come from ``Cluster.dra`` through the DRA manager (``dra_manager.py``); the allocator is
-``reference_impl/dra/allocator.py``. Not modelled: pod groups (DRAWorkloadResourceClaims),
-binding conditions, node-allocatable resources, the filter timeout. Extended resources backed by
-DRA: ``extendeddynamicresources.py``. docs/dra.md.
+``reference_impl/dra/allocator.py``; device binding conditions: ``bindingconditions.py``. Not
+modelled: pod groups (DRAWorkloadResourceClaims), node-allocatable resources, the filter
+timeout, events. Extended resources backed by DRA: ``extendeddynamicresources.py``.
+docs/dra.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from reference_impl.api.node_selectors import (
     new_node_selector,
 )
 from reference_impl.dra.allocator import Allocator, AllocatorError
+from reference_impl.dra.variants import binding_pools_last
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
     EnqueueExtensions,
@@ -42,6 +44,14 @@ from reference_impl.framework.status import (
 from reference_impl.model.dra import AllocationResult, DRAObjects, ResourceClaim
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
+from reference_impl.plugins.dynamicresources.bindingconditions import (
+    BindingClock,
+    BindingError,
+    has_binding_conditions,
+    is_claim_ready_for_binding,
+    is_claim_timeout,
+    wait_for_binding,
+)
 from reference_impl.plugins.dynamicresources.claims import (
     ClaimNameError,
     ClaimStore,
@@ -52,6 +62,10 @@ from reference_impl.plugins.dynamicresources.claims import (
 )
 from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
 from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
+from reference_impl.plugins.dynamicresources.explanation import (
+    extended_resource_claim_status,
+    selected_node_claims,
+)
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     ContainerExtendedResourceRequest,
     ExtendedResourceCache,
@@ -159,6 +173,15 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.enable_partitionable_devices = bool(feature("DRAPartitionableDevices"))
         self.enable_consumable_capacity = bool(feature("DRAConsumableCapacity"))
         self.enable_fractional_capacity_range = bool(feature("DRAFractionalCapacityRange"))
+        # fts.EnableDRADeviceBindingConditions && fts.EnableDRAResourceClaimDeviceStatus
+        self.enable_binding_conditions = bool(feature("DRADeviceBindingConditions")) and \
+            bool(feature("DRAResourceClaimDeviceStatus"))
+        #: switch dra-binding-pools-last: the allocator variant's pool order
+        self.binding_pools_last = binding_pools_last(
+            behaviour(handle, "dra-binding-pools-last"), lambda g: bool(feature(g)))
+        self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
+        #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
+        self.binding_clock = BindingClock()
         dra = getattr(handle, "dra_objects", None)
         self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
         #: switch dra-postfilter-messages: whether PostFilter words its plain Unschedulable
@@ -288,6 +311,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 prioritized_list=self.enable_dra_prioritized_list,
                 consumable_capacity=self.enable_consumable_capacity,
                 fractional_capacity_range=self.enable_fractional_capacity_range,
+                device_binding_and_status=self.enable_binding_conditions,
+                binding_pools_last=self.binding_pools_last,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
@@ -358,10 +383,21 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return None  # the node's device plugins serve the extended resources
         node = node_info.node
         unavailable = []
-        for index, _claim in s.claims.all():
+        for index, claim in s.claims.all():
             selector = s.informations_for_claim[index].available_on_nodes
             if selector is not None and not selector.match(node):
                 unavailable.append(index)
+                continue
+            if claim.allocation is not None and self.enable_binding_conditions:
+                # not ready and timed out, or failed: PostFilter may deallocate it
+                try:
+                    ready = is_claim_ready_for_binding(claim)
+                except BindingError:
+                    unavailable.append(index)
+                    continue
+                if not ready and is_claim_timeout(claim, self.binding_timeout,
+                                                  self.binding_clock.now()):
+                    unavailable.append(index)
         allocations: list[AllocationResult] = []
         if s.allocator is not None:
             to_allocate = [ext_claim if ext_claim is not None and s.claims.is_extended(i)
@@ -397,6 +433,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return []  # the Error status says why
         return why_no_device_fits(s.allocator, node_info.node, claims)
 
+    def explain_selected(self, state: CycleState, pod: Pod, node_name: str
+                         ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+        """For ``explain`` (no upstream counterpart): the devices each claim would get on the
+        selected node and the pod's extendedResourceClaimStatus (``explanation.py``)."""
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or s.claims.empty():
+            return [], None
+        na = s.node_allocations.get(node_name)
+        return (selected_node_claims(s.claims, na.allocation_results if na else []),
+                extended_resource_claim_status(
+                    s.claims, na.container_resource_request_mappings if na else []))
+
     # ----- PostFilter -----
 
     def post_filter(self, state: CycleState, pod: Pod, node_to_status: Any
@@ -427,8 +475,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 continue
             reserved = claim.reserved_for
             if not reserved or (len(reserved) == 1 and reserved[0].uid == pod.uid):
-                self.dra_manager.assume_claim_after_api_call(dataclasses.replace(
-                    claim, reserved_for=(), allocation=None))
+                deallocated = dataclasses.replace(claim, reserved_for=(), allocation=None,
+                                                  devices=())
+                self.dra_manager.assume_claim_after_api_call(deallocated)
+                # the claim informer's update event (the queue's cluster event)
+                changed = getattr(self.handle, "storage_changed", None)
+                if changed is not None:
+                    changed("ResourceClaim", claim, deallocated)
                 return None, Status(Code.UNSCHEDULABLE,
                                     "deallocation of ResourceClaim completed")
         if ext is not None and not is_special_claim_name(ext.name):
@@ -549,7 +602,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         Error (``patchPodExtendedResourceClaimStatus``, extendeddynamicresources.go 569-575,
         called from ``bindClaim``, dynamicresources.go 1965-1972); Unreserve deletes it and the
         pod goes to the backoff queue, on every retry (upstream-dra-extended-resource-empty-
-        mappings, docs/upstream-deviations.md)."""
+        mappings, docs/upstream-deviations.md).
+
+        With DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, bindClaim stamps the
+        allocation's ``allocationTimestamp`` (dynamicresources.go 1936-1945) and, when a claim's
+        results have binding conditions, PreBind waits for them (1714-1779): nobody sets them
+        in the simulation, so the wait ends in an Error (``wait_for_binding``) and the claim
+        stays allocated, its reservation dropped by Unreserve; the next attempt's Filter finds
+        it timed out and PostFilter deallocates it."""
         if not self.enabled:
             return None
         s: _StateData | None = state.get(STATE_KEY)
@@ -582,6 +642,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 current = dataclasses.replace(current, allocation=allocation)
             updated = dataclasses.replace(
                 current, reserved_for=(*current.reserved_for, pod_binding(pod)))
+            if self.enable_binding_conditions:
+                if updated.allocation is None:
+                    return Status.as_error(
+                        f"claim {_key(claim)} got deallocated elsewhere in the meantime")
+                if updated.allocation.allocation_timestamp is None:
+                    updated = dataclasses.replace(updated, allocation=dataclasses.replace(
+                        updated.allocation, allocation_timestamp=self.binding_clock.now()))
             self.dra_manager.assume_claim_after_api_call(updated)
             s.claims.set(index, updated)
             if is_extended:
@@ -597,6 +664,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                         {"containerName": m.container_name, "resourceName": m.resource_name,
                          "requestName": m.request_name}
                         for m in na.container_resource_request_mappings]}
+        if self.enable_binding_conditions:
+            claims = [self.dra_manager.objects.claims.get(_key(c), c) for _, c in s.claims.all()]
+            if has_binding_conditions(claims):
+                # the event BindingConditionsPending is not modelled; nobody sets the
+                # conditions, so the wait is decided at once (bindingconditions.py)
+                err = wait_for_binding(claims, self.binding_timeout, self.binding_clock)
+                if err is not None:
+                    return Status.as_error(err)
         for uid in done:  # prebindSuccessCleanup
             self.dra_manager.maybe_remove_claim_pending_allocation(uid)
         return None
@@ -652,8 +727,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return QUEUE_SKIP, None
         if old_obj is None:
             return QUEUE, None
-        if (old_obj.allocation, old_obj.reserved_for) == (new_obj.allocation,
-                                                          new_obj.reserved_for):
+        if (old_obj.allocation, old_obj.reserved_for, old_obj.devices) == (
+                new_obj.allocation, new_obj.reserved_for, new_obj.devices):
             return QUEUE_SKIP, None
         return QUEUE, None
 

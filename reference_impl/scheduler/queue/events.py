@@ -153,7 +153,8 @@ EVENT_NODE_DELETE = ClusterEvent(NODE, DELETE)
 
 
 #: The storage kinds reported through the framework handle's ``storage_changed`` (a plugin's
-#: API write, the simulated PV controller's), by the EventResource of their informer.
+#: API write, the simulated PV controller's), by the EventResource of their informer; also
+#: the ResourceClaim DynamicResources' PostFilter deallocates.
 STORAGE_KIND_RESOURCES: dict[str, str] = {
     "PersistentVolume": PERSISTENT_VOLUME,
     "PersistentVolumeClaim": PERSISTENT_VOLUME_CLAIM,
@@ -162,6 +163,7 @@ STORAGE_KIND_RESOURCES: dict[str, str] = {
     "CSIDriver": CSI_DRIVER,
     "CSIStorageCapacity": CSI_STORAGE_CAPACITY,
     "VolumeAttachment": VOLUME_ATTACHMENT,
+    "ResourceClaim": RESOURCE_CLAIM,
 }
 
 
