@@ -529,3 +529,29 @@ def test_upstream_subject_survives_a_dying_or_silent_process(tmp_path: Path) -> 
     with UpstreamSubject(silent, timeout=0.5) as up, \
             pytest.raises(SubjectError, match="no answer within 0.5 s"):
         up.run(sc)
+
+
+def test_scalar_insufficient_reasons_compared_in_any_order() -> None:
+    """Upstream's NodeResourcesFit lists the "Insufficient <scalar>" reasons in Go map order
+    (fitsRequest, noderesources/fit.go): seen with `diff --sizes dra=40 --seed 2 --release
+    v1.34.4` (two extended resources, DRAExtendedResource off). Both orders compare equal, in
+    attempts and explanations; cpu and memory keep their place and other lists are untouched."""
+    from conformance.engines.diff.normalize import (
+        norm_attempt,
+        normalize_explanation,
+        scalar_reasons_sorted,
+    )
+    ref = ["Insufficient cpu", "Insufficient deviceclass.resource.kubernetes.io/gpu-large",
+           "Insufficient example.com/gpu"]
+    up = ["Insufficient cpu", "Insufficient example.com/gpu",
+          "Insufficient deviceclass.resource.kubernetes.io/gpu-large"]
+    assert scalar_reasons_sorted(up) == ref
+    assert scalar_reasons_sorted(["Insufficient memory", "Insufficient cpu"]) == [
+        "Insufficient memory", "Insufficient cpu"]
+    assert norm_attempt({"reasons": {"n": up}}) == norm_attempt({"reasons": {"n": ref}})
+
+    def explanation(reasons: list[str]) -> dict[str, Any]:
+        return {"nodes": [{"name": "n", "filters": [
+            {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": reasons}]}]}
+    assert normalize_explanation(explanation(up)) == normalize_explanation(explanation(ref))
+    assert normalize_explanation(explanation(up[:2])) != normalize_explanation(explanation(ref))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.backends.api import ApiError, ClusterApi
+from reference_impl.model.quantity import parse_quantity_string
 
 #: the kinds, in creation order (claims name classes and templates; nothing names a claim)
 DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim")
@@ -130,13 +131,28 @@ def claim_name(pod: Mapping[str, Any], entry: Mapping[str, Any]) -> str | None:
 
 
 def allocation_of(claim: Mapping[str, Any] | None) -> Doc | None:
+    """A claim's ``status.allocation`` as the ``resourceClaims`` entries hold it (the
+    reference's ``allocation_doc``, reference_impl/plugins/dynamicresources/claims.py, and the
+    upstream subject's ``allocationOf``, upstream/dra.go): per result, ``shared`` when it has a
+    ``shareID`` (random UUIDs upstream, so only their presence) and ``consumedCapacity`` with
+    each quantity as an exact rational."""
     alloc = ((claim or {}).get("status") or {}).get("allocation")
     if not alloc:
         return None
     results = (alloc.get("devices") or {}).get("results") or []
-    return {"devices": [{"request": r.get("request", ""), "driver": r.get("driver", ""),
-                         "pool": r.get("pool", ""), "device": r.get("device", "")}
-                        for r in results]}
+    return {"devices": [_device_of(r) for r in results]}
+
+
+def _device_of(r: Mapping[str, Any]) -> Doc:
+    doc: Doc = {"request": r.get("request", ""), "driver": r.get("driver", ""),
+                "pool": r.get("pool", ""), "device": r.get("device", "")}
+    if r.get("shareID"):
+        doc["shared"] = True
+    consumed = r.get("consumedCapacity") or {}
+    if consumed:
+        doc["consumedCapacity"] = {str(n): str(parse_quantity_string(str(q)))
+                                   for n, q in sorted(consumed.items())}
+    return doc
 
 
 def read_allocations(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]

@@ -214,6 +214,7 @@ class Allocator:
                  fractional_capacity_range: bool = True,
                  device_binding_and_status: bool = True,
                  binding_pools_last: bool = True,
+                 capacity_gate_check: str = "subrequest",
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
                  ) -> None:
@@ -230,6 +231,9 @@ class Allocator:
         #: whether the variant the features select tries pools with binding conditions last
         #: (reference_impl/dra/variants.py)
         self.binding_pools_last = binding_pools_last
+        #: with DRAConsumableCapacity off: whether the variant refuses capacity requests and
+        #: how it names a subrequest's ("none", "request", "subrequest"; dra/variants.py)
+        self.capacity_gate_check = capacity_gate_check
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -293,6 +297,10 @@ class _Allocation:
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):
+                if request.first_available and not a.prioritized_list:
+                    raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: "
+                                         "has subrequests, but the DRAPrioritizedList feature "
+                                         "is disabled")
                 self._check_capacity_feature(claim, request)
                 min_per_request = self._request_data(claim, ci, ri, request)
                 if min_per_request > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
@@ -318,10 +326,15 @@ class _Allocation:
         return [self._result(ci) for ci in range(len(self.claims))]
 
     def _check_capacity_feature(self, claim: ResourceClaim, request: DeviceRequest) -> None:
-        """Capacity requests need DRAConsumableCapacity (``Allocate``)."""
-        if self.a.consumable_capacity:
+        """Capacity requests need DRAConsumableCapacity (``Allocate``), in the variants that
+        know them (``capacity_gate_check``; the others ignore them): a subrequest's are named
+        by its request in allocator_experimental.go v0.34.4, by the subrequest from v0.35.4."""
+        check = self.a.capacity_gate_check
+        if self.a.consumable_capacity or check == "none":
             return
-        if request.exactly is not None and request.exactly.capacity is not None:
+        subs_capacity = any(sub.exactly.capacity is not None for sub in request.first_available)
+        if (request.exactly is not None and request.exactly.capacity is not None) or (
+                check == "request" and subs_capacity):
             raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: has "
                                  "capacity requests, but the DRAConsumableCapacity feature is "
                                  "disabled")
@@ -334,10 +347,6 @@ class _Allocation:
     def _request_data(self, claim: ResourceClaim, ci: int, ri: int,
                       request: DeviceRequest) -> int:
         if request.first_available:
-            if not self.a.prioritized_list:
-                raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: has "
-                                     "subrequests, but the DRAPrioritizedList feature is "
-                                     "disabled")
             least = None
             for si, sub in enumerate(request.first_available):
                 data = self._validate(claim, ci, ri, si, _RequestData(sub.name, sub.exactly,

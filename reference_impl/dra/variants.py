@@ -1,5 +1,6 @@
 """What the structured allocator's variant selection changes in the reference: whether pools
-with binding conditions are tried last.
+with binding conditions are tried last, and whether capacity requests are refused while
+DRAConsumableCapacity is off.
 
 ``structured.NewAllocator`` (k8s.io/dynamic-resource-allocation/structured/allocator.go) takes
 the first of "stable", "incubating" and "experimental" whose ``SupportedFeatures`` cover the
@@ -23,6 +24,14 @@ pool by ID. Which gates select such a variant is the behaviour switch
 - ``binding-and-status-or-beyond-stable`` (v1.37.2): also FractionalCapacityRange,
   ListTypeAttributes, OptionalNodeOperations, DerivedAttributes and CompatibilityGroups, which
   "stable" lacks.
+
+In every supported release the variants that order binding-condition pools last are exactly
+those that know consumable capacity (``ConsumableCapacity`` in their ``SupportedFeatures``), and
+only these check its gate: with DRAConsumableCapacity off they refuse a claim with capacity
+requests (``Allocate`` in allocator_experimental.go v0.34.4, allocator_incubating.go from
+v0.36.3), while "stable", and "incubating" before v0.36, do not read ``capacity`` at all and
+allocate such a request as a plain one (allocator_incubating.go v0.35.4). The wording of that
+refusal is the switch ``dra-capacity-gate-message``.
 """
 
 from __future__ import annotations
@@ -53,3 +62,20 @@ def binding_pools_last(rule: str, feature: Callable[[str], bool]) -> bool:
     except KeyError:
         raise ValueError(f"unknown dra-binding-pools-last variant {rule!r}") from None
     return any(all(feature(g) for g in gates) for gates in selecting)
+
+
+#: switch ``dra-capacity-gate-message``: how the variants that check the gate name a
+#: firstAvailable subrequest with capacity requests (the check the plugin passes on)
+CAPACITY_GATE_CHECKS = ("request", "subrequest")
+
+
+def capacity_gate_check(rule: str, message: str, feature: Callable[[str], bool]) -> str:
+    """How the allocator variant the enabled gates select treats capacity requests while
+    DRAConsumableCapacity is off: ``"none"`` when it does not know them (they are ignored),
+    else ``message``, the release's variant of ``dra-capacity-gate-message``: ``"request"``
+    (allocator_experimental.go v0.34.4 folds the subrequests into the request's check and
+    names the request) or ``"subrequest"`` (from v0.35.4: each subrequest is named).
+    ``rule`` is the release's variant of ``dra-binding-pools-last``."""
+    if message not in CAPACITY_GATE_CHECKS:
+        raise ValueError(f"unknown dra-capacity-gate-message variant {message!r}")
+    return message if binding_pools_last(rule, feature) else "none"

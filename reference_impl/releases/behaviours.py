@@ -128,6 +128,15 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             v1_34_4="binding-or-status-or-capacity", v1_35_4="binding-and-status-or-capacity",
             v1_36_3="binding-and-status-or-capacity",
             v1_37_2="binding-and-status-or-beyond-stable"),
+    _switch("dra-capacity-gate-message", "the allocator variants of "
+            "k8s.io/dynamic-resource-allocation/structured (allocator_experimental.go v0.34.4 "
+            "and v0.35.4)",
+            "Allocate with DRAConsumableCapacity off, in a variant that knows capacity: a "
+            "firstAvailable subrequest with capacity requests is refused naming its request "
+            "(\"request R: has capacity requests\", v0.34.4) or naming the subrequest "
+            "(\"subrequest S: ...\"). reference_impl/dra/variants.py",
+            v1_34_4="request", v1_35_4="subrequest", v1_36_3="subrequest",
+            v1_37_2="subrequest"),
     _switch("dra-binding-timeout-default", "unverified (the field came with 1.35)",
             "DynamicResourcesArgs.bindingTimeout: no such field (strict decoding rejects it), "
             "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "

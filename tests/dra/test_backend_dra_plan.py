@@ -127,3 +127,19 @@ def test_read_allocations_follows_resource_claim_statuses() -> None:
         "default/p2": [{"name": "gpu", "claim": None, "allocation": None}],
         "default/p3": [{"name": "gpu", "claim": "c3", "allocation": None}],
     }
+
+
+def test_read_allocations_reports_shares_and_consumed_capacity() -> None:
+    """A share of a device (``shareID``, ``consumedCapacity``) is read back as the reference
+    and the upstream subject report it: ``shared`` and exact rationals."""
+    alloc = {"status": {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-0",
+         "shareID": "8a0c7c1e-0000-4000-8000-000000000001",
+         "consumedCapacity": {"memory": "10Gi", "cores": "300m"}},
+        {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-1"}]}}}}
+    got = read_allocations(Claims({"default/c1": alloc}),  # type: ignore[arg-type]
+                           {"default/p1": pod("p1", "gpu", claim="c1")})
+    assert got["default/p1"][0]["allocation"] == {"devices": [
+        {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-0", "shared": True,
+         "consumedCapacity": {"cores": "3/10", "memory": str(10 * 2**30)}},
+        {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-1"}]}

@@ -56,5 +56,7 @@ def test_the_ci_differential_is_at_least_a_fifth_dra() -> None:
     seed = int(_option(diff, "--seed") or 0)
     shares = {family: _dra_share(family, seed) for family in counts}
     assert shares["dra"] >= 0.75, shares  # most of the family's scenarios claim devices
+    # the binding-condition GPUs (strategies/dra.py, feature dra_binding) are compared too
+    assert counts.get("dra-binding", 0) > 0 and shares["dra-binding"] >= 0.75, shares
     dra = sum(counts[f] * shares[f] for f in counts)
     assert dra / sum(counts.values()) >= 1 / 5, (counts, shares)

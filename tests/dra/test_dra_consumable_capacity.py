@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from reference_impl.dra.allocator import Allocator, AllocatorError
+from reference_impl.dra.variants import capacity_gate_check
 from reference_impl.model.dra import (
     ALLOCATION_MODE_ALL,
     CapacityRequirements,
@@ -31,6 +32,7 @@ from reference_impl.model.dra import (
 )
 from reference_impl.model.objects import Node, NodeSelector
 from reference_impl.model.quantity import parse_quantity_string
+from reference_impl.releases import load
 from reference_impl.testing.dra import (
     claim,
     device,
@@ -143,6 +145,8 @@ class Case:
     expect: list[Result] | None = None
     error: str = ""
     allocated: set[tuple[str, str, str]] = field(default_factory=set)
+    #: ``allocatedSharedDeviceIDs`` (share IDs dropped: the allocator reads only the devices)
+    shared: set[tuple[str, str, str]] = field(default_factory=set)
     allocated_capacity: dict[tuple[str, str, str], dict[str, Fraction]] = field(
         default_factory=dict)
     features: dict[str, bool] = field(default_factory=dict)
@@ -365,6 +369,50 @@ CASES: dict[str, Case] = {
                 dev("device-2", attrs={"stringAttribute": "fb"}, multi=False))], PLAIN,
         expect=[result(d("req-0", "device-1", capacity_0="2")),
                 result(d("req-0/subReq-1", "device-2", share=False))]),
+    # the partitionable-device cases with counter sets (shared counters charged once per
+    # shared device, across cycles too; capacity "fromCounters": each counter's value)
+    "allow-multiple-allocations-with-partitionable-device": Case(
+        [c("claim-0", request("req-0", CLASS_A), request_with_prioritized_list(
+            "req-1",
+            sub_request("subReq-0", CLASS_A, 1, f'device.capacity["{DRIVER_A}"].memory'
+                                                '.compareTo(quantity("6Gi")) >= 0'),
+            sub_request("subReq-1", CLASS_A, 1, f'device.capacity["{DRIVER_A}"].memory'
+                                                '.compareTo(quantity("4Gi")) >= 0')))],
+        [slice1(*(dev(n, {"memory": cap(m)}, consumes={"counter-set-1": {"memory": m}})
+                  for n, m in (("device-1", "4Gi"), ("device-2", "6Gi"), ("device-3", "4Gi"))),
+                count=2),
+         slice1(count=2, name="slice-2", counter_sets={"counter-set-1": {"memory": "8Gi"}})],
+        expect=[result(d("req-0", "device-1", memory="4Gi"),
+                       d("req-1/subReq-1", "device-3", memory="4Gi"))]),
+    "allow-multiple-allocations-with-shared-device-counter-cross-cycle": Case(
+        [c("claim-0", creq("req-0", "1", sel("b", "mode")))],
+        [slice1(*(dev(n, {CAP0: cap("1")}, attrs={"mode": mode},
+                      consumes={"counter-set-1": {CAP0: "1"}})
+                  for n, mode in (("device-1", "a"), ("device-2", "b"))), count=2),
+         slice1(count=2, name="slice-2", counter_sets={"counter-set-1": {CAP0: "1"}})],
+        features={"prioritized_list": False}, shared={D1},
+        allocated_capacity={D1: {CAP0: q("1")}}),
+    "partitionable-consumable-capacity-shared-device-counter-not-recharged": Case(
+        [c("claim-0", request("req-0", CLASS_A))],
+        [slice1(dev("device-1", consumes={"counter-set-1": {"c": "1"}}), count=2),
+         slice1(count=2, name="slice-2", counter_sets={"counter-set-1": {"c": "1"}})], PLAIN,
+        shared={D1}, expect=[result(d("req-0", "device-1"))]),
+    "consumable-capacity-with-partitionable-device-multiple-capacity-pools": Case(
+        [c("claim-0", creq("req-0", "1"), creq("req-2", "2"), request_with_prioritized_list(
+            "req-1",
+            sub_with_capacity(sub_request("subReq-0", CLASS_A, 1, f'device.capacity["{DRIVER_A}"]'
+                                          f'["{CAP0}"].compareTo(quantity("4")) >= 0'), "1"),
+            sub_with_capacity(sub_request("subReq-1", CLASS_A, 1, f'device.capacity["{DRIVER_A}"]'
+                                          f'["{CAP0}"].compareTo(quantity("2")) >= 0'), "1")))],
+        [slice1(*(dev(n, {CAP0: cap(c0), CAP1: range_policy("4")},
+                      consumes={"counter-set-1": {CAP0: c0}, "counter-set-2": {CAP1: "4"}})
+                  for n, c0 in (("device-1", "2"), ("device-2", "4"), ("device-3", "2"))),
+                count=2),
+         slice1(count=2, name="slice-2", counter_sets={"counter-set-1": {CAP0: "4"},
+                                                       "counter-set-2": {CAP1: "8"}})], PLAIN,
+        expect=[result(d("req-0", "device-1", capacity_0="1", capacity_1="2"),
+                       d("req-2", "device-3", capacity_0="2", capacity_1="2"),
+                       d("req-1/subReq-1", "device-1", capacity_0="1", capacity_1="2"))]),
     "partitionable-empty-capacity-multiple-share-backtrack-keeps-counter-ownership": Case(
         [c("claim-0", request("req-0", CLASS_A, 1, sel("shared"))),
          c("claim-1", request("req-1", CLASS_A, 1,
@@ -386,7 +434,7 @@ CASES: dict[str, Case] = {
 
 
 def _run(case: Case) -> list[Result] | None:
-    alloc = Allocator(set(case.allocated), case.classes, case.slices,
+    alloc = Allocator(set(case.allocated), case.classes, case.slices, shared=case.shared,
                       aggregated_capacity=case.allocated_capacity, **case.features)
     got = alloc.allocate(case.node, case.claims)
     if got is None:
@@ -413,3 +461,58 @@ def test_allocator_testing_go_consumable_capacity(name: str) -> None:
         assert got == case.expect
     else:
         assert isinstance(got, AllocatorError) and case.error in str(got), got
+
+
+def _prioritized_with_capacity() -> ResourceClaim:
+    return c("claim-0", request_with_prioritized_list(
+        "req-0", sub_with_capacity(sub_request("subReq-0", CLASS_A), "1")))
+
+
+@pytest.mark.parametrize(("check", "error"), [
+    # allocator_experimental.go v0.34.4: the request's check covers its subrequests
+    ("request", "claim claim-0, request req-0: has capacity requests, but the "
+                "DRAConsumableCapacity feature is disabled"),
+    # from v0.35.4 (and allocator_incubating.go v0.37.2): the subrequest is named
+    ("subrequest", "claim claim-0, subrequest subReq-0: has capacity requests, but the "
+                   "DRAConsumableCapacity feature is disabled"),
+    # "stable", and "incubating" of v0.35.4, do not read capacity: a plain allocation
+    ("none", None),
+])
+def test_capacity_gate_check_per_variant(check: str, error: str | None) -> None:
+    alloc = Allocator(set(), PLAIN, [slice1(device("device-1"))], consumable_capacity=False,
+                      capacity_gate_check=check)
+    if error is None:
+        got = alloc.allocate(node(NODE_1, "region-1"), [_prioritized_with_capacity()])
+        assert got is not None and [r.device for r in got[0].results] == ["device-1"]
+        assert got[0].results[0].share_id is None
+    else:
+        with pytest.raises(AllocatorError) as e:
+            alloc.allocate(node(NODE_1, "region-1"), [_prioritized_with_capacity()])
+        assert str(e.value) == error
+
+
+def test_prioritized_list_gate_checked_before_capacity_gate() -> None:
+    """``Allocate`` refuses subrequests without DRAPrioritizedList before it looks at their
+    capacity requests (allocator_incubating.go v0.37.2)."""
+    alloc = Allocator(set(), PLAIN, [slice1(device("device-1"))], consumable_capacity=False,
+                      prioritized_list=False)
+    with pytest.raises(AllocatorError, match="has subrequests, but the DRAPrioritizedList"):
+        alloc.allocate(node(NODE_1, "region-1"), [_prioritized_with_capacity()])
+
+
+@pytest.mark.parametrize(("release", "gates", "check"), [
+    ("v1.34.4", {}, "request"),  # DRAResourceClaimDeviceStatus on: "experimental"
+    ("v1.34.4", {"DRAResourceClaimDeviceStatus": False}, "none"),  # "incubating"
+    ("v1.35.4", {}, "none"),  # DRADeviceBindingConditions off: "incubating" of v0.35.4
+    ("v1.35.4", {"DRADeviceBindingConditions": True}, "subrequest"),
+    ("v1.36.3", {"DRAConsumableCapacity": False}, "subrequest"),  # binding gates on
+    ("v1.36.3", {"DRAConsumableCapacity": False, "DRADeviceBindingConditions": False},
+     "none"),  # "stable"
+    ("v1.37.2", {"DRAConsumableCapacity": False}, "subrequest"),
+])
+def test_which_variant_checks_the_capacity_gate(release: str, gates: dict[str, bool],
+                                                check: str) -> None:
+    data = load(release).with_gates(gates)
+    assert capacity_gate_check(data.behaviour("dra-binding-pools-last"),
+                               data.behaviour("dra-capacity-gate-message"),
+                               data.feature_enabled) == check

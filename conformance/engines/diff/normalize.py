@@ -128,6 +128,29 @@ def field_pattern(path: Sequence[Any]) -> str:
 
 # --- SimulationResults -------------------------------------------------------------------------
 
+#: the resources ``fitsRequest`` checks in a fixed order before the scalar ones
+_FIXED_RESOURCES = frozenset({"pods", "cpu", "memory", "ephemeral-storage"})
+
+
+def scalar_reasons_sorted(reasons: Any) -> Any:
+    """A node's reasons with the ``Insufficient <scalar resource>`` ones sorted in their places:
+    upstream's NodeResourcesFit lists them in Go map order (``fitsRequest`` ranges over
+    ``podRequest.ScalarResources``, pkg/scheduler/framework/plugins/noderesources/fit.go of
+    every supported release), a random order, so both sides' are compared sorted; the other
+    reasons keep their order."""
+    if not isinstance(reasons, list):
+        return reasons
+    places = [i for i, r in enumerate(reasons) if isinstance(r, str)
+              and r.startswith("Insufficient ")
+              and r.removeprefix("Insufficient ") not in _FIXED_RESOURCES]
+    if len(places) < 2:
+        return reasons
+    out = list(reasons)
+    for i, r in zip(places, sorted(reasons[i] for i in places), strict=True):
+        out[i] = r
+    return out
+
+
 def norm_attempt(a: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k in ATTEMPT_FIELDS:
@@ -135,7 +158,7 @@ def norm_attempt(a: Mapping[str, Any]) -> dict[str, Any]:
         if k in ("candidates", "victims"):
             v = sorted(v or [])
         elif k == "reasons":
-            v = dict(v or {})
+            v = {n: scalar_reasons_sorted(r) for n, r in (v or {}).items()}
         out[k] = v
     return out
 
@@ -181,8 +204,9 @@ REFERENCE_ONLY = ("detail",)
 
 
 def _by_name(items: Iterable[Mapping[str, Any]], key: str = "plugin") -> dict[str, Any]:
-    return {str(it.get(key)): {k: v for k, v in it.items()
-                               if k != key and k not in REFERENCE_ONLY} for it in items}
+    return {str(it.get(key)): {k: scalar_reasons_sorted(v) if k == "reasons" else v
+                               for k, v in it.items() if k != key and k not in REFERENCE_ONLY}
+            for it in items}
 
 
 def normalize_explanation(doc: Mapping[str, Any]) -> dict[str, Any]:

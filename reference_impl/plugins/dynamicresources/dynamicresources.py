@@ -21,7 +21,7 @@ from reference_impl.api.node_selectors import (
     new_node_selector,
 )
 from reference_impl.dra.allocator import Allocator, AllocatorError
-from reference_impl.dra.variants import binding_pools_last
+from reference_impl.dra.variants import binding_pools_last, capacity_gate_check
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
     EnqueueExtensions,
@@ -179,6 +179,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         #: switch dra-binding-pools-last: the allocator variant's pool order
         self.binding_pools_last = binding_pools_last(
             behaviour(handle, "dra-binding-pools-last"), lambda g: bool(feature(g)))
+        #: switch dra-capacity-gate-message, and whether the variant checks the gate at all
+        self.capacity_gate_check = capacity_gate_check(
+            behaviour(handle, "dra-binding-pools-last"),
+            behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
@@ -313,6 +317,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 fractional_capacity_range=self.enable_fractional_capacity_range,
                 device_binding_and_status=self.enable_binding_conditions,
                 binding_pools_last=self.binding_pools_last,
+                capacity_gate_check=self.capacity_gate_check,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
