@@ -74,6 +74,7 @@ class NodeColumns:
         self._cursor = 0
         self.infos: list[NodeInfo] = []
         self.row_of: dict[str, int] = {}
+        self._remembered: tuple[list[NodeInfo], npt.NDArray[np.intp]] | None = None
         self._rebuild([])
 
     def __len__(self) -> int:
@@ -101,6 +102,7 @@ class NodeColumns:
 
     def _rebuild(self, infos: list[NodeInfo]) -> None:
         self.infos = infos
+        self._remembered = None
         self.row_of = {ni.node.name: i for i, ni in enumerate(infos)}
         rows = [_row(ni) for ni in infos]
         n = len(rows)
@@ -119,9 +121,19 @@ class NodeColumns:
         self.has_taints[i] = tainted
         self.safe[i] = safe
 
+    def remember(self, nodes: list[NodeInfo], rows: npt.NDArray[np.intp]) -> None:
+        """Keep the rows of a list of nodes (the feasible nodes the search found), for
+        ``rows_of`` of that very list."""
+        self._remembered = (nodes, rows)
+
     def rows_of(self, nodes: list[NodeInfo]) -> npt.NDArray[np.intp] | None:
         """The rows of ``nodes``, or None if one of them is not this snapshot's NodeInfo (a
         copy, or a node of another list)."""
+        kept = self._remembered
+        if kept is not None and kept[0] is nodes and len(nodes) == len(kept[1]):
+            infos = self.infos
+            if all(infos[i] is ni for i, ni in zip(kept[1].tolist(), nodes, strict=True)):
+                return kept[1]
         row_of = self.row_of
         infos = self.infos
         out = np.empty(len(nodes), dtype=np.intp)

@@ -74,7 +74,8 @@ def filter_masks(plugins: Sequence[tuple[str, Any]], state: CycleState, pod: Pod
     for name, pl in plugins:
         if skip and name in skip:
             continue
-        m = pl.filter_batch(state, pod, cols) if isinstance(pl, FilterBatch) else None
+        batch = getattr(pl, "filter_batch", None)  # FilterBatch (isinstance is slow)
+        m = batch(state, pod, cols) if batch is not None else None
         if m is None:
             remaining.append((name, pl.filter))
         else:
@@ -87,13 +88,15 @@ def search_feasible(
     nodes: list[NodeInfo], mask: Mask, start: int, to_find: int,
     run_full: Callable[[NodeInfo], Status | None],
     run_remaining: Callable[[NodeInfo], Status | None] | None,
+    remember: Callable[[list[NodeInfo], npt.NDArray[np.intp]], None] | None = None,
 ) -> tuple[list[NodeInfo], list[tuple[str, Status]], Status | None]:
     """findNodesThatPassFilters with one worker, as ``SchedulingCore._pass_filters``: nodes in
     order from ``start``; stop at the first feasible node beyond ``to_find`` (dropped, not
     processed) or at an Error. ``mask[i]``: node i passes every batch-checked plugin and has no
     nominated pod; ``run_remaining`` runs the other plugins (None: there are none);
     ``run_full`` runs every plugin (with nominated pods as the caller decides). Returns the
-    feasible nodes, the failed (name, status) in order, and the Error status if any."""
+    feasible nodes, the failed (name, status) in order, and the Error status if any; when no
+    plugin remains, ``remember`` gets the feasible nodes and their indexes in ``nodes``."""
     n = len(nodes)
     m_rot = np.concatenate((mask[start:], mask[:start]))
     failed: list[tuple[str, Status]] = []
@@ -131,8 +134,11 @@ def search_feasible(
     feas = m_rot[:limit].copy()
     if extra:
         feas[np.array(extra, dtype=np.intp)] = True
-    pos = np.flatnonzero(feas)[:to_find]
-    return [nodes[(start + p) % n] for p in pos.tolist()], failed, error
+    rows = (np.flatnonzero(feas)[:to_find] + start) % n
+    feasible_nodes = [nodes[i] for i in rows.tolist()]
+    if remember is not None:
+        remember(feasible_nodes, rows)
+    return feasible_nodes, failed, error
 
 
 def score_columns(plugins: Sequence[Any], state: CycleState, pod: Pod, nodes: list[NodeInfo],
@@ -146,8 +152,8 @@ def score_columns(plugins: Sequence[Any], state: CycleState, pod: Pod, nodes: li
     raws: list[I64] = []
     for pl in plugins:
         try:
-            raw = pl.score_batch(state, pod, nodes, cols, rows) \
-                if isinstance(pl, ScoreBatch) else None
+            batch = getattr(pl, "score_batch", None)  # ScoreBatch
+            raw = batch(state, pod, nodes, cols, rows) if batch is not None else None
             if raw is None:
                 score = pl.score
                 vals = [score(state, pod, ni) for ni in nodes]
@@ -162,8 +168,8 @@ def score_columns(plugins: Sequence[Any], state: CycleState, pod: Pod, nodes: li
     out: list[I64] = []
     for pl, raw in zip(plugins, raws, strict=True):
         if pl.has_normalize_score:
-            norm = pl.normalize_score_batch(state, pod, raw.copy()) \
-                if isinstance(pl, NormalizeBatch) else None
+            normalize = getattr(pl, "normalize_score_batch", None)  # NormalizeBatch
+            norm = normalize(state, pod, raw.copy()) if normalize is not None else None
             if norm is None:
                 pairs: list[list[Any]] = [[ni.node.name, v]
                                           for ni, v in zip(nodes, raw.tolist(), strict=True)]
@@ -185,6 +191,8 @@ def fill_per_node(scores: I64, exceptions: Mask, score: Callable[[NodeInfo], int
                   nodes: list[NodeInfo]) -> I64 | None:
     """``scores`` with the positions in ``exceptions`` scored by the per-node ``score``; None if
     one of those scores leaves int64 (the per-node path handles it)."""
+    if not exceptions.any():
+        return scores
     for k in np.flatnonzero(exceptions).tolist():
         v = score(nodes[k])
         if not -(1 << 63) <= v < (1 << 63):

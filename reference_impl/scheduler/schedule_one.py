@@ -37,6 +37,7 @@ from reference_impl.scheduler.select_host import (
     NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
     RESERVOIR,
     SortedScoredNodes,
+    heap_top,
     select_host_reservoir,
 )
 
@@ -193,6 +194,11 @@ class SchedulingCore:
             assert self.rng is not None
             node, _ = select_host_reservoir(scored, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
                                             self.rng.randrange)
+        elif signature is None and len(scored) >= vectorised.MIN_NODES:
+            # no batch keeps the heap: only its top matters (the same node, without the heap)
+            node = scored[heap_top([s.total for s in scored])].name
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, node, None, self.scheduling_cycle)
         else:
             heap = SortedScoredNodes(scored)
             node = heap.pop().name
@@ -343,7 +349,8 @@ class SchedulingCore:
 
             def run_remaining(ni: NodeInfo) -> Status | None:
                 return run_fn(state, pod, ni, remaining)
-        return vectorised.search_feasible(nodes, mask, start, to_find, run_full, run_remaining)
+        return vectorised.search_feasible(nodes, mask, start, to_find, run_full, run_remaining,
+                                          cols.remember)
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
                          nodes: list[NodeInfo], detail: bool = True) -> list[ScoredNode]:
