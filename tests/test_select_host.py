@@ -17,9 +17,16 @@ Ties are where the layout matters: Go's heap is not stable, and upstream picks t
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference_impl.framework.runtime import ScoredNode
-from reference_impl.scheduler.select_host import SortedScoredNodes, highest_scored, select_host
+from reference_impl.scheduler.select_host import (
+    SortedScoredNodes,
+    heap_top,
+    highest_scored,
+    select_host,
+)
 
 
 def sn(name: str, total: int, randomizer: int = 0) -> ScoredNode:
@@ -308,3 +315,19 @@ def test_highest_scored_lists_the_tie_set_in_given_order():
     nodes = [sn("x", 3), sn("y", 5), sn("z", 5), sn("w", 1)]
     assert highest_scored(nodes) == ["y", "z"]
     assert highest_scored([]) == []
+
+
+@pytest.mark.parametrize("totals,randomizers,layout,order", GO_HEAP_VECTORS)
+def test_heap_top_is_the_first_pop_of_the_go_heap_vectors(totals, randomizers, layout, order):
+    if len(set(randomizers)) == 1:
+        assert totals and heap_top(totals) == order[0]
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=140))
+def test_heap_top_is_what_the_heap_pops(totals: list[int]) -> None:
+    """``heap_top`` (the NumPy shortcut of the hot path) against the Go heap, with many ties."""
+    nodes = [ScoredNode(f"n{i}") for i in range(len(totals))]
+    for sn, t in zip(nodes, totals, strict=True):
+        sn.total = t
+    assert nodes[heap_top(totals)].name == SortedScoredNodes(nodes).pop().name

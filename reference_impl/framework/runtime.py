@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from reference_impl.framework import interfaces as itf
+from reference_impl.framework import vectorised
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import (
@@ -300,11 +303,13 @@ class Framework:
         return None
 
     # ----- Filter -----
-    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo
-                           ) -> Status | None:
-        """``RunFilterPlugins``: the first non-success status, with its plugin set."""
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                           pairs: Sequence[tuple[str, Any]] | None = None) -> Status | None:
+        """``RunFilterPlugins``: the first non-success status, with its plugin set. ``pairs``:
+        only these (name, filter) pairs, in their order (the vectorised search runs the plugins
+        its batch masks did not decide)."""
         skip = state.skip_filter_plugins
-        for name, fn in self._filter_pairs:
+        for name, fn in self._filter_pairs if pairs is None else pairs:
             if skip and name in skip:
                 continue
             s = fn(state, pod, node_info)
@@ -412,9 +417,13 @@ class Framework:
         [0, 100] after normalizing, then weighted sum. Without ``detail`` only the totals are
         kept (the hot path); with it, every plugin's raw, normalized and weighted score."""
         plugins = self.non_skipped_score_plugins(state)
-        results = [ScoredNode(ni.node.name) for ni in nodes]
         if not plugins:
-            return results, None
+            return [ScoredNode(ni.node.name) for ni in nodes], None
+        if not detail and len(nodes) >= vectorised.MIN_NODES:
+            scored, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
+            if scored is not None or status is not None:
+                return scored, status
+        results = [ScoredNode(ni.node.name) for ni in nodes]
         raws: list[list[int]] = []
         for pl in plugins:
             score = pl.score
@@ -460,6 +469,33 @@ class Framework:
                     r.weighted.append((name, nv * weight))
         for r, t in zip(results, totals, strict=True):
             r.total = t
+        return results, None
+
+    def _run_score_plugins_vectorised(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                                      plugins: list[itf.ScorePlugin]
+                                      ) -> tuple[list[ScoredNode] | None, Status | None]:
+        """``run_score_plugins`` without detail, over node columns
+        (reference_impl/framework/vectorised.py); (None, None) when it does not apply and the
+        per-node loop must run (nodes that are not the snapshot's, a score outside int64 or a
+        normalized score out of [0, 100]: the per-node loop reports it)."""
+        cols = self.handle.snapshot().columns()
+        rows = cols.rows_of(nodes)
+        if rows is None:
+            return None, None
+        normalized, status = vectorised.score_columns(plugins, state, pod, nodes, cols, rows)
+        if normalized is None:
+            return None, status
+        totals = np.zeros(len(nodes), dtype=np.int64)
+        for pl, arr in zip(plugins, normalized, strict=True):
+            if int(arr.max()) > itf.MAX_NODE_SCORE or int(arr.min()) < itf.MIN_NODE_SCORE:
+                return None, None
+            weight = self.score_weights[pl.name]
+            totals += arr if weight == 1 else arr * weight
+        results = []
+        for ni, t in zip(nodes, totals.tolist(), strict=True):
+            sn = ScoredNode(ni.node.name)
+            sn.total = t
+            results.append(sn)
         return results, None
 
     # ----- Reserve / Permit / PreBind / Bind / PostBind -----

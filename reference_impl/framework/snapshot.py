@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 
+from reference_impl.framework.columns import NodeColumns
 from reference_impl.framework.types import ImageStateSummary, NodeInfo, PodInfo
 from reference_impl.model.objects import (
     LABEL_FAILURE_DOMAIN_BETA_REGION,
@@ -111,6 +112,7 @@ class Snapshot:
         self._list: list[NodeInfo] | None = None
         self._affinity_list: list[NodeInfo] | None = None
         self._anti_affinity_list: list[NodeInfo] | None = None
+        self._columns: NodeColumns | None = None
         for node in nodes:
             self.add_node(node)
         for pod in pods:
@@ -233,6 +235,13 @@ class Snapshot:
         if self._list is None:
             self._list = [self.node_info_map[n] for n in self.node_tree.list()]
         return self._list
+
+    def columns(self) -> NodeColumns:
+        """The per-node numbers of ``list()`` as NumPy columns, up to date
+        (reference_impl/framework/columns.py)."""
+        if self._columns is None:
+            self._columns = NodeColumns(self)
+        return self._columns.refresh()
 
     def have_pods_with_affinity_list(self) -> builtins.list[NodeInfo]:
         if self._affinity_list is None:

@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
+from reference_impl.framework.columns import I64, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import MAX_NODE_SCORE, Handle, ScorePlugin, SignPlugin
 from reference_impl.framework.status import Status
@@ -133,6 +137,21 @@ class ImageLocality(ScorePlugin, SignPlugin):
         total_num_nodes = self.handle.snapshot().num_nodes()
         return calculate_priority(
             sum_image_scores(node_info, self._images, total_num_nodes), self._count)
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    cols: NodeColumns, rows: npt.NDArray[np.intp]) -> I64:
+        """``score`` over nodes (reference_impl/framework/vectorised.py): a node holding none
+        of the pod's images scores ``calculate_priority(0, count)``; the others per node."""
+        if pod is not self._pod:
+            self._images, self._count = pod_image_names(pod, self.image_volumes)
+            self._pod = pod
+        images = self._images
+        out = np.full(len(nodes), calculate_priority(0, self._count), dtype=np.int64)
+        for k, ni in enumerate(nodes):
+            states = ni.image_states
+            if states and any(name in states for name in images):
+                out[k] = self.score(state, pod, ni)
+        return out
 
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
         """``SignPod``: the sorted set of normalized image names of the containers and init

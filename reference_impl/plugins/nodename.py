@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from reference_impl.framework.columns import Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
     EnqueueExtensions,
@@ -52,3 +55,14 @@ class NodeName(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtensions):
         if not pod.node_name or pod.node_name == node_info.node.name:
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON)
+
+    def filter_batch(self, state: CycleState, pod: Pod, cols: NodeColumns) -> Mask:
+        """``filter`` over node columns (reference_impl/framework/vectorised.py): every node,
+        or only the named one."""
+        if not pod.node_name:
+            return np.ones(len(cols), dtype=np.bool_)
+        mask: Mask = np.zeros(len(cols), dtype=np.bool_)
+        row = cols.row_of.get(pod.node_name)
+        if row is not None:
+            mask[row] = True
+        return mask

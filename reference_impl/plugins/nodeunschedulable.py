@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from reference_impl.api.tolerations import tolerations_signer, tolerations_tolerate_taint
+from reference_impl.framework.columns import Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
     EnqueueExtensions,
@@ -102,3 +105,10 @@ class NodeUnschedulable(PreFilterPlugin, FilterPlugin, SignPlugin, EnqueueExtens
                                       self.enable_comparison_operators):
             return None
         return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_UNSCHEDULABLE)
+
+    def filter_batch(self, state: CycleState, pod: Pod, cols: NodeColumns) -> Mask:
+        """``filter`` over node columns (reference_impl/framework/vectorised.py)."""
+        if tolerations_tolerate_taint(pod.tolerations, UNSCHEDULABLE_TAINT,
+                                      self.enable_comparison_operators):
+            return np.ones(len(cols), dtype=np.bool_)
+        return ~cols.unschedulable

@@ -8,7 +8,11 @@ effect is to skip pods whose resize is deferred, a pod status the model does not
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from reference_impl.api.tolerations import (
     do_not_schedule_taint,
@@ -16,6 +20,8 @@ from reference_impl.api.tolerations import (
     tolerations_signer,
     tolerations_tolerate_taint,
 )
+from reference_impl.framework import vectorised
+from reference_impl.framework.columns import I64, Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -159,3 +165,22 @@ class TaintToleration(PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin
         """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, reverse=true)``."""
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    # ----- batch (reference_impl/framework/vectorised.py) -----
+    def filter_batch(self, state: CycleState, pod: Pod, cols: NodeColumns) -> Mask:
+        """Nodes without taints certainly pass; the others go through ``filter``."""
+        return ~cols.has_taints
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    cols: NodeColumns, rows: npt.NDArray[np.intp]) -> I64 | None:
+        """``score``: 0 for a node without taints, ``score`` for the others; None without the
+        PreScore state (``score`` raises its error)."""
+        if state.get(PRE_SCORE_STATE_KEY) is None:
+            return None
+        return vectorised.fill_per_node(np.zeros(len(nodes), dtype=np.int64),
+                                        cols.has_taints[rows], partial(self.score, state, pod),
+                                        nodes)
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: I64) -> I64 | None:
+        """``normalize_score`` on an array."""
+        return vectorised.default_normalize_score_batch(MAX_NODE_SCORE, True, scores)

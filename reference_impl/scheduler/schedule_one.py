@@ -16,7 +16,9 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass, field
+from functools import partial
 
+from reference_impl.framework import vectorised
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode
 from reference_impl.framework.snapshot import Snapshot
@@ -35,6 +37,7 @@ from reference_impl.scheduler.select_host import (
     NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
     RESERVOIR,
     SortedScoredNodes,
+    heap_top,
     select_host_reservoir,
 )
 
@@ -191,6 +194,11 @@ class SchedulingCore:
             assert self.rng is not None
             node, _ = select_host_reservoir(scored, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
                                             self.rng.randrange)
+        elif signature is None and len(scored) >= vectorised.MIN_NODES:
+            # no batch keeps the heap: only its top matters (the same node, without the heap)
+            node = scored[heap_top([s.total for s in scored])].name
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, node, None, self.scheduling_cycle)
         else:
             heap = SortedScoredNodes(scored)
             node = heap.pop().name
@@ -283,12 +291,21 @@ class SchedulingCore:
         start = self.next_start_node_index
         if not fwk.has_filter_plugins():
             return [nodes[(start + i) % n] for i in range(to_find)], None
-        feasible: list[NodeInfo] = []
-        failed: list[tuple[str, Status]] = []
-        run = fwk.run_filter_plugins_with_nominated_pods
         nominated_any = self.nominator.has_any()
+        if n >= vectorised.MIN_NODES and nodes is self.snapshot.list():
+            found = self._pass_filters_vectorised(fwk, state, pod, nodes, start, to_find,
+                                                  nominated_any)
+            if found is not None:
+                feasible, failed, error = found
+                for name, st in failed:
+                    diagnosis.node_to_status[name] = st
+                    diagnosis.add_plugin_status(st)
+                return feasible, error
+        feasible = []
+        failed = []
+        run = fwk.run_filter_plugins_with_nominated_pods
         run_plain = fwk.run_filter_plugins
-        error: Status | None = None
+        error = None
         for i in range(n):
             ni = nodes[(start + i) % n]
             s = run(state, pod, ni) if nominated_any else run_plain(state, pod, ni)
@@ -305,6 +322,35 @@ class SchedulingCore:
             diagnosis.node_to_status[name] = st
             diagnosis.add_plugin_status(st)
         return feasible, error
+
+    def _pass_filters_vectorised(
+        self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], start: int,
+        to_find: int, nominated_any: bool,
+    ) -> tuple[list[NodeInfo], list[tuple[str, Status]], Status | None] | None:
+        """The loop of ``_pass_filters`` over the snapshot's node list with the plugins' batch
+        masks (reference_impl/framework/vectorised.py): the same feasible nodes, failed
+        statuses and Error. None when no plugin has a batch mask."""
+        cols = self.snapshot.columns()
+        mask, remaining, masks = vectorised.filter_masks(
+            [(pl.name, pl) for pl in fwk.filter_plugins], state, pod, cols)
+        if not masks:
+            return None
+        if nominated_any:
+            for name in self.nominator.nominated_pods:
+                row = cols.row_of.get(name)
+                if row is not None:
+                    mask[row] = False
+            run_full = partial(fwk.run_filter_plugins_with_nominated_pods, state, pod)
+        else:
+            run_full = partial(fwk.run_filter_plugins, state, pod)
+        run_remaining = None
+        if remaining:
+            run_fn = fwk.run_filter_plugins
+
+            def run_remaining(ni: NodeInfo) -> Status | None:
+                return run_fn(state, pod, ni, remaining)
+        return vectorised.search_feasible(nodes, mask, start, to_find, run_full, run_remaining,
+                                          cols.remember)
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: Pod,
                          nodes: list[NodeInfo], detail: bool = True) -> list[ScoredNode]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Generic, Protocol, TypeVar
 
+import numpy as np
+
 
 class _Scored(Protocol):
     name: str
@@ -67,6 +69,33 @@ class SortedScoredNodes(Generic[_S]):
 
     def unordered(self) -> list[_S]:
         return list(self.heap)
+
+
+def heap_top(totals: Sequence[int]) -> int:
+    """The index of the node ``SortedScoredNodes(...).pop()`` returns when every Randomizer is
+    equal (the reference has no extenders): the root after ``heap.Init``, computed level by
+    level with NumPy. ``down(i)`` leaves at ``i`` its own node unless the larger child root
+    (the left one on a tie) has a strictly higher total, and children are heapified before
+    their parent, so the root of each subtree follows from its children's roots."""
+    n = len(totals)
+    val = np.asarray(totals, dtype=np.int64)
+    best_val = val.copy()
+    best_idx = np.arange(n, dtype=np.intp)
+    last = n // 2 - 1  # the last node with a child
+    level_start = (1 << max(last + 1, 1).bit_length() - 1) - 1 if last >= 0 else 0
+    while last >= 0:
+        i = np.arange(level_start, last + 1, dtype=np.intp)
+        left = 2 * i + 1
+        right = np.minimum(left + 1, n - 1)
+        take_right = (left + 1 < n) & (best_val[right] > best_val[left])
+        child_val = np.where(take_right, best_val[right], best_val[left])
+        child_idx = np.where(take_right, best_idx[right], best_idx[left])
+        down = child_val > val[i]
+        best_val[i] = np.where(down, child_val, val[i])
+        best_idx[i] = np.where(down, child_idx, i)
+        last = level_start - 1
+        level_start = (level_start - 1) // 2
+    return int(best_idx[0])
 
 
 def select_host(scored: Iterable[_S]) -> _S:

@@ -15,6 +15,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from reference_impl.api.node_selectors import (
     CompiledNodeSelector,
     NodeSelectorParseError,
@@ -41,6 +43,7 @@ from reference_impl.framework.status import (
     PreFilterResult,
     Status,
 )
+from reference_impl.framework.vectorised import default_normalize_score_batch
 from reference_impl.model.dra import AllocationResult, DRAObjects, ResourceClaim
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
@@ -83,6 +86,9 @@ from reference_impl.plugins.helper.behaviour import behaviour
 from reference_impl.plugins.helper.normalize_score import default_normalize_score
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from reference_impl.framework.columns import I64, NodeColumns
     from reference_impl.framework.cycle_state import CycleState
     from reference_impl.framework.types import NodeInfo
 
@@ -513,6 +519,26 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         if allocations is None:
             return 0
         return compute_score(s.claims, allocations, self.score_variant)
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    cols: NodeColumns, rows: npt.NDArray[np.intp]) -> I64 | None:
+        """``score`` over nodes (reference_impl/framework/vectorised.py): 0 everywhere when
+        ``score`` returns 0 before looking at the node (disabled, or a pod without claims);
+        None otherwise (per node)."""
+        zeros = np.zeros(len(nodes), dtype=np.int64)
+        if not self.enabled or (not self.enable_dra_prioritized_list
+                                and self.score_variant != "claim-index"):
+            return zeros
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or not s.claims.empty():
+            return None
+        return zeros
+
+    def normalize_score_batch(self, state: CycleState, pod: Pod, scores: I64) -> I64 | None:
+        """``normalize_score`` on an array."""
+        if not self.enabled:
+            return scores
+        return default_normalize_score_batch(MAX_NODE_SCORE, False, scores)
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[list]) -> Status | None:
         """``NormalizeScore``: ``DefaultNormalizeScore(MaxNodeScore, false)`` when enabled."""

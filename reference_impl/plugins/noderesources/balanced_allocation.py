@@ -8,9 +8,14 @@ See docs/reference.md#noderesourcesbalancedallocation."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from reference_impl.config.args import NodeResourcesBalancedAllocationArgs
+from reference_impl.framework.columns import I64, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -20,6 +25,7 @@ from reference_impl.framework.interfaces import (
 )
 from reference_impl.framework.status import Code, Status
 from reference_impl.framework.types import NodeInfo
+from reference_impl.framework.vectorised import fill_per_node
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
 from reference_impl.plugins.helper.behaviour import behaviour
@@ -39,6 +45,7 @@ from reference_impl.plugins.noderesources.resource_allocation import (
     go_div,
     wrap_int64,
 )
+from reference_impl.plugins.noderesources.vectorised import balanced_scores, cpu_memory_vectors
 
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesBalancedAllocation
 
@@ -171,6 +178,30 @@ class BalancedAllocation(PreScorePlugin, ScorePlugin, SignPlugin):
                 return 0
             s = (reqs, self._dra_pre_score_state())
         return self.scorer.score(node_info, s[0], s[1])
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    cols: NodeColumns, rows: npt.NDArray[np.intp]) -> I64 | None:
+        """``score`` over node columns for the resources (cpu, memory), by the release's
+        balanced-allocation-delta variant; a node with a zero allocatable goes through
+        ``score``. None for other resource lists."""
+        sc = self.scorer
+        if not sc._cpu_memory_only or sc.scorer not in SCORERS.values():
+            return None
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            reqs = sc.pod_request_list(pod)
+            if ResourceAllocationScorer.is_best_effort_pod(reqs):
+                return np.zeros(len(nodes), dtype=np.int64)
+        else:
+            reqs = s[0]
+        v = cpu_memory_vectors(cols, rows, reqs[0], reqs[1], use_requested=True)
+        if v is None:
+            return None
+        req_cpu, req_mem, used_cpu, used_mem, cap_cpu, cap_mem, exceptions = v
+        exceptions |= (cap_cpu == 0) | (cap_mem == 0)
+        scores = balanced_scores(req_cpu, req_mem, used_cpu, used_mem, cap_cpu, cap_mem,
+                                 delta=sc.scorer is balanced_resource_scorer)
+        return fill_per_node(scores, exceptions, partial(self.score, state, pod), nodes)
 
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:
         """``SignPod``: the same fragment as NodeResourcesFit's (computePodResourceRequest),

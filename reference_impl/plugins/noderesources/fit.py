@@ -9,7 +9,11 @@ status: docs/reference.md#noderesourcesfit."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
 
 from reference_impl.config.args import (
     LEAST_ALLOCATED,
@@ -23,6 +27,7 @@ from reference_impl.dra.extendedresourcecache import (
     RESOURCE_DEVICE_CLASS_PREFIX,
     ExtendedResourceCache,
 )
+from reference_impl.framework.columns import I64, SAFE_BOUND, Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.interfaces import (
     EnqueueExtensions,
@@ -34,6 +39,7 @@ from reference_impl.framework.interfaces import (
 )
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.framework.types import NodeInfo
+from reference_impl.framework.vectorised import fill_per_node
 from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, Resource
 from reference_impl.model.requests import (
     MAX_OF_SUMS,
@@ -57,6 +63,10 @@ from reference_impl.plugins.noderesources.requested_to_capacity_ratio import (
     requested_to_capacity_ratio_scorer,
 )
 from reference_impl.plugins.noderesources.resource_allocation import ResourceAllocationScorer
+from reference_impl.plugins.noderesources.vectorised import (
+    cpu_memory_vectors,
+    least_allocated_scores,
+)
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.NodeResourcesFit
 PRE_SCORE_STATE_KEY = "PreScore" + names.NodeResourcesFit
@@ -683,6 +693,45 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
         if s is None:
             s = (self.scorer.pod_request_list(pod), self._dra_pre_score_state())
         return self.scorer.score(node_info, s[0], s[1])
+
+    # Batch (reference_impl/framework/vectorised.py)
+    def filter_batch(self, state: CycleState, pod: Pod, cols: NodeColumns) -> Mask | None:
+        """Nodes where ``filter`` certainly succeeds: room for one more pod and for the pod's
+        cpu, memory and ephemeral-storage requests (``fits_request``). No opinion for a pod
+        with extended-resource requests, for an in-place resize of a bound pod, or without the
+        PreFilter state."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None or s.scalars or (self.enable_in_place_preemption and pod.node_name):
+            return None
+        r = s.request
+        if not all(0 <= v <= SAFE_BOUND for v in (r.milli_cpu, r.memory, r.ephemeral_storage)):
+            return None
+        mask: Mask = cols.safe & (cols.num_pods + 1 <= cols.alloc_pods)
+        if r.milli_cpu > 0:
+            mask &= r.milli_cpu <= cols.alloc_cpu - cols.req_cpu
+        if r.memory > 0:
+            mask &= r.memory <= cols.alloc_mem - cols.req_mem
+        if r.ephemeral_storage > 0:
+            mask &= r.ephemeral_storage <= cols.alloc_eph - cols.req_eph
+        return mask
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    cols: NodeColumns, rows: npt.NDArray[np.intp]) -> I64 | None:
+        """``score`` for LeastAllocated over (cpu, memory) with positive weights; None for the
+        other strategies and resource lists."""
+        sc = self.scorer
+        if sc.name != LEAST_ALLOCATED or not sc._cpu_memory_only \
+                or any(r.weight <= 0 for r in sc.resources):
+            return None
+        s = state.get(PRE_SCORE_STATE_KEY)
+        reqs = s[0] if s is not None else sc.pod_request_list(pod)
+        v = cpu_memory_vectors(cols, rows, reqs[0], reqs[1], use_requested=False)
+        if v is None:
+            return None
+        req_cpu, req_mem, _, _, cap_cpu, cap_mem, exceptions = v
+        scores = least_allocated_scores(req_cpu, req_mem, cap_cpu, cap_mem,
+                                        sc.resources[0].weight, sc.resources[1].weight)
+        return fill_per_node(scores, exceptions, partial(self.score, state, pod), nodes)
 
     # Sign
     def sign_pod(self, pod: Pod) -> tuple[list[tuple[str, Any]] | None, Status | None]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from reference_impl.config.args import VolumeBindingArgs
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -49,6 +51,9 @@ from reference_impl.plugins.volumerestrictions import (
 )
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from reference_impl.framework.columns import I64, NodeColumns
     from reference_impl.framework.cycle_state import CycleState
     from reference_impl.framework.types import NodeInfo
 
@@ -186,6 +191,17 @@ class VolumeBinding(VolumeBindingHints, PreFilterPlugin, FilterPlugin, ReservePl
         if s.has_static_bindings or self.enable_storage_capacity_scoring:
             return None
         return Status(Code.SKIP)
+
+    def score_batch(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                    cols: NodeColumns, rows: npt.NDArray[np.intp]) -> I64 | None:
+        """``score`` over nodes (reference_impl/framework/vectorised.py): 0 everywhere without
+        a scorer or without pod volumes on any node; None otherwise (per node)."""
+        if self.scorer is None:
+            return np.zeros(len(nodes), dtype=np.int64)
+        s: _StateData | None = state.get(STATE_KEY)
+        if s is None or s.pod_volumes_by_node:
+            return None
+        return np.zeros(len(nodes), dtype=np.int64)
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         """``Score``: 0 for a node without pod volumes; the static bindings' classes (PV
