@@ -363,13 +363,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 	w.baseStorageObs = eventObservations(isStorageEventLabel)
 	w.basePreemptDone = preemptionGoroutinesDone()
 	w.factory.Start(ctx.Done())
-	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			cancel()
-			return nil, fmt.Errorf("informer cache for %v did not sync", typ)
-		}
-	}
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
+	if err := w.waitSynced(ctx); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -391,6 +385,50 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		time.Sleep(100 * time.Microsecond)
 	}
 	return w, nil
+}
+
+// syncRetry bounds each of waitSynced's questions.
+const syncRetry = time.Millisecond
+
+// waitSynced waits for what cmd/kube-scheduler/app/server.go Run waits for before scheduling:
+// the informers' caches (informerFactory.WaitForCacheSync) and the scheduler's event handlers'
+// initial lists (sched.WaitForHandlersSync), without their 100 ms poll period
+// (syncedPollPeriod: k8s.io/client-go/tools/cache/shared_informer.go WaitForCacheSync, which the
+// factory's WaitForCacheSync calls before client-go v0.37; pkg/scheduler/eventhandlers.go
+// WaitForHandlersSync). Both answer at once when synced and otherwise wait a whole period:
+// a world is built for every request and syncs within a millisecond, so that period was most
+// of a request's time. Each is asked again, bounded by syncRetry, until it says yes or the
+// settle timeout passes; the same calls, so the same guarantees.
+func (w *world) waitSynced(ctx context.Context) error {
+	deadline := time.Now().Add(w.settleTimeout)
+	for {
+		short, cancel := context.WithTimeout(ctx, syncRetry)
+		unsynced := ""
+		for typ, ok := range w.factory.WaitForCacheSync(short.Done()) {
+			if !ok {
+				unsynced = fmt.Sprint(typ)
+				break
+			}
+		}
+		cancel()
+		if unsynced == "" {
+			break
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return fmt.Errorf("informer cache for %v did not sync", unsynced)
+		}
+	}
+	for {
+		short, cancel := context.WithTimeout(ctx, syncRetry)
+		err := w.sched.WaitForHandlersSync(short)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 func (w *world) close() {
