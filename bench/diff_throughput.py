@@ -25,6 +25,22 @@ are what to read; ``--no-profile`` gives the unprofiled rate. Run:
 
     python3 bench/diff_throughput.py [--scenarios 100] [--sizes small] [--seed 0]
         [--upstream-workers 4] [--no-profile]
+
+Notes (issue 17, 2 cores shared with other work). The serve processes are started once per
+subject (a pool of ``--upstream-workers``), not per scenario; a small scenario costs one
+simulate per side and, in lockstep, one explanation per side per attempt (60 scenarios: 60
+whole runs, 267 lockstep steps). Before: the upstream subject's waits were 35 % of the
+profile: each request built a world whose start waited a whole 100 ms poll period of
+WaitForHandlersSync (and, before client-go v0.37, of WaitForCacheSync) though it syncs within a
+millisecond: simulate 138 ms for 35 ms of Go CPU, explain 89 ms for 26 ms. After
+(upstream/cluster.go ``waitSynced``): simulate 72 ms, explain 58 ms; ``diff --seed 1 --sizes
+small=60`` compared in 15.2 s instead of 28.5 s (load average 6), the same RunReport; the
+waits are 12 % of the profile. What is left is CPU on both sides, about 0.27 s per small
+scenario in all (Python and Go): generation about 30 % of the Python side (Hypothesis), the
+reference about 40 % (every lockstep state loaded again: ``load_documents``, pod resources),
+and 30 ms of Go CPU per request (a scheduler and its informers built for every simulate and
+explain). 20 scenarios per second needs both sides to keep their world between the states of
+a lockstep run instead of building it per request.
 """
 
 from __future__ import annotations
