@@ -225,8 +225,8 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		w.profiles[p.SchedulerName] = true
 	}
 	// The fake watchers panic when their channel is full (client-go's default is 100 events);
-	// a burst of victim deletions or a large batch of nodes must fit.
-	watch.DefaultChanSize = 1 << 15
+	// a burst of victim deletions or a large batch of nodes must fit (watchChanSize).
+	watch.DefaultChanSize = int32(watchChanSize(cl))
 	w.tracker = &rvTracker{ObjectTracker: clienttesting.NewObjectTracker(clientgoscheme.Scheme, clientgoscheme.Codecs.UniversalDecoder()), w: w}
 	cs := &fake.Clientset{}
 	cs.AddReactor("*", "*", clienttesting.ObjectReaction(w.tracker))
@@ -385,6 +385,29 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		time.Sleep(100 * time.Microsecond)
 	}
 	return w, nil
+}
+
+// maxWatchChanSize is the largest buffer of a fake watcher (watchChanSize).
+const maxWatchChanSize = 1 << 15
+
+// watchChanSize is the buffer of the fake API server's watchers for a world of cl. A burst of
+// events between two settles is a few per object at most: objects are fed in batches (batch),
+// a preemption deletes pods that exist, a timeline event changes one object, each settle
+// drains the channels. So 1024 plus four per object, at most maxWatchChanSize (what every
+// world had: a buffer of 32768 events, about 1 MB per watch and a dozen watches, allocated,
+// cleared and scanned by the garbage collector for every request, was about half of the Go
+// CPU of a small simulate or explain).
+func watchChanSize(cl *Cluster) int {
+	n := len(cl.Nodes) + len(cl.Pods) + len(cl.Namespaces) + len(cl.PriorityClasses) +
+		len(cl.PDBs) + len(cl.Services) + len(cl.RCs) + len(cl.ReplicaSets) + len(cl.StatefulSets) +
+		len(cl.DRA.DeviceClasses) + len(cl.DRA.ResourceSlices) + len(cl.DRA.ResourceClaims) +
+		len(cl.DRA.Templates) + len(cl.Storage.Volumes) + len(cl.Storage.Claims) +
+		len(cl.Storage.Classes) + len(cl.Storage.CSINodes) + len(cl.Storage.CSIDrivers) +
+		len(cl.Storage.Capacities) + len(cl.Storage.Attachments)
+	if cl.Timeline != nil {
+		n += len(cl.Timeline.events) + len(cl.Timeline.triggered)
+	}
+	return min(maxWatchChanSize, 1024+4*n)
 }
 
 // syncRetry bounds each of waitSynced's questions.
