@@ -32,15 +32,17 @@ simulate per side and, in lockstep, one explanation per side per attempt (60 sce
 whole runs, 267 lockstep steps). Before: the upstream subject's waits were 35 % of the
 profile: each request built a world whose start waited a whole 100 ms poll period of
 WaitForHandlersSync (and, before client-go v0.37, of WaitForCacheSync) though it syncs within a
-millisecond: simulate 138 ms for 35 ms of Go CPU, explain 89 ms for 26 ms. After
-(upstream/cluster.go ``waitSynced``): simulate 72 ms, explain 58 ms; ``diff --seed 1 --sizes
-small=60`` compared in 15.2 s instead of 28.5 s (load average 6), the same RunReport; the
-waits are 12 % of the profile. What is left is CPU on both sides, about 0.27 s per small
-scenario in all (Python and Go): generation about 30 % of the Python side (Hypothesis), the
-reference about 40 % (every lockstep state loaded again: ``load_documents``, pod resources),
-and 30 ms of Go CPU per request (a scheduler and its informers built for every simulate and
-explain). 20 scenarios per second needs both sides to keep their world between the states of
-a lockstep run instead of building it per request.
+millisecond: simulate 138 ms for 35 ms of Go CPU, explain 89 ms for 26 ms. Half of
+the Go CPU (pprof) was the garbage collector and memclr over the fake watchers' buffers:
+watch.DefaultChanSize 1 << 15 for every world, about 1 MB per watch. After
+(upstream/cluster.go ``waitSynced`` and ``watchChanSize``): simulate 50 ms for 18 ms of Go CPU,
+explain 21 ms for 11 ms; ``diff --seed 1 --sizes small=60`` compares in 11.6 s instead of
+30.8 s (5.17 against 1.95 scenarios/s, load average 9 to 14 on both runs), the same RunReport,
+10.4 s of CPU instead of 16.4 (Python and the Go children). What is left is mostly Python:
+generation about 30 % (Hypothesis), the reference about 40 % (every lockstep state loaded
+again: ``load_documents``, pod resources), then the Go side's world built per request (a
+scheduler and its informers for every simulate and explain). 20 scenarios per second needs
+both sides to keep their world between the states of a lockstep run.
 """
 
 from __future__ import annotations
