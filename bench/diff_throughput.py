@@ -25,6 +25,24 @@ are what to read; ``--no-profile`` gives the unprofiled rate. Run:
 
     python3 bench/diff_throughput.py [--scenarios 100] [--sizes small] [--seed 0]
         [--upstream-workers 4] [--no-profile]
+
+Notes (issue 17, 2 cores shared with other work). The serve processes are started once per
+subject (a pool of ``--upstream-workers``), not per scenario; a small scenario costs one
+simulate per side and, in lockstep, one explanation per side per attempt (60 scenarios: 60
+whole runs, 267 lockstep steps). Before: the upstream subject's waits were 35 % of the
+profile: each request built a world whose start waited a whole 100 ms poll period of
+WaitForHandlersSync (and, before client-go v0.37, of WaitForCacheSync) though it syncs within a
+millisecond: simulate 138 ms for 35 ms of Go CPU, explain 89 ms for 26 ms. Half of
+the Go CPU (pprof) was the garbage collector and memclr over the fake watchers' buffers:
+watch.DefaultChanSize 1 << 15 for every world, about 1 MB per watch. After
+(upstream/cluster.go ``waitSynced`` and ``watchChanSize``): simulate 50 ms for 18 ms of Go CPU,
+explain 21 ms for 11 ms; ``diff --seed 1 --sizes small=60`` compares in 11.6 s instead of
+30.8 s (5.17 against 1.95 scenarios/s, load average 9 to 14 on both runs), the same RunReport,
+10.4 s of CPU instead of 16.4 (Python and the Go children). What is left is mostly Python:
+generation about 30 % (Hypothesis), the reference about 40 % (every lockstep state loaded
+again: ``load_documents``, pod resources), then the Go side's world built per request (a
+scheduler and its informers for every simulate and explain). 20 scenarios per second needs
+both sides to keep their world between the states of a lockstep run.
 """
 
 from __future__ import annotations

@@ -1,14 +1,21 @@
 """Cached strategy constructors: building a Hypothesis strategy (and validating it) costs more
 than drawing from it, and the generators draw from the same few vocabularies thousands of
-times per scenario."""
+times per scenario.
+
+A cached strategy is the very object an uncached call would have built again with equal
+arguments: Hypothesis draws from it the same way (a strategy keeps no state between draws, and
+its span label comes from its class and definition, ``SearchStrategy.calc_label``), so the same
+seed still gives the same scenarios byte for byte."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -19,3 +26,50 @@ def _sampled(options: tuple[Any, ...]) -> st.SearchStrategy[Any]:
 def sampled(options: Iterable[Any]) -> st.SearchStrategy[Any]:
     """``st.sampled_from`` over hashable options, built once per distinct tuple."""
     return _sampled(tuple(options))
+
+
+_BOOLEANS = st.booleans()
+
+
+def booleans() -> st.SearchStrategy[bool]:
+    """``st.booleans()``, built once (Hypothesis' own cache of strategies costs a key and a
+    lookup in its LRU cache at every call)."""
+    return _BOOLEANS
+
+
+@functools.lru_cache(maxsize=4096)
+def integers(min_value: int | None = None, max_value: int | None = None
+             ) -> st.SearchStrategy[int]:
+    """``st.integers``, built once per distinct bounds."""
+    return st.integers(min_value, max_value)
+
+
+#: the caches of every :func:`cached` constructor (:func:`clear_caches`)
+_MEMOS: list[Any] = []
+
+
+def cached(fn: F) -> F:
+    """``fn`` (a strategy constructor) built once per distinct arguments when they are all
+    hashable; called as it is otherwise (a caller's list of features, a context holding
+    manifests)."""
+    memo = functools.lru_cache(maxsize=4096)(fn)
+    _MEMOS.append(memo)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            hash((args, tuple(kwargs.items())))
+        except TypeError:
+            return fn(*args, **kwargs)
+        return memo(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def clear_caches() -> None:
+    """Forget every strategy :func:`cached` built (tests: a cached strategy draws what a new
+    one would)."""
+    for memo in _MEMOS:
+        memo.cache_clear()
+    _sampled.cache_clear()
+    integers.cache_clear()

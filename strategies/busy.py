@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.quantity import milli_value, parse_quantity
-from strategies._cache import sampled
+from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import format_cpu, sometimes
 
@@ -91,22 +91,22 @@ def busy_cluster(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
     running = cluster.running_pods
     # start times: distinct seconds (equal ones would leave preemption's last criterion to
     # chance), in a drawn order
-    if running and draw(st.booleans()):
+    if running and draw(booleans()):
         order = draw(st.permutations(range(len(running))))
-        base = draw(st.integers(0, 600))
+        base = draw(integers(0, 600))
         for pod, i in zip(running, order, strict=True):
             pod.setdefault("status", {})["startTime"] = _timestamp(base + i)
     for pod in running:
         if _resizable(pod) and sometimes(draw, 2):
             _resize(pod, draw(sampled(RESIZE_MODES)))
         if sometimes(draw, 6):
-            _terminate(pod, draw(st.integers(700, 900)), draw(st.booleans()))
+            _terminate(pod, draw(integers(700, 900)), draw(booleans()))
         elif sometimes(draw, 8):
             pod["spec"]["schedulerName"] = v.FOREIGN_SCHEDULER
     names = cluster.node_names
     for pod in pending:
         if sometimes(draw, 8):
-            _terminate(pod, draw(st.integers(700, 900)), False)
+            _terminate(pod, draw(integers(700, 900)), False)
         if sometimes(draw, 8):
             pod["spec"]["schedulerName"] = v.FOREIGN_SCHEDULER
         if names and sometimes(draw, 6):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.quantity import parse_quantity
-from strategies._cache import sampled
+from strategies._cache import booleans, cached, integers, sampled
 from strategies.objects import (
     PodContext,
     namespaces,
@@ -241,30 +241,33 @@ class GeneratedCluster:
                 *pending, *self.pdbs]
 
 
+@cached
 @st.composite
 def _timestamps(draw: st.DrawFn, f: frozenset[str], count: int) -> list[str | None]:
     """Creation timestamps for a workload's pods: one start second, one second apart."""
-    if "creation_timestamps" not in f or not draw(st.booleans()):
+    if "creation_timestamps" not in f or not draw(booleans()):
         return [None] * count
-    start = draw(st.integers(0, 120))
+    start = draw(integers(0, 120))
     return [v.TIMESTAMP_FORMAT.format(minute=(start + i) // 60 % 60, second=(start + i) % 60)
             for i in range(count)]
 
 
+@cached
 @st.composite
 def _owner(draw: st.DrawFn, f: frozenset[str], base: str, namespace: str,
            index: int) -> Doc | None:
-    if "owner_references" not in f or not draw(st.booleans()):
+    if "owner_references" not in f or not draw(booleans()):
         return None
     api_version, kind = draw(sampled(v.OWNER_KINDS))
     name = f"{base}-{kind.lower()}-{index}"
     owner: Doc = {"apiVersion": api_version, "kind": kind, "name": name,
                   "uid": stable_uid(kind, namespace, name)}
-    if draw(st.integers(0, 3)) != 3:
+    if draw(integers(0, 3)) != 3:
         owner["controller"] = True
     return owner
 
 
+@cached
 @st.composite
 def _workload_pods(draw: st.DrawFn, sizes: Sizes, f: frozenset[str], ctx: PodContext,
                    running: bool, max_total: int, first_index: int,
@@ -273,12 +276,12 @@ def _workload_pods(draw: st.DrawFn, sizes: Sizes, f: frozenset[str], ctx: PodCon
     them; pods are named ``<app>-<n>`` with ``n`` counting from ``first_index``."""
     out: list[Doc] = []
     most = min(sizes.max_workloads, max_total)
-    count = draw(st.integers(min(min_workloads, most), most))
+    count = draw(integers(min(min_workloads, most), most))
     for w in range(count):
         if len(out) >= max_total:
             break
         template = draw(pod_templates(sizes, f, ctx, running=running))
-        replicas = min(draw(st.integers(1, sizes.max_replicas)), max_total - len(out))
+        replicas = min(draw(integers(1, sizes.max_replicas)), max_total - len(out))
         base = (template["metadata"].get("labels") or {}).get("app", "pod")
         namespace = template["metadata"].get("namespace", "default")
         owner = draw(_owner(f, base, namespace, first_index + w))
@@ -290,6 +293,7 @@ def _workload_pods(draw: st.DrawFn, sizes: Sizes, f: frozenset[str], ctx: PodCon
     return out
 
 
+@cached
 @st.composite
 def _namespaces(draw: st.DrawFn, f: frozenset[str]) -> tuple[tuple[str, ...], list[Doc]]:
     if "namespaces" not in f:
@@ -298,11 +302,12 @@ def _namespaces(draw: st.DrawFn, f: frozenset[str]) -> tuple[tuple[str, ...], li
                           max_size=len(v.NAMESPACES) - 1))
     names = ("default", *extra)
     docs = [draw(namespaces(n)) for n in extra]
-    if draw(st.booleans()):
+    if draw(booleans()):
         docs.insert(0, draw(namespaces("default")))
     return names, docs
 
 
+@cached
 @st.composite
 def clusters(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
              scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)) -> GeneratedCluster:
@@ -313,10 +318,10 @@ def clusters(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | No
         if "priority_classes" in f else []
     ns_names, ns_docs = draw(_namespaces(f))
 
-    n = draw(st.integers(sizes.min_nodes, sizes.max_nodes))
-    k = draw(st.integers(1, min(sizes.max_node_pools, n)))
+    n = draw(integers(sizes.min_nodes, sizes.max_nodes))
+    k = draw(integers(1, min(sizes.max_node_pools, n)))
     templates = [draw(node_templates(sizes, f)) for _ in range(k)]
-    zones = draw(st.integers(1, len(v.ZONES)))
+    zones = draw(integers(1, len(v.ZONES)))
     nodes = [node_from_template(templates[i * k // n], f"node-{i}", v.ZONES[i % zones])
              for i in range(n)]
 
@@ -326,12 +331,12 @@ def clusters(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | No
     candidates = draw(_workload_pods(sizes, f, ctx, True, sizes.max_running_pods, 0))
     cluster.next_pod_index = len(candidates)
     for pod in candidates:
-        node_name = placement.place(pod, draw(st.integers(0, n - 1)))
+        node_name = placement.place(pod, draw(integers(0, n - 1)))
         if node_name is not None:
             pod["spec"]["nodeName"] = node_name
             cluster.running_pods.append(pod)
     if "pdbs" in f:
-        count = draw(st.integers(0, sizes.max_pdbs))
+        count = draw(integers(0, sizes.max_pdbs))
         cluster.pdbs = [draw(pdbs(f"pdb-{i}", ns_names)) for i in range(count)]
     return cluster
 

@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import sampled
+from strategies._cache import booleans, cached, integers, sampled
 from strategies.dra import DRA_FEATURE, EXTENDED_RESOURCE, GPU_DRIVER, IMPLICIT_PREFIX
 from strategies.objects import node_affinities
 from strategies.sizes import SMALL, Sizes, resolve_features
@@ -50,7 +50,7 @@ Doc = dict[str, Any]
 
 def _with_type_meta(draw: st.DrawFn, kind: str, args: Doc) -> Doc:
     """Args sometimes carry their own apiVersion and kind, as users often write them."""
-    if draw(st.integers(0, 3)) == 3:
+    if draw(integers(0, 3)) == 3:
         return {"apiVersion": API_VERSION, "kind": kind, **args}
     return args
 
@@ -62,7 +62,7 @@ def _shapes(draw: st.DrawFn) -> list[Doc]:
     [0, 100], score in [0, 10] (validateFunctionShape)."""
     utilizations = sorted(draw(st.lists(sampled((0, 20, 50, 80, 100)), min_size=1,
                                         max_size=4, unique=True)))
-    return [{"utilization": u, "score": draw(st.integers(0, 10))} for u in utilizations]
+    return [{"utilization": u, "score": draw(integers(0, 10))} for u in utilizations]
 
 
 @functools.cache
@@ -85,7 +85,7 @@ def fit_args(draw: st.DrawFn) -> Doc:
     if kind == "RequestedToCapacityRatio":
         strategy["requestedToCapacityRatio"] = {"shape": draw(_shapes())}
     args: Doc = {"scoringStrategy": strategy}
-    if draw(st.integers(0, 5)) == 5:
+    if draw(integers(0, 5)) == 5:
         args["ignoredResources"] = [v.EXTENDED_RESOURCE]
     return _with_type_meta(draw, "NodeResourcesFitArgs", args)
 
@@ -117,7 +117,7 @@ def balanced_allocation_args(draw: st.DrawFn) -> Doc:
     resources = []
     for n in names:
         r: Doc = {"name": n}
-        if draw(st.booleans()):
+        if draw(booleans()):
             r["weight"] = 1
         resources.append(r)
     return _with_type_meta(draw, "NodeResourcesBalancedAllocationArgs", {"resources": resources})
@@ -133,7 +133,7 @@ def pod_topology_spread_args(draw: st.DrawFn) -> Doc:
     args: Doc = {"defaultingType": defaulting}
     if defaulting == "List":
         constraints = draw(st.lists(st.fixed_dictionaries({
-            "maxSkew": st.integers(1, 3),
+            "maxSkew": integers(1, 3),
             "topologyKey": sampled(v.TOPOLOGY_KEYS),
             "whenUnsatisfiable": sampled(("ScheduleAnyway", "DoNotSchedule")),
         }), max_size=2, unique_by=lambda c: (c["topologyKey"], c["whenUnsatisfiable"])))
@@ -147,8 +147,8 @@ def inter_pod_affinity_args(draw: st.DrawFn) -> Doc:
     """InterPodAffinityArgs: hardPodAffinityWeight in [0, 100], maybe
     ignorePreferredTermsOfExistingPods."""
     args: Doc = {"hardPodAffinityWeight": draw(sampled((1, 0, 5, 100)))}
-    if draw(st.booleans()):
-        args["ignorePreferredTermsOfExistingPods"] = draw(st.booleans())
+    if draw(booleans()):
+        args["ignorePreferredTermsOfExistingPods"] = draw(booleans())
     return _with_type_meta(draw, "InterPodAffinityArgs", args)
 
 
@@ -203,6 +203,16 @@ def without_dra_resources(plugin_config: Doc) -> Doc | None:
     return {**plugin_config, "args": {**args, "resources": kept}}
 
 
+def _plugin_of(weight: tuple[str, int]) -> str:
+    return weight[0]
+
+
+#: Score plugins with a weight, each once
+_WEIGHTS = st.lists(st.tuples(sampled(SCORE_PLUGINS), integers(0, 10)), max_size=3,
+                    unique_by=_plugin_of)
+
+
+@cached
 @st.composite
 def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = False) -> Doc:
     """One profile: maybe a schedulerName, percentageOfNodesToScore, Score weights (0 = the
@@ -213,10 +223,9 @@ def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = Fal
     p: Doc = {}
     if scheduler_name is not None:
         p["schedulerName"] = scheduler_name
-    if draw(st.integers(0, 3)) == 3:
+    if draw(integers(0, 3)) == 3:
         p["percentageOfNodesToScore"] = draw(sampled((0, 50, 100, 10, 1)))
-    weighted = draw(st.lists(st.tuples(sampled(SCORE_PLUGINS), st.integers(0, 10)),
-                             max_size=3, unique_by=lambda t: t[0]))
+    weighted = draw(_WEIGHTS)
     disabled = draw(st.lists(sampled(SCORE_PLUGINS), max_size=2, unique=True))
     disabled = [n for n in disabled if n not in {w[0] for w in weighted}]
     score: Doc = {}
@@ -230,7 +239,7 @@ def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = Fal
     if dra:
         config = [without_dra_resources(c) for c in config]
         config = [c for c in config if c is not None]
-        if draw(st.integers(0, 3)) > 0:
+        if draw(integers(0, 3)) > 0:
             config = [c for c in config if c["name"] != "NodeResourcesFit"]
             config.append({"name": "NodeResourcesFit", "args": draw(dra_fit_args())})
     if config:
@@ -238,6 +247,7 @@ def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = Fal
     return p
 
 
+@cached
 @st.composite
 def scheduler_configs(draw: st.DrawFn, sizes: Sizes = SMALL,
                       features: Iterable[str] | None = None) -> Doc:
@@ -245,17 +255,17 @@ def scheduler_configs(draw: st.DrawFn, sizes: Sizes = SMALL,
     With the "multiple_profiles" feature there may be a second profile, "second-scheduler"."""
     f = resolve_features(features)
     cfg: Doc = {"apiVersion": API_VERSION, "kind": KIND}
-    if draw(st.integers(0, 3)) == 3:
+    if draw(integers(0, 3)) == 3:
         cfg["percentageOfNodesToScore"] = draw(sampled((0, 100, 50, 5)))
-    if draw(st.integers(0, 5)) == 5:
-        initial = draw(st.integers(1, 5))
+    if draw(integers(0, 5)) == 5:
+        initial = draw(integers(1, 5))
         cfg["podInitialBackoffSeconds"] = initial
-        cfg["podMaxBackoffSeconds"] = initial + draw(st.integers(0, 10))
-    explicit = draw(st.booleans())  # write "profiles" even for one empty profile
+        cfg["podMaxBackoffSeconds"] = initial + draw(integers(0, 10))
+    explicit = draw(booleans())  # write "profiles" even for one empty profile
     dra = DRA_FEATURE in f
     n = 1
     if "multiple_profiles" in f and sizes.max_profiles > 1:
-        n = draw(st.integers(1, min(2, sizes.max_profiles)))
+        n = draw(integers(1, min(2, sizes.max_profiles)))
     if n == 1:
         name = draw(sampled((None, v.DEFAULT_SCHEDULER)))
         profs = [draw(profiles(name, dra))]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.loader.resourceclaims import add_template_claims
-from strategies._cache import sampled
+from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.sizes import SMALL, Sizes
 
@@ -155,15 +155,15 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) 
     pool ``<node>-part`` of two slices, the shared counters (80 GiB of memory) and the devices
     that consume them (the whole GPU, and two halves with ``partition: true``). With
     ``binding`` one whole GPU in three has binding conditions (nobody ever sets them)."""
-    if not draw(st.booleans()):
-        n = draw(st.integers(0, sizes.max_devices))
+    if not draw(booleans()):
+        n = draw(integers(0, sizes.max_devices))
         devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i,
                         draw(sampled(GPU_TAINTS)))
                    for i in range(n)]
         devices = [_shared(d, draw(sampled(SHARED_GPU_POLICIES)))
-                   if draw(st.integers(0, 3)) == 3 else d for d in devices]
+                   if draw(integers(0, 3)) == 3 else d for d in devices]
         if binding:
-            devices = [{**d, **BINDING_CONDITIONS} if draw(st.integers(0, 2)) == 2 else d
+            devices = [{**d, **BINDING_CONDITIONS} if draw(integers(0, 2)) == 2 else d
                        for d in devices]
         return [_slice(f"{node}-gpu", GPU_DRIVER, node, 1, nodeName=node, devices=devices)]
     pool = f"{node}-part"
@@ -187,10 +187,10 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) 
 def network_slices(draw: st.DrawFn, sizes: Sizes) -> list[Doc]:
     """A network-attached pool ``net``: NICs reachable from the nodes of one zone
     (``nodeSelector``) or from all nodes (``allNodes``)."""
-    n = draw(st.integers(1, sizes.max_devices))
+    n = draw(integers(1, sizes.max_devices))
     devices = [{"name": f"nic-{i}", "attributes": {"speed": {"int": draw(sampled((10, 100)))}}}
                for i in range(n)]
-    if draw(st.booleans()):
+    if draw(booleans()):
         where: Doc = {"allNodes": True}
     else:
         where = {"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
@@ -205,16 +205,16 @@ def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = Fals
     (not in a subrequest, one in six) ``All``."""
     cls = draw(sampled(class_names))
     r: Doc = {"deviceClassName": cls}
-    if not sub and draw(st.integers(0, 5)) == 5:
+    if not sub and draw(integers(0, 5)) == 5:
         r["allocationMode"] = "All"
     else:
         r["allocationMode"] = "ExactCount"
         r["count"] = draw(sampled(COUNTS))
-    if draw(st.integers(0, 2)) == 2:
+    if draw(integers(0, 2)) == 2:
         r["selectors"] = [{"cel": {"expression": draw(sampled(SELECTORS[_driver_of(cls)]))}}]
-    if draw(st.integers(0, 3)) == 3:
-        r["tolerations"] = [dict(TOLERATIONS[draw(st.integers(0, len(TOLERATIONS) - 1))])]
-    if _driver_of(cls) == GPU_DRIVER and draw(st.integers(0, 2)) == 2:
+    if draw(integers(0, 3)) == 3:
+        r["tolerations"] = [dict(TOLERATIONS[draw(integers(0, len(TOLERATIONS) - 1))])]
+    if _driver_of(cls) == GPU_DRIVER and draw(integers(0, 2)) == 2:
         r["capacity"] = {"requests": {"memory": f"{draw(sampled(CAPACITY_REQUESTS_GIB))}Gi"}}
     return r
 
@@ -223,9 +223,9 @@ def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = Fals
 def device_requests(draw: st.DrawFn, name: str, class_names: Sequence[str]) -> Doc:
     """A ``DeviceRequest``: ``exactly``, or (one in four) ``firstAvailable`` with 1-2
     subrequests tried in order."""
-    if draw(st.integers(0, 3)) < 3:
+    if draw(integers(0, 3)) < 3:
         return {"name": name, "exactly": draw(exact_requests(class_names))}
-    n = draw(st.integers(1, 2))
+    n = draw(integers(1, 2))
     subs = [{"name": f"sub-{i}", **draw(exact_requests(class_names, sub=True))}
             for i in range(n)]
     return {"name": name, "firstAvailable": subs}
@@ -238,9 +238,9 @@ def claim_specs(draw: st.DrawFn, class_names: Sequence[str]) -> Doc:
     n = draw(sampled((1, 1, 2)))
     requests = [draw(device_requests(f"req-{i}", class_names)) for i in range(n)]
     devices: Doc = {"requests": requests}
-    if draw(st.integers(0, 3)) == 3:
+    if draw(integers(0, 3)) == 3:
         c: Doc = {"matchAttribute": draw(sampled(MATCH_ATTRIBUTES))}
-        if n > 1 and draw(st.booleans()):
+        if n > 1 and draw(booleans()):
             c["requests"] = ["req-0"]
         devices["constraints"] = [c]
     return {"devices": devices}
@@ -302,21 +302,21 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     classes = [device_class(n) for n in names]
     docs = list(classes)
     for node in cluster.node_names:
-        if draw(st.integers(0, 3)) > 0:
+        if draw(integers(0, 3)) > 0:
             docs += draw(gpu_slices(node, sizes, binding))
     if NET_DRIVER in extra:
         docs += draw(network_slices(sizes))
     claims = _Claims(_class_names_of(classes))
     most = min(sizes.max_pod_claims, len(pending))
-    users = draw(st.lists(st.integers(0, max(0, len(pending) - 1)), unique=True,
+    users = draw(st.lists(integers(0, max(0, len(pending) - 1)), unique=True,
                           min_size=min(1, most), max_size=most))
     for i in users:
         pod = pending[i]
         ns = pod["metadata"].get("namespace", "default")
-        n = draw(st.integers(1, 2))
+        n = draw(integers(1, 2))
         pod["spec"]["resourceClaims"] = [draw(pod_claim(f"dev-{j}", ns, claims))
                                          for j in range(n)]
-    if draw(st.integers(0, 3)) > 0:  # three scenarios in four
+    if draw(integers(0, 3)) > 0:  # three scenarios in four
         draw(extended_resources(cluster, pending, classes))
     return docs + claims.documents
 
@@ -330,12 +330,12 @@ def extended_resources(draw: st.DrawFn, cluster: GeneratedCluster, pending: list
     node in four advertises ``example.com/gpu: 1`` (its device plugin then serves the
     resource, not DRA)."""
     names = [IMPLICIT_PREFIX + c["metadata"]["name"] for c in classes]
-    if draw(st.booleans()):
+    if draw(booleans()):
         classes[0]["spec"]["extendedResourceName"] = EXTENDED_RESOURCE
         names.insert(0, EXTENDED_RESOURCE)
     if not pending:
         return
-    users = draw(st.lists(st.integers(0, len(pending) - 1), unique=True, min_size=1,
+    users = draw(st.lists(integers(0, len(pending) - 1), unique=True, min_size=1,
                           max_size=min(3, len(pending))))
     for i in users:
         name = draw(sampled(names))
@@ -344,7 +344,7 @@ def extended_resources(draw: st.DrawFn, cluster: GeneratedCluster, pending: list
         res.setdefault("requests", {})[name] = q
         res.setdefault("limits", {})[name] = q
     for node in cluster.nodes:
-        if EXTENDED_RESOURCE in names and draw(st.integers(0, 3)) == 0:
+        if EXTENDED_RESOURCE in names and draw(integers(0, 3)) == 0:
             status = node.setdefault("status", {})
             for key in ("capacity", "allocatable"):
                 if key in status:

@@ -9,6 +9,7 @@ details, and how shrinking works: docs/strategies.md."""
 from __future__ import annotations
 
 import functools
+import json
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.quantity import parse_quantity
-from strategies._cache import sampled
+from strategies._cache import booleans, cached, integers, sampled
 from strategies.quantities import COUNT, CPU, MEMORY, quantity_values
 from strategies.sizes import SMALL, Sizes, resolve_features
 
@@ -150,7 +151,7 @@ def _label_selectors(draw: st.DrawFn, own: Labels, items: VocabItems,
                      max_expressions: int) -> Doc:
     own_labels = dict(own)
     vocab = dict(items)
-    if own_labels and not draw(st.booleans()):
+    if own_labels and not draw(booleans()):
         keys = draw(st.lists(sampled(sorted(own_labels)), min_size=1, unique=True,
                              max_size=len(own_labels)))
         return {"matchLabels": {k: own_labels[k] for k in sorted(keys)}}
@@ -198,7 +199,7 @@ def tolerations(draw: st.DrawFn) -> Doc:
         t["operator"] = "Exists"
     else:
         t["key"] = draw(sampled(v.TAINT_KEYS))
-        if draw(st.booleans()):
+        if draw(booleans()):
             t["operator"] = "Equal"  # the default when absent
         value = draw(sampled(v.TAINT_VALUES + ("",)))
         if value:
@@ -206,8 +207,8 @@ def tolerations(draw: st.DrawFn) -> Doc:
     effect = draw(sampled(("",) + v.TAINT_EFFECTS))
     if effect:
         t["effect"] = effect
-    if effect == "NoExecute" and draw(st.booleans()):
-        t["tolerationSeconds"] = draw(st.integers(0, 3600))
+    if effect == "NoExecute" and draw(booleans()):
+        t["tolerationSeconds"] = draw(integers(0, 3600))
     return t
 
 
@@ -246,7 +247,7 @@ def _node_selector_term(draw: st.DrawFn, node_names: tuple[str, ...], max_terms:
     in eight is empty (``{}`` or ``matchExpressions: []``), which matches no node (a required
     term) or is skipped (a preferred one)."""
     if sometimes(draw, 8):
-        return {} if draw(st.booleans()) else {"matchExpressions": []}
+        return {} if draw(booleans()) else {"matchExpressions": []}
     vocab = tuple(_node_label_vocab(node_names).items())
     kind = draw(sampled(("expressions", "fields", "both"))) if node_names else "expressions"
     term: Doc = {}
@@ -267,16 +268,23 @@ def node_affinities(draw: st.DrawFn, node_names: tuple[str, ...] = (),
     """A ``v1.NodeAffinity``: required node selector terms (ORed) and/or weighted preferred
     terms, over zones, regions, node labels, hostnames and ``metadata.name`` fields."""
     aff: Doc = {}
-    if draw(st.booleans()):
+    if draw(booleans()):
         aff["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": draw(
             st.lists(_node_selector_term(node_names, max_terms), min_size=1, max_size=max_terms))}
-    preferred = draw(st.lists(st.fixed_dictionaries({
-        "weight": st.integers(1, 100),
-        "preference": _node_selector_term(node_names, max_terms)}),
-        min_size=0 if aff else 1, max_size=max_terms))
+    preferred = draw(_preferred_node_terms(node_names, max_terms, 0 if aff else 1))
     if preferred:
         aff["preferredDuringSchedulingIgnoredDuringExecution"] = preferred
     return aff
+
+
+@functools.lru_cache(maxsize=1024)
+def _preferred_node_terms(node_names: tuple[str, ...], max_terms: int,
+                          min_size: int) -> st.SearchStrategy[list[Doc]]:
+    """Weighted preferred node selector terms (built once per arguments)."""
+    return st.lists(st.fixed_dictionaries({
+        "weight": integers(1, 100),
+        "preference": _node_selector_term(node_names, max_terms)}),
+        min_size=min_size, max_size=max_terms)
 
 
 # --------------------------------------------------------------------- pod (anti-)affinity
@@ -298,19 +306,36 @@ def _pod_affinity_terms(draw: st.DrawFn, own: Labels, namespaces: bool) -> Doc:
         ns = draw(st.lists(sampled(v.NAMESPACES), unique=True, max_size=2))
         if ns:
             term["namespaces"] = ns
-        ns_sel = draw(st.one_of(st.none(), st.just({}), label_selectors(
-            vocab=v.NAMESPACE_LABELS, max_expressions=1)))
+        ns_sel = draw(_namespace_selectors())
         if ns_sel is not None:
-            term["namespaceSelector"] = ns_sel
+            # a fresh dict for the empty selector (st.just gives the same object every time:
+            # YAML would write an anchor)
+            term["namespaceSelector"] = ns_sel or {}
     free = sorted(set(v.POD_LABEL_KEYS) - _selector_keys(sel))
     if free:
         keys = draw(st.lists(sampled(free), unique=True, max_size=2))
-        split = draw(st.integers(0, len(keys)))
+        split = draw(integers(0, len(keys)))
         if keys[:split]:
             term["matchLabelKeys"] = keys[:split]
         if keys[split:]:
             term["mismatchLabelKeys"] = keys[split:]
     return term
+
+
+@functools.cache
+def _namespace_selectors() -> st.SearchStrategy[Doc | None]:
+    """A term's namespaceSelector: none, empty (every namespace) or over namespace labels."""
+    return st.one_of(st.none(), st.just({}), label_selectors(vocab=v.NAMESPACE_LABELS,
+                                                             max_expressions=1))
+
+
+@functools.cache
+def _weighted_pod_affinity_terms(own: Labels, namespaces: bool,
+                                 max_terms: int) -> st.SearchStrategy[list[Doc]]:
+    """Weighted pod affinity terms (built once per arguments)."""
+    return st.lists(st.fixed_dictionaries({
+        "weight": integers(1, 100),
+        "podAffinityTerm": _pod_affinity_terms(own, namespaces)}), max_size=max_terms)
 
 
 @functools.cache
@@ -322,9 +347,7 @@ def _pod_affinity(draw: st.DrawFn, own: Labels, max_terms: int,
         req = draw(st.lists(_pod_affinity_terms(own, namespaces), max_size=max_terms))
         if req:
             aff["requiredDuringSchedulingIgnoredDuringExecution"] = req
-    pref = draw(st.lists(st.fixed_dictionaries({
-        "weight": st.integers(1, 100),
-        "podAffinityTerm": _pod_affinity_terms(own, namespaces)}), max_size=max_terms))
+    pref = draw(_weighted_pod_affinity_terms(own, namespaces, max_terms))
     if pref:
         aff["preferredDuringSchedulingIgnoredDuringExecution"] = pref
     return aff or None
@@ -344,12 +367,12 @@ def topology_spread_constraints(own_labels: Mapping[str, str] | None = None
 def _topology_spread_constraints(draw: st.DrawFn, own: Labels) -> Doc:
     when = draw(sampled(("DoNotSchedule", "ScheduleAnyway")))
     sel = draw(_label_selectors(own, tuple(v.POD_LABELS.items()), 2))
-    c: Doc = {"maxSkew": draw(st.integers(1, 3)),
+    c: Doc = {"maxSkew": draw(integers(1, 3)),
               "topologyKey": draw(sampled(v.TOPOLOGY_KEYS)),
               "whenUnsatisfiable": when,
               "labelSelector": sel}
-    if when == "DoNotSchedule" and draw(st.booleans()):
-        c["minDomains"] = draw(st.integers(1, 4))
+    if when == "DoNotSchedule" and draw(booleans()):
+        c["minDomains"] = draw(integers(1, 4))
     for policy in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
         value = draw(sampled(("", "Honor", "Ignore")))
         if value:
@@ -377,6 +400,17 @@ class NodeTemplate:
     zoned: bool
 
 
+def _taint_key(t: Doc) -> tuple[str, str]:
+    return t["key"], t["effect"]
+
+
+@functools.lru_cache(maxsize=64)
+def _taint_lists(max_taints: int) -> st.SearchStrategy[list[Doc]]:
+    """A node's taints, at most one per key and effect (built once per bound)."""
+    return st.lists(taints(), min_size=1, max_size=max_taints, unique_by=_taint_key)
+
+
+@cached
 @st.composite
 def node_templates(draw: st.DrawFn, sizes: Sizes = SMALL,
                    features: Iterable[str] | None = None) -> NodeTemplate:
@@ -389,20 +423,20 @@ def node_templates(draw: st.DrawFn, sizes: Sizes = SMALL,
     }
     if "ephemeral_storage" in f and not sometimes(draw, 4):
         alloc["ephemeral-storage"] = draw(quantity_values(MEMORY, 10 * 2**30, 200 * 2**30))
-    if "extended_resources" in f and draw(st.booleans()):
+    if "extended_resources" in f and draw(booleans()):
         alloc[v.EXTENDED_RESOURCE] = draw(quantity_values(COUNT, 0, 4))
     raw_alloc = {k: (q if isinstance(q, int) else q.raw) for k, q in alloc.items()}
     capacity = None
     write_allocatable = True
-    if "capacity" in f and draw(st.booleans()):
+    if "capacity" in f and draw(booleans()):
         # capacity >= allocatable (system reserved), or capacity alone (allocatable defaults
         # to it: SetDefaults_NodeStatus)
-        write_allocatable = draw(st.booleans())
+        write_allocatable = draw(booleans())
         capacity = {}
         for k, q in alloc.items():
             if isinstance(q, int):
-                capacity[k] = q + (draw(st.integers(0, 10)) if write_allocatable else 0)
-            elif write_allocatable and k in ("cpu", "memory") and draw(st.booleans()):
+                capacity[k] = q + (draw(integers(0, 10)) if write_allocatable else 0)
+            elif write_allocatable and k in ("cpu", "memory") and draw(booleans()):
                 extra = Fraction(1, 10) if k == "cpu" else Fraction(2**28)
                 capacity[k] = _format(k, q.value + extra)
             else:
@@ -410,8 +444,7 @@ def node_templates(draw: st.DrawFn, sizes: Sizes = SMALL,
     labels = draw(_vocab_dict(v.NODE_LABELS))
     node_taints: list[Doc] = []
     if "taints" in f and sometimes(draw, 4):
-        node_taints = draw(st.lists(taints(), min_size=1, max_size=sizes.max_taints,
-                                    unique_by=lambda t: (t["key"], t["effect"])))
+        node_taints = draw(_taint_lists(sizes.max_taints))
     unschedulable = "unschedulable" in f and sometimes(draw, 10)
     images: list[Doc] = []
     if "images" in f:
@@ -420,7 +453,7 @@ def node_templates(draw: st.DrawFn, sizes: Sizes = SMALL,
             # the kubelet reports an untagged image as NAME:latest (normalizedImageName)
             tagged = name if name.rfind(":") > name.rfind("/") else name + ":latest"
             listed = [tagged]
-            if "/" not in name and draw(st.booleans()):
+            if "/" not in name and draw(booleans()):
                 listed = ["docker.io/library/" + tagged, tagged]
             images.append({"names": listed, "sizeBytes": v.IMAGES[name]})
     return NodeTemplate(labels, raw_alloc, capacity, write_allocatable, tuple(node_taints),
@@ -462,7 +495,7 @@ def nodes(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None 
     resource, hostname/zone/region labels, taints, unschedulable, images)."""
     t = draw(node_templates(sizes, features))
     if name is None:
-        name = f"node-{draw(st.integers(0, 9))}"
+        name = f"node-{draw(integers(0, 9))}"
     return node_from_template(t, name, draw(sampled(v.ZONES)))
 
 
@@ -477,6 +510,12 @@ class PodContext:
     priority_classes: tuple[Doc, ...] = ()
     node_names: tuple[str, ...] = ()
     scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)
+
+    def __hash__(self) -> int:
+        # by value, the PriorityClass documents as their JSON (strategies built for a context
+        # are cached: strategies/_cache.py)
+        return hash((self.namespaces, json.dumps(self.priority_classes, sort_keys=True),
+                     self.node_names, self.scheduler_names))
 
 
 def _default_class(classes: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
@@ -557,16 +596,20 @@ def pod_requests(pod: Mapping[str, Any]) -> dict[str, int]:
     return {k: _ceil(q * 1000 if k == "cpu" else q) for k, q in reqs.items()}
 
 
+#: a container's cpu and memory amounts, each optional
+_CONTAINER_AMOUNTS = st.fixed_dictionaries({}, optional={
+    "cpu": quantity_values(CPU, 10, 2000),
+    "memory": quantity_values(MEMORY, 2**20, 4 * 2**30),
+})
+
+
 @functools.cache
 @st.composite
 def _resources(draw: st.DrawFn, f: frozenset[str], ephemeral: bool, gpu: bool) -> Doc | None:
     """A container's resources: requests, and with "limits" either limits >= requests or
     limits only (requests then default to them). Extended resources: request = limit, whole."""
-    q: dict[str, Any] = draw(st.fixed_dictionaries({}, optional={
-        "cpu": quantity_values(CPU, 10, 2000),
-        "memory": quantity_values(MEMORY, 2**20, 4 * 2**30),
-    }))
-    if ephemeral and draw(st.booleans()):
+    q: dict[str, Any] = draw(_CONTAINER_AMOUNTS)
+    if ephemeral and draw(booleans()):
         q["ephemeral-storage"] = draw(quantity_values(MEMORY, 2**20, 8 * 2**30))
     mode = draw(sampled(("requests", "higher", "equal", "limits"))) \
         if "limits" in f and q else "requests"
@@ -577,8 +620,8 @@ def _resources(draw: st.DrawFn, f: frozenset[str], ephemeral: bool, gpu: bool) -
         res["limits"] = {k: x.raw for k, x in q.items()}
     elif mode == "higher":
         res["limits"] = {k: _format(k, x.value * 2) for k, x in q.items()}
-    if gpu and draw(st.booleans()):
-        n = draw(st.integers(1, 2))
+    if gpu and draw(booleans()):
+        n = draw(integers(1, 2))
         res.setdefault("requests", {})[v.EXTENDED_RESOURCE] = n
         res.setdefault("limits", {})[v.EXTENDED_RESOURCE] = n
     return res or None
@@ -597,12 +640,30 @@ def _container(draw: st.DrawFn, name: str, f: frozenset[str],
         c["ports"] = []
         for port, proto in ports:
             p: Doc = {"containerPort": port, "hostPort": port}
-            if proto != "TCP" or draw(st.booleans()):
+            if proto != "TCP" or draw(booleans()):
                 p["protocol"] = proto
             c["ports"].append(p)
     return c
 
 
+#: a pod's spec.overhead
+_OVERHEADS = st.fixed_dictionaries({"cpu": sampled(("100m", "250m"))},
+                                   optional={"memory": sampled(("64Mi", "120Mi"))})
+
+
+def _spread_key(c: Doc) -> tuple[str, str]:
+    return c["topologyKey"], c["whenUnsatisfiable"]
+
+
+@functools.lru_cache(maxsize=1024)
+def _spread_constraint_lists(own: Labels, max_terms: int) -> st.SearchStrategy[list[Doc]]:
+    """A pod's topology spread constraints, at most one per topology key and
+    whenUnsatisfiable (built once per arguments)."""
+    return st.lists(_topology_spread_constraints(own), max_size=max_terms,
+                    unique_by=_spread_key)
+
+
+@cached
 @st.composite
 def pod_templates(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
                   ctx: PodContext = PodContext(), running: bool = False) -> Doc:
@@ -626,24 +687,22 @@ def pod_templates(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str]
     # Which optional resources this pod asks for, decided once per pod (each container may).
     ephemeral = "ephemeral_storage" in f and sometimes(draw, 4)
     gpu = "extended_resources" in f and sometimes(draw, 6)
-    n = draw(st.integers(1, sizes.max_containers))
+    n = draw(integers(1, sizes.max_containers))
     spec["containers"] = [draw(_container(f"c{i}", f, ports if i == 0 else (), ephemeral, gpu))
                           for i in range(n)]
     if "init_containers" in f or "sidecars" in f:
-        k = draw(st.integers(0, sizes.max_init_containers))
+        k = draw(integers(0, sizes.max_init_containers))
         inits = []
         for i in range(k):
             c = draw(_container(f"init-{i}", f, (), ephemeral, gpu))
-            sidecar = "sidecars" in f and ("init_containers" not in f or draw(st.booleans()))
+            sidecar = "sidecars" in f and ("init_containers" not in f or draw(booleans()))
             if sidecar:
                 c["restartPolicy"] = "Always"
             inits.append(c)
         if inits:
             spec["initContainers"] = inits
     if "overhead" in f and sometimes(draw, 4):
-        spec["overhead"] = draw(st.fixed_dictionaries({"cpu": sampled(("100m", "250m"))},
-                                                      optional={"memory": sampled(
-                                                          ("64Mi", "120Mi"))}))
+        spec["overhead"] = draw(_OVERHEADS)
     if "pod_level_resources" in f and sometimes(draw, 4):
         # validatePodResourceConsistency: pod-level requests >= aggregate container requests
         agg = aggregate_container_requests(spec)
@@ -682,9 +741,7 @@ def pod_templates(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str]
     if affinity:
         spec["affinity"] = affinity
     if "topology_spread" in f and sometimes(draw, 3):
-        tsc = draw(st.lists(_topology_spread_constraints(_items(labels)),
-                            max_size=sizes.max_terms,
-                            unique_by=lambda c: (c["topologyKey"], c["whenUnsatisfiable"])))
+        tsc = draw(_spread_constraint_lists(_items(labels), sizes.max_terms))
         if tsc:
             spec["topologySpreadConstraints"] = tsc
     if "scheduling_gates" in f and not running and sometimes(draw, 8):
@@ -699,11 +756,11 @@ def pod_templates(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str]
             spec["priorityClassName"] = pc_name
         if "explicit_priority" in f:
             priority, policy = resolve_priority(pc_name, ctx.priority_classes)
-            if draw(st.booleans()):
+            if draw(booleans()):
                 spec["priority"] = priority
-            if draw(st.booleans()):
+            if draw(booleans()):
                 spec["preemptionPolicy"] = policy
-    elif "explicit_priority" in f and draw(st.booleans()):
+    elif "explicit_priority" in f and draw(booleans()):
         spec["preemptionPolicy"] = "PreemptLowerPriority"
     scheduler = draw(sampled(ctx.scheduler_names))
     if scheduler != v.DEFAULT_SCHEDULER or sometimes(draw, 4):
@@ -742,7 +799,7 @@ def pods(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None =
     """One pending Pod manifest (see :func:`pod_templates` for what it may hold)."""
     t = draw(pod_templates(sizes, features, ctx))
     if name is None:
-        name = f"{t['metadata'].get('labels', {}).get('app', 'pod')}-{draw(st.integers(0, 9))}"
+        name = f"{t['metadata'].get('labels', {}).get('app', 'pod')}-{draw(integers(0, 9))}"
     return pod_from_template(t, name)
 
 
@@ -768,17 +825,23 @@ def priority_classes(draw: st.DrawFn, name: str | None = None,
     return pc
 
 
+@cached
 @st.composite
 def priority_class_lists(draw: st.DrawFn, max_size: int = 3) -> list[Doc]:
     """Distinct PriorityClasses, at most one of them globalDefault (the API allows one)."""
     names = draw(st.lists(sampled(v.PRIORITY_CLASS_NAMES), unique=True,
                           max_size=min(max_size, len(v.PRIORITY_CLASS_NAMES))))
-    default_at = draw(st.integers(-1, len(names) - 1)) if names and \
-        draw(st.integers(0, 2)) == 2 else -1
+    default_at = draw(integers(-1, len(names) - 1)) if names and \
+        draw(integers(0, 2)) == 2 else -1
     return [draw(priority_classes(n, global_default=(i == default_at)))
             for i, n in enumerate(names)]
 
 
+#: a PodDisruptionBudget's minAvailable or maxUnavailable
+_PDB_AMOUNTS = st.one_of(integers(0, 3), sampled(("50%", "0%", "100%", "25%")))
+
+
+@cached
 @st.composite
 def pdbs(draw: st.DrawFn, name: str = "pdb-0", namespaces_: tuple[str, ...] = ("default",)
          ) -> Doc:
@@ -788,10 +851,9 @@ def pdbs(draw: st.DrawFn, name: str = "pdb-0", namespaces_: tuple[str, ...] = ("
     spec: Doc = {"selector": draw(label_selectors(
         {"app": draw(sampled(v.POD_LABELS["app"]))}))}
     which = draw(sampled(("minAvailable", "maxUnavailable")))
-    spec[which] = draw(st.one_of(st.integers(0, 3),
-                                 sampled(("50%", "0%", "100%", "25%"))))
+    spec[which] = draw(_PDB_AMOUNTS)
     meta: Doc = {"name": name}
-    if ns != "default" or draw(st.booleans()):
+    if ns != "default" or draw(booleans()):
         meta["namespace"] = ns
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta,
             "spec": spec}

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from strategies._cache import sampled
+from strategies._cache import booleans, integers, sampled
 
 __all__ = [
     "Quantity",
@@ -62,10 +62,10 @@ def _cpu_forms(milli: int) -> list[str | int | float]:
 @st.composite
 def _cpu(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
     # Mostly round amounts (multiples of 100m), so counterexamples read well.
-    if lo <= (hi // 100) * 100 and draw(st.booleans()) is False:
-        milli = draw(st.integers(-(-lo // 100), hi // 100)) * 100
+    if lo <= (hi // 100) * 100 and draw(booleans()) is False:
+        milli = draw(integers(-(-lo // 100), hi // 100)) * 100
     else:
-        milli = draw(st.integers(lo, hi))
+        milli = draw(integers(lo, hi))
     raw = draw(sampled(_cpu_forms(milli)))
     return Quantity(raw, Fraction(milli, 1000), CPU)
 
@@ -78,18 +78,18 @@ def _bytes(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
         factor = _BINARY.get(form) or _DECIMAL[form]
         n_lo, n_hi = -(-lo // factor), hi // factor
         if n_lo <= n_hi:
-            n = draw(st.integers(n_lo, n_hi))
+            n = draw(integers(n_lo, n_hi))
             return Quantity(f"{n}{form}", Fraction(n * factor), MEMORY)
     if form == "half":  # "1.5Gi", "2.5G", "0.5Mi"
         unit = draw(sampled(("Gi", "G", "Mi")))
         factor = (_BINARY.get(unit) or _DECIMAL[unit]) // 2
         n_lo, n_hi = -(-lo // factor), hi // factor
         if n_lo <= n_hi:
-            n = draw(st.integers(n_lo, n_hi).filter(lambda k: k % 2 == 1)) if n_lo < n_hi \
+            n = draw(integers(n_lo, n_hi).filter(lambda k: k % 2 == 1)) if n_lo < n_hi \
                 else n_lo
             text = f"{n // 2}.5" if n % 2 else str(n // 2)
             return Quantity(f"{text}{unit}", Fraction(n * factor), MEMORY)
-    n = draw(st.integers(lo, hi))
+    n = draw(integers(lo, hi))
     if form == "milli":
         return Quantity(f"{n * 1000}m", Fraction(n), MEMORY)
     return Quantity(n, Fraction(n), MEMORY)
@@ -98,7 +98,7 @@ def _bytes(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
 @functools.cache
 @st.composite
 def _count(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
-    n = draw(st.integers(lo, hi))
+    n = draw(integers(lo, hi))
     raw = draw(sampled((n, str(n))))
     return Quantity(raw, Fraction(n), COUNT)
 

@@ -15,11 +15,13 @@ the configuration is ``config``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable
 
 from hypothesis import strategies as st
 
 from conformance.core.scenario import ScenarioInput
+from strategies._cache import integers
 from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
@@ -39,6 +41,12 @@ from strategies.workloads import add_workloads
 __all__ = ["scenarios"]
 
 
+@functools.lru_cache(maxsize=64)
+def _optional_configs(sizes: Sizes, f: frozenset[str]) -> st.SearchStrategy[dict | None]:
+    """No configuration, or one (built once per arguments)."""
+    return st.none() | scheduler_configs(sizes, f)
+
+
 @st.composite
 def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
               name: str = "generated") -> ScenarioInput:
@@ -47,7 +55,7 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     f = resolve_features(features)
     config = None
     if "config" in f:
-        config = draw(st.none() | scheduler_configs(sizes, f))
+        config = draw(_optional_configs(sizes, f))
     names = scheduler_names_of(config)
     cluster = draw(clusters(sizes, f, names))
     # a DRA scenario has a pending pod to claim devices (strategies/dra.py gives one claims)
@@ -77,5 +85,5 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
         config, timeline = binding_conditions(config, timeline)
     if timeline is not None:
         documents.append(timeline)
-    seed = draw(st.integers(0, 2**16))
+    seed = draw(integers(0, 2**16))
     return ScenarioInput(documents, config, seed, name)

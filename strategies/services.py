@@ -18,7 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies._cache import sampled
+from strategies._cache import integers, sampled
 
 __all__ = ["OWNER_OBJECT_KINDS", "selecting_objects"]
 
@@ -48,7 +48,7 @@ def _owner_object(draw: st.DrawFn, ref: Mapping[str, Any], namespace: str,
     for p in pods[1:]:
         labels = p["metadata"].get("labels") or {}
         common = {k: val for k, val in common.items() if labels.get(k) == val}
-    if not common or draw(st.integers(0, 3)) == 3:
+    if not common or draw(integers(0, 3)) == 3:
         return None  # a missing owner: DefaultSelector keeps the Services' selector
     selector = draw(_selector_labels(common))
     kind = ref["kind"]
@@ -66,11 +66,11 @@ def _owner_object(draw: st.DrawFn, ref: Mapping[str, Any], namespace: str,
 @st.composite
 def _services(draw: st.DrawFn, namespace: str, pods: list[Mapping[str, Any]]) -> list[Doc]:
     out: list[Doc] = []
-    for i in range(draw(st.integers(0, 2))):
+    for i in range(draw(integers(0, 2))):
         meta: Doc = {"name": f"svc-{i}", "namespace": namespace}
         spec: Doc = {"ports": [{"port": 80, "protocol": "TCP"}]}
         labelled = [p for p in pods if p["metadata"].get("labels")]
-        if labelled and draw(st.integers(0, 4)) != 4:
+        if labelled and draw(integers(0, 4)) != 4:
             pod = draw(sampled(range(len(labelled))))
             spec["selector"] = draw(_selector_labels(labelled[pod]["metadata"]["labels"]))
         out.append({"apiVersion": "v1", "kind": "Service", "metadata": meta, "spec": spec})

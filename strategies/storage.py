@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import sampled
+from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import sometimes, stable_uid
 from strategies.sizes import SMALL, Sizes
@@ -124,8 +124,8 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
     sometimes ``preventPodSchedulingIfMissing``: the VolumeLimitScaling gate is on in
     v1.37.2, pkg/features/kube_features.go)."""
     out = StorageClasses()
-    count = draw(st.integers(1, len(CLASS_NAMES)))
-    default = draw(st.integers(-1, count - 1)) if sometimes(draw, 3) else -1
+    count = draw(integers(1, len(CLASS_NAMES)))
+    default = draw(integers(-1, count - 1)) if sometimes(draw, 3) else -1
     for i, name in enumerate(CLASS_NAMES[:count]):
         provisioner = draw(sampled((*CSI_DRIVERS, NO_PROVISIONER)))
         mode = draw(sampled(("WaitForFirstConsumer", "Immediate")))
@@ -148,7 +148,7 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
             capacity.add(d)
         spec: Doc = {"attachRequired": attach, "storageCapacity": with_capacity}
         if sometimes(draw, 3):
-            spec["preventPodSchedulingIfMissing"] = draw(st.booleans())
+            spec["preventPodSchedulingIfMissing"] = draw(booleans())
         out.documents.append({"apiVersion": STORAGE_V1, "kind": "CSIDriver",
                               "metadata": {"name": d}, "spec": spec})
     out.drivers, out.capacity_drivers = drivers, frozenset(capacity)
@@ -172,7 +172,7 @@ def csi_nodes(draw: st.DrawFn, cluster: GeneratedCluster, drivers: Sequence[str]
                           "topologyKeys": draw(st.lists(sampled((v.ZONE, v.HOSTNAME)),
                                                         unique=True, max_size=2))}
             if not sometimes(draw, 4):
-                entry["allocatable"] = {"count": draw(st.integers(0, 4))}
+                entry["allocatable"] = {"count": draw(integers(0, 4))}
             entries.append(entry)
         out.append({"apiVersion": STORAGE_V1, "kind": "CSINode", "metadata": {"name": node},
                     "spec": {"drivers": entries}})
@@ -188,7 +188,7 @@ def capacities(draw: st.DrawFn, cluster: GeneratedCluster, classes: StorageClass
     for name, provisioner in classes.provisioner.items():
         if provisioner not in classes.capacity_drivers:
             continue
-        for _ in range(draw(st.integers(0, 2))):
+        for _ in range(draw(integers(0, 2))):
             if sometimes(draw, 2):
                 topology = {v.HOSTNAME: draw(sampled(cluster.node_names))}
             else:
@@ -382,8 +382,8 @@ def unbound_claim(draw: st.DrawFn, vols: _Volumes, namespace: str) -> str:
     name = vols.claim(namespace, spec, None)
     free = [pv for pv in vols.volumes if "claimRef" not in pv["spec"]]
     if free and sometimes(draw, 6):
-        volume = free[draw(st.integers(0, len(free) - 1))]
-        if draw(st.booleans()):
+        volume = free[draw(integers(0, len(free) - 1))]
+        if draw(booleans()):
             volume["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim",
                                           "namespace": namespace, "name": name}
         else:
@@ -445,12 +445,12 @@ def _pending_claim(draw: st.DrawFn, vols: _Volumes, ns: str) -> str:
     (VolumeRestrictions rejects the pod while that pod is bound: found in few scenarios
     otherwise, docs/mutants.md#storage-mutants); else one time in three a claim a running pod
     uses, else an existing claim of the namespace or (half the time) a new one."""
-    if vols.rwop_used.get(ns) and draw(st.booleans()):
+    if vols.rwop_used.get(ns) and draw(booleans()):
         return draw(sampled(vols.rwop_used[ns]))
     existing = vols.by_namespace.get(ns, [])
     if vols.in_use.get(ns) and sometimes(draw, 3):
         existing = vols.in_use[ns]
-    if existing and draw(st.booleans()):
+    if existing and draw(booleans()):
         return draw(sampled(existing))
     return draw(unbound_claim(vols, ns))
 
@@ -466,7 +466,7 @@ def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     one a running pod mounts, for VolumeRestrictions' disk conflicts)."""
     ns = pod["metadata"].get("namespace", "default")
     out = []
-    for i in range(draw(st.integers(1, 2))):
+    for i in range(draw(integers(1, 2))):
         name = f"vol-{i}"
         choice = draw(sampled(("claim", "claim", "claim", "ephemeral", "disk")))
         if choice == "claim" and sometimes(draw, 8):
@@ -488,8 +488,8 @@ def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
                      "uid": meta["uid"], "controller": True, "blockOwnerDeletion": True}
             vols.claim(ns, copy.deepcopy(spec), None, owner, f"{meta['name']}-{name}")
             out.append(_volume_entry(name, ephemeral={"volumeClaimTemplate": {"spec": spec}}))
-        elif vols.disks and draw(st.booleans()):
-            disk = copy.deepcopy(vols.disks[draw(st.integers(0, len(vols.disks) - 1))])
+        elif vols.disks and draw(booleans()):
+            disk = copy.deepcopy(vols.disks[draw(integers(0, len(vols.disks) - 1))])
             for src in disk.values():  # read-only or not, this time
                 src.pop("readOnly", None)
                 if sometimes(draw, 2):
@@ -509,7 +509,7 @@ def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     (half the time) an inline in-tree disk."""
     ns = pod["metadata"].get("namespace", "default")
     out = []
-    for i in range(draw(st.integers(1, 2))):
+    for i in range(draw(integers(1, 2))):
         name = f"vol-{i}"
         if sometimes(draw, 2):
             disk = draw(inline_disk(read_only_one_in=2))
@@ -517,7 +517,7 @@ def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
             out.append(_volume_entry(name, **disk))
             continue
         node = pod["spec"]["nodeName"]
-        volume = draw(persistent_volume(vols, node if draw(st.booleans()) else None, node))
+        volume = draw(persistent_volume(vols, node if draw(booleans()) else None, node))
         if sometimes(draw, 4):  # a claim only this pod may use (VolumeRestrictions)
             volume["spec"]["accessModes"] = [RWOP]
         claim = vols.claim(ns, _bound_spec(volume), volume)
@@ -538,12 +538,12 @@ def _shared_read_write_once_pod(draw: st.DrawFn, vols: _Volumes, pods: list[Doc]
     admitted). VolumeRestrictions then rejects the later pod while the other is bound
     (``IsPVCUsedByPods``); without this such pairs are rare (docs/mutants.md#storage-mutants).
     Nothing when the pending pod is alone in its namespace."""
-    pod = pending[draw(st.integers(0, len(pending) - 1))]
+    pod = pending[draw(integers(0, len(pending) - 1))]
     ns = pod["metadata"].get("namespace", "default")
     others = [p for p in pods if p is not pod and p["metadata"].get("namespace", "default") == ns]
     if not others:
         return
-    other = others[draw(st.integers(0, len(others) - 1))]
+    other = others[draw(integers(0, len(others) - 1))]
     named = {vol["persistentVolumeClaim"]["claimName"] for vol in other["spec"].get("volumes", [])
              if "persistentVolumeClaim" in vol}
     owned = [c for c in vols.rwop_used.get(ns, []) if c in named]
@@ -570,20 +570,20 @@ def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[
     the running pods' CSI PVs, and rarely one of a PV no pod uses: a volume still attached)."""
     vols = _Volumes(classes, cluster)
     docs = draw(csi_nodes(cluster, classes.drivers)) + draw(capacities(cluster, classes))
-    for _ in range(draw(st.integers(0, sizes.max_volumes))):
+    for _ in range(draw(integers(0, sizes.max_volumes))):
         volume = draw(persistent_volume(vols))
         if sometimes(draw, 3):
             ns = draw(sampled(cluster.namespace_names))
             vols.claim(ns, _bound_spec(volume), volume)
     for ns in cluster.namespace_names:
-        for _ in range(draw(st.integers(0, 1))):
+        for _ in range(draw(integers(0, 1))):
             draw(unbound_claim(vols, ns))
     for pods, volumes in ((cluster.running_pods, running_pod_volumes),
                           (pending, pod_volumes)):
         most = min(sizes.max_pod_volumes, len(pods))
         # at least one pending pod has volumes, but one time in four
         least = 1 if pods is pending and most and not sometimes(draw, 4) else 0
-        users = draw(st.lists(st.integers(0, max(0, len(pods) - 1)), unique=True,
+        users = draw(st.lists(integers(0, max(0, len(pods) - 1)), unique=True,
                               min_size=least, max_size=most))
         for i in sorted(users):
             pods[i]["spec"]["volumes"] = [*pods[i]["spec"].get("volumes", []),
@@ -592,7 +592,7 @@ def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[
         draw(_shared_read_write_once_pod(vols, [*cluster.running_pods, *pending], pending))
     idle = [pv for pv in vols.volumes if "csi" in pv["spec"] and "claimRef" not in pv["spec"]]
     if idle and sometimes(draw, 6):
-        volume = idle[draw(st.integers(0, len(idle) - 1))]
+        volume = idle[draw(integers(0, len(idle) - 1))]
         vols.attachments.append(draw(volume_attachment(volume,
                                                        draw(sampled(cluster.node_names)))))
     return docs + vols.volumes + vols.claims + vols.attachments

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import sampled
+from strategies._cache import booleans, sampled
 from strategies.objects import sometimes
 
 __all__ = [
@@ -118,7 +118,7 @@ def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, share: tuple[in
     zone_key, region_key = draw(sampled(((v.ZONE, v.REGION), (BETA_ZONE, BETA_REGION))))
     if node is not None:
         labels = node["metadata"].get("labels", {})
-        if v.ZONE in labels and draw(st.booleans()):
+        if v.ZONE in labels and draw(booleans()):
             return {zone_key: labels[v.ZONE]}
         if v.REGION in labels:
             return {region_key: labels[v.REGION]}

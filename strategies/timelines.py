@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import sampled
+from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import (
     PodContext,
@@ -118,11 +118,11 @@ def _event(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
             running = [k for k in keys if world.pods[k]["spec"].get("nodeName")]
             keys = running or keys
         key = draw(sampled(keys))
-        e["pod"] = _pod_ref(world.pods[key], draw(st.booleans()))
+        e["pod"] = _pod_ref(world.pods[key], draw(booleans()))
         world.delete_pod(key)
     elif action == "removeSchedulingGates":
         key = draw(sampled(sorted(k for k, g in world.gates.items() if g)))
-        e["pod"] = _pod_ref(world.pods[key], draw(st.booleans()))
+        e["pod"] = _pod_ref(world.pods[key], draw(booleans()))
         gates = world.gates[key]
         removed = draw(st.lists(sampled(gates), unique=True, max_size=len(gates)))
         if removed:
@@ -135,7 +135,7 @@ def _event(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
         world.next_node += 1
         template = draw(node_templates(sizes, f))
         node = node_from_template(template, name, draw(sampled(v.ZONES)))
-        if draw(st.booleans()):  # kind and apiVersion may be omitted inline
+        if draw(booleans()):  # kind and apiVersion may be omitted inline
             node = {k: x for k, x in node.items() if k not in ("kind", "apiVersion")}
         e["node"] = node
         world.nodes.append(name)
@@ -170,15 +170,15 @@ def _triggered(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
     out: list[Doc] = []
     if not triggers or room <= 0:
         return out
-    for _ in range(draw(st.integers(0, room))):
-        after = triggers[draw(st.integers(0, len(triggers) - 1))]
+    for _ in range(draw(integers(0, room))):
+        after = triggers[draw(integers(0, len(triggers) - 1))]
         pctx = PodContext(ctx.namespaces, ctx.priority_classes, tuple(world.nodes) or
                           ctx.node_names, ctx.scheduler_names)
         template = draw(pod_templates(sizes, f, pctx))
         base = (template["metadata"].get("labels") or {}).get("app", "pod")
         pod = pod_from_template(template, f"{base}-{world.next_pod}")
         world.next_pod += 1
-        out.append({"when": {"podBound": _pod_ref(after, draw(st.booleans()))},
+        out.append({"when": {"podBound": _pod_ref(after, draw(booleans()))},
                     "action": "createPod", "pod": pod})
         triggers.append(pod)
     return out
@@ -196,20 +196,20 @@ def timelines(draw: st.DrawFn, cluster: GeneratedCluster, pending: Iterable[Doc]
     ctx = cluster.pod_context(scheduler_names)
     events: list[Doc] = []
     t = 0
-    for _ in range(draw(st.integers(0, sizes.max_events))):
+    for _ in range(draw(integers(0, sizes.max_events))):
         t += draw(sampled((10, 0, 1, 30, 60, 300)))
         e = draw(_event(world, ctx, sizes, f))
         if e is None:
             continue
-        events.append({"at": format_duration(t, draw(st.integers(0, 2))), **e})
+        events.append({"at": format_duration(t, draw(integers(0, 2))), **e})
     room = min(2, sizes.max_events - len(events))
     events += draw(_triggered(world, ctx, sizes, f, [*pending, *(
         e["pod"] for e in events if e["action"] == "createPod")], room))
     doc: Doc = {"apiVersion": "kschedconf/v1", "kind": "Scenario"}
-    if draw(st.booleans()):
+    if draw(booleans()):
         doc["metadata"] = {"name": "generated"}
     spec: Doc = {"events": events}
-    if draw(st.integers(0, 3)) == 3:
+    if draw(integers(0, 3)) == 3:
         spec["until"] = format_duration(t + draw(sampled((60, 0, 600))), 2)
     doc["spec"] = spec
     return doc

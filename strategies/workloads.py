@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from reference_impl.model.workloads import expand_workloads
-from strategies._cache import sampled
+from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import pod_templates, sometimes
 from strategies.sizes import Sizes
@@ -43,7 +43,7 @@ def _selector(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, str]:
     others = sorted(k for k in labels if k != WORKLOAD_LABEL)
     chosen = draw(st.lists(sampled(others), max_size=len(others), unique=True)) \
         if others else []
-    keep_own = not chosen or draw(st.integers(0, 3)) != 3
+    keep_own = not chosen or draw(integers(0, 3)) != 3
     keys = sorted(chosen) + ([WORKLOAD_LABEL] if keep_own else [])
     return {k: labels[k] for k in keys}
 
@@ -64,14 +64,14 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
     namespace = pod["metadata"].get("namespace", "default")
     labels = {**(pod["metadata"].get("labels") or {}), WORKLOAD_LABEL: name}
     template: Doc = {"metadata": {"labels": labels}, "spec": pod["spec"]}
-    replicas = draw(st.integers(1, min(sizes.max_replicas, MAX_WORKLOAD_REPLICAS, budget)))
+    replicas = draw(integers(1, min(sizes.max_replicas, MAX_WORKLOAD_REPLICAS, budget)))
     spec: Doc = {}
     if kind == "Job":
         # ValidateJobSpec: Never or OnFailure; the API server generates the selector
         template["spec"]["restartPolicy"] = draw(sampled(("Never", "OnFailure")))
         spec["parallelism"] = replicas
-        if draw(st.booleans()):
-            spec["completions"] = draw(st.integers(1, replicas + 1))
+        if draw(booleans()):
+            spec["completions"] = draw(integers(1, replicas + 1))
     else:
         spec["selector"] = {"matchLabels": draw(_selector(labels))}
         if kind != "DaemonSet":  # a DaemonSet has a pod per node it accepts
@@ -86,7 +86,7 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
         if classes is not None and sometimes(draw, 2):
             spec["volumeClaimTemplates"] = [
                 {"metadata": {"name": f"data-{i}"}, "spec": claim_template_spec(draw, classes)}
-                for i in range(draw(st.integers(1, 2)))]
+                for i in range(draw(integers(1, 2)))]
     spec["template"] = template
     out = [{"apiVersion": api_version, "kind": kind,
             "metadata": {"name": name, "namespace": namespace}, "spec": spec}]
@@ -107,7 +107,7 @@ def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
     if "workloads" not in features or budget < 1 or not sometimes(draw, 4):
         return []
     out: list[Doc] = []
-    for i in range(draw(st.integers(1, 2))):
+    for i in range(draw(integers(1, 2))):
         if budget < 1:
             break
         docs = draw(_workload(i, cluster, sizes, features, scheduler_names, budget, classes))

@@ -225,8 +225,8 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		w.profiles[p.SchedulerName] = true
 	}
 	// The fake watchers panic when their channel is full (client-go's default is 100 events);
-	// a burst of victim deletions or a large batch of nodes must fit.
-	watch.DefaultChanSize = 1 << 15
+	// a burst of victim deletions or a large batch of nodes must fit (watchChanSize).
+	watch.DefaultChanSize = int32(watchChanSize(cl))
 	w.tracker = &rvTracker{ObjectTracker: clienttesting.NewObjectTracker(clientgoscheme.Scheme, clientgoscheme.Codecs.UniversalDecoder()), w: w}
 	cs := &fake.Clientset{}
 	cs.AddReactor("*", "*", clienttesting.ObjectReaction(w.tracker))
@@ -363,13 +363,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 	w.baseStorageObs = eventObservations(isStorageEventLabel)
 	w.basePreemptDone = preemptionGoroutinesDone()
 	w.factory.Start(ctx.Done())
-	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			cancel()
-			return nil, fmt.Errorf("informer cache for %v did not sync", typ)
-		}
-	}
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
+	if err := w.waitSynced(ctx); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -391,6 +385,73 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 		time.Sleep(100 * time.Microsecond)
 	}
 	return w, nil
+}
+
+// maxWatchChanSize is the largest buffer of a fake watcher (watchChanSize).
+const maxWatchChanSize = 1 << 15
+
+// watchChanSize is the buffer of the fake API server's watchers for a world of cl. A burst of
+// events between two settles is a few per object at most: objects are fed in batches (batch),
+// a preemption deletes pods that exist, a timeline event changes one object, each settle
+// drains the channels. So 1024 plus four per object, at most maxWatchChanSize (what every
+// world had: a buffer of 32768 events, about 1 MB per watch and a dozen watches, allocated,
+// cleared and scanned by the garbage collector for every request, was about half of the Go
+// CPU of a small simulate or explain).
+func watchChanSize(cl *Cluster) int {
+	n := len(cl.Nodes) + len(cl.Pods) + len(cl.Namespaces) + len(cl.PriorityClasses) +
+		len(cl.PDBs) + len(cl.Services) + len(cl.RCs) + len(cl.ReplicaSets) + len(cl.StatefulSets) +
+		len(cl.DRA.DeviceClasses) + len(cl.DRA.ResourceSlices) + len(cl.DRA.ResourceClaims) +
+		len(cl.DRA.Templates) + len(cl.Storage.Volumes) + len(cl.Storage.Claims) +
+		len(cl.Storage.Classes) + len(cl.Storage.CSINodes) + len(cl.Storage.CSIDrivers) +
+		len(cl.Storage.Capacities) + len(cl.Storage.Attachments)
+	if cl.Timeline != nil {
+		n += len(cl.Timeline.events) + len(cl.Timeline.triggered)
+	}
+	return min(maxWatchChanSize, 1024+4*n)
+}
+
+// syncRetry bounds each of waitSynced's questions.
+const syncRetry = time.Millisecond
+
+// waitSynced waits for what cmd/kube-scheduler/app/server.go Run waits for before scheduling:
+// the informers' caches (informerFactory.WaitForCacheSync) and the scheduler's event handlers'
+// initial lists (sched.WaitForHandlersSync), without their 100 ms poll period
+// (syncedPollPeriod: k8s.io/client-go/tools/cache/shared_informer.go WaitForCacheSync, which the
+// factory's WaitForCacheSync calls before client-go v0.37; pkg/scheduler/eventhandlers.go
+// WaitForHandlersSync). Both answer at once when synced and otherwise wait a whole period:
+// a world is built for every request and syncs within a millisecond, so that period was most
+// of a request's time. Each is asked again, bounded by syncRetry, until it says yes or the
+// settle timeout passes; the same calls, so the same guarantees.
+func (w *world) waitSynced(ctx context.Context) error {
+	deadline := time.Now().Add(w.settleTimeout)
+	for {
+		short, cancel := context.WithTimeout(ctx, syncRetry)
+		unsynced := ""
+		for typ, ok := range w.factory.WaitForCacheSync(short.Done()) {
+			if !ok {
+				unsynced = fmt.Sprint(typ)
+				break
+			}
+		}
+		cancel()
+		if unsynced == "" {
+			break
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return fmt.Errorf("informer cache for %v did not sync", unsynced)
+		}
+	}
+	for {
+		short, cancel := context.WithTimeout(ctx, syncRetry)
+		err := w.sched.WaitForHandlersSync(short)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 func (w *world) close() {

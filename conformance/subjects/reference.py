@@ -25,14 +25,14 @@ from conformance.core.subject import (
     SubjectError,
     SubjectResult,
 )
-from reference_impl.config import load_config
+from reference_impl.config import default_config, load_config
 from reference_impl.config.errors import ConfigError
 from reference_impl.config.types import SchedulerConfiguration
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import LoadResult, load_documents
 from reference_impl.model.scenario import parse_scenario
 from reference_impl.plugins.registry import build_registry
-from reference_impl.releases import load
+from reference_impl.releases import ReleaseData, load
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.scheduler import Scheduler
@@ -63,6 +63,10 @@ class ReferenceSubject(Subject):
         self.config: SchedulerConfiguration | None = None
         #: reference:CFG loaded as each other release a scenario names
         self._config_for: dict[str, SchedulerConfiguration] = {}
+        #: the scenarios' own configurations (or the default), loaded once per document and
+        #: release: a loaded configuration is shared by the runs that use it, as
+        #: reference:CFG's always was (the scheduler does not change it)
+        self._loaded: dict[tuple[str, str], SchedulerConfiguration] = {}
         self.config_doc: Document | None = None
         if self.config_path is not None:
             if not os.path.exists(self.config_path):
@@ -121,12 +125,26 @@ class ReferenceSubject(Subject):
                         self.config_doc or {}, self.registry, release)
             if config is None:
                 raw = scenario.config if scenario.config is not None else loaded.cluster.config
-                if raw is not None:
-                    config = load_config(raw, self.registry, release)
+                config = self._scenario_config(raw, release)
         except (InputError, ConfigError) as e:
             raise ScenarioRejected(f"the reference rejected scenario {scenario.name}: "
                                    f"{e}") from e
         return loaded, config
+
+    def _scenario_config(self, raw: Document | None,
+                         release: ReleaseData) -> SchedulerConfiguration:
+        """``load_config(raw)`` as ``release``, or its default configuration (``raw`` None),
+        loaded once per document (by ``repr``: the same keys in the same order, the same
+        types) and release; an invalid one raises each time."""
+        key = (repr(raw), release.release)
+        config = self._loaded.get(key)
+        if config is None:
+            if len(self._loaded) >= 256:
+                self._loaded.clear()
+            config = (default_config(self.registry, release) if raw is None
+                      else load_config(raw, self.registry, release))
+            self._loaded[key] = config
+        return config
 
     def explain(self, scenario: ScenarioInput, pod: str) -> Document:
         """Every plugin's verdict and score for pending pod ``pod`` (``ns/name``)."""

@@ -164,7 +164,8 @@ def is_restartable_init_container(container: Container) -> bool:
 def _add(into: ResourceList, items: Iterable[tuple[str, Fraction]]) -> None:
     """``addResourceList``."""
     for name, q in items:
-        into[name] = into.get(name, 0) + q
+        cur = into.get(name)
+        into[name] = q if cur is None else cur + q  # q alone: 0 + q is q, without the sum
 
 
 def _max_into(into: ResourceList, items: Iterable[tuple[str, Fraction]]) -> None:
@@ -320,6 +321,12 @@ def aggregate_container_requests(pod: Pod, *,
             and pod.status_requests is not None):
         allocated: ResourceList = dict(pod.status_allocated_resources)
         actuated: ResourceList = dict(pod.status_requests)
+    elif (not pod.container_statuses and not pod.init_container_statuses
+          and not is_pod_resize_infeasible(pod)):
+        # no container status to read: the allocated and actuated aggregates are the spec's
+        # (_container_resources falls back to the spec), and the max of three equal lists is
+        # the spec
+        return spec
     else:
         allocated = _aggregate(pod, non_missing, ALLOCATED, use_status=True)
         actuated = _aggregate(pod, non_missing, ACTUATED, use_status=True)

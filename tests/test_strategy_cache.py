@@ -1,0 +1,51 @@
+"""The cached strategy constructors (strategies/_cache.py): a cached strategy draws exactly what
+a newly built one would, so the same seed gives the same scenarios byte for byte."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+from conformance.engines.properties import Property, draw_scenarios
+from strategies._cache import cached, clear_caches
+from strategies.objects import PodContext
+
+
+def _blob(prop: Property, seed: int, n: int) -> str:
+    return json.dumps([[s.documents, s.config, s.seed] for s in draw_scenarios(prop, seed, n)],
+                      sort_keys=True, default=str)
+
+
+def test_warm_caches_draw_the_scenarios_of_empty_ones() -> None:
+    prop = Property("small", "consistency")
+    clear_caches()
+    cold = _blob(prop, 7, 12)
+    # the caches now hold the strategies of those scenarios (and of more, below)
+    _blob(Property("small", "preemption"), 3, 12)
+    assert _blob(prop, 7, 12) == cold
+
+
+def test_cached_builds_once_per_hashable_arguments() -> None:
+    built: list[object] = []
+
+    @cached
+    def make(*args: object) -> st.SearchStrategy[int]:
+        built.append(args)
+        return st.just(len(built))
+
+    assert make(1, ("a",)) is make(1, ("a",))
+    assert len(built) == 1
+    # unhashable arguments: built every time, never an error
+    assert make([1]) is not make([1])
+    assert len(built) == 3
+
+
+def test_pod_contexts_hash_by_value() -> None:
+    pc = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+          "metadata": {"name": "high"}, "value": 1000}
+    a = PodContext(priority_classes=(pc,))
+    b = PodContext(priority_classes=(json.loads(json.dumps(pc)),))
+    assert a == b and hash(a) == hash(b)
+    c = PodContext(priority_classes=({**pc, "value": 999},))
+    assert a != c
