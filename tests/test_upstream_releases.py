@@ -145,3 +145,48 @@ def test_a_binary_of_another_release_is_refused(monkeypatch: pytest.MonkeyPatch,
 def test_an_unsupported_release_in_the_spec_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="supported: " + ", ".join(RELEASES)):
         make_subject("upstream@v1.30.0")
+
+
+# NodeResourcesBalancedAllocation (switch balanced-allocation-delta, kubernetes#135573): node
+# ``a`` 4 cpu, 4Gi, empty; ``b`` 2 cpu, 4Gi, 2Gi of memory requested; the pod 1 cpu, 1Gi.
+# balancedResourceScore = int64((1 - |cpu fraction - memory fraction| / 2) * 100):
+#   v1.34.4/v1.35.4 score the balance with the pod (noderesources/balanced_allocation.go
+#   balancedResourceScorer(requested, allocable)): a (.25, .25) 100, b (.5, .75) 87;
+#   v1.36.3/v1.37.2 score 50 + (50 + with pod - without pod) / 2: a 50 + 50/2 = 75,
+#   b 50 + (50 + 87 - 75)/2 = 81.
+BALANCE_SCORES = {"v1.34.4": {"a": 100, "b": 87}, "v1.35.4": {"a": 100, "b": 87},
+                  "v1.36.3": {"a": 75, "b": 81}, "v1.37.2": {"a": 75, "b": 81}}
+
+
+def _balance_docs() -> list[dict[str, Any]]:
+    nodes = [make_node("a").allocatable(cpu="4", memory="4Gi", pods="10").manifest(),
+             make_node("b").allocatable(cpu="2", memory="4Gi", pods="10").manifest()]
+    busy = make_pod("busy").namespace("default").node("b")
+    busy.container(make_container("c").image("registry.k8s.io/pause").requests(memory="2Gi"))
+    p = make_pod("p").namespace("default")
+    p.container(make_container("c").image("registry.k8s.io/pause")
+                .requests(cpu="1", memory="1Gi"))
+    return [*nodes, busy.manifest(), p.manifest()]
+
+
+def _balanced_scores(explanation: dict[str, Any]) -> dict[str, int]:
+    return {n["name"]: s["raw"] for n in explanation["nodes"] for s in n["scores"]
+            if s["plugin"] == "NodeResourcesBalancedAllocation"}
+
+
+def test_balanced_allocation_scores_are_each_releases_upstream_numbers() -> None:
+    """The Done-when of issue 16: a scenario whose BalancedAllocation scores differ between
+    1.35 and 1.36 gives each release's upstream numbers in ``explain``, from the subject of
+    that release and from the reference following it."""
+    built = [r for r in RELEASES if binary_available(default_binary(r))]
+    if not {"v1.35.4", "v1.36.3"} <= set(built):
+        pytest.skip("needs the upstream subjects of v1.35.4 and v1.36.3: "
+                    + build_hint("v1.35.4") + "; " + build_hint("v1.36.3"))
+    assert BALANCE_SCORES["v1.35.4"] != BALANCE_SCORES["v1.36.3"]
+    for release in built:
+        scenario = ScenarioInput(_balance_docs(), release=release)
+        with make_subject(f"upstream@{release}") as up:
+            upstream = _balanced_scores(up.explain(scenario, "default/p"))
+        with make_subject("reference", release=release) as ref:
+            reference = _balanced_scores(ref.explain(scenario, "default/p"))
+        assert upstream == reference == BALANCE_SCORES[release], release

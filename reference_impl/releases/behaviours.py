@@ -52,6 +52,16 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "the general Update (no UpdatePodScaleUp action type, absent), or "
             "UpdatePodScaleUp (extractPodScaleUp, scale-up). framework/events.go",
             v1_34_4="absent", v1_35_4="absent", v1_36_3="absent", v1_37_2="scale-up"),
+    _switch("pod-event-resource", "kubernetes/kubernetes#135905",
+            "The event resource of a pending pod: UnschedulablePod for every unscheduled pod, "
+            "the queued pod's own update included (types.go unschedulablePod; "
+            "unschedulable-pod), or UnscheduledPod and, for the queued pod's own update, "
+            "TargetPod (k8s.io/kube-scheduler framework/types.go; unscheduled-target). It "
+            "names the events' labels (the attempt's event, the trace), and the update of a pod "
+            "in no queue enters activeQ as UnschedulablePodUpdate (unschedulable-pod) or "
+            "through addPod as UnscheduledPodAdd (unscheduled-target)",
+            v1_34_4="unschedulable-pod", v1_35_4="unschedulable-pod",
+            v1_36_3="unschedulable-pod", v1_37_2="unscheduled-target"),
     # --- extension points and scoring (docs/release-differences.md, Plugins)
     _switch("nodename-prefilter", "kubernetes/kubernetes#140000",
             "NodeName: Filter only, or also a PreFilter that restricts a pod with spec.nodeName "

@@ -53,7 +53,8 @@ class AttemptInfo:
     """When and how an attempt happened: virtual time (seconds), the pod's attempt number, the
     queue it was popped from ("activeQ"/"backoffQ"; None for a Gated record) and the label of
     the event that last moved the pod towards that queue (e.g. "UnscheduledPodAdd",
-    "NodeAdd", "UnschedulableTimeout", "AssignedPodDelete")."""
+    "NodeAdd", "UnschedulableTimeout", "AssignedPodDelete"), named as the release names it
+    ("UnschedulablePodAdd" before v1.37; switch pod-event-resource)."""
 
     time: float
     attempt: int
@@ -166,7 +167,9 @@ class Simulation:
             return
         self.gate_msgs[qpi.pod.uid] = msg
         self.attempts.append(Attempt(qpi.pod.key, GATED, message=msg))
-        self.infos.append(AttemptInfo(self._now_s(), qpi.attempts, None, self.cause))
+        self.infos.append(AttemptInfo(self._now_s(), qpi.attempts, None,
+                                      ev.release_event_label(self.cause,
+                                                             self.queue.event_resource)))
 
     def _set_pod(self, old: Pod | None, new: Pod) -> None:
         """Replace (or add) a pod object in the API's view and the scheduler's uid map."""
@@ -278,8 +281,8 @@ class Simulation:
         attempt = s.schedule_one(qpi)
         s.attempts.append(attempt)
         self.attempts.append(attempt)
-        self.infos.append(AttemptInfo(now_s, qpi.attempts, qpi.popped_from,
-                                      qpi.moved_by or ev.EVENT_UNSCHEDULED_POD_ADD.label()))
+        self.infos.append(AttemptInfo(now_s, qpi.attempts, qpi.popped_from, ev.release_event_label(
+            qpi.moved_by or ev.EVENT_UNSCHEDULED_POD_ADD.label(), self.queue.event_resource)))
         self._record("attempt", pod=pod.key, outcome=attempt.outcome, node=attempt.node,
                      attempt=qpi.attempts)
         for victim_key in attempt.victims:

@@ -125,3 +125,69 @@ def test_a_scale_up_registration_requeues_only_on_v1_37(release: str) -> None:
     else:
         assert calls == []
         assert in_pool
+
+
+#: the releases whose pending-pod events are UnscheduledPod/TargetPod (k8s.io/kube-scheduler
+#: framework/types.go); v1.34.4-v1.36.3 name both ``UnschedulablePod`` (types.go line 59/60)
+UNSCHEDULED_TARGET = frozenset({"v1.37.2"})
+
+
+def test_every_release_has_a_known_event_resource() -> None:
+    assert_two_variants("pod-event-resource", UNSCHEDULED_TARGET, "unscheduled-target",
+                        "unschedulable-pod")
+
+
+@pytest.mark.parametrize("release", supported_releases())
+def test_the_queue_shows_the_releases_event_labels(release: str) -> None:
+    """A pod added, then its own label update while unschedulable (a plugin that registers
+    TargetPod/UpdatePodLabel, as InterPodAffinity does, says Queue): the trace and
+    ``moved_by`` name the events UnscheduledPodAdd and TargetPodUpdatePodLabel on v1.37.2,
+    UnschedulablePodAdd and UnschedulablePodUpdatePodLabel before."""
+    hint_map = {DEFAULT_SCHEDULER_NAME: {
+        ClusterEvent(ev.TARGET_POD, ev.UPDATE_POD_LABEL): [
+            QueueingHintFunction("X", lambda pod, old, new: (ev.QUEUE, None))]}}
+    trace: list[dict[str, object]] = []
+    q = PriorityQueue(PrioritySort().less, clock=VirtualClock(1_700_000_000 * SECOND),
+                      queueing_hint_map=hint_map, release=load(release), trace=trace)
+    old = _pod("1")
+    new = make_pod("p").uid("p-uid").label("app", "x").container(
+        make_container("c").requests(cpu="1", memory="1Gi")).obj()
+    q.add(old)
+    qpi = q.pop()
+    assert qpi is not None
+    qpi.unschedulable_plugins.add("X")
+    q.add_unschedulable_if_not_present(qpi, q.scheduling_cycle())
+    q.update(old, new)
+    events = [r["event"] for r in trace if "event" in r]
+    pending = "UnscheduledPod" if release in UNSCHEDULED_TARGET else "UnschedulablePod"
+    target = "TargetPod" if release in UNSCHEDULED_TARGET else "UnschedulablePod"
+    assert events == [pending + "Add", "ScheduleAttemptFailure", target + "UpdatePodLabel"]
+    assert qpi.moved_by == target + "UpdatePodLabel"
+
+
+@pytest.mark.parametrize("release", supported_releases())
+def test_an_update_of_a_pod_in_no_queue_enters_as_the_release_does(release: str) -> None:
+    """``Update`` of a pod no queue holds: v1.37.2 calls ``addPod`` (UnscheduledPodAdd),
+    v1.34.4-v1.36.3 move it to activeQ with ``EventUnscheduledPodUpdate``
+    (backend/queue/scheduling_queue.go)."""
+    trace: list[dict[str, object]] = []
+    q = PriorityQueue(PrioritySort().less, clock=VirtualClock(1_700_000_000 * SECOND),
+                      release=load(release), trace=trace)
+    q.update(_pod("1"), _pod("2"))
+    qpi = q.pop()
+    assert qpi is not None
+    want = ("UnscheduledPodAdd" if release in UNSCHEDULED_TARGET
+            else "UnschedulablePodUpdate")
+    assert qpi.moved_by == want
+    assert [r["event"] for r in trace if "event" in r] == [want]
+
+
+def test_release_event_label_renames_only_the_pending_pod_resources() -> None:
+    old = ev.EVENT_RESOURCE_UNSCHEDULABLE_POD
+    assert ev.release_event_label("UnscheduledPodDelete", old) == "UnschedulablePodDelete"
+    assert ev.release_event_label("TargetPodUpdate", old) == "UnschedulablePodUpdate"
+    assert ev.release_event_label("UnschedulablePodAdd", old) == "UnschedulablePodAdd"
+    for label in ("AssignedPodAdd", "NodeAdd", "UnschedulableTimeout", "ForceActivate"):
+        assert ev.release_event_label(label, old) == label
+    new = ev.EVENT_RESOURCE_UNSCHEDULED_TARGET
+    assert ev.release_event_label("TargetPodUpdatePodLabel", new) == "TargetPodUpdatePodLabel"

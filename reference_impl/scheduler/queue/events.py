@@ -86,6 +86,13 @@ POD_GROUP = "scheduling.k8s.io/PodGroup"
 COMPOSITE_POD_GROUP = "scheduling.k8s.io/CompositePodGroup"
 WILDCARD = "*"
 
+#: ``unschedulablePod`` (``pkg/scheduler/framework/types.go`` of v1.34.4-v1.36.3): those
+#: releases' one resource for an unscheduled pod, the queued pod's own update included.
+UNSCHEDULABLE_POD = "UnschedulablePod"
+#: Switch ``pod-event-resource``: v1.34.4-v1.36.3's variant, and v1.37.2's.
+EVENT_RESOURCE_UNSCHEDULABLE_POD = "unschedulable-pod"
+EVENT_RESOURCE_UNSCHEDULED_TARGET = "unscheduled-target"
+
 # --- QueueingHint ---
 QUEUE_SKIP = "QueueSkip"
 QUEUE = "Queue"
@@ -227,6 +234,23 @@ def unroll_pod_event(event: ClusterEvent) -> list[ClusterEvent]:
             ClusterEvent(TARGET_POD, event.action_type)]
 
 
+def release_event_label(label: str, variant: str) -> str:
+    """The label ``label`` (v1.37.2's names) has in a release of the ``pod-event-resource``
+    ``variant``: v1.34.4-v1.36.3 (``unschedulable-pod``) name the UnscheduledPod and TargetPod
+    resources ``UnschedulablePod`` (``pkg/scheduler/framework/types.go`` and ``events.go``:
+    ``EventUnscheduledPodAdd`` is ``UnschedulablePodAdd``, a pending pod's own label update
+    ``UnschedulablePodUpdatePodLabel``), v1.37.2 (``unscheduled-target``) keeps them
+    (k8s.io/kube-scheduler ``framework/types.go``: ``UnscheduledPod``, ``TargetPod``). The
+    reference's events and registrations keep v1.37.2's resources, which match the older
+    releases' the same way (docs/release-differences.md#pod-event-resource); only what it
+    shows is renamed. Idempotent."""
+    if variant == EVENT_RESOURCE_UNSCHEDULABLE_POD:
+        for r in (UNSCHEDULED_POD, TARGET_POD):
+            if label.startswith(r):
+                return UNSCHEDULABLE_POD + label[len(r):]
+    return label
+
+
 # --- pod updates ---------------------------------------------------------------------------
 
 def _milli(q: Fraction) -> int:
@@ -339,8 +363,8 @@ def pod_scheduling_properties_change(new: Pod, old: Pod, is_target_pod: bool,
     ``unschedulablePod`` resource, labelled ``UnschedulablePod...``. The reference keeps
     TargetPod for every release, because its plugins register v1.37.2's TargetPod events and
     those give the older releases' ``Pod`` hints the same answers
-    (docs/release-differences.md, queue-hints and pod-update-scale-up); only the event's label
-    differs."""
+    (docs/release-differences.md, queue-hints and pod-update-scale-up); the queue shows the
+    release's label (:func:`release_event_label`, switch ``pod-event-resource``)."""
     if new.node_name:
         r = ASSIGNED_POD
     elif is_target_pod:

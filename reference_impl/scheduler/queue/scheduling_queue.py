@@ -282,6 +282,9 @@ class PriorityQueue:
         # (``release``'s gate defaults unless the caller gives the scheduler's)
         self.pod_update_rule = (pod_update_rule if pod_update_rule is not None
                                 else ev.PodUpdateRule.for_release(release))
+        # pod-event-resource: the names the release gives a pending pod's events (the labels
+        # the attempts and the trace show), and the event of an update of a pod in no queue
+        self.event_resource = release.behaviour("pod-event-resource")
         self.less = less
         self.pod_max_in_unschedulable_pods_duration = pod_max_in_unschedulable_pods_duration
         self.is_pop_from_backoff_q_enabled = pop_from_backoff_q
@@ -358,10 +361,12 @@ class PriorityQueue:
 
     # ----- moving between queues -----
     def _placed(self, qpi: QueuedPodInfo, queue: str, event: str) -> None:
+        op = _TRACE_OPS.get(event, "move")
+        event = ev.release_event_label(event, self.event_resource)
         if queue != UNSCHEDULABLE_Q and event not in (ev.BACKOFF_COMPLETE,
                                                       ev.SCHEDULE_ATTEMPT_FAILURE):
             qpi.moved_by = event
-        self._record(_TRACE_OPS.get(event, "move"), qpi.pod, to=QUEUE_NAMES[queue], event=event)
+        self._record(op, qpi.pod, to=QUEUE_NAMES[queue], event=event)
 
     def move_to_active_q(self, qpi: QueuedPodInfo, event: str, moves_from_backoff_q: bool
                           ) -> bool:
@@ -414,15 +419,16 @@ class PriorityQueue:
         return UNSCHEDULABLE_Q
 
     # ----- the SchedulingQueue interface -----
-    def add(self, pod: Pod) -> None:
+    def add(self, pod: Pod, event: str = ev.EVENT_UNSCHEDULED_POD_ADD.label()) -> None:
         """``Add``: a new pending pod; its nomination (status.nominatedNodeName) is recorded
         even when it is gated (``addPod``). v1.34.4–v1.36.3 record it only when the pod enters
-        activeQ (``moveToActiveQ``; switch nominate-gated-pod)."""
+        activeQ (``moveToActiveQ``, for the UnscheduledPodAdd and UnscheduledPodUpdate
+        events; switch nominate-gated-pod). ``event``: the label it enters with."""
         qpi = self.new_queued_pod_info(pod)
         if self.nominate_gated_pods:
             self.nominator.add_nominated_pod(PodInfo(pod), None)
-            self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False)
-        elif self.move_to_active_q(qpi, ev.EVENT_UNSCHEDULED_POD_ADD.label(), False):
+            self.move_to_active_q(qpi, event, False)
+        elif self.move_to_active_q(qpi, event, False):
             self.nominator.add_nominated_pod(PodInfo(pod), None)
 
     def activate(self, pods: Mapping[str, Pod]) -> None:
@@ -553,7 +559,7 @@ class PriorityQueue:
     def update(self, old_pod: Pod, new_pod: Pod) -> None:
         """``Update``: an update of a pending pod. In flight: recorded as its events; in
         activeQ/backoffQ: replaced; in the pool: replaced and requeued when a TargetPod hint
-        says so; elsewhere: added."""
+        says so; elsewhere: added (v1.34.4-v1.36.3: as an UnschedulablePodUpdate)."""
         events = ev.pod_scheduling_properties_change(new_pod, old_pod, True,
                                                      self.pod_update_rule)
         key = old_pod.key
@@ -579,7 +585,13 @@ class PriorityQueue:
                                          and queue == BACKOFF_Q):
                     break
             return
-        self.add(new_pod)
+        # in no queue: v1.37.2 calls addPod (UnscheduledPodAdd), v1.34.4-v1.36.3 move a new
+        # QueuedPodInfo to activeQ with EventUnscheduledPodUpdate (``Update``,
+        # backend/queue/scheduling_queue.go; switch pod-event-resource)
+        if self.event_resource == ev.EVENT_RESOURCE_UNSCHEDULABLE_POD:
+            self.add(new_pod, ev.EVENT_UNSCHEDULED_POD_UPDATE.label())
+        else:
+            self.add(new_pod)
 
     def _sign(self, qpi: QueuedPodInfo) -> None:
         if self.signer is not None:
