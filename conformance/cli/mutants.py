@@ -11,6 +11,7 @@ from typing import Any
 from conformance.cli.options import (
     positive_float,
     positive_int,
+    release_option,
     report_options,
     reporters,
     signals_end_the_run,
@@ -49,12 +50,20 @@ def register(sub: Any) -> None:
 
             A run stops at the first failing scenario (no shrinking), at --max-examples or at
             the mutant's share of --budget (time a mutant caught early leaves goes to the
-            next ones). Mutants run in parallel processes (--workers)."""),
+            next ones). Mutants run in parallel processes (--workers).
+
+            With --release the reference, genuine and mutated, follows that upstream release:
+            the witnesses and generated scenarios are scheduled as it, the differential
+            compares with its reference, and the golden suite keeps the scenarios recorded
+            for it. A mutant whose bug concerns a behaviour that release lacks (a plugin not
+            in its default profile, a witness that changes the decisions only on the pinned
+            release) is reported `not applicable` and not counted."""),
         epilog=textwrap.dedent(f"""\
             examples:
               kschedconf mutants
               kschedconf mutants --only fit-ignores-pod-count,queue-fifo --max-examples 30
               kschedconf mutants --budget 300 --junit mutants.xml -o json > mutants.json
+              kschedconf mutants --release v1.34 --only fit-ignores-pod-count
 
             exit codes: 0 at least {m.THRESHOLD:.0f} % of the counted mutants caught, 1 fewer,
             2 usage error, or a mutant could not be applied (error / ineffective), 130 Ctrl-C
@@ -90,6 +99,7 @@ def register(sub: Any) -> None:
                         "which runs for a mutant the property suite did not catch")
     p.add_argument("--golden-dir", metavar="DIR", default=None,
                    help="golden scenarios (default: those installed with kschedconf)")
+    release_option(p)
     p.add_argument("--list", action="store_true",
                    help="print the catalogue (name, area, what it breaks) and exit")
     p.set_defaults(handler=cmd_mutants)
@@ -102,7 +112,8 @@ def cmd_mutants(args: argparse.Namespace) -> int:
     opts = m.MutantsOptions(only=list(args.only), budget=args.budget,
                             max_examples=args.max_examples, seed=args.seed, jobs=args.jobs,
                             per_property=args.per_property, golden=not args.no_golden,
-                            golden_dir=args.golden_dir or str(default_golden_dir()))
+                            golden_dir=args.golden_dir or str(default_golden_dir()),
+                            release=args.release)
     try:
         plan = m.resolve_plan(opts)
     except UsageError as e:

@@ -17,6 +17,7 @@ from conformance.engines.mutants.outcomes import (
     ERROR,
     GOLDEN_PROPERTY,
     INEFFECTIVE,
+    NOT_APPLICABLE,
     NOT_REACHED,
     SURVIVED,
     MutantOutcome,
@@ -46,7 +47,8 @@ from conformance.engines.mutants.subject import (
 
 __all__ = [
     "ALL_ORACLES_PROPERTY", "CATALOGUE", "CAUGHT", "DEFAULT_BUDGET", "DEFAULT_MAX_EXAMPLES",
-    "DEFAULT_SEED", "EQUIVALENT", "ERROR", "GOLDEN_PROPERTY", "INEFFECTIVE", "NOT_REACHED",
+    "DEFAULT_SEED", "EQUIVALENT", "ERROR", "GOLDEN_PROPERTY", "INEFFECTIVE", "NOT_APPLICABLE",
+    "NOT_REACHED",
     "SURVIVED",
     "THRESHOLD", "Catalogue", "Mutant", "MutantError", "MutantOutcome", "MutantSubject",
     "MutantsOptions", "MutantsPlan", "MutantsReport", "Patch", "PropertyOutcome",

@@ -23,7 +23,9 @@ import yaml
 from reference_impl.config import plugin_args
 from reference_impl.framework.interfaces import FilterPlugin, Plugin, ScorePlugin
 from reference_impl.plugins.registry import in_tree_registry
+from reference_impl.releases import load
 from reference_impl.releases.current import RELEASE, default_plugins
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: the name of the unmodified copy of plugin ``X``
 COPY_PREFIX = "CopyOf"
@@ -38,9 +40,17 @@ def copied_plugins() -> list[tuple[str, int]]:
             if issubclass(registry[name], FilterPlugin | ScorePlugin)]
 
 
-def default_weight(plugin: str) -> int:
-    """The weight of ``plugin`` in the default profile (0: not set)."""
-    return dict(default_plugins())[plugin]
+def default_weight(plugin: str, release: str = UPSTREAM_RELEASE) -> int:
+    """The weight of ``plugin`` in ``release``'s default profile (0: not set; the weights
+    differ across releases, e.g. DynamicResources scores with weight 2 only since v1.35:
+    ``pkg/scheduler/apis/config/v1/default_plugins.go`` of each release)."""
+    return dict(load(release).default_plugins)[plugin]
+
+
+def in_default_profile(plugin: str, release: str = UPSTREAM_RELEASE) -> bool:
+    """Whether ``release``'s default profile enables ``plugin`` (NodeDeclaredFeatures, say,
+    only since v1.36)."""
+    return plugin in dict(load(release).default_plugins)
 
 
 def _decoding_init(init: Callable[..., None], kind: str) -> Callable[..., None]:
@@ -78,13 +88,14 @@ def copy_class(plugin: str, name: str, overrides: Mapping[str, Any] | None = Non
     return type(name, (base,), ns)
 
 
-def copy_config(plugin: str, name: str) -> dict[str, Any]:
-    """The KubeSchedulerConfiguration of the default profile with ``name`` in place of the
-    in-tree ``plugin``: the in-tree plugin disabled, the user plugin enabled at every extension
-    point (MultiPoint, as the default profile enables it) with the in-tree weight, and its
-    args (empty: the in-tree defaults) when the in-tree plugin has args."""
+def copy_config(plugin: str, name: str, release: str = UPSTREAM_RELEASE) -> dict[str, Any]:
+    """The KubeSchedulerConfiguration of ``release``'s default profile with ``name`` in place
+    of the in-tree ``plugin``: the in-tree plugin disabled, the user plugin enabled at every
+    extension point (MultiPoint, as the default profile enables it) with the in-tree weight of
+    that release, and its args (empty: the in-tree defaults) when the in-tree plugin has
+    args."""
     entry: dict[str, Any] = {"name": name}
-    weight = default_weight(plugin)
+    weight = default_weight(plugin, release)
     if weight:
         entry["weight"] = weight
     profile: dict[str, Any] = {
@@ -105,13 +116,14 @@ class PluginForm:
     cls: str
     module: str = MODULE
 
-    def config(self) -> dict[str, Any]:
-        return copy_config(self.plugin, self.cls)
+    def config(self, release: str = UPSTREAM_RELEASE) -> dict[str, Any]:
+        return copy_config(self.plugin, self.cls, release)
 
-    def write_config(self, directory: str | Path) -> Path:
-        """The configuration as ``DIR/<cls>-config.yaml`` (for ``--subject reference:CFG``)."""
+    def write_config(self, directory: str | Path, release: str = UPSTREAM_RELEASE) -> Path:
+        """The configuration (of ``release``'s default profile) as ``DIR/<cls>-config.yaml``
+        (for ``--subject reference:CFG``)."""
         path = Path(directory) / f"{self.cls}-config.yaml"
-        path.write_text(yaml.safe_dump(self.config(), sort_keys=False))
+        path.write_text(yaml.safe_dump(self.config(release), sort_keys=False))
         return path
 
 

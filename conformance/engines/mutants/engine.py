@@ -94,7 +94,8 @@ class _Run:
         plan, opts, s = self.plan, self.plan.opts, self.session
         n = len(self.names)
         order, weights = triage(plan.mutants, opts.oracles,
-                                lambda i: s.progress("witnesses", f"{i}/{n} checked"))
+                                lambda i: s.progress("witnesses", f"{i}/{n} checked"),
+                                opts.release)
         self.budget = Budget(opts.budget, plan.jobs, weights)
         self.expect([mu.name for mu in order])
         run_round([(mu, opts) for mu in order], plan.jobs, self.budget, self.finished,

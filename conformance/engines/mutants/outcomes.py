@@ -22,12 +22,16 @@ SURVIVED = "survived"
 NOT_REACHED = "not reached"
 EQUIVALENT = "equivalent"  # survived, documented as equivalent on generated scenarios
 INEFFECTIVE = "ineffective"  # the witness did not change: the patch misses its target
+#: the planted bug concerns a behaviour the run's ``--release`` does not have (a plugin absent
+#: from its default profile, a rule it does not follow): not counted
+NOT_APPLICABLE = "not applicable"
 ERROR = "error"
 
 #: a mutant's verdict as a case of the shared reporters: a surviving mutant is a bug the
 #: harness failed to catch
 CASE_STATUS = {CAUGHT: results.PASSED, SURVIVED: results.FAILED, NOT_REACHED: results.SKIPPED,
-               EQUIVALENT: results.SKIPPED, INEFFECTIVE: results.ERROR, ERROR: results.ERROR}
+               EQUIVALENT: results.SKIPPED, NOT_APPLICABLE: results.SKIPPED,
+               INEFFECTIVE: results.ERROR, ERROR: results.ERROR}
 
 #: the pseudo-oracle of the shared property (every oracle on each generated scenario)
 ALL_ORACLES_PROPERTY = "all-oracles"
@@ -85,11 +89,13 @@ class MutantOutcome:
     witness_caught_by: list[str] = field(default_factory=list)  # oracles rejecting the witness
     equivalent: str = ""
     missing_oracle: str = ""
+    release: str = UPSTREAM_RELEASE  # the release the reference followed
 
     @property
     def counted(self) -> bool:
-        """Counts towards the caught percentage (not a documented-equivalent survivor)."""
-        return self.status != EQUIVALENT
+        """Counts towards the caught percentage (not a documented-equivalent survivor, nor a
+        mutant not applicable to the run's release)."""
+        return self.status not in (EQUIVALENT, NOT_APPLICABLE)
 
     def survivor_note(self) -> str:
         """Why a survivor survived: the oracles are blind to it (even on its witness: the
@@ -131,7 +137,7 @@ class MutantOutcome:
                     else "example(s)")
             return (f"caught by {', '.join(self.caught_by)} after {self.examples} {unit}, "
                     f"{_fmt_s(self.seconds)}s")
-        if self.status in (ERROR, INEFFECTIVE):
+        if self.status in (ERROR, INEFFECTIVE, NOT_APPLICABLE):
             return f"{self.status}: {self.message}"
         golden = self.golden_scenarios
         ran = f"{self.examples_run - golden} examples" + (
@@ -157,6 +163,8 @@ class MutantOutcome:
                        "its witness, so a larger --budget may catch it")
         elif self.status == EQUIVALENT:
             message = self.survivor_note()
+        elif self.status == NOT_APPLICABLE:
+            message = f"not applicable to {self.release}: {self.message}"
         else:
             message = f"{self.status}: {self.message}"
         details = "\n".join([message, *(p.line() for p in self.properties)])
@@ -234,8 +242,10 @@ class MutantsReport:
             return [f"{what} judged"]
         text = (f"{what}: {self.caught} caught ({self.percent:.1f} % of "
                 f"{len(self.counted)} counted; threshold {THRESHOLD:g} %)")
-        if n != len(self.counted):
-            text += f", {n - len(self.counted)} equivalent not counted"
+        if equivalent := sum(1 for o in self.outcomes if o.status == EQUIVALENT):
+            text += f", {equivalent} equivalent not counted"
+        if inapplicable := sum(1 for o in self.outcomes if o.status == NOT_APPLICABLE):
+            text += f", {inapplicable} not applicable to {self.opts.release} not counted"
         if unreached := sum(1 for o in self.outcomes if o.status == NOT_REACHED):
             text += (f", {unreached} not reached before the budget ran out (counted as not "
                      "caught)")
@@ -245,7 +255,7 @@ class MutantsReport:
         o = self.opts
         return {
             "apiVersion": "kschedconf/v1", "kind": "MutantsReport",
-            "upstreamRelease": UPSTREAM_RELEASE,
+            "upstreamRelease": o.release,
             "seed": o.seed, "maxExamples": o.max_examples, "budget": o.budget,
             "families": list(o.families), "perProperty": o.per_property,
             "caught": self.caught, "counted": len(self.counted), "total": len(self.outcomes),
@@ -267,13 +277,17 @@ def table(report: MutantsReport) -> str:
              for r in rows]
     notes = [f"equivalent {o.name} (not counted): {o.equivalent}"
              for o in report.outcomes if o.status == EQUIVALENT]
+    notes += [f"{o.name} not applicable to {o.release} (not counted): {o.message}"
+              for o in report.outcomes if o.status == NOT_APPLICABLE]
     n = len(report.counted)
     lines.append("")
     if notes:
         lines += [*notes, ""]
     lines.append(f"caught {report.caught}/{n} ({report.percent:.1f} %)"
-                 + (f", {len(report.outcomes) - n} equivalent not counted"
-                    if len(report.outcomes) != n else "")
+                 + "".join(f", {k} {what} not counted" for k, what in (
+                     (sum(1 for o in report.outcomes if o.status == EQUIVALENT), "equivalent"),
+                     (sum(1 for o in report.outcomes if o.status == NOT_APPLICABLE),
+                      "not applicable")) if k)
                  + f"; threshold {THRESHOLD:.0f} %; {report.seconds:.1f}s")
     return "\n".join(lines) + "\n"
 

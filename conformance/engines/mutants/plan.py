@@ -17,6 +17,7 @@ from conformance.engines.mutants.catalogue import select
 from conformance.engines.mutants.mutant import Mutant
 from conformance.engines.mutants.patching import MutantError
 from oracles.judge import select_oracles
+from reference_impl.releases import supported_releases
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 from strategies.families import FAMILIES, FEATURE_FAMILIES
 
@@ -39,6 +40,9 @@ class MutantsOptions:
     per_property: bool = False  # one Hypothesis run per oracle, as `kschedconf run`
     golden: bool = True  # then the golden suite: decisions recorded from upstream
     golden_dir: str = "golden"
+    #: ``--release``: the upstream release the reference (genuine and mutated) follows, the
+    #: generated and witness scenarios name and the golden decisions are recorded for
+    release: str = UPSTREAM_RELEASE
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,7 @@ class MutantsPlan:
         budget = "no budget" if o.budget is None else f"budget {o.budget:g}s"
         return (f"kschedconf mutants: {len(self.mutants)} mutant(s), up to {o.max_examples} "
                 f"scenarios per {per}, {budget}, seed {o.seed}; "
-                f"upstream {UPSTREAM_RELEASE}")
+                f"upstream {o.release}")
 
     def rerun_command(self, names: Sequence[str] = ()) -> str:
         """The command that runs these options again, on ``names`` (default: the plan's
@@ -74,13 +78,15 @@ class MutantsPlan:
             parts.append("--per-property")
         if not o.golden:
             parts.append("--no-golden")
+        if o.release != UPSTREAM_RELEASE:
+            parts += ["--release", o.release]
         return " ".join(shlex.quote(p) for p in parts)
 
     def properties(self) -> dict[str, str]:
         """The run's properties in the reports (JUnit ``<properties>``, RunReport)."""
         o = self.opts
         return {
-            "upstream.release": UPSTREAM_RELEASE,
+            "upstream.release": o.release,
             "seed": str(o.seed),
             "max_examples": str(o.max_examples),
             "budget": "none" if o.budget is None else f"{o.budget:g}",
@@ -96,7 +102,7 @@ class MutantsPlan:
 
 def resolve_plan(opts: MutantsOptions) -> MutantsPlan:
     """Check the options and resolve them into a plan; ``UsageError`` for an unknown mutant,
-    oracle or scenario family, or a budget or example count out of range."""
+    oracle, scenario family or release, or a budget or example count out of range."""
     try:
         mutants = select(list(opts.only))
     except MutantError as e:
@@ -113,5 +119,8 @@ def resolve_plan(opts: MutantsOptions) -> MutantsPlan:
         raise UsageError("--max-examples must be at least 1")
     if opts.budget is not None and opts.budget <= 0:
         raise UsageError("--budget must be positive")
+    if opts.release not in supported_releases():
+        raise UsageError(f"unsupported release {opts.release!r} "
+                         f"(supported: {', '.join(supported_releases())})")
     jobs = max(1, min(opts.jobs or os.cpu_count() or 1, len(mutants)))
     return MutantsPlan(opts, tuple(mutants), jobs)

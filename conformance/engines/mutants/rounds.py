@@ -23,6 +23,7 @@ from conformance.engines.mutants.outcomes import (
 from conformance.engines.mutants.plan import MutantsOptions
 from conformance.engines.mutants.runner import run_mutant
 from conformance.engines.mutants.subject import check_witness
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: Share of a *blind* mutant (no oracle rejects even its witness) relative to the others: it
 #: still runs, but the time mostly goes to mutants the oracles can see.
@@ -61,16 +62,17 @@ class Budget:
 
 
 def triage(mutants: Sequence[Mutant], oracle_names: Sequence[str],
-           checked: Callable[[int], None] | None = None
+           checked: Callable[[int], None] | None = None, release: str = UPSTREAM_RELEASE
            ) -> tuple[list[Mutant], dict[str, float]]:
     """The run order and weights: blind mutants (no oracle rejects their witness) first and
     with a smaller share, so that the time left over by early catches goes to the mutants the
     oracles can see. A witness that cannot be checked here gets weight 1 (the worker reports
-    the error). ``checked(i)`` after the i-th witness."""
+    the error). ``checked(i)`` after the i-th witness. The witnesses are scheduled as
+    ``release``."""
     weights: dict[str, float] = {}
     for i, mu in enumerate(mutants, 1):
         try:
-            seen = bool(check_witness(mu, oracle_names).caught_by)
+            seen = bool(check_witness(mu, oracle_names, release).caught_by)
         except Exception:
             seen = True
         weights[mu.name] = 1.0 if seen else BLIND_WEIGHT

@@ -22,11 +22,18 @@ from conformance.engines.mutants.outcomes import (
     ERROR,
     GOLDEN_PROPERTY,
     INEFFECTIVE,
+    NOT_APPLICABLE,
     MutantOutcome,
     PropertyOutcome,
 )
 from conformance.engines.mutants.plan import MutantsOptions
-from conformance.engines.mutants.subject import MutantSubject, check_witness, mutant_checks
+from conformance.engines.mutants.subject import (
+    MutantSubject,
+    check_witness,
+    differs_only_on_pinned,
+    mutant_checks,
+    not_applicable,
+)
 from conformance.engines.properties import (
     Property,
     no_shrink,
@@ -43,9 +50,14 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
     ``Exception``: a broken patch target or harness bug is an ``error`` outcome."""
     t0 = time.monotonic()
     out = MutantOutcome(mutant.name, mutant.area, mutant.summary,
-                        equivalent=mutant.equivalent, missing_oracle=mutant.missing_oracle)
+                        equivalent=mutant.equivalent, missing_oracle=mutant.missing_oracle,
+                        release=opts.release)
     try:
-        w = check_witness(mutant, opts.oracles)
+        if reason := not_applicable(mutant, opts.release):
+            out.status, out.message = NOT_APPLICABLE, reason
+            out.total_seconds = time.monotonic() - t0
+            return out
+        w = check_witness(mutant, opts.oracles, opts.release)
         out.witness_caught_by = w.caught_by
         if not w.differs or w.genuine_violations:
             if w.genuine_violations:
@@ -53,6 +65,8 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
                 out.message = ("the genuine reference fails the oracles on the witness "
                                f"scenario (a false alarm or a bad witness): "
                                f"{w.genuine_violations[0]}")
+            elif reason := differs_only_on_pinned(mutant, opts.release):
+                out.status, out.message = NOT_APPLICABLE, reason
             else:
                 out.status = INEFFECTIVE
                 out.message = ("the witness scenario is scheduled the same with and without "
@@ -60,7 +74,7 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
             out.total_seconds = time.monotonic() - t0
             return out
         base = settings(no_shrink(profile_settings("dev")), database=None)
-        subject = MutantSubject(mutant)
+        subject = MutantSubject(mutant, release=opts.release)
         # a plugin-form mutant is judged by the differential too (beside the oracles)
         checks = mutant_checks(mutant, subject, opts.oracles)
         # a mutant of code only a feature family exercises runs on that family alone (a
@@ -81,7 +95,7 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
                 deadline = time.monotonic() + max(remaining, 0.0) / (len(runs) - i)
             out.properties.append(_run_one(prop, subject, run_checks, base, opts, deadline))
         if opts.golden and not any(p.failed for p in out.properties):
-            golden = _run_golden(subject, opts.golden_dir)
+            golden = _run_golden(subject, opts.golden_dir, opts.release)
             if golden is not None:
                 out.properties.append(golden)
         subject.close()
@@ -106,21 +120,26 @@ def run_mutant(mutant: Mutant, opts: MutantsOptions, share: float | None = None
     return out
 
 
-def _run_golden(subject: Subject, directory: str) -> PropertyOutcome | None:
-    """The golden suite (``kschedconf run --suite golden``): every golden scenario through the
-    mutated reference, its decisions compared with those recorded from upstream; stops at the
-    first scenario that differs. None when there are no golden files."""
+def _run_golden(subject: Subject, directory: str, release: str) -> PropertyOutcome | None:
+    """The golden suite (``kschedconf run --suite golden``): every golden scenario that holds
+    for ``release`` through the mutated reference, scheduled as ``release`` and its decisions
+    compared with those recorded from that release's upstream, as ``golden verify --release``
+    decides (:func:`conformance.engines.golden.verify_case`: a file with no decisions for the
+    release is left out); stops at the first scenario that differs. None when there are no
+    golden files. Its examples count the scenarios compared."""
     try:
         files = golden_files(directory)
     except ValueError:
         return None
     start = time.monotonic()
-    for i, path in enumerate(files, 1):
-        scenario, decisions, _ = read_scenario_file(path)
+    i = 0
+    for path in files:
+        scenario, decisions, _ = read_scenario_file(path, release)
         if decisions is None:
             continue
+        i += 1
         try:
-            result = subject.run(scenario).result
+            result = subject.run(scenario.derived(release=release)).result
         except Exception as e:  # a crash of the mutated reference is a catch too
             diffs = [f"the subject raised {type(e).__name__}: {e}"]
         else:
@@ -131,7 +150,7 @@ def _run_golden(subject: Subject, directory: str) -> PropertyOutcome | None:
                                    caught_by=[GOLDEN_PROPERTY], detected_after=elapsed,
                                    stopped_by="failure",
                                    message=f"{path.name}: {diffs[0]}")
-    return PropertyOutcome(GOLDEN_PROPERTY, "golden", False, len(files),
+    return PropertyOutcome(GOLDEN_PROPERTY, "golden", False, i,
                            time.monotonic() - start, stopped_by="exhausted")
 
 
@@ -158,7 +177,8 @@ def _run_one(prop: Property, subject: Subject,
         return found
 
     st = run_property(prop, subject, check, base=base,
-                             max_examples=opts.max_examples, seed=opts.seed, deadline=deadline)
+                      max_examples=opts.max_examples, seed=opts.seed, deadline=deadline,
+                      prepare=lambda scenario: scenario.derived(release=opts.release))
     if st.interrupt is not None:  # Ctrl-C or a signal: the run ends (engine.run_mutants)
         raise st.interrupt
     if st.failure is None and (st.error or st.subject_error is not None):
