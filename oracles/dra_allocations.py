@@ -9,6 +9,7 @@ matching). The invariant and its exceptions: docs/oracles.md#dra_allocations."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -48,8 +49,22 @@ class _Located:
     slice: ResourceSlice
 
 
-def _newest_devices(dra: DRAObjects) -> dict[DeviceID, _Located]:
-    """The devices of each pool's newest generation (pools.go ``addSlice``)."""
+def _with_rule_taints(dra: DRAObjects, d: Device, s: ResourceSlice) -> Device:
+    """The device with the taints of the DeviceTaintRules that select it appended
+    (k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go ``applyPatches``:
+    no selector selects nothing; a set driver/pool/device must equal the slice's or device's).
+    Restated here rather than imported, so that a mutant of the reference's
+    ``dra/taintrules.py`` does not reach the oracle."""
+    extra = tuple(r.taint for r in dra.taint_rules if r.device_selector is not None
+                  and r.device_selector.driver in (None, s.driver)
+                  and r.device_selector.pool in (None, s.pool)
+                  and r.device_selector.device in (None, d.name))
+    return dataclasses.replace(d, taints=(*d.taints, *extra)) if extra else d
+
+
+def _newest_devices(dra: DRAObjects, rules: bool = False) -> dict[DeviceID, _Located]:
+    """The devices of each pool's newest generation (pools.go ``addSlice``), with the taints
+    of the DeviceTaintRules when ``rules`` (the DRADeviceTaintRules gate)."""
     newest: dict[tuple[str, str], int] = {}
     for s in dra.slices:
         key = (s.driver, s.pool)
@@ -58,7 +73,8 @@ def _newest_devices(dra: DRAObjects) -> dict[DeviceID, _Located]:
     for s in dra.slices:
         if s.generation == newest[(s.driver, s.pool)]:
             for d in s.devices:
-                out.setdefault((s.driver, s.pool, d.name), _Located(d, s))
+                out.setdefault((s.driver, s.pool, d.name),
+                               _Located(_with_rule_taints(dra, d, s) if rules else d, s))
     return out
 
 
@@ -144,7 +160,7 @@ def check(ctx: OracleContext) -> list[Violation]:
     dra = ctx.cluster.dra
     if not dra:
         return []
-    devices = _newest_devices(dra)
+    devices = _newest_devices(dra, ctx.release.feature_enabled("DRADeviceTaintRules"))
     nodes = {n.name: n for n in ctx.cluster.nodes}
     out: list[Violation] = []
     # device -> (claim key, admin access) of every allocation, the input's included

@@ -318,7 +318,31 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
                                          for j in range(n)]
     if draw(integers(0, 3)) > 0:  # three scenarios in four
         draw(extended_resources(cluster, pending, classes))
+    docs += draw(taint_rules(docs))
     return docs + claims.documents
+
+
+@st.composite
+def taint_rules(draw: st.DrawFn, docs: Sequence[Doc]) -> list[Doc]:
+    """One scenario in four: a DeviceTaintRule (DRADeviceTaintRules, GA in the pinned release)
+    with the ``unhealthy`` taint (which the drawn tolerations tolerate) and either effect that
+    keeps the allocator away, selecting a drawn slice's driver, its pool, or one device of it
+    (k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go applyPatches)."""
+    slices = [d for d in docs if d["kind"] == "ResourceSlice" and d["spec"].get("devices")]
+    if not slices or draw(st.integers(0, 3)) > 0:
+        return []
+    spec = slices[draw(st.integers(0, len(slices) - 1))]["spec"]
+    selector: Doc = {"driver": spec["driver"]}
+    how = draw(st.integers(0, 2))
+    if how > 0:
+        selector["pool"] = spec["pool"]["name"]
+    if how > 1:
+        selector["device"] = draw(sampled(tuple(d["name"] for d in spec["devices"])))
+    return [{"apiVersion": RESOURCE_V1, "kind": "DeviceTaintRule",
+             "metadata": {"name": "unhealthy"},
+             "spec": {"deviceSelector": selector, "taint": {
+                 "key": UNHEALTHY, "value": "true",
+                 "effect": draw(sampled(("NoSchedule", "NoExecute")))}}}]
 
 
 @st.composite

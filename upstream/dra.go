@@ -44,6 +44,9 @@ type draObjects struct {
 	ResourceSlices []*resourceapi.ResourceSlice
 	ResourceClaims []*resourceapi.ResourceClaim
 	Templates      []*resourceapi.ResourceClaimTemplate
+	// TaintRules are the DeviceTaintRules (resource.k8s.io/v1 since v1.37:
+	// decodeDeviceTaintRule in release_since_1_37.go / release_before_1_37.go).
+	TaintRules []runtime.Object
 }
 
 // decodeDRA reads one resource.k8s.io/v1 document into the cluster, with v1 defaulting (as the
@@ -95,6 +98,8 @@ func decodeDRA(o rawObject, c *Cluster) (string, bool, error) {
 		legacyscheme.Scheme.Default(t)
 		c.DRA.Templates = append(c.DRA.Templates, t)
 		return "ResourceClaimTemplate " + key, true, nil
+	case "DeviceTaintRule":
+		return decodeDeviceTaintRule(o, c)
 	}
 	return "", false, nil
 }
@@ -111,7 +116,9 @@ func (d *draObjects) namespaces() []string {
 	return out
 }
 
-// objects lists the DRA objects to create: classes, slices, claims, templates.
+// objects lists the DRA objects to create: classes, slices, claims, templates, taint rules
+// (which the scheduler's ResourceSlice tracker applies to the slices with DRADeviceTaintRules,
+// k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go).
 func (d *draObjects) objects() []runtime.Object {
 	var out []runtime.Object
 	for _, o := range d.DeviceClasses {
@@ -125,6 +132,9 @@ func (d *draObjects) objects() []runtime.Object {
 	}
 	for _, o := range d.Templates {
 		out = append(out, o.DeepCopy())
+	}
+	for _, o := range d.TaintRules {
+		out = append(out, o.DeepCopyObject())
 	}
 	return out
 }

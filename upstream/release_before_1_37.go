@@ -82,3 +82,11 @@ func rawScores(s nodePluginScores, score func(plugin string) int64) map[string]i
 	}
 	return raw
 }
+
+// decodeDeviceTaintRule: before v1.37 resource.k8s.io/v1 serves no DeviceTaintRule (v1beta2
+// and v1alpha3 do, k8s.io/api/resource/*/types.go of v1.36.3), and DRADeviceTaintRules is off
+// by default, so the scheduler's ResourceSlice tracker reads none: the document is ignored
+// (reported with the ignored kinds).
+func decodeDeviceTaintRule(o rawObject, c *Cluster) (string, bool, error) {
+	return "", false, nil
+}

@@ -21,10 +21,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/scheduler"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
@@ -96,4 +98,20 @@ func rawScores(s nodePluginScores, _ func(plugin string) int64) map[string]int64
 		raw[r.Name] = r.Score
 	}
 	return raw
+}
+
+// decodeDeviceTaintRule reads a resource.k8s.io/v1 DeviceTaintRule (served in v1 since v1.37,
+// k8s.io/api/resource/v1/types.go) with v1 defaulting; the scheduler's ResourceSlice tracker
+// applies it to the slices when DRADeviceTaintRules is on (pkg/scheduler/scheduler.go).
+func decodeDeviceTaintRule(o rawObject, c *Cluster) (string, bool, error) {
+	r := &resourceapi.DeviceTaintRule{}
+	if err := decodeTyped(o, r); err != nil {
+		return "", true, err
+	}
+	if r.UID == "" {
+		r.UID = deterministicUID("DeviceTaintRule", "", r.Name)
+	}
+	legacyscheme.Scheme.Default(r)
+	c.DRA.TaintRules = append(c.DRA.TaintRules, r)
+	return "DeviceTaintRule " + r.Name, true, nil
 }

@@ -230,6 +230,7 @@ class Planner:
         plan.responsible_names = profile_scheduler_names(plan.config)
         plan.until = timeline.until if timeline is not None else None
         refuse_storage(cluster, scenario.name)
+        refuse_taint_rules(cluster, scenario.name)
         raw = _RawDocs(documents)
 
         # The queue order of the pods pending when the scheduler starts: the names (and
@@ -598,6 +599,18 @@ class _RawDocs:
                                           == ns):
                 return d
         return {"metadata": {"name": name}}
+
+
+def refuse_taint_rules(cluster: Cluster, name: str) -> None:
+    """DeviceTaintRules are not planned on the backends (``conformance/backends/dra.py``
+    creates the four other DRA kinds; a rule's pool names would need the run's node names):
+    rather than dropping them silently the scenario is refused with the reason
+    (:class:`ScenarioUnsupported`)."""
+    if cluster.dra.taint_rules:
+        names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
+        raise ScenarioUnsupported(
+            f"scenario {name}: DeviceTaintRules ({names}) are not created on this subject's "
+            "API server yet")
 
 
 def refuse_storage(cluster: Cluster, name: str) -> None:

@@ -1,5 +1,5 @@
 """The resource.k8s.io/v1 objects of Dynamic Resource Allocation, as the structured allocator
-reads them: DeviceClass, ResourceClaim (and its template), ResourceSlice.
+reads them: DeviceClass, ResourceClaim (and its template), ResourceSlice, DeviceTaintRule.
 
 Upstream: ``k8s.io/api/resource/v1/types.go`` of v1.37.2. Field names follow the API
 (snake_cased). Quantities are exact ``Fraction``s; attribute values keep their CEL type
@@ -250,6 +250,29 @@ class ResourceClaimTemplate:
 
 
 @dataclass(slots=True, frozen=True)
+class DeviceTaintSelector:
+    """resourceapi.DeviceTaintSelector: each set field must equal the slice's ``driver``, the
+    slice's pool name, the device's name; unset fields match anything (the tombstoned
+    ``deviceClassName`` and ``selectors`` are not served in v1)."""
+
+    driver: str | None = None
+    pool: str | None = None
+    device: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceTaintRule:
+    """resourceapi.DeviceTaintRule (cluster-scoped): ``taint`` goes onto every device the
+    ``device_selector`` selects; without a selector no device is selected. ``order`` is the
+    position among the input's rules (``dra/taintrules.py``)."""
+
+    name: str
+    device_selector: DeviceTaintSelector | None
+    taint: DeviceTaint
+    order: int = 0
+
+
+@dataclass(slots=True, frozen=True)
 class DeviceClass:
     name: str
     selectors: tuple[DeviceSelector, ...] = ()
@@ -265,6 +288,9 @@ class DRAObjects:
     claims: dict[str, ResourceClaim] = field(default_factory=dict)
     claim_templates: dict[str, ResourceClaimTemplate] = field(default_factory=dict)
     slices: list[ResourceSlice] = field(default_factory=list)
+    #: DeviceTaintRules, in input order; applied to the slices only with DRADeviceTaintRules
+    #: (``DRAManager.list_slices``)
+    taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     #: ``metadata.generateName`` counters of the claims the scheduler created, by
     #: (namespace, base) (generated_names.py)
     generated: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -274,4 +300,5 @@ class DRAObjects:
     extended_resource_claim_status: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.device_classes or self.claims or self.claim_templates or self.slices)
+        return bool(self.device_classes or self.claims or self.claim_templates or self.slices
+                    or self.taint_rules)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from conformance.backends.dra import DRA_KINDS, read_allocations
 from conformance.backends.plan import RUN_LABEL, Naming, Planner
 from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import ScenarioUnsupported
 from dra.gpu_scenarios import (
     GPU,
     TEMPLATE_POD_UID,
@@ -143,3 +146,13 @@ def test_read_allocations_reports_shares_and_consumed_capacity() -> None:
         {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-0", "shared": True,
          "consumedCapacity": {"cores": "3/10", "memory": str(10 * 2**30)}},
         {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-1"}]}
+
+
+def test_a_scenario_with_a_device_taint_rule_is_refused_not_dropped() -> None:
+    """DeviceTaintRules are not created on the backends: the scenario is refused with the
+    reason (plan.py refuse_taint_rules) instead of losing the rule."""
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+            "metadata": {"name": "maintenance"},
+            "spec": {"deviceSelector": {}, "taint": {"key": "k", "effect": "NoSchedule"}}}
+    with pytest.raises(ScenarioUnsupported, match="DeviceTaintRules \\(maintenance\\)"):
+        plan([*gpu_cluster(), rule])

@@ -265,3 +265,20 @@ def test_the_dra_family_of_the_differential_generates_dra_scenarios() -> None:
 
     collect()
     assert sum(with_dra) >= len(with_dra) // 3, with_dra
+
+
+@FAST
+@given(scenarios(features={"dra"}))
+def test_a_drawn_taint_rule_selects_drawn_devices(s: ScenarioInput) -> None:
+    """strategies/dra.py taint_rules: a DeviceTaintRule selects a drawn slice's driver, and
+    its pool and device when set; the loader reads it."""
+    rules = _kind(s.documents, "DeviceTaintRule")
+    for rule in rules:
+        sel = rule["spec"]["deviceSelector"]
+        assert any(sl["spec"]["driver"] == sel["driver"]
+                   and sel.get("pool", sl["spec"]["pool"]["name"]) == sl["spec"]["pool"]["name"]
+                   and (sel.get("device") is None
+                        or sel["device"] in [d["name"] for d in sl["spec"].get("devices", [])])
+                   for sl in _kind(s.documents, "ResourceSlice"))
+    dra = load_documents(s.documents).dra
+    assert len(dra.taint_rules if dra is not None else []) == len(rules)

@@ -59,6 +59,7 @@ from reference_impl.model.loader.resource import (
     RESOURCE_GROUP,
     RESOURCE_KINDS,
     _device_class,
+    _device_taint_rule,
     _resource_claim,
     _resource_claim_template,
     _resource_slice,
@@ -413,6 +414,8 @@ class _Builder:
             dra.claims[f"{r.namespace}/{r.name}"] = _resource_claim(r, uid)
         for i, r in enumerate(by_kind.get("ResourceSlice", ())):
             dra.slices.append(_resource_slice(r, i))
+        for i, r in enumerate(by_kind.get("DeviceTaintRule", ())):
+            dra.taint_rules.append(_device_taint_rule(r, i))
         return dra
 
 

@@ -1,12 +1,14 @@
-"""DeviceClass, ResourceClaim, ResourceClaimTemplate and ResourceSlice manifests
-(resource.k8s.io/v1) -> the model (``model/dra.py``).
+"""DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice and DeviceTaintRule
+manifests (resource.k8s.io/v1) -> the model (``model/dra.py``).
 
 The checks are the ones of ``pkg/apis/resource/validation/validation.go`` (v1.37.2) that the
 allocator relies on: one of ``exactly``/``firstAvailable`` per request, the allocation mode and
 its count, one value per attribute, exactly one node selection field per slice (and per device
 with ``perDeviceNodeSelection``), a pool with a name and a positive slice count. Defaults are
 ``k8s.io/api``'s (pkg/apis/resource/v1/defaults.go): ``allocationMode: ExactCount``,
-``count: 1``, toleration ``operator: Equal``.
+``count: 1``, toleration ``operator: Equal``. A DeviceTaintRule is checked as
+``validateDeviceTaintRuleSpec`` does: a taint with a key and one of the three effects; the
+selector's ``deviceClassName`` and ``selectors`` are tombstoned since 1.35 (not in v1).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ from reference_impl.model.dra import (
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
+    DeviceTaintRule,
+    DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
     ResourceClaim,
@@ -66,7 +70,8 @@ from reference_impl.model.objects import NodeSelector
 
 RESOURCE_GROUP = "resource.k8s.io"
 #: the kinds of resource.k8s.io/v1 the loader reads
-RESOURCE_KINDS = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice")
+RESOURCE_KINDS = ("DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice",
+                  "DeviceTaintRule")
 #: of those, the namespaced ones
 NAMESPACED_RESOURCE_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
 _ATTRIBUTE_TYPES = ("int", "bool", "string", "version")
@@ -147,18 +152,21 @@ def _capacity(ctx: InputLocation, v: object, path: str) -> tuple[tuple[str, Devi
     return tuple(out)
 
 
+def _taint(ctx: InputLocation, v: object, tpath: str) -> DeviceTaint:
+    """One resourceapi.DeviceTaint (``timeAdded`` is read as a time and not kept: the
+    allocator does not look at it)."""
+    t = read_map(ctx, v, tpath, nullable=False)
+    effect = read_enum(ctx, t.get("effect"), f"{tpath}.effect",
+                       (DEVICE_TAINT_NO_SCHEDULE, DEVICE_TAINT_NO_EXECUTE, DEVICE_TAINT_NONE))
+    if effect is None:
+        raise ctx.error(f"{tpath}.effect", "required: expected NoSchedule, NoExecute or None")
+    read_time(ctx, t.get("timeAdded"), f"{tpath}.timeAdded")
+    return DeviceTaint(read_required_str(ctx, t.get("key"), f"{tpath}.key"),
+                       read_str(ctx, t.get("value"), f"{tpath}.value"), effect)
+
+
 def _taints(ctx: InputLocation, v: object, path: str) -> tuple[DeviceTaint, ...]:
-    out = []
-    for i, t in enumerate(read_list(ctx, v, path)):
-        tpath = f"{path}[{i}]"
-        t = read_map(ctx, t, tpath)
-        effect = read_enum(ctx, t.get("effect"), f"{tpath}.effect",
-                           (DEVICE_TAINT_NO_SCHEDULE, DEVICE_TAINT_NO_EXECUTE, DEVICE_TAINT_NONE))
-        if effect is None:
-            raise ctx.error(f"{tpath}.effect", "required: expected NoSchedule, NoExecute or None")
-        out.append(DeviceTaint(read_required_str(ctx, t.get("key"), f"{tpath}.key"),
-                               read_str(ctx, t.get("value"), f"{tpath}.value"), effect))
-    return tuple(out)
+    return tuple(_taint(ctx, t, f"{path}[{i}]") for i, t in enumerate(read_list(ctx, v, path)))
 
 
 def _device(ctx: InputLocation, v: object, path: str, per_device: bool) -> Device:
@@ -473,3 +481,28 @@ def _device_class(r: _Raw) -> DeviceClass:
                         f"expected a non-empty resource name, got {show(ext)}")
     return DeviceClass(r.name, _selectors(ctx, spec.get("selectors"), "spec.selectors"),
                        ext)
+
+
+def _device_taint_rule(r: _Raw, order: int) -> DeviceTaintRule:
+    """A DeviceTaintRule (``validateDeviceTaintRuleSpec``, pkg/apis/resource/validation/
+    validation.go of v1.37.2): ``spec.taint`` is required; ``spec.deviceSelector`` may be
+    absent (then the rule selects no device, tracker.go ``applyPatches``)."""
+    ctx = r.ctx
+    spec = read_map(ctx, r.doc.get("spec"), "spec", nullable=False)
+    sel = spec.get("deviceSelector")
+    selector = None
+    if sel is not None:
+        m = read_map(ctx, sel, "spec.deviceSelector")
+        for gone in ("deviceClassName", "selectors"):
+            if m.get(gone) is not None:
+                raise ctx.error(f"spec.deviceSelector.{gone}",
+                                "not a field of resource.k8s.io/v1 DeviceTaintSelector "
+                                "(tombstoned since 1.35)")
+        names = []
+        for f in ("driver", "pool", "device"):
+            names.append(None if m.get(f) is None
+                         else read_required_str(ctx, m[f], f"spec.deviceSelector.{f}"))
+        selector = DeviceTaintSelector(*names)
+    if spec.get("taint") is None:
+        raise ctx.error("spec.taint", "required: expected a taint with a key and an effect")
+    return DeviceTaintRule(r.name, selector, _taint(ctx, spec["taint"], "spec.taint"), order)

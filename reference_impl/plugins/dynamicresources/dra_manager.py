@@ -17,6 +17,7 @@ from fractions import Fraction
 from reference_impl.dra.allocator import DeviceID
 from reference_impl.dra.capacity import Consumed, insert
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
+from reference_impl.dra.taintrules import list_patched_slices
 from reference_impl.model.dra import (
     AllocationResult,
     DeviceClass,
@@ -73,8 +74,11 @@ class DRAManager:
     """``DefaultDRAManager``: claims (the assume cache plus in-flight allocations), slices
     and classes of one cluster."""
 
-    def __init__(self, objects: DRAObjects) -> None:
+    def __init__(self, objects: DRAObjects, device_taint_rules: bool = False) -> None:
         self.objects = objects
+        #: the tracker's ``EnableDeviceTaintRules`` (the DRADeviceTaintRules gate,
+        #: pkg/scheduler/scheduler.go)
+        self.device_taint_rules = device_taint_rules
         #: ``inFlightAllocations``: claim uid -> the claim with its pending allocation
         self.in_flight: dict[str, ResourceClaim] = {}
 
@@ -130,8 +134,9 @@ class DRAManager:
     # ResourceSlices(), DeviceClasses()
 
     def list_slices(self) -> list[ResourceSlice]:
-        """``ListWithDeviceTaintRules`` (DeviceTaintRules are not modelled: the slices)."""
-        return list(self.objects.slices)
+        """``ListWithDeviceTaintRules``: the tracker's patched slices (``dra/taintrules.py``)."""
+        return list_patched_slices(self.objects.slices, self.objects.taint_rules,
+                                   self.device_taint_rules)
 
     def get_device_class(self, name: str) -> DeviceClass | None:
         return self.objects.device_classes.get(name)

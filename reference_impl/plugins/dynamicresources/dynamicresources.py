@@ -193,7 +193,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
         dra = getattr(handle, "dra_objects", None)
-        self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects())
+        self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects(),
+                                      device_taint_rules=bool(feature("DRADeviceTaintRules")))
         #: switch dra-postfilter-messages: whether PostFilter words its plain Unschedulable
         self.postfilter_messages = behaviour(handle, "dra-postfilter-messages") == "messages"
 

@@ -39,6 +39,22 @@ MUTANTS = (
         shows="genuine: the only GPU is tainted, p stays pending; mutant: p gets gpu-0",
         oracles=("dra_allocations",), family="dra"),
     Mutant(
+        name="dra-ignore-device-taint-rules", area="dynamic resource allocation",
+        summary="DeviceTaintRules select no device: their taints never reach the allocator",
+        upstream="applyPatches: the taint of each DeviceTaintRule is appended to the devices "
+                 "its selector selects, with DRADeviceTaintRules "
+                 "(k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go)",
+        patches=(Patch("reference_impl.dra.taintrules:rule_selects", _always(False)),),
+        witness=lambda: w.scenario(
+            "taint-rule", w.node("n1"), w.gpu_class(), w.gpus("n1", {"gpu-0": {}}),
+            {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+             "metadata": {"name": "broken"},
+             "spec": {"deviceSelector": {"driver": w.GPU, "device": "gpu-0"},
+                      "taint": {"key": "broken", "effect": "NoSchedule"}}},
+            w.gpu_claim("one"), w.claim_pod("p", "one")),
+        shows="genuine: a rule taints the only GPU, p stays pending; mutant: p gets gpu-0",
+        oracles=("dra_allocations",), family="dra"),
+    Mutant(
         name="dra-ignore-selectors", area="dynamic resource allocation",
         summary="the CEL selectors of device classes and requests are not evaluated: every "
                 "device of the pool matches",
