@@ -18,7 +18,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from reference_impl.api.labels import NOTHING
-from reference_impl.framework.affinity_terms import AffinityTerm, parse_pod_info_terms
+from reference_impl.framework.affinity_terms import (
+    AffinityTerm,
+    TermsMatcher,
+    parse_pod_info_terms,
+)
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.plugins import names
 
@@ -202,12 +206,24 @@ class FilteringMixin:
         anti-affinity, each of its terms the incoming pod matches counts once in the domain of
         the term's topology key on the existing pod's node."""
         counts: TopologyCounts = {}
+        # Only the nodes with such pods are walked (HavePodsWithRequiredAntiAffinityList, the
+        # caller's ``nodes``), and each selector is matched against the pod once (TermsMatcher).
+        matcher = TermsMatcher(pod, ns_labels)
+        matches = matcher.matches
         for node_info in nodes:
             labels = node_info.node.labels
             for existing in node_info.pods_with_required_anti_affinity:
-                for term in existing.required_anti_affinity_terms:
-                    if term.matches(pod, ns_labels):
-                        _record(counts, labels, term.topology_key)
+                for term in existing.terms[1]:
+                    if matches(term):
+                        # _record, inlined (the hot loop of PreFilter).
+                        key = term.topology_key
+                        value = labels.get(key)
+                        if value is not None:
+                            by_value = counts.get(key)
+                            if by_value is None:
+                                counts[key] = {value: 1}
+                            else:
+                                by_value[value] = by_value.get(value, 0) + 1
         return counts
 
     @staticmethod
@@ -228,12 +244,25 @@ class FilteringMixin:
             labels = node_info.node.labels
             for existing in pods:
                 p = existing.pod
-                if affinity_terms and pod_matches_all_affinity_terms(affinity_terms, p):
+                # pod_matches_all_affinity_terms (False for no terms), then one count per term.
+                if affinity_terms:
                     for t in affinity_terms:
-                        _record(affinity_counts, labels, t.topology_key)
+                        if not t.matches(p, None):
+                            break
+                    else:
+                        for t in affinity_terms:
+                            _record(affinity_counts, labels, t.topology_key)
                 for t in anti_affinity_terms:
                     if t.matches(p, None):
-                        _record(anti_affinity_counts, labels, t.topology_key)
+                        # _record, inlined (the hot loop of PreFilter).
+                        key = t.topology_key
+                        value = labels.get(key)
+                        if value is not None:
+                            by_value = anti_affinity_counts.get(key)
+                            if by_value is None:
+                                anti_affinity_counts[key] = {value: 1}
+                            else:
+                                by_value[value] = by_value.get(value, 0) + 1
         return affinity_counts, anti_affinity_counts
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]

@@ -131,9 +131,9 @@ def _no_first_pod_exception(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _term_matches_any_namespace(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def matches(self: Any, pod: Any, ns_labels: Any) -> bool:
-        return self.selector.matches(pod.labels)
-    return matches
+    def namespace_matches(self: Any, namespace: Any, ns_labels: Any) -> bool:
+        return True
+    return namespace_matches
 
 
 def _empty_namespace_selector_as_nil(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -186,7 +186,7 @@ INTER_POD_AFFINITY = (
         upstream="AffinityTerm.Matches: the pod's namespace must be in the term's namespaces or "
                  "selected by its namespaceSelector "
                  "(staging/src/k8s.io/kube-scheduler/framework/types.go)",
-        patches=(Patch("reference_impl.framework.affinity_terms:AffinityTerm.matches",
+        patches=(Patch("reference_impl.framework.affinity_terms:AffinityTerm.namespace_matches",
                        _term_matches_any_namespace),),
         witness=lambda: w.scenario(
             "namespaces", w.namespace("team-a"), w.node("n1"),
