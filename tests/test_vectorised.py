@@ -246,3 +246,20 @@ def test_filter_masks_only_pass_nodes_the_filters_pass() -> None:
                     assert s is None or s.is_success(), (pod.name, pl.name, ni.node.name)
                 elif pl.name in ("NodeName", "NodeUnschedulable"):  # exact masks
                     assert s is not None and not s.is_success(), (pod.name, ni.node.name)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_default_normalize_score_truncates_negative_scores_as_go(reverse: bool) -> None:
+    """DefaultNormalizeScore divides in Go, truncating toward zero: a negative raw score (a
+    custom plugin's; upstream assumes none) gives -23 for 100 * -7 / 30, where Python's floor
+    division would give -24. The per-node helper and its batch twin agree."""
+    from reference_impl.plugins.helper.normalize_score import default_normalize_score
+    raw = [-7, 30, 0, -31, 1]
+    want = [-23, 100, 0, -103, 3]
+    if reverse:
+        want = [100 - s for s in want]
+    entries = [[f"n{i}", s] for i, s in enumerate(raw)]
+    default_normalize_score(100, reverse, entries)
+    assert [e[1] for e in entries] == want
+    batch = vectorised.default_normalize_score_batch(100, reverse, np.array(raw, dtype=np.int64))
+    assert batch is not None and batch.tolist() == want
