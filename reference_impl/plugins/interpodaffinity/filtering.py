@@ -25,6 +25,7 @@ from reference_impl.framework.affinity_terms import (
 )
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.plugins import names
+from reference_impl.plugins.interpodaffinity.existing_index import ExistingAntiAffinityIndex
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -194,6 +195,7 @@ class FilteringMixin:
     """PreFilter, AddPod/RemovePod and Filter of the InterPodAffinity plugin."""
 
     handle: Handle
+    _existing_index: ExistingAntiAffinityIndex
 
     def _snapshot(self) -> Snapshot:
         return self.handle.snapshot()
@@ -225,6 +227,19 @@ class FilteringMixin:
                             else:
                                 by_value[value] = by_value.get(value, 0) + 1
         return counts
+
+    def existing_anti_affinity_counts(self, pod: Pod, ns_labels: Mapping[str, str],
+                                      snapshot: Snapshot) -> TopologyCounts:
+        """``getExistingAntiAffinityCounts`` over the snapshot's
+        ``HavePodsWithRequiredAntiAffinityList``: the same counts as
+        ``get_existing_anti_affinity_counts``, from the terms grouped by what their match
+        depends on and kept up to date across cycles (existing_index.py)."""
+        index: ExistingAntiAffinityIndex | None = getattr(self, "_existing_index", None)
+        if index is None:
+            index = ExistingAntiAffinityIndex()
+            self._existing_index = index
+        index.refresh(snapshot)
+        return index.counts(TermsMatcher(pod, ns_labels))
 
     @staticmethod
     def get_incoming_affinity_anti_affinity_counts(
@@ -284,8 +299,7 @@ class FilteringMixin:
         ns_labels = snapshot.namespace_labels(pod.namespace)
         ns_labels = {} if ns_labels is None else dict(ns_labels)
 
-        existing = self.get_existing_anti_affinity_counts(
-            pod, ns_labels, snapshot.have_pods_with_required_anti_affinity_list())
+        existing = self.existing_anti_affinity_counts(pod, ns_labels, snapshot)
         affinity_counts, anti_affinity_counts = self.get_incoming_affinity_anti_affinity_counts(
             affinity_terms, anti_affinity_terms, nodes)
 

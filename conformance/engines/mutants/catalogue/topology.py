@@ -169,8 +169,8 @@ INTER_POD_AFFINITY = (
         summary="the required anti-affinity of pods already running is not checked (no symmetry)",
         upstream="satisfyExistingPodsAntiAffinity "
                  "(pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)",
-        patches=(Patch(f"{_IPA}:FilteringMixin.get_existing_anti_affinity_counts",
-                       lambda orig: lambda pod, ns_labels, nodes: {}),),
+        patches=(Patch(f"{_IPA}:FilteringMixin.existing_anti_affinity_counts",
+                       lambda orig: lambda self, pod, ns_labels, snapshot: {}),),
         witness=lambda: w.scenario(
             "symmetry", w.node("n1"),
             w.pod("db", node="n1", labels={"app": "db"}, affinity={"podAntiAffinity": {
