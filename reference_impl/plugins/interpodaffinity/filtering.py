@@ -26,6 +26,7 @@ from reference_impl.framework.affinity_terms import (
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.plugins import names
 from reference_impl.plugins.interpodaffinity.existing_index import ExistingAntiAffinityIndex
+from reference_impl.plugins.interpodaffinity.pod_groups import PodGroupIndex
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -196,6 +197,7 @@ class FilteringMixin:
 
     handle: Handle
     _existing_index: ExistingAntiAffinityIndex
+    _pod_groups: PodGroupIndex
 
     def _snapshot(self) -> Snapshot:
         return self.handle.snapshot()
@@ -240,6 +242,25 @@ class FilteringMixin:
             self._existing_index = index
         index.refresh(snapshot)
         return index.counts(TermsMatcher(pod, ns_labels))
+
+    def incoming_affinity_anti_affinity_counts(
+            self, affinity_terms: list[AffinityTerm], anti_affinity_terms: list[AffinityTerm],
+            all_nodes: list[NodeInfo], snapshot: Snapshot) -> tuple[TopologyCounts, TopologyCounts]:
+        """``getIncomingAffinityAntiAffinityCounts``: over the snapshot's nodes, the same counts
+        as ``get_incoming_affinity_anti_affinity_counts``, from the pods grouped by namespace and
+        labels and kept up to date across cycles (pod_groups.py); over another node list, the
+        walk."""
+        if not affinity_terms and not anti_affinity_terms:
+            return {}, {}
+        if all_nodes is not snapshot.list():
+            return self.get_incoming_affinity_anti_affinity_counts(
+                affinity_terms, anti_affinity_terms, all_nodes)
+        index: PodGroupIndex | None = getattr(self, "_pod_groups", None)
+        if index is None:
+            index = PodGroupIndex()
+            self._pod_groups = index
+        index.refresh(snapshot)
+        return index.counts(affinity_terms, anti_affinity_terms)
 
     @staticmethod
     def get_incoming_affinity_anti_affinity_counts(
@@ -300,8 +321,8 @@ class FilteringMixin:
         ns_labels = {} if ns_labels is None else dict(ns_labels)
 
         existing = self.existing_anti_affinity_counts(pod, ns_labels, snapshot)
-        affinity_counts, anti_affinity_counts = self.get_incoming_affinity_anti_affinity_counts(
-            affinity_terms, anti_affinity_terms, nodes)
+        affinity_counts, anti_affinity_counts = self.incoming_affinity_anti_affinity_counts(
+            affinity_terms, anti_affinity_terms, nodes, snapshot)
 
         if not existing and not affinity_terms and not anti_affinity_terms:
             return None, Status(Code.SKIP)
