@@ -246,3 +246,66 @@ def test_filter_masks_only_pass_nodes_the_filters_pass() -> None:
                     assert s is None or s.is_success(), (pod.name, pl.name, ni.node.name)
                 elif pl.name in ("NodeName", "NodeUnschedulable"):  # exact masks
                     assert s is not None and not s.is_success(), (pod.name, ni.node.name)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_default_normalize_score_truncates_negative_scores_as_go(reverse: bool) -> None:
+    """DefaultNormalizeScore divides in Go, truncating toward zero: a negative raw score (a
+    custom plugin's; upstream assumes none) gives -23 for 100 * -7 / 30, where Python's floor
+    division would give -24. The per-node helper and its batch twin agree."""
+    from reference_impl.plugins.helper.normalize_score import default_normalize_score
+    raw = [-7, 30, 0, -31, 1]
+    want = [-23, 100, 0, -103, 3]
+    if reverse:
+        want = [100 - s for s in want]
+    entries = [[f"n{i}", s] for i, s in enumerate(raw)]
+    default_normalize_score(100, reverse, entries)
+    assert [e[1] for e in entries] == want
+    batch = vectorised.default_normalize_score_batch(100, reverse, np.array(raw, dtype=np.int64))
+    assert batch is not None and batch.tolist() == want
+
+
+@pytest.mark.parametrize("min_domains", [None, 4])
+def test_topology_spread_mask_is_the_per_node_filter(min_domains: int | None) -> None:
+    """PodTopologySpread's ``filter_batch`` passes exactly the nodes its ``filter`` passes:
+    nodes without the topology key fail, a domain over maxSkew fails, two hard constraints
+    (zone and hostname) combine, minDomains zeroes the global minimum; and the label column
+    the mask reads equals one built afresh."""
+    from reference_impl.testing.wrappers import manifests
+
+    zones = ["z1", "z1", "z2", "z2", "z3", None]
+    nodes = []
+    for i, z in enumerate(zones):
+        w = make_node(f"n{i}").hostname().capacity(cpu="8", memory="16Gi", pods="20")
+        nodes.append(w.zone(z) if z else w)
+    web = {"matchLabels": {"app": "web"}}
+    running = [make_pod(f"r{i}").label("app", "web").node(f"n{i % 3}").req(cpu="100m")
+               for i in range(5)]
+    kw = {} if min_domains is None else {"min_domains": min_domains}
+    pending = [
+        make_pod("one").label("app", "web").spread_constraint(
+            1, "topology.kubernetes.io/zone", selector=web, **kw).req(cpu="100m"),
+        make_pod("two").label("app", "web").spread_constraint(
+            1, "topology.kubernetes.io/zone", selector=web, **kw).spread_constraint(
+            1, "kubernetes.io/hostname", selector=web).req(cpu="100m"),
+    ]
+    scheduler = Scheduler(load_documents(manifests(*nodes, *running, *pending)).cluster,
+                          seed=0)
+    fwk = scheduler.profiles["default-scheduler"]
+    pl = next(p for p in fwk.filter_plugins if p.name == "PodTopologySpread")
+    cols = scheduler.snapshot.columns()
+    codes, values = cols.label_codes("topology.kubernetes.io/zone")
+    fresh = NodeColumns(scheduler.snapshot).refresh().label_codes("topology.kubernetes.io/zone")
+    assert codes.tolist() == fresh[0].tolist() and values == fresh[1]
+    outcomes = set()
+    for pod in [p for p in scheduler.cluster.pods if not p.node_name]:
+        state = CycleState()
+        fwk.run_pre_filter_plugins(state, pod)
+        mask = pl.filter_batch(state, pod, cols)
+        assert mask is not None
+        for ni, sure in zip(scheduler.snapshot.list(), mask.tolist(), strict=True):
+            s = pl.filter(state, pod, ni)
+            passed = s is None or s.is_success()
+            assert sure == passed, (pod.name, ni.node.name)
+            outcomes.add(passed)
+    assert outcomes == {True, False}

@@ -43,15 +43,51 @@ class AffinityTerm:
         """``AffinityTerm.Matches``: the pod's namespace is listed or its namespace's labels
         (``ns_labels``; ``None`` is an empty set) match the namespace selector, and the pod's
         labels match the label selector."""
-        if pod.namespace in self.namespaces or self.namespace_selector.matches(
-                _EMPTY_LABELS if ns_labels is None else ns_labels):
+        if self.namespace_matches(pod.namespace, ns_labels):
             return self.selector.matches(pod.labels)
         return False
+
+    def namespace_matches(self, namespace: str, ns_labels: Mapping[str, str] | None) -> bool:
+        """The namespace half of ``Matches``: ``namespace`` is listed or its labels
+        (``ns_labels``; ``None`` is an empty set) match the namespace selector."""
+        return namespace in self.namespaces or self.namespace_selector.matches(
+            _EMPTY_LABELS if ns_labels is None else ns_labels)
 
     def __repr__(self) -> str:
         return (f"AffinityTerm(namespaces={sorted(self.namespaces)!r}, selector={self.selector!r}, "
                 f"topology_key={self.topology_key!r}, "
                 f"namespace_selector={self.namespace_selector!r})")
+
+
+class TermsMatcher:
+    """``AffinityTerm.Matches`` of many terms against one pod, as PreFilter and PreScore call it
+    for every term of every existing pod with (anti-)affinity (``getExistingAntiAffinityCounts``
+    in interpodaffinity/filtering.go, ``processExistingPod`` in scoring.go).
+
+    Same results as ``term.matches(pod, ns_labels)``; the label selector results are memoised per
+    compiled selector object (``_compile`` shares one Selector between identical selectors, and
+    a Selector is never changed in place), so the pods of one workload, whose terms carry the
+    same selectors, cost one selector match each instead of one per term. Built for one call:
+    the memo is keyed by ``id``, valid while the terms it saw are alive.
+    """
+
+    __slots__ = ("namespace", "labels", "ns_labels", "_selector")
+
+    def __init__(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> None:
+        self.namespace = pod.namespace
+        self.labels = pod.labels
+        self.ns_labels = ns_labels
+        self._selector: dict[int, bool] = {}
+
+    def matches(self, term: AffinityTerm) -> bool:
+        """``term.matches(pod, ns_labels)`` for the matcher's pod."""
+        if not term.namespace_matches(self.namespace, self.ns_labels):
+            return False
+        sel = term.selector
+        m = self._selector.get(id(sel))
+        if m is None:
+            m = self._selector[id(sel)] = sel.matches(self.labels)
+        return m
 
 
 class WeightedAffinityTerm(AffinityTerm):

@@ -75,6 +75,7 @@ class NodeColumns:
         self.infos: list[NodeInfo] = []
         self.row_of: dict[str, int] = {}
         self._remembered: tuple[list[NodeInfo], npt.NDArray[np.intp]] | None = None
+        self._labels: dict[str, tuple[npt.NDArray[np.intp], list[str]]] = {}
         self._rebuild([])
 
     def __len__(self) -> int:
@@ -103,6 +104,7 @@ class NodeColumns:
     def _rebuild(self, infos: list[NodeInfo]) -> None:
         self.infos = infos
         self._remembered = None
+        self._labels = {}
         self.row_of = {ni.node.name: i for i, ni in enumerate(infos)}
         rows = [_row(ni) for ni in infos]
         n = len(rows)
@@ -120,6 +122,19 @@ class NodeColumns:
         self.unschedulable[i] = unsched
         self.has_taints[i] = tainted
         self.safe[i] = safe
+
+    def label_codes(self, key: str) -> tuple[npt.NDArray[np.intp], list[str]]:
+        """The nodes' values of label ``key``: per row an index into the returned list of
+        distinct values, -1 where the node lacks the label. Kept until the next rebuild (a
+        node's labels change only with ``structure_version``)."""
+        got = self._labels.get(key)
+        if got is None:
+            index: dict[str, int] = {}
+            codes = np.fromiter(
+                (-1 if (v := ni.node.labels.get(key)) is None else index.setdefault(v, len(index))
+                 for ni in self.infos), dtype=np.intp, count=len(self.infos))
+            got = self._labels[key] = (codes, list(index))
+        return got
 
     def remember(self, nodes: list[NodeInfo], rows: npt.NDArray[np.intp]) -> None:
         """Keep the rows of a list of nodes (the feasible nodes the search found), for

@@ -491,12 +491,8 @@ class Framework:
                 return None, None
             weight = self.score_weights[pl.name]
             totals += arr if weight == 1 else arr * weight
-        results = []
-        for ni, t in zip(nodes, totals.tolist(), strict=True):
-            sn = ScoredNode(ni.node.name)
-            sn.total = t
-            results.append(sn)
-        return results, None
+        return [ScoredNode(ni.node.name, t)
+                for ni, t in zip(nodes, totals.tolist(), strict=True)], None
 
     # ----- Reserve / Permit / PreBind / Bind / PostBind -----
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str
@@ -588,17 +584,54 @@ class Framework:
 
 
 class ScoredNode:
-    """``fwk.NodePluginScores`` plus the raw and normalized scores, for explanations."""
+    """``fwk.NodePluginScores`` plus the raw and normalized scores, for explanations.
 
-    __slots__ = ("name", "raw", "normalized", "weighted", "total", "randomizer")
+    The three per-plugin lists (``raw``, ``normalized``, ``weighted``) are made on first use:
+    the hot path (Score without detail) builds one ScoredNode per feasible node and never reads
+    them, so it allocates no list per node."""
 
-    def __init__(self, name: str) -> None:
+    __slots__ = ("name", "_raw", "_normalized", "_weighted", "total", "randomizer")
+
+    def __init__(self, name: str, total: int = 0) -> None:
         self.name = name
-        self.raw: list[tuple[str, int]] = []
-        self.normalized: list[tuple[str, int]] = []
-        self.weighted: list[tuple[str, int]] = []
-        self.total = 0
+        self._raw: list[tuple[str, int]] | None = None
+        self._normalized: list[tuple[str, int]] | None = None
+        self._weighted: list[tuple[str, int]] | None = None
+        self.total = total
         self.randomizer = 0
+
+    @property
+    def raw(self) -> list[tuple[str, int]]:
+        """(plugin, raw score) in Score order."""
+        if self._raw is None:
+            self._raw = []
+        return self._raw
+
+    @raw.setter
+    def raw(self, value: list[tuple[str, int]]) -> None:
+        self._raw = value
+
+    @property
+    def normalized(self) -> list[tuple[str, int]]:
+        """(plugin, score after NormalizeScore)."""
+        if self._normalized is None:
+            self._normalized = []
+        return self._normalized
+
+    @normalized.setter
+    def normalized(self, value: list[tuple[str, int]]) -> None:
+        self._normalized = value
+
+    @property
+    def weighted(self) -> list[tuple[str, int]]:
+        """(plugin, normalized score times the plugin's weight)."""
+        if self._weighted is None:
+            self._weighted = []
+        return self._weighted
+
+    @weighted.setter
+    def weighted(self, value: list[tuple[str, int]]) -> None:
+        self._weighted = value
 
     def __repr__(self) -> str:
         return f"ScoredNode({self.name}, total={self.total})"

@@ -41,6 +41,12 @@ class PodInfo:
         return self._terms
 
     @property
+    def terms(self) -> tuple:
+        """The four term lists at once (required affinity, required anti-affinity, preferred
+        affinity, preferred anti-affinity), for loops over many pods."""
+        return self._ensure_terms()
+
+    @property
     def required_affinity_terms(self) -> list:
         return self._ensure_terms()[0]
 

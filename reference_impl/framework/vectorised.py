@@ -48,8 +48,8 @@ class NormalizeBatch(Protocol):
 
 def default_normalize_score_batch(max_priority: int, reverse: bool, scores: I64) -> I64 | None:
     """``default_normalize_score`` (helper/normalize_score.go) on an array: the same integer
-    operations (Python's floor division, as the per-node helper); None when a product could
-    leave int64."""
+    operations (Go's division, truncating toward zero, as the per-node helper); None when a
+    product could leave int64."""
     if not len(scores):
         return scores
     max_count = int(scores.max())
@@ -59,7 +59,8 @@ def default_normalize_score_batch(max_priority: int, reverse: bool, scores: I64)
         if reverse:
             return np.full(len(scores), max_priority, dtype=np.int64)
         return scores
-    s = max_priority * scores // max_count
+    p = max_priority * scores
+    s = np.where(p >= 0, p // max_count, -(-p // max_count))
     return max_priority - s if reverse else s
 
 

@@ -357,12 +357,7 @@ class SchedulingCore:
         """``prioritizeNodes`` (no extenders): PreScore, Score; without Score plugins every
         node scores 1."""
         if not fwk.has_score_plugins():
-            out = []
-            for ni in nodes:
-                sn = ScoredNode(ni.node.name)
-                sn.total = 1
-                out.append(sn)
-            return out
+            return [ScoredNode(ni.node.name, 1) for ni in nodes]
         s = fwk.run_pre_score_plugins(state, pod, nodes)
         if s is not None and not s.is_success():
             raise SchedulingError(s.message())

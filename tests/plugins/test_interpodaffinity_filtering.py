@@ -1064,3 +1064,120 @@ def test_add_pod_existing_anti_affinity_uses_namespace_labels() -> None:
     assert flat(cs.read(PRE_FILTER_STATE_KEY).existing_anti_affinity_counts) == {("zone", "z1"): 1}
     assert st(pl.filter(cs, pending, snap.get("a"))) == EXISTING
     assert pl.filter(cs, pending, snap.get("b")) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_existing_anti_affinity_index_counts_as_the_walk(seed: int) -> None:
+    """existing_index.py gives getExistingAntiAffinityCounts' counts (the walk over
+    HavePodsWithRequiredAntiAffinityList, ``get_existing_anti_affinity_counts``) for incoming
+    pods of several namespaces and labels, while pods with and without terms come and go and a
+    node changes its labels, each change seen through the change log or the structure version."""
+    import random
+
+    from reference_impl.framework.affinity_terms import TermsMatcher
+    from reference_impl.framework.snapshot import Snapshot
+    from reference_impl.plugins.interpodaffinity.existing_index import (
+        ExistingAntiAffinityIndex,
+    )
+    from reference_impl.plugins.interpodaffinity.filtering import FilteringMixin
+    from reference_impl.testing.nodes import make_node
+    from reference_impl.testing.pods import make_pod, pod_affinity_term
+
+    rng = random.Random(seed)
+    keys = [LABEL_HOSTNAME, "topology.kubernetes.io/zone", "rack"]
+
+    def node(i: int) -> Node:
+        w = make_node(f"n{i}").hostname().zone(rng.choice(["z1", "z2"]))
+        if rng.random() < 0.5:
+            w = w.label("rack", rng.choice(["r1", "r2"]))
+        return w.obj()
+
+    def pod(i: int, on: str | None) -> Pod:
+        w = make_pod(f"p{i}").namespace(rng.choice(["a", "b"])).label(
+            "app", rng.choice(["web", "db"]))
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            w = w.pod_affinity_term(pod_affinity_term(
+                rng.choice(keys), {"matchLabels": {"app": rng.choice(["web", "db"])}},
+                namespaces=rng.choice([None, ["a"], ["a", "b"]])), anti=True)
+        if on is not None:
+            w = w.node(on)
+        return w.obj()
+
+    nodes = [node(i) for i in range(6)]
+    snapshot = Snapshot(nodes, [pod(i, f"n{rng.randrange(6)}") for i in range(10)])
+    index = ExistingAntiAffinityIndex()
+    incoming = [pod(100 + i, None) for i in range(4)]
+    serial = 200
+    for step in range(25):
+        index.refresh(snapshot)
+        for p in incoming:
+            want = FilteringMixin.get_existing_anti_affinity_counts(
+                p, {}, snapshot.have_pods_with_required_anti_affinity_list())
+            assert index.counts(TermsMatcher(p, {})) == want, step
+        placed = [pi.pod for ni in snapshot.list() for pi in ni.pods]
+        r = rng.random()
+        if r < 0.45:
+            serial += 1
+            snapshot.add_pod(pod(serial, f"n{rng.randrange(6)}"))
+        elif r < 0.9 and placed:
+            snapshot.remove_pod(rng.choice(placed))
+        else:
+            snapshot.update_node(node(rng.randrange(6)))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pod_groups_count_as_the_walk(seed: int) -> None:
+    """pod_groups.py gives getIncomingAffinityAntiAffinityCounts' counts (the walk over every
+    pod of every node, ``get_incoming_affinity_anti_affinity_counts``) for incoming terms of
+    several keys, namespaces and selectors, while pods come and go and nodes change labels."""
+    import random
+
+    from reference_impl.framework.affinity_terms import new_affinity_term
+    from reference_impl.framework.snapshot import Snapshot
+    from reference_impl.plugins.interpodaffinity.filtering import FilteringMixin
+    from reference_impl.plugins.interpodaffinity.pod_groups import PodGroupIndex
+    from reference_impl.testing.nodes import make_node
+    from reference_impl.testing.pods import make_pod
+
+    rng = random.Random(seed)
+    keys = [LABEL_HOSTNAME, "topology.kubernetes.io/zone", "rack"]
+
+    def node(i: int) -> Node:
+        w = make_node(f"n{i}").hostname().zone(rng.choice(["z1", "z2"]))
+        if rng.random() < 0.5:
+            w = w.label("rack", rng.choice(["r1", "r2"]))
+        return w.obj()
+
+    def pod(i: int, on: str) -> Pod:
+        w = make_pod(f"p{i}").namespace(rng.choice(["a", "b"]))
+        if rng.random() < 0.8:
+            w = w.label("app", rng.choice(["web", "db"]))
+        return w.node(on).obj()
+
+    def terms() -> list:
+        owner = make_pod("incoming").namespace(rng.choice(["a", "b"])).obj()
+        return [new_affinity_term(owner, term(
+            sel(("app", rng.choice(["In", "NotIn"]), rng.choice(["web", "db"]))),
+            rng.choice(keys), rng.choice([(), ("a",), ("a", "b")])))
+            for _ in range(rng.choice([0, 1, 1, 2]))]
+
+    snapshot = Snapshot([node(i) for i in range(6)],
+                        [pod(i, f"n{rng.randrange(6)}") for i in range(10)])
+    index = PodGroupIndex()
+    serial = 200
+    for step in range(25):
+        index.refresh(snapshot)
+        for _ in range(4):
+            affinity, anti = terms(), terms()
+            want = FilteringMixin.get_incoming_affinity_anti_affinity_counts(
+                affinity, anti, snapshot.list())
+            assert index.counts(affinity, anti) == want, step
+        placed = [pi.pod for ni in snapshot.list() for pi in ni.pods]
+        r = rng.random()
+        if r < 0.45:
+            serial += 1
+            snapshot.add_pod(pod(serial, f"n{rng.randrange(6)}"))
+        elif r < 0.9 and placed:
+            snapshot.remove_pod(rng.choice(placed))
+        else:
+            snapshot.update_node(node(rng.randrange(6)))

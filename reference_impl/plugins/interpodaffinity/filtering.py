@@ -18,9 +18,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from reference_impl.api.labels import NOTHING
-from reference_impl.framework.affinity_terms import AffinityTerm, parse_pod_info_terms
+from reference_impl.framework.affinity_terms import (
+    AffinityTerm,
+    TermsMatcher,
+    parse_pod_info_terms,
+)
 from reference_impl.framework.status import Code, PreFilterResult, Status
 from reference_impl.plugins import names
+from reference_impl.plugins.interpodaffinity.existing_index import ExistingAntiAffinityIndex
+from reference_impl.plugins.interpodaffinity.pod_groups import PodGroupIndex
 
 if TYPE_CHECKING:
     from reference_impl.framework.cycle_state import CycleState
@@ -190,6 +196,8 @@ class FilteringMixin:
     """PreFilter, AddPod/RemovePod and Filter of the InterPodAffinity plugin."""
 
     handle: Handle
+    _existing_index: ExistingAntiAffinityIndex
+    _pod_groups: PodGroupIndex
 
     def _snapshot(self) -> Snapshot:
         return self.handle.snapshot()
@@ -202,13 +210,57 @@ class FilteringMixin:
         anti-affinity, each of its terms the incoming pod matches counts once in the domain of
         the term's topology key on the existing pod's node."""
         counts: TopologyCounts = {}
+        # Only the nodes with such pods are walked (HavePodsWithRequiredAntiAffinityList, the
+        # caller's ``nodes``), and each selector is matched against the pod once (TermsMatcher).
+        matcher = TermsMatcher(pod, ns_labels)
+        matches = matcher.matches
         for node_info in nodes:
             labels = node_info.node.labels
             for existing in node_info.pods_with_required_anti_affinity:
-                for term in existing.required_anti_affinity_terms:
-                    if term.matches(pod, ns_labels):
-                        _record(counts, labels, term.topology_key)
+                for term in existing.terms[1]:
+                    if matches(term):
+                        # _record, inlined (the hot loop of PreFilter).
+                        key = term.topology_key
+                        value = labels.get(key)
+                        if value is not None:
+                            by_value = counts.get(key)
+                            if by_value is None:
+                                counts[key] = {value: 1}
+                            else:
+                                by_value[value] = by_value.get(value, 0) + 1
         return counts
+
+    def existing_anti_affinity_counts(self, pod: Pod, ns_labels: Mapping[str, str],
+                                      snapshot: Snapshot) -> TopologyCounts:
+        """``getExistingAntiAffinityCounts`` over the snapshot's
+        ``HavePodsWithRequiredAntiAffinityList``: the same counts as
+        ``get_existing_anti_affinity_counts``, from the terms grouped by what their match
+        depends on and kept up to date across cycles (existing_index.py)."""
+        index: ExistingAntiAffinityIndex | None = getattr(self, "_existing_index", None)
+        if index is None:
+            index = ExistingAntiAffinityIndex()
+            self._existing_index = index
+        index.refresh(snapshot)
+        return index.counts(TermsMatcher(pod, ns_labels))
+
+    def incoming_affinity_anti_affinity_counts(
+            self, affinity_terms: list[AffinityTerm], anti_affinity_terms: list[AffinityTerm],
+            all_nodes: list[NodeInfo], snapshot: Snapshot) -> tuple[TopologyCounts, TopologyCounts]:
+        """``getIncomingAffinityAntiAffinityCounts``: over the snapshot's nodes, the same counts
+        as ``get_incoming_affinity_anti_affinity_counts``, from the pods grouped by namespace and
+        labels and kept up to date across cycles (pod_groups.py); over another node list, the
+        walk."""
+        if not affinity_terms and not anti_affinity_terms:
+            return {}, {}
+        if all_nodes is not snapshot.list():
+            return self.get_incoming_affinity_anti_affinity_counts(
+                affinity_terms, anti_affinity_terms, all_nodes)
+        index: PodGroupIndex | None = getattr(self, "_pod_groups", None)
+        if index is None:
+            index = PodGroupIndex()
+            self._pod_groups = index
+        index.refresh(snapshot)
+        return index.counts(affinity_terms, anti_affinity_terms)
 
     @staticmethod
     def get_incoming_affinity_anti_affinity_counts(
@@ -228,12 +280,25 @@ class FilteringMixin:
             labels = node_info.node.labels
             for existing in pods:
                 p = existing.pod
-                if affinity_terms and pod_matches_all_affinity_terms(affinity_terms, p):
+                # pod_matches_all_affinity_terms (False for no terms), then one count per term.
+                if affinity_terms:
                     for t in affinity_terms:
-                        _record(affinity_counts, labels, t.topology_key)
+                        if not t.matches(p, None):
+                            break
+                    else:
+                        for t in affinity_terms:
+                            _record(affinity_counts, labels, t.topology_key)
                 for t in anti_affinity_terms:
                     if t.matches(p, None):
-                        _record(anti_affinity_counts, labels, t.topology_key)
+                        # _record, inlined (the hot loop of PreFilter).
+                        key = t.topology_key
+                        value = labels.get(key)
+                        if value is not None:
+                            by_value = anti_affinity_counts.get(key)
+                            if by_value is None:
+                                anti_affinity_counts[key] = {value: 1}
+                            else:
+                                by_value[value] = by_value.get(value, 0) + 1
         return affinity_counts, anti_affinity_counts
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
@@ -255,10 +320,9 @@ class FilteringMixin:
         ns_labels = snapshot.namespace_labels(pod.namespace)
         ns_labels = {} if ns_labels is None else dict(ns_labels)
 
-        existing = self.get_existing_anti_affinity_counts(
-            pod, ns_labels, snapshot.have_pods_with_required_anti_affinity_list())
-        affinity_counts, anti_affinity_counts = self.get_incoming_affinity_anti_affinity_counts(
-            affinity_terms, anti_affinity_terms, nodes)
+        existing = self.existing_anti_affinity_counts(pod, ns_labels, snapshot)
+        affinity_counts, anti_affinity_counts = self.incoming_affinity_anti_affinity_counts(
+            affinity_terms, anti_affinity_terms, nodes, snapshot)
 
         if not existing and not affinity_terms and not anti_affinity_terms:
             return None, Status(Code.SKIP)

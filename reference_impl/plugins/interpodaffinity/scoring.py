@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from reference_impl.framework.affinity_terms import (
     AffinityTerm,
+    TermsMatcher,
     WeightedAffinityTerm,
     parse_pod_info_terms,
 )
@@ -38,10 +39,12 @@ ScoreMap = dict[str, dict[str, int]]
 
 
 def process_term(m: ScoreMap, term: AffinityTerm, weight: int, pod: Pod,
-                 ns_labels: Mapping[str, str] | None, node: Node, multiplier: int) -> None:
+                 ns_labels: Mapping[str, str] | None, node: Node, multiplier: int,
+                 matcher: TermsMatcher | None = None) -> None:
     """``scoreMap.processTerm``: if the pod matches the term, add weight*multiplier in the
-    node's domain of the term's topology key (nothing if the node lacks the key)."""
-    if term.matches(pod, ns_labels):
+    node's domain of the term's topology key (nothing if the node lacks the key). ``matcher``,
+    when given, is a TermsMatcher of ``pod`` and ``ns_labels`` (the same answers, memoised)."""
+    if (term.matches(pod, ns_labels) if matcher is None else matcher.matches(term)):
         value = node.labels.get(term.topology_key)
         if value is not None:
             by_value = m.get(term.topology_key)
@@ -51,10 +54,11 @@ def process_term(m: ScoreMap, term: AffinityTerm, weight: int, pod: Pod,
 
 
 def process_terms(m: ScoreMap, terms: list[WeightedAffinityTerm], pod: Pod,
-                  ns_labels: Mapping[str, str] | None, node: Node, multiplier: int) -> None:
+                  ns_labels: Mapping[str, str] | None, node: Node, multiplier: int,
+                  matcher: TermsMatcher | None = None) -> None:
     """``scoreMap.processTerms``."""
     for t in terms:
-        process_term(m, t, t.weight, pod, ns_labels, node, multiplier)
+        process_term(m, t, t.weight, pod, ns_labels, node, multiplier, matcher)
 
 
 class PreScoreState:
@@ -84,8 +88,11 @@ class ScoringMixin:
     args: InterPodAffinityArgs
 
     def process_existing_pod(self, state: PreScoreState, existing: PodInfo,
-                             existing_node: Node, incoming: Pod, topo_score: ScoreMap) -> None:
-        """``processExistingPod``: nothing when the existing pod's node has no labels."""
+                             existing_node: Node, incoming: Pod, topo_score: ScoreMap,
+                             matcher: TermsMatcher | None = None) -> None:
+        """``processExistingPod``: nothing when the existing pod's node has no labels.
+        ``matcher``: a TermsMatcher of the incoming pod and its namespace labels, for the
+        existing pod's terms (the same answers, memoised over the pods of one PreScore)."""
         if not existing_node.labels:
             return
         existing_pod = existing.pod
@@ -102,14 +109,16 @@ class ScoringMixin:
         if hard_weight > 0:
             for t in existing.required_affinity_terms:
                 process_term(topo_score, t, hard_weight, incoming, state.namespace_labels,
-                             existing_node, 1)
+                             existing_node, 1, matcher)
         # The existing pod's preferred terms, matched against the incoming pod.
         terms = existing.preferred_affinity_terms
         if terms:
-            process_terms(topo_score, terms, incoming, state.namespace_labels, existing_node, 1)
+            process_terms(topo_score, terms, incoming, state.namespace_labels, existing_node, 1,
+                          matcher)
         terms = existing.preferred_anti_affinity_terms
         if terms:
-            process_terms(topo_score, terms, incoming, state.namespace_labels, existing_node, -1)
+            process_terms(topo_score, terms, incoming, state.namespace_labels, existing_node, -1,
+                          matcher)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         """``PreScore``. The nodes processed are all nodes of the snapshot when the pod has
@@ -146,11 +155,22 @@ class ScoringMixin:
         s = PreScoreState({}, pod, preferred_affinity, preferred_anti_affinity, ns_labels)
         # Upstream builds one map per node and appends them; summing into one map is the same.
         topology_score = s.topology_score
+        matcher = TermsMatcher(pod, ns_labels)
+        hard = self.args.hard_pod_affinity_weight > 0
         for node_info in all_nodes:
-            pods = node_info.pods if has_constraints else node_info.pods_with_affinity
             node = node_info.node
-            for existing in pods:
-                self.process_existing_pod(s, existing, node, pod, topology_score)
+            if not node.labels:
+                continue  # processExistingPod does nothing on such a node
+            if has_constraints:
+                for existing in node_info.pods:
+                    self.process_existing_pod(s, existing, node, pod, topology_score, matcher)
+                continue
+            for existing in node_info.pods_with_affinity:
+                # Without preferred terms of the incoming pod, only the existing pod's terms
+                # can count: a pod with none of them (only required anti-affinity) adds nothing.
+                terms = existing.terms
+                if (hard and terms[0]) or terms[2] or terms[3]:
+                    self.process_existing_pod(s, existing, node, pod, topology_score, matcher)
 
         if not topology_score:
             return Status(Code.SKIP)

@@ -131,9 +131,9 @@ def _no_first_pod_exception(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _term_matches_any_namespace(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def matches(self: Any, pod: Any, ns_labels: Any) -> bool:
-        return self.selector.matches(pod.labels)
-    return matches
+    def namespace_matches(self: Any, namespace: Any, ns_labels: Any) -> bool:
+        return True
+    return namespace_matches
 
 
 def _empty_namespace_selector_as_nil(orig: Callable[..., Any]) -> Callable[..., Any]:
@@ -169,8 +169,8 @@ INTER_POD_AFFINITY = (
         summary="the required anti-affinity of pods already running is not checked (no symmetry)",
         upstream="satisfyExistingPodsAntiAffinity "
                  "(pkg/scheduler/framework/plugins/interpodaffinity/filtering.go)",
-        patches=(Patch(f"{_IPA}:FilteringMixin.get_existing_anti_affinity_counts",
-                       lambda orig: lambda pod, ns_labels, nodes: {}),),
+        patches=(Patch(f"{_IPA}:FilteringMixin.existing_anti_affinity_counts",
+                       lambda orig: lambda self, pod, ns_labels, snapshot: {}),),
         witness=lambda: w.scenario(
             "symmetry", w.node("n1"),
             w.pod("db", node="n1", labels={"app": "db"}, affinity={"podAntiAffinity": {
@@ -186,7 +186,7 @@ INTER_POD_AFFINITY = (
         upstream="AffinityTerm.Matches: the pod's namespace must be in the term's namespaces or "
                  "selected by its namespaceSelector "
                  "(staging/src/k8s.io/kube-scheduler/framework/types.go)",
-        patches=(Patch("reference_impl.framework.affinity_terms:AffinityTerm.matches",
+        patches=(Patch("reference_impl.framework.affinity_terms:AffinityTerm.namespace_matches",
                        _term_matches_any_namespace),),
         witness=lambda: w.scenario(
             "namespaces", w.namespace("team-a"), w.node("n1"),

@@ -1,0 +1,124 @@
+"""The existing pods' required anti-affinity terms, grouped, for ``getExistingAntiAffinityCounts``.
+
+Upstream: ``pkg/scheduler/framework/plugins/interpodaffinity/filtering.go`` (v1.37.2,
+getExistingAntiAffinityCounts, gate off) walks every node of
+``HavePodsWithRequiredAntiAffinityList`` and, for each term of each pod there that the incoming
+pod matches, counts one in the node's domain of the term's topology key.
+
+Whether a term matches the incoming pod depends only on its namespaces, label selector and
+namespace selector (``AffinityTerm.Matches``), so the terms are grouped by those and their
+topology key: a group holds one of its terms and ``{topology value: number of terms}``. PreFilter
+then matches one term per group and adds up the domains of the groups that match: the same
+counts as the walk (``FilteringMixin.get_existing_anti_affinity_counts``, the spec kept for
+other snapshots), in time proportional to the groups rather than to the pods.
+
+The groups change only where pods or nodes changed: they are brought up to date from the
+snapshot's change log (the nodes whose pods changed), and rebuilt when the node set or a node
+changed (``structure_version``), as PodTopologySpread's counts are.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from reference_impl.framework.affinity_terms import AffinityTerm, TermsMatcher
+
+if TYPE_CHECKING:
+    from reference_impl.framework.snapshot import Snapshot
+    from reference_impl.framework.types import NodeInfo
+
+# (topology key, namespaces, id(label selector), id(namespace selector)). The ids name compiled
+# Selectors, which are never changed in place; a group keeps one term, so its selectors stay
+# alive (and their ids unique) as long as the group exists.
+GroupKey = tuple[str, frozenset[str], int, int]
+# A node's contribution: (group, topology value) per term whose key the node has.
+Contribution = list[tuple[GroupKey, str]]
+
+
+def group_key(term: AffinityTerm) -> GroupKey:
+    return (term.topology_key, frozenset(term.namespaces), id(term.selector),
+            id(term.namespace_selector))
+
+
+class ExistingAntiAffinityIndex:
+    """The grouped terms of one snapshot (see the module docstring)."""
+
+    __slots__ = ("_snapshot", "_version", "_cursor", "_per_node", "_groups")
+
+    def __init__(self) -> None:
+        self._snapshot: Snapshot | None = None
+        self._version = -1
+        self._cursor = 0
+        self._per_node: dict[str, Contribution] = {}
+        # group -> [a term of the group, {topology value: count > 0}]
+        self._groups: dict[GroupKey, tuple[AffinityTerm, dict[str, int]]] = {}
+
+    def _contribute(self, ni: NodeInfo) -> Contribution:
+        """Add the node's terms to the groups and return its contribution."""
+        labels = ni.node.labels
+        out: Contribution = []
+        for pi in ni.pods_with_required_anti_affinity:
+            for term in pi.terms[1]:
+                value = labels.get(term.topology_key)
+                if value is None:
+                    continue
+                key = group_key(term)
+                group = self._groups.get(key)
+                if group is None:
+                    group = self._groups[key] = (term, {})
+                by_value = group[1]
+                by_value[value] = by_value.get(value, 0) + 1
+                out.append((key, value))
+        return out
+
+    def _withdraw(self, contribution: Contribution) -> None:
+        """Take a contribution recorded before away; a group left empty is dropped."""
+        groups = self._groups
+        for key, value in contribution:
+            by_value = groups[key][1]
+            n = by_value[value] - 1
+            if n:
+                by_value[value] = n
+            else:
+                del by_value[value]
+                if not by_value:
+                    del groups[key]
+
+    def refresh(self, snapshot: Snapshot) -> None:
+        """Bring the groups up to date with ``snapshot``."""
+        if snapshot is not self._snapshot or snapshot.structure_version != self._version:
+            self._snapshot = snapshot
+            self._version = snapshot.structure_version
+            self._cursor = len(snapshot.change_log)
+            self._groups = {}
+            self._per_node = {
+                ni.node.name: self._contribute(ni)
+                for ni in snapshot.have_pods_with_required_anti_affinity_list()}
+            return
+        log = snapshot.change_log
+        if self._cursor == len(log):
+            return
+        for name in set(log[self._cursor:]):
+            old = self._per_node.pop(name, None)
+            if old:
+                self._withdraw(old)
+            ni = snapshot.get(name)
+            if ni is not None and ni.pods_with_required_anti_affinity:
+                self._per_node[name] = self._contribute(ni)
+        self._cursor = len(log)
+
+    def counts(self, matcher: TermsMatcher) -> dict[str, dict[str, int]]:
+        """``getExistingAntiAffinityCounts``: ``{topology key: {topology value: count}}`` of the
+        groups whose terms the matcher's pod matches."""
+        counts: dict[str, dict[str, int]] = {}
+        for key, (term, by_value) in self._groups.items():
+            if not matcher.matches(term):
+                continue
+            topology_key = key[0]
+            have = counts.get(topology_key)
+            if have is None:
+                counts[topology_key] = dict(by_value)
+            else:
+                for value, n in by_value.items():
+                    have[value] = have.get(value, 0) + n
+        return counts
