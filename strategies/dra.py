@@ -154,7 +154,7 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) 
     ``sizes.max_devices`` whole GPUs (model, memory in GiB, index), or a partitionable GPU:
     pool ``<node>-part`` of two slices, the shared counters (80 GiB of memory) and the devices
     that consume them (the whole GPU, and two halves with ``partition: true``). With
-    ``binding`` one whole GPU in three has binding conditions (nobody ever sets them)."""
+    ``binding`` one whole GPU in two has binding conditions (nobody ever sets them)."""
     if not draw(booleans()):
         n = draw(integers(0, sizes.max_devices))
         devices = [_gpu(f"gpu-{i}", draw(sampled(GPU_MODELS)), draw(sampled(GPU_MEMORY_GIB)), i,
@@ -163,7 +163,7 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) 
         devices = [_shared(d, draw(sampled(SHARED_GPU_POLICIES)))
                    if draw(integers(0, 3)) == 3 else d for d in devices]
         if binding:
-            devices = [{**d, **BINDING_CONDITIONS} if draw(integers(0, 2)) == 2 else d
+            devices = [{**d, **BINDING_CONDITIONS} if draw(booleans()) else d
                        for d in devices]
         return [_slice(f"{node}-gpu", GPU_DRIVER, node, 1, nodeName=node, devices=devices)]
     pool = f"{node}-part"

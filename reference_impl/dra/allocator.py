@@ -1,18 +1,11 @@
-"""The structured allocator, "incubating" variant: the one ``structured.NewAllocator`` picks
-for the default features of v1.37.2 ("stable" lacks DeviceBindingAndStatus, ConsumableCapacity
-and FractionalCapacityRange). Upstream: k8s.io/dynamic-resource-allocation/structured/internal/
-incubating/allocator_incubating.go and constraint.go (v0.37.2).
+"""The structured allocator, "incubating" variant of v0.37.2 (the one ``structured.NewAllocator``
+picks for v1.37.2's default features): depth-first search with backtracking over pools,
+slices and devices, ``firstAvailable`` subrequests, consumable capacity and binding
+conditions.
 
-Claims, requests and devices are allocated in order by depth-first search with backtracking:
-pools in ``gather_pools`` order, slices by name, devices in slice order, each search resuming
-after the device the previous one took; ``firstAvailable`` tries its subrequests in order.
-Consumable capacity (DRAConsumableCapacity): devices with ``allowMultipleAllocations`` are
-shared, each allocation consuming capacity (reference_impl/dra/capacity.py); the allocated
-state carries the shared devices and their aggregated consumed capacity. With
-DeviceBindingAndStatus a result carries its device's binding (failure) conditions; without it
-such devices are not selectable. Not modelled yet: device configuration in the result
-(docs/dra.md).
-"""
+Upstream: k8s.io/dynamic-resource-allocation/structured/internal/incubating/
+allocator_incubating.go and constraint.go (v0.37.2). The search order and what is not
+modelled: docs/dra.md#module-notes."""
 
 from __future__ import annotations
 

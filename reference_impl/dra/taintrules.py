@@ -1,20 +1,9 @@
 """DeviceTaintRules applied to ResourceSlices, as the scheduler's slice tracker does.
 
-Upstream (v1.37.2): ``k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go``
-``applyPatches``, which ``syncSlice`` calls with every rule of the DeviceTaintRule informer and
-whose patched slices ``ListPatchedResourceSlices`` returns; the scheduler reads them through
-``resourceSliceLister.ListWithDeviceTaintRules``
-(``pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go``). The tracker applies rules
-only with ``EnableDeviceTaintRules``, which ``pkg/scheduler/scheduler.go`` sets from the
-DRADeviceTaintRules feature gate; without it the slices are listed as they are.
-
-For each rule: no selector selects nothing; a set ``driver``/``pool`` must equal the slice's
-driver/pool name; a set ``device`` must equal the device's name. The rule's taint is appended
-to each selected device's own taints, with no deduplication (a taint already on the device, or
-the same taint from two rules, is there twice). The rules come from the informer's indexer in
-its (map) order; only whether a taint is there matters to the allocator
-(``taintPreventsAllocation``), so the input order is kept here.
-"""
+Upstream (v1.37.2): k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go
+``applyPatches``, read through ``ListWithDeviceTaintRules``
+(pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go), only with the
+DRADeviceTaintRules gate. Selection, order and duplicates: docs/dra.md#module-notes."""
 
 from __future__ import annotations
 

@@ -1,38 +1,11 @@
 """What the structured allocator's variant selection changes in the reference: whether pools
-with binding conditions are tried last, and whether capacity requests are refused while
-DRAConsumableCapacity is off.
+with binding conditions are tried last (switch ``dra-binding-pools-last``), and whether
+capacity requests are refused while DRAConsumableCapacity is off (the variants that know
+consumable capacity; wording: switch ``dra-capacity-gate-message``).
 
-``structured.NewAllocator`` (k8s.io/dynamic-resource-allocation/structured/allocator.go) takes
-the first of "stable", "incubating" and "experimental" whose ``SupportedFeatures`` cover the
-enabled features (``AllocatorFeatures`` of pkg/scheduler/framework/plugins/dynamicresources/
-dynamicresources.go). The reference restates "incubating" of v0.37.2 (docs/dra.md); the one rule
-that differs between the variants a supported release can select with gates it defines is the
-order of the pools in ``GatherPools``: the variants that know binding conditions append the
-pools with a device that has them after the others (``poolHasBindingConditions`` in
-pools_experimental.go from v0.34.4, pools_incubating.go from v0.36.3), the others sort every
-pool by ID. Which gates select such a variant is the behaviour switch
-``dra-binding-pools-last`` (reference_impl/releases/behaviours.py):
-
-- ``binding-or-status-or-capacity`` (v1.34.4): only "experimental" orders them last; it is
-  picked when DRADeviceBindingConditions, DRAResourceClaimDeviceStatus (on by default) or
-  DRAConsumableCapacity is on ("incubating" supports neither DeviceBinding, DeviceStatus nor
-  ConsumableCapacity in v0.34.4): the default.
-- ``binding-and-status-or-capacity`` (v1.35.4, v1.36.3): DeviceBindingAndStatus (both gates)
-  or ConsumableCapacity picks "experimental" (v0.35.4) or "incubating" (v0.36.3) instead of a
-  variant that does not reorder; in v1.35.4 DRADeviceBindingConditions is off by default, so
-  the default runs "incubating", pools in ID order.
-- ``binding-and-status-or-beyond-stable`` (v1.37.2): also FractionalCapacityRange,
-  ListTypeAttributes, OptionalNodeOperations, DerivedAttributes and CompatibilityGroups, which
-  "stable" lacks.
-
-In every supported release the variants that order binding-condition pools last are exactly
-those that know consumable capacity (``ConsumableCapacity`` in their ``SupportedFeatures``), and
-only these check its gate: with DRAConsumableCapacity off they refuse a claim with capacity
-requests (``Allocate`` in allocator_experimental.go v0.34.4, allocator_incubating.go from
-v0.36.3), while "stable", and "incubating" before v0.36, do not read ``capacity`` at all and
-allocate such a request as a plain one (allocator_incubating.go v0.35.4). The wording of that
-refusal is the switch ``dra-capacity-gate-message``.
-"""
+Upstream: ``structured.NewAllocator`` (k8s.io/dynamic-resource-allocation/structured/
+allocator.go) with ``AllocatorFeatures`` (pkg/scheduler/framework/plugins/dynamicresources/
+dynamicresources.go). Which variant each release selects: docs/dra.md#module-notes."""
 
 from __future__ import annotations
 

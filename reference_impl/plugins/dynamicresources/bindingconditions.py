@@ -1,27 +1,10 @@
-"""Device binding conditions (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus,
-both on by default from v1.36): the checks of Filter and the wait of PreBind.
+"""Device binding conditions (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus):
+the checks of Filter and the wait of PreBind, on virtual time (``BindingClock``).
 
-Upstream: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go of
-k8s.io/kubernetes v1.37.2: ``isClaimReadyForBinding``, ``isClaimTimeout``,
-``isPodReadyForBinding``, ``hasBindingConditions`` and the ``wait.PollUntilContextTimeout`` of
-``PreBind`` (interval 5s, timeout ``bindingTimeout``, immediate), whose loop is
-``loopConditionUntilContext`` of k8s.io/apimachinery/pkg/util/wait/loop.go.
-
-Time is virtual. Upstream reads the wall clock (``time.Now()`` in ``bindClaim`` and
-``isClaimTimeout``, real timers in the poll); the reference reads ``BindingClock``: virtual time 0
-is ``VIRTUAL_EPOCH`` (2000-01-01T00:00:00Z, the ``clockStart`` of the upstream subject's fake
-clock, upstream/cluster.go), plus the simulation's virtual time (``Simulation`` sets
-``BindingClock.virtual`` to its ``VirtualClock``, reference_impl/scheduler/simulation.py), plus
-the time the waits of PreBind took. The binding cycle takes no virtual time (the reference runs
-it to completion inside the attempt, as the upstream subject waits for the binding goroutine
-while its fake clock stands still), so a wait moves only the plugin's clock: the next attempt's
-Filter sees the claim timed out. Same inputs, same seed: same timestamps and outcomes.
-
-Nothing in the simulation sets a device's conditions: a claim's ``status.devices`` is what the
-input says (the Scenario timeline has no action that updates a ResourceClaim), and a poll sees
-the same claims every time. So the wait is decided at once: the first check settles it, or a
-later tick sees the claim time out, or the context deadline ends it.
-"""
+Upstream: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go (v1.37.2):
+``isClaimReadyForBinding``, ``isClaimTimeout``, ``isPodReadyForBinding``,
+``hasBindingConditions`` and PreBind's ``wait.PollUntilContextTimeout`` (interval 5s, timeout
+``bindingTimeout``). The clock and what is not modelled: docs/dra.md#module-notes."""
 
 from __future__ import annotations
 

@@ -1,21 +1,9 @@
-"""The existing pods' required anti-affinity terms, grouped, for ``getExistingAntiAffinityCounts``.
+"""The existing pods' required anti-affinity terms, grouped by what decides a match
+(namespaces, selectors, topology key), for ``getExistingAntiAffinityCounts``: the same counts
+as the walk of every pod, in time proportional to the groups.
 
-Upstream: ``pkg/scheduler/framework/plugins/interpodaffinity/filtering.go`` (v1.37.2,
-getExistingAntiAffinityCounts, gate off) walks every node of
-``HavePodsWithRequiredAntiAffinityList`` and, for each term of each pod there that the incoming
-pod matches, counts one in the node's domain of the term's topology key.
-
-Whether a term matches the incoming pod depends only on its namespaces, label selector and
-namespace selector (``AffinityTerm.Matches``), so the terms are grouped by those and their
-topology key: a group holds one of its terms and ``{topology value: number of terms}``. PreFilter
-then matches one term per group and adds up the domains of the groups that match: the same
-counts as the walk (``FilteringMixin.get_existing_anti_affinity_counts``, the spec kept for
-other snapshots), in time proportional to the groups rather than to the pods.
-
-The groups change only where pods or nodes changed: they are brought up to date from the
-snapshot's change log (the nodes whose pods changed), and rebuilt when the node set or a node
-changed (``structure_version``), as PodTopologySpread's counts are.
-"""
+Upstream: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go (v1.37.2). How the
+groups are kept: docs/reference.md#interpodaffinity-indexes."""
 
 from __future__ import annotations
 

@@ -1,23 +1,9 @@
-"""The scheduled pods grouped by namespace and labels, for the incoming pod's required terms.
+"""The scheduled pods grouped by namespace and labels, for the incoming pod's required terms
+(``getIncomingAffinityAntiAffinityCounts``): the same counts as the walk of every pod, in
+time proportional to the groups.
 
-Upstream: ``pkg/scheduler/framework/plugins/interpodaffinity/filtering.go`` (v1.37.2,
-getIncomingAffinityAntiAffinityCounts) walks every pod of every node and, for the incoming
-pod's required terms, counts the pods that match (all affinity terms; each anti-affinity term)
-in the node's domain of each term's topology key.
-
-Whether a pod matches one of those terms depends only on its namespace and labels (the terms'
-namespace selectors are merged into their namespaces, so no namespace labels are read:
-``AffinityTerm.Matches`` with nil labels). The pods are therefore grouped by (namespace, labels):
-a group keeps one of its pods, the number of its pods per node and, for each topology key asked
-for so far, ``{topology value: number of its pods}``. PreFilter matches one pod per group and
-adds up the domains of the groups that match: the counts of the walk
-(``FilteringMixin.get_incoming_affinity_anti_affinity_counts``, the spec kept for other node
-lists), in time proportional to the groups rather than to the pods.
-
-The groups are brought up to date from the snapshot's change log (the nodes whose pods changed)
-and rebuilt when the node set or a node changed (``structure_version``): node labels, and so the
-domains, only change then.
-"""
+Upstream: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go (v1.37.2). How the
+groups are kept: docs/reference.md#interpodaffinity-indexes."""
 
 from __future__ import annotations
 
