@@ -153,16 +153,24 @@ def test_the_upstream_subject_gives_the_same_attempts(pods: int, until: str,
     timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"until": until}}
     docs = _documents() if pods == 1 else _two_pods()
     scenario = ScenarioInput([*docs, timeline], CONFIG, 0, "binding-conditions")
-    subject = UpstreamSubject()
-    try:
-        up = subject.run(scenario).result
-    finally:
-        subject.close()
     ref = ReferenceSubject().run(scenario).result
 
     def seen(r: dict[str, Any]) -> list[tuple[Any, ...]]:
         return [(a["pod"], a["time"], a["outcome"], a["message"], a["reasons"])
                 for a in r["attempts"]]
+
+    # Upstream's PreBind waits in wall-clock time: on a loaded machine (the whole suite under
+    # -n 2) its run has once ended after a strict prefix of the attempts. One more run then;
+    # any other difference, or a second short run, fails.
+    for _ in range(2):
+        subject = UpstreamSubject()
+        try:
+            up = subject.run(scenario).result
+        finally:
+            subject.close()
+        short = len(seen(up)) < len(seen(ref)) and seen(up) == seen(ref)[:len(seen(up))]
+        if not short:
+            break
     assert seen(up) == seen(ref)
     assert len(seen(ref)) == attempts and ref["stoppedBy"] == up["stoppedBy"] == "until"
     for key in ("bindings", "pending", "resourceClaims"):
