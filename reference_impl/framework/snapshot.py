@@ -263,3 +263,31 @@ class Snapshot:
     def namespace_labels(self, namespace: str) -> dict[str, str] | None:
         ns = self.namespaces.get(namespace)
         return None if ns is None else ns.labels
+
+
+class ChangeCursor:
+    """Where an index derived from a snapshot stands in its change log (the indexes of
+    InterPodAffinity): ``changes`` says whether to rebuild or which nodes to update."""
+
+    __slots__ = ("_snapshot", "_version", "_position")
+
+    def __init__(self) -> None:
+        self._snapshot: Snapshot | None = None
+        self._version = -1
+        self._position = 0
+
+    def changes(self, snapshot: Snapshot) -> list[str] | None:
+        """None when the index must be rebuilt (another snapshot, or its node set or a node
+        changed: ``structure_version``); else the nodes whose pods changed since the last call,
+        in the log's order, each once (none: an empty list)."""
+        log = snapshot.change_log
+        if snapshot is not self._snapshot or snapshot.structure_version != self._version:
+            self._snapshot = snapshot
+            self._version = snapshot.structure_version
+            self._position = len(log)
+            return None
+        if self._position == len(log):
+            return []
+        names = list(dict.fromkeys(log[self._position:]))
+        self._position = len(log)
+        return names

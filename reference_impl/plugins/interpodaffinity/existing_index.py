@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reference_impl.framework.affinity_terms import AffinityTerm, TermsMatcher
+from reference_impl.framework.snapshot import ChangeCursor
 
 if TYPE_CHECKING:
     from reference_impl.framework.snapshot import Snapshot
@@ -31,12 +32,10 @@ def group_key(term: AffinityTerm) -> GroupKey:
 class ExistingAntiAffinityIndex:
     """The grouped terms of one snapshot (see the module docstring)."""
 
-    __slots__ = ("_snapshot", "_version", "_cursor", "_per_node", "_groups")
+    __slots__ = ("_cursor", "_per_node", "_groups")
 
     def __init__(self) -> None:
-        self._snapshot: Snapshot | None = None
-        self._version = -1
-        self._cursor = 0
+        self._cursor = ChangeCursor()
         self._per_node: dict[str, Contribution] = {}
         # group -> [a term of the group, {topology value: count > 0}]
         self._groups: dict[GroupKey, tuple[AffinityTerm, dict[str, int]]] = {}
@@ -74,26 +73,20 @@ class ExistingAntiAffinityIndex:
 
     def refresh(self, snapshot: Snapshot) -> None:
         """Bring the groups up to date with ``snapshot``."""
-        if snapshot is not self._snapshot or snapshot.structure_version != self._version:
-            self._snapshot = snapshot
-            self._version = snapshot.structure_version
-            self._cursor = len(snapshot.change_log)
+        changed = self._cursor.changes(snapshot)
+        if changed is None:
             self._groups = {}
             self._per_node = {
                 ni.node.name: self._contribute(ni)
                 for ni in snapshot.have_pods_with_required_anti_affinity_list()}
             return
-        log = snapshot.change_log
-        if self._cursor == len(log):
-            return
-        for name in set(log[self._cursor:]):
+        for name in changed:
             old = self._per_node.pop(name, None)
             if old:
                 self._withdraw(old)
             ni = snapshot.get(name)
             if ni is not None and ni.pods_with_required_anti_affinity:
                 self._per_node[name] = self._contribute(ni)
-        self._cursor = len(log)
 
     def counts(self, matcher: TermsMatcher) -> dict[str, dict[str, int]]:
         """``getExistingAntiAffinityCounts``: ``{topology key: {topology value: count}}`` of the

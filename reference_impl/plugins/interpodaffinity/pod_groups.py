@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from reference_impl.framework.snapshot import ChangeCursor
+
 if TYPE_CHECKING:
     from reference_impl.framework.affinity_terms import AffinityTerm
     from reference_impl.framework.snapshot import Snapshot
@@ -35,12 +37,10 @@ class PodGroup:
 class PodGroupIndex:
     """The pod groups of one snapshot (see the module docstring)."""
 
-    __slots__ = ("_snapshot", "_version", "_cursor", "_per_node", "_groups")
+    __slots__ = ("_cursor", "_per_node", "_groups")
 
     def __init__(self) -> None:
-        self._snapshot: Snapshot | None = None
-        self._version = -1
-        self._cursor = 0
+        self._cursor = ChangeCursor()
         # node name -> (node labels, the group of each of its pods)
         self._per_node: dict[str, tuple[Mapping[str, str], list[GroupKey]]] = {}
         self._groups: dict[GroupKey, PodGroup] = {}
@@ -92,24 +92,18 @@ class PodGroupIndex:
 
     def refresh(self, snapshot: Snapshot) -> None:
         """Bring the groups up to date with ``snapshot``."""
-        if snapshot is not self._snapshot or snapshot.structure_version != self._version:
-            self._snapshot = snapshot
-            self._version = snapshot.structure_version
-            self._cursor = len(snapshot.change_log)
+        changed = self._cursor.changes(snapshot)
+        if changed is None:
             self._groups = {}
             self._per_node = {}
             for ni in snapshot.list():
                 self._add_node(ni)
             return
-        log = snapshot.change_log
-        if self._cursor == len(log):
-            return
-        for name in set(log[self._cursor:]):
+        for name in changed:
             self._remove_node(name)
-            changed = snapshot.get(name)
-            if changed is not None:
-                self._add_node(changed)
-        self._cursor = len(log)
+            changed_ni = snapshot.get(name)
+            if changed_ni is not None:
+                self._add_node(changed_ni)
 
     def _domains(self, group: PodGroup, topology_key: str) -> dict[str, int]:
         """The group's pods per value of ``topology_key`` (counted on first use, then kept)."""
