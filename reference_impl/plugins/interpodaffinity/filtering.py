@@ -219,15 +219,7 @@ class FilteringMixin:
             for existing in node_info.pods_with_required_anti_affinity:
                 for term in existing.terms[1]:
                     if matches(term):
-                        # _record, inlined (the hot loop of PreFilter).
-                        key = term.topology_key
-                        value = labels.get(key)
-                        if value is not None:
-                            by_value = counts.get(key)
-                            if by_value is None:
-                                counts[key] = {value: 1}
-                            else:
-                                by_value[value] = by_value.get(value, 0) + 1
+                        _record(counts, labels, term.topology_key)
         return counts
 
     def existing_anti_affinity_counts(self, pod: Pod, ns_labels: Mapping[str, str],
@@ -290,15 +282,7 @@ class FilteringMixin:
                             _record(affinity_counts, labels, t.topology_key)
                 for t in anti_affinity_terms:
                     if t.matches(p, None):
-                        # _record, inlined (the hot loop of PreFilter).
-                        key = t.topology_key
-                        value = labels.get(key)
-                        if value is not None:
-                            by_value = anti_affinity_counts.get(key)
-                            if by_value is None:
-                                anti_affinity_counts[key] = {value: 1}
-                            else:
-                                by_value[value] = by_value.get(value, 0) + 1
+                        _record(anti_affinity_counts, labels, t.topology_key)
         return affinity_counts, anti_affinity_counts
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
