@@ -282,3 +282,24 @@ def test_a_drawn_taint_rule_selects_drawn_devices(s: ScenarioInput) -> None:
                    for sl in _kind(s.documents, "ResourceSlice"))
     dra = load_documents(s.documents).dra
     assert len(dra.taint_rules if dra is not None else []) == len(rules)
+
+
+@stable_draws
+@settings(FAST, max_examples=60, database=None, derandomize=True)
+@given(scenario_strategy("dra") | scenarios(SMALL, features={"dra", "extended_resources"}))
+def test_no_generated_pod_meets_the_empty_mappings_deviation(scenario: ScenarioInput) -> None:
+    """A pod with a ResourceClaim requesting the DRA-mapped extended resource, with a node
+    that advertises it, fails upstream's PreBind at every retry
+    (upstream-dra-extended-resource-empty-mappings): such a scenario never settles, so the
+    generator never makes one (the deviation has its own scenario with a horizon)."""
+    docs = scenario.documents
+    mapped = {c["spec"]["extendedResourceName"] for c in _kind(docs, "DeviceClass")
+              if c["spec"].get("extendedResourceName")}
+    advertised = {r for n in _kind(docs, "Node")
+                  for r in n.get("status", {}).get("allocatable", {})} & mapped
+    for p in _kind(docs, "Pod"):
+        if not p["spec"].get("resourceClaims"):
+            continue
+        requested = {r for c in [*p["spec"].get("initContainers", []), *p["spec"]["containers"]]
+                     for r in (c.get("resources") or {}).get("requests", {})}
+        assert not requested & advertised, p["metadata"]["name"]
