@@ -7,9 +7,6 @@ selector."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import pytest
 
 from reference_impl.dra.allocator import Allocator, AllocatorError
@@ -20,12 +17,9 @@ from reference_impl.model.dra import (
     DeviceSelector,
     DeviceTaint,
     DeviceToleration,
-    ResourceClaim,
-    ResourceSlice,
     Version,
 )
 from reference_impl.model.objects import (
-    Node,
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
@@ -37,7 +31,6 @@ from reference_impl.testing.dra import (
     REGION_KEY,
     claim,
     device,
-    device_class,
     local_node_selector,
     node,
     node_label_selector,
@@ -46,46 +39,27 @@ from reference_impl.testing.dra import (
     slice_with_devices,
     sub_request,
 )
-
-DRIVER_A, DRIVER_B = "driver-a", "driver-b"
-CLASS_A, CLASS_B = "class-a", "class-b"
-NODE_1, NODE_2 = "node-1", "node-2"
-REGION_1, REGION_2 = "region-1", "region-2"
-INT_ATTR, VERSION_ATTR = f"{DRIVER_A}/numa", f"{DRIVER_A}/driverVersion"
-STRING_ATTR, BOOL_ATTR = f"{DRIVER_A}/stringAttribute", f"{DRIVER_A}/boolAttribute"
-CLASSES = {CLASS_A: device_class(CLASS_A, DRIVER_A), CLASS_B: device_class(CLASS_B, DRIVER_B)}
-
-
-def memory_at_least(q: str) -> str:
-    return f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{q}")) >= 0'
-
-
-def one(name: str, node_selection: Any, pool: str, driver: str, **kw: Any) -> ResourceSlice:
-    """``sliceWithOneDevice``."""
-    return slice_with_devices(name, node_selection, pool, driver, device("device-1"), **kw)
-
-
-Result = tuple[NodeSelector | None, frozenset[tuple[str, str, str, str, bool]]]
-
-
-def result(selector: NodeSelector | None, *devices: tuple[str, str, str, str] | tuple[
-        str, str, str, str, bool]) -> Result:
-    """``allocationResult(selector, deviceAllocationResult(request, driver, pool, device,
-    adminAccess)...)``."""
-    return selector, frozenset((*d[:4], bool(d[4]) if len(d) > 4 else False) for d in devices)
-
-
-@dataclass
-class Case:
-    claims: list[ResourceClaim]
-    slices: list[ResourceSlice]
-    node: Node = field(default_factory=lambda: node(NODE_1, REGION_1))
-    expect: list[Result] | None = None
-    error: str = ""
-    allocated: set[tuple[str, str, str]] = field(default_factory=set)
-    features: dict[str, bool] = field(default_factory=dict)
-    invocations: int | None = None  # expectNumAllocateOneInvocations
-
+from tests.dra.allocator_table import (
+    BOOL_ATTR,
+    CLASS_A,
+    CLASS_B,
+    CLASSES,
+    DRIVER_A,
+    DRIVER_B,
+    INT_ATTR,
+    NODE_1,
+    NODE_2,
+    REGION_1,
+    REGION_2,
+    STRING_ATTR,
+    VERSION_ATTR,
+    Case,
+    check_case,
+    memory_at_least,
+    one,
+    result,
+    run_case,
+)
 
 ALL = ALLOCATION_MODE_ALL
 CASES: dict[str, Case] = {
@@ -354,28 +328,9 @@ CASES: dict[str, Case] = {
 }
 
 
-def _run(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[Result] | None:
-    alloc = Allocator(set(case.allocated), CLASSES if classes is None else classes,
-                      case.slices, **case.features)
-    got = alloc.allocate(case.node, case.claims)
-    if case.invocations is not None:
-        assert alloc.num_allocate_one_invocations == case.invocations
-    if got is None:
-        return None
-    return [(r.node_selector, frozenset((d.request, d.driver, d.pool, d.device,
-                                         bool(d.admin_access)) for d in r.results))
-            for r in got]
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_allocator_testing_go_case(name: str) -> None:
-    case = CASES[name]
-    if case.error:
-        with pytest.raises(AllocatorError) as e:
-            _run(case)
-        assert case.error in str(e.value)
-        return
-    assert _run(case) == case.expect
+    check_case(CASES[name])
 
 
 def test_invalid_cel_one_device_class() -> None:
@@ -385,7 +340,7 @@ def test_invalid_cel_one_device_class() -> None:
     bad = DeviceClass(CLASS_A, (DeviceSelector("noSuchVar"),))
     with pytest.raises(AllocatorError, match="class class-a: selector #0: CEL compile error: "
                                              "compilation failed: .*undeclared reference"):
-        _run(case, {CLASS_A: bad})
+        run_case(case, {CLASS_A: bad})
 
 
 def test_device_taints_need_a_toleration() -> None:
