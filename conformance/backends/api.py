@@ -76,13 +76,15 @@ _KINDS: dict[str, tuple[str, str, bool]] = {  # kind -> (api prefix, resource, n
     "ResourceSlice": ("/apis/resource.k8s.io/v1", "resourceslices", False),
     "ResourceClaim": ("/apis/resource.k8s.io/v1", "resourceclaims", True),
     "ResourceClaimTemplate": ("/apis/resource.k8s.io/v1", "resourceclaimtemplates", True),
+    "DeviceTaintRule": ("/apis/resource.k8s.io/v1", "devicetaintrules", False),
 }
 _API_VERSIONS = {"Namespace": "v1", "Node": "v1", "Pod": "v1", "Event": "v1",
                  "PriorityClass": "scheduling.k8s.io/v1", "PodDisruptionBudget": "policy/v1",
                  "Service": "v1", "ReplicationController": "v1", "ReplicaSet": "apps/v1",
                  "StatefulSet": "apps/v1", "DeviceClass": "resource.k8s.io/v1",
                  "ResourceSlice": "resource.k8s.io/v1", "ResourceClaim": "resource.k8s.io/v1",
-                 "ResourceClaimTemplate": "resource.k8s.io/v1"}
+                 "ResourceClaimTemplate": "resource.k8s.io/v1",
+                 "DeviceTaintRule": "resource.k8s.io/v1"}
 _PATCH_TYPES = {"merge": "application/merge-patch+json",
                 "strategic": "application/strategic-merge-patch+json",
                 "json": "application/json-patch+json"}

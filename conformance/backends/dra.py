@@ -1,8 +1,10 @@
 """The resource.k8s.io/v1 objects of a scenario on the API server: DeviceClasses,
-ResourceSlices, ResourceClaimTemplates and ResourceClaims are planned (names mapped like the
-run's nodes and namespaces, labelled with the run), created before the pods, and deleted
-after the scenario. After the run, the allocations of the bound pods' claims are read back
-(the SimulationResult's ``resourceClaims``, docs/dra.md#results).
+ResourceSlices, DeviceTaintRules, ResourceClaimTemplates and ResourceClaims are planned (names
+mapped like the run's nodes and namespaces, labelled with the run), created before the pods,
+and deleted after the scenario. A DeviceTaintRule names drivers, pools and devices, which keep
+their scenario names on the API server, so its spec is created as it is. After the run, the
+allocations of the bound pods' claims are read back (the SimulationResult's
+``resourceClaims``, docs/dra.md#results).
 
 A claim that a Pod owns (the claim the resourceclaim controller makes for a template) can
 only point at the pod's UID once the pod exists: it is created right after its pod.
@@ -18,8 +20,13 @@ from typing import Any
 from conformance.backends.api import ApiError, ClusterApi
 from reference_impl.model.quantity import parse_quantity_string
 
-#: the kinds, in creation order (claims name classes and templates; nothing names a claim)
-DRA_KINDS = ("DeviceClass", "ResourceSlice", "ResourceClaimTemplate", "ResourceClaim")
+#: the kinds, in creation order (claims name classes and templates; nothing names a claim;
+#: the rules are in the scheduler's ResourceSlice tracker before any pod is)
+DRA_KINDS = ("DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourceClaimTemplate",
+             "ResourceClaim")
+#: the feature gate under which kube-scheduler applies DeviceTaintRules (and the API server
+#: serves them at resource.k8s.io/v1)
+TAINT_RULES_GATE = "DRADeviceTaintRules"
 RESOURCE_V1 = "resource.k8s.io/v1"
 #: the finalizer DynamicResources puts on a claim it allocates (resourceapi.Finalizer); the
 #: resourceclaim controller, which would remove it, does not run on the process and docker

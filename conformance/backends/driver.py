@@ -94,7 +94,7 @@ class Driver:
                              node_prefix=options.node_prefix)
         self.planner = Planner(self.naming, options.run_id, owned=options.mode == "owned",
                                rename_for_order=options.rename_for_order,
-                               warnings=self.warnings)
+                               warnings=self.warnings, release=options.release)
         self.objects = RunObjects(api, self.selector)
         self.seconds: dict[str, float] = {}
         self.responsible: dict[str, bool] = {}  # pod key -> the scheduler serves it

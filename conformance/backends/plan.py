@@ -12,7 +12,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.backends.dra import DRA_KINDS, PlannedDRA, is_dra, plan_object
+from conformance.backends.dra import (
+    DRA_KINDS,
+    TAINT_RULES_GATE,
+    PlannedDRA,
+    is_dra,
+    plan_object,
+)
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported, SubjectError
 from reference_impl.model.errors import InputError
@@ -20,6 +26,8 @@ from reference_impl.model.loader import load_documents
 from reference_impl.model.loader.ephemeral import with_controller_claims
 from reference_impl.model.objects import Cluster, LabelSelector, Pod
 from reference_impl.model.scenario import Scenario, parse_scenario
+from reference_impl.releases import load as load_release
+from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 RUN_LABEL = "kschedconf.io/run"
 #: the scheduling gate that holds pending pods on a shared cluster until they are released
@@ -194,11 +202,14 @@ class Planner:
     """Turns scenarios into :class:`Plan` objects named through ``naming``. ``owned``: the
     launcher starts kube-scheduler after the objects exist (process, docker); else a scheduler
     already runs on a shared cluster (kubeconfig), where admission computes priorities.
-    Problems of order go to ``warnings``."""
+    Problems of order go to ``warnings``. ``release``: the kube-scheduler release of the
+    subject (which of its feature gates decide what is created)."""
 
     def __init__(self, naming: Naming, run_id: str, *, owned: bool, rename_for_order: bool,
-                 warnings: list[str]) -> None:
+                 warnings: list[str], release: str = UPSTREAM_RELEASE) -> None:
         self.naming = naming
+        self.release = release
+        self.taint_rules = load_release(release).feature_enabled(TAINT_RULES_GATE)
         self.run_id = run_id
         self.owned = owned
         self.rename_for_order = owned and rename_for_order
@@ -230,7 +241,13 @@ class Planner:
         plan.responsible_names = profile_scheduler_names(plan.config)
         plan.until = timeline.until if timeline is not None else None
         refuse_storage(cluster, scenario.name)
-        refuse_taint_rules(cluster, scenario.name)
+        if cluster.dra.taint_rules and not self.taint_rules:
+            names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
+            self.warnings.append(
+                f"scenario {scenario.name}: DeviceTaintRules ({names}) not created: "
+                f"{TAINT_RULES_GATE} is off in {self.release}, whose kube-scheduler ignores "
+                "them (as the reference does) and whose API server does not serve them at "
+                "resource.k8s.io/v1")
         raw = _RawDocs(documents)
 
         # The queue order of the pods pending when the scheduler starts: the names (and
@@ -347,7 +364,8 @@ class Planner:
         """DeviceClasses, ResourceSlices, ResourceClaimTemplates, ResourceClaims (in that
         order, each kind in input order), with node and namespace names mapped; the
         namespaces of claims and templates are created like those of pods."""
-        docs = [d for d in raw.docs if is_dra(d)]
+        docs = [d for d in raw.docs if is_dra(d)
+                and (self.taint_rules or d["kind"] != "DeviceTaintRule")]
         docs.sort(key=lambda d: DRA_KINDS.index(d["kind"]))
         known = {ns["metadata"]["name"] for ns in plan.namespaces}
         dropped = 0
@@ -599,18 +617,6 @@ class _RawDocs:
                                           == ns):
                 return d
         return {"metadata": {"name": name}}
-
-
-def refuse_taint_rules(cluster: Cluster, name: str) -> None:
-    """DeviceTaintRules are not planned on the backends (``conformance/backends/dra.py``
-    creates the four other DRA kinds; a rule's pool names would need the run's node names):
-    rather than dropping them silently the scenario is refused with the reason
-    (:class:`ScenarioUnsupported`)."""
-    if cluster.dra.taint_rules:
-        names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
-        raise ScenarioUnsupported(
-            f"scenario {name}: DeviceTaintRules ({names}) are not created on this subject's "
-            "API server yet")
 
 
 def refuse_storage(cluster: Cluster, name: str) -> None:

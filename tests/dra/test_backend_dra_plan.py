@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from conformance.backends.dra import DRA_KINDS, read_allocations
 from conformance.backends.plan import RUN_LABEL, Naming, Planner
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioUnsupported
 from dra.gpu_scenarios import (
     GPU,
     TEMPLATE_POD_UID,
@@ -148,11 +145,32 @@ def test_read_allocations_reports_shares_and_consumed_capacity() -> None:
         {"request": "gpu", "driver": GPU, "pool": "node-1", "device": "gpu-1"}]}
 
 
-def test_a_scenario_with_a_device_taint_rule_is_refused_not_dropped() -> None:
-    """DeviceTaintRules are not created on the backends: the scenario is refused with the
-    reason (plan.py refuse_taint_rules) instead of losing the rule."""
-    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
-            "metadata": {"name": "maintenance"},
-            "spec": {"deviceSelector": {}, "taint": {"key": "k", "effect": "NoSchedule"}}}
-    with pytest.raises(ScenarioUnsupported, match="DeviceTaintRules \\(maintenance\\)"):
-        plan([*gpu_cluster(), rule])
+RULE = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+        "metadata": {"name": "maintenance"},
+        "spec": {"deviceSelector": {"driver": GPU, "pool": "node-1", "device": "gpu-0"},
+                 "taint": {"key": "k", "effect": "NoSchedule"}}}
+
+
+def test_device_taint_rules_are_created_after_the_slices_as_given() -> None:
+    """With DRADeviceTaintRules on (v1.37.2) a rule is created, spec unchanged (drivers, pools
+    and devices keep their scenario names), labelled with the run, after the slices and before
+    the claims, so that the scheduler's slice tracker has it before any pod."""
+    p, warnings = plan([*gpu_cluster(), make_resource_claim("c").request_with_name(
+        "gpu", GPU).manifest(), RULE], prefix="ks-")
+    kinds = [d.kind for d in p.dra]
+    assert kinds == ["DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourceClaim"]
+    rule = p.dra[2].manifest
+    assert rule["spec"] == RULE["spec"] and rule["metadata"]["name"] == "maintenance"
+    assert rule["metadata"]["labels"][RUN_LABEL] == "ks-test"
+    assert warnings == []
+
+
+def test_device_taint_rules_are_not_created_where_the_gate_is_off() -> None:
+    """v1.36.3: DRADeviceTaintRules is off, so its kube-scheduler ignores rules as the reference
+    does, and its API server does not serve them: not created, and a warning says why."""
+    warnings: list[str] = []
+    p = Planner(Naming(), "ks-test", owned=True, rename_for_order=False, warnings=warnings,
+                release="v1.36.3").plan(ScenarioInput([*gpu_cluster(), RULE], name="dra"))
+    assert "DeviceTaintRule" not in [d.kind for d in p.dra]
+    assert len(warnings) == 1 and "DeviceTaintRules (maintenance) not created: " \
+        "DRADeviceTaintRules is off in v1.36.3" in warnings[0]

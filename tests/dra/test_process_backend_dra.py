@@ -19,11 +19,16 @@ from conformance.core.scenario import ScenarioInput
 from dra.gpu_scenarios import (
     ALLOCATED_CLAIMS,
     FROM_TEMPLATE_CLAIMS,
+    GPU,
     UNSATISFIABLE_MESSAGE,
     allocated,
+    device,
     from_template,
+    gpu_cluster,
+    pod,
     unsatisfiable,
 )
+from reference_impl.testing.wrappers import make_resource_claim
 
 MISSING = binaries_missing()
 pytestmark = pytest.mark.skipif(
@@ -74,4 +79,23 @@ def test_claim_owned_by_its_pod(subject: ProcessSubject) -> None:
     res = subject.run(ScenarioInput(from_template(), name="dra-template")).result
     assert res["bindings"] == {"default/p-tmpl": "node-1"}
     assert res["resourceClaims"] == FROM_TEMPLATE_CLAIMS
+    assert _left(subject) == {}
+
+
+def test_device_taint_rule_keeps_its_device_out(subject: ProcessSubject) -> None:
+    """A DeviceTaintRule with a NoSchedule taint on gpu-0 (DRADeviceTaintRules, on in the
+    pinned release): the API server stores it, kube-scheduler's slice tracker applies it, and
+    the claim gets gpu-1, as in the reference (tests/dra/test_dra_taint_rules.py); the rule is
+    deleted with the run."""
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+            "metadata": {"name": "gpu-0-maintenance"},
+            "spec": {"deviceSelector": {"driver": GPU, "pool": "node-1", "device": "gpu-0"},
+                     "taint": {"key": "example.com/maintenance", "effect": "NoSchedule"}}}
+    docs = [*gpu_cluster(), rule,
+            make_resource_claim("one-gpu").request_with_name("gpu", GPU).manifest(),
+            pod("p-one", claim="one-gpu")]
+    res = subject.run(ScenarioInput(docs, name="dra-taint-rule")).result
+    assert res["bindings"] == {"default/p-one": "node-1"}
+    assert res["resourceClaims"] == {"default/p-one": [
+        {"name": "gpu", "claim": "one-gpu", "allocation": {"devices": [device("gpu", "gpu-1")]}}]}
     assert _left(subject) == {}
