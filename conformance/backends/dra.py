@@ -13,11 +13,12 @@ only point at the pod's UID once the pod exists: it is created right after its p
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Any
 
 from conformance.backends.api import ApiError, ClusterApi
+from reference_impl.model.generated_names import ALPHANUMS, RANDOM_LENGTH, generate_name
 from reference_impl.model.quantity import parse_quantity_string
 
 #: the kinds, in creation order (claims name classes and templates; nothing names a claim;
@@ -32,6 +33,12 @@ RESOURCE_V1 = "resource.k8s.io/v1"
 #: resourceclaim controller, which would remove it, does not run on the process and docker
 #: backends
 CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+#: the ``resourceClaims`` entry of the claim of a pod's extended resources backed by DRA (the
+#: reference's SPECIAL_CLAIM_IN_MEM_NAME, upstream/dra.go's extendedResourcesEntry)
+EXTENDED_ENTRY = "<extended-resources>"
+#: resourceapi.ExtendedResourceClaimAnnotation: set on the claim DynamicResources' PreBind
+#: creates for a pod's extended resources backed by DRA
+EXTENDED_CLAIM_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 
 Doc = dict[str, Any]
 
@@ -160,6 +167,67 @@ def _device_of(r: Mapping[str, Any]) -> Doc:
         doc["consumedCapacity"] = {str(n): str(parse_quantity_string(str(q)))
                                    for n, q in sorted(consumed.items())}
     return doc
+
+
+def extended_claim_name(api_name: str, api_pod: str, key: str) -> str:
+    """The scenario's name of the claim PreBind created for the pod ``key`` (``ns/name``;
+    ``api_pod``: its name on the API server) with ``generateName: <pod>-extended-resources-``
+    (extendeddynamicresources.go). The API server appends five random characters; the
+    reference and the upstream subject derive them from the pod and a count of the claims
+    made with that base (``generate_name``, reference_impl/model/generated_names.py). The name
+    read back is reported as the first such claim of the scenario's pod is named there: a
+    second claim (a binding that failed and was retried) shows as a difference. A name that is
+    not of that form is reported as it is."""
+    ns, name = key.split("/", 1)
+    base = (api_pod + "-extended-resources-")[:63 - RANDOM_LENGTH]
+    suffix = api_name[len(base):]
+    if not api_name.startswith(base) or len(suffix) != RANDOM_LENGTH or \
+            any(c not in ALPHANUMS for c in suffix):
+        return api_name
+    return generate_name(name + "-extended-resources-", f"ResourceClaim/{ns}/0")
+
+
+def read_extended_claims(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]
+                         ) -> tuple[dict[str, Doc], dict[str, Doc]]:
+    """For each bound pod (scenario key -> its API object) whose extended resources backed by
+    DRA got a claim: the pod's ``status.extendedResourceClaimStatus`` (the SimulationResult's
+    ``extendedResourceClaimStatus``) and the ``<extended-resources>`` entry of its
+    ``resourceClaims`` (the claim's allocation as the API has it), both with the claim's name
+    as :func:`extended_claim_name` reports it."""
+    statuses: dict[str, Doc] = {}
+    entries: dict[str, Doc] = {}
+    for key in sorted(pods):
+        pod = pods[key]
+        status = (pod.get("status") or {}).get("extendedResourceClaimStatus")
+        if not status or not status.get("resourceClaimName"):
+            continue
+        meta = pod.get("metadata") or {}
+        api_name = str(status["resourceClaimName"])
+        try:
+            claim: Mapping[str, Any] | None = api.get(
+                "ResourceClaim", api_name, str(meta.get("namespace") or "default"))
+        except ApiError:
+            claim = None
+        name = extended_claim_name(api_name, str(meta.get("name", "")), key)
+        statuses[key] = {"resourceClaimName": name, "requestMappings": [
+            {"containerName": m.get("containerName", ""), "resourceName": m.get(
+                "resourceName", ""), "requestName": m.get("requestName", "")}
+            for m in status.get("requestMappings") or []]}
+        entries[key] = {"name": EXTENDED_ENTRY, "claim": name,
+                        "allocation": allocation_of(claim)}
+    return statuses, entries
+
+
+def extended_claims_of(api: ClusterApi, pod_uids: Set[str]) -> list[Doc]:
+    """The claims PreBind created for the extended resources of the pods ``pod_uids``: they
+    carry neither the run's label nor a name of the run (the API server named them), so they
+    are found by their annotation and their owner."""
+    items, _ = api.list("ResourceClaim")
+    return [c for c in items
+            if ((c.get("metadata") or {}).get("annotations") or {}).get(
+                EXTENDED_CLAIM_ANNOTATION) == "true"
+            and any(r.get("kind") == "Pod" and r.get("uid") in pod_uids
+                    for r in (c.get("metadata") or {}).get("ownerReferences") or [])]
 
 
 def read_allocations(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]

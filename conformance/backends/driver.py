@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.control_plane import SchedulerState
-from conformance.backends.dra import read_allocations
+from conformance.backends.dra import read_allocations, read_extended_claims
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
 from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
@@ -164,9 +164,11 @@ class Driver:
                                 finished=timeline.finished, timeline=applied,
                                 stopped_by=stopped_by, end_v=end_v)
             if plan.dra:
-                claims = self._read_allocations(result["bindings"])
+                claims, extended = self._read_allocations(result["bindings"])
                 if claims:
                     result["resourceClaims"] = claims
+                if extended:
+                    result["extendedResourceClaimStatus"] = extended
         finally:
             stop.set()
             if owned and hooks is not None:
@@ -406,9 +408,11 @@ class Driver:
             self.warnings.append(f"{len(rec.errors)} watch stream(s) broke and were resumed "
                                  f"(the last: {rec.errors[-1]})")
 
-    def _read_allocations(self, bindings: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
-        """The allocations of the bound pods' claims, read from the API after the run
-        (docs/dra.md#results)."""
+    def _read_allocations(self, bindings: Mapping[str, str]
+                          ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
+        """The allocations of the bound pods' claims, with the claims of their extended
+        resources backed by DRA, and the pods' ``status.extendedResourceClaimStatus``, read
+        from the API after the run (docs/dra.md#results)."""
         try:
             pods, _ = self.api.list("Pod", label_selector=self.selector)
         except ApiError as e:
@@ -419,7 +423,15 @@ class Driver:
             key = self.naming.pod_back(str(meta.get("namespace", "")), str(meta.get("name", "")))
             if key is not None and key in bindings:
                 bound[key] = obj
-        return read_allocations(self.api, bound)
+        claims = read_allocations(self.api, bound)
+        try:
+            extended, entries = read_extended_claims(self.api, bound)
+        except ApiError as e:
+            raise SubjectError(f"could not read the claims of extended resources back: "
+                               f"{e.message}") from e
+        for key, entry in entries.items():
+            claims.setdefault(key, []).append(entry)
+        return dict(sorted(claims.items())), extended
 
     def _release_held(self, plan: Plan) -> None:
         """Shared mode: remove the hold gate pod by pod in queue order, each after the

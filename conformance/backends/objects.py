@@ -135,6 +135,26 @@ class RunObjects:
                 self.create_dra(planned, uids.get(planned.owner_pod))
 
     # ----- deleting -----
+    def _delete_extended_claims(self) -> list[str]:
+        """The claims the scheduler created for the run's pods' extended resources backed by
+        DRA (not labelled with the run: ``dra.extended_claims_of``), finalizer dropped, before
+        their pods go (no garbage collector runs on the owned control planes)."""
+        problems: list[str] = []
+        try:
+            pods, _ = self.api.list("Pod", label_selector=self.selector)
+            uids = {str((p.get("metadata") or {}).get("uid")) for p in pods}
+            claims = dra.extended_claims_of(self.api, uids) if uids else []
+        except ApiError as e:
+            return [f"list the claims of extended resources: {e.message}"]
+        for c in claims:
+            m = c.get("metadata") or {}
+            try:
+                dra.drop_claim_finalizers(self.api, c)
+                self.api.delete("ResourceClaim", m.get("name", ""), m.get("namespace"))
+            except ApiError as e:
+                problems.append(f"delete ResourceClaim {m.get('name')}: {e.message}")
+        return problems
+
     def delete_owned(self, timeout: float = 30.0) -> list[str]:
         """Delete every object labelled with this run (pods at once, namespaces finalized when
         no namespace controller would), restore the labels of namespaces that existed before.
@@ -142,6 +162,7 @@ class RunObjects:
         problems: list[str] = []
         refused: set[str] = set()  # kinds whose deletion was refused: not waited for
         sel = self.selector
+        problems += self._delete_extended_claims()
         for kind in ("Pod", "PodDisruptionBudget", "Service", "ReplicationController",
                      "ReplicaSet", "StatefulSet", *reversed(dra.DRA_KINDS), "Node",
                      "PriorityClass"):

@@ -16,6 +16,7 @@ from conformance.backends.dra import DRA_KINDS
 from conformance.backends.process import ProcessSubject, binaries_missing
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
 from dra.gpu_scenarios import (
     ALLOCATED_CLAIMS,
     FROM_TEMPLATE_CLAIMS,
@@ -28,7 +29,23 @@ from dra.gpu_scenarios import (
     pod,
     unsatisfiable,
 )
-from reference_impl.testing.wrappers import make_resource_claim
+from reference_impl.testing.wrappers import (
+    make_device_class,
+    make_container,
+    make_gpu_slice,
+    make_node,
+    make_pod,
+    make_resource_claim,
+)
+
+EXT = "example.com/gpu"
+
+
+def ext_cluster() -> list[dict[str, object]]:
+    """node-1 with a slice of 4 GPUs whose class serves the extended resource ``EXT``."""
+    return [make_node("node-1").allocatable(cpu="8", memory="32Gi", pods="110").manifest(),
+            make_device_class("gpu").driver(GPU).extended_resource_name(EXT).manifest(),
+            make_gpu_slice("node-1", GPU, ["a100"] * 4).manifest()]
 
 MISSING = binaries_missing()
 pytestmark = pytest.mark.skipif(
@@ -99,3 +116,32 @@ def test_device_taint_rule_keeps_its_device_out(subject: ProcessSubject) -> None
     assert res["resourceClaims"] == {"default/p-one": [
         {"name": "gpu", "claim": "one-gpu", "allocation": {"devices": [device("gpu", "gpu-1")]}}]}
     assert _left(subject) == {}
+
+
+def test_extended_resource_claims_are_read_back_and_cleaned_up(
+        subject: ProcessSubject) -> None:
+    """Extended resources backed by DRA (DRAExtendedResource): PreBind creates the pods' claims
+    with ``generateName`` and patches their ``status.extendedResourceClaimStatus``. Both are
+    read back like the reference reports them (the API server's random suffix reported as the
+    reference names the pod's first such claim: ``extended_claim_name``), and the claims,
+    which carry no label of the run, are deleted with their pods."""
+    def gpus(name: str, containers: int) -> dict[str, object]:
+        """Containers each with one ``EXT`` (limits too: the API server refuses an extended
+        resource requested without its limit)."""
+        p = make_pod(name).namespace("default")
+        for i in range(containers):
+            p = p.container(make_container(f"con{i}").image("registry.k8s.io/pause")
+                            .resources({EXT: 1}))
+        return p.manifest()
+
+    docs = [*ext_cluster(), gpus("p-two", 2), gpus("p-one", 1)]
+    res = subject.run(ScenarioInput(docs, name="dra-extended")).result
+    ref = ReferenceSubject().run(ScenarioInput(docs, name="dra-extended")).result
+    assert res["bindings"] == ref["bindings"] == {"default/p-two": "node-1",
+                                                  "default/p-one": "node-1"}
+    assert res["resourceClaims"] == ref["resourceClaims"]
+    assert res["extendedResourceClaimStatus"] == ref["extendedResourceClaimStatus"]
+    assert set(res["extendedResourceClaimStatus"]) == {"default/p-two", "default/p-one"}
+    assert _left(subject) == {}
+    claims, _ = subject.api().list("ResourceClaim")
+    assert claims == []
