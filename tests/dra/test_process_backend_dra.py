@@ -30,8 +30,8 @@ from dra.gpu_scenarios import (
     unsatisfiable,
 )
 from reference_impl.testing.wrappers import (
-    make_device_class,
     make_container,
+    make_device_class,
     make_gpu_slice,
     make_node,
     make_pod,
