@@ -15,8 +15,8 @@ Not restated, and why (gates: ``reference_impl/releases/v1_37_2.py``):
   GenericWorkload (both Beta, off in v1.37.2); pod groups are not modelled (docs/dra.md).
 - TestFilterReusesPendingAllocationRequiresDRAOptionalNodeOperations: the same pod groups, and
   DRAOptionalNodeOperations (Alpha, off).
-- Test_allocationResultRequiresDRAOptionalNodeOperations: DRAOptionalNodeOperations (Alpha,
-  off; ``SkipNodeOperations`` is not modelled).
+- Test_allocationResultRequiresDRAOptionalNodeOperations: a result's ``SkipNodeOperations``,
+  a field of DRAOptionalNodeOperations (Alpha, off: the API server drops it), not modelled.
 - TestPodGroupPostFilter: ``PodGroupPostFilter`` needs GenericWorkload (Beta, off) and, for
   most cases, DRAWorkloadResourceClaims (Beta, off).
 - TestPreQueueingHint, TestPreQueueingHint_WithPodInIndexer,
