@@ -12,6 +12,7 @@ Constructors take ``(args, handle)``: ``args`` is the plugin's typed args object
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
@@ -172,6 +173,16 @@ class EnqueueExtensions(Plugin):
 
     def events_to_register(self) -> list:
         raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedFinalStateUnknown:
+    """``cache.DeletedFinalStateUnknown`` (k8s.io/client-go/tools/cache/delta_fifo.go): the old
+    object of a delete event whose final state the informer missed (``obj``: its last known
+    state, possibly None). A queueing hint can get it as ``old_obj`` with ``new_obj`` None."""
+
+    key: str
+    obj: Any = None
 
 
 EXTENSION_POINTS: tuple[tuple[str, type], ...] = (

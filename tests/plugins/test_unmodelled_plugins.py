@@ -281,38 +281,6 @@ def test_dynamic_resources_empty():
     assert pl.unreserve(state, p, "worker") is None
 
 
-def test_dynamic_resources_post_filter_no_op():
-    """dynamicresources_test.go TestPostFilterNoOpStatusHasNoUserVisibleReason."""
-    p = mk_pod("pod", "default")
-    # "plugin disabled"
-    result, status = _dra(enabled=False).post_filter(CycleState(), p, None)
-    assert result is None and status.code == Code.UNSCHEDULABLE and status.all_reasons() == []
-    # "no claims"
-    state = CycleState()
-    state.write(dra.STATE_KEY, dra._StateData())
-    result, status = _dra().post_filter(state, p, None)
-    assert result is None and status.code == Code.UNSCHEDULABLE and status.all_reasons() == []
-
-
-MAX_INT32 = 2**31 - 1
-
-
-@pytest.mark.parametrize("name,scores,want", [
-    ("empty", [], []),
-    ("single-score", [42], [100]),
-    ("all-same", [8, 8], [100, 100]),
-    ("all-same-very-large", [MAX_INT32, MAX_INT32], [100, 100]),
-    ("max-and-min-values", [MAX_INT32, 0], [100, 0]),
-    ("mid-value", [99, 98, 97], [100, 98, 97]),
-    ("large-spread-lost-precision", [MAX_INT32, MAX_INT32 - 1, 1, 0], [100, 99, 0, 0]),
-])
-def test_dynamic_resources_normalize_score(name, scores, want):
-    """dynamicresources_test.go TestNormalizeScore."""
-    lst = [[f"node-{i + 1}", s] for i, s in enumerate(scores)]
-    assert _dra().normalize_score(CycleState(), None, lst) is None
-    assert [s for _, s in lst] == want
-
-
 def test_dynamic_resources_disabled():
     """New without the DynamicResourceAllocation gate: "Disabled, won't do anything"."""
     pl = _dra(enabled=False)

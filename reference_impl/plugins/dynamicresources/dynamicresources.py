@@ -26,6 +26,7 @@ from reference_impl.dra.allocator import Allocator, AllocatorError
 from reference_impl.dra.variants import binding_pools_last, capacity_gate_check
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
+    DeletedFinalStateUnknown,
     EnqueueExtensions,
     FilterPlugin,
     PostFilterPlugin,
@@ -739,9 +740,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
     def is_schedulable_after_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any
                                           ) -> tuple[str, str | None]:
         """``isSchedulableAfterClaimChange``: Queue when an allocated claim is deleted or
-        deallocated, or when a claim of the pod is created or its status changes."""
-        if new_obj is None and old_obj is None:
-            return QUEUE, None  # cache.DeletedFinalStateUnknown
+        deallocated, or when a claim of the pod is created or its status changes. A delete
+        whose final state is unknown is Queue ("play it safe and check pending pods",
+        dynamicresources.go v1.37.2, the ``cache.DeletedFinalStateUnknown`` check first)."""
+        if new_obj is None and isinstance(old_obj, DeletedFinalStateUnknown):
+            return QUEUE, None
         for obj in (old_obj, new_obj):
             if obj is not None and not isinstance(obj, ResourceClaim):
                 return QUEUE, ("unexpected object in isSchedulableAfterClaimChange: expected "
