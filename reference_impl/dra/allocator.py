@@ -303,6 +303,11 @@ class _Allocation:
                         f"{ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already "
                         "accounted for")
                 min_per_claim += min_per_request
+            # a constraint of neither kind (allocator_incubating.go:305-307)
+            for i, c in enumerate(claim.spec.constraints):
+                if c.match_attribute is None and c.distinct_attribute is None:
+                    raise AllocatorError(f"claim {_claim_key(claim)}, constraint #{i}: empty "
+                                         "constraint (unsupported constraint type?)")
             self.constraints.append([
                 _Constraint(c.requests, c.match_attribute or c.distinct_attribute or "",
                             distinct=c.match_attribute is None)
@@ -360,6 +365,10 @@ class _Allocation:
         if not self.a.admin_access and r.admin_access is not None:
             raise AllocatorError(f"{where}: admin access is requested, but the feature is "
                                  "disabled")
+        # allocator_incubating.go:543-545
+        if not r.device_class_name:
+            raise AllocatorError(f"{where}: missing device class name (unsupported request "
+                                 "type?)")
         cls = self.a.classes.get(r.device_class_name)
         if cls is None:
             raise AllocatorError(f"{where}: could not retrieve device class "
@@ -369,7 +378,8 @@ class _Allocation:
         if r.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
             data.num_devices = r.count
             return data
-        assert r.allocation_mode == ALLOCATION_MODE_ALL
+        if r.allocation_mode != ALLOCATION_MODE_ALL:  # allocator_incubating.go:615-616
+            raise AllocatorError(f"{where}: unsupported count mode {r.allocation_mode}")
         for pool in self.pools:
             if pool.is_incomplete:
                 raise AllocatorError(f"{where}: asks for all devices, but resource pool "
@@ -696,6 +706,7 @@ class _Allocation:
                 device=device_id[2], admin_access=True if res.data.exactly.admin_access else None,
                 share_id=self._share_id(ci, i) if res.shared else None,
                 consumed_capacity=tuple(sorted((res.consumed or {}).items())),
+                tolerations=res.data.exactly.tolerations,
                 # with DeviceBindingAndStatus only (allocator_incubating.go, Allocate)
                 binding_conditions=(res.device.binding_conditions
                                     if self.a.device_binding_and_status else ()),

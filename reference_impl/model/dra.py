@@ -174,6 +174,9 @@ class DeviceRequestAllocationResult:
     admin_access: bool | None = None
     share_id: str | None = None
     consumed_capacity: tuple[tuple[str, Fraction], ...] = ()
+    #: the (sub)request's tolerations, copied by the allocator (allocator_incubating.go,
+    #: Allocate: ``Tolerations: internal.lookupRequest(claim).tolerations()``)
+    tolerations: tuple[DeviceToleration, ...] = ()
     #: the device's ``bindingConditions`` / ``bindingFailureConditions``, copied by the
     #: allocator with DeviceBindingAndStatus (allocator_incubating.go)
     binding_conditions: tuple[str, ...] = ()

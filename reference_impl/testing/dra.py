@@ -6,6 +6,7 @@ v0.37.2): ``node``, ``device_class``, ``request``, ``sub_request``, ``claim``, `
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from reference_impl.model.dra import (
     ALLOCATION_MODE_EXACT_COUNT,
@@ -121,3 +122,9 @@ def node_label_selector(key: str, *values: str) -> NodeSelector:
 def local_node_selector(node_name: str) -> NodeSelector:
     return NodeSelector((NodeSelectorTerm(match_fields=(
         NodeSelectorRequirement("metadata.name", "In", (node_name,)),)),))
+
+
+def sub_request_tolerating(sub: DeviceSubRequest, *tolerations: DeviceToleration
+                           ) -> DeviceSubRequest:
+    """``subRequest(name, class, count, toleration...)``: ``sub`` with these tolerations."""
+    return DeviceSubRequest(sub.name, replace(sub.exactly, tolerations=tolerations))

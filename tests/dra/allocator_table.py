@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from reference_impl.dra.allocator import Allocator, AllocatorError
-from reference_impl.model.dra import DeviceClass, ResourceClaim, ResourceSlice
+from reference_impl.model.dra import DeviceClass, DeviceToleration, ResourceClaim, ResourceSlice
 from reference_impl.model.objects import Node, NodeSelector
 from reference_impl.testing.dra import device, device_class, node, slice_with_devices
 
@@ -38,14 +38,22 @@ def one(name: str, node_selection: Any, pool: str, driver: str, **kw: Any) -> Re
     return slice_with_devices(name, node_selection, pool, driver, device("device-1"), **kw)
 
 
-Result = tuple[NodeSelector | None, frozenset[tuple[str, str, str, str, bool]]]
+#: one device's result: request, driver, pool, device, admin access, tolerations, binding
+#: conditions, binding failure conditions
+DeviceResult = tuple[str, str, str, str, bool, tuple[DeviceToleration, ...], tuple[str, ...],
+                     tuple[str, ...]]
+Result = tuple[NodeSelector | None, frozenset[DeviceResult]]
 
 
-def result(selector: NodeSelector | None, *devices: tuple[str, str, str, str] | tuple[
-        str, str, str, str, bool]) -> Result:
+def result(selector: NodeSelector | None, *devices: tuple[Any, ...]) -> Result:
     """``allocationResult(selector, deviceAllocationResult(request, driver, pool, device,
-    adminAccess)...)``."""
-    return selector, frozenset((*d[:4], bool(d[4]) if len(d) > 4 else False) for d in devices)
+    adminAccess, tolerations...)...)``: each device as (request, driver, pool, device) and
+    optionally admin access, tolerations, binding conditions and binding failure conditions
+    (``deviceRequestAllocationResultWithBindingConditions``)."""
+    return selector, frozenset(
+        (*d[:4], bool(d[4]) if len(d) > 4 else False, *(tuple(d[i]) if len(d) > i else ()
+                                                          for i in (5, 6, 7)))
+        for d in devices)
 
 
 @dataclass
@@ -69,7 +77,9 @@ def run_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[
     if got is None:
         return None
     return [(r.node_selector, frozenset((d.request, d.driver, d.pool, d.device,
-                                         bool(d.admin_access)) for d in r.results))
+                                         bool(d.admin_access), d.tolerations,
+                                         d.binding_conditions, d.binding_failure_conditions)
+                                        for d in r.results))
             for r in got]
 
 
