@@ -696,6 +696,7 @@ class _Allocation:
                 device=device_id[2], admin_access=True if res.data.exactly.admin_access else None,
                 share_id=self._share_id(ci, i) if res.shared else None,
                 consumed_capacity=tuple(sorted((res.consumed or {}).items())),
+                tolerations=res.data.exactly.tolerations,
                 # with DeviceBindingAndStatus only (allocator_incubating.go, Allocate)
                 binding_conditions=(res.device.binding_conditions
                                     if self.a.device_binding_and_status else ()),

@@ -178,6 +178,9 @@ class DeviceRequestAllocationResult:
     #: allocator with DeviceBindingAndStatus (allocator_incubating.go)
     binding_conditions: tuple[str, ...] = ()
     binding_failure_conditions: tuple[str, ...] = ()
+    #: the (sub)request's tolerations (allocator_incubating.go, ``Allocate``:
+    #: ``Tolerations: internal.lookupRequest(claim).tolerations()``)
+    tolerations: tuple[DeviceToleration, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
