@@ -5,12 +5,15 @@ v0.37.2): ``node``, ``device_class``, ``request``, ``sub_request``, ``claim``, `
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from reference_impl.model.dra import (
     ALLOCATION_MODE_EXACT_COUNT,
     AttributeValue,
+    CapacityRequirements,
     CounterSet,
     Device,
     DeviceCapacity,
@@ -18,6 +21,7 @@ from reference_impl.model.dra import (
     DeviceConstraint,
     DeviceCounterConsumption,
     DeviceRequest,
+    DeviceRequestAllocationResult,
     DeviceSelector,
     DeviceSubRequest,
     DeviceTaint,
@@ -128,3 +132,42 @@ def sub_request_tolerating(sub: DeviceSubRequest, *tolerations: DeviceToleration
                            ) -> DeviceSubRequest:
     """``subRequest(name, class, count, toleration...)``: ``sub`` with these tolerations."""
     return DeviceSubRequest(sub.name, replace(sub.exactly, tolerations=tolerations))
+
+
+def device_from_counters(name: str, consumes: Mapping[str, Mapping[str, str]],
+                         **kw: Any) -> Device:
+    """``device(name, fromCounters, nil).withDeviceCounterConsumption(...)``: the capacity is
+    each consumed counter's quantity (a later counter set's wins, as the loop over the
+    ``ConsumesCounters`` slice does)."""
+    capacity = {n: q for counters in consumes.values() for n, q in counters.items()}
+    return device(name, capacity, consumes=consumes, **kw)
+
+
+def device_result(request: str, driver: str, pool: str, device_name: str, *,
+                  share_id: str | None = None, consumed: Mapping[str, str] | None = None,
+                  binding_conditions: tuple[str, ...] = (),
+                  binding_failure_conditions: tuple[str, ...] = (),
+                  tolerations: tuple[DeviceToleration, ...] = ()
+                  ) -> DeviceRequestAllocationResult:
+    """``deviceAllocationResult`` / ``deviceRequestAllocationResult(...).withConsumedCapacity``
+    / ``deviceRequestAllocationResultWithBindingConditions``: the whole result."""
+    return DeviceRequestAllocationResult(
+        request, driver, pool, device_name, share_id=share_id,
+        consumed_capacity=tuple(sorted((n, parse_quantity_string(q))
+                                       for n, q in (consumed or {}).items())),
+        binding_conditions=binding_conditions,
+        binding_failure_conditions=binding_failure_conditions, tolerations=tolerations)
+
+
+def class_with_allow_multiple_allocations(name: str, driver: str, multi: bool) -> DeviceClass:
+    """``classWithAllowMultipleAllocations``."""
+    return DeviceClass(name, (DeviceSelector(
+        f'device.driver == "{driver}" && device.allowMultipleAllocations == '
+        f'{str(multi).lower()}'),))
+
+
+def with_capacity_request(r: DeviceRequest, amount: str) -> DeviceRequest:
+    """``withCapacityRequest``: ``capacity.requests["capacity-0"]``."""
+    assert r.exactly is not None
+    return dataclasses.replace(r, exactly=dataclasses.replace(r.exactly, capacity=(
+        CapacityRequirements((("capacity-0", parse_quantity_string(amount)),)))))

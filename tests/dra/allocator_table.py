@@ -10,13 +10,20 @@ Without it a :class:`Case` runs with the allocator's defaults (every feature on)
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from reference_impl.dra.allocator import Allocator, AllocatorError
-from reference_impl.model.dra import DeviceClass, DeviceToleration, ResourceClaim, ResourceSlice
+from reference_impl.model.dra import (
+    DeviceClass,
+    DeviceRequestAllocationResult,
+    DeviceToleration,
+    ResourceClaim,
+    ResourceSlice,
+)
 from reference_impl.model.objects import Node, NodeSelector
 from reference_impl.testing.dra import device, device_class, node, slice_with_devices
 
@@ -43,6 +50,9 @@ def one(name: str, node_selection: Any, pool: str, driver: str, **kw: Any) -> Re
 DeviceResult = tuple[str, str, str, str, bool, tuple[DeviceToleration, ...], tuple[str, ...],
                      tuple[str, ...]]
 Result = tuple[NodeSelector | None, frozenset[DeviceResult]]
+FullResult = tuple[NodeSelector | None, tuple[DeviceRequestAllocationResult, ...]]
+#: upstream's ``fixedShareID``: ``RunTestAllocator`` replaces every share ID by it
+FIXED_SHARE_ID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
 
 
 def result(selector: NodeSelector | None, *devices: tuple[Any, ...]) -> Result:
@@ -66,9 +76,20 @@ class Case:
     allocated: set[tuple[str, str, str]] = field(default_factory=set)
     features: dict[str, bool] = field(default_factory=dict)
     invocations: int | None = None  # expectNumAllocateOneInvocations
+    #: the results compared whole (share IDs, consumed capacity, binding conditions,
+    #: tolerations), for the cases whose expected results carry more than ``result`` keeps
+    full: list[FullResult] | None = None
 
 
-def run_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[Result] | None:
+def full_result(selector: NodeSelector | None, *results: DeviceRequestAllocationResult
+                ) -> FullResult:
+    """``allocationResult(selector, results...)`` with whole results (built by
+    ``reference_impl.testing.dra.device_result``), in no particular order."""
+    return selector, tuple(sorted(results, key=repr))
+
+
+def run_case(case: Case, classes: dict[str, DeviceClass] | None = None
+             ) -> list[Result] | list[FullResult] | None:
     alloc = Allocator(set(case.allocated), CLASSES if classes is None else classes,
                       case.slices, **case.features)
     got = alloc.allocate(case.node, case.claims)
@@ -76,6 +97,10 @@ def run_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[
         assert alloc.num_allocate_one_invocations == case.invocations
     if got is None:
         return None
+    if case.full is not None:
+        return [full_result(r.node_selector, *(dataclasses.replace(
+            d, share_id=FIXED_SHARE_ID if d.share_id is not None else None)
+            for d in r.results)) for r in got]
     return [(r.node_selector, frozenset((d.request, d.driver, d.pool, d.device,
                                          bool(d.admin_access), d.tolerations,
                                          d.binding_conditions, d.binding_failure_conditions)
@@ -110,4 +135,4 @@ def check_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> Non
             run_case(case, classes)
         assert case.error in str(e.value)
         return
-    assert run_case(case, classes) == case.expect
+    assert run_case(case, classes) == (case.expect if case.full is None else case.full)
