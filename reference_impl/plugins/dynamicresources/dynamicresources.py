@@ -681,6 +681,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if updated.allocation.allocation_timestamp is None:
                     updated = dataclasses.replace(updated, allocation=dataclasses.replace(
                         updated.allocation, allocation_timestamp=self.binding_clock.now()))
+                    if allocation is not None:
+                        self._stamp_pending_allocation(s, index, done[-1], updated.allocation)
             self.dra_manager.assume_claim_after_api_call(updated)
             s.claims.set(index, updated)
             if is_extended:
@@ -707,6 +709,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for uid in done:  # prebindSuccessCleanup
             self.dra_manager.maybe_remove_claim_pending_allocation(uid)
         return None
+
+    def _stamp_pending_allocation(self, s: _StateData, index: int, uid: str,
+                                  stamped: AllocationResult) -> None:
+        """Upstream's allocation from Reserve is one object, in the state and in the claim
+        in flight (dynamicresources.go 1547-1564); bindClaim writes the allocation timestamp
+        into it (1929, 1944), so the claim in flight (keyed by the in-memory claim's uid for
+        extended resources) carries it too until prebindSuccessCleanup drops it, and still
+        after a failed PreBind (TestPlugin "bind-failure-concurrent-deallocation")."""
+        s.informations_for_claim[index].allocation = stamped
+        pending = self.dra_manager.in_flight.get(uid)
+        if pending is not None:
+            self.dra_manager.signal_claim_pending_allocation(
+                uid, dataclasses.replace(pending, allocation=stamped))
 
     def _create_extended_resource_claim(self, s: _StateData, pod: Pod, node_name: str,
                                         index: int) -> Status | None:
