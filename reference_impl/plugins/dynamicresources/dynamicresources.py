@@ -189,6 +189,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.capacity_gate_check = capacity_gate_check(
             behaviour(handle, "dra-binding-pools-last"),
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
+        #: switch dra-cel-no-such-key-hint (the allocator's CEL runtime errors)
+        self.cel_no_such_key_hint = behaviour(handle, "dra-cel-no-such-key-hint") == "hint"
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
@@ -325,6 +327,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 device_binding_and_status=self.enable_binding_conditions,
                 binding_pools_last=self.binding_pools_last,
                 capacity_gate_check=self.capacity_gate_check,
+                cel_no_such_key_hint=self.cel_no_such_key_hint,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
@@ -679,10 +682,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return Status.as_error(
                         f"claim {_key(claim)} got deallocated elsewhere in the meantime")
                 if updated.allocation.allocation_timestamp is None:
-                    updated = dataclasses.replace(updated, allocation=dataclasses.replace(
-                        updated.allocation, allocation_timestamp=self.binding_clock.now()))
+                    stamped = dataclasses.replace(updated.allocation,
+                                                  allocation_timestamp=self.binding_clock.now())
+                    updated = dataclasses.replace(updated, allocation=stamped)
                     if allocation is not None:
-                        self._stamp_pending_allocation(s, index, done[-1], updated.allocation)
+                        self._stamp_pending_allocation(s, index, done[-1], stamped)
             self.dra_manager.assume_claim_after_api_call(updated)
             s.claims.set(index, updated)
             if is_extended:
