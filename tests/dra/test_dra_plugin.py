@@ -53,6 +53,7 @@ from tests.dra.plugin_table import (
     DRIVER,
     POD_UID,
     WORKER,
+    admin_access,
     allocated_claim,
     allocation,
     other_allocated_claim,
@@ -552,25 +553,13 @@ def test_tainted_device(enabled: bool) -> None:
     assert st == (unresolvable("cannot allocate all claims") if enabled else None)
 
 
-def _admin(c: ResourceClaim) -> ResourceClaim:
-    (req,) = c.spec.requests
-    assert req.exactly is not None
-    admin_req = dataclasses.replace(req, exactly=dataclasses.replace(req.exactly,
-                                                                     admin_access=True))
-    out = dataclasses.replace(c, spec=dataclasses.replace(c.spec, requests=(admin_req,)))
-    if c.allocation is not None:
-        out = dataclasses.replace(out, allocation=dataclasses.replace(c.allocation, results=tuple(
-            dataclasses.replace(r, admin_access=True) for r in c.allocation.results)))
-    return out
-
-
 @pytest.mark.parametrize("gate", [True, False])
 def test_request_admin_access(gate: bool) -> None:
     """dynamicresources_test.go "request-admin-access-with-DRAAdminAccess-featuregate" and
     "...-without-...": admin access may take a device in use; without the gate the
     allocator's error (an Error status; upstream's test compares messages only)."""
     objs = DRAObjects(device_classes={CLASS: device_class(CLASS, DRIVER)},
-                      claims={"default/my-pod-my-resource": _admin(pending_claim()),
+                      claims={"default/my-pod-my-resource": admin_access(pending_claim()),
                               "default/not-my-claim": other_allocated_claim()},
                       slices=[worker_node_slice()])
     pl = DynamicResources(None, FakeHandle(nodes=[make_node(WORKER).obj()], dra=objs,
@@ -583,13 +572,13 @@ def test_request_admin_access(gate: bool) -> None:
         return
     assert st is None
     assert pl.reserve(state, pod, WORKER) is None and pl.pre_bind(state, pod, WORKER) is None
-    assert _stamped(_reserved(pl).allocation) == _admin(allocated_claim()).allocation
+    assert _stamped(_reserved(pl).allocation) == admin_access(allocated_claim()).allocation
 
 
 def test_structured_ignore_allocated_admin_access() -> None:
     """dynamicresources_test.go "structured-ignore-allocated-admin-access": a device allocated
     with admin access does not count as allocated (allocateddevices.go)."""
-    pl = plugin(pending_claim(), _admin(other_allocated_claim()),
+    pl = plugin(pending_claim(), admin_access(other_allocated_claim()),
                 slices=(worker_node_slice(),))
     _bind_cycle(pl, pod_with_claim_name())
     assert _stamped(_reserved(pl).allocation) == allocation(local_node_selector(WORKER))
