@@ -64,6 +64,13 @@ DeviceID = tuple[str, str, str]  # (driver, pool, device)
 SHARE_ID_NAMESPACE = uuid.UUID("6b7e1d2c-5a4f-4c1e-9a39-6f0d2b8c9e11")
 
 
+#: ``cel.EnhanceRuntimeError`` (k8s.io/dynamic-resource-allocation v0.37.2 cel/errors.go
+#: 40-64, called by the allocators' selectorsMatch, e.g. allocator_stable.go 1107-1112): the
+#: hint appended to a CEL runtime error whose message contains ``no such key:``
+CEL_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or "
+                        "guarding the check with has() for optional fields")
+
+
 class AllocatorError(Exception):
     """An allocation error (upstream's ``error`` return): the message is upstream's."""
 
@@ -208,6 +215,7 @@ class Allocator:
                  device_binding_and_status: bool = True,
                  binding_pools_last: bool = True,
                  capacity_gate_check: str = "subrequest",
+                 cel_no_such_key_hint: bool = True,
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
                  ) -> None:
@@ -227,6 +235,9 @@ class Allocator:
         #: with DRAConsumableCapacity off: whether the variant refuses capacity requests and
         #: how it names a subrequest's ("none", "request", "subrequest"; dra/variants.py)
         self.capacity_gate_check = capacity_gate_check
+        #: switch dra-cel-no-such-key-hint: whether a CEL runtime error for a missing key gets
+        #: ``cel.EnhanceRuntimeError``'s hint
+        self.cel_no_such_key_hint = cel_no_such_key_hint
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -562,8 +573,12 @@ class _Allocation:
                     device_id[0], device.attributes, device.capacity,
                     device.allow_multiple_allocations))
             except CELMatchError as e:
+                message = str(e)
+                if self.a.cel_no_such_key_hint and "no such key:" in message:
+                    message += CEL_NO_SUCH_KEY_HINT
                 raise AllocatorError(f"{owner}: selector #{i} on device "
-                                     f"{'/'.join(device_id)}: CEL runtime error: {e}") from None
+                                     f"{'/'.join(device_id)}: CEL runtime error: "
+                                     f"{message}") from None
             if not matches:
                 return False
         return True

@@ -147,6 +147,12 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "(\"subrequest S: ...\"). reference_impl/dra/variants.py",
             v1_34_4="request", v1_35_4="subrequest", v1_36_3="subrequest",
             v1_37_2="subrequest"),
+    _switch("dra-cel-no-such-key-hint", "unverified (k8s.io/dynamic-resource-allocation "
+            "cel/errors.go is new in v0.37.2)",
+            "the allocator's CEL runtime error for a missing key: cel-go's message alone, or "
+            "with cel.EnhanceRuntimeError's hint appended (\". consider using CEL optional "
+            "chaining ...\"); reference_impl/dra/allocator.py",
+            v1_34_4="plain", v1_35_4="plain", v1_36_3="plain", v1_37_2="hint"),
     _switch("dra-binding-timeout-default", "unverified (the field came with 1.35)",
             "DynamicResourcesArgs.bindingTimeout: no such field (strict decoding rejects it), "
             "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "

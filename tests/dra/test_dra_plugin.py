@@ -42,84 +42,32 @@ from reference_impl.testing.dra import (
     device,
     device_class,
     local_node_selector,
-    request,
     request_with_prioritized_list,
     slice_with_devices,
     sub_request,
 )
 from reference_impl.testing.nodes import make_node
 from reference_impl.testing.pods import make_pod
+from tests.dra.plugin_table import (
+    CLASS,
+    DRIVER,
+    POD_UID,
+    WORKER,
+    admin_access,
+    allocated_claim,
+    allocation,
+    other_allocated_claim,
+    pending_claim,
+    plugin,
+    pod_with_claim_name,
+    pod_with_claim_template,
+    unresolvable,
+    worker,
+    worker_node_slice,
+)
 
 DRA_TEST = "dynamicresources/dynamicresources_test.go"
 V1 = "resource.k8s.io/v1"
-DRIVER = "some-driver"
-CLASS = "my-resource-class"
-WORKER = "worker"
-POD_UID = "1234"
-
-
-# --- the fixtures of dynamicresources_test.go -----------------------------------------------
-
-def pod_with_claim_name() -> Pod:
-    """``podWithClaimName``: claim ``my-pod-my-resource`` by name."""
-    return (make_pod("my-pod").namespace("default").uid(POD_UID)
-            .resource_claim("my-resource", claim="my-pod-my-resource").obj())
-
-
-def pod_with_claim_template(in_status: bool) -> Pod:
-    """``podWithClaimTemplate`` / ``podWithClaimTemplateInStatus``."""
-    w = (make_pod("my-pod").namespace("default").uid(POD_UID)
-         .resource_claim("my-resource", template="my-resource-template"))
-    if in_status:
-        w = w.resource_claim_status("my-resource", "my-pod-my-resource")
-    return w.obj()
-
-
-def pending_claim(class_name: str = CLASS) -> ResourceClaim:
-    """``pendingClaim``: owned by the pod, one request ``req-1`` for one device."""
-    c = claim("my-pod-my-resource", request("req-1", class_name))
-    return dataclasses.replace(c, namespace="default", uid="claim-uid", owner_pod_uid=POD_UID)
-
-
-def allocation(node_selector: Any = None, dev: str = "instance-1",
-               req: str = "req-1") -> AllocationResult:
-    return AllocationResult((DeviceRequestAllocationResult(req, DRIVER, WORKER, dev),),
-                            node_selector)
-
-
-def allocated_claim(node: str = WORKER) -> ResourceClaim:
-    """``allocatedClaim`` (``allocatedClaimWithGoodTopology`` / ``...WrongTopology`` by
-    node)."""
-    return dataclasses.replace(pending_claim(), allocation=allocation(local_node_selector(node)))
-
-
-def other_allocated_claim() -> ResourceClaim:
-    """``otherAllocatedClaim``: another pod's claim on the same device."""
-    return dataclasses.replace(allocated_claim(), name="not-my-claim", uid="other-uid",
-                               owner_pod_uid="other")
-
-
-def worker_node_slice() -> Any:
-    """``workerNodeSlice``: one device ``instance-1`` on the worker."""
-    return slice_with_devices("worker-slice", WORKER, WORKER, DRIVER, device("instance-1"))
-
-
-def plugin(*claims: ResourceClaim, classes: bool = True, slices: tuple = (),
-           prioritized_list: bool = True) -> DynamicResources:
-    objs = DRAObjects(
-        device_classes={CLASS: device_class(CLASS, DRIVER)} if classes else {},
-        claims={f"{c.namespace}/{c.name}": c for c in claims}, slices=list(slices))
-    handle = FakeHandle(nodes=[make_node(WORKER).obj()], dra=objs,
-                        features={"DRAPrioritizedList": prioritized_list})
-    return DynamicResources(None, handle)
-
-
-def worker() -> NodeInfo:
-    return NodeInfo(make_node(WORKER).obj())
-
-
-def unresolvable(msg: str) -> Status:
-    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
 
 
 def run_to_filter(pl: DynamicResources, pod: Pod) -> tuple[CycleState, Status | None]:
@@ -605,25 +553,13 @@ def test_tainted_device(enabled: bool) -> None:
     assert st == (unresolvable("cannot allocate all claims") if enabled else None)
 
 
-def _admin(c: ResourceClaim) -> ResourceClaim:
-    (req,) = c.spec.requests
-    assert req.exactly is not None
-    admin_req = dataclasses.replace(req, exactly=dataclasses.replace(req.exactly,
-                                                                     admin_access=True))
-    out = dataclasses.replace(c, spec=dataclasses.replace(c.spec, requests=(admin_req,)))
-    if c.allocation is not None:
-        out = dataclasses.replace(out, allocation=dataclasses.replace(c.allocation, results=tuple(
-            dataclasses.replace(r, admin_access=True) for r in c.allocation.results)))
-    return out
-
-
 @pytest.mark.parametrize("gate", [True, False])
 def test_request_admin_access(gate: bool) -> None:
     """dynamicresources_test.go "request-admin-access-with-DRAAdminAccess-featuregate" and
     "...-without-...": admin access may take a device in use; without the gate the
     allocator's error (an Error status; upstream's test compares messages only)."""
     objs = DRAObjects(device_classes={CLASS: device_class(CLASS, DRIVER)},
-                      claims={"default/my-pod-my-resource": _admin(pending_claim()),
+                      claims={"default/my-pod-my-resource": admin_access(pending_claim()),
                               "default/not-my-claim": other_allocated_claim()},
                       slices=[worker_node_slice()])
     pl = DynamicResources(None, FakeHandle(nodes=[make_node(WORKER).obj()], dra=objs,
@@ -636,13 +572,13 @@ def test_request_admin_access(gate: bool) -> None:
         return
     assert st is None
     assert pl.reserve(state, pod, WORKER) is None and pl.pre_bind(state, pod, WORKER) is None
-    assert _stamped(_reserved(pl).allocation) == _admin(allocated_claim()).allocation
+    assert _stamped(_reserved(pl).allocation) == admin_access(allocated_claim()).allocation
 
 
 def test_structured_ignore_allocated_admin_access() -> None:
     """dynamicresources_test.go "structured-ignore-allocated-admin-access": a device allocated
     with admin access does not count as allocated (allocateddevices.go)."""
-    pl = plugin(pending_claim(), _admin(other_allocated_claim()),
+    pl = plugin(pending_claim(), admin_access(other_allocated_claim()),
                 slices=(worker_node_slice(),))
     _bind_cycle(pl, pod_with_claim_name())
     assert _stamped(_reserved(pl).allocation) == allocation(local_node_selector(WORKER))

@@ -190,6 +190,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.capacity_gate_check = capacity_gate_check(
             behaviour(handle, "dra-binding-pools-last"),
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
+        #: switch dra-cel-no-such-key-hint (the allocator's CEL runtime errors)
+        self.cel_no_such_key_hint = behaviour(handle, "dra-cel-no-such-key-hint") == "hint"
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
@@ -326,6 +328,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 device_binding_and_status=self.enable_binding_conditions,
                 binding_pools_last=self.binding_pools_last,
                 capacity_gate_check=self.capacity_gate_check,
+                cel_no_such_key_hint=self.cel_no_such_key_hint,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
@@ -680,8 +683,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     return Status.as_error(
                         f"claim {_key(claim)} got deallocated elsewhere in the meantime")
                 if updated.allocation.allocation_timestamp is None:
-                    updated = dataclasses.replace(updated, allocation=dataclasses.replace(
-                        updated.allocation, allocation_timestamp=self.binding_clock.now()))
+                    stamped = dataclasses.replace(updated.allocation,
+                                                  allocation_timestamp=self.binding_clock.now())
+                    updated = dataclasses.replace(updated, allocation=stamped)
+                    if allocation is not None:
+                        self._stamp_pending_allocation(s, index, done[-1], stamped)
             self.dra_manager.assume_claim_after_api_call(updated)
             s.claims.set(index, updated)
             if is_extended:
@@ -708,6 +714,19 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         for uid in done:  # prebindSuccessCleanup
             self.dra_manager.maybe_remove_claim_pending_allocation(uid)
         return None
+
+    def _stamp_pending_allocation(self, s: _StateData, index: int, uid: str,
+                                  stamped: AllocationResult) -> None:
+        """Upstream's allocation from Reserve is one object, in the state and in the claim
+        in flight (dynamicresources.go 1547-1564); bindClaim writes the allocation timestamp
+        into it (1929, 1944), so the claim in flight (keyed by the in-memory claim's uid for
+        extended resources) carries it too until prebindSuccessCleanup drops it, and still
+        after a failed PreBind (TestPlugin "bind-failure-concurrent-deallocation")."""
+        s.informations_for_claim[index].allocation = stamped
+        pending = self.dra_manager.in_flight.get(uid)
+        if pending is not None:
+            self.dra_manager.signal_claim_pending_allocation(
+                uid, dataclasses.replace(pending, allocation=stamped))
 
     def _create_extended_resource_claim(self, s: _StateData, pod: Pod, node_name: str,
                                         index: int) -> Status | None:
