@@ -222,18 +222,6 @@ CASES: dict[str, Case] = {
         [claim("claim-0", request("req-0", CLASS_A), constraints=(DeviceConstraint(
             match_attribute=f"{DRIVER_A}/NonExistentAttribute"),))],
         [one("slice-1", NODE_1, "pool-1", DRIVER_A)], expect=None),
-    **{f"with-constraint-not-matching-{kind}-attribute": Case(
-        [claim("claim-0", request("req-0", CLASS_A, 2),
-               constraints=(DeviceConstraint(match_attribute=attr),))],
-        [slice_with_devices("slice-1", NODE_1, "pool-1", DRIVER_A,
-                            device("device-1", None, {name: a}),
-                            device("device-2", None, {name: b}))], expect=None)
-       for kind, attr, name, a, b in (
-           ("int", INT_ATTR, "numa", 1, 2),
-           ("string", STRING_ATTR, "stringAttribute", "stringAttributeValue",
-            "stringAttributeValue2"),
-           ("bool", BOOL_ATTR, "boolAttribute", True, False),
-           ("version", VERSION_ATTR, "driverVersion", Version("1.0.0"), Version("2.0.0")))},
     "with-constraint-for-request": Case(
         [claim("claim-0", request("req-0", CLASS_A), request("req-1", CLASS_A),
                constraints=(DeviceConstraint(("req-0",), match_attribute=VERSION_ATTR),))],
