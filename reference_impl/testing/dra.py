@@ -5,6 +5,8 @@ v0.37.2): ``node``, ``device_class``, ``request``, ``sub_request``, ``claim``, `
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
 
 from reference_impl.model.dra import (
@@ -13,6 +15,7 @@ from reference_impl.model.dra import (
     CounterSet,
     Device,
     DeviceCapacity,
+    DeviceClaimConfiguration,
     DeviceClass,
     DeviceConstraint,
     DeviceCounterConsumption,
@@ -22,6 +25,7 @@ from reference_impl.model.dra import (
     DeviceTaint,
     DeviceToleration,
     ExactDeviceRequest,
+    OpaqueDeviceConfiguration,
     ResourceClaim,
     ResourceClaimSpec,
     ResourceSlice,
@@ -121,3 +125,27 @@ def node_label_selector(key: str, *values: str) -> NodeSelector:
 def local_node_selector(node_name: str) -> NodeSelector:
     return NodeSelector((NodeSelectorTerm(match_fields=(
         NodeSelectorRequirement("metadata.name", "In", (node_name,)),)),))
+
+
+def device_configuration(driver: str, attribute: str) -> OpaqueDeviceConfiguration:
+    """``deviceConfiguration``: opaque parameters ``{attribute: attribute + "Value"}``."""
+    return OpaqueDeviceConfiguration(driver, json.dumps({attribute: attribute + "Value"},
+                                                        separators=(",", ":")))
+
+
+def class_with_config(name: str, driver: str, attribute: str) -> DeviceClass:
+    """``classWithConfig``."""
+    return dataclasses.replace(device_class(name, driver),
+                               config=(device_configuration(driver, attribute),))
+
+
+def with_configs(c: ResourceClaim, *configs: DeviceClaimConfiguration) -> ResourceClaim:
+    """``.withConfigs``: the claim with ``spec.devices.config``."""
+    return dataclasses.replace(c, spec=dataclasses.replace(c.spec, config=configs))
+
+
+def slice_with_multiple_devices(name: str, node_selection: str | NodeSelector, pool: str,
+                                driver: str, count: int) -> ResourceSlice:
+    """``sliceWithMultipleDevices``: devices ``device-0`` .. ``device-{count-1}``."""
+    return slice_with_devices(name, node_selection, pool, driver,
+                              *(device(f"device-{i}") for i in range(count)))

@@ -16,7 +16,13 @@ from typing import Any
 import pytest
 
 from reference_impl.dra.allocator import Allocator, AllocatorError
-from reference_impl.model.dra import DeviceClass, ResourceClaim, ResourceSlice
+from reference_impl.model.dra import (
+    AllocationResult,
+    DeviceAllocationConfiguration,
+    DeviceClass,
+    ResourceClaim,
+    ResourceSlice,
+)
 from reference_impl.model.objects import Node, NodeSelector
 from reference_impl.testing.dra import device, device_class, node, slice_with_devices
 
@@ -58,14 +64,24 @@ class Case:
     allocated: set[tuple[str, str, str]] = field(default_factory=set)
     features: dict[str, bool] = field(default_factory=dict)
     invocations: int | None = None  # expectNumAllocateOneInvocations
+    #: per claim, the result's ``Devices.Config`` in order (``allocationResultWithConfigs``);
+    #: None: not compared
+    configs: list[tuple[DeviceAllocationConfiguration, ...]] | None = None
 
 
-def run_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[Result] | None:
+def allocate_case(case: Case, classes: dict[str, DeviceClass] | None = None
+                  ) -> list[AllocationResult] | None:
+    """The allocator's results for ``case``, checking ``expectNumAllocateOneInvocations``."""
     alloc = Allocator(set(case.allocated), CLASSES if classes is None else classes,
                       case.slices, **case.features)
     got = alloc.allocate(case.node, case.claims)
     if case.invocations is not None:
         assert alloc.num_allocate_one_invocations == case.invocations
+    return got
+
+
+def run_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> list[Result] | None:
+    got = allocate_case(case, classes)
     if got is None:
         return None
     return [(r.node_selector, frozenset((d.request, d.driver, d.pool, d.device,
@@ -101,3 +117,6 @@ def check_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> Non
         assert case.error in str(e.value)
         return
     assert run_case(case, classes) == case.expect
+    if case.configs is not None:
+        got = allocate_case(case, classes)
+        assert [r.config for r in got or ()] == case.configs
