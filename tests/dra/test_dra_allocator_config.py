@@ -8,14 +8,18 @@ configs"); they are compared in order, as upstream's ``Equal`` does."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from conformance.backends.dra import allocation_of
 from reference_impl.model.dra import (
     ALLOCATION_CONFIG_SOURCE_CLAIM,
     ALLOCATION_CONFIG_SOURCE_CLASS,
     DeviceAllocationConfiguration,
     DeviceClaimConfiguration,
 )
+from reference_impl.plugins.dynamicresources.claims import allocation_doc
 from reference_impl.testing.dra import (
     claim,
     class_with_config,
@@ -38,6 +42,7 @@ from tests.dra.allocator_table import (
     DRIVER_B,
     NODE_1,
     Case,
+    allocate_case,
     check_case,
     one,
     result,
@@ -154,3 +159,32 @@ def test_allocator_testing_go_config_case(name: str) -> None:
     """allocator_testing.go, the case ``name``."""
     case, classes = CASES[name]
     check_case(case, CLASSES if classes is None else classes)
+
+
+def test_reported_config_matches_the_api_shape() -> None:
+    """The ``config`` of a ``resourceClaims`` entry (claims.py ``allocation_doc``) is what
+    the API-reading side makes of ``status.allocation`` (conformance/backends/dra.py
+    ``allocation_of``) and the upstream subject reports (upstream/dra.go ``allocationOf``):
+    source, requests unless empty, the opaque driver and its parameters as an object."""
+    case, classes = CASES["with-class-device-config-with-multiple-request-and-configs"]
+    got = allocate_case(case, classes)
+    assert got is not None
+    doc = allocation_doc(got[0])
+    assert doc["config"] == [
+        {"source": CLASS, "requests": ["req-0", "req-1"], "driver": DRIVER_A,
+         "parameters": {"classAttribute-A": "classAttribute-AValue"}},
+        {"source": CLASS, "requests": ["req-2"], "driver": DRIVER_B,
+         "parameters": {"classAttribute-B": "classAttribute-BValue"}}]
+    api = {"status": {"allocation": {"devices": {
+        "results": [{"request": r.request, "driver": r.driver, "pool": r.pool,
+                     "device": r.device} for r in got[0].results],
+        "config": [{"source": c.source, "requests": list(c.requests) or None,
+                    "opaque": {"driver": c.opaque.driver,
+                               "parameters": json.loads(c.opaque.parameters)}}
+                   for c in got[0].config]}}}}
+    assert allocation_of(api) == doc
+    case, classes = CASES["claim-with-device-config"]
+    got = allocate_case(case, classes)
+    assert got is not None and allocation_doc(got[0])["config"] == [
+        {"source": CLAIM, "driver": DRIVER_A,
+         "parameters": {"deviceAttribute": "deviceAttributeValue"}}]
