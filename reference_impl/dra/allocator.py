@@ -212,6 +212,7 @@ class Allocator:
                  device_binding_and_status: bool = True,
                  binding_pools_last: bool = True,
                  capacity_gate_check: str = "subrequest",
+                 config_result: str = "once-cleared",
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
                  ) -> None:
@@ -231,6 +232,11 @@ class Allocator:
         #: with DRAConsumableCapacity off: whether the variant refuses capacity requests and
         #: how it names a subrequest's ("none", "request", "subrequest"; dra/variants.py)
         self.capacity_gate_check = capacity_gate_check
+        #: switch dra-config-result (releases/behaviours.py): "once-cleared" (v0.37.2) or
+        #: "per-matching-request" (v0.34.4 to v0.36.3)
+        if config_result not in ("once-cleared", "per-matching-request"):
+            raise ValueError(f"unknown dra-config-result variant {config_result!r}")
+        self.config_result = config_result
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -720,7 +726,10 @@ class _Allocation:
         configs"): each class's configs once, in request order, naming the requests of that
         class; then the claim's configs that apply to an allocated request or selected
         subrequest (all if they name none); last, a config naming every request has its
-        ``requests`` cleared ("empty means all")."""
+        ``requests`` cleared ("empty means all"). Before v0.37.2 (switch dra-config-result
+        "per-matching-request") a claim config is added once per request or selected
+        subrequest it names (the loop ``continue``s where v0.37.2 ``break``s) and nothing is
+        cleared (allocator_incubating.go v0.36.3)."""
         claim = self.claims[ci]
         requests = claim.spec.requests
         configs: list[tuple[str, OpaqueDeviceConfiguration, list[str]]] = []
@@ -744,14 +753,18 @@ class _Allocation:
             if not config.requests:
                 configs.append((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque, []))
                 continue
-            if any(r.name in config.requests or (sub is not None and sub in config.requests)
-                   for r, sub in zip(requests, selected, strict=True)):
-                configs.append((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque,
-                                list(config.requests)))
+            wanted = config.requests
+            matching = sum(r.name in wanted or (sub is not None and sub in wanted)
+                           for r, sub in zip(requests, selected, strict=True))
+            if self.a.config_result == "once-cleared":
+                matching = min(matching, 1)
+            configs.extend((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque,
+                            list(config.requests)) for _ in range(matching))
+        clear = self.a.config_result == "once-cleared"
         out = []
         for source, opaque, names in configs:
-            if names and all(r.name in names or (sub is not None and sub in names)
-                             for r, sub in zip(requests, selected, strict=True)):
+            if clear and names and all(r.name in names or (sub is not None and sub in names)
+                                       for r, sub in zip(requests, selected, strict=True)):
                 names = []
             out.append(DeviceAllocationConfiguration(source, opaque, tuple(names)))
         return tuple(out)

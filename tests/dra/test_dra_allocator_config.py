@@ -13,6 +13,7 @@ import json
 import pytest
 
 from conformance.backends.dra import allocation_of
+from reference_impl.dra.allocator import Allocator
 from reference_impl.model.dra import (
     ALLOCATION_CONFIG_SOURCE_CLAIM,
     ALLOCATION_CONFIG_SOURCE_CLASS,
@@ -20,6 +21,7 @@ from reference_impl.model.dra import (
     DeviceClaimConfiguration,
 )
 from reference_impl.plugins.dynamicresources.claims import allocation_doc
+from reference_impl.releases import load, supported_releases
 from reference_impl.testing.dra import (
     claim,
     class_with_config,
@@ -188,3 +190,24 @@ def test_reported_config_matches_the_api_shape() -> None:
     assert got is not None and allocation_doc(got[0])["config"] == [
         {"source": CLAIM, "driver": DRIVER_A,
          "parameters": {"deviceAttribute": "deviceAttributeValue"}}]
+
+
+def test_before_v1_37_a_claim_config_is_added_per_matching_request() -> None:
+    """Switch dra-config-result "per-matching-request" (allocator_incubating.go v0.36.3,
+    "Populate configs"): the claim config loop ``continue``s over the requests, so a config
+    is added once per request (or selected subrequest) it names, and its requests are never
+    cleared; v1.34.4 to v1.36.3 run it."""
+    for name, copies in (("with-claim-config-for-two-requests", 2),
+                         ("claim-config-covering-all-requests-is-cleared", 2),
+                         ("claim-config-scoped-to-subrequests-of-one-request", 1)):
+        case, classes = CASES[name]
+        alloc = Allocator(set(), CLASSES if classes is None else classes, case.slices,
+                          **case.features, config_result="per-matching-request")
+        got = alloc.allocate(case.node, case.claims)
+        assert got is not None and case.configs is not None
+        (config,) = case.claims[0].spec.config
+        assert got[0].config == (DeviceAllocationConfiguration(
+            CLAIM, config.opaque, config.requests),) * copies, name
+    assert {r: load(r).behaviour("dra-config-result") for r in supported_releases()} == {
+        "v1.34.4": "per-matching-request", "v1.35.4": "per-matching-request",
+        "v1.36.3": "per-matching-request", "v1.37.2": "once-cleared"}

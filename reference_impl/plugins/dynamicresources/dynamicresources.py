@@ -189,6 +189,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         self.capacity_gate_check = capacity_gate_check(
             behaviour(handle, "dra-binding-pools-last"),
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
+        #: switch dra-config-result: how the allocation result's claim configs are built
+        self.config_result = behaviour(handle, "dra-config-result")
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
@@ -325,6 +327,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 device_binding_and_status=self.enable_binding_conditions,
                 binding_pools_last=self.binding_pools_last,
                 capacity_gate_check=self.capacity_gate_check,
+                config_result=self.config_result,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
