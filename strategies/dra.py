@@ -8,6 +8,7 @@ pre-pass (the resourceclaim controller's job); running pods get no claims."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -319,7 +320,45 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     if draw(integers(0, 3)) > 0:  # three scenarios in four
         draw(extended_resources(cluster, pending, classes))
     docs += draw(taint_rules(docs))
+    draw(device_configs(classes, claims.documents))
     return docs + claims.documents
+
+
+#: the opaque parameters a drawn device configuration carries
+CONFIG_PARAMETERS: tuple[Doc, ...] = ({"mode": "shared"}, {"sharing": {"strategy": "TimeSlicing",
+                                                                       "replicas": 2}})
+
+
+@st.composite
+def _parameters(draw: st.DrawFn) -> Doc:
+    return copy.deepcopy(CONFIG_PARAMETERS[draw(integers(0, len(CONFIG_PARAMETERS) - 1))])
+
+
+@st.composite
+def device_configs(draw: st.DrawFn, classes: Sequence[Doc], claims: Sequence[Doc]) -> None:
+    """Opaque device configuration on about one class and one claim (or template) in five
+    (``spec.config``, ``spec.devices.config``): for the class's driver; a claim's applies
+    to all its requests or names one request or ``request/subrequest``. Drawn last, so the
+    rest of the scenario is as without it; the allocation results report the configs
+    (docs/dra.md "Results")."""
+    for cls in classes:
+        if draw(integers(0, 4)) == 4:
+            cls["spec"]["config"] = [{"opaque": {
+                "driver": _driver_of(cls["metadata"]["name"]),
+                "parameters": draw(_parameters())}}]
+    for doc in claims:
+        if draw(integers(0, 4)) < 4:
+            continue
+        spec = doc["spec"] if doc["kind"] == "ResourceClaim" else doc["spec"]["spec"]
+        devices = spec["devices"]
+        names = [r["name"] for r in devices["requests"]]
+        names += [f"{r['name']}/{sub['name']}" for r in devices["requests"]
+                  for sub in r.get("firstAvailable", ())]
+        config: Doc = {"opaque": {"driver": GPU_DRIVER,
+                                  "parameters": draw(_parameters())}}
+        if draw(booleans()):
+            config["requests"] = [draw(sampled(names))]
+        devices["config"] = [config]
 
 
 @st.composite

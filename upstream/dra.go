@@ -12,6 +12,7 @@ package main
 // the claim and the pod's status.resourceClaimStatuses into the input.
 
 import (
+	"encoding/json"
 	"math/big"
 	"strings"
 	"sync/atomic"
@@ -224,8 +225,19 @@ type allocatedDevice struct {
 	ConsumedCapacity map[string]string `json:"consumedCapacity,omitempty"`
 }
 
+// allocatedConfig is one configuration of an allocation (resourceapi.DeviceAllocationConfiguration,
+// opaque only): source FromClass or FromClaim, the requests it applies to (none: all), the
+// driver and its parameters as given (docs/dra.md "Results").
+type allocatedConfig struct {
+	Source     string          `json:"source"`
+	Requests   []string        `json:"requests,omitempty"`
+	Driver     string          `json:"driver"`
+	Parameters json.RawMessage `json:"parameters"`
+}
+
 type claimAllocation struct {
 	Devices []allocatedDevice `json:"devices"`
+	Config  []allocatedConfig `json:"config,omitempty"`
 }
 
 // podClaimResult is one entry of a bound pod's spec.resourceClaims with what its claim holds.
@@ -346,6 +358,13 @@ func allocationOf(claim *resourceapi.ResourceClaim) *claimAllocation {
 			d.ConsumedCapacity[string(name)] = quantityRat(q)
 		}
 		a.Devices = append(a.Devices, d)
+	}
+	for _, c := range claim.Status.Allocation.Devices.Config {
+		if c.Opaque == nil {
+			continue
+		}
+		a.Config = append(a.Config, allocatedConfig{Source: string(c.Source), Requests: c.Requests,
+			Driver: c.Opaque.Driver, Parameters: json.RawMessage(c.Opaque.Parameters.Raw)})
 	}
 	return a
 }

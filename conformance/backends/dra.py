@@ -147,14 +147,30 @@ def claim_name(pod: Mapping[str, Any], entry: Mapping[str, Any]) -> str | None:
 def allocation_of(claim: Mapping[str, Any] | None) -> Doc | None:
     """A claim's ``status.allocation`` as the ``resourceClaims`` entries hold it (the
     reference's ``allocation_doc``, reference_impl/plugins/dynamicresources/claims.py, and the
-    upstream subject's ``allocationOf``, upstream/dra.go): per result, ``shared`` when it has a
-    ``shareID`` (random UUIDs upstream, so only their presence) and ``consumedCapacity`` with
-    each quantity as an exact rational."""
+    upstream subject's ``allocationOf``, upstream/dra.go): ``config`` when there is any; per
+    result, ``shared`` when it has a ``shareID`` (random UUIDs upstream, so only their
+    presence) and ``consumedCapacity`` with each quantity as an exact rational."""
     alloc = ((claim or {}).get("status") or {}).get("allocation")
     if not alloc:
         return None
-    results = (alloc.get("devices") or {}).get("results") or []
-    return {"devices": [_device_of(r) for r in results]}
+    devices = alloc.get("devices") or {}
+    doc: Doc = {"devices": [_device_of(r) for r in devices.get("results") or []]}
+    configs = [_config_of(c) for c in devices.get("config") or [] if c.get("opaque")]
+    if configs:
+        doc["config"] = configs
+    return doc
+
+
+def _config_of(c: Mapping[str, Any]) -> Doc:
+    """A ``config`` entry: ``source``, ``requests`` unless empty, the opaque ``driver`` and
+    ``parameters`` (the reference's ``config_doc``)."""
+    doc: Doc = {"source": c.get("source", "")}
+    if c.get("requests"):
+        doc["requests"] = list(c["requests"])
+    opaque = c["opaque"]
+    doc["driver"] = opaque.get("driver", "")
+    doc["parameters"] = opaque.get("parameters")
+    return doc
 
 
 def _device_of(r: Mapping[str, Any]) -> Doc:

@@ -31,6 +31,8 @@ from reference_impl.dra.cel import (
 )
 from reference_impl.dra.pools import Pool, PoolID, gather_pools, node_matches
 from reference_impl.model.dra import (
+    ALLOCATION_CONFIG_SOURCE_CLAIM,
+    ALLOCATION_CONFIG_SOURCE_CLASS,
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
     DEVICE_TAINT_NO_EXECUTE,
@@ -38,6 +40,7 @@ from reference_impl.model.dra import (
     AllocationResult,
     AttributeValue,
     Device,
+    DeviceAllocationConfiguration,
     DeviceClass,
     DeviceRequest,
     DeviceRequestAllocationResult,
@@ -45,6 +48,7 @@ from reference_impl.model.dra import (
     DeviceTaint,
     DeviceToleration,
     ExactDeviceRequest,
+    OpaqueDeviceConfiguration,
     ResourceClaim,
     ResourceSlice,
     Version,
@@ -216,6 +220,7 @@ class Allocator:
                  binding_pools_last: bool = True,
                  capacity_gate_check: str = "subrequest",
                  cel_no_such_key_hint: bool = True,
+                 config_result: str = "once-cleared",
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
                  ) -> None:
@@ -238,6 +243,11 @@ class Allocator:
         #: switch dra-cel-no-such-key-hint: whether a CEL runtime error for a missing key gets
         #: ``cel.EnhanceRuntimeError``'s hint
         self.cel_no_such_key_hint = cel_no_such_key_hint
+        #: switch dra-config-result (releases/behaviours.py): "once-cleared" (v0.37.2) or
+        #: "per-matching-request" (v0.34.4 to v0.36.3)
+        if config_result not in ("once-cleared", "per-matching-request"):
+            raise ValueError(f"unknown dra-config-result variant {config_result!r}")
+        self.config_result = config_result
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -727,7 +737,69 @@ class _Allocation:
                                     if self.a.device_binding_and_status else ()),
                 binding_failure_conditions=(res.device.binding_failure_conditions
                                             if self.a.device_binding_and_status else ())))
-        return AllocationResult(tuple(results), self._node_selector(ci))
+        return AllocationResult(tuple(results), self._node_selector(ci),
+                                config=self._config(ci))
+
+    def _selected(self, ci: int, ri: int) -> _RequestData:
+        """The request's data, or its selected subrequest's."""
+        data = self.request_data[(ci, ri, 0)]
+        if data.parent is not None:
+            data = self.request_data[(ci, ri, data.selected_sub_request_index)]
+        return data
+
+    def _config(self, ci: int) -> tuple[DeviceAllocationConfiguration, ...]:
+        """The ``Config`` of the claim's result (allocator_incubating.go, Allocate, "Populate
+        configs"): each class's configs once, in request order, naming the requests of that
+        class; then the claim's configs that apply to an allocated request or selected
+        subrequest (all if they name none); last, a config naming every request has its
+        ``requests`` cleared ("empty means all"). Before v0.37.2 (switch dra-config-result
+        "per-matching-request") a claim config is added once per request or selected
+        subrequest it names (the loop ``continue``s where v0.37.2 ``break``s) and nothing is
+        cleared (allocator_incubating.go v0.36.3)."""
+        claim = self.claims[ci]
+        requests = claim.spec.requests
+        configs: list[tuple[str, OpaqueDeviceConfiguration, list[str]]] = []
+        class_ranges: dict[str, tuple[int, int]] = {}
+        for ri in range(len(requests)):
+            data = self._selected(ci, ri)
+            cls = data.class_
+            if cls is None:
+                continue
+            if cls.name in class_ranges:
+                start, end = class_ranges[cls.name]
+                for i in range(start, end):
+                    configs[i][2].append(data.request_name)
+                continue
+            start = len(configs)
+            configs.extend((ALLOCATION_CONFIG_SOURCE_CLASS, c, [data.request_name])
+                           for c in cls.config)
+            class_ranges[cls.name] = (start, len(configs))
+        selected = [self._selected_name(ci, ri) for ri in range(len(requests))]
+        for config in claim.spec.config:
+            if not config.requests:
+                configs.append((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque, []))
+                continue
+            wanted = config.requests
+            matching = sum(r.name in wanted or (sub is not None and sub in wanted)
+                           for r, sub in zip(requests, selected, strict=True))
+            if self.a.config_result == "once-cleared":
+                matching = min(matching, 1)
+            configs.extend((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque,
+                            list(config.requests)) for _ in range(matching))
+        clear = self.a.config_result == "once-cleared"
+        out = []
+        for source, opaque, names in configs:
+            if clear and names and all(r.name in names or (sub is not None and sub in names)
+                                       for r, sub in zip(requests, selected, strict=True)):
+                names = []
+            out.append(DeviceAllocationConfiguration(source, opaque, tuple(names)))
+        return tuple(out)
+
+    def _selected_name(self, ci: int, ri: int) -> str | None:
+        """``request/subrequest`` of the request's selected subrequest, None without
+        subrequests."""
+        data = self._selected(ci, ri)
+        return data.request_name if data.parent is not None else None
 
     def _share_id(self, ci: int, i: int) -> str:
         """Upstream's ``shareID`` is a random UUID (``GenerateNewShareID``); the reference

@@ -165,6 +165,41 @@ class DeviceConstraint:
     distinct_attribute: str | None = None
 
 
+#: resourceapi.AllocationConfigSource
+ALLOCATION_CONFIG_SOURCE_CLASS = "FromClass"
+ALLOCATION_CONFIG_SOURCE_CLAIM = "FromClaim"
+
+
+@dataclass(slots=True, frozen=True)
+class OpaqueDeviceConfiguration:
+    """resourceapi.OpaqueDeviceConfiguration (the only kind of DeviceConfiguration in v1):
+    ``parameters`` is the compact JSON text of the given object (its RawExtension), kept as
+    given: nothing in the scheduler reads it."""
+
+    driver: str
+    parameters: str
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceClaimConfiguration:
+    """resourceapi.DeviceClaimConfiguration (a claim's ``spec.devices.config[]``):
+    ``requests`` names requests or ``request/subrequest``s; empty means all of them."""
+
+    opaque: OpaqueDeviceConfiguration
+    requests: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class DeviceAllocationConfiguration:
+    """resourceapi.DeviceAllocationConfiguration (``status.allocation.devices.config[]``):
+    ``source`` is :data:`ALLOCATION_CONFIG_SOURCE_CLASS` or ``..._CLAIM``; ``requests``
+    empty means every request of the claim."""
+
+    source: str
+    opaque: OpaqueDeviceConfiguration
+    requests: tuple[str, ...] = ()
+
+
 @dataclass(slots=True, frozen=True)
 class DeviceRequestAllocationResult:
     request: str
@@ -190,6 +225,8 @@ class AllocationResult:
     #: ``allocationTimestamp`` in seconds since the epoch; PreBind (bindClaim) sets it with
     #: DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
     allocation_timestamp: float | None = None
+    #: ``devices.config``: the class and claim configurations of the allocated requests
+    config: tuple[DeviceAllocationConfiguration, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -225,6 +262,8 @@ class ResourceClaimConsumerReference:
 class ResourceClaimSpec:
     requests: tuple[DeviceRequest, ...] = ()
     constraints: tuple[DeviceConstraint, ...] = ()
+    #: ``devices.config``
+    config: tuple[DeviceClaimConfiguration, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -280,6 +319,8 @@ class DeviceClass:
     name: str
     selectors: tuple[DeviceSelector, ...] = ()
     extended_resource_name: str | None = None
+    #: ``spec.config`` (DeviceClassConfiguration: no ``requests``)
+    config: tuple[OpaqueDeviceConfiguration, ...] = ()
 
 
 @dataclass(slots=True)

@@ -153,6 +153,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "with cel.EnhanceRuntimeError's hint appended (\". consider using CEL optional "
             "chaining ...\"); reference_impl/dra/allocator.py",
             v1_34_4="plain", v1_35_4="plain", v1_36_3="plain", v1_37_2="hint"),
+    _switch("dra-config-result", "unverified (allocator_*.go of v0.37.2, all variants)",
+            "Allocate's \"Populate configs\": a claim config naming requests is added once per "
+            "request or selected subrequest it names, and keeps its requests "
+            "(per-matching-request), or added once and its requests cleared when they cover "
+            "every request of the claim (once-cleared). reference_impl/dra/allocator.py "
+            "(_config)",
+            v1_34_4="per-matching-request", v1_35_4="per-matching-request",
+            v1_36_3="per-matching-request", v1_37_2="once-cleared"),
     _switch("dra-binding-timeout-default", "unverified (the field came with 1.35)",
             "DynamicResourcesArgs.bindingTimeout: no such field (strict decoding rejects it), "
             "or a field defaulted to 10m and allowed only with DRADeviceBindingConditions and "

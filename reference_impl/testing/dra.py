@@ -6,6 +6,7 @@ v0.37.2): ``node``, ``device_class``, ``request``, ``sub_request``, ``claim``, `
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -17,6 +18,7 @@ from reference_impl.model.dra import (
     CounterSet,
     Device,
     DeviceCapacity,
+    DeviceClaimConfiguration,
     DeviceClass,
     DeviceConstraint,
     DeviceCounterConsumption,
@@ -27,6 +29,7 @@ from reference_impl.model.dra import (
     DeviceTaint,
     DeviceToleration,
     ExactDeviceRequest,
+    OpaqueDeviceConfiguration,
     ResourceClaim,
     ResourceClaimSpec,
     ResourceSlice,
@@ -171,3 +174,25 @@ def with_capacity_request(r: DeviceRequest, amount: str) -> DeviceRequest:
     assert r.exactly is not None
     return dataclasses.replace(r, exactly=dataclasses.replace(r.exactly, capacity=(
         CapacityRequirements((("capacity-0", parse_quantity_string(amount)),)))))
+def device_configuration(driver: str, attribute: str) -> OpaqueDeviceConfiguration:
+    """``deviceConfiguration``: opaque parameters ``{attribute: attribute + "Value"}``."""
+    return OpaqueDeviceConfiguration(driver, json.dumps({attribute: attribute + "Value"},
+                                                        separators=(",", ":")))
+
+
+def class_with_config(name: str, driver: str, attribute: str) -> DeviceClass:
+    """``classWithConfig``."""
+    return dataclasses.replace(device_class(name, driver),
+                               config=(device_configuration(driver, attribute),))
+
+
+def with_configs(c: ResourceClaim, *configs: DeviceClaimConfiguration) -> ResourceClaim:
+    """``.withConfigs``: the claim with ``spec.devices.config``."""
+    return dataclasses.replace(c, spec=dataclasses.replace(c.spec, config=configs))
+
+
+def slice_with_multiple_devices(name: str, node_selection: str | NodeSelector, pool: str,
+                                driver: str, count: int) -> ResourceSlice:
+    """``sliceWithMultipleDevices``: devices ``device-0`` .. ``device-{count-1}``."""
+    return slice_with_devices(name, node_selection, pool, driver,
+                              *(device(f"device-{i}") for i in range(count)))

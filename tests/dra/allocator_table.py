@@ -18,6 +18,8 @@ import pytest
 
 from reference_impl.dra.allocator import Allocator, AllocatorError
 from reference_impl.model.dra import (
+    AllocationResult,
+    DeviceAllocationConfiguration,
     DeviceClass,
     DeviceRequestAllocationResult,
     DeviceToleration,
@@ -79,6 +81,9 @@ class Case:
     #: the results compared whole (share IDs, consumed capacity, binding conditions,
     #: tolerations), for the cases whose expected results carry more than ``result`` keeps
     full: list[FullResult] | None = None
+    #: per claim, the result's ``Devices.Config`` in order (``allocationResultWithConfigs``);
+    #: None: not compared
+    configs: list[tuple[DeviceAllocationConfiguration, ...]] | None = None
 
 
 def full_result(selector: NodeSelector | None, *results: DeviceRequestAllocationResult
@@ -88,13 +93,20 @@ def full_result(selector: NodeSelector | None, *results: DeviceRequestAllocation
     return selector, tuple(sorted(results, key=repr))
 
 
-def run_case(case: Case, classes: dict[str, DeviceClass] | None = None
-             ) -> list[Result] | list[FullResult] | None:
+def allocate_case(case: Case, classes: dict[str, DeviceClass] | None = None
+                  ) -> list[AllocationResult] | None:
+    """The allocator's results for ``case``, checking ``expectNumAllocateOneInvocations``."""
     alloc = Allocator(set(case.allocated), CLASSES if classes is None else classes,
                       case.slices, **case.features)
     got = alloc.allocate(case.node, case.claims)
     if case.invocations is not None:
         assert alloc.num_allocate_one_invocations == case.invocations
+    return got
+
+
+def run_case(case: Case, classes: dict[str, DeviceClass] | None = None
+             ) -> list[Result] | list[FullResult] | None:
+    got = allocate_case(case, classes)
     if got is None:
         return None
     if case.full is not None:
@@ -136,3 +148,6 @@ def check_case(case: Case, classes: dict[str, DeviceClass] | None = None) -> Non
         assert case.error in str(e.value)
         return
     assert run_case(case, classes) == (case.expect if case.full is None else case.full)
+    if case.configs is not None:
+        got = allocate_case(case, classes)
+        assert [r.config for r in got or ()] == case.configs

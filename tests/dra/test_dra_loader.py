@@ -234,3 +234,53 @@ def test_read_inputs_adds_template_claims_after_admission(tmp_path: Any) -> None
             {c["metadata"]["annotations"]["resource.kubernetes.io/pod-claim-name"]:
              c["metadata"]["name"]} for c in claims}
     assert all(p.containers[0].requests for p in loaded.cluster.pods)
+
+
+def _with_config(spec: dict[str, Any], *configs: dict[str, Any]) -> dict[str, Any]:
+    spec["devices"]["config"] = list(configs)
+    return spec
+
+
+OPAQUE = {"opaque": {"driver": "gpu.example.com", "parameters": {"z": 1, "a": [True]}}}
+
+
+def test_device_configuration() -> None:
+    """A class's ``spec.config``, a claim's ``spec.devices.config`` (requests by name or
+    ``request/subrequest``) and an allocation's ``devices.config``; parameters kept as the
+    compact JSON text of the given object, keys in the given order."""
+    c = claim(_with_config({"devices": {"requests": [{"name": "gpu", "firstAvailable": [
+        {"name": "big", "deviceClassName": "gpu.example.com"}]}]}},
+        OPAQUE, {"requests": ["gpu/big"], **OPAQUE}))
+    c["status"] = {"allocation": {"devices": {
+        "results": [{"request": "gpu/big", "driver": "gpu.example.com", "pool": "node-1",
+                     "device": "gpu-0"}],
+        "config": [{"source": "FromClass", "requests": ["gpu/big"], **OPAQUE}]}}}
+    r = load({"apiVersion": V1, "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+              "spec": {"config": [OPAQUE]}}, c)
+    (opaque,) = r.dra.device_classes["gpu.example.com"].config
+    assert (opaque.driver, opaque.parameters) == ("gpu.example.com", '{"z":1,"a":[true]}')
+    got = r.dra.claims["team/gpu"]
+    assert [(x.requests, x.opaque) for x in got.spec.config] == [((), opaque),
+                                                                 (("gpu/big",), opaque)]
+    assert got.allocation is not None
+    assert [(x.source, x.requests) for x in got.allocation.config] == [("FromClass",
+                                                                        ("gpu/big",))]
+
+
+@pytest.mark.parametrize(("config", "field", "message"), [
+    ({}, "spec.devices.config[0].opaque", "expected a mapping, got null"),
+    ({"opaque": {"parameters": {}}}, "spec.devices.config[0].opaque.driver", "required"),
+    ({"opaque": {"driver": "d", "parameters": [1]}}, "spec.devices.config[0].opaque.parameters",
+     "expected a JSON object"),
+    ({"opaque": {"driver": "d"}}, "spec.devices.config[0].opaque.parameters",
+     "expected a JSON object"),
+    ({"requests": ["cpu"], **OPAQUE}, "spec.devices.config[0].requests[0]",
+     "must be the name of a request in the claim"),
+    ({"requests": ["gpu/big"], **OPAQUE}, "spec.devices.config[0].requests[0]",
+     "must be the name of a request in the claim"),
+])
+def test_config_errors_name_the_field(config: dict[str, Any], field: str, message: str
+                                      ) -> None:
+    """``validateDeviceClaimConfiguration`` (pkg/apis/resource/validation/validation.go)."""
+    text = error(claim(_with_config(one_gpu(), config)))
+    assert f"ResourceClaim team/gpu: {field}: " in text and message in text, text

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, Phase, assume, find, given, settings
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
 from conformance.engines.diff.plan import family_counts
+from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.model import validation
 from reference_impl.model.loader import load_documents
@@ -303,3 +304,28 @@ def test_no_generated_pod_meets_the_empty_mappings_deviation(scenario: ScenarioI
         requested = {r for c in [*p["spec"].get("initContainers", []), *p["spec"]["containers"]]
                      for r in (c.get("resources") or {}).get("requests", {})}
         assert not requested & advertised, p["metadata"]["name"]
+
+
+def test_generated_scenarios_carry_device_configuration() -> None:
+    """strategies/dra.py device_configs: some classes and claims of the ``dra`` family get an
+    opaque config, and the reference reports it in the allocations (``resourceClaims``), so
+    the differential compares it with upstream's."""
+    seen: Counter[str] = Counter()
+
+    @stable_draws
+    @settings(max_examples=30, deadline=None, database=None, phases=[Phase.generate],
+              derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(scenario_strategy("dra"))
+    def collect(scenario: ScenarioInput) -> None:
+        docs = scenario.documents
+        seen["class"] += any(c["spec"].get("config") for c in _kind(docs, "DeviceClass"))
+        seen["claim"] += any(
+            (c["spec"] if c["kind"] == "ResourceClaim" else c["spec"]["spec"])["devices"].get(
+                "config") for c in _kind(docs, "ResourceClaim") + _kind(
+                docs, "ResourceClaimTemplate"))
+        claims = ReferenceSubject().run(scenario).result.get("resourceClaims", {})
+        seen["reported"] += any((e["allocation"] or {}).get("config")
+                                for entries in claims.values() for e in entries)
+
+    collect()
+    assert min(seen["class"], seen["claim"], seen["reported"]) > 0, seen

@@ -128,3 +128,25 @@ def test_the_dra_example_driver_demo_matches_upstream(upstream: UpstreamSubject)
     assert got == {"gpu-selector/pod0": ["gpu-6", "gpu-7"], "gpu-test1/pod0": ["gpu-0"],
                    "gpu-test1/pod1": ["gpu-1"], "gpu-test2/pod0": ["gpu-2"],
                    "gpu-test3/pod0": ["gpu-3"], "gpu-test3/pod1": ["gpu-3"]}
+
+
+def test_device_configuration_is_reported_alike(upstream: UpstreamSubject) -> None:
+    """An opaque config on the class and one on a claim naming its only request: both sides
+    report them in ``allocation.config`` (upstream/dra.go ``allocationOf``, claims.py
+    ``allocation_doc``); v1.37.2 clears the requests of a config that covers every request
+    (allocator_incubating.go, "Populate configs")."""
+    docs = allocated()
+    opaque = {"driver": "gpu.example.com", "parameters": {"b": {"c": [1, "x"]}, "a": True}}
+    for d in docs:
+        if d["kind"] == "DeviceClass":
+            d["spec"]["config"] = [{"opaque": opaque}]
+        if d["kind"] == "ResourceClaim" and d["metadata"]["name"] == "one-gpu":
+            d["spec"]["devices"]["config"] = [{"requests": ["gpu"], "opaque": opaque}]
+    res = run(upstream, docs)
+    ref = ReferenceSubject().run(ScenarioInput(docs, name="dra")).result
+    assert res["resourceClaims"] == ref["resourceClaims"]
+    (entry,) = res["resourceClaims"]["default/p-one"]
+    assert entry["allocation"]["config"] == [{"source": "FromClass", **opaque},
+                                             {"source": "FromClaim", **opaque}]
+    (entry,) = res["resourceClaims"]["default/p-h100"]
+    assert entry["allocation"]["config"] == [{"source": "FromClass", **opaque}]

@@ -9,10 +9,14 @@ with ``perDeviceNodeSelection``), a pool with a name and a positive slice count.
 ``count: 1``, toleration ``operator: Equal``. A DeviceTaintRule is checked as
 ``validateDeviceTaintRuleSpec`` does: a taint with a key and one of the three effects; the
 selector's ``deviceClassName`` and ``selectors`` are tombstoned since 1.35 (not in v1).
+Device configuration (a class's ``spec.config``, a claim's ``spec.devices.config``) is checked
+as ``validateDeviceConfiguration`` does: ``opaque`` with a ``driver`` and ``parameters`` that
+are a JSON object; a claim's config names requests or ``request/subrequest``s of the claim.
 """
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 
 from reference_impl.model.decoding import (
@@ -32,6 +36,8 @@ from reference_impl.model.decoding import (
     show,
 )
 from reference_impl.model.dra import (
+    ALLOCATION_CONFIG_SOURCE_CLAIM,
+    ALLOCATION_CONFIG_SOURCE_CLASS,
     ALLOCATION_MODE_ALL,
     ALLOCATION_MODE_EXACT_COUNT,
     DEVICE_TAINT_NO_EXECUTE,
@@ -43,7 +49,9 @@ from reference_impl.model.dra import (
     CapacityRequirements,
     CounterSet,
     Device,
+    DeviceAllocationConfiguration,
     DeviceCapacity,
+    DeviceClaimConfiguration,
     DeviceClass,
     DeviceCondition,
     DeviceConstraint,
@@ -57,6 +65,7 @@ from reference_impl.model.dra import (
     DeviceTaintSelector,
     DeviceToleration,
     ExactDeviceRequest,
+    OpaqueDeviceConfiguration,
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimSpec,
@@ -324,6 +333,42 @@ def _exact(ctx: InputLocation, v: object, path: str, *, sub: bool) -> ExactDevic
     )
 
 
+def _opaque(ctx: InputLocation, v: object, path: str) -> OpaqueDeviceConfiguration:
+    """A DeviceConfiguration (``validateDeviceConfiguration``, ``validateOpaqueConfiguration``
+    and ``validateRawExtension``, pkg/apis/resource/validation/validation.go of v1.37.2):
+    ``opaque`` is required, its ``parameters`` must be a JSON object (kept as its compact
+    JSON text, keys in the given order)."""
+    m = read_map(ctx, v, path, nullable=False)
+    opaque = read_map(ctx, m.get("opaque"), f"{path}.opaque", nullable=False)
+    params = opaque.get("parameters")
+    if not isinstance(params, dict):
+        raise ctx.error(f"{path}.opaque.parameters",
+                        ctx.expected("a JSON object", params, container=True))
+    return OpaqueDeviceConfiguration(
+        read_required_str(ctx, opaque.get("driver"), f"{path}.opaque.driver"),
+        json.dumps(params, separators=(",", ":"), ensure_ascii=False))
+
+
+def _claim_config(ctx: InputLocation, v: object, path: str, requests: list[DeviceRequest]
+                  ) -> tuple[DeviceClaimConfiguration, ...]:
+    """``spec.devices.config`` (``validateDeviceClaimConfiguration``): each name in
+    ``requests`` is a request of the claim or ``request/subrequest``."""
+    names = {r.name for r in requests} | {f"{r.name}/{s.name}" for r in requests
+                                          for s in r.first_available}
+    out = []
+    for i, c in enumerate(read_list(ctx, v, path)):
+        cpath = f"{path}[{i}]"
+        reqs = read_str_list(ctx, read_map(ctx, c, cpath, nullable=False).get("requests"),
+                             f"{cpath}.requests")
+        for j, ref in enumerate(reqs):
+            if ref not in names:
+                raise ctx.error(f"{cpath}.requests[{j}]", f"{ref!r}: must be the name of a "
+                                "request in the claim or the name of a request and a "
+                                "subrequest separated by '/'")
+        out.append(DeviceClaimConfiguration(_opaque(ctx, c, cpath), reqs))
+    return tuple(out)
+
+
 def _claim_spec(ctx: InputLocation, v: object, path: str) -> ResourceClaimSpec:
     spec = read_map(ctx, v, path)
     dpath = f"{path}.devices"
@@ -363,7 +408,9 @@ def _claim_spec(ctx: InputLocation, v: object, path: str) -> ResourceClaimSpec:
         constraints.append(DeviceConstraint(
             reqs, attr if which == "matchAttribute" else None,
             attr if which == "distinctAttribute" else None))
-    return ResourceClaimSpec(tuple(requests), tuple(constraints))
+    return ResourceClaimSpec(tuple(requests), tuple(constraints),
+                             _claim_config(ctx, devices.get("config"), f"{dpath}.config",
+                                           requests))
 
 
 def _allocation(ctx: InputLocation, v: object, path: str) -> AllocationResult | None:
@@ -392,10 +439,21 @@ def _allocation(ctx: InputLocation, v: object, path: str) -> AllocationResult | 
             binding_failure_conditions=read_str_list(ctx, x.get("bindingFailureConditions"),
                                                      f"{xpath}.bindingFailureConditions"),
         ))
+    configs = []
+    for i, c in enumerate(read_list(ctx, devices.get("config"), f"{path}.devices.config")):
+        cpath = f"{path}.devices.config[{i}]"
+        c = read_map(ctx, c, cpath, nullable=False)
+        source = read_enum(ctx, c.get("source"), f"{cpath}.source",
+                           (ALLOCATION_CONFIG_SOURCE_CLASS, ALLOCATION_CONFIG_SOURCE_CLAIM))
+        if source is None:
+            raise ctx.error(f"{cpath}.source", "required")
+        configs.append(DeviceAllocationConfiguration(
+            source, _opaque(ctx, c, cpath),
+            read_str_list(ctx, c.get("requests"), f"{cpath}.requests")))
     return AllocationResult(tuple(results),
                             _node_selector(ctx, m.get("nodeSelector"), f"{path}.nodeSelector"),
                             read_time(ctx, m.get("allocationTimestamp"),
-                                      f"{path}.allocationTimestamp"))
+                                      f"{path}.allocationTimestamp"), tuple(configs))
 
 
 def _device_statuses(ctx: InputLocation, v: object, path: str
@@ -480,7 +538,8 @@ def _device_class(r: _Raw) -> DeviceClass:
         raise ctx.error("spec.extendedResourceName",
                         f"expected a non-empty resource name, got {show(ext)}")
     return DeviceClass(r.name, _selectors(ctx, spec.get("selectors"), "spec.selectors"),
-                       ext)
+                       ext, tuple(_opaque(ctx, c, f"spec.config[{i}]") for i, c in
+                                  enumerate(read_list(ctx, spec.get("config"), "spec.config"))))
 
 
 def _device_taint_rule(r: _Raw, order: int) -> DeviceTaintRule:

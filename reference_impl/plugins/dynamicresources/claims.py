@@ -9,6 +9,7 @@ store ends with the special claim of the pod's extended resources backed by DRA,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -16,6 +17,7 @@ from typing import Any
 
 from reference_impl.model.dra import (
     AllocationResult,
+    DeviceAllocationConfiguration,
     DeviceRequestAllocationResult,
     DRAObjects,
     ResourceClaim,
@@ -136,8 +138,23 @@ def _allocation_doc(claim: ResourceClaim | None) -> dict[str, Any] | None:
 
 
 def allocation_doc(allocation: AllocationResult) -> dict[str, Any]:
-    """An allocation as the ``resourceClaims`` entries hold it: ``{"devices": [...]}``."""
-    return {"devices": [_device_doc(r) for r in allocation.results]}
+    """An allocation as the ``resourceClaims`` entries hold it: ``{"devices": [...]}``, and
+    ``config`` when it has any (``source``, ``requests`` unless empty, the opaque ``driver``
+    and ``parameters``; the upstream subject's ``allocationOf``, upstream/dra.go)."""
+    doc: dict[str, Any] = {"devices": [_device_doc(r) for r in allocation.results]}
+    if allocation.config:
+        doc["config"] = [config_doc(c) for c in allocation.config]
+    return doc
+
+
+def config_doc(c: DeviceAllocationConfiguration) -> dict[str, Any]:
+    """One ``config`` entry of :func:`allocation_doc`."""
+    doc: dict[str, Any] = {"source": c.source}
+    if c.requests:
+        doc["requests"] = list(c.requests)
+    doc["driver"] = c.opaque.driver
+    doc["parameters"] = json.loads(c.opaque.parameters)
+    return doc
 
 
 def _device_doc(r: DeviceRequestAllocationResult) -> dict[str, Any]:

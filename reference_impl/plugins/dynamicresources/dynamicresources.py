@@ -192,6 +192,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
         #: switch dra-cel-no-such-key-hint (the allocator's CEL runtime errors)
         self.cel_no_such_key_hint = behaviour(handle, "dra-cel-no-such-key-hint") == "hint"
+        #: switch dra-config-result: how the allocation result's claim configs are built
+        self.config_result = behaviour(handle, "dra-config-result")
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
@@ -329,6 +331,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 binding_pools_last=self.binding_pools_last,
                 capacity_gate_check=self.capacity_gate_check,
                 cel_no_such_key_hint=self.cel_no_such_key_hint,
+                config_result=self.config_result,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
