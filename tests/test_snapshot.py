@@ -73,6 +73,8 @@ def verify(nt: NodeTree, expected: dict[str, list[str]]) -> None:
     assert nt.tree == expected
     assert len(nt.zones) == len(expected)
     assert set(nt.zones) == set(expected)
+    # the membership index follows the lists (NodeTree._members)
+    assert nt._members == {zone: set(names) for zone, names in expected.items()}
 
 
 # ----- zone_key (component-helpers/node/topology GetZoneKey) ---------------------------------

@@ -48,6 +48,9 @@ class NodeTree:
         self.tree: dict[str, list[str]] = {}
         self.zones: list[str] = []
         self.num_nodes = 0
+        #: the names in each zone's list, for membership in constant time (upstream scans
+        #: the zone's slice; the answer is the same)
+        self._members: dict[str, set[str]] = {}
 
     def add(self, node: Node) -> None:
         zone = zone_key(node)
@@ -55,20 +58,24 @@ class NodeTree:
         if names is None:
             self.zones.append(zone)
             self.tree[zone] = [node.name]
-        elif node.name in names:
+            self._members[zone] = {node.name}
+        elif node.name in self._members[zone]:
             return
         else:
             names.append(node.name)
+            self._members[zone].add(node.name)
         self.num_nodes += 1
 
     def remove(self, node: Node) -> None:
         zone = zone_key(node)
         names = self.tree.get(zone)
-        if names is None or node.name not in names:
+        if names is None or node.name not in self._members[zone]:
             return
         names.remove(node.name)
+        self._members[zone].discard(node.name)
         if not names:
             del self.tree[zone]
+            del self._members[zone]
             self.zones.remove(zone)
         self.num_nodes -= 1
 
