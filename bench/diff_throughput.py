@@ -59,6 +59,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import conformance.engines.diff.run as diff_run  # noqa: E402
 from conformance.core.events import EventBus  # noqa: E402
 from conformance.engines.diff import DiffOptions, run_diff  # noqa: E402
 from conformance.engines.workers import SubjectSpec  # noqa: E402
@@ -114,6 +115,22 @@ def attribute(rows: dict[Func, tuple]) -> dict[Func, str]:
     return {func: phase(func, 0) for func in rows}
 
 
+def profile_comparer(prof: cProfile.Profile) -> None:
+    """Profile the comparer thread too (``DiffRun.generated`` compares each scenario there
+    while this thread draws the next): ``compare_task`` run under ``prof``, a profiler of its
+    own, enabled in that thread only."""
+    task = diff_run.compare_task
+
+    def profiled(run: diff_run.DiffRun, item: tuple) -> diff_run.Compared:
+        prof.enable()
+        try:
+            return task(run, item)
+        finally:
+            prof.disable()
+
+    diff_run.compare_task = profiled  # type: ignore[assignment]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -125,6 +142,9 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=12, help="functions listed by own time")
     args = ap.parse_args()
     prof = None if args.no_profile else cProfile.Profile()
+    comparer = None if args.no_profile else cProfile.Profile()
+    if comparer is not None:
+        profile_comparer(comparer)
     with tempfile.TemporaryDirectory() as out:
         opts = DiffOptions(scenarios=args.scenarios, sizes=args.sizes.split(","),
                            seed=args.seed, out=out, shrink=False,
@@ -149,6 +169,8 @@ def main() -> int:
     if prof is None:
         return 0 if not report.error else 1
     stats = pstats.Stats(prof)
+    if comparer is not None and comparer.getstats():
+        stats.add(comparer)
     phases: dict[str, float] = {}
     rows = stats.stats  # type: ignore[attr-defined]
     phase_by_func = attribute(rows)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections import deque
@@ -203,13 +204,16 @@ class DiffRun:
             """Report the compared scenarios in order while more than ``until`` are out, or
             the first is done."""
             while window and (len(window) > until or ready(window[0][2])):
-                fp, scenario, pending = window.popleft()
-                self.session.case_started(scenario.name)
+                fp, scenario, pending = window[0]
                 if isinstance(pending, Future):
-                    self.session.progress(scenario.name, self._counters())
+                    # interrupted while waiting: still in the window (see the stop below)
                     outcome, _ = pending.result()  # compare() counted its seconds
+                    window.popleft()
+                    self.session.case_started(scenario.name)
                 else:
                     assert self.pool is not None
+                    window.popleft()
+                    self.session.case_started(scenario.name)
                     outcome, seconds = pending.get()
                     self.compare_seconds += seconds / self.pool.n  # the wall clock, about
                 found(fp, scenario, self.record(scenario, family, outcome))
@@ -241,6 +245,13 @@ class DiffRun:
             stopped = " (budget)"
         except SubjectAbort as a:
             raise a.error from None
+        except (KeyboardInterrupt, Terminated):
+            if self.pool is None:
+                # the comparer thread finishes its scenario all the same (close() waits for
+                # it): reported, as when this thread compared and the stop came after it
+                with contextlib.suppress(SubjectError):
+                    take(0)
+            raise
         take(0)
         self._family_line(family, before, t0, stopped)
 
