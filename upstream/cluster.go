@@ -382,7 +382,7 @@ func newWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTi
 			cancel()
 			return nil, fmt.Errorf("the informers did not start watching within %v", settleTimeout)
 		}
-		time.Sleep(100 * time.Microsecond)
+		pause(100 * time.Microsecond)
 	}
 	return w, nil
 }
@@ -410,8 +410,8 @@ func watchChanSize(cl *Cluster) int {
 	return min(maxWatchChanSize, 1024+4*n)
 }
 
-// syncRetry bounds each of waitSynced's questions.
-const syncRetry = time.Millisecond
+// syncPause is waitSynced's wait between two questions.
+const syncPause = 50 * time.Microsecond
 
 // waitSynced waits for what cmd/kube-scheduler/app/server.go Run waits for before scheduling:
 // the informers' caches (informerFactory.WaitForCacheSync) and the scheduler's event handlers'
@@ -420,37 +420,41 @@ const syncRetry = time.Millisecond
 // factory's WaitForCacheSync calls before client-go v0.37; pkg/scheduler/eventhandlers.go
 // WaitForHandlersSync). Both answer at once when synced and otherwise wait a whole period:
 // a world is built for every request and syncs within a millisecond, so that period was most
-// of a request's time. Each is asked again, bounded by syncRetry, until it says yes or the
-// settle timeout passes; the same calls, so the same guarantees.
+// of a request's time. Each is asked with a context already done, which makes it a single
+// check (both poll "immediately": the condition runs once whatever the context;
+// k8s.io/apimachinery/pkg/util/wait/loop.go loopConditionUntilContext; since client-go v0.37
+// the factory's WaitForCacheSyncWithContext reads HasSynced after its wait), and asked again
+// after a pause (syncPause: pause_linux.go) until it says yes or the settle timeout passes;
+// the same calls, so the same guarantees.
 func (w *world) waitSynced(ctx context.Context) error {
 	deadline := time.Now().Add(w.settleTimeout)
+	done, cancel := context.WithCancel(ctx)
+	cancel()
 	for {
-		short, cancel := context.WithTimeout(ctx, syncRetry)
 		unsynced := ""
-		for typ, ok := range w.factory.WaitForCacheSync(short.Done()) {
+		for typ, ok := range w.factory.WaitForCacheSync(done.Done()) {
 			if !ok {
 				unsynced = fmt.Sprint(typ)
 				break
 			}
 		}
-		cancel()
 		if unsynced == "" {
 			break
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return fmt.Errorf("informer cache for %v did not sync", unsynced)
 		}
+		pause(syncPause)
 	}
 	for {
-		short, cancel := context.WithTimeout(ctx, syncRetry)
-		err := w.sched.WaitForHandlersSync(short)
-		cancel()
+		err := w.sched.WaitForHandlersSync(done)
 		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return err
 		}
+		pause(syncPause)
 	}
 }
 
@@ -633,7 +637,7 @@ func (w *world) settle() error {
 		ok, fp := w.quiet()
 		if ok {
 			// Let any goroutine that was just woken finish, then check nothing moved.
-			time.Sleep(50 * time.Microsecond)
+			pause(50 * time.Microsecond)
 			ok2, fp2 := w.quiet()
 			if ok2 && fp2 == fp {
 				return nil
@@ -645,7 +649,7 @@ func (w *world) settle() error {
 				handlerObservations()-w.baseObs, fp[2], len(w.bindingInProgress), bindingGoroutines())
 		}
 		if time.Since(start) < 10*time.Millisecond {
-			time.Sleep(20 * time.Microsecond)
+			pause(20 * time.Microsecond) // pause_linux.go: time.Sleep would wait 1.1 ms
 		} else {
 			// a long wait (VolumeBinding's PreBind polls once a second of real time): no busy loop
 			time.Sleep(time.Millisecond)

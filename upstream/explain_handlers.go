@@ -45,7 +45,7 @@ func (t *handlerTracker) waitSynced(timeout time.Duration) error {
 			if time.Now().After(deadline) {
 				return fmt.Errorf("explain: the plugins' informer event handlers did not sync within %v", timeout)
 			}
-			time.Sleep(time.Millisecond)
+			pause(syncPause) // cluster.go waitSynced
 		}
 	}
 	return nil

@@ -367,7 +367,16 @@ type serveRequest struct {
 	Notes             bool              `json:"notes"`
 }
 
+// serveGCPercent is serve's garbage-collector target (GOGC) unless the environment sets one:
+// every request builds a world (informers, a scheduler, their caches) that is garbage at its
+// end, and at the default 100 the collector was a third of the CPU of a serve process answering
+// the differential's small requests; at 400, 30 % less CPU for about 30 MB more at peak.
+const serveGCPercent = 400
+
 func serve(in io.Reader, out io.Writer) int {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	bw := bufio.NewWriter(out)

@@ -30,6 +30,7 @@ from reference_impl.config.errors import ConfigError
 from reference_impl.config.types import SchedulerConfiguration
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import LoadResult, load_documents
+from reference_impl.model.loader.memo import LoadMemo
 from reference_impl.model.scenario import parse_scenario
 from reference_impl.plugins.registry import build_registry
 from reference_impl.releases import ReleaseData, load
@@ -68,6 +69,9 @@ class ReferenceSubject(Subject):
         #: reference:CFG's always was (the scheduler does not change it)
         self._loaded: dict[tuple[str, str], SchedulerConfiguration] = {}
         self.config_doc: Document | None = None
+        #: pods and nodes converted by earlier loads: the differential's lockstep loads a
+        #: cluster state per attempt, states a pod or two apart (model/loader/memo.py)
+        self._memo = LoadMemo()
         if self.config_path is not None:
             if not os.path.exists(self.config_path):
                 raise SubjectError(f"{self.config_path}: no such file")
@@ -115,7 +119,7 @@ class ReferenceSubject(Subject):
         invalid input is :class:`ScenarioRejected`."""
         release = load(scenario.release)
         try:
-            loaded = load_documents(scenario.documents, source=scenario.name)
+            loaded = load_documents(scenario.documents, source=scenario.name, memo=self._memo)
             config = self.config
             if config is not None and config.release is not release:
                 # reference:CFG follows the scenario's release like a scenario's own config

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from conformance.core.errors import Terminated, UsageError, raise_requested_stop
@@ -95,6 +96,10 @@ class DiffRun:
         self.workers = max(1, plan.options.upstream_workers)
         self.executor = ThreadPoolExecutor(max_workers=self.workers,
                                            thread_name_prefix="kschedconf-diff")
+        #: one thread comparing the generated scenarios (without ``--workers``) while this one
+        #: generates the next (:meth:`generated`)
+        self.comparer = ThreadPoolExecutor(max_workers=1,
+                                           thread_name_prefix="kschedconf-diff-compare")
         #: the worker processes comparing the scenarios (``--workers`` > 1), else None
         self.pool: Workers | None = None
 
@@ -172,12 +177,18 @@ class DiffRun:
 
     # ----- generated scenarios -----
     def generated(self, family: str, n: int) -> None:
+        """Compare ``n`` scenarios of a family. Hypothesis draws them in this thread; each is
+        compared by the worker processes (``--workers``) or else by the comparer thread, so
+        that drawing the next scenario overlaps the comparison of this one (whose time is
+        mostly waiting for upstream's answers); the outcomes are reported in the order drawn,
+        as one at a time would."""
         if n <= 0:
             return
         index = [0]
         seen = self.seen.setdefault(family, {})
-        # with worker processes: the scenarios being compared, taken back in their order
-        window: deque[tuple[str, ScenarioInput, Pending[Compared]]] = deque()
+        # the scenarios being compared, taken back in their order
+        window: deque[tuple[str, ScenarioInput, Pending[Compared] | Future[Compared]]] = deque()
+        ahead = 2 * self.pool.n if self.pool is not None else 1
 
         def found(fp: str, scenario: ScenarioInput, res: ScenarioDiff) -> None:
             seen[fp] = res.signatures()
@@ -186,14 +197,25 @@ class DiffRun:
                 self.grouped.update(new)
                 self.jobs.append(ShrinkJob(family, res, scenario, new))
 
+        def ready(pending: Pending[Compared] | Future[Compared]) -> bool:
+            return pending.done() if isinstance(pending, Future) else pending.ready()
+
         def take(until: int) -> None:
             """Report the compared scenarios in order while more than ``until`` are out, or
             the first is done."""
-            while window and (len(window) > until or window[0][2].ready()):
-                fp, scenario, pending = window.popleft()
-                self.session.case_started(scenario.name)
-                outcome, seconds = pending.get()
-                self.compare_seconds += seconds / self.pool.n  # the wall clock, about
+            while window and (len(window) > until or ready(window[0][2])):
+                fp, scenario, pending = window[0]
+                if isinstance(pending, Future):
+                    # interrupted while waiting: still in the window (see the stop below)
+                    outcome, _ = pending.result()  # compare() counted its seconds
+                    window.popleft()
+                    self.session.case_started(scenario.name)
+                else:
+                    assert self.pool is not None
+                    window.popleft()
+                    self.session.case_started(scenario.name)
+                    outcome, seconds = pending.get()
+                    self.compare_seconds += seconds / self.pool.n  # the wall clock, about
                 found(fp, scenario, self.record(scenario, family, outcome))
 
         def body(scenario: ScenarioInput) -> None:
@@ -206,11 +228,12 @@ class DiffRun:
                                         release=self.plan.options.release)
             try:
                 if self.pool is None:
-                    found(fp, scenario, self.judge(scenario, family))
+                    window.append((fp, scenario, self.comparer.submit(
+                        compare_task, self, (scenario, family))))
                 else:
                     window.append((fp, scenario,
                                    self.pool.submit(compare_task, (scenario, family))))
-                    take(2 * self.pool.n)
+                take(ahead)
             except SubjectError as e:
                 raise SubjectAbort(e) from e
 
@@ -222,6 +245,13 @@ class DiffRun:
             stopped = " (budget)"
         except SubjectAbort as a:
             raise a.error from None
+        except (KeyboardInterrupt, Terminated):
+            if self.pool is None:
+                # the comparer thread finishes its scenario all the same (close() waits for
+                # it): reported, as when this thread compared and the stop came after it
+                with contextlib.suppress(SubjectError):
+                    take(0)
+            raise
         take(0)
         self._family_line(family, before, t0, stopped)
 
@@ -319,6 +349,7 @@ class DiffRun:
         try:
             if self.pool is not None:
                 self.pool.close(terminate)
+            self.comparer.shutdown(wait=True, cancel_futures=True)
             self.executor.shutdown(wait=True, cancel_futures=True)
         finally:
             try:

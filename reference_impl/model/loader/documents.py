@@ -53,6 +53,7 @@ from reference_impl.model.loader.defaults import (
 )
 from reference_impl.model.loader.ephemeral import add_controller_claims, create_ephemeral_claims
 from reference_impl.model.loader.fields import _Raw
+from reference_impl.model.loader.memo import LoadMemo
 from reference_impl.model.loader.node import _node
 from reference_impl.model.loader.pod import _pod
 from reference_impl.model.loader.policy import _namespace, _pdb, _priority_class
@@ -320,7 +321,7 @@ class _Builder:
     # conversion
 
     def build(self, *, require_known_nodes: bool = True, base: Cluster | None = None,
-              admission: Admission | None = None) -> LoadResult:
+              admission: Admission | None = None, memo: LoadMemo | None = None) -> LoadResult:
         cluster = Cluster()
         warnings: list[str] = []
         by_kind: dict[str, list[_Raw]] = {}
@@ -336,7 +337,7 @@ class _Builder:
             ns = _namespace(r)
             cluster.namespaces[ns.name] = ns
         for i, r in enumerate(by_kind.get("Node", ())):
-            cluster.nodes.append(_node(r, i))
+            cluster.nodes.append(_node(r, i) if memo is None else memo.node(r, i, _node))
         known_nodes = {n.name for n in cluster.nodes}
         if base is not None:
             known_nodes.update(n.name for n in base.nodes)
@@ -351,7 +352,8 @@ class _Builder:
             if phase in _TERMINAL_PHASES:
                 terminal += 1
                 continue
-            pod = _pod(r, order, cluster.priority_classes, default_pc)
+            pod = (_pod(r, order, cluster.priority_classes, default_pc) if memo is None
+                   else memo.pod(r, order, cluster.priority_classes, default_pc, _pod))
             order += 1
             if require_known_nodes and pod.node_name and pod.node_name not in known_nodes:
                 raise r.ctx.error("spec.nodeName", f"pod is bound to node {pod.node_name!r}, "
@@ -437,14 +439,16 @@ def _collector_paused() -> Iterator[None]:
 
 
 def load_documents(docs: Iterable[object], source: str = "<memory>", *,
-                   require_known_nodes: bool = True) -> LoadResult:
+                   require_known_nodes: bool = True, memo: LoadMemo | None = None
+                   ) -> LoadResult:
     """Load already-parsed documents (dicts); document numbers in errors are 1-based
-    positions in ``docs``."""
+    positions in ``docs``. ``memo``: pods and nodes converted by earlier loads, for many
+    loads of similar clusters (``memo.py``)."""
     with _collector_paused():
         b = _Builder()
         for i, doc in enumerate(docs, start=1):
             b.add_document(doc, source, i)
-        return b.build(require_known_nodes=require_known_nodes)
+        return b.build(require_known_nodes=require_known_nodes, memo=memo)
 
 
 def load_objects(objects: Iterable[tuple[Mapping[str, Any], InputLocation]], *,

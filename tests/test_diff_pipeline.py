@@ -1,0 +1,48 @@
+"""conformance/engines/diff/run.py ``generated``: without ``--workers``, the comparer thread
+compares a generated scenario while Hypothesis draws the next one in the run's thread, and
+the cases are reported in the order drawn, each once."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from pathlib import Path
+
+from conformance.core.events import EventBus
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import SubjectResult
+from conformance.engines import diff
+from conformance.reporters.console import ConsoleReporter
+from conformance.subjects.reference import ReferenceSubject
+
+
+class SlowReference(ReferenceSubject):
+    """The reference, taking 50 ms more per run, noting which thread ran each scenario."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ran: list[tuple[str, str]] = []
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        time.sleep(0.05)
+        res = super().run(scenario)
+        self.ran.append((scenario.name, threading.current_thread().name))
+        return res
+
+
+def test_generated_scenarios_are_compared_beside_generation_and_reported_in_order(
+        tmp_path: Path) -> None:
+    ref, out = SlowReference(), io.StringIO()
+    report = diff.run_diff(diff.DiffOptions(scenarios=6, seed=3, mode="whole", shrink=False,
+                                            out=str(tmp_path)),
+                           EventBus([ConsoleReporter(out, tty=False)]), ReferenceSubject(),
+                           reference=ref)
+    names = [f"small-{i:04d}" for i in range(1, 7)]
+    assert report.exit_code == 0, out.getvalue()
+    assert [r.name for r in report.results] == names
+    lines = [line.split()[1] for line in out.getvalue().splitlines()
+             if line.startswith("  ok ")]
+    assert lines == names
+    assert [name for name, _ in ref.ran] == names
+    assert {thread for _, thread in ref.ran} == {"kschedconf-diff-compare_0"}
