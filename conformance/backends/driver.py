@@ -320,7 +320,7 @@ class Driver:
         while True:
             clock.next_event_at = within[idx].at if idx < len(within) else None
             now = time.monotonic()
-            if now - t0 > self.opt.timeout:  # checked first: no path of the loop skips it
+            if now > self._deadline(t0, within, until):  # first: no path of the loop skips it
                 raise ScenarioTimedOut(self._unsettled())
             if triggered and timeline.fire_triggers(triggered, applied, now):
                 continue
@@ -353,6 +353,16 @@ class Driver:
         self._read_back()
         return stopped_by, end_v
 
+    def _deadline(self, t0: float, within: list[PlannedEvent], until: int | None) -> float:
+        """When the scenario is given up: ``DriverOptions.timeout`` after the scheduler's start
+        ``t0``, or after the wall time of the timeline's last event (or ``spec.until``) when
+        that comes later (a timeline may plan minutes; events applied early, once the cluster
+        is quiet, bring it closer)."""
+        horizon = max([e.at for e in within] + ([until] if until is not None else []),
+                      default=None)
+        start = t0 if horizon is None else max(t0, self.clock.due(horizon))
+        return start + self.opt.timeout
+
     def _unsettled(self) -> str:
         """Why the scenario is given up (``DriverOptions.timeout``): the pods attempted most
         often, with their last outcome, so that a scheduler that retries a pod forever says
@@ -364,8 +374,9 @@ class Driver:
             f"{pod} ({n} attempts, the last {last[pod]['outcome']}"
             + (f": {str(last[pod]['message'])[:300]}" if last[pod].get("message") else "")
             + ")" for pod, n in counts.most_common(3))
-        return (f"the scheduler did not settle within {self.opt.timeout:g} s (--subject-timeout; "
-                f"{len(attempts)} attempts seen; pods still changing or queued)"
+        return (f"the scheduler did not settle within {self.opt.timeout:g} s (--subject-timeout, "
+                f"after its start or the timeline's last event; {len(attempts)} attempts seen; "
+                "pods still changing or queued)"
                 + (f"; most attempted: {busiest}" if busiest else ""))
 
     def _check_health(self, hooks: SchedulerHooks | None, now: float, *,
