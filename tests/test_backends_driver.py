@@ -42,7 +42,7 @@ from conformance.backends.plan import (
 from conformance.backends.recorder import Recorder
 from conformance.backends.timeline import VirtualClock
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import SubjectError
+from conformance.core.subject import ScenarioTimedOut, SubjectError
 from reference_impl.testing.wrappers import (
     make_container,
     make_node,
@@ -889,18 +889,36 @@ def test_virtual_clock_is_piecewise_and_never_passes_the_next_event() -> None:
     assert clock.virtual(109.0) == pytest.approx(5 - 1e-6)  # waited long: still before event 1
 
 
-def test_no_quiescence_is_a_subject_error() -> None:
+class Busy(FakeScheduler):
+    """A scheduler that never settles: pods always queued."""
+
+    def scheduler_state(self) -> SchedulerState | None:
+        return SchedulerState(queues={"active": 3.0, "backoff": 0.0})
+
+
+def test_no_quiescence_is_a_scenario_given_up() -> None:
     api = FakeApi()
-
-    class Busy(FakeScheduler):
-        def scheduler_state(self) -> SchedulerState | None:
-            return SchedulerState(queues={"active": 3.0, "backoff": 0.0})
-
-    sched = Busy(api, lambda a, s: None)
+    sched = Busy(api, lambda a, s: s.fail("default", "p", "0/1 nodes are available"))
     d = Driver(api, opts(timeout=0.5))
-    with pytest.raises(SubjectError, match="did not settle"):
+    with pytest.raises(ScenarioTimedOut, match=r"did not settle within 0.5 s.*most attempted: "
+                                               r"default/p \(1 attempts, the last "
+                                               r"Unschedulable: 0/1 nodes are available\)"):
         d.run(scenario(node("n1"), pod("p")), hooks=sched)
     assert sched.stopped == 1
+
+
+def test_the_bound_counts_from_the_timelines_last_event() -> None:
+    """A timeline that plans beyond the timeout (here 100 virtual seconds: 1 s of wall time)
+    is played to its end before the scenario is given up."""
+    api = FakeApi()
+    sched = Busy(api, lambda a, s: None)
+    d = Driver(api, opts(timeout=0.3))
+    t = time.monotonic()
+    with pytest.raises(ScenarioTimedOut, match="did not settle within 0.3 s"):
+        d.run(scenario(node("n1"), pod("p"),
+                       timeline({"at": "100s", "action": "cordon", "node": "n1"})), hooks=sched)
+    assert time.monotonic() - t >= 1.3
+    assert any(c[0] == "patch" and "unschedulable" in c[-1] for c in api.calls), api.calls
 
 
 def test_a_scheduler_that_dies_midway_is_a_subject_error_not_a_result() -> None:

@@ -20,7 +20,7 @@ from conformance.cli.main import main as diff_main
 from conformance.core.errors import UsageError
 from conformance.core.events import EventBus, Reporter
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import Subject, SubjectError, SubjectResult
+from conformance.core.subject import ScenarioTimedOut, Subject, SubjectError, SubjectResult
 from conformance.engines import diff
 from conformance.engines.diff import lockstep
 from conformance.engines.diff.normalize import pod_key
@@ -435,6 +435,31 @@ def test_a_subject_error_is_the_case_error_and_ends_the_run(tmp_path: Path) -> N
     errors = [c for c in ET.parse(junit).getroot().iter("testcase")
               if c.find("error") is not None]
     assert [c.get("name") for c in errors] == ["subject"]
+
+
+class GivesUpTheThird(MovesOneBinding):
+    """The reference (no binding moved), except that it gives up its third scenario as a real
+    control plane gives up one that never settles (:class:`ScenarioTimedOut`)."""
+
+    name = "fake-control-plane"
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        self.calls += 1
+        if self.calls == 3:
+            raise ScenarioTimedOut("the scheduler did not settle within 120 s")
+        return self.ref.run(scenario)
+
+
+def test_a_scenario_given_up_is_its_case_error_and_the_run_goes_on(tmp_path: Path) -> None:
+    junit = tmp_path / "diff.xml"
+    report, text = run_diff(diff.DiffOptions(scenarios=5, seed=3, mode="whole", shrink=False,
+                                             out=str(tmp_path)), GivesUpTheThird(), junit)
+    assert report.exit_code == 2 and report.error == "", text
+    assert "ERROR: diff/small-0003" in text and "did not settle within 120 s" in text
+    cases = list(ET.parse(junit).getroot().iter("testcase"))
+    assert [c.get("name") for c in cases if c.find("error") is not None] == ["small-0003"]
+    assert len(cases) == 5 and report.unexplained == 0
+    assert "4 scenarios compared (4 whole runs" in text, text
 
 
 def test_diff_command_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

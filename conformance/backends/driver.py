@@ -11,6 +11,7 @@ import contextlib
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -23,7 +24,7 @@ from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
 from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
 from conformance.backends.timeline import PlannedEvent, Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import SubjectError
+from conformance.core.subject import ScenarioTimedOut, SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: broken watch streams in one scenario after which the API server counts as unreachable
@@ -319,14 +320,11 @@ class Driver:
         while True:
             clock.next_event_at = within[idx].at if idx < len(within) else None
             now = time.monotonic()
+            if now > self._deadline(t0, within, until):  # first: no path of the loop skips it
+                raise ScenarioTimedOut(self._unsettled())
             if triggered and timeline.fire_triggers(triggered, applied, now):
                 continue
             self._check_health(hooks, now)
-            if now - t0 > self.opt.timeout:
-                raise SubjectError(
-                    f"the scheduler did not settle within {self.opt.timeout:g} s "
-                    f"({len(self.recorder.attempts)} attempts seen; pods still changing or "
-                    f"queued)")
             if idx < len(within):
                 e = within[idx]
                 due = clock.due(e.at)
@@ -354,6 +352,32 @@ class Driver:
         self._check_health(hooks, time.monotonic(), force=True)
         self._read_back()
         return stopped_by, end_v
+
+    def _deadline(self, t0: float, within: list[PlannedEvent], until: int | None) -> float:
+        """When the scenario is given up: ``DriverOptions.timeout`` after the scheduler's start
+        ``t0``, or after the wall time of the timeline's last event (or ``spec.until``) when
+        that comes later (a timeline may plan minutes; events applied early, once the cluster
+        is quiet, bring it closer)."""
+        horizon = max([e.at for e in within] + ([until] if until is not None else []),
+                      default=None)
+        start = t0 if horizon is None else max(t0, self.clock.due(horizon))
+        return start + self.opt.timeout
+
+    def _unsettled(self) -> str:
+        """Why the scenario is given up (``DriverOptions.timeout``): the pods attempted most
+        often, with their last outcome, so that a scheduler that retries a pod forever says
+        which pod and why."""
+        attempts = self.recorder.attempts
+        counts = Counter(str(a["pod"]) for a in attempts)
+        last = {str(a["pod"]): a for a in attempts}
+        busiest = ", ".join(
+            f"{pod} ({n} attempts, the last {last[pod]['outcome']}"
+            + (f": {str(last[pod]['message'])[:300]}" if last[pod].get("message") else "")
+            + ")" for pod, n in counts.most_common(3))
+        return (f"the scheduler did not settle within {self.opt.timeout:g} s (--subject-timeout, "
+                f"after its start or the timeline's last event; {len(attempts)} attempts seen; "
+                "pods still changing or queued)"
+                + (f"; most attempted: {busiest}" if busiest else ""))
 
     def _check_health(self, hooks: SchedulerHooks | None, now: float, *,
                       force: bool = False) -> None:

@@ -18,7 +18,13 @@ from conformance.backends.driver import Driver, DriverOptions
 from conformance.backends.plan import new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
-from conformance.core.subject import ScenarioRejected, Subject, SubjectError, SubjectResult
+from conformance.core.subject import (
+    ScenarioRejected,
+    ScenarioTimedOut,
+    Subject,
+    SubjectError,
+    SubjectResult,
+)
 from reference_impl.releases import supported_releases
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
@@ -142,9 +148,12 @@ class OwnedControlPlaneSubject(Subject):
             raise
         except SubjectError as e:
             tail = "" if "log (tail) ---" in str(e) else self._log_tail()
-            self._after(driver)
-            if tail:
-                raise SubjectError(f"{e}\n--- kube-scheduler log (tail) ---\n{tail}") from e
+            problems = self._after(driver)
+            if isinstance(e, ScenarioTimedOut) and problems:  # the next would not start clean
+                raise SubjectError(f"{e}; could not clean up after scenario {scenario.name}: "
+                                   f"{'; '.join(problems)}") from e
+            if tail:  # the same class: a ScenarioTimedOut stays one (the run goes on)
+                raise type(e)(f"{e}\n--- kube-scheduler log (tail) ---\n{tail}") from e
             raise
         except BaseException:
             self._after(driver)  # best effort: never hides what stopped the run

@@ -149,7 +149,8 @@ def register(sub: Any) -> None:
                    help="lockstep: at most N explained attempts per scenario (default all)")
     d.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
                    help="time limit of one upstream request (default 120); with a real "
-                        "control plane, of one scenario from the scheduler's start (120)")
+                        "control plane, of one scenario from the scheduler's start or the "
+                        "timeline's last event (120)")
     backend_options(d)
     d.add_argument("--pdb-status", choices=("fill", "as-is"), default="fill",
                    help="PodDisruptionBudgets without status.disruptionsAllowed: fill it in "

@@ -133,8 +133,8 @@ def subject_options(p: argparse.ArgumentParser, *, from_file: bool = False) -> N
     replaces_option(p)
     p.add_argument("--subject-timeout", metavar="SECONDS", type=positive_float,
                    help="time limit of one scenario: external subjects (default 60), "
-                        "upstream (120), real control planes from the scheduler's start "
-                        "until quiet (120)")
+                        "upstream (120), real control planes from the scheduler's start (or "
+                        "the timeline's last event) until quiet (120)")
     backend_options(p)
     p.add_argument("--i-own-this-cluster", metavar="CONTEXT",
                    help="with --subject kubeconfig:CONTEXT: name the same context to confirm "

@@ -25,6 +25,14 @@ class ScenarioUnsupported(ScenarioRejected):
     skip such a scenario with the stated reason instead of counting a divergence."""
 
 
+class ScenarioTimedOut(SubjectError):
+    """The subject gave up on one scenario that did not end within its bound (a real control
+    plane whose kube-scheduler never settles: it retries a pod forever), and cleaned up after
+    it: the subject can run the next scenario. Engines that can report the scenario as an
+    error with this reason and go on (``kschedconf diff``); others stop as for any
+    :class:`SubjectError`."""
+
+
 class Terminated(BaseException):
     """Raised in the main thread by SIGTERM/SIGHUP after everything was released. Not a
     ``SystemExit``: Hypothesis treats that as a test failure and would go on generating; like

@@ -12,12 +12,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.core.errors import ScenarioRejected, ScenarioUnsupported, SubjectError
+from conformance.core.errors import (
+    ScenarioRejected,
+    ScenarioTimedOut,
+    ScenarioUnsupported,
+    SubjectError,
+)
 from conformance.core.replacements import Replacement
 from conformance.core.scenario import ScenarioInput
 
-__all__ = ["ScenarioRejected", "ScenarioUnsupported", "Subject", "SubjectError",
-           "SubjectResult"]
+__all__ = ["ScenarioRejected", "ScenarioTimedOut", "ScenarioUnsupported", "Subject",
+           "SubjectError", "SubjectResult"]
 
 #: A JSON-able document (a SimulationResult, an Explanation, a trace entry).
 Document = dict[str, Any]

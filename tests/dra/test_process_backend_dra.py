@@ -8,14 +8,18 @@ subject's (tests/dra/gpu_scenarios.py). Skipped when the binaries are not built.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import jsonschema
 import pytest
 
+from conformance.backends import plan as backend_plan
 from conformance.backends.dra import DRA_KINDS
 from conformance.backends.process import ProcessSubject, binaries_missing
 from conformance.core.documents import schema
 from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import ScenarioTimedOut, ScenarioUnsupported
+from conformance.engines.golden import read_scenario_file
 from conformance.subjects.reference import ReferenceSubject
 from dra.gpu_scenarios import (
     ALLOCATED_CLAIMS,
@@ -145,3 +149,30 @@ def test_extended_resource_claims_are_read_back_and_cleaned_up(
     assert _left(subject) == {}
     claims, _ = subject.api().list("ResourceClaim")
     assert claims == []
+
+
+DEVIATIONS = Path(__file__).resolve().parents[2] / "oracles" / "deviations"
+
+
+def test_claim_listed_twice_is_refused_and_a_scenario_never_settling_is_given_up(
+        subject: ProcessSubject, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pod that names one ResourceClaim in two entries: on the real API server every PreBind
+    of it fails with ``status.reservedFor[1]: Duplicate value``
+    (docs/upstream-deviations.md#upstream-dra-claim-listed-twice), so the planner refuses the
+    scenario up front. Without that refusal the driver gives it up at its bound
+    (``--subject-timeout``) as a ScenarioTimedOut naming the pod retried and its last error,
+    cleans up, and the subject runs the next scenario."""
+    scenario = read_scenario_file(DEVIATIONS / "dra-claim-listed-twice.yaml")[0]
+    with pytest.raises(ScenarioUnsupported, match=r"default/twice.*Duplicate value"):
+        subject.run(scenario)
+    monkeypatch.setattr(backend_plan, "refuse_claim_listed_twice", lambda *a: None)
+    monkeypatch.setattr(subject, "timeout", 12.0)
+    with pytest.raises(ScenarioTimedOut,
+                       match=r"did not settle within 12 s.*most attempted: default/twice "
+                             r"\(\d+ attempts, the last Error: [^\n]*reservedFor\[1\]: "
+                             r"Duplicate value"):
+        subject.run(scenario)
+    assert _left(subject) == {}
+    monkeypatch.undo()
+    res = subject.run(ScenarioInput(allocated(), name="dra-allocated")).result
+    assert res["resourceClaims"] == ALLOCATED_CLAIMS

@@ -53,15 +53,16 @@ def replay(opts: DiffOptions, bus: EventBus, other: OtherSubject,
     error, stop = "", None
     try:
         res = run.judge(scenario, "replay")
-        for d in res.divergences:
-            session.notice(f"  {d}")
-        for t in res.tie_breaks:
-            session.notice(f"  tie-break: {t}")
-        for note in res.notes:
-            session.notice(f"  note: {note}")
-        for side, counts in res.dropped.items():
-            session.notice(f"  {side} dropped input it does not model (not compared): "
-                           f"{describe_counts(counts)}")
+        if res is not None:  # None: the subject gave it up (ScenarioTimedOut), an error case
+            for d in res.divergences:
+                session.notice(f"  {d}")
+            for t in res.tie_breaks:
+                session.notice(f"  tie-break: {t}")
+            for note in res.notes:
+                session.notice(f"  note: {note}")
+            for side, counts in res.dropped.items():
+                session.notice(f"  {side} dropped input it does not model (not compared): "
+                               f"{describe_counts(counts)}")
     except SubjectError as e:
         error = str(e)
     except (KeyboardInterrupt, Terminated) as e:

@@ -15,7 +15,7 @@ from conformance.core.errors import Terminated, UsageError, raise_requested_stop
 from conformance.core.events import EventBus
 from conformance.core.results import ERROR, SKIPPED, CaseResult, RunSummary
 from conformance.core.scenario import ScenarioInput, read_config_doc
-from conformance.core.subject import Subject, SubjectError, describe_subject
+from conformance.core.subject import ScenarioTimedOut, Subject, SubjectError, describe_subject
 from conformance.engines.baseline import BaselineReference, against_reference
 from conformance.engines.diff.cases import (
     SUITE,
@@ -118,8 +118,9 @@ class DiffRun:
             t.other = self.plan.other_label
         return res
 
-    def judge(self, scenario: ScenarioInput, family: str) -> ScenarioDiff:
-        """Compare one scenario as a case of the run; a subject error is the case's error."""
+    def judge(self, scenario: ScenarioInput, family: str) -> ScenarioDiff | None:
+        """Compare one scenario as a case of the run; a subject error is the case's error
+        (None: a scenario the subject gave up, :class:`ScenarioTimedOut`)."""
         s = self.session
         s.case_started(scenario.name)
         s.progress(scenario.name, self._counters())
@@ -130,14 +131,17 @@ class DiffRun:
         return self.record(scenario, family, res)
 
     def record(self, scenario: ScenarioInput, family: str,
-               outcome: ScenarioDiff | SubjectError) -> ScenarioDiff:
+               outcome: ScenarioDiff | SubjectError) -> ScenarioDiff | None:
         """Report one compared scenario (its case was started); a subject error is raised
-        after its error case."""
+        after its error case, except a scenario the subject gave up (:class:`ScenarioTimedOut`:
+        None, and the run goes on with the next)."""
         s = self.session
         if isinstance(outcome, SubjectError):
             s.case_finished(CaseResult(SUITE, classname(family), scenario.name, status=ERROR,
                                        message=str(outcome).splitlines()[0],
                                        details=str(outcome)))
+            if isinstance(outcome, ScenarioTimedOut):
+                return None
             raise outcome
         res = outcome
         self.results.append(res)
@@ -190,7 +194,9 @@ class DiffRun:
         window: deque[tuple[str, ScenarioInput, Pending[Compared] | Future[Compared]]] = deque()
         ahead = 2 * self.pool.n if self.pool is not None else 1
 
-        def found(fp: str, scenario: ScenarioInput, res: ScenarioDiff) -> None:
+        def found(fp: str, scenario: ScenarioInput, res: ScenarioDiff | None) -> None:
+            if res is None:  # given up by the subject: an error case, nothing to shrink
+                return
             seen[fp] = res.signatures()
             new = [sig for sig in res.signatures() if sig not in self.grouped]
             if new:
@@ -281,7 +287,7 @@ class DiffRun:
                 outcome, seconds = next(outcomes)
                 self.compare_seconds += seconds / self.pool.n  # the wall clock, about
                 res = self.record(scenario, "golden", outcome)
-            if res.unexplained:
+            if res is not None and res.unexplained:
                 out = self.plan.out / f"diff-{res.name}.yaml"
                 reproduce = self.plan.reproduce(out)
                 save(out, scenario, res, subject=self.sides, seed=self.plan.seed,

@@ -1,0 +1,68 @@
+"""Scenarios the real control planes (process, docker) can never bring to an end, refused up
+front with a stated reason (:class:`ScenarioUnsupported`: the diff and golden engines skip such
+a scenario and say why), as ``plan.refuse_storage`` refuses storage: a pod that names one
+ResourceClaim in two entries of ``spec.resourceClaims``, which kube-scheduler never binds on a
+real API server (docs/upstream-deviations.md#upstream-dra-claim-listed-twice; the Go lines in
+:func:`refuse_claim_listed_twice`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Set
+
+from conformance.core.subject import ScenarioUnsupported
+from reference_impl.model.objects import Cluster, Pod
+from reference_impl.model.scenario import Scenario
+
+#: the upstream deviation a claim named twice meets (oracles/upstream_deviations.yaml)
+CLAIM_LISTED_TWICE = "upstream-dra-claim-listed-twice"
+
+
+def claims_listed_twice(pod: Pod) -> list[str]:
+    """The ResourceClaims ``pod`` names in more than one entry of ``spec.resourceClaims``
+    (by ``resourceClaimName``, or a template's claim as ``status.resourceClaimStatuses``
+    names it), in the order of their second listing."""
+    statuses = dict(pod.resource_claim_statuses)
+    seen: set[str] = set()
+    twice: list[str] = []
+    for src in pod.resource_claim_sources:
+        name = src.resource_claim_name or statuses.get(src.name)
+        if name is None:
+            continue
+        if name in seen and name not in twice:
+            twice.append(name)
+        seen.add(name)
+    return twice
+
+
+def _scheduled_pods(cluster: Cluster, timeline: Scenario | None) -> Iterable[Pod]:
+    """The pods kube-scheduler may schedule: pending ones and those the timeline creates
+    without a node."""
+    yield from (p for p in cluster.pods if not p.node_name)
+    if timeline is not None:
+        for ev in (*timeline.events, *timeline.triggered):
+            if ev.action == "createPod" and ev.pod is not None and not ev.pod.node_name:
+                yield ev.pod
+
+
+def refuse_claim_listed_twice(cluster: Cluster, timeline: Scenario | None, name: str,
+                              scheduler_names: Set[str]) -> None:
+    """Raise :class:`ScenarioUnsupported` when a pod the scenario's scheduler serves
+    (``scheduler_names``) names one ResourceClaim in two entries. API validation asks only for
+    distinct entry names (``pkg/apis/core/validation/validation.go`` 3334-3340 at v1.37.2).
+    DynamicResources keeps one entry per listing (``dynamicresources.go`` 500-512) and PreBind
+    reserves each entry whose own stale copy does not show the pod (1683-1697): the second
+    entry's update conflicts, is retried on the claim just reserved (1896-1904) and appends the
+    pod again (1935), which the API server refuses (``status.reservedFor[1]: Duplicate value``:
+    ``pkg/apis/resource/validation/validation.go`` 568-572). Unreserve removes the reservation
+    (1629-1645) and every retry fails alike, so the scenario never settles. The reference and
+    the upstream subject, whose fake API server does not validate ``reservedFor``, bind the
+    pod on its retry."""
+    for p in _scheduled_pods(cluster, timeline):
+        twice = claims_listed_twice(p) if p.scheduler_name in scheduler_names else []
+        if twice:
+            raise ScenarioUnsupported(
+                f"scenario {name}: pod {p.namespace}/{p.name} names ResourceClaim "
+                f"{p.namespace}/{twice[0]} in two entries of spec.resourceClaims; on a real "
+                f"API server kube-scheduler never binds it (every PreBind fails with "
+                f"\"status.reservedFor: Duplicate value\", {CLAIM_LISTED_TWICE}) and the "
+                "scenario would never settle")
