@@ -30,6 +30,7 @@ from reference_impl.framework.status import (
 )
 from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.objects import Pod
+from reference_impl.plugins.resource_only import nominated_runner
 from reference_impl.scheduler.batch import OpportunisticBatch
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.select_host import (
@@ -303,12 +304,15 @@ class SchedulingCore:
                 return feasible, error
         feasible = []
         failed = []
-        run = fwk.run_filter_plugins_with_nominated_pods
-        run_plain = fwk.run_filter_plugins
+        if nominated_any:
+            run = nominated_runner(fwk, state, pod) or partial(
+                fwk.run_filter_plugins_with_nominated_pods, state, pod)
+        else:
+            run = partial(fwk.run_filter_plugins, state, pod)
         error = None
         for i in range(n):
             ni = nodes[(start + i) % n]
-            s = run(state, pod, ni) if nominated_any else run_plain(state, pod, ni)
+            s = run(ni)
             if s is None or s.code == Code.SUCCESS:
                 if len(feasible) + 1 > to_find:
                     break
@@ -340,7 +344,8 @@ class SchedulingCore:
                 row = cols.row_of.get(name)
                 if row is not None:
                     mask[row] = False
-            run_full = partial(fwk.run_filter_plugins_with_nominated_pods, state, pod)
+            run_full = nominated_runner(fwk, state, pod) or partial(
+                fwk.run_filter_plugins_with_nominated_pods, state, pod)
         else:
             run_full = partial(fwk.run_filter_plugins, state, pod)
         run_remaining = None

@@ -1,0 +1,156 @@
+"""``SelectVictimsOnNode`` without copying the node or the cycle state, for the dry run of a
+preemptor whose Filter outcome on a node depends on the node's pods only through
+NodeResourcesFit's arithmetic.
+
+Upstream (``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``
+SelectVictimsOnNode, called by ``pkg/scheduler/framework/preemption/preemption.go``
+DryRunPreemption with ``state.Clone()`` and ``nodeInfo.Snapshot()``) removes every
+lower-priority victim from a copy of the node, runs RunFilterPluginsWithNominatedPods, then
+re-adds the victims one by one (most important first, PDB-violating ones first), running the
+filters after each. :meth:`DefaultPreemption.select_victims_on_node` does that and stays the
+specification; this module gives the same victims, PDB count and status when the preemptor is
+resource-only (``plugins/resource_only.py``: every Filter plugin it runs is NodeResourcesFit or
+one that reads only the node object, and no PreFilter extension (AddPod/RemovePod) runs).
+Then:
+
+- the node-only plugins give the same status whatever pods the node has: they run once, on
+  the node;
+- NodeResourcesFit's ``fits_request`` reads the node's allocatable, its requested resources
+  and its pod count: these are kept as running sums while victims are removed and re-added;
+- RunFilterPluginsWithNominatedPods passes iff the filters pass with the nominated pods of
+  equal or higher priority added (``addGENominatedPods``): without them the node has fewer
+  pods and fewer requests, which ``fits_request`` cannot reject when it accepted more.
+
+A node the fast path cannot answer exactly gets :data:`UNDECIDED`: a node where the preemptor
+does not fit even with every victim removed (the specification returns that Filter status,
+which the dry run only reports when it finds no candidate at all; the Evaluator then runs the
+specification) or a victim with pods on another node (None: the specification runs for that
+node). ``tests/test_preemption_fast.py`` compares both on generated clusters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Final, cast
+
+import reference_impl.plugins.noderesources.fit as fit_module
+from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.preemption.disruption import PDBStatus
+from reference_impl.framework.preemption.types import DomainVictim, Victim, ViolatingVictim
+from reference_impl.framework.runtime import Framework
+from reference_impl.framework.status import Code, Status
+from reference_impl.framework.types import NodeInfo, add_requests
+from reference_impl.model.objects import Node, Pod, Resource
+from reference_impl.plugins.resource_only import requests_of, resource_only
+
+
+class _Undecided:
+    """The type of :data:`UNDECIDED`."""
+
+    def __repr__(self) -> str:
+        return "UNDECIDED"
+
+
+#: not a candidate; its status is left to the specification (the Filter status after removing
+#: every victim)
+UNDECIDED: Final = _Undecided()
+
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+
+SelectResult = tuple[list[Pod], int, Status | None]
+Selector = Callable[[NodeInfo, list[DomainVictim], Sequence[PDBStatus]],
+                    "SelectResult | _Undecided | None"]
+
+
+class _NodeView:
+    """What ``fits_request`` reads of a NodeInfo (in-place resize checks excluded by
+    ``resource_only``): the node, its requested resources and its number of pods
+    (``len(pods)``)."""
+
+    __slots__ = ("node", "requested", "pods")
+
+    def __init__(self, node: Node, requested: Resource, num_pods: int) -> None:
+        self.node = node
+        self.requested = requested
+        self.pods = range(num_pods)
+
+
+def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Pod,
+                    sort_slice: Callable[[list[Any], Callable[[Any, Any], bool]], None],
+                    filter_pdb: Callable[[Sequence[Victim], Sequence[PDBStatus]],
+                                         tuple[list[ViolatingVictim], list[Victim]]],
+                    ) -> Selector | None:
+    """The fast ``select_victims_on_node`` of DefaultPreemption ``plugin`` for ``preemptor``
+    in the cycle ``state`` of framework ``fw``, or None when the preemptor is not
+    resource-only. ``sort_slice`` and ``filter_pdb`` are the plugin module's (the functions
+    its own code calls)."""
+    ro = resource_only(fw, state, preemptor)
+    if ro is None:
+        return None
+    node_only, fit_state = ro.node_only, ro.fit_state
+    run_filters = fw.run_filter_plugins
+    nominated_for = fw.handle.nominated_pods_for_node
+    allowed = plugin.is_preemption_allowed_across_all_victim_nodes
+    more_important = plugin.more_important_victim
+    prio, uid = preemptor.priority, preemptor.uid
+
+    def fits(node: Node, requested: Resource, num_pods: int) -> bool:
+        if fit_state is None:
+            return True
+        view = cast(NodeInfo, _NodeView(node, requested, num_pods))
+        return not fit_module.fits_request(fit_state, view)
+
+    def select(ni: NodeInfo, all_possible_victims: list[DomainVictim],
+               pdbs: Sequence[PDBStatus]) -> SelectResult | _Undecided | None:
+        potential = [v for v in all_possible_victims if allowed(v, preemptor)]
+        if not potential:
+            return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_VICTIMS)
+        node = ni.node
+        main = node.name
+        requested = ni.requested.copy()
+        num_pods = len(ni.pods)
+        for v in potential:
+            for pi in v.pods:
+                if pi.pod.node_name != main:
+                    return None
+                add_requests(requested, requests_of(pi), -1)
+                num_pods -= 1
+        if node_only:
+            s = run_filters(state, preemptor, ni, node_only)
+            if s is not None and s.code != Code.SUCCESS:
+                return UNDECIDED
+        for pi in nominated_for(main):  # addGENominatedPods
+            if pi.pod.priority >= prio and pi.pod.uid != uid:
+                add_requests(requested, requests_of(pi), 1)
+                num_pods += 1
+        if not fits(node, requested, num_pods):
+            return UNDECIDED
+
+        sort_slice(potential, more_important)
+        violating, non_violating = filter_pdb(potential, pdbs)
+        victims: list[Victim] = []
+
+        def reprieve(v: Victim) -> bool:
+            nonlocal num_pods
+            for pi in v.pods:
+                add_requests(requested, requests_of(pi), 1)
+            num_pods += len(v.pods)
+            if fits(node, requested, num_pods):
+                return True
+            for pi in v.pods:
+                add_requests(requested, requests_of(pi), -1)
+            num_pods -= len(v.pods)
+            victims.append(v)
+            return False
+
+        num_violating = 0
+        for vv in violating:
+            if not reprieve(vv.victim):
+                num_violating += vv.violate_count
+        for nv in non_violating:
+            reprieve(nv)
+        if violating and non_violating:
+            sort_slice(victims, more_important)
+        return [pi.pod for v in victims for pi in v.pods], num_violating, None
+
+    return select
