@@ -21,6 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reference_impl.framework.preemption.preemption import Evaluator
+from reference_impl.framework.preemption.types import DomainVictim
 from reference_impl.framework.status import Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.loader import load_documents
@@ -98,6 +100,14 @@ def _status_view(s: Status | None) -> tuple[Any, ...] | None:
     return s.code, tuple(s.all_reasons()), s.plugin
 
 
+def _victim_view(v: DomainVictim) -> tuple[Any, ...]:
+    """A victim's pods, priority, key type, nodes and start time (a status.startTime; a
+    reading of now is compared by kind only: each build reads it anew)."""
+    t = v.earliest_start_time
+    return ([pi.pod.key for pi in v.pods], v.priority, v.key_type,
+            {k: id(n) for k, n in v.affected_nodes.items()}, t if t and t[0] == 0 else "now")
+
+
 class Checked:
     """Wraps the fast paths so that each call is compared with the specification on the same
     inputs; ``mismatches`` lists the differences, ``fast_calls`` counts the calls compared."""
@@ -148,6 +158,16 @@ class Checked:
                 return got
             return checked
 
+        real_victims = Evaluator.pod_victims_on_node
+
+        def pod_victims_on_node(ev: Evaluator, ni: NodeInfo, below: int) -> list:
+            got = real_victims(ev, ni, below)
+            spec = ev.get_victims_on_node(ni, below)
+            if [_victim_view(v) for v in got] != [_victim_view(v) for v in spec]:
+                self.mismatches.append(f"victims on {ni.node.name} below {below}")
+            return got
+
+        monkeypatch.setattr(Evaluator, "pod_victims_on_node", pod_victims_on_node)
         monkeypatch.setattr(DefaultPreemption, "victim_selector", victim_selector)
         monkeypatch.setattr(schedule_one, "nominated_runner", nominated_runner)
 

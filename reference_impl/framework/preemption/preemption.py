@@ -16,8 +16,12 @@ from typing import Any, Protocol
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.preemption.disruption import PDBStatus, resolve_pdbs
 from reference_impl.framework.preemption.executor import Executor
-from reference_impl.framework.preemption.schedutil import get_earliest_pod_start_time
+from reference_impl.framework.preemption.schedutil import (
+    get_earliest_pod_start_time,
+    get_pod_start_time,
+)
 from reference_impl.framework.preemption.types import (
+    POD_KEY_TYPE,
     Candidate,
     CandidateList,
     DomainVictim,
@@ -305,11 +309,14 @@ class Evaluator:
         non_violating = CandidateList(num_candidates)
         violating = CandidateList(num_candidates)
         below = pod.priority
+        victims_on = (self.pod_victims_on_node
+                      if type(self).get_victims_on_node is _SPEC_GET_VICTIMS
+                      else self.get_victims_on_node)
         n = len(potential_nodes)
         for i in range(n):
             ni = potential_nodes[(offset + i) % n]
             try:
-                victims = self.get_victims_on_node(ni, below)
+                victims = victims_on(ni, below)
             except LookupError:
                 continue  # an error: not a candidate
             r = select(ni, victims, pdbs)
@@ -338,6 +345,29 @@ class Evaluator:
         else:
             victims = [new_pod_victim(pi) for pi in pods]
         return create_domain_victims(self.handle.snapshot(), victims)
+
+    def pod_victims_on_node(self, node_info: NodeInfo, priority_below: int) -> list[DomainVictim]:
+        """:meth:`get_victims_on_node` for the pods of a lower priority, each victim built once
+        (``newDomainVictim`` of one pod: its priority, its start time, the node of the
+        snapshot) instead of a ``victim`` and then its ``DomainVictim``. A pod whose
+        spec.nodeName is not the node's goes through :meth:`get_victims_on_node`."""
+        name = node_info.node.name
+        pods = [pi for pi in node_info.pods if pi.pod.priority < priority_below]
+        if not pods:
+            return []
+        if any(pi.pod.node_name != name for pi in pods):
+            return self.get_victims_on_node(node_info, priority_below)
+        ni = self.handle.snapshot().get(name)
+        if ni is None:
+            raise LookupError(f'failed to get node info for node "{name}" from snapshot: '
+                              f'nodeinfo not found for node name "{name}"')
+        return [DomainVictim([pi], pi.pod.priority, get_pod_start_time(pi.pod), POD_KEY_TYPE,
+                             {name: ni}) for pi in pods]
+
+
+#: the GetVictimsOnNode :meth:`Evaluator.pod_victims_on_node` stands in for; a replaced one
+#: runs as written
+_SPEC_GET_VICTIMS = Evaluator.get_victims_on_node
 
 
 def _add_candidate(non_violating: CandidateList, violating: CandidateList, num_candidates: int,
