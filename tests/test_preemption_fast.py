@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reference_impl.framework import vectorised
 from reference_impl.framework.preemption.preemption import Evaluator
 from reference_impl.framework.preemption.types import DomainVictim
 from reference_impl.framework.status import Status
@@ -45,6 +46,7 @@ from strategies.sizes import Sizes
 RELEASES = ("v1.34.4", "v1.37.2")
 SIZES = Sizes(max_nodes=8, max_running_pods=14, max_pending_pods=8)
 PRIORITIES = (("low", 10), ("mid", 100), ("high", 1000))
+NEVER = 10**9
 
 
 @st.composite
@@ -74,8 +76,10 @@ def preemption_docs(draw: st.DrawFn) -> list[dict]:
         docs.append(make_pdb(f"pdb{k}").match_label("app", "ab"[k]).disruptions_allowed(
             draw(st.integers(0, 1))).manifest())
     for j in range(draw(st.integers(1, 6))):
+        # few shapes, so that dry runs repeat on unchanged nodes (the fast path's cache)
         pod = make_pod(f"p{j}").priority_class(draw(st.sampled_from(("mid", "high")))).req(
-            cpu=f"{draw(st.integers(1, 30)) * 100}m", memory=f"{draw(st.integers(0, 8)) * 256}Mi")
+            cpu=f"{draw(st.sampled_from((1, 5, 10, 30))) * 100}m",
+            memory=f"{draw(st.sampled_from((0, 2, 8))) * 256}Mi")
         extra = draw(st.integers(0, 6))
         if extra == 0:
             pod.host_port(8080)
@@ -123,12 +127,13 @@ class Checked:
             if select is None:
                 return None
 
-            def checked(ni: NodeInfo, victims: list, pdbs: Any) -> Any:
-                got = select(ni, victims, pdbs)
+            def checked(ni: NodeInfo, victims_of: Callable[[], list], pdbs: Any) -> Any:
+                got = select(ni, victims_of, pdbs)
                 if got is None:
                     return None
                 self.fast_calls += 1
-                pods, num, status = plugin.select_victims_on_node(state, pod, ni, victims, pdbs)
+                pods, num, status = plugin.select_victims_on_node(state, pod, ni, victims_of(),
+                                                                  pdbs)
                 if got is fast_victims.UNDECIDED:
                     if status is None or status.is_success():
                         self.mismatches.append(f"{pod.key} on {ni.node.name}: undecided, spec "
@@ -167,6 +172,25 @@ class Checked:
                 self.mismatches.append(f"victims on {ni.node.name} below {below}")
             return got
 
+        real_columns = resource_only.column_runner
+
+        def column_runner(fw: Any, state: Any, pod: Any, cols: Any, nominated: Any,
+                          fallback: Any) -> Callable[[NodeInfo], Status | None] | None:
+            run = real_columns(fw, state, pod, cols, nominated, fallback)
+            if run is None:
+                return None
+
+            def checked(ni: NodeInfo) -> Status | None:
+                got = run(ni)
+                self.fast_calls += 1
+                spec = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                if _status_view(got) != _status_view(spec):
+                    self.mismatches.append(f"{pod.key} columns on {ni.node.name}: "
+                                           f"{_status_view(got)} != {_status_view(spec)}")
+                return got
+            return checked
+
+        monkeypatch.setattr(schedule_one, "column_runner", column_runner)
         monkeypatch.setattr(Evaluator, "pod_victims_on_node", pod_victims_on_node)
         monkeypatch.setattr(DefaultPreemption, "victim_selector", victim_selector)
         monkeypatch.setattr(schedule_one, "nominated_runner", nominated_runner)
@@ -179,13 +203,18 @@ def _simulate(docs: list[dict], release: str) -> Any:
 def _spec_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DefaultPreemption, "victim_selector", lambda self, state, pod: None)
     monkeypatch.setattr(schedule_one, "nominated_runner", lambda fw, state, pod: None)
+    monkeypatch.setattr(vectorised, "MIN_NODES", NEVER)
 
 
-def _compare(docs: list[dict], release: str) -> Checked:
+def _compare(docs: list[dict], release: str, min_nodes: int = 1) -> Checked:
+    """The specification (per-node search, no fast path) against the fast paths, with the
+    vectorised search (and the column statuses) from ``min_nodes`` nodes on."""
     with pytest.MonkeyPatch.context() as mp:
         _spec_only(mp)
         spec = _simulate(docs, release)
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vectorised, "MIN_NODES", min_nodes)
+        mp.setattr(schedule_one, "COLUMN_STATUSES_MIN", 1)
         checked = Checked(mp)
         fast = _simulate(docs, release)
     assert checked.mismatches == []
@@ -195,12 +224,14 @@ def _compare(docs: list[dict], release: str) -> Checked:
     return checked
 
 
+@pytest.mark.parametrize("min_nodes", [1, NEVER])
 @pytest.mark.parametrize("release", RELEASES)
 @settings(max_examples=80, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(docs=preemption_docs())
-def test_preemption_clusters_match_the_spec(release: str, docs: list[dict]) -> None:
-    _compare(docs, release)
+def test_preemption_clusters_match_the_spec(release: str, min_nodes: int,
+                                            docs: list[dict]) -> None:
+    _compare(docs, release, min_nodes)
 
 
 @pytest.mark.parametrize("release", RELEASES)
@@ -212,7 +243,8 @@ def test_generated_clusters_match_the_spec(release: str, docs: list[dict]) -> No
 
 
 def _memory_bound() -> list[dict]:
-    """One node where the preemptor fits by cpu once a pod goes, but needs the memory of two."""
+    """One node where a preemptor fits by cpu once a pod goes, but needs the memory of two;
+    a second, identical preemptor (its dry run meets the first one's nomination)."""
     return [
         make_priority_class("low", 10).manifest(),
         make_priority_class("high", 1000).manifest(),
@@ -220,6 +252,7 @@ def _memory_bound() -> list[dict]:
         make_pod("a").node("n0").priority_class("low").req(cpu="2", memory="1Gi").manifest(),
         make_pod("b").node("n0").priority_class("low").req(cpu="1", memory="1Gi").manifest(),
         make_pod("p").priority_class("high").req(cpu="1", memory="2Gi").manifest(),
+        make_pod("q").priority_class("high").req(cpu="1", memory="2Gi").manifest(),
     ]
 
 

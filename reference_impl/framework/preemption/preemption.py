@@ -11,6 +11,7 @@ the outcome the reference picks: docs/reference.md#preemption."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, Protocol
 
 from reference_impl.framework.cycle_state import CycleState
@@ -316,12 +317,12 @@ class Evaluator:
         for i in range(n):
             ni = potential_nodes[(offset + i) % n]
             try:
-                victims = victims_on(ni, below)
+                r = select(ni, partial(victims_on, ni, below), pdbs)
+                if r is None:
+                    r = self.interface.select_victims_on_node(state, pod, ni,
+                                                              victims_on(ni, below), pdbs)
             except LookupError:
                 continue  # an error: not a candidate
-            r = select(ni, victims, pdbs)
-            if r is None:
-                r = self.interface.select_victims_on_node(state, pod, ni, victims, pdbs)
             if not isinstance(r, tuple):
                 continue  # undecided: not a candidate
             pods, num_pdb, status = r

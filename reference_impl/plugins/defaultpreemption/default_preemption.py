@@ -96,6 +96,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         if handle.behaviour("preempt-victim-order") == "pod-start-now":
             self.more_important_victim = more_important_pod_victim
         self._fallback_rng = random.Random(0)
+        #: the fast dry run's answers by node (fast_victims.victim_selector)
+        self._victim_cache: dict[str, Any] = {}
 
     # ----- PostFilter -----
     def post_filter(self, state: CycleState, pod: Pod, node_to_status: Any
@@ -209,8 +211,12 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         fw = self.handle.framework
         if fw is None:
             return None
+        cacheable = (self.is_eligible_pod is _always_eligible
+                     and type(self).is_preemption_allowed_across_all_victim_nodes
+                     is _SPEC_ALLOWED)
         return fast_victims.victim_selector(self, fw, state, preemptor, sort_slice,
-                                            filter_victims_with_pdb_violation)
+                                            filter_victims_with_pdb_violation,
+                                            self._victim_cache if cacheable else None)
 
     def select_victims_on_node(self, state: CycleState, preemptor: Pod, node_info: NodeInfo,
                                all_possible_victims: list[DomainVictim],
@@ -307,3 +313,4 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
 #: the specification :meth:`DefaultPreemption.victim_selector` stands in for; a subclass or a
 #: replacement that changes it runs as written
 _SPEC_SELECT_VICTIMS = DefaultPreemption.select_victims_on_node
+_SPEC_ALLOWED = DefaultPreemption.is_preemption_allowed_across_all_victim_nodes

@@ -58,7 +58,7 @@ UNDECIDED: Final = _Undecided()
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 SelectResult = tuple[list[Pod], int, Status | None]
-Selector = Callable[[NodeInfo, list[DomainVictim], Sequence[PDBStatus]],
+Selector = Callable[[NodeInfo, Callable[[], list[DomainVictim]], Sequence[PDBStatus]],
                     "SelectResult | _Undecided | None"]
 
 
@@ -79,11 +79,18 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
                     sort_slice: Callable[[list[Any], Callable[[Any, Any], bool]], None],
                     filter_pdb: Callable[[Sequence[Victim], Sequence[PDBStatus]],
                                          tuple[list[ViolatingVictim], list[Victim]]],
+                    cache: dict[str, Any] | None = None,
                     ) -> Selector | None:
     """The fast ``select_victims_on_node`` of DefaultPreemption ``plugin`` for ``preemptor``
     in the cycle ``state`` of framework ``fw``, or None when the preemptor is not
     resource-only. ``sort_slice`` and ``filter_pdb`` are the plugin module's (the functions
-    its own code calls)."""
+    its own code calls). ``cache`` (the plugin's, kept across dry runs; None: no cache): a
+    node's answer is reused while everything it is computed from is the same: the snapshot's
+    NodeInfo object, its node object and its generation (every pod added or removed changes
+    it), the preemptor's priority and NodeResourcesFit request, and the nominated pods the
+    filters add (the same PodInfo objects); never with PDBs (their allowed disruptions change
+    as pods go) or DRA-delegated resources. The caller passes a cache only when victims are
+    eligible by priority alone (the default ``IsEligiblePod``)."""
     ro = resource_only(fw, state, preemptor)
     if ro is None:
         return None
@@ -93,6 +100,13 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
     allowed = plugin.is_preemption_allowed_across_all_victim_nodes
     more_important = plugin.more_important_victim
     prio, uid = preemptor.priority, preemptor.uid
+    req_key: Any = None
+    if fit_state is not None:
+        if fit_state.dra is not None:
+            cache = None
+        r = fit_state.request
+        req_key = (r.milli_cpu, r.memory, r.ephemeral_storage, tuple(sorted(r.scalar.items())),
+                   fit_state.scalars)
 
     def fits(node: Node, requested: Resource, num_pods: int) -> bool:
         if fit_state is None:
@@ -100,8 +114,34 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         view = cast(NodeInfo, _NodeView(node, requested, num_pods))
         return not fit_module.fits_request(fit_state, view)
 
-    def select(ni: NodeInfo, all_possible_victims: list[DomainVictim],
+    def select(ni: NodeInfo, victims_of: Callable[[], list[DomainVictim]],
                pdbs: Sequence[PDBStatus]) -> SelectResult | _Undecided | None:
+        if node_only:
+            s = run_filters(state, preemptor, ni, node_only)
+            if s is not None and s.code != Code.SUCCESS:
+                return UNDECIDED  # whatever the victims: the filters fail without them
+        main = ni.node.name
+        nominated = [pi for pi in nominated_for(main)  # addGENominatedPods
+                     if pi.pod.priority >= prio and pi.pod.uid != uid]
+        if cache is None or pdbs:
+            return _select(ni, victims_of(), pdbs, nominated)
+        e = cache.get(main)
+        if (e is not None and e[0] is ni and e[1] is ni.node and e[2] == ni.generation
+                and e[3] == req_key and e[4] == prio and len(e[5]) == len(nominated)
+                and all(a is b for a, b in zip(e[5], nominated, strict=True))):
+            r = e[6]
+        else:
+            r = _select(ni, victims_of(), pdbs, nominated)
+            if r is None:
+                return None
+            cache[main] = (ni, ni.node, ni.generation, req_key, prio, nominated, r)
+        if isinstance(r, tuple):
+            return list(r[0]), r[1], r[2]
+        return r
+
+    def _select(ni: NodeInfo, all_possible_victims: list[DomainVictim],
+                pdbs: Sequence[PDBStatus], nominated: list[Any]
+                ) -> SelectResult | _Undecided | None:
         potential = [v for v in all_possible_victims if allowed(v, preemptor)]
         if not potential:
             return [], 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_VICTIMS)
@@ -115,14 +155,9 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
                     return None
                 add_requests(requested, requests_of(pi), -1)
                 num_pods -= 1
-        if node_only:
-            s = run_filters(state, preemptor, ni, node_only)
-            if s is not None and s.code != Code.SUCCESS:
-                return UNDECIDED
-        for pi in nominated_for(main):  # addGENominatedPods
-            if pi.pod.priority >= prio and pi.pod.uid != uid:
-                add_requests(requested, requests_of(pi), 1)
-                num_pods += 1
+        for pi in nominated:
+            add_requests(requested, requests_of(pi), 1)
+            num_pods += 1
         if not fits(node, requested, num_pods):
             return UNDECIDED
 
