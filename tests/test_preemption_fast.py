@@ -149,19 +149,7 @@ class Checked:
 
         def nominated_runner(fw: Any, state: Any, pod: Any
                              ) -> Callable[[NodeInfo], Status | None] | None:
-            run = real_runner(fw, state, pod)
-            if run is None:
-                return None
-
-            def checked(ni: NodeInfo) -> Status | None:
-                got = run(ni)
-                self.fast_calls += 1
-                spec = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
-                if _status_view(got) != _status_view(spec):
-                    self.mismatches.append(f"{pod.key} filters on {ni.node.name}: "
-                                           f"{_status_view(got)} != {_status_view(spec)}")
-                return got
-            return checked
+            return self.filters_checked("filters", fw, state, pod, real_runner(fw, state, pod))
 
         real_victims = Evaluator.pod_victims_on_node
 
@@ -176,24 +164,33 @@ class Checked:
 
         def column_runner(fw: Any, state: Any, pod: Any, cols: Any, nominated: Any,
                           fallback: Any) -> Callable[[NodeInfo], Status | None] | None:
-            run = real_columns(fw, state, pod, cols, nominated, fallback)
-            if run is None:
-                return None
-
-            def checked(ni: NodeInfo) -> Status | None:
-                got = run(ni)
-                self.fast_calls += 1
-                spec = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
-                if _status_view(got) != _status_view(spec):
-                    self.mismatches.append(f"{pod.key} columns on {ni.node.name}: "
-                                           f"{_status_view(got)} != {_status_view(spec)}")
-                return got
-            return checked
+            return self.filters_checked("columns", fw, state, pod,
+                                        real_columns(fw, state, pod, cols, nominated, fallback))
 
         monkeypatch.setattr(schedule_one, "column_runner", column_runner)
         monkeypatch.setattr(Evaluator, "pod_victims_on_node", pod_victims_on_node)
         monkeypatch.setattr(DefaultPreemption, "victim_selector", victim_selector)
         monkeypatch.setattr(schedule_one, "nominated_runner", nominated_runner)
+
+
+    def filters_checked(self, label: str, fw: Any, state: Any, pod: Any,
+                        run: Callable[[NodeInfo], Status | None] | None
+                        ) -> Callable[[NodeInfo], Status | None] | None:
+        """``run`` (a fast RunFilterPluginsWithNominatedPods), each call compared with the
+        framework's."""
+        if run is None:
+            return None
+        fast_run = run
+
+        def checked(ni: NodeInfo) -> Status | None:
+            got = fast_run(ni)
+            self.fast_calls += 1
+            spec = fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
+            if _status_view(got) != _status_view(spec):
+                self.mismatches.append(f"{pod.key} {label} on {ni.node.name}: "
+                                       f"{_status_view(got)} != {_status_view(spec)}")
+            return got
+        return checked
 
 
 def _simulate(docs: list[dict], release: str) -> Any:
