@@ -1,18 +1,10 @@
-"""Pods whose Filter outcome on a node depends on the node's pods only through NodeResourcesFit's
-arithmetic, and RunFilterPluginsWithNominatedPods for them without copying the node or the
-cycle state.
+"""Resource-only pods (every Filter they run is NodeResourcesFit or reads only the node object,
+no PreFilter extension runs) and RunFilterPluginsWithNominatedPods for them without copying the
+node or the cycle state, per node or from the node columns.
 
-Upstream's ``RunFilterPluginsWithNominatedPods`` (``pkg/scheduler/framework/runtime/
-framework.go``, with ``addGENominatedPods``) adds the nominated pods of equal or higher
-priority to ``nodeInfo.Snapshot()`` and runs their PreFilter extensions (AddPod) on
-``state.Clone()``, filters, and when that passed filters again without them.
-:meth:`Framework.run_filter_plugins_with_nominated_pods` does that and stays the
-specification. When every Filter plugin the pod runs (not skipped by its PreFilter) is
-NodeResourcesFit or one whose Filter reads only the node object (:data:`NODE_ONLY_FILTERS`),
-and no PreFilter extension runs, the state is never changed and the filters read of the node
-only its object, its pod list and its requested resources: :func:`nominated_runner` gives them a
-NodeInfo with just those (the nominated pods appended, their requests added). Preemption's dry
-run uses the same condition (``defaultpreemption/fast_victims.py``).
+Upstream: ``pkg/scheduler/framework/runtime/framework.go`` RunFilterPluginsWithNominatedPods
+and addGENominatedPods; :meth:`Framework.run_filter_plugins_with_nominated_pods` stays the
+specification. Why the results are the same: docs/reference.md#fast-paths-for-resource-only-pods.
 """
 
 from __future__ import annotations

@@ -1,31 +1,11 @@
 """``SelectVictimsOnNode`` without copying the node or the cycle state, for the dry run of a
-preemptor whose Filter outcome on a node depends on the node's pods only through
-NodeResourcesFit's arithmetic.
+resource-only preemptor (``plugins/resource_only.py``), on running sums of requested resources
+and pod count, with each node's answer kept across dry runs while its inputs are the same.
 
-Upstream (``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``
+Upstream: ``pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go``
 SelectVictimsOnNode, called by ``pkg/scheduler/framework/preemption/preemption.go``
-DryRunPreemption with ``state.Clone()`` and ``nodeInfo.Snapshot()``) removes every
-lower-priority victim from a copy of the node, runs RunFilterPluginsWithNominatedPods, then
-re-adds the victims one by one (most important first, PDB-violating ones first), running the
-filters after each. :meth:`DefaultPreemption.select_victims_on_node` does that and stays the
-specification; this module gives the same victims, PDB count and status when the preemptor is
-resource-only (``plugins/resource_only.py``: every Filter plugin it runs is NodeResourcesFit or
-one that reads only the node object, and no PreFilter extension (AddPod/RemovePod) runs).
-Then:
-
-- the node-only plugins give the same status whatever pods the node has: they run once, on
-  the node;
-- NodeResourcesFit's ``fits_request`` reads the node's allocatable, its requested resources
-  and its pod count: these are kept as running sums while victims are removed and re-added;
-- RunFilterPluginsWithNominatedPods passes iff the filters pass with the nominated pods of
-  equal or higher priority added (``addGENominatedPods``): without them the node has fewer
-  pods and fewer requests, which ``fits_request`` cannot reject when it accepted more.
-
-A node the fast path cannot answer exactly gets :data:`UNDECIDED`: a node where the preemptor
-does not fit even with every victim removed (the specification returns that Filter status,
-which the dry run only reports when it finds no candidate at all; the Evaluator then runs the
-specification) or a victim with pods on another node (None: the specification runs for that
-node). ``tests/test_preemption_fast.py`` compares both on generated clusters.
+DryRunPreemption; :meth:`DefaultPreemption.select_victims_on_node` stays the specification.
+Why the results are the same: docs/reference.md#fast-paths-for-resource-only-pods.
 """
 
 from __future__ import annotations
