@@ -82,8 +82,8 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
     prio, uid = preemptor.priority, preemptor.uid
     req_key: Any = None
     if fit_state is not None:
-        if fit_state.dra is not None:
-            cache = None
+        if fit_state.dra is not None and fit_state.scalars:
+            cache = None  # DRA-delegated scalars: DeviceClasses decide, not the node
         r = fit_state.request
         req_key = (r.milli_cpu, r.memory, r.ephemeral_storage, tuple(sorted(r.scalar.items())),
                    fit_state.scalars)
