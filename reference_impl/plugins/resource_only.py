@@ -35,8 +35,10 @@ from reference_impl.plugins.tainttoleration import TaintToleration
 #: more.
 NODE_ONLY_FILTERS: Final = (NodeUnschedulable, NodeName, TaintToleration, NodeAffinity)
 
-#: the RunFilterPluginsWithNominatedPods this module follows; a replaced one runs as written
+#: the RunFilterPluginsWithNominatedPods and addGENominatedPods this module follows; replaced
+#: ones (a subclass, a mutant) run as written
 SPEC_WITH_NOMINATED: Final = Framework.run_filter_plugins_with_nominated_pods
+SPEC_ADD_GE_NOMINATED: Final = Framework.add_ge_nominated_pods
 
 
 @dataclass(slots=True)
@@ -55,9 +57,10 @@ def resource_only(fw: Framework, state: CycleState, pod: Pod) -> ResourceOnly | 
     """:class:`ResourceOnly` for ``pod`` in the cycle ``state`` of ``fw``, or None when a
     Filter plugin other than NodeResourcesFit and :data:`NODE_ONLY_FILTERS` runs, a PreFilter
     extension runs, NodeResourcesFit has no PreFilter state or checks an in-place resize (it
-    then reads the pods), or ``fw``'s RunFilterPluginsWithNominatedPods is not the
-    specification."""
-    if type(fw).run_filter_plugins_with_nominated_pods is not SPEC_WITH_NOMINATED:
+    then reads the pods), or ``fw``'s RunFilterPluginsWithNominatedPods or addGENominatedPods
+    is not the specification."""
+    if (type(fw).run_filter_plugins_with_nominated_pods is not SPEC_WITH_NOMINATED
+            or type(fw).add_ge_nominated_pods is not SPEC_ADD_GE_NOMINATED):
         return None
     skip = state.skip_filter_plugins
     if any(name not in skip for name in fw.pre_filter_extension_names()):
