@@ -29,11 +29,12 @@ seconds of ``run_simulation`` and ratios). The fast paths for resource-only pods
 (docs/reference.md#fast-paths-for-resource-only-pods): the dry run without NodeInfo copies or
 state clones, each node's answer kept across dry runs while its inputs are unchanged,
 NodeResourcesFit's statuses of the nodes the Filter search rejects from the node columns.
-Bindings byte-identical before and after (PreemptionBasic/500Nodes, PreemptionAsync/500Nodes).
+Bindings byte-identical before and after (PreemptionBasic/500Nodes, PreemptionAsync/500Nodes and
+5000Nodes).
 
     workload                     CPU s before -> after    pods/s before -> after
     PreemptionBasic/500Nodes     7.0-7.7 -> 2.3-2.6       65-71 -> 189-214
-    PreemptionBasic/5000Nodes    106.4 -> 46.6            9.4 -> 21.5
+    PreemptionBasic/5000Nodes    106-119 -> 47-54         8.4-9.4 -> 18.5-21.5
     PreemptionAsync/5000Nodes    10.3 -> 8.6              485 -> 582
     side by side (wall, --upstream): PreemptionBasic/500Nodes 155.8 pods/s, upstream 33.3 at
     parallelism 1 (4.7x), 32.4 at 16; PreemptionAsync/500Nodes 571, 249 (2.3x), 267. Same
