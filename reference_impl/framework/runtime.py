@@ -214,6 +214,10 @@ class Framework:
                                  if (ext := p.pre_filter_extensions()) is not None]
 
     # ----- queries -----
+    def pre_filter_extension_names(self) -> list[str]:
+        """The PreFilter plugins with PreFilterExtensions (AddPod/RemovePod), in order."""
+        return [name for name, _ in self._pre_filter_exts]
+
     def has_filter_plugins(self) -> bool:
         return bool(self.filter_plugins)
 

@@ -150,6 +150,18 @@ class ImageStateSummary:
         return ImageStateSummary(self.size, len(self.nodes))
 
 
+def add_requests(r: Resource, req: Resource, sign: int) -> None:
+    """``r += sign * req`` (cpu, memory, ephemeral storage, scalar resources): how a node's
+    requested resources follow a pod added (1) or removed (-1)."""
+    r.milli_cpu += sign * req.milli_cpu
+    r.memory += sign * req.memory
+    r.ephemeral_storage += sign * req.ephemeral_storage
+    if req.scalar:
+        sc = r.scalar
+        for name, q in req.scalar.items():
+            sc[name] = sc.get(name, 0) + sign * q
+
+
 @dataclass(slots=True, eq=False)
 class NodeInfo:
     """A node and the pods on it, with incrementally kept aggregates."""
@@ -208,15 +220,7 @@ class NodeInfo:
     def _update(self, pod: Pod, sign: int) -> None:
         res = pod.resources
         assert res is not None, "pod resources are computed at load time"
-        req = res.requests
-        r = self.requested
-        r.milli_cpu += sign * req.milli_cpu
-        r.memory += sign * req.memory
-        r.ephemeral_storage += sign * req.ephemeral_storage
-        if req.scalar:
-            sc = r.scalar
-            for name, q in req.scalar.items():
-                sc[name] = sc.get(name, 0) + sign * q
+        add_requests(self.requested, res.requests, sign)
         self.non_zero_requested.milli_cpu += sign * res.non0_cpu
         self.non_zero_requested.memory += sign * res.non0_mem
         if pod.host_ports:

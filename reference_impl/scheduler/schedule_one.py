@@ -18,6 +18,8 @@ import random
 from dataclasses import dataclass, field
 from functools import partial
 
+import numpy as np
+
 from reference_impl.framework import vectorised
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode
@@ -30,6 +32,7 @@ from reference_impl.framework.status import (
 )
 from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.objects import Pod
+from reference_impl.plugins.resource_only import column_runner, nominated_runner
 from reference_impl.scheduler.batch import OpportunisticBatch
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.select_host import (
@@ -303,12 +306,15 @@ class SchedulingCore:
                 return feasible, error
         feasible = []
         failed = []
-        run = fwk.run_filter_plugins_with_nominated_pods
-        run_plain = fwk.run_filter_plugins
+        if nominated_any:
+            run = nominated_runner(fwk, state, pod) or partial(
+                fwk.run_filter_plugins_with_nominated_pods, state, pod)
+        else:
+            run = partial(fwk.run_filter_plugins, state, pod)
         error = None
         for i in range(n):
             ni = nodes[(start + i) % n]
-            s = run(state, pod, ni) if nominated_any else run_plain(state, pod, ni)
+            s = run(ni)
             if s is None or s.code == Code.SUCCESS:
                 if len(feasible) + 1 > to_find:
                     break
@@ -340,9 +346,14 @@ class SchedulingCore:
                 row = cols.row_of.get(name)
                 if row is not None:
                     mask[row] = False
-            run_full = partial(fwk.run_filter_plugins_with_nominated_pods, state, pod)
+            run_full = nominated_runner(fwk, state, pod) or partial(
+                fwk.run_filter_plugins_with_nominated_pods, state, pod)
         else:
             run_full = partial(fwk.run_filter_plugins, state, pod)
+        if len(mask) - int(np.count_nonzero(mask)) >= COLUMN_STATUSES_MIN:
+            run_full = column_runner(
+                fwk, state, pod, cols, self.nominator.nominated_pods if nominated_any else {},
+                run_full) or run_full
         run_remaining = None
         if remaining:
             run_fn = fwk.run_filter_plugins
@@ -366,6 +377,11 @@ class SchedulingCore:
             raise SchedulingError(s.message())
         assert scored is not None
         return scored
+
+
+#: from this many nodes the batch masks reject on, their statuses come from the node columns
+#: when the pod is resource-only (plugins/resource_only.py column_runner)
+COLUMN_STATUSES_MIN = 32
 
 
 class NoNodesAvailable(Exception):

@@ -42,6 +42,8 @@ from reference_impl.framework.status import Code, PostFilterResult, Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
+from reference_impl.plugins.defaultpreemption import fast_victims
+from reference_impl.plugins.defaultpreemption.fast_victims import ERR_NO_VICTIMS
 
 PREEMPT_NEVER = "Never"
 
@@ -50,7 +52,6 @@ QUEUE_SKIP = "QueueSkip"
 ASSIGNED_POD = "AssignedPod"
 DELETE = "Delete"
 
-ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_WAITING_POD = "waiting for the preemption for this pod to be finished"
 
 IsEligiblePodFunc = Callable[[NodeInfo, Victim, Pod], bool]
@@ -95,6 +96,8 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         if handle.behaviour("preempt-victim-order") == "pod-start-now":
             self.more_important_victim = more_important_pod_victim
         self._fallback_rng = random.Random(0)
+        #: the fast dry run's answers by node (fast_victims.victim_selector)
+        self._victim_cache: dict[str, Any] = {}
 
     # ----- PostFilter -----
     def post_filter(self, state: CycleState, pod: Pod, node_to_status: Any
@@ -197,6 +200,24 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
                         return False, "not eligible due to a terminating pod on the nominated node."
         return True, ""
 
+    def victim_selector(self, state: CycleState, preemptor: Pod) -> fast_victims.Selector | None:
+        """The dry run's fast ``select_victims_on_node`` for ``preemptor`` (no copy of the node
+        or the state; ``fast_victims``), or None when it could differ from
+        :meth:`select_victims_on_node` (which stays the specification): the preemptor runs a
+        Filter or PreFilter extension that reads the node's pods other than NodeResourcesFit,
+        or ``select_victims_on_node`` is not this class's."""
+        if type(self).select_victims_on_node is not _SPEC_SELECT_VICTIMS:
+            return None
+        fw = self.handle.framework
+        if fw is None:
+            return None
+        cacheable = (self.is_eligible_pod is _always_eligible
+                     and type(self).is_preemption_allowed_across_all_victim_nodes
+                     is _SPEC_ALLOWED)
+        return fast_victims.victim_selector(self, fw, state, preemptor, sort_slice,
+                                            filter_victims_with_pdb_violation,
+                                            self._victim_cache if cacheable else None)
+
     def select_victims_on_node(self, state: CycleState, preemptor: Pod, node_info: NodeInfo,
                                all_possible_victims: list[DomainVictim],
                                pdbs: Sequence[PDBStatus]
@@ -287,3 +308,9 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         if violating and non_violating:
             sort_slice(victims, self.more_important_victim)
         return [pi.pod for v in victims for pi in v.pods], num_violating, None
+
+
+#: the specification :meth:`DefaultPreemption.victim_selector` stands in for; a subclass or a
+#: replacement that changes it runs as written
+_SPEC_SELECT_VICTIMS = DefaultPreemption.select_victims_on_node
+_SPEC_ALLOWED = DefaultPreemption.is_preemption_allowed_across_all_victim_nodes
