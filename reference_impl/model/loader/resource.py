@@ -1,18 +1,8 @@
 """DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice and DeviceTaintRule
-manifests (resource.k8s.io/v1) -> the model (``model/dra.py``).
-
-The checks are the ones of ``pkg/apis/resource/validation/validation.go`` (v1.37.2) that the
-allocator relies on: one of ``exactly``/``firstAvailable`` per request, the allocation mode and
-its count, one value per attribute, exactly one node selection field per slice (and per device
-with ``perDeviceNodeSelection``), a pool with a name and a positive slice count. Defaults are
-``k8s.io/api``'s (pkg/apis/resource/v1/defaults.go): ``allocationMode: ExactCount``,
-``count: 1``, toleration ``operator: Equal``. A DeviceTaintRule is checked as
-``validateDeviceTaintRuleSpec`` does: a taint with a key and one of the three effects; the
-selector's ``deviceClassName`` and ``selectors`` are tombstoned since 1.35 (not in v1).
-Device configuration (a class's ``spec.config``, a claim's ``spec.devices.config``) is checked
-as ``validateDeviceConfiguration`` does: ``opaque`` with a ``driver`` and ``parameters`` that
-are a JSON object; a claim's config names requests or ``request/subrequest``s of the claim.
-"""
+manifests (resource.k8s.io/v1) -> the model (``model/dra.py``), with the checks of
+``pkg/apis/resource/validation/validation.go`` (v1.37.2) that the allocator relies on and the
+defaults of ``k8s.io/api`` (pkg/apis/resource/v1/defaults.go); docs/dra.md#objects lists
+them."""
 
 from __future__ import annotations
 
