@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from conformance.engines.mutants.patching import patched
 from reference_impl.model.loader import load_documents
 from reference_impl.model.loader.memo import LoadMemo
 
@@ -85,3 +86,22 @@ def test_a_changed_document_is_converted_again() -> None:
     got = load_documents(docs, memo=memo).cluster.pods[0]
     assert got.resources == load_documents(docs).cluster.pods[0].resources
     assert memo.hits == 1  # the node only
+
+
+def test_a_planted_bug_is_not_hidden_by_earlier_conversions() -> None:
+    """A mutant patches functions the loader calls (a pod's host ports, its requests): the
+    conversions a memo kept from before are forgotten when the patches are applied and when
+    they are restored (``patched`` calls ``forget_conversions``), else a mutant run after the
+    genuine reference saw the genuine pods (tests/test_mutants.py failed in suite order)."""
+    memo = LoadMemo()
+    docs = [node("n1"), pod("p", node="n1")]
+    load_documents(docs, memo=memo)
+    load_documents(docs, memo=memo)
+    assert memo.hits == 2
+    with patched([]):
+        load_documents(docs, memo=memo)
+        assert memo.hits == 2  # converted again
+        load_documents(docs, memo=memo)
+        assert memo.hits == 4
+    load_documents(docs, memo=memo)
+    assert memo.hits == 4  # and again after the restore

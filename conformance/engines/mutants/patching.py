@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from reference_impl.model.loader.memo import forget_conversions
 from reference_impl.plugins.registry import in_tree_registry
 
 
@@ -103,9 +104,12 @@ def _scan_sites(owner: Any, original: Any) -> list[tuple[Any, str]]:
 
 @contextmanager
 def patched(patches: Sequence[Patch]) -> Iterator[None]:
-    """Apply the patches, yield, then restore every replaced attribute (also on errors)."""
+    """Apply the patches, yield, then restore every replaced attribute (also on errors).
+    Conversions the loaders' memos kept are forgotten both times (``forget_conversions``):
+    they were made by the code as it was."""
     load_reference()
     undo: list[tuple[Any, str, Any]] = []
+    forget_conversions()
     try:
         for p in patches:
             owner, attr, raw, original = resolve_target(p.target)
@@ -122,3 +126,4 @@ def patched(patches: Sequence[Patch]) -> Iterator[None]:
     finally:
         for obj, name, old in reversed(undo):
             setattr(obj, name, old)
+        forget_conversions()

@@ -19,6 +19,17 @@ from reference_impl.model.objects import Node, Pod, PriorityClass
 
 T = TypeVar("T", Pod, Node)
 
+#: bumped by :func:`forget_conversions`; a memo made in another generation starts empty
+_generation = 0
+
+
+def forget_conversions() -> None:
+    """Every :class:`LoadMemo` forgets what it converted: the conversion code was replaced
+    (a planted bug patches functions the loader calls, such as a pod's host ports), so an
+    earlier conversion is no longer what a load would give."""
+    global _generation
+    _generation += 1
+
 
 class LoadMemo:
     """Pods and nodes converted by earlier loads (the module docstring). Holds at most
@@ -28,8 +39,12 @@ class LoadMemo:
         self.limit = limit
         self._objects: dict[Hashable, Pod | Node] = {}
         self.hits = 0
+        self._generation = _generation
 
     def _get(self, key: Hashable, convert: Callable[[], T]) -> T:
+        if self._generation != _generation:
+            self._objects.clear()
+            self._generation = _generation
         obj = self._objects.get(key)
         if obj is None:
             obj = convert()
