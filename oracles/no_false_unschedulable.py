@@ -120,6 +120,10 @@ def check(ctx: OracleContext) -> list[Violation]:
         if fits and state.terminating:
             # victims of a preemption still in flight may still occupy their nodes upstream
             fits = [n for n in fits if n in feasible_nodes(pod, state.with_terminating(), cfg)]
+        held = state.with_terminating_nominations()
+        if fits and held is not state:
+            # a pending pod being deleted keeps its nomination until the queue skips it
+            fits = [n for n in fits if n in feasible_nodes(pod, held, cfg)]
         if fits:
             listed = "; ".join(free_summary(pod, n, state) for n in fits[:MAX_LISTED])
             more = f" (and {len(fits) - MAX_LISTED} more)" if len(fits) > MAX_LISTED else ""

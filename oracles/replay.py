@@ -146,6 +146,17 @@ class ClusterState:
             pods_on.setdefault(node, []).append(pod)
         return dataclasses.replace(self, pods_on=pods_on)
 
+    def with_terminating_nominations(self) -> ClusterState:
+        """This state with the status nominations of pending pods being deleted counted (see
+        :meth:`nominates`): until the queue pops and skips such a pod, upstream's nominator
+        holds it whole, and pods of equal or lower priority see it on its node."""
+        extra = {k: p.nominated_node_name for k, p in self.pending.items()
+                 if p.is_terminating and p.nominated_node_name and k not in self.nominated
+                 and (self.served is None or p.scheduler_name in self.served)}
+        if not extra:
+            return self
+        return dataclasses.replace(self, nominated={**self.nominated, **extra})
+
     def bound_pod(self, key: str) -> tuple[str, Pod] | None:
         node = self.location.get(key)
         if node is None:

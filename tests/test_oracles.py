@@ -476,6 +476,23 @@ def test_no_false_unschedulable_allows_victims_still_terminating() -> None:
     assert v.node == "n1" and v.pod == "default/boss"
 
 
+def test_no_false_unschedulable_counts_the_nomination_of_a_pod_being_deleted() -> None:
+    """Found by .ci/run's soundness run on the upstream subject: a pending pod being deleted
+    keeps its status nomination in upstream's nominator until the queue pops and skips it
+    (skipPodSchedule), so a pod of equal priority tried before that does not fit beside it.
+    The replay cannot know when the skip happened: either verdict is allowed, and a pod that
+    fits beside the nomination too is still judged."""
+    leaving = pod("leaving", cpu="1")
+    leaving["metadata"].update(deletionTimestamp="2024-01-01T00:11:40Z",
+                               deletionGracePeriodSeconds=30)
+    leaving["status"] = {"nominatedNodeName": "n1"}
+    docs = [node("n1", cpu="2"), leaving, pod("p", cpu="2")]
+    assert nfu(docs, [unschedulable("p")]) == []
+    fits_beside = [node("n1", cpu="2"), leaving, pod("p", cpu="1")]
+    v = one(nfu(fits_beside, [unschedulable("p")]))
+    assert v.node == "n1"
+
+
 def test_no_false_unschedulable_preemption_also_sees_victims_still_terminating() -> None:
     """Found by the docker backend's differential run: a pod whose required anti-affinity
     matches another preemption's victims, still in the scheduler's cache, has no preemption
