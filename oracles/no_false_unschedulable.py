@@ -144,6 +144,9 @@ def check(ctx: OracleContext) -> list[Violation]:
             # its lower-priority pods makes room also with them still there
             nodes = [n for n in nodes if n in preemption_nodes(pod, state.with_terminating(),
                                                                cfg)]
+        if nodes and held is not state:
+            # so does the nomination of a pending pod being deleted
+            nodes = [n for n in nodes if n in preemption_nodes(pod, held, cfg)]
         if nodes and prof.preemption_num_candidates(len(nodes)) == 0:
             # Upstream keeps no candidate at all when the profile's candidate count is 0 (e.g.
             # minCandidateNodesAbsolute 0 and few nodes); the potential nodes are at least these.
