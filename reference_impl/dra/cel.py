@@ -14,6 +14,7 @@ is listed in docs/dra.md.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -304,6 +305,12 @@ def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
 
 
 _ENV = celpy.Environment()
+#: celpy keeps what it works on in attributes of shared objects and reads it back:
+#: ``CELParser.parse`` (``self.text = text``, then parses ``self.text``) and
+#: ``Environment.program`` (``self.runnable = ...``, then returns ``self.runnable``). Two
+#: threads compiling at once (the differential runs two reference subjects side by side) could
+#: each get the other's selector. Compiling and building the program hold this lock.
+_COMPILE_LOCK = threading.Lock()
 _LITERAL_TYPES = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double",
                   "STRING_LIT": "string", "BYTES_LIT": "bytes", "NULL_LIT": "null_type"}
 
@@ -350,7 +357,8 @@ class CompiledSelector:
         self.expression = expression
         self.consumable_capacity = consumable_capacity
         try:
-            ast = _ENV.compile(expression)
+            with _COMPILE_LOCK:
+                ast = _ENV.compile(expression)
         except CELParseError as e:
             raise CELCompileError(f"compilation failed: ERROR: <input>: Syntax error: "
                                   f"{str(e).strip()}") from None
@@ -362,7 +370,8 @@ class CompiledSelector:
         out = _literal_type(ast)
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
-        self._program = _ENV.program(ast, functions=FUNCTIONS)
+        with _COMPILE_LOCK:
+            self._program = _ENV.program(ast, functions=FUNCTIONS)
 
     def device_matches(self, device: DeviceView) -> bool:
         attributes: dict[str, dict[str, Any]] = {}

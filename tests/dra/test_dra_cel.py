@@ -6,11 +6,15 @@ in UNSUPPORTED with the reason (docs/dra.md)."""
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
+from reference_impl.dra import cel
 from reference_impl.dra.cel import (
     CELCompileError,
     CELMatchError,
@@ -203,3 +207,41 @@ def test_undeclared_reference_is_a_compile_error() -> None:
                                               r"undeclared reference to 'foo'"):
         compile_selector("device.driver == foo")
     compile_selector('device.attributes.exists(x, x == "a") && [1].all(y, [2].all(z, y < z))')
+
+
+class _SlowLogger:
+    """A logger whose ``debug`` sleeps: celpy's ``Environment.program`` logs between storing
+    the program it built and returning it, so the other threads run there."""
+
+    def debug(self, *args: Any, **kwargs: Any) -> None:
+        time.sleep(0.0005)
+
+
+def test_selectors_compiled_in_threads_at_once_each_keep_their_own_expression(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The differential runs two reference subjects in two threads; celpy keeps the text it
+    parses and the program it builds in attributes of objects shared by the process, so
+    without the compile lock a thread could get the other's selector (one matching another
+    driver): ``kschedconf run --suite all`` of an unmodified DynamicResources copy failed in CI
+    that way."""
+    monkeypatch.setattr(cel._ENV, "logger", _SlowLogger())
+    wrong: list[tuple[int, int]] = []
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+
+    def work(t: int) -> None:
+        for i in range(40):
+            driver = f"d{t}-{i}.example.com"
+            selector = compile_selector(f'device.driver == "{driver}"')
+            if not selector.device_matches(DeviceView(driver)):
+                wrong.append((t, i))
+
+    try:
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
