@@ -19,13 +19,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 @functools.lru_cache(maxsize=4096)
-def _sampled(options: tuple[Any, ...]) -> st.SearchStrategy[Any]:
-    return st.sampled_from(options)
+def _sampled(key: tuple[tuple[type, Any], ...]) -> st.SearchStrategy[Any]:
+    return st.sampled_from(tuple(option for _, option in key))
 
 
 def sampled(options: Iterable[Any]) -> st.SearchStrategy[Any]:
-    """``st.sampled_from`` over hashable options, built once per distinct tuple."""
-    return _sampled(tuple(options))
+    """``st.sampled_from`` over hashable options, built once per distinct tuple. The key holds
+    each option's type: ``(0, 1)`` equals ``(False, True)`` as a tuple, and the one built first
+    would be handed to the other."""
+    return _sampled(tuple((type(o), o) for o in options))
 
 
 _BOOLEANS = st.booleans()
@@ -52,7 +54,7 @@ def cached(fn: F) -> F:
     """``fn`` (a strategy constructor) built once per distinct arguments when they are all
     hashable; called as it is otherwise (a caller's list of features, a context holding
     manifests)."""
-    memo = functools.lru_cache(maxsize=4096)(fn)
+    memo = functools.lru_cache(maxsize=4096, typed=True)(fn)  # typed: 1 and True differ
     _MEMOS.append(memo)
 
     @functools.wraps(fn)

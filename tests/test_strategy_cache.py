@@ -8,7 +8,7 @@ import json
 from hypothesis import strategies as st
 
 from conformance.engines.properties import Property, draw_scenarios
-from strategies._cache import cached, clear_caches
+from strategies._cache import cached, clear_caches, sampled
 from strategies.objects import PodContext
 
 
@@ -49,3 +49,21 @@ def test_pod_contexts_hash_by_value() -> None:
     assert a == b and hash(a) == hash(b)
     c = PodContext(priority_classes=({**pc, "value": 999},))
     assert a != c
+
+
+def test_options_equal_as_values_but_of_other_types_get_their_own_strategy() -> None:
+    """``(0, 1) == (False, True)``: services draws an index from ``range(2)`` and ``sometimes``
+    a bool from ``(False, True)``; whichever was built first was handed to the other, so a
+    document could hold ``0`` where ``false`` was drawn."""
+    clear_caches()
+    ints = sampled(range(2))
+    bools = sampled((False, True))
+    assert ints is not bools
+    assert [type(x) for x in bools.elements] == [bool, bool]  # type: ignore[attr-defined]
+    assert [type(x) for x in ints.elements] == [int, int]  # type: ignore[attr-defined]
+
+    @cached
+    def make(x: object) -> st.SearchStrategy[object]:
+        return st.just(x)
+
+    assert make(1) is not make(True)
