@@ -21,6 +21,7 @@ from reference_impl.model.requests import (
     is_pod_resize_infeasible,
     pod_requests,
 )
+from reference_impl.plugins.noderesources.fit import is_pod_resize_deferred
 from reference_impl.releases import load, supported_releases
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.nodes import make_node
@@ -130,6 +131,21 @@ def test_a_deferred_resize_keeps_the_spec_in_the_max() -> None:
          .container_status("c", requests={"cpu": "2"}).resize_pending("Deferred").obj())
     assert not is_pod_resize_infeasible(p)
     assert pod_requests(p) == cpu("4")
+
+
+def test_is_pod_resize_deferred_reads_the_first_resize_pending_condition() -> None:
+    """component-helpers/resource/helpers.go IsPodResizeDeferred: the first PodResizePending
+    condition decides (reason Deferred), no condition is not deferred."""
+    def pod(*reasons: str) -> Pod:
+        w = make_pod("p").container(make_container("c").requests(cpu="1"))
+        for r in reasons:
+            w = w.resize_pending(r)
+        return w.obj()
+
+    assert is_pod_resize_deferred(pod("Deferred"))
+    assert is_pod_resize_deferred(pod("Deferred", "Infeasible"))
+    assert not is_pod_resize_deferred(pod("Infeasible", "Deferred"))
+    assert not is_pod_resize_deferred(pod())
 
 
 def test_only_the_first_resize_pending_condition_counts() -> None:

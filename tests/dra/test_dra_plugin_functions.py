@@ -25,9 +25,10 @@ Not restated, and why (gates: ``reference_impl/releases/v1_37_2.py``):
   ``runPreQueueingHintPlugins``); the reference's queue has no pre-queueing narrowing
   (docs/reference.md), so the plugin has no ``preQueueingHint``.
 - TestDynamicResources_DeferredResizeSkipped: a pod whose PodResizePending condition is
-  Deferred, with InPlacePodVerticalScalingSchedulerPreemption (Alpha, off); pod status
-  conditions are not modelled (``is_pod_resize_deferred`` in plugins/noderesources/fit.py is
-  always False), as for the other plugins' ``*_DeferredResizeSkipped``.
+  Deferred, with InPlacePodVerticalScalingSchedulerPreemption (Alpha, off): the scheduler's
+  handling of deferred resizes (the queue's and schedule_one's) is not modelled, so the
+  plugins' skips of such pods are not restated (the other plugins'
+  ``*_DeferredResizeSkipped`` neither).
 """
 
 from __future__ import annotations

@@ -345,11 +345,19 @@ def test_is_schedulable_after_device_class_change(name: str, pod: Pod, old: obje
 
 # ----- Test_isSchedulableAfterTargetPodScaleUp / Test_isSchedulableAfterAssignedPodScaleUp -----
 
-def test_is_schedulable_after_target_pod_scale_up() -> None:
-    """fit_test.go Test_isSchedulableAfterTargetPodScaleUp "skip-queue-on-pod-not-deferred"."""
+def deferred(pod: Pod) -> Pod:
+    """``.Condition(v1.PodResizePending, v1.ConditionTrue, v1.PodReasonDeferred)``."""
+    return dataclasses.replace(pod, resize_pending_reason="Deferred")
+
+
+@pytest.mark.parametrize("name,pod,hint", [
+    ("skip-queue-on-pod-not-deferred", make_pod("pod1", node="node1"), QUEUE_SKIP),
+    ("queue-on-deferred-target-pod-scale-up", deferred(make_pod("pod1", node="node1")), QUEUE),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_is_schedulable_after_target_pod_scale_up(name: str, pod: Pod, hint: str) -> None:
+    """fit_test.go Test_isSchedulableAfterTargetPodScaleUp."""
     pl = fit_gates_off(InPlacePodVerticalScalingSchedulerPreemption=True)
-    pod = make_pod("pod1", node="node1")
-    assert pl.is_schedulable_after_target_pod_scale_up(pod, None, None) == (QUEUE_SKIP, None)
+    assert pl.is_schedulable_after_target_pod_scale_up(pod, None, None) == (hint, None)
 
 
 @pytest.mark.parametrize("name,pod,old,new,hint,want_err", [
@@ -357,6 +365,12 @@ def test_is_schedulable_after_target_pod_scale_up() -> None:
     ("backoff-wrong-new-object", make_pod(), None, "not-a-pod", QUEUE, True),
     ("skip-queue-on-pod-not-deferred", make_pod("pod1", node="node1"),
      make_pod("pod2", node="node1"), make_pod("pod2", node="node1"), QUEUE_SKIP, False),
+    ("skip-queue-on-different-node-scale-up", deferred(make_pod("pod1", node="node1")),
+     make_pod("pod2", node="node2", req={"cpu": "1"}),
+     make_pod("pod2", node="node2", req={"cpu": "2"}), QUEUE_SKIP, False),
+    ("queue-on-same-node-scale-up", deferred(make_pod("pod1", node="node1")),
+     make_pod("pod2", node="node1", req={"cpu": "1"}),
+     make_pod("pod2", node="node1", req={"cpu": "2"}), QUEUE, False),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_is_schedulable_after_assigned_pod_scale_up(name: str, pod: Pod, old: object,
                                                     new: object, hint: str,

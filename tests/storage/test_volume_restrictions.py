@@ -7,8 +7,8 @@ Test_isSchedulableAfterAssignedPodDeleted, Test_isSchedulableAfterPersistentVolu
 
 Not restated:
 - TestVolumeRestrictions_DeferredResizeSkipped: needs a pod whose status carries a deferred
-  resize with InPlacePodVerticalScalingSchedulerPreemption on; pod status conditions are not
-  modelled (``is_pod_resize_deferred`` is always false, docs/reference.md).
+  resize with InPlacePodVerticalScalingSchedulerPreemption (alpha) on; the plugin's skip of
+  such pods is not modelled (docs/reference.md).
 - Test_isSchedulableAfterPersistentVolumeClaimChange/"error-wrong-new-object": upstream passes a
   ``*v1.Pod`` as the new object and expects an error; restated below as a type error of ours
   ("own: error-wrong-new-object").

@@ -43,6 +43,7 @@ from reference_impl.framework.vectorised import fill_per_node
 from reference_impl.model.objects import CPU, EPHEMERAL_STORAGE, MEMORY, Node, Pod, Resource
 from reference_impl.model.requests import (
     MAX_OF_SUMS,
+    POD_REASON_DEFERRED,
     is_extended_resource_name,
     is_scalar_resource_name,
     max_resource,
@@ -287,9 +288,8 @@ def as_objects(old_obj: Any, new_obj: Any, cls: type, type_name: str) -> str | N
 
 def is_pod_resize_deferred(pod: Pod) -> bool:
     """``resource.IsPodResizeDeferred`` (staging/src/k8s.io/component-helpers/resource/
-    helpers.go): the pod's PodResizePending condition has reason Deferred. Pod status
-    conditions are not modelled, so never."""
-    return False
+    helpers.go): the pod's first PodResizePending condition has reason Deferred."""
+    return pod.resize_pending_reason == POD_REASON_DEFERRED
 
 
 def is_fit(pod: Pod, node: Node | None, enable_pod_level_resources: bool,
