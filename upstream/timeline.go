@@ -374,6 +374,17 @@ func (w *world) apply(ev tlEvent) (string, error) {
 				return "", err
 			}
 		}
+		// The resourceclaim controller (dra.go createTemplateClaims): the claims of the pod's
+		// templates first, their ResourceClaim Add events delivered (settle), then the pod with
+		// its status.resourceClaimStatuses, so PreEnqueue finds them (as the reference's
+		// Simulation._apply_createPod).
+		if created, err := w.createTemplateClaims(p); err != nil {
+			return "", err
+		} else if created {
+			if err := w.settle(); err != nil {
+				return "", err
+			}
+		}
 		if err := w.tracker.Create(podsGVR, p, p.Namespace); err != nil {
 			return "", err
 		}
