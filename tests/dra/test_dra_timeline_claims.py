@@ -6,7 +6,8 @@ the claim when the pod appears, named as the loader's pass names it
 created yet``). Both the reference simulation (``Simulation._apply_createPod``) and the
 upstream subject (upstream/dra.go ``createTemplateClaims``) do it; the upstream test is skipped
 when the binary is not built. The control-plane backends run no resourceclaim controller and
-refuse such scenarios (conformance/backends/refusals.py)."""
+refuse such scenarios (conformance/backends/refusals.py). The ``dra_allocations`` oracle judges
+such a claim by its template."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
-from dra.gpu_scenarios import device, pod, template_only
+from dra.gpu_scenarios import GPU, device, pod, template_only
+from oracles import dra_allocations
+from oracles.base import OracleContext
 from reference_impl.model.loader.defaults import _deterministic_uid
 from reference_impl.model.loader.resourceclaims import add_template_claims, template_claim_name
 
@@ -118,3 +121,20 @@ def test_backends_refuse_a_timeline_pod_with_a_template_claim() -> None:
     docs[-1]["spec"]["events"][0]["pod"]["spec"]["resourceClaims"][0][
         "resourceClaimTemplateName"] = "missing"
     _plan(docs)
+
+
+def test_the_oracle_judges_a_timeline_pods_claim_by_its_template() -> None:
+    """dra_allocations finds the claim of a timeline pod (not in the initial cluster) through
+    its template: the reference's allocation passes; the device of another pod's claim given
+    to it is a device used by two claims at once."""
+    docs = timeline_docs()
+    sc = ScenarioInput(docs, name="dra-timeline")
+    ctx = OracleContext.build(sc, ReferenceSubject().run(sc))
+    assert dra_allocations.check(ctx) == []
+    late = ctx.result["resourceClaims"]["default/p-late"][0]["allocation"]["devices"][0]
+    late["device"] = "gpu-0"  # p-tmpl-a's
+    found = dra_allocations.check(ctx)
+    first = next(c["claim"] for c in ctx.result["resourceClaims"]["default/p-tmpl-a"])
+    assert [v.message for v in found] == [
+        f"device {GPU}/node-1/gpu-0 is allocated to 2 claims at once: "
+        f"default/{late_claim_name(docs)}, default/{first}"]
