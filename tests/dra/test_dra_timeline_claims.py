@@ -11,6 +11,7 @@ such a claim by its template."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -95,9 +96,27 @@ def test_upstream_subject_creates_the_claim_of_a_timeline_pod(upstream: Upstream
     assert up.result["resourceClaims"] == ref["resourceClaims"]
 
 
-def test_upstream_subject_names_a_recreated_pods_claim_as_the_reference(
-        upstream: UpstreamSubject) -> None:
+def out_of_order_docs() -> list[dict[str, Any]]:
+    """``recreated_docs`` with the events written out of time order: the pod created at 4s
+    comes first in the document."""
     docs = recreated_docs()
+    events = docs[-1]["spec"]["events"]
+    docs[-1]["spec"]["events"] = [events[2], events[0], events[1]]
+    return docs
+
+
+def test_uids_follow_the_order_of_creation_not_of_the_document() -> None:
+    ref = ReferenceSubject().run(ScenarioInput(out_of_order_docs(), name="dra-timeline")).result
+    docs = recreated_docs()
+    assert ref["resourceClaims"] == ReferenceSubject().run(
+        ScenarioInput(docs, name="dra-timeline")).result["resourceClaims"]
+
+
+@pytest.mark.parametrize("make", [recreated_docs, out_of_order_docs],
+                         ids=["recreated", "out-of-order"])
+def test_upstream_subject_names_a_recreated_pods_claim_as_the_reference(
+        upstream: UpstreamSubject, make: Callable[[], list[dict[str, Any]]]) -> None:
+    docs = make()
     up = upstream.run(ScenarioInput(docs, name="dra-timeline")).result
     ref = ReferenceSubject().run(ScenarioInput(docs, name="dra-timeline")).result
     assert up["bindings"] == ref["bindings"]
