@@ -139,16 +139,41 @@ def _requests(claim: ResourceClaim) -> Iterator[tuple[str, ExactDeviceRequest]]:
             yield f"{r.name}/{sub.name}", sub.exactly
 
 
+def _timeline_templates(ctx: OracleContext) -> dict[tuple[str, str], str]:
+    """(pod key, entry name) -> ResourceClaimTemplate name of the pods the timeline creates:
+    their claims are made when the event is applied (docs/dra.md, "Claims from templates"),
+    so they are not in the initial cluster."""
+    out: dict[tuple[str, str], str] = {}
+    events = ((ctx.timeline or {}).get("spec") or {}).get("events") or []
+    for e in events if isinstance(events, list) else ():
+        pod = e.get("pod") if isinstance(e, dict) and e.get("action") == "createPod" else None
+        if not isinstance(pod, dict):
+            continue
+        meta = pod.get("metadata") or {}
+        key = f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+        for pc in (pod.get("spec") or {}).get("resourceClaims") or ():
+            if isinstance(pc, dict) and pc.get("resourceClaimTemplateName"):
+                out[(key, str(pc.get("name")))] = str(pc["resourceClaimTemplateName"])
+    return out
+
+
 def _allocated(ctx: OracleContext) -> Iterator[tuple[str, str, ResourceClaim, list[Any]]]:
     """(pod key, node, claim, result devices) of every bound pod's allocated claim that the
-    input had not allocated."""
+    input had not allocated; a claim made for a pod the timeline creates is judged by its
+    template's spec."""
     bindings = ctx.result.get("bindings") or {}
     dra = ctx.cluster.dra
+    templates = _timeline_templates(ctx) if ctx.timeline else {}
     for pod_key, entries in sorted((ctx.result.get("resourceClaims") or {}).items()):
         node = bindings.get(pod_key)
         ns = pod_key.partition("/")[0]
         for e in entries or ():
             claim = dra.claims.get(f"{ns}/{e.get('claim')}")
+            tname = templates.get((pod_key, str(e.get("name"))))
+            template = dra.claim_templates.get(f"{ns}/{tname}") if tname else None
+            if claim is None and template is not None and e.get("claim"):
+                claim = ResourceClaim(namespace=ns, name=str(e["claim"]), uid="",
+                                      spec=template.spec)
             alloc = e.get("allocation")
             if node is None or claim is None or not alloc or claim.allocation is not None:
                 continue

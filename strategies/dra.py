@@ -22,7 +22,7 @@ from strategies.clusters import GeneratedCluster
 from strategies.sizes import SMALL, Sizes
 
 __all__ = ["DRA_BINDING_FEATURE", "DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "binding_conditions",
-           "dra_documents", "with_template_claims"]
+           "dra_documents", "with_template_claims", "timeline_claims"]
 
 Doc = dict[str, Any]
 
@@ -438,6 +438,56 @@ def with_template_claims(documents: list[Doc]) -> list[Doc]:
     claims (upstream's scheduler creates none; docs/dra.md)."""
     return [doc for _, _, doc in add_template_claims(
         [("generated", i + 1, d) for i, d in enumerate(documents)])]
+
+
+#: the name of the ``spec.resourceClaims`` entry a timeline pod gets (``timeline_claims``)
+TIMELINE_CLAIM_ENTRY = "dev-tl"
+#: the claim spec of half the templates ``timeline_claims`` adds: one GPU, no selector (a
+#: drawn spec rarely fits what the pending pods left)
+ONE_GPU: Doc = {"devices": {"requests": [{"name": "gpu", "exactly": {
+    "deviceClassName": GPU_DRIVER, "allocationMode": "ExactCount", "count": 1}}]}}
+
+
+@st.composite
+def timeline_claims(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None) -> list[Doc]:
+    """Template claims for pods the timeline creates: in three DRA scenarios in four, each
+    ``createPod`` pod without ``spec.nodeName`` (timed or triggered) gets, three in four, a
+    ``spec.resourceClaims`` entry naming a ResourceClaimTemplate of its namespace (one the
+    scenario has, or a new one: a drawn spec or, one in two, ``ONE_GPU``). Their claims are
+    made when the event creates the pod, by each subject, as the resourceclaim controller
+    would (docs/dra.md, "Claims from templates"); no claim is written into the documents.
+    Returns the new templates (for ``documents``; the timeline's pods are changed in place).
+    Drawn after the rest of the scenario, so that the rest is what it was without it."""
+    events = [e for e in ((timeline or {}).get("spec") or {}).get("events") or []
+              if e.get("action") == "createPod" and not e["pod"]["spec"].get("nodeName")]
+    if not events or draw(integers(0, 3)) == 0:
+        return []
+    classes = _class_names_of([d for d in documents if d.get("kind") == "DeviceClass"])
+    templates: dict[str, list[str]] = {}
+    for d in documents:
+        if d.get("kind") == "ResourceClaimTemplate" and d.get("apiVersion") == RESOURCE_V1:
+            templates.setdefault(d["metadata"].get("namespace", "default"), []).append(
+                d["metadata"]["name"])
+    new: list[Doc] = []
+    for e in events:
+        if not classes or draw(integers(0, 3)) == 0:
+            continue
+        pod = e["pod"]
+        ns = pod["metadata"].get("namespace", "default")
+        known = templates.get(ns, [])
+        if known and draw(booleans()):
+            name = draw(sampled(known))
+        else:
+            name = f"template-tl-{len(new)}"
+            spec = draw(claim_specs(classes)) if draw(booleans()) else ONE_GPU
+            new.append({"apiVersion": RESOURCE_V1, "kind": "ResourceClaimTemplate",
+                        "metadata": {"name": name, "namespace": ns},
+                        "spec": {"spec": copy.deepcopy(spec)}})
+            templates.setdefault(ns, []).append(name)
+        pod["spec"]["resourceClaims"] = [
+            *(pod["spec"].get("resourceClaims") or []),
+            {"name": TIMELINE_CLAIM_ENTRY, "resourceClaimTemplateName": name}]
+    return new
 
 
 def binding_conditions(config: Doc | None, timeline: Doc | None) -> tuple[Doc, Doc]:

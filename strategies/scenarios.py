@@ -30,6 +30,7 @@ from strategies.dra import (
     DRA_FEATURE,
     binding_conditions,
     dra_documents,
+    timeline_claims,
     with_template_claims,
 )
 from strategies.services import selecting_objects
@@ -83,7 +84,9 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
         timeline["spec"]["events"] = [*timeline["spec"]["events"], *triggered]
     if binding and dra:
         config, timeline = binding_conditions(config, timeline)
+    seed = draw(integers(0, 2**16))
+    if dra:  # drawn last: the rest of the scenario is what it was without it
+        documents += draw(timeline_claims(documents, timeline))
     if timeline is not None:
         documents.append(timeline)
-    seed = draw(integers(0, 2**16))
     return ScenarioInput(documents, config, seed, name)

@@ -7,18 +7,22 @@ package main
 // allocations the plugin wrote in PreBind are read back from the claims' status for the
 // SimulationResult (docs/dra.md "Results").
 //
-// Claims created from a pod's ResourceClaimTemplate are not created here (upstream, the
-// resourceclaim controller of kube-controller-manager does it): the harness's pre-pass writes
-// the claim and the pod's status.resourceClaimStatuses into the input.
+// Claims created from the ResourceClaimTemplate of a pod of the input are not created here
+// (upstream, the resourceclaim controller of kube-controller-manager does it): the harness's
+// pre-pass writes the claim and the pod's status.resourceClaimStatuses into the input. For a
+// pod a timeline createPod event creates, createTemplateClaims does the controller's part when
+// the event is applied (timeline.go).
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"strings"
 	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,6 +41,7 @@ var (
 	claimsGVR        = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "resourceclaims"}
 	slicesGVR        = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "resourceslices"}
 	deviceClassesGVR = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "deviceclasses"}
+	templatesGVR     = schema.GroupVersionResource{Group: resourceGroup, Version: "v1", Resource: "resourceclaimtemplates"}
 )
 
 // draObjects are the resource.k8s.io/v1 objects of the input, in input order.
@@ -208,6 +213,89 @@ func (w *world) addDRAObjects(cl *Cluster) error {
 		}
 	}
 	return nil
+}
+
+// ----- the resourceclaim controller's claims for pods the timeline creates -----
+
+// podResourceClaimAnnotation is resourceapi.PodResourceClaimAnnotation (spelled out: the
+// constant is not in every supported release's k8s.io/api).
+const podResourceClaimAnnotation = "resource.kubernetes.io/pod-claim-name"
+
+// claimGenerateName is handleClaim's generateName (pkg/controller/resourceclaim/controller.go
+// of v1.37.2): "<pod>-<pod claim>-", or when longer than 57 characters both names cut in
+// proportion to their length, without the trailing hyphen (resourceclaims.claim_generate_name).
+func claimGenerateName(podName, podClaimName string) string {
+	generate := podName + "-" + podClaimName + "-"
+	const maxBaseLen = 57
+	if n := len(generate); n > maxBaseLen {
+		generate = podName[:len(podName)*maxBaseLen/n] + "-" + podClaimName[:len(podClaimName)*maxBaseLen/n]
+	}
+	return generate
+}
+
+// createTemplateClaims does handleClaim (controller.go) for a pod about to be created: for each
+// of its spec.resourceClaims with a resourceClaimTemplateName, no status entry and a template in
+// the fake API server, it creates the ResourceClaim (the pod as controller owner, the template's
+// annotations plus resource.kubernetes.io/pod-claim-name, its labels and spec) and adds the
+// entry to p.Status.ResourceClaimStatuses. The name is the reference's
+// (reference_impl/model/loader/resourceclaims.py template_claim_name): generateName with the
+// key "ResourceClaim/<namespace>/<pod uid>/<n>", n counting from 0 past names taken; the uid is
+// deterministicUID's. A missing template leaves the entry out (the controller would retry; the
+// pod waits at PreEnqueue). It returns whether it created a claim.
+func (w *world) createTemplateClaims(p *v1.Pod) (bool, error) {
+	known := map[string]bool{}
+	for _, s := range p.Status.ResourceClaimStatuses {
+		known[s.Name] = true
+	}
+	created := false
+	for _, pc := range p.Spec.ResourceClaims {
+		if pc.ResourceClaimTemplateName == nil || known[pc.Name] {
+			continue
+		}
+		obj, err := w.tracker.Get(templatesGVR, p.Namespace, *pc.ResourceClaimTemplateName)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return created, err
+		}
+		template := obj.(*resourceapi.ResourceClaimTemplate)
+		base := claimGenerateName(p.Name, pc.Name)
+		var name string
+		for n := 0; ; n++ {
+			name = generateName(base, fmt.Sprintf("ResourceClaim/%s/%s/%d", p.Namespace, p.UID, n))
+			if _, err := w.tracker.Get(claimsGVR, p.Namespace, name); apierrors.IsNotFound(err) {
+				break
+			}
+		}
+		annotations := map[string]string{}
+		for k, v := range template.Spec.ObjectMeta.Annotations {
+			annotations[k] = v
+		}
+		annotations[podResourceClaimAnnotation] = pc.Name
+		isTrue := true
+		claim := &resourceapi.ResourceClaim{
+			ObjectMeta: metav1.ObjectMeta{
+				Name:      name,
+				Namespace: p.Namespace,
+				UID:       deterministicUID("ResourceClaim", p.Namespace, name),
+				OwnerReferences: []metav1.OwnerReference{{
+					APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID, Controller: &isTrue,
+				}},
+				Annotations: annotations,
+				Labels:      template.Spec.ObjectMeta.Labels,
+			},
+			Spec: *template.Spec.Spec.DeepCopy(),
+		}
+		if err := w.tracker.Create(claimsGVR, claim, p.Namespace); err != nil {
+			return created, err
+		}
+		created = true
+		claimName := name
+		p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses,
+			v1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &claimName})
+	}
+	return created, nil
 }
 
 // ----- results -----

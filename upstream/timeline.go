@@ -164,13 +164,6 @@ func parseTimeline(o rawObject, cl *Cluster) (*timeline, error) {
 			if err := admitPod(p, cl.PriorityClasses); err != nil {
 				return nil, fmt.Errorf("%s.pod: %v", path, err)
 			}
-			// A pod created again under a used UID gets "-2", "-3", ... (as the Python side).
-			base, n := p.UID, 1
-			for uids[p.UID] {
-				n++
-				p.UID = types.UID(fmt.Sprintf("%s-%d", base, n))
-			}
-			uids[p.UID] = true
 			ev.pod, ev.target = p, podKey(p)
 		case "deleteNode", "cordon", "uncordon", "labelNode", "taintNode", "untaintNode":
 			ev.target = str("node")
@@ -239,6 +232,25 @@ func parseTimeline(o rawObject, cl *Cluster) (*timeline, error) {
 	for i := 1; i < len(tl.events); i++ {
 		for j := i; j > 0 && tl.events[j].at < tl.events[j-1].at; j-- {
 			tl.events[j], tl.events[j-1] = tl.events[j-1], tl.events[j]
+		}
+	}
+	// A pod created again under a used UID gets "-2", "-3", ... in the order the pods are
+	// created, as the Python side (Simulation._apply_createPod) names them at run time: the
+	// timed events in time order, then the triggered ones (whose pods are created once, so a
+	// suffix there needs a UID given twice in the input). The names of the claims made from
+	// the pods' templates follow their UID (dra.go createTemplateClaims).
+	for _, evs := range [][]tlEvent{tl.events, tl.triggered} {
+		for _, ev := range evs {
+			if ev.action != "createPod" {
+				continue
+			}
+			p := ev.pod
+			base, n := p.UID, 1
+			for uids[p.UID] {
+				n++
+				p.UID = types.UID(fmt.Sprintf("%s-%d", base, n))
+			}
+			uids[p.UID] = true
 		}
 	}
 	return tl, nil
@@ -371,6 +383,17 @@ func (w *world) apply(ev tlEvent) (string, error) {
 			ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.Namespace, UID: deterministicUID("Namespace", "", p.Namespace)}}
 			legacyscheme.Scheme.Default(ns)
 			if err := w.tracker.Create(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}, ns, ""); err != nil {
+				return "", err
+			}
+		}
+		// The resourceclaim controller (dra.go createTemplateClaims): the claims of the pod's
+		// templates first, their ResourceClaim Add events delivered (settle), then the pod with
+		// its status.resourceClaimStatuses, so PreEnqueue finds them (as the reference's
+		// Simulation._apply_createPod).
+		if created, err := w.createTemplateClaims(p); err != nil {
+			return "", err
+		} else if created {
+			if err := w.settle(); err != nil {
 				return "", err
 			}
 		}

@@ -19,7 +19,10 @@ from conformance.backends.dra import (
     is_dra,
     plan_object,
 )
-from conformance.backends.refusals import refuse_claim_listed_twice
+from conformance.backends.refusals import (
+    refuse_claim_listed_twice,
+    refuse_timeline_template_claims,
+)
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported, SubjectError
 from reference_impl.model.errors import InputError
@@ -243,6 +246,7 @@ class Planner:
         plan.until = timeline.until if timeline is not None else None
         refuse_storage(cluster, scenario.name)
         refuse_claim_listed_twice(cluster, timeline, scenario.name, plan.responsible_names)
+        refuse_timeline_template_claims(cluster, timeline, scenario.name)
         if cluster.dra.taint_rules and not self.taint_rules:
             names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
             self.warnings.append(

@@ -3,7 +3,9 @@ front with a stated reason (:class:`ScenarioUnsupported`: the diff and golden en
 a scenario and say why), as ``plan.refuse_storage`` refuses storage: a pod that names one
 ResourceClaim in two entries of ``spec.resourceClaims``, which kube-scheduler never binds on a
 real API server (docs/upstream-deviations.md#upstream-dra-claim-listed-twice; the Go lines in
-:func:`refuse_claim_listed_twice`)."""
+:func:`refuse_claim_listed_twice`); and a pod a timeline event creates whose claim comes from
+a ResourceClaimTemplate, whose claim no resourceclaim controller would create
+(:func:`refuse_timeline_template_claims`)."""
 
 from __future__ import annotations
 
@@ -66,3 +68,41 @@ def refuse_claim_listed_twice(cluster: Cluster, timeline: Scenario | None, name:
                 f"API server kube-scheduler never binds it (every PreBind fails with "
                 f"\"status.reservedFor: Duplicate value\", {CLAIM_LISTED_TWICE}) and the "
                 "scenario would never settle")
+
+
+def timeline_template_claims(cluster: Cluster, timeline: Scenario | None) -> list[tuple[Pod, str]]:
+    """The (pod, template) pairs of the pods ``timeline``'s ``createPod`` events create that
+    name an existing ResourceClaimTemplate of their namespace in an entry without a
+    ``status.resourceClaimStatuses`` entry: those whose claim the reference and the upstream
+    subject create when the event is applied (docs/dra.md, "Claims from templates")."""
+    out: list[tuple[Pod, str]] = []
+    for ev in (*timeline.events, *timeline.triggered) if timeline is not None else ():
+        if ev.action != "createPod" or ev.pod is None:
+            continue
+        known = {name for name, _ in ev.pod.resource_claim_statuses}
+        for src in ev.pod.resource_claim_sources:
+            t = src.resource_claim_template_name
+            if (t is not None and src.name not in known
+                    and f"{ev.pod.namespace}/{t}" in cluster.dra.claim_templates):
+                out.append((ev.pod, t))
+    return out
+
+
+def refuse_timeline_template_claims(cluster: Cluster, timeline: Scenario | None,
+                                    name: str) -> None:
+    """Raise :class:`ScenarioUnsupported` when a pod the timeline creates has a claim to be
+    made from a ResourceClaimTemplate. The backends run no kube-controller-manager, so no
+    resourceclaim controller (``handleClaim``, pkg/controller/resourceclaim/controller.go)
+    creates that claim: the pod would wait at PreEnqueue ("ResourceClaim not created yet")
+    where the reference and the upstream subject, which create the claim when the event is
+    applied, schedule it. The claims of the pods loaded at the start are created by the
+    backends from the documents (``with_controller_claims``); those of timeline pods are not."""
+    found = timeline_template_claims(cluster, timeline)
+    if found:
+        pod, template = found[0]
+        raise ScenarioUnsupported(
+            f"scenario {name}: pod {pod.namespace}/{pod.name}, created by the timeline, has a "
+            f"claim from ResourceClaimTemplate {pod.namespace}/{template}; the backends run no "
+            "resourceclaim controller, so nothing would create that claim when the event "
+            "creates the pod (the reference and the upstream subject do): not supported by "
+            "this subject")

@@ -18,6 +18,7 @@ from typing import Any
 from reference_impl.framework.status import Status
 from reference_impl.framework.types import next_generation
 from reference_impl.model import scenario as sc
+from reference_impl.model.loader.resourceclaims import create_pod_template_claims
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.plugins.dynamicresources.claims import claim_results, extended_claim_status
 from reference_impl.scheduler.clock import SECOND, VirtualClock, parse_duration, to_seconds
@@ -531,7 +532,7 @@ class Simulation:
         while uid in self.uids:
             n += 1
             uid = f"{pod.uid}-{n}"
-        pod = self.s.accounted(dataclasses.replace(pod, uid=uid, order=self.next_pod_order))
+        pod = dataclasses.replace(pod, uid=uid, order=self.next_pod_order)
         self.next_pod_order += 1
         self.uids.add(uid)
         s = self.s
@@ -539,6 +540,17 @@ class Simulation:
             ns = Namespace(pod.namespace, {LABEL_METADATA_NAME: pod.namespace})
             s.snapshot.namespaces[ns.name] = ns
             s.cluster.namespaces.setdefault(ns.name, ns)
+        # The resourceclaim controller's handleClaim (pkg/controller/resourceclaim/
+        # controller.go): the claims of the pod's templates, created (and their ResourceClaim
+        # Add events delivered) before the pod is added, with its resourceClaimStatuses, so
+        # that PreEnqueue finds them; as the loader's pass names them.
+        # (Not for a pod bound to a missing node, which is skipped below, as upstream/timeline.go
+        # skips it before anything is created.)
+        if not pod.node_name or pod.node_name in self.nodes:
+            claims, _ = create_pod_template_claims(pod, s.cluster.dra)
+            for claim in claims:
+                self._storage_changed("ResourceClaim", None, claim)
+        pod = s.accounted(pod)
         self._set_pod(None, pod)
         if pod.node_name:  # addAssignedPodToCache
             if pod.node_name not in self.nodes:

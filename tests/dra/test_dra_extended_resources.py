@@ -8,7 +8,6 @@ on the upstream subject when it is built."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from conformance.engines.diff.normalize import normalize_explanation
 from conformance.engines.golden import read_scenario_file
 from conformance.reporters.tables import explanation_table
 from conformance.subjects.reference import ReferenceSubject
-from conformance.subjects.upstream import UpstreamSubject, binary_available
+from conformance.subjects.upstream import UpstreamSubject
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.testing import FakeHandle
@@ -430,15 +429,6 @@ SCENARIOS = {
         make_pod("p0").namespace("default").req({EXT: 2}).resource_claim(
             "mine", claim="one").manifest()],
 }
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[UpstreamSubject]:
-    if not binary_available():
-        pytest.skip("upstream subject not built: run upstream/build.sh")
-    subject = UpstreamSubject()
-    yield subject
-    subject.close()
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -9,7 +9,10 @@ added and the pods get an explicit ``metadata.uid`` and ``status.resourceClaimSt
 loader runs ``create_template_claims`` on the loaded objects too, for documents loaded
 directly; after the pre-pass it has nothing left to do (a pod that already has a status entry
 for the claim, a dump, is kept as it is). Names are ``generateName`` made deterministic
-(``generated_names.py``): ``template_claim_name``, shared by both.
+(``generated_names.py``): ``template_claim_name``, shared by both. A pod a timeline
+``createPod`` event creates gets its claims when the event is applied
+(``create_pod_template_claims``, called by reference_impl/scheduler/simulation.py; the upstream
+subject's upstream/dra.go ``createTemplateClaims`` names them by the same rule).
 """
 
 from __future__ import annotations
@@ -50,25 +53,38 @@ def create_template_claims(pods: Iterable[Pod], dra: DRAObjects) -> list[str]:
     to, ``dra``. Returns the warnings."""
     warnings: list[str] = []
     for pod in pods:
-        known = {name for name, _ in pod.resource_claim_statuses}
-        added: list[tuple[str, str | None]] = []
-        for pc in pod.resource_claim_sources:
-            if pc.resource_claim_template_name is None or pc.name in known:
-                continue
-            template = dra.claim_templates.get(f"{pod.namespace}/{pc.resource_claim_template_name}")
-            if template is None:
-                warnings.append(
-                    f"pod {pod.key}: resource claim template "
-                    f"{pc.resource_claim_template_name!r} not found: no ResourceClaim is "
-                    f"created for claim {pc.name!r} (the pod waits for it)")
-                continue
-            claim = _new_claim(dra, pod, pc.name, template.spec, template.labels,
-                               template.annotations)
-            dra.claims[f"{claim.namespace}/{claim.name}"] = claim
-            added.append((pc.name, claim.name))
-        if added:
-            pod.resource_claim_statuses = (*pod.resource_claim_statuses, *added)
+        warnings += create_pod_template_claims(pod, dra)[1]
     return warnings
+
+
+def create_pod_template_claims(pod: Pod, dra: DRAObjects
+                               ) -> tuple[list[ResourceClaim], list[str]]:
+    """``handleClaim`` for one pod (see ``create_template_claims``): the claims created (and
+    added to ``dra``; the pod's ``resource_claim_statuses`` gets their entries) and the
+    warnings. The simulation calls it when a timeline ``createPod`` event creates a pod
+    (reference_impl/scheduler/simulation.py), as the controller reacts to the pod's add."""
+    warnings: list[str] = []
+    created: list[ResourceClaim] = []
+    known = {name for name, _ in pod.resource_claim_statuses}
+    added: list[tuple[str, str | None]] = []
+    for pc in pod.resource_claim_sources:
+        if pc.resource_claim_template_name is None or pc.name in known:
+            continue
+        template = dra.claim_templates.get(f"{pod.namespace}/{pc.resource_claim_template_name}")
+        if template is None:
+            warnings.append(
+                f"pod {pod.key}: resource claim template "
+                f"{pc.resource_claim_template_name!r} not found: no ResourceClaim is "
+                f"created for claim {pc.name!r} (the pod waits for it)")
+            continue
+        claim = _new_claim(dra, pod, pc.name, template.spec, template.labels,
+                           template.annotations)
+        dra.claims[f"{claim.namespace}/{claim.name}"] = claim
+        created.append(claim)
+        added.append((pc.name, claim.name))
+    if added:
+        pod.resource_claim_statuses = (*pod.resource_claim_statuses, *added)
+    return created, warnings
 
 
 def template_claim_name(namespace: str, pod_name: str, pod_uid: str, pod_claim_name: str,
