@@ -580,3 +580,11 @@ def test_scalar_insufficient_reasons_compared_in_any_order() -> None:
             {"plugin": "NodeResourcesFit", "code": "Unschedulable", "reasons": reasons}]}]}
     assert normalize_explanation(explanation(up)) == normalize_explanation(explanation(ref))
     assert normalize_explanation(explanation(up[:2])) != normalize_explanation(explanation(ref))
+
+    # a preemption explanation's nodes where preemption cannot help (seen flaky with `diff
+    # --sizes dra=40` on v1.34.4 and v1.35.4)
+    def preemption(reasons: list[str]) -> dict[str, Any]:
+        return {"preemption": {"notCandidates": {
+            "n": ["preemption cannot help: " + r for r in reasons]}}}
+    assert normalize_explanation(preemption(up)) == normalize_explanation(preemption(ref))
+    assert normalize_explanation(preemption(up[:2])) != normalize_explanation(preemption(ref))

@@ -130,6 +130,8 @@ def field_pattern(path: Sequence[Any]) -> str:
 
 #: the resources ``fitsRequest`` checks in a fixed order before the scalar ones
 _FIXED_RESOURCES = frozenset({"pods", "cpu", "memory", "ephemeral-storage"})
+#: how the reference's explanation words a node where preemption cannot help (explain.py)
+_NOT_CANDIDATE = "preemption cannot help: "
 
 
 def scalar_reasons_sorted(reasons: Any) -> Any:
@@ -137,12 +139,14 @@ def scalar_reasons_sorted(reasons: Any) -> Any:
     upstream's NodeResourcesFit lists them in Go map order (``fitsRequest`` ranges over
     ``podRequest.ScalarResources``, pkg/scheduler/framework/plugins/noderesources/fit.go of
     every supported release), a random order, so both sides' are compared sorted; the other
-    reasons keep their order."""
+    reasons keep their order. A preemption explanation's ``notCandidates`` reasons carry the
+    prefix ``preemption cannot help: `` and are sorted the same way."""
     if not isinstance(reasons, list):
         return reasons
     places = [i for i, r in enumerate(reasons) if isinstance(r, str)
-              and r.startswith("Insufficient ")
-              and r.removeprefix("Insufficient ") not in _FIXED_RESOURCES]
+              and r.removeprefix(_NOT_CANDIDATE).startswith("Insufficient ")
+              and r.removeprefix(_NOT_CANDIDATE).removeprefix("Insufficient ")
+              not in _FIXED_RESOURCES]
     if len(places) < 2:
         return reasons
     out = list(reasons)
@@ -247,7 +251,8 @@ def normalize_explanation(doc: Mapping[str, Any]) -> dict[str, Any]:
                            for c in pre.get("candidates") or []},
             "selected": pre.get("selected"),
             "victims": sorted(pre.get("victims") or []),
-            "notCandidates": dict(pre.get("notCandidates") or {}),
+            "notCandidates": {n: scalar_reasons_sorted(r)
+                              for n, r in (pre.get("notCandidates") or {}).items()},
         }
     return out
 
