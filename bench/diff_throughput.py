@@ -2,11 +2,39 @@
 compared per second, and where the time goes.
 
 Runs the engine the way ``kschedconf diff`` does (``conformance.engines.diff.run_diff`` with the
-``upstream`` subject: the real kube-scheduler of the pinned release in ``kschedconf-upstream
-serve`` processes, built by ``upstream/build.sh``) on generated scenarios with a fixed seed, no
-shrinking, under ``cProfile``. Prints scenarios per second (wall time of the whole run,
-subjects' start included) and the profile's own time (``tottime``) grouped into phases by the
-module it was spent in:
+``upstream`` subject: ``kschedconf-upstream serve`` processes built by ``upstream/build.sh``) on
+generated scenarios with a fixed seed, no shrinking, under ``cProfile``; prints scenarios per
+second (the wall time of the whole run, the subjects' start included) and the profile's own time
+grouped into phases (``--notes``: the phases, and what was measured and changed). Run:
+
+    python3 bench/diff_throughput.py [--scenarios 100] [--sizes small] [--seed 0]
+        [--upstream-workers 4] [--no-profile] [--notes]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import platform
+import pstats
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import conformance.engines.diff.run as diff_run  # noqa: E402
+from conformance.core.events import EventBus  # noqa: E402
+from conformance.engines.diff import DiffOptions, run_diff  # noqa: E402
+from conformance.engines.workers import SubjectSpec  # noqa: E402
+from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
+
+REPO = str(Path(__file__).resolve().parent.parent)
+#: what the phases are, and what was measured and changed (printed by ``--notes``)
+NOTES = """The phases: the profile's own time (``tottime``) by the module it was spent in:
 
 * generation: ``strategies/``, ``conformance/generation``, hypothesis;
 * reference: ``reference_impl/`` (the reference scheduler and its loader);
@@ -21,10 +49,7 @@ goes to the phase of its dominant caller (the caller through which most of its c
 came), recursively.
 
 The profile slows Python down (the Go side is not), so the phases' shares, not their seconds,
-are what to read; ``--no-profile`` gives the unprofiled rate. Run:
-
-    python3 bench/diff_throughput.py [--scenarios 100] [--sizes small] [--seed 0]
-        [--upstream-workers 4] [--no-profile]
+are what to read; ``--no-profile`` gives the unprofiled rate.
 
 Notes (issue 17, 2 cores shared with other work). The serve processes are started once per
 subject (a pool of ``--upstream-workers``), not per scenario; a small scenario costs one
@@ -55,29 +80,39 @@ CPU, the same answers. Python: the reference's LoadMemo (267 lockstep explanatio
 scenarios/s before, 6.5, 7.8, 8.3 after; CPU (Python + Go) about 6.7 s instead of 8 to 11 s.
 The profile (both threads): generation 43 %, the reference 26 %, waits 25 %, the comparison
 5 %. Left: generation (strategies/, Hypothesis) and the worlds rebuilt per request.
+
+Third pass (issue 17). Where a comparison's time went (``--seed 1`` small 60, per-thread CPU and
+waits measured apart): Hypothesis in the run's thread 1.5 s of CPU, the comparer thread 1.1 s of
+CPU (the reference 0.8 s) in 5 to 8 s of wall time, the rest waiting for upstream, whose
+requests (336: 69 simulate, 267 explain) took 24 ms each in the run against 9 ms replayed alone:
+2 CPUs shared by the Go processes, the Python threads and other work. The profile before (top
+own time): lock ``acquire`` 4.6 s (the waits), Hypothesis' ``_draw`` 0.57 s and ``draw`` 0.52 s,
+``isinstance`` 0.19 s (the reference), ``deepcopy`` 0.19 s (``without_timeline``: every document
+copied for the lockstep states and for ``fill_pdb_status``'s load, which only read them),
+``normalize.same`` 0.17 s; py-spy (``--gil``) the same, and Python's collector 0.6 s of oldest-
+generation collections walking every module and release object. Changed: ``COMPARERS`` (3)
+comparer threads, so the waits of one scenario overlap the work of others (1, 2, 3, 4 tried: 3
+and 4 alike); the states and ``fill_pdb_status`` read the scenario's documents without copying
+them (``initial_documents``; copied on write as before); ``collector_frozen`` (``gc.freeze``
+while the run compares: the oldest generation's collections 0.63 s -> 0.16 s). Same decisions,
+divergences and tie-breaks (every ``ScenarioDiff`` of ``--seed 1 --sizes
+small=60,medium=15,dra=20,storage=10``, with and without four planted bugs: 588 divergences,
+byte-identical). The same profile (a profiler per comparer thread: this script's
+``profile_comparers``) before and after, run back to back under load average 6: ``acquire`` 5.6
+-> 7.7 s, ``draw`` 0.93 -> 1.04 s, ``_draw`` 0.89 -> 0.90 s, ``deepcopy`` 0.29 s -> out of the
+top 10; phases: generation 43 -> 41 %, reference 28 -> 30 %, waits 21 -> 23 %, comparison 5 -> 5
+% (under the profile the Python threads, not the waits, bound the run: 3.8 and 3.9 scenarios/s).
+``--no-profile --scenarios 60 --seed 1``, five alternate runs in one session (load average 3.7
+to 4): 9.0, 8.1, 10.8, 11.1, 8.1 scenarios/s before (mean 9.4), 9.9, 10.7, 10.7, 12.2, 9.6 after
+(mean 10.6: 1.13 times; run by run 1.10, 1.32, 0.99, 1.10, 1.19); CPU (Python and Go, imports
+included) 8 to 11.7 s per run on both sides. The target, 20 per second, is not reached: the run
+is bound by the CPU of 2 shared cores, not by waits. What is left is CPU: about 3 s of Go (a
+world, a scheduler and informers decoded and built per request: ``newWorld`` 13 %,
+``buildCluster`` 10 %, ``scheduler.New`` 10 %, metrics polled for quiescence 5 %, the collector
+15 %; perf on a replay of the 336 requests; GOGC 800 or off with GOMEMLIMIT did not help) and
+1.5 s of Hypothesis for 60 scenarios; 20 scenarios per second needs upstream to keep its world
+between the states of a lockstep run.
 """
-
-from __future__ import annotations
-
-import argparse
-import cProfile
-import os
-import platform
-import pstats
-import sys
-import tempfile
-import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import conformance.engines.diff.run as diff_run  # noqa: E402
-from conformance.core.events import EventBus  # noqa: E402
-from conformance.engines.diff import DiffOptions, run_diff  # noqa: E402
-from conformance.engines.workers import SubjectSpec  # noqa: E402
-from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
-
-REPO = str(Path(__file__).resolve().parent.parent)
 #: (phase, path fragments of the modules whose time is the phase's), first match wins
 PHASES = (
     ("generation", ("/strategies/", "/conformance/generation", "/hypothesis/")),
@@ -127,13 +162,16 @@ def attribute(rows: dict[Func, tuple]) -> dict[Func, str]:
     return {func: phase(func, 0) for func in rows}
 
 
-def profile_comparer(prof: cProfile.Profile) -> None:
-    """Profile the comparer thread too (``DiffRun.generated`` compares each scenario there
-    while this thread draws the next): ``compare_task`` run under ``prof``, a profiler of its
-    own, enabled in that thread only."""
+def profile_comparers(profs: dict[int, cProfile.Profile]) -> None:
+    """Profile the comparer threads too (``DiffRun.generated`` compares scenarios there while
+    this thread draws the next): ``compare_task`` run under a profiler of each thread's own
+    (a profiler follows one thread's calls), kept in ``profs`` by thread."""
     task = diff_run.compare_task
+    lock = threading.Lock()
 
     def profiled(run: diff_run.DiffRun, item: tuple) -> diff_run.Compared:
+        with lock:
+            prof = profs.setdefault(threading.get_ident(), cProfile.Profile())
         prof.enable()
         try:
             return task(run, item)
@@ -152,11 +190,16 @@ def main() -> int:
     ap.add_argument("--upstream-workers", type=int, default=4)
     ap.add_argument("--no-profile", action="store_true", help="time only, no cProfile")
     ap.add_argument("--top", type=int, default=12, help="functions listed by own time")
+    ap.add_argument("--notes", action="store_true",
+                    help="print the phases and the notes of the measurements, and exit")
     args = ap.parse_args()
+    if args.notes:
+        print(NOTES)
+        return 0
     prof = None if args.no_profile else cProfile.Profile()
-    comparer = None if args.no_profile else cProfile.Profile()
-    if comparer is not None:
-        profile_comparer(comparer)
+    comparers: dict[int, cProfile.Profile] = {}
+    if prof is not None:
+        profile_comparers(comparers)
     with tempfile.TemporaryDirectory() as out:
         opts = DiffOptions(scenarios=args.scenarios, sizes=args.sizes.split(","),
                            seed=args.seed, out=out, shrink=False,
@@ -181,8 +224,9 @@ def main() -> int:
     if prof is None:
         return 0 if not report.error else 1
     stats = pstats.Stats(prof)
-    if comparer is not None and comparer.getstats():
-        stats.add(comparer)
+    for comparer in comparers.values():
+        if comparer.getstats():
+            stats.add(comparer)
     phases: dict[str, float] = {}
     rows = stats.stats  # type: ignore[attr-defined]
     phase_by_func = attribute(rows)

@@ -23,7 +23,12 @@ from conformance.engines.diff.model import (
     ScenarioDiff,
     name_replacements,
 )
-from conformance.engines.diff.normalize import flatten, has_timeline, without_timeline
+from conformance.engines.diff.normalize import (
+    flatten,
+    has_timeline,
+    initial_documents,
+    without_timeline,
+)
 from conformance.engines.diff.ties import explained_preemption_ties, model_pods
 from conformance.engines.diff.whole import compare_whole
 from reference_impl.framework.preemption.disruption import resolve_pdbs
@@ -149,9 +154,9 @@ def fill_pdb_status(scenario: ScenarioInput) -> ScenarioInput:
                and not isinstance((d.get("status") or {}).get("disruptionsAllowed"), int)]
     if not missing:
         return scenario
-    base = without_timeline(scenario)
     try:
-        cluster = load_documents(base.documents, source=scenario.name).cluster
+        # read only (the loader copies what it changes): the documents are not copied
+        cluster = load_documents(initial_documents(scenario), source=scenario.name).cluster
     except Exception:  # noqa: BLE001 - an invalid scenario: let the subjects reject it
         return scenario
     allowed = {(p.namespace, p.name): p.disruptions_allowed

@@ -23,6 +23,7 @@ from conformance.engines.diff.normalize import (
     deep_differences,
     field_pattern,
     has_timeline,
+    initial_documents,
     join,
     normalize_explanation,
     pod_key,
@@ -59,8 +60,8 @@ def _states(scenario: ScenarioInput, attempts: Sequence[Mapping[str, Any]]
     gets ``spec.nodeName``; a preemption deletes the victims and sets the preemptor's
     ``status.nominatedNodeName``); the version counts the changes. Documents are copied on
     write: every yielded list stays as it was. Stops at a pod that is not in the documents."""
-    base = without_timeline(scenario)
-    docs = list(base.documents)
+    # the documents are shared with ``scenario`` (and between the states): copied on write
+    docs = initial_documents(scenario)
     where = {pod_key(d): i for i, d in enumerate(docs) if d.get("kind") == "Pod"}
     version = 0
     for i, a in enumerate(attempts):

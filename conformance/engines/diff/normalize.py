@@ -278,9 +278,15 @@ def pod_key(d: Mapping[str, Any]) -> str:
 
 def without_timeline(scenario: ScenarioInput) -> ScenarioInput:
     """The scenario without its ``kschedconf/v1`` Scenario document (the initial cluster)."""
-    docs = [copy.deepcopy(d) for d in flatten(scenario.documents)
-            if d.get("apiVersion") != SCENARIO_API_VERSION]
+    docs = [copy.deepcopy(d) for d in initial_documents(scenario)]
     return scenario.derived(documents=docs, config=copy.deepcopy(scenario.config), covers="")
+
+
+def initial_documents(scenario: ScenarioInput) -> list[dict[str, Any]]:
+    """The objects of the scenario's initial cluster (its documents without the ``kschedconf/v1``
+    Scenario document, ``kind: *List`` items unpacked): the scenario's own dicts, not copies,
+    to read or to copy before changing (lockstep's states copy a document on write)."""
+    return [d for d in flatten(scenario.documents) if d.get("apiVersion") != SCENARIO_API_VERSION]
 
 
 def has_timeline(scenario: ScenarioInput) -> bool:

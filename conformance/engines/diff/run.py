@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -54,6 +55,13 @@ from conformance.subjects.upstream import UpstreamSubject, binary_available
 #: The other subject, or what builds it (called once the options are checked).
 OtherSubject = Subject | Callable[[], Subject]
 
+#: Generated scenarios compared at once without ``--workers`` (the comparer threads of
+#: :meth:`DiffRun.generated`): a scenario's comparison is mostly waiting for the other
+#: subject's answers, one after another (its run, then the explanations of its attempts), so
+#: others compared meanwhile keep the reference and upstream's serve processes busy
+#: (bench/diff_throughput.py: 1, 2, 3 and 4 tried; 3 and 4 alike).
+COMPARERS = 3
+
 
 @dataclass(slots=True)
 class DiffReport:
@@ -96,27 +104,35 @@ class DiffRun:
         self.workers = max(1, plan.options.upstream_workers)
         self.executor = ThreadPoolExecutor(max_workers=self.workers,
                                            thread_name_prefix="kschedconf-diff")
-        #: one thread comparing the generated scenarios (without ``--workers``) while this one
-        #: generates the next (:meth:`generated`)
-        self.comparer = ThreadPoolExecutor(max_workers=1,
+        #: the threads comparing the generated scenarios (without ``--workers``) while this
+        #: one generates the next (:meth:`generated`)
+        self.comparers = COMPARERS
+        self.comparer = ThreadPoolExecutor(max_workers=self.comparers,
                                            thread_name_prefix="kschedconf-diff-compare")
         #: the worker processes comparing the scenarios (``--workers`` > 1), else None
         self.pool: Workers | None = None
 
     def compare(self, scenario: ScenarioInput, family: str,
                 modes: Sequence[str] | None = None) -> ScenarioDiff:
-        t0 = time.monotonic()
-        try:
-            res = diff_scenario(self.plan.prepare(scenario), self.ref, self.up,
-                                modes or self.plan.modes, self.plan.known, family,
-                                self.plan.options.max_steps, self.executor, 2 * self.workers)
-        finally:
-            self.compare_seconds += time.monotonic() - t0
+        """One scenario compared (from any thread: the comparer threads call it at once;
+        its seconds are counted by the caller, :meth:`timed_compare`)."""
+        res = diff_scenario(self.plan.prepare(scenario), self.ref, self.up,
+                            modes or self.plan.modes, self.plan.known, family,
+                            self.plan.options.max_steps, self.executor, 2 * self.workers)
         for d in res.divergences:
             d.other = self.plan.other_label
         for t in res.tie_breaks:
             t.other = self.plan.other_label
         return res
+
+    def timed_compare(self, scenario: ScenarioInput, family: str,
+                      modes: Sequence[str] | None = None) -> ScenarioDiff:
+        """:meth:`compare` in this thread, its seconds counted in ``compare_seconds``."""
+        t0 = time.monotonic()
+        try:
+            return self.compare(scenario, family, modes)
+        finally:
+            self.compare_seconds += time.monotonic() - t0
 
     def judge(self, scenario: ScenarioInput, family: str) -> ScenarioDiff | None:
         """Compare one scenario as a case of the run; a subject error is the case's error
@@ -125,7 +141,7 @@ class DiffRun:
         s.case_started(scenario.name)
         s.progress(scenario.name, self._counters())
         try:
-            res = self.compare(scenario, family)
+            res = self.timed_compare(scenario, family)
         except SubjectError as e:
             return self.record(scenario, family, e)
         return self.record(scenario, family, res)
@@ -182,17 +198,17 @@ class DiffRun:
     # ----- generated scenarios -----
     def generated(self, family: str, n: int) -> None:
         """Compare ``n`` scenarios of a family. Hypothesis draws them in this thread; each is
-        compared by the worker processes (``--workers``) or else by the comparer thread, so
-        that drawing the next scenario overlaps the comparison of this one (whose time is
-        mostly waiting for upstream's answers); the outcomes are reported in the order drawn,
-        as one at a time would."""
+        compared by the worker processes (``--workers``) or else by the comparer threads
+        (:data:`COMPARERS` scenarios at once), so that drawing the next scenario overlaps the
+        comparison of the previous ones (whose time is mostly waiting for upstream's
+        answers); the outcomes are reported in the order drawn, as one at a time would."""
         if n <= 0:
             return
         index = [0]
         seen = self.seen.setdefault(family, {})
         # the scenarios being compared, taken back in their order
         window: deque[tuple[str, ScenarioInput, Pending[Compared] | Future[Compared]]] = deque()
-        ahead = 2 * self.pool.n if self.pool is not None else 1
+        ahead = 2 * self.pool.n if self.pool is not None else self.comparers
 
         def found(fp: str, scenario: ScenarioInput, res: ScenarioDiff | None) -> None:
             if res is None:  # given up by the subject: an error case, nothing to shrink
@@ -213,7 +229,8 @@ class DiffRun:
                 fp, scenario, pending = window[0]
                 if isinstance(pending, Future):
                     # interrupted while waiting: still in the window (see the stop below)
-                    outcome, _ = pending.result()  # compare() counted its seconds
+                    outcome, seconds = pending.result()
+                    self.compare_seconds += seconds / self.comparers  # the wall clock, about
                     window.popleft()
                     self.session.case_started(scenario.name)
                 else:
@@ -253,8 +270,8 @@ class DiffRun:
             raise a.error from None
         except (KeyboardInterrupt, Terminated):
             if self.pool is None:
-                # the comparer thread finishes its scenario all the same (close() waits for
-                # it): reported, as when this thread compared and the stop came after it
+                # the comparer threads finish their scenarios all the same (close() waits for
+                # them): reported, as when this thread compared and the stop came after them
                 with contextlib.suppress(SubjectError):
                     take(0)
             raise
@@ -308,7 +325,7 @@ class DiffRun:
                             f"each)...")
         for job in self.jobs:
             raise_requested_stop()
-            m = shrink(job, self.plan, self.compare, self.seen.get(job.family, {}),
+            m = shrink(job, self.plan, self.timed_compare, self.seen.get(job.family, {}),
                        self.sides)
             self.minimal.append(m)
             self.session.notice(f"  {m.kinds()}: {m.path}"
@@ -450,6 +467,20 @@ def header(plan: DiffPlan, up: Subject, ref: Subject | None = None) -> str:
             + (" + golden" if plan.golden_files else ""))
 
 
+@contextlib.contextmanager
+def collector_frozen() -> Iterator[None]:
+    """The objects alive when the comparisons start (the modules, Hypothesis, the subjects,
+    the release data) left out of Python's cyclic garbage collections while they last
+    (``gc.freeze``): the oldest generation's collections walked them all, most of the
+    collector's time in a run (bench/diff_throughput.py's notes). The run's own garbage is collected
+    as before; what was frozen goes back to the oldest generation at the end."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
              reference: Subject | None = None) -> DiffReport:
     """Run ``kschedconf diff``: events on ``bus``, the report at the end (also after Ctrl-C or
@@ -478,12 +509,13 @@ def run_diff(opts: DiffOptions, bus: EventBus, other: OtherSubject,
     session.start(header(plan, up, ref))
     error, stop = "", None
     try:
-        for family, n in plan.counts.items():
-            run.generated(family, n)
-        if plan.golden_files:
-            run.golden()
-        run.shrink_all()
-        run.check_upstream()
+        with collector_frozen():
+            for family, n in plan.counts.items():
+                run.generated(family, n)
+            if plan.golden_files:
+                run.golden()
+            run.shrink_all()
+            run.check_upstream()
     except SubjectError as e:
         error = str(e)
     except (KeyboardInterrupt, Terminated) as e:
