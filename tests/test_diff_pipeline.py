@@ -52,3 +52,37 @@ def test_generated_scenarios_are_compared_beside_generation_and_reported_in_orde
     # some scenarios were compared at once (the runs' sleeps overlap)
     spans = sorted((t0, t1) for *_, t0, t1 in ref.ran)
     assert any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+
+
+class OneAtATime(ReferenceSubject):
+    """A subject that takes one run at a time (as a control plane does): a second run while
+    one is going on is recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.concurrent_runs = False
+        self._busy = threading.Lock()
+        self.overlapped = 0
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        if not self._busy.acquire(blocking=False):
+            self.overlapped += 1
+            self._busy.acquire()
+        try:
+            time.sleep(0.1)
+            return super().run(scenario)
+        finally:
+            self._busy.release()
+
+
+def test_a_subject_taking_one_run_at_a_time_gets_one_comparer(tmp_path: Path) -> None:
+    """`diff --upstream process` ran three scenarios at once on one control plane (the second
+    kube-apiserver exited at its start): the comparer threads are for subjects that take runs
+    from several threads (``Subject.concurrent_runs``)."""
+    up, out = OneAtATime(), io.StringIO()
+    report = diff.run_diff(diff.DiffOptions(scenarios=4, seed=3, mode="whole", shrink=False,
+                                            out=str(tmp_path)),
+                           EventBus([ConsoleReporter(out, tty=False)]), up)
+    assert report.exit_code == 0, out.getvalue()
+    assert len(report.results) == 4
+    assert up.overlapped == 0

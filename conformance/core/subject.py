@@ -53,6 +53,10 @@ class Subject(ABC):
     real_control_plane: bool = False
     #: True when :meth:`explain` gives every plugin's verdict for a pending pod.
     can_explain: bool = False
+    #: True when :meth:`run` and :meth:`explain` may be called from several threads at once
+    #: (the differential then compares several generated scenarios at a time); a control
+    #: plane runs one scenario at a time.
+    concurrent_runs: bool = False
 
     @abstractmethod
     def run(self, scenario: ScenarioInput) -> SubjectResult:

@@ -56,6 +56,8 @@ class ReferenceSubject(Subject):
         self._release = release
         self.config_path = os.fspath(config_path) if config_path is not None else None
         self.plugin_modules = tuple(plugin_modules)
+        #: the in-tree plugins are safe to run from several threads; a user's may not be
+        self.concurrent_runs = not self.plugin_modules
         try:
             self.registry = build_registry(list(self.plugin_modules))
         except (ImportError, ValueError, SyntaxError, OSError) as e:

@@ -134,6 +134,7 @@ class UpstreamSubject(Subject):
     name = "upstream"
     can_explain = True
     reports_scores = True
+    concurrent_runs = True
 
     def __init__(self, binary: str | os.PathLike[str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, workers: int = 1,

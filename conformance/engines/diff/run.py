@@ -59,7 +59,8 @@ OtherSubject = Subject | Callable[[], Subject]
 #: :meth:`DiffRun.generated`): a scenario's comparison is mostly waiting for the other
 #: subject's answers, one after another (its run, then the explanations of its attempts), so
 #: others compared meanwhile keep the reference and upstream's serve processes busy
-#: (bench/diff_throughput.py: 1, 2, 3 and 4 tried; 3 and 4 alike).
+#: (bench/diff_throughput.py: 1, 2, 3 and 4 tried; 3 and 4 alike). Only where both subjects
+#: take runs from several threads (``Subject.concurrent_runs``); else one.
 COMPARERS = 3
 
 
@@ -106,7 +107,7 @@ class DiffRun:
                                            thread_name_prefix="kschedconf-diff")
         #: the threads comparing the generated scenarios (without ``--workers``) while this
         #: one generates the next (:meth:`generated`)
-        self.comparers = COMPARERS
+        self.comparers = COMPARERS if ref.concurrent_runs and up.concurrent_runs else 1
         self.comparer = ThreadPoolExecutor(max_workers=self.comparers,
                                            thread_name_prefix="kschedconf-diff-compare")
         #: the worker processes comparing the scenarios (``--workers`` > 1), else None

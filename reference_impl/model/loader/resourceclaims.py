@@ -2,17 +2,11 @@
 claim that names a ResourceClaimTemplate, and the pod's ``status.resourceClaimStatuses``.
 
 Upstream: ``pkg/controller/resourceclaim/controller.go`` (``handleClaim``) of v1.37.2. The
-harness runs no controller manager. ``add_template_claims`` does it as a pre-pass over the raw
-documents (after the workload expansion and the admission), so that every subject, the
-upstream one and the backends included, sees the same claims: the ResourceClaim documents are
-added and the pods get an explicit ``metadata.uid`` and ``status.resourceClaimStatuses``. The
-loader runs ``create_template_claims`` on the loaded objects too, for documents loaded
-directly; after the pre-pass it has nothing left to do (a pod that already has a status entry
-for the claim, a dump, is kept as it is). Names are ``generateName`` made deterministic
-(``generated_names.py``): ``template_claim_name``, shared by both. A pod a timeline
-``createPod`` event creates gets its claims when the event is applied
-(``create_pod_template_claims``, called by reference_impl/scheduler/simulation.py; the upstream
-subject's upstream/dra.go ``createTemplateClaims`` names them by the same rule).
+harness runs no controller manager: ``add_template_claims`` is a pre-pass over the raw
+documents, so every subject sees the same claims; ``create_template_claims`` does it on loaded
+objects; ``create_pod_template_claims`` for a pod a timeline ``createPod`` event creates (the
+upstream subject's ``createTemplateClaims``, upstream/dra.go, names them by the same rule:
+``template_claim_name``). docs/dra.md, "Claims from templates", has the details.
 """
 
 from __future__ import annotations
