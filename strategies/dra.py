@@ -490,6 +490,67 @@ def timeline_claims(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None)
     return new
 
 
+#: the times (seconds) of the events ``claim_releases`` adds: after the first attempts, before
+#: the 6 s end of a ``dra_binding`` timeline
+RELEASE_TIMES = (1, 2, 5)
+#: the pods and the template ``claim_releases`` adds
+RELEASE_HOLDER, RELEASE_WAITER, RELEASE_TEMPLATE = "claim-holder", "claim-waiter", "release-gpus"
+#: the claim spec of ``RELEASE_TEMPLATE``: every GPU of the node (allocation mode All),
+#: whatever their taints
+ALL_GPUS: Doc = {"devices": {"requests": [{"name": "gpus", "exactly": {
+    "deviceClassName": GPU_DRIVER, "allocationMode": "All",
+    "tolerations": [{"operator": "Exists"}]}}]}}
+
+
+def _release_pod(name: str, node: str) -> Doc:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause"}],
+                     "nodeSelector": {v.HOSTNAME: node},
+                     "tolerations": [{"operator": "Exists"}],
+                     "resourceClaims": [{"name": "gpus",
+                                         "resourceClaimTemplateName": RELEASE_TEMPLATE}]}}
+
+
+@st.composite
+def claim_releases(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None
+                   ) -> tuple[list[Doc], Doc | None]:
+    """In two DRA scenarios in three with a timeline and a node of whole GPUs: two pending
+    pods held to that node (``nodeSelector`` on its hostname), ``claim-holder`` then
+    ``claim-waiter``, each with a claim (made by the pre-pass) from the template
+    ``release-gpus`` asking for all the GPUs of the node; the holder, tried first, usually
+    gets them and the waiter waits (``cannot allocate all claims``). At 1, 2 or 5 s the
+    timeline deletes the holder (``deletePod``; one in three ``finishPod``): the resourceclaim
+    controller's cleanup (docs/dra.md, "The resourceclaim controller's cleanup") deallocates
+    and deletes its claim, and the waiter is retried and gets the GPUs. Returns the documents
+    and the timeline (a new one when there was none) with the event appended. Drawn after the
+    rest of the scenario, so that the rest is what it was without it."""
+    nodes = sorted(d["spec"]["nodeName"] for d in documents
+                   if d.get("kind") == "ResourceSlice" and d.get("apiVersion") == RESOURCE_V1
+                   and d["metadata"]["name"].endswith("-gpu") and d["spec"].get("devices")
+                   and d["spec"].get("nodeName"))
+    taken = {(d["metadata"].get("namespace", "default"), d["metadata"].get("name"))
+             for d in documents if d.get("kind") in ("Pod", "ResourceClaimTemplate")}
+    if (not nodes or ("default", RELEASE_HOLDER) in taken or ("default", RELEASE_TEMPLATE)
+            in taken or draw(integers(0, 2)) == 0):
+        return documents, timeline
+    node = draw(sampled(tuple(nodes)))
+    action = "finishPod" if draw(integers(0, 2)) == 0 else "deletePod"
+    at = f"{draw(sampled(RELEASE_TIMES))}s"
+    template = {"apiVersion": RESOURCE_V1, "kind": "ResourceClaimTemplate",
+                "metadata": {"name": RELEASE_TEMPLATE, "namespace": "default"},
+                "spec": {"spec": copy.deepcopy(ALL_GPUS)}}
+    documents = with_template_claims([*documents, template, _release_pod(RELEASE_HOLDER, node),
+                                      _release_pod(RELEASE_WAITER, node)])
+    if timeline is None:
+        timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario",
+                    "metadata": {"name": "claim-release"}, "spec": {"events": []}}
+    spec = timeline.setdefault("spec", {})
+    spec["events"] = [*(spec.get("events") or []),
+                      {"at": at, "action": action, "pod": f"default/{RELEASE_HOLDER}"}]
+    return documents, timeline
+
+
 def binding_conditions(config: Doc | None, timeline: Doc | None) -> tuple[Doc, Doc]:
     """With ``dra_binding``: every profile's DynamicResources gets ``bindingTimeout: 1500ms``
     (the default 10m would keep the upstream subject waiting that long in wall-clock time),

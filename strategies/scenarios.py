@@ -29,6 +29,7 @@ from strategies.dra import (
     DRA_BINDING_FEATURE,
     DRA_FEATURE,
     binding_conditions,
+    claim_releases,
     dra_documents,
     timeline_claims,
     with_template_claims,
@@ -87,6 +88,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     seed = draw(integers(0, 2**16))
     if dra:  # drawn last: the rest of the scenario is what it was without it
         documents += draw(timeline_claims(documents, timeline))
+        if "timeline" in f:
+            documents, timeline = draw(claim_releases(documents, timeline))
     if timeline is not None:
         documents.append(timeline)
     return ScenarioInput(documents, config, seed, name)

@@ -298,6 +298,88 @@ func (w *world) createTemplateClaims(p *v1.Pod) (bool, error) {
 	return created, nil
 }
 
+// ----- the resourceclaim controller's cleanup when a pod goes -----
+
+// podResourceClaimNames is resourceclaim.PodClaims (k8s.io/dynamic-resource-allocation/resourceclaim/
+// pod.go): the names of the pod's claims, in spec order (a template's from the pod's status),
+// then its extended resources' claim (status.extendedResourceClaimStatus.resourceClaimName).
+func podResourceClaimNames(p *v1.Pod) []string {
+	var names []string
+	for i := range p.Spec.ResourceClaims {
+		name, _, err := resourceclaim.Name(p, &p.Spec.ResourceClaims[i])
+		if err != nil || name == nil || *name == "" {
+			continue
+		}
+		names = append(names, *name)
+	}
+	if ext := p.Status.ExtendedResourceClaimStatus; ext != nil && ext.ResourceClaimName != "" {
+		names = append(names, ext.ResourceClaimName)
+	}
+	return names
+}
+
+// releasePodClaims does the resourceclaim controller's cleanup for a pod that is gone (deleted,
+// or finished: pkg/controller/resourceclaim/controller.go of v1.37.2, enqueuePod then syncClaim;
+// the reference's reference_impl/model/claim_cleanup.py release_pod_claims): for each of its
+// claims, its reservedFor entries are dropped and, when none remain, the allocation is cleared
+// (one status update; the API server's status strategy, dropDeallocatedStatusDevices in
+// pkg/registry/resource/resourceclaim/strategy.go, drops the deallocated devices'
+// status.devices, which the fake tracker does not, so it is done here); then a claim left
+// without consumers whose controller owner is the pod is deleted (syncClaim for a pod that is
+// done, the garbage collector for one deleted). The controller's removal of its finalizer
+// (an update that changes no status: DynamicResources' hint skips it) is not written. It
+// returns whether it wrote anything.
+func (w *world) releasePodClaims(p *v1.Pod) (bool, error) {
+	wrote := false
+	seen := map[string]bool{}
+	for _, name := range podResourceClaimNames(p) {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		obj, err := w.tracker.Get(claimsGVR, p.Namespace, name)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return wrote, err
+		}
+		claim := obj.(*resourceapi.ResourceClaim).DeepCopy()
+		remaining := make([]resourceapi.ResourceClaimConsumerReference, 0, len(claim.Status.ReservedFor))
+		for _, r := range claim.Status.ReservedFor {
+			if r.APIGroup == "" && r.Resource == "pods" && r.UID == p.UID {
+				continue
+			}
+			remaining = append(remaining, r)
+		}
+		if len(remaining) < len(claim.Status.ReservedFor) {
+			claim.Status.ReservedFor = remaining
+			if len(remaining) == 0 {
+				claim.Status.Allocation = nil
+				claim.Status.Devices = nil
+			}
+			if err := w.tracker.Update(claimsGVR, claim, claim.Namespace); err != nil {
+				return wrote, err
+			}
+			wrote = true
+		}
+		if len(claim.Status.ReservedFor) > 0 {
+			continue
+		}
+		for _, owner := range claim.OwnerReferences {
+			if owner.Controller != nil && *owner.Controller && owner.APIVersion == "v1" &&
+				owner.Kind == "Pod" && owner.UID == p.UID {
+				if err := w.tracker.Delete(claimsGVR, claim.Namespace, claim.Name); err != nil {
+					return wrote, err
+				}
+				wrote = true
+				break
+			}
+		}
+	}
+	return wrote, nil
+}
+
 // ----- results -----
 
 // allocatedDevice is one device of an allocation (resourceapi.DeviceRequestAllocationResult).

@@ -283,7 +283,8 @@ func (w *world) allPods() []v1.Pod {
 	return list.(*v1.PodList).Items
 }
 
-// deletePod deletes a pod through the API; into says why ("removed" or "finished").
+// deletePod deletes a pod through the API; into says why ("removed" or "finished"). A pod with
+// claims then gets the resourceclaim controller's cleanup (releasePodClaims).
 func (w *world) deletePod(p *v1.Pod, into string) error {
 	w.rec.mu.Lock()
 	w.rec.deleteAs = into
@@ -293,7 +294,19 @@ func (w *world) deletePod(p *v1.Pod, into string) error {
 		w.rec.deleteAs = ""
 		w.rec.mu.Unlock()
 	}()
-	return w.tracker.Delete(podsGVR, p.Namespace, p.Name)
+	if err := w.tracker.Delete(podsGVR, p.Namespace, p.Name); err != nil {
+		return err
+	}
+	// The resourceclaim controller reacts to the delete (dra.go releasePodClaims): the
+	// scheduler sees the pod's delete first, then the claims' updates and deletes.
+	if len(podResourceClaimNames(p)) == 0 {
+		return nil
+	}
+	if err := w.settle(); err != nil {
+		return err
+	}
+	_, err := w.releasePodClaims(p)
+	return err
 }
 
 // apply applies one timeline event; it returns "" (applied) or why it was skipped.

@@ -5,7 +5,8 @@ ResourceClaim in two entries of ``spec.resourceClaims``, which kube-scheduler ne
 real API server (docs/upstream-deviations.md#upstream-dra-claim-listed-twice; the Go lines in
 :func:`refuse_claim_listed_twice`); and a pod a timeline event creates whose claim comes from
 a ResourceClaimTemplate, whose claim no resourceclaim controller would create
-(:func:`refuse_timeline_template_claims`)."""
+(:func:`refuse_timeline_template_claims`); and a timeline event that takes a pod using DRA,
+whose claims no resourceclaim controller would release (:func:`refuse_timeline_claim_release`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from collections.abc import Iterable, Set
 
 from conformance.core.subject import ScenarioUnsupported
 from reference_impl.model.objects import Cluster, Pod
-from reference_impl.model.scenario import Scenario
+from reference_impl.model.scenario import DELETE_NODE, DELETE_POD, FINISH_POD, Scenario
+from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
+    is_dra_extended_resource_name,
+    pod_scalar_resources,
+)
 
 #: the upstream deviation a claim named twice meets (oracles/upstream_deviations.yaml)
 CLAIM_LISTED_TWICE = "upstream-dra-claim-listed-twice"
@@ -106,3 +111,41 @@ def refuse_timeline_template_claims(cluster: Cluster, timeline: Scenario | None,
             "resourceclaim controller, so nothing would create that claim when the event "
             "creates the pod (the reference and the upstream subject do): not supported by "
             "this subject")
+
+
+def pod_uses_dra(pod: Pod, cluster: Cluster) -> bool:
+    """The pod has ``spec.resourceClaims``, or requests an extended resource that a
+    DeviceClass of the cluster may back (any DRA extended resource name when the cluster has
+    DeviceClasses: whether one maps it is not checked, so this may say yes too often)."""
+    return bool(pod.resource_claim_sources) or (bool(cluster.dra.device_classes) and any(
+        q and is_dra_extended_resource_name(n) for n, q in pod_scalar_resources(pod).items()))
+
+
+def refuse_timeline_claim_release(cluster: Cluster, timeline: Scenario | None,
+                                  name: str) -> None:
+    """Raise :class:`ScenarioUnsupported` when a timeline event takes a pod that uses DRA
+    (:func:`pod_uses_dra`): a ``deletePod`` or ``finishPod`` of such a pod, or a
+    ``deleteNode`` (the pod garbage collector deletes the node's pods) in a scenario with such
+    a pod. The reference and the upstream subject then do the resourceclaim controller's
+    cleanup (``syncClaim``, pkg/controller/resourceclaim/controller.go: the reservation
+    dropped, the claim deallocated, the pod's own claims deleted, docs/dra.md); the backends
+    run no kube-controller-manager, so its devices would stay allocated."""
+    if timeline is None:
+        return
+    pods = {p.key: p for p in cluster.pods}
+    events = (*timeline.events, *timeline.triggered)
+    for ev in events:
+        if ev.action == "createPod" and ev.pod is not None:
+            pods.setdefault(ev.pod.key, ev.pod)
+    users = {k for k, p in pods.items() if pod_uses_dra(p, cluster)}
+    for ev in events:
+        what = ""
+        if ev.action in (DELETE_POD, FINISH_POD) and ev.target in users:
+            what = f"{ev.action} of pod {ev.target}, which uses DRA"
+        elif ev.action == DELETE_NODE and users:
+            what = f"deleteNode {ev.target} in a scenario with pods using DRA"
+        if what:
+            raise ScenarioUnsupported(
+                f"scenario {name}: timeline event {ev.index} ({what}); the backends run no "
+                "resourceclaim controller, so nothing would release the pod's claims "
+                "(the reference and the upstream subject do): not supported by this subject")

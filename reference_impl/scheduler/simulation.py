@@ -18,6 +18,7 @@ from typing import Any
 from reference_impl.framework.status import Status
 from reference_impl.framework.types import next_generation
 from reference_impl.model import scenario as sc
+from reference_impl.model.claim_cleanup import release_pod_claims
 from reference_impl.model.loader.resourceclaims import create_pod_template_claims
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.plugins.dynamicresources.claims import claim_results, extended_claim_status
@@ -574,6 +575,16 @@ class Simulation:
         into.append(pod.key)
         self.cause = ev.EVENT_ASSIGNED_POD_DELETE.label()
         self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, bound, None)
+        self._release_claims(bound)
+
+    def _release_claims(self, pod: Pod) -> None:
+        """The resourceclaim controller's cleanup after the pod went (``syncClaim``,
+        pkg/controller/resourceclaim/controller.go; ``release_pod_claims``): its reservations
+        dropped, a claim left without consumers deallocated, the claims it owns deleted, each
+        write delivered to the queue as its ResourceClaim event (after the pod's own delete,
+        as the controller reacts to it)."""
+        for old, new in release_pod_claims(pod, self.s.cluster.dra):
+            self._storage_changed("ResourceClaim", old, new)
 
     def _is_bound(self, pod: Pod) -> bool:
         return bool(pod.node_name) or pod.key in self.s.bindings
@@ -596,6 +607,7 @@ class Simulation:
                 self.queue.move_all_to_active_or_backoff_queue(
                     ev.EVENT_ASSIGNED_POD_DELETE, pod, None,
                     _le_priority_pre_check(pod.priority))
+        self._release_claims(pod)
         return None
 
     def _apply_finishPod(self, te: sc.TimelineEvent) -> str | None:

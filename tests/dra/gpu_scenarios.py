@@ -21,10 +21,11 @@ GPU = "gpu.example.com"
 TEMPLATE_POD_UID = "0b0b0b0b-0000-4000-8000-000000000001"
 
 
-def gpu_cluster() -> list[dict[str, Any]]:
-    """One node; a slice of 8 GPUs (gpu-0..3 model a100, gpu-4..7 model h100, index 0..7);
-    the DeviceClass of the driver."""
-    gpus = make_gpu_slice("node-1", GPU, ["a100"] * 4 + ["h100"] * 4)
+def gpu_cluster(models: list[str] | None = None) -> list[dict[str, Any]]:
+    """One node; a slice of 8 GPUs (gpu-0..3 model a100, gpu-4..7 model h100, index 0..7), or
+    one GPU per entry of ``models``; the DeviceClass of the driver."""
+    gpus = make_gpu_slice("node-1", GPU, ["a100"] * 4 + ["h100"] * 4 if models is None
+                          else models)
     return [
         make_node("node-1").allocatable(cpu="8", memory="32Gi", pods="110").manifest(),
         make_device_class(GPU).driver(GPU).manifest(),

@@ -73,18 +73,19 @@ def recreated_docs() -> list[dict[str, Any]]:
 
 def test_a_pod_created_again_gets_a_claim_named_after_its_new_uid() -> None:
     """The claim of a pod created again under a used uid (``-2``) is named after that uid; the
-    first claim stays (the controller's cleanup is not modelled) and keeps its device."""
+    first claim was deleted with its pod (the controller's cleanup, test_dra_claim_cleanup.py),
+    so the new one gets the device it had."""
     docs = recreated_docs()
     result = ReferenceSubject().run(ScenarioInput(docs, name="dra-timeline")).result
     first = late_claim_name(docs)
     taken = {f"default/{d['metadata']['name']}" for d in docs if d["kind"] == "ResourceClaim"}
     second = template_claim_name(
         "default", "p-late", _deterministic_uid("Pod", "default", "p-late") + "-2", "gpu",
-        taken | {f"default/{first}"})
+        taken)
     assert second != first
     assert result["resourceClaims"]["default/p-late"] == [
         {"name": "gpu", "claim": second,
-         "allocation": {"devices": [device("gpu", "gpu-3")]}}]
+         "allocation": {"devices": [device("gpu", "gpu-2")]}}]
 
 
 def test_upstream_subject_creates_the_claim_of_a_timeline_pod(upstream: UpstreamSubject) -> None:
@@ -122,7 +123,7 @@ def test_upstream_subject_names_a_recreated_pods_claim_as_the_reference(
     assert up["bindings"] == ref["bindings"]
     assert up["resourceClaims"] == ref["resourceClaims"]
     assert up["resourceClaims"]["default/p-late"][0]["allocation"]["devices"] == [
-        device("gpu", "gpu-3")]
+        device("gpu", "gpu-2")]
 
 
 def _plan(docs: list[dict[str, Any]]) -> None:
