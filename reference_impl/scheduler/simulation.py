@@ -419,7 +419,13 @@ class Simulation:
         its event may help, and is recorded for the pods in flight (the pod whose PreBind
         wrote it among them)."""
         event = ev.storage_object_event(resource, old_obj, new_obj)
-        self._changed()
+        if resource != "ResourceClaim":
+            # the quiescence rule counts the storage informers' events as cluster changes,
+            # not the claims DynamicResources writes itself (its PreBind, Unreserve and
+            # PostFilter): the upstream subject counts the PV and PVC informers' events
+            # (upstream/storage.go watchStorage); a timeline event writing claims is a change
+            # of its own (_apply)
+            self._changed()
         self.cause = event.label()
         self.queue.move_all_to_active_or_backoff_queue(event, old_obj, new_obj)
 

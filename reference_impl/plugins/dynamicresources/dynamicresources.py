@@ -497,15 +497,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 deallocated = dataclasses.replace(claim, reserved_for=(), allocation=None,
                                                   devices=())
                 self.dra_manager.assume_claim_after_api_call(deallocated)
-                # the claim informer's update event (the queue's cluster event)
-                changed = getattr(self.handle, "storage_changed", None)
-                if changed is not None:
-                    changed("ResourceClaim", claim, deallocated)
+                self._claim_written(claim, deallocated)
                 return None, Status(Code.UNSCHEDULABLE,
                                     "deallocation of ResourceClaim completed")
         if ext is not None and not is_special_claim_name(ext.name):
             # the special claim of an earlier cycle is deleted (deleteClaim)
             self.dra_manager.delete_claim(ext)
+            self._claim_written(ext, None)
             return None, Status(Code.UNSCHEDULABLE, "deletion of ResourceClaim completed")
         return None, Status(Code.UNSCHEDULABLE, *worded[2:])
 
@@ -605,14 +603,26 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 s.claims.initial_extended_resource_claim_uid)
             if not is_special_claim_name(ext.name):
                 self.dra_manager.delete_claim(ext)
+                self._claim_written(ext, None)
         for _index, claim in s.claims.all_user_claims():
             self.dra_manager.maybe_remove_claim_pending_allocation(claim.uid)
             if claim.allocation is not None and is_reserved_for_pod(pod, claim):
                 current = self.dra_manager.objects.claims.get(_key(claim), claim)
-                self.dra_manager.assume_claim_after_api_call(dataclasses.replace(
+                unreserved = dataclasses.replace(
                     current, reserved_for=tuple(r for r in current.reserved_for
-                                                if r.uid != pod.uid)))
+                                                if r.uid != pod.uid))
+                self.dra_manager.assume_claim_after_api_call(unreserved)
+                self._claim_written(current, unreserved)
         return None
+
+    def _claim_written(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
+        """A claim this plugin wrote to the API (created: ``old`` None; deleted: ``new``
+        None): the claim informer's event reaches the scheduling queue (eventhandlers.go
+        ``buildEvtResHandler`` of ResourceClaims; the queueing hints judge it), as the writes
+        of VolumeBinding's PreBind do (``handle.storage_changed``)."""
+        changed = getattr(self.handle, "storage_changed", None)
+        if changed is not None:
+            changed("ResourceClaim", old, new)
 
     # ----- PreBind -----
 
@@ -674,6 +684,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             current = self.dra_manager.objects.claims.get(_key(claim))
             if current is None or current.deleting:
                 return Status.as_error(f"claim {_key(claim)} got deleted in the meantime")
+            stored = current
             if allocation is not None:
                 if current.allocation is not None:
                     return Status.as_error(
@@ -692,6 +703,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                     if allocation is not None:
                         self._stamp_pending_allocation(s, index, done[-1], stamped)
             self.dra_manager.assume_claim_after_api_call(updated)
+            self._claim_written(stored, updated)
             s.claims.set(index, updated)
             if is_extended:
                 na = s.node_allocations.get(node_name)
@@ -741,6 +753,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             return Status.as_error(f"extended resource claim not found for node {node_name}")
         created = self.dra_manager.create_claim(na.extended_resource_claim,
                                                 generate_name_base(pod))
+        self._claim_written(None, created)
         s.claims.set(index, created)
         return None
 
