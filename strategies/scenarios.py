@@ -88,7 +88,10 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
     seed = draw(integers(0, 2**16))
     if dra:  # drawn last: the rest of the scenario is what it was without it
         documents += draw(timeline_claims(documents, timeline))
-        if "timeline" in f:
+        if "timeline" in f and not binding:
+            # not with binding conditions: upstream's PreBind then waits in wall-clock time
+            # in its own goroutine, and the claim events of the release come in during that
+            # wait in an order no deterministic subject reproduces
             documents, timeline = draw(claim_releases(documents, timeline))
     if timeline is not None:
         documents.append(timeline)
