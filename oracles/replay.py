@@ -462,13 +462,14 @@ def timeline_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
     ``spec.unschedulable``, ``labelNode`` sets labels (null removes), ``taintNode`` adds taints
     (replacing one with the same key and effect), ``untaintNode`` removes the taints with that
     key (and effect, when given), ``removeSchedulingGates`` drops the named gates (all when none
-    are named). Events whose target is gone are skipped.
+    are named). Events whose target is gone are skipped. Events after ``spec.until`` are left
+    out: the run stops there and never applies them (``Simulation.run``).
     """
     if not scenario_doc:
         return []
     parsed = parse_scenario(scenario_doc, cluster)
     return [TimelineEvent(te.at / 1e9, f"{te.action} {te.target}", _applier(te))
-            for te in parsed.events]
+            for te in parsed.events if parsed.until is None or te.at <= parsed.until]
 
 
 def triggered_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
