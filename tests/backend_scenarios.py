@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from conformance.backends.plan import Naming, Planner
+from conformance.core.scenario import ScenarioInput
 from reference_impl.testing.wrappers import (
     make_container,
     make_node,
@@ -14,6 +16,13 @@ from reference_impl.testing.wrappers import (
     make_priority_class,
     make_timeline,
 )
+
+
+def plan_on_backends(docs: list[dict[str, Any]], name: str = "t") -> None:
+    """Plan the scenario as the control-plane backends do (owned cluster, seed 7): raises
+    ``ScenarioUnsupported`` where they refuse it."""
+    Planner(Naming(), "ks-test", owned=True, rename_for_order=False,
+            warnings=[]).plan(ScenarioInput(docs, None, 7, name))
 
 
 def node(name: str, cpu: str, labels: dict[str, str] | None = None,

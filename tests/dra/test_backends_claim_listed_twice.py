@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.plan import Naming, Planner
-from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported
 from conformance.engines.golden import read_scenario_file
+from tests.backend_scenarios import plan_on_backends
 
 SCENARIO = Path(__file__).resolve().parents[2] / "oracles" / "deviations" / \
     "dra-claim-listed-twice.yaml"
@@ -30,16 +29,11 @@ def _pod(docs: list[dict[str, Any]]) -> dict[str, Any]:
     return next(d for d in docs if d.get("kind") == "Pod")
 
 
-def _plan(docs: list[dict[str, Any]]) -> None:
-    Planner(Naming(), "ks-test", owned=True, rename_for_order=False,
-            warnings=[]).plan(ScenarioInput(docs, None, 7, "twice"))
-
-
 def test_pending_pod_naming_a_claim_twice_is_refused_with_the_reason() -> None:
     with pytest.raises(ScenarioUnsupported,
                        match=r"pod default/twice names ResourceClaim default/shared in two "
                              r"entries.*Duplicate value.*upstream-dra-claim-listed-twice"):
-        _plan(_docs())
+        plan_on_backends(_docs(), "twice")
 
 
 def test_two_claims_or_a_pod_not_scheduled_here_are_planned() -> None:
@@ -48,8 +42,8 @@ def test_two_claims_or_a_pod_not_scheduled_here_are_planned() -> None:
     claim["metadata"]["name"] = "other"
     docs.append(claim)
     _pod(docs)["spec"]["resourceClaims"][1]["resourceClaimName"] = "other"
-    _plan(docs)  # two distinct claims: scheduled as usual
+    plan_on_backends(docs, "twice")  # two distinct claims: scheduled as usual
     for change in ({"nodeName": "node-0"}, {"schedulerName": "someone-else"}):
         docs = _docs()
         _pod(docs)["spec"].update(change)
-        _plan(docs)
+        plan_on_backends(docs, "twice")

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.plan import Naming, Planner
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported
 from conformance.engines.diff.search import hypothesis_test
@@ -35,6 +34,7 @@ from reference_impl.testing.wrappers import (
     make_resource_claim_template,
 )
 from strategies.dra import RELEASE_HOLDER, RELEASE_WAITER
+from tests.backend_scenarios import plan_on_backends
 
 
 def timeline(*events: dict[str, Any]) -> dict[str, Any]:
@@ -139,28 +139,23 @@ def test_upstream_subject_releases_the_claims_as_the_reference(
     assert outcomes(up.result, "default/p-b") == outcomes(ref, "default/p-b")
 
 
-def _plan(docs: list[dict[str, Any]]) -> None:
-    Planner(Naming(), "ks-test", owned=True, rename_for_order=False,
-            warnings=[]).plan(ScenarioInput(docs, None, 7, "dra-cleanup"))
-
-
 def test_backends_refuse_a_timeline_that_takes_a_pod_using_dra() -> None:
     """The control-plane backends run no resourceclaim controller: a timeline deleting or
     finishing a pod with claims, or deleting a node where such pods are, is refused."""
     with pytest.raises(ScenarioUnsupported, match=r"timeline event 0 \(deletePod of pod "
                        r"default/p-a, which uses DRA\).*no resourceclaim controller"):
-        _plan(template_docs())
+        plan_on_backends(template_docs(), "dra-cleanup")
     with pytest.raises(ScenarioUnsupported, match=r"finishPod of pod default/p-a"):
-        _plan(named_docs())
+        plan_on_backends(named_docs(), "dra-cleanup")
     docs = template_docs()
     docs[-1]["spec"]["events"] = [{"at": "2s", "action": "deleteNode", "node": "node-1"}]
     with pytest.raises(ScenarioUnsupported, match=r"deleteNode node-1 in a scenario with pods "
                        r"using DRA"):
-        _plan(docs)
+        plan_on_backends(docs, "dra-cleanup")
     docs = template_docs()  # a pod without DRA deleted: planned
     docs.insert(-1, make_pod("plain").namespace("default").container("pause").manifest())
     docs[-1]["spec"]["events"] = [{"at": "2s", "action": "deletePod", "pod": "default/plain"}]
-    _plan(docs)
+    plan_on_backends(docs, "dra-cleanup")
 
 
 def test_the_dra_family_deletes_a_claim_holder_while_a_pod_waits() -> None:

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from conformance.backends.plan import Naming, Planner
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported
 from conformance.subjects.reference import ReferenceSubject
@@ -26,6 +25,7 @@ from oracles import dra_allocations
 from oracles.base import OracleContext
 from reference_impl.model.loader.defaults import _deterministic_uid
 from reference_impl.model.loader.resourceclaims import add_template_claims, template_claim_name
+from tests.backend_scenarios import plan_on_backends
 
 
 def timeline_docs() -> list[dict[str, Any]]:
@@ -126,21 +126,16 @@ def test_upstream_subject_names_a_recreated_pods_claim_as_the_reference(
         device("gpu", "gpu-2")]
 
 
-def _plan(docs: list[dict[str, Any]]) -> None:
-    Planner(Naming(), "ks-test", owned=True, rename_for_order=False,
-            warnings=[]).plan(ScenarioInput(docs, None, 7, "dra-timeline"))
-
-
 def test_backends_refuse_a_timeline_pod_with_a_template_claim() -> None:
     with pytest.raises(ScenarioUnsupported,
                        match=r"pod default/p-late, created by the timeline, has a claim from "
                              r"ResourceClaimTemplate default/one-gpu-template.*no "
                              r"resourceclaim controller"):
-        _plan(timeline_docs())
+        plan_on_backends(timeline_docs(), "dra-timeline")
     docs = timeline_docs()  # a template that does not exist: no claim anywhere, planned
     docs[-1]["spec"]["events"][0]["pod"]["spec"]["resourceClaims"][0][
         "resourceClaimTemplateName"] = "missing"
-    _plan(docs)
+    plan_on_backends(docs, "dra-timeline")
 
 
 def test_the_oracle_judges_a_timeline_pods_claim_by_its_template() -> None:
