@@ -16,7 +16,8 @@ from reference_impl.model.objects import Pod
 def pod_claim_names(pod: Pod, dra: DRAObjects) -> list[str]:
     """``resourceclaim.PodClaims`` (k8s.io/dynamic-resource-allocation/resourceclaim/pod.go):
     the names of the pod's claims that exist by name, in spec order, then its extended
-    resources' claim (``status.extendedResourceClaimStatus.resourceClaimName``)."""
+    resources' claim (``status.extendedResourceClaimStatus.resourceClaimName``: as PreBind
+    patched it in this run, else as the input gives it)."""
     statuses = dict(pod.resource_claim_statuses)
     names: list[str] = []
     for pc in pod.resource_claim_sources:
@@ -25,7 +26,7 @@ def pod_claim_names(pod: Pod, dra: DRAObjects) -> list[str]:
             name = statuses.get(pc.name)
         if name:
             names.append(name)
-    ext = dra.extended_resource_claim_status.get(pod.uid)
+    ext = dra.extended_resource_claim_status.get(pod.uid, pod.extended_resource_claim_status)
     if ext is not None and ext.get("resourceClaimName"):
         names.append(str(ext["resourceClaimName"]))
     return names

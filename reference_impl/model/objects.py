@@ -295,6 +295,9 @@ class Pod:
     resource_claim_sources: tuple[PodResourceClaim, ...] = ()  # spec.resourceClaims
     # status.resourceClaimStatuses: (name, resourceClaimName or None)
     resource_claim_statuses: tuple[tuple[str, str | None], ...] = ()
+    # status.extendedResourceClaimStatus as the input gives it (resourceClaimName,
+    # requestMappings), for the resourceclaim controller's cleanup (claim_cleanup.py)
+    extended_resource_claim_status: dict[str, object] | None = None
     # Computed once at load time (see requests.py).
     resources: PodResources | None = None
     host_ports: tuple[ContainerPort, ...] = ()

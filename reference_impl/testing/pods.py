@@ -466,6 +466,16 @@ class PodWrapper(ObjectWrapper):
         self._append(("status",), "resourceClaimStatuses", entry)
         return self
 
+    def extended_resource_claim_status(self, claim: str,
+                                       *mappings: tuple[str, str, str]) -> Self:
+        """``status.extendedResourceClaimStatus`` as DynamicResources' PreBind patches it:
+        the special claim's name and ``(containerName, resourceName, requestName)``
+        mappings."""
+        return self.status(extendedResourceClaimStatus={
+            "resourceClaimName": claim,
+            "requestMappings": [{"containerName": c, "resourceName": r, "requestName": q}
+                                for c, r, q in mappings]})
+
     def start_time(self, t: str | float) -> Self:
         return self.status(startTime=timestamp(t))
 

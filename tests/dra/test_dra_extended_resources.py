@@ -27,6 +27,7 @@ from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.testing import FakeHandle
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.dra import DeviceClass, DRAObjects
+from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
 from reference_impl.model.objects import Container
 from reference_impl.plugins.dynamicresources import (
@@ -411,6 +412,48 @@ def _objects(classes: list[DeviceClass]) -> DRAObjects:
     return DRAObjects(device_classes={c.name: c for c in classes})
 
 
+HOLDER_UID = "0b0b0b0b-0000-4000-8000-00000000000c"
+HOLDER_CLAIM = "holder-extended-resources-x7k2q"
+
+
+def holder_goes(action: str) -> list[Doc]:
+    """A cluster dump's state: ``holder`` runs on node-1 with its only GPU through the claim
+    PreBind made for its extended resource, named by its ``status.extendedResourceClaimStatus``;
+    ``waiter`` asks for a GPU; at 2s the timeline deletes (or finishes) ``holder``."""
+    holder = make_pod("holder").namespace("default").uid(HOLDER_UID).req({EXT: 1}) \
+        .node("node-1").phase("Running") \
+        .extended_resource_claim_status(HOLDER_CLAIM, ("con0", EXT, "container-0-request-0")) \
+        .manifest()
+    held = make_resource_claim(HOLDER_CLAIM).extended_resources_of("holder", HOLDER_UID) \
+        .request_with_name("container-0-request-0", "gpu") \
+        .allocation([("container-0-request-0", GPU, "node-1", "gpu-0")], node="node-1") \
+        .reserved_for_pod("holder", HOLDER_UID).manifest()
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": [
+        {"at": "2s", "action": action, "pod": "default/holder"}]}}
+    return [*cluster(1), holder, held, pod("waiter"), timeline]
+
+
+@pytest.mark.parametrize("action", ["deletePod", "finishPod"])
+def test_the_claim_an_input_pod_status_names_is_released_when_the_pod_goes(action: str) -> None:
+    """The resourceclaim controller finds the extended resources' claim of a pod through its
+    ``status.extendedResourceClaimStatus`` (resourceclaim.PodClaims), so the input's status is
+    read: the claim is deleted when ``holder`` goes and ``waiter`` gets the GPU at 2s
+    (before, the status was dropped, the GPU stayed allocated and ``waiter`` never bound)."""
+    res = run_reference(holder_goes(action))
+    assert res["bindings"] == {"default/waiter": "node-1"}
+    assert [(a["time"], a["outcome"]) for a in res["attempts"]
+            if a["pod"] == "default/waiter"] == [(0, "Unschedulable"), (2, "Bound")]
+    assert claims_of(res) == {"default/waiter": [("<extended-resources>", ["gpu-0"])]}
+
+
+def test_an_extended_resource_claim_status_without_a_claim_name_is_refused() -> None:
+    doc = make_pod("p").namespace("default").req({EXT: 1}).manifest()
+    doc["status"] = {"extendedResourceClaimStatus": {"requestMappings": []}}
+    with pytest.raises(InputError, match=r"status\.extendedResourceClaimStatus\."
+                                         r"resourceClaimName"):
+        load_documents([*cluster(1), doc])
+
+
 # ----- the same scenarios on the upstream subject ---------------------------------------------
 
 SCENARIOS = {
@@ -424,6 +467,8 @@ SCENARIOS = {
     "counts": lambda: [*cluster(), pod("p-two", count=2), pod("p-one"), pod("p-other")],
     "preemption": preemption,
     "stale-claim": stale_claim,
+    "holder-deleted": lambda: holder_goes("deletePod"),
+    "holder-finished": lambda: holder_goes("finishPod"),
     "with-user-claim": lambda: [
         *cluster(3), make_resource_claim("one").request_with_name("gpu", "gpu").manifest(),
         make_pod("p0").namespace("default").req({EXT: 2}).resource_claim(

@@ -373,6 +373,8 @@ def _pod(r: _Raw, order: int, classes: Mapping[str, PriorityClass],
         resource_claim_sources=claim_sources,
         resource_claim_statuses=_resource_claim_statuses(
             ctx, status.get("resourceClaimStatuses"), "status.resourceClaimStatuses"),
+        extended_resource_claim_status=_extended_resource_claim_status(
+            ctx, status.get("extendedResourceClaimStatus"), "status.extendedResourceClaimStatus"),
     )
     try:
         pod.resources = compute_pod_resources(pod)
@@ -423,3 +425,25 @@ def _resource_claim_statuses(ctx: InputLocation, v: object, path: str
                     None if claim is None else read_required_str(
                         ctx, claim, f"{cpath}.resourceClaimName")))
     return tuple(out)
+
+
+def _extended_resource_claim_status(ctx: InputLocation, v: object, path: str
+                                    ) -> dict[str, object] | None:
+    """``status.extendedResourceClaimStatus`` (core/v1 PodExtendedResourceClaimStatus, which
+    DynamicResources' PreBind patches: extendeddynamicresources.go
+    ``patchPodExtendedResourceClaimStatus``): the special claim's ``resourceClaimName`` and the
+    ``requestMappings`` (containerName, resourceName, requestName), in the shape PreBind writes
+    it; None when absent."""
+    if v is None:
+        return None
+    status = read_map(ctx, v, path)
+    mappings: list[dict[str, str]] = []
+    for i, m in enumerate(read_list(ctx, status.get("requestMappings"),
+                                    f"{path}.requestMappings")):
+        mpath = f"{path}.requestMappings[{i}]"
+        m = read_map(ctx, m, mpath)
+        mappings.append({key: read_required_str(ctx, m.get(key), f"{mpath}.{key}")
+                         for key in ("containerName", "resourceName", "requestName")})
+    return {"resourceClaimName": read_required_str(ctx, status.get("resourceClaimName"),
+                                                   f"{path}.resourceClaimName"),
+            "requestMappings": mappings}
