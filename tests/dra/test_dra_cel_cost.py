@@ -11,6 +11,10 @@ return), each under its upstream name. Not restated (no cost: upstream's compila
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -243,6 +247,29 @@ MEASURED: dict[str, int] = {
 @pytest.mark.parametrize("expression", sorted(MEASURED))
 def test_upstream_measured_cost(expression: str) -> None:
     assert estimate_cost(expression).max == MEASURED[expression]
+
+
+def _upstream_max_costs(expressions: list[str], list_type: bool = False) -> list[str]:
+    """The upstream estimator's answers (upstream/celcost, built where KSCHEDCONF_CELCOST
+    says): a MaxCost, or ``ERR`` and the compilation error, per expression."""
+    binary = os.environ.get("KSCHEDCONF_CELCOST")
+    if not binary:
+        pytest.skip("KSCHEDCONF_CELCOST does not name a build of upstream/celcost")
+    args = [binary] + (["-list-type-attributes"] if list_type else [])
+    lines = "".join(json.dumps(e) + "\n" for e in expressions)
+    run = subprocess.run(args, input=lines, capture_output=True, text=True, check=True)
+    return run.stdout.splitlines()
+
+
+def test_against_the_upstream_estimator() -> None:
+    """Every expression of this file and of cel_cost_expressions.txt, on both estimators."""
+    listed = Path(__file__).with_name("cel_cost_expressions.txt").read_text().splitlines()
+    expressions = [e for e, _ in COSTS.values()] + sorted(MEASURED) + [AT_LIMIT, OVER_LIMIT]
+    expressions += [e for e in listed if e and not e.startswith("#")]
+    for list_type, batch in ((False, expressions), (True, [e for e, _ in LIST_TYPED.values()])):
+        upstream = _upstream_max_costs(batch, list_type)
+        ours = [str(estimate_cost(e).max) for e in batch]
+        assert [(e, u) for e, u, o in zip(batch, upstream, ours, strict=True) if u != o] == []
 
 
 def test_a_syntax_error_is_a_compile_error() -> None:
