@@ -737,7 +737,8 @@ _TYPE_NAMES = (
 
 
 def _check(e: Expr, scope: dict[str, CelType]) -> None:
-    """The types the cost needs (cel-go checker/checker.go, restated only so far)."""
+    """The types the cost needs (cel-go checker/checker.go, as far as the cost reads them:
+    node types and candidate overloads; no type errors)."""
     if e.kind == "lit":
         assert e.lit_type is not None
         e.type = e.lit_type

@@ -58,6 +58,8 @@ CEL_SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024
 
 @dataclass(frozen=True, slots=True)
 class _Var:
+    """A ``localVar`` of the coster: its path, size and entry size."""
+
     path: GoPath | None
     size: Estimate | None
     entry: EntrySize | None

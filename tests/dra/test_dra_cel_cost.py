@@ -28,6 +28,12 @@ from reference_impl.dra.cel_cost import (
 )
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
+from reference_impl.testing.resources import (
+    make_device_class,
+    make_resource_claim,
+    make_resource_claim_template,
+    sub_request,
+)
 
 #: compile_test.go's maxElementsListTypeEnabled: max(DeviceAttributeMaxValueLength,
 #: ResourceSliceMaxAttributeValuesPerDevice)
@@ -306,109 +312,63 @@ def test_the_limit_selectors() -> None:
     assert too_expensive(OVER_LIMIT) == CEL_SELECTOR_EXPRESSION_MAX_COST + 1
 
 
-V1 = "resource.k8s.io/v1"
 EXPENSIVE = COSTS["expensive"][0]
+CLASS = "gpu.example.com"
 
 
 def _class(expression: str) -> dict[str, Any]:
-    return {
-        "apiVersion": V1,
-        "kind": "DeviceClass",
-        "metadata": {"name": "gpu.example.com"},
-        "spec": {
-            "selectors": [{"cel": {"expression": "true"}}, {"cel": {"expression": expression}}]
-        },
-    }
-
-
-def _claim_spec(expression: str, first_available: bool = False) -> dict[str, Any]:
-    selectors = [{"cel": {"expression": expression}}]
-    if first_available:
-        request: dict[str, Any] = {
-            "name": "gpu",
-            "firstAvailable": [
-                {"name": "one", "deviceClassName": "gpu.example.com", "selectors": selectors}
-            ],
-        }
-    else:
-        request = {
-            "name": "gpu",
-            "exactly": {"deviceClassName": "gpu.example.com", "selectors": selectors},
-        }
-    return {"devices": {"requests": [request]}}
+    return make_device_class(CLASS).selector("true").selector(expression).manifest()
 
 
 def _claim(expression: str, first_available: bool = False) -> dict[str, Any]:
-    return {
-        "apiVersion": V1,
-        "kind": "ResourceClaim",
-        "metadata": {"name": "gpu", "namespace": "team"},
-        "spec": _claim_spec(expression, first_available),
-    }
+    claim = make_resource_claim("gpu").namespace("team")
+    if first_available:
+        claim.request_first_available("gpu", sub_request("one", CLASS, 1, expression))
+    else:
+        claim.request_with_name("gpu", CLASS, 1, expression)
+    return claim.manifest()
 
 
 def _template(expression: str) -> dict[str, Any]:
-    return {
-        "apiVersion": V1,
-        "kind": "ResourceClaimTemplate",
-        "metadata": {"name": "gpu", "namespace": "team"},
-        "spec": {"spec": _claim_spec(expression)},
-    }
+    template = make_resource_claim_template("gpu").namespace("team")
+    return template.request_with_name("gpu", CLASS, 1, expression).manifest()
 
 
 def _load(*docs: dict[str, Any]) -> Any:
     return load_documents(list(docs), "cluster.yaml", require_known_nodes=False)
 
 
+_CLAIM = "cluster.yaml, document 2: ResourceClaim team/gpu: spec.devices.requests[0]."
+_CLASS = "cluster.yaml, document 2: DeviceClass gpu.example.com: spec.selectors[1]"
+
+
 @pytest.mark.parametrize(
-    ("doc", "where"),
+    ("doc", "expression", "where"),
     [
-        (
-            _class(EXPENSIVE),
-            "cluster.yaml, document 2: DeviceClass gpu.example.com: "
-            "spec.selectors[1].cel.expression: ",
-        ),
-        (
-            _claim(EXPENSIVE),
-            "cluster.yaml, document 2: ResourceClaim team/gpu: "
-            "spec.devices.requests[0].exactly.selectors[0].cel.expression: ",
-        ),
-        (
-            _claim(EXPENSIVE, first_available=True),
-            "cluster.yaml, document 2: ResourceClaim team/gpu: "
-            "spec.devices.requests[0].firstAvailable[0].selectors[0].cel.expression: ",
-        ),
+        (_class(EXPENSIVE), EXPENSIVE, _CLASS),
+        (_claim(EXPENSIVE), EXPENSIVE, f"{_CLAIM}exactly.selectors[0]"),
+        (_claim(EXPENSIVE, True), EXPENSIVE, f"{_CLAIM}firstAvailable[0].selectors[0]"),
         (
             _template(EXPENSIVE),
+            EXPENSIVE,
             "cluster.yaml, document 2: ResourceClaimTemplate team/gpu: "
-            "spec.spec.devices.requests[0].exactly.selectors[0].cel.expression: ",
+            "spec.spec.devices.requests[0].exactly.selectors[0]",
         ),
-        (
-            _class(OVER_LIMIT),
-            "cluster.yaml, document 2: DeviceClass gpu.example.com: "
-            "spec.selectors[1].cel.expression: ",
-        ),
+        (_class(OVER_LIMIT), OVER_LIMIT, _CLASS),
     ],
 )
-def test_loader_refuses_a_too_expensive_selector(doc: dict[str, Any], where: str) -> None:
+def test_loader_refuses_a_too_expensive_selector(
+    doc: dict[str, Any], expression: str, where: str
+) -> None:
     """validation.go ``validateCELExpression``: "too complex, exceeds cost limit"."""
     fine = _class("true") if doc["kind"] != "DeviceClass" else _claim("true")
     with pytest.raises(InputError) as e:
         _load(fine, doc)
-    cost = estimate_cost(doc_expression(doc)).max
+    cost = estimate_cost(expression).max
     assert str(e.value) == (
-        f"{where}too complex, exceeds cost limit (estimated worst-case cost {cost} > 1000000)"
+        f"{where}.cel.expression: too complex, exceeds cost limit (estimated worst-case "
+        f"cost {cost} > 1000000)"
     )
-
-
-def doc_expression(doc: dict[str, Any]) -> str:
-    selectors = (doc["spec"].get("selectors") or [None])[-1]
-    if selectors is not None:
-        return str(selectors["cel"]["expression"])
-    spec = doc["spec"].get("spec", doc["spec"])
-    request = spec["devices"]["requests"][0]
-    sub = request.get("exactly") or request["firstAvailable"][0]
-    return str(sub["selectors"][0]["cel"]["expression"])
 
 
 def test_loader_takes_a_selector_at_the_limit() -> None:
