@@ -7,8 +7,8 @@ driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
 ``semverlib.go``, ``quantity.go`` and the ``split``/``lowerAscii``/... string extension.
-What celpy cannot do like cel-go (type checking at compile time, cost limits, ``cel.bind``)
-is listed in docs/dra.md.
+What celpy cannot do like cel-go (type checking at compile time, the runtime cost limit,
+``cel.bind``) is listed in docs/dra.md; the API server's cost limit is ``dra/cel_cost.py``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,11 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+from reference_impl.dra.cel_cost import (
+    CEL_SELECTOR_EXPRESSION_MAX_COST,
+    CEL_SELECTOR_EXPRESSION_MAX_LENGTH,
+    too_expensive,
+)
 from reference_impl.model.decoding import (
     INT64,
     InputLocation,
@@ -268,9 +273,25 @@ def _selectors(ctx: InputLocation, v: object, path: str) -> tuple[DeviceSelector
         spath = f"{path}[{i}]"
         s = read_map(ctx, s, spath)
         cel = read_map(ctx, s.get("cel"), f"{spath}.cel", nullable=False)
-        out.append(DeviceSelector(read_required_str(ctx, cel.get("expression"),
-                                                    f"{spath}.cel.expression")))
+        expression = read_required_str(ctx, cel.get("expression"), f"{spath}.cel.expression")
+        _check_cel_cost(ctx, expression, f"{spath}.cel.expression")
+        out.append(DeviceSelector(expression))
     return tuple(out)
+
+
+def _check_cel_cost(ctx: InputLocation, expression: str, path: str) -> None:
+    """``validateCELExpression`` (pkg/apis/resource/validation/validation.go of v1.37.2): an
+    expression longer than ``CELSelectorExpressionMaxLength`` is refused unread, one whose
+    estimated worst-case cost exceeds ``CELSelectorExpressionMaxCost`` is "too complex"
+    (``dra/cel_cost.py``). A selector that does not compile is left to the allocator, which
+    reports it as upstream's scheduler does."""
+    if len(expression.encode()) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
+        raise ctx.error(path, f"Too long: may not be more than "
+                              f"{CEL_SELECTOR_EXPRESSION_MAX_LENGTH} bytes")
+    cost = too_expensive(expression)
+    if cost is not None:
+        raise ctx.error(path, f"too complex, exceeds cost limit (estimated worst-case cost "
+                              f"{cost} > {CEL_SELECTOR_EXPRESSION_MAX_COST})")
 
 
 def _tolerations(ctx: InputLocation, v: object, path: str) -> tuple[DeviceToleration, ...]:
