@@ -5,7 +5,8 @@
 #
 #   upstream/build.sh [--release vX.Y.Z]          check the release's go.mod, then build
 #                                                 bin/vX.Y.Z/kschedconf-upstream (the pinned
-#                                                 release: also bin/kschedconf-upstream)
+#                                                 release: also bin/kschedconf-upstream, and
+#                                                 bin/kschedconf-celcost: upstream/celcost)
 #   upstream/build.sh --check [--release vX.Y.Z]  only check the release's go.mod
 #   upstream/build.sh --sync [--release vX.Y.Z]   regenerate the release's go.mod and go.sum from
 #                                                 releases/go.mod.tmpl (after changing the pin or
@@ -94,7 +95,9 @@ built="$("$out" version)"
 [ "$built" = "$release" ] || die "the binary links k8s.io/kubernetes $built, not $release"
 if [ "$release" = "$pinned" ]; then
   cp -f "$out" bin/kschedconf-upstream
-  out="$out and bin/kschedconf-upstream"
+  # The API server's CEL cost estimator of DRA selectors (tests/dra/test_dra_cel_cost.py).
+  go build "${modflag[@]}" -trimpath -ldflags "-s -w" -o bin/kschedconf-celcost ./celcost
+  out="$out, bin/kschedconf-upstream and bin/kschedconf-celcost"
 fi
 printf 'upstream/build.sh: built %s (k8s.io/kubernetes %s, tags "%s") in %.1fs\n' "$out" "$built" "$tags" \
   "$(echo "$end - $start" | bc 2>/dev/null || python3 -c "print($end-$start)")"

@@ -5,8 +5,8 @@
 // line on stdin and writes one line per expression: the MaxCost, or "ERR" and the
 // compilation error. With -list-type-attributes, DRAListTypeAttributes is on too.
 //
-// tests/dra/test_dra_cel_cost.py compares dra/cel_cost.py with it when KSCHEDCONF_CELCOST
-// names the binary: cd upstream && go build -o /tmp/celcost ./celcost
+// upstream/build.sh builds it as upstream/bin/kschedconf-celcost (with the pinned release);
+// tests/dra/test_dra_cel_cost.py compares dra/cel_cost.py with it.
 package main
 
 import (
