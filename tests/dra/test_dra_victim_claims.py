@@ -24,7 +24,11 @@ from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
 from dra.gpu_scenarios import GPU, device, gpu_cluster
 from reference_impl.model.loader.resourceclaims import add_template_claims
-from reference_impl.testing.wrappers import make_pod, make_resource_claim_template
+from reference_impl.testing.wrappers import (
+    make_device_class,
+    make_pod,
+    make_resource_claim_template,
+)
 from tests.backend_scenarios import plan_on_backends
 
 TEMPLATE = "one-gpu-template"
@@ -118,3 +122,45 @@ def test_backends_refuse_a_pod_using_dra_that_may_be_preempted() -> None:
         docs = victim_docs()
         docs[-1]["spec"]["events"][0]["pod"]["spec"].update(change)
         plan_on_backends(docs, "dra-victims")
+
+
+EXT = "example.com/gpu"
+
+
+def extended_docs() -> list[dict[str, Any]]:
+    """The same with DRA-backed extended resources: the class ``gpu`` maps ``example.com/gpu``;
+    ``holder`` (6 CPUs, one ``example.com/gpu``) gets the GPU through the special claim
+    PreBind creates (owned by the pod, named in its ``extendedResourceClaimStatus``),
+    ``waiter`` asks for one ``example.com/gpu``; the preemptor at 2s needs the CPU."""
+    cls = make_device_class("gpu").driver(GPU).extended_resource_name(EXT).manifest()
+    node, _, gpus = gpu_cluster(["a100"])
+    holder = make_pod("holder").namespace("default").priority(0).req({"cpu": "6", EXT: 1})
+    waiter = make_pod("waiter").namespace("default").priority(0).req({EXT: 1})
+    return [node, cls, gpus, holder.manifest(), waiter.manifest(),
+            {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": [
+                {"at": "2s", "action": "createPod", "pod": _pod("preemptor", 1000, "6", False)}
+            ]}}]
+
+
+def test_reference_releases_the_extended_resource_claim_of_a_victim() -> None:
+    """The victim's special claim (``PodClaims`` lists it from
+    ``status.extendedResourceClaimStatus``) is deallocated and deleted, and the waiter's own
+    special claim gets the GPU."""
+    result = run(extended_docs())
+    assert result["deleted"] == ["default/holder"]
+    assert result["bindings"] == {"default/preemptor": "node-1", "default/waiter": "node-1"}
+    assert [d["device"] for c in result["resourceClaims"]["default/waiter"]
+            for d in c["allocation"]["devices"]] == ["gpu-0"]
+    w = outcomes(result, "default/waiter")
+    assert w[0][1] == "Unschedulable" and w[-1] == (2, "Bound"), w
+
+
+def test_upstream_subject_releases_the_extended_resource_claim_of_a_victim(
+        upstream: UpstreamSubject) -> None:
+    docs = extended_docs()
+    up = upstream.run(ScenarioInput(docs, name="dra-victims"))
+    ref = run(docs)
+    for field in ("bindings", "deleted", "pending", "resourceClaims"):
+        assert up.result[field] == ref[field], field
+    assert [(a["pod"], a["time"], a["outcome"]) for a in up.result["attempts"]] == \
+        [(a["pod"], a["time"], a["outcome"]) for a in ref["attempts"]]
