@@ -495,6 +495,11 @@ def timeline_claims(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None)
 RELEASE_TIMES = (1, 2, 5)
 #: the pods and the template ``claim_releases`` adds
 RELEASE_HOLDER, RELEASE_WAITER, RELEASE_TEMPLATE = "claim-holder", "claim-waiter", "release-gpus"
+#: the pod a ``claim_releases`` timeline creates to preempt the holder, and the host port they
+#: both ask for (not one of ``HOST_PORTS``: no other pod of the scenario uses it)
+RELEASE_PREEMPTOR, RELEASE_PORT = "claim-preemptor", 7070
+#: its priority class: above every user value (at most 1e9), so the holder is always lower
+RELEASE_PRIORITY_CLASS = "system-cluster-critical"
 #: the claim spec of ``RELEASE_TEMPLATE``: every GPU of the node (allocation mode All),
 #: whatever their taints
 ALL_GPUS: Doc = {"devices": {"requests": [{"name": "gpus", "exactly": {
@@ -502,14 +507,19 @@ ALL_GPUS: Doc = {"devices": {"requests": [{"name": "gpus", "exactly": {
     "tolerations": [{"operator": "Exists"}]}}]}}
 
 
-def _release_pod(name: str, node: str) -> Doc:
+def _release_pod(name: str, node: str, port: bool = False, claim: bool = True) -> Doc:
+    """A pod held to ``node``, tolerating every taint; with ``port`` its container asks for
+    ``RELEASE_PORT`` on the host, with ``claim`` it has a claim from ``RELEASE_TEMPLATE``."""
+    container: Doc = {"name": "c", "image": "registry.k8s.io/pause"}
+    if port:
+        container["ports"] = [{"containerPort": RELEASE_PORT, "hostPort": RELEASE_PORT}]
+    spec: Doc = {"containers": [container], "nodeSelector": {v.HOSTNAME: node},
+                 "tolerations": [{"operator": "Exists"}]}
+    if claim:
+        spec["resourceClaims"] = [{"name": "gpus",
+                                   "resourceClaimTemplateName": RELEASE_TEMPLATE}]
     return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause"}],
-                     "nodeSelector": {v.HOSTNAME: node},
-                     "tolerations": [{"operator": "Exists"}],
-                     "resourceClaims": [{"name": "gpus",
-                                         "resourceClaimTemplateName": RELEASE_TEMPLATE}]}}
+            "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
 @st.composite
@@ -520,11 +530,13 @@ def claim_releases(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None
     ``claim-waiter``, each with a claim (made by the pre-pass) from the template
     ``release-gpus`` asking for all the GPUs of the node; the holder, tried first, usually
     gets them and the waiter waits (``cannot allocate all claims``). At 1, 2 or 5 s the
-    timeline deletes the holder (``deletePod``; one in three ``finishPod``): the resourceclaim
-    controller's cleanup (docs/dra.md, "The resourceclaim controller's cleanup") deallocates
-    and deletes its claim, and the waiter is retried and gets the GPUs. Returns the documents
-    and the timeline (a new one when there was none) with the event appended. Drawn after the
-    rest of the scenario, so that the rest is what it was without it."""
+    timeline deletes the holder (``deletePod``; one in four ``finishPod``), or (one in four)
+    creates ``claim-preemptor`` (``system-cluster-critical``, held to the node, asking for the
+    host port the holder has), which preempts the holder: the resourceclaim controller's
+    cleanup (docs/dra.md, "The resourceclaim controller's cleanup") deallocates and deletes its
+    claim, and the waiter is retried and gets the GPUs. Returns the documents and the timeline
+    (a new one when there was none) with the event appended. Drawn after the rest of the
+    scenario, so that the rest is what it was without it."""
     nodes = sorted(d["spec"]["nodeName"] for d in documents
                    if d.get("kind") == "ResourceSlice" and d.get("apiVersion") == RESOURCE_V1
                    and d["metadata"]["name"].endswith("-gpu") and d["spec"].get("devices")
@@ -535,19 +547,25 @@ def claim_releases(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None
             in taken or draw(integers(0, 2)) == 0):
         return documents, timeline
     node = draw(sampled(tuple(nodes)))
-    action = "finishPod" if draw(integers(0, 2)) == 0 else "deletePod"
+    action = ("finishPod", "createPod", "deletePod", "deletePod")[draw(integers(0, 3))]
+    preempt = action == "createPod"
     at = f"{draw(sampled(RELEASE_TIMES))}s"
     template = {"apiVersion": RESOURCE_V1, "kind": "ResourceClaimTemplate",
                 "metadata": {"name": RELEASE_TEMPLATE, "namespace": "default"},
                 "spec": {"spec": copy.deepcopy(ALL_GPUS)}}
-    documents = with_template_claims([*documents, template, _release_pod(RELEASE_HOLDER, node),
-                                      _release_pod(RELEASE_WAITER, node)])
+    documents = with_template_claims([
+        *documents, template, _release_pod(RELEASE_HOLDER, node, port=preempt),
+        _release_pod(RELEASE_WAITER, node)])
     if timeline is None:
         timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario",
                     "metadata": {"name": "claim-release"}, "spec": {"events": []}}
+    event: Doc = {"at": at, "action": action, "pod": f"default/{RELEASE_HOLDER}"}
+    if preempt:
+        preemptor = _release_pod(RELEASE_PREEMPTOR, node, port=True, claim=False)
+        preemptor["spec"]["priorityClassName"] = RELEASE_PRIORITY_CLASS
+        event = {"at": at, "action": action, "pod": preemptor}
     spec = timeline.setdefault("spec", {})
-    spec["events"] = [*(spec.get("events") or []),
-                      {"at": at, "action": action, "pod": f"default/{RELEASE_HOLDER}"}]
+    spec["events"] = [*(spec.get("events") or []), event]
     return documents, timeline
 
 

@@ -190,9 +190,15 @@ func (t *rvTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, n
 }
 
 func (t *rvTracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts ...metav1.DeleteOptions) error {
+	var pod *v1.Pod
+	if gvr == podsGVR {
+		if obj, err := t.ObjectTracker.Get(gvr, ns, name); err == nil {
+			pod, _ = obj.(*v1.Pod)
+		}
+	}
 	err := t.counted(gvr, t.ObjectTracker.Delete(gvr, ns, name, opts...))
 	if err == nil && gvr == podsGVR && t.w.rec != nil {
-		t.w.rec.podDeleted(ns + "/" + name)
+		t.w.rec.podDeleted(ns+"/"+name, pod)
 	}
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -318,17 +319,13 @@ func podResourceClaimNames(p *v1.Pod) []string {
 	return names
 }
 
-// releasePodClaims does the resourceclaim controller's cleanup for a pod that is gone (deleted,
-// or finished: pkg/controller/resourceclaim/controller.go of v1.37.2, enqueuePod then syncClaim;
-// the reference's reference_impl/model/claim_cleanup.py release_pod_claims): for each of its
-// claims, its reservedFor entries are dropped and, when none remain, the allocation is cleared
-// (one status update; the API server's status strategy, dropDeallocatedStatusDevices in
-// pkg/registry/resource/resourceclaim/strategy.go, drops the deallocated devices'
-// status.devices, which the fake tracker does not, so it is done here); then a claim left
-// without consumers whose controller owner is the pod is deleted (syncClaim for a pod that is
-// done, the garbage collector for one deleted). The controller's removal of its finalizer
-// (an update that changes no status: DynamicResources' hint skips it) is not written. It
-// returns whether it wrote anything.
+// releasePodClaims does the resourceclaim controller's cleanup for a pod that is gone (deleted by
+// a timeline event or by the preemption; pkg/controller/resourceclaim/controller.go of v1.37.2,
+// the same logic in v1.34.4 to v1.36.3: enqueuePod then syncClaim; the reference's
+// reference_impl/model/claim_cleanup.py release_pod_claims): each of its claims is synced
+// (syncClaimAfter) until nothing changes, as each write queues it again
+// (enqueueResourceClaim); then the garbage collector deletes a claim the pod owns, which is
+// synced again. It returns whether it wrote anything.
 func (w *world) releasePodClaims(p *v1.Pod) (bool, error) {
 	wrote := false
 	seen := map[string]bool{}
@@ -337,47 +334,160 @@ func (w *world) releasePodClaims(p *v1.Pod) (bool, error) {
 			continue
 		}
 		seen[name] = true
-		obj, err := w.tracker.Get(claimsGVR, p.Namespace, name)
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+		ok, err := w.syncClaimUntilDone(p.Namespace, name, p.UID)
+		wrote = wrote || ok
 		if err != nil {
 			return wrote, err
 		}
-		claim := obj.(*resourceapi.ResourceClaim).DeepCopy()
-		remaining := make([]resourceapi.ResourceClaimConsumerReference, 0, len(claim.Status.ReservedFor))
-		for _, r := range claim.Status.ReservedFor {
-			if r.APIGroup == "" && r.Resource == "pods" && r.UID == p.UID {
-				continue
-			}
-			remaining = append(remaining, r)
-		}
-		if len(remaining) < len(claim.Status.ReservedFor) {
-			claim.Status.ReservedFor = remaining
-			if len(remaining) == 0 {
-				claim.Status.Allocation = nil
-				claim.Status.Devices = nil
-			}
-			if err := w.tracker.Update(claimsGVR, claim, claim.Namespace); err != nil {
+		claim, err := w.getResourceClaim(p.Namespace, name)
+		if err != nil || claim == nil || !ownedByPod(claim, p.UID) {
+			if err != nil {
 				return wrote, err
 			}
-			wrote = true
-		}
-		if len(claim.Status.ReservedFor) > 0 {
 			continue
 		}
-		for _, owner := range claim.OwnerReferences {
-			if owner.Controller != nil && *owner.Controller && owner.APIVersion == "v1" &&
-				owner.Kind == "Pod" && owner.UID == p.UID {
-				if err := w.tracker.Delete(claimsGVR, claim.Namespace, claim.Name); err != nil {
-					return wrote, err
-				}
-				wrote = true
-				break
+		// The garbage collector: the owner is gone (background deletion).
+		ok, err = w.apiDeleteClaim(claim)
+		wrote = wrote || ok
+		if err != nil || !ok {
+			if err != nil {
+				return wrote, err
 			}
+			continue
+		}
+		ok, err = w.syncClaimUntilDone(p.Namespace, name, p.UID)
+		wrote = wrote || ok
+		if err != nil {
+			return wrote, err
 		}
 	}
 	return wrote, nil
+}
+
+// getResourceClaim is the stored ResourceClaim (a copy), nil when there is none.
+func (w *world) getResourceClaim(ns, name string) (*resourceapi.ResourceClaim, error) {
+	obj, err := w.tracker.Get(claimsGVR, ns, name)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj.(*resourceapi.ResourceClaim).DeepCopy(), nil
+}
+
+// syncClaimUntilDone runs syncClaimAfter on the stored claim until it writes nothing (at most
+// four passes, as the reference's _MAX_PASSES).
+func (w *world) syncClaimUntilDone(ns, name string, gone types.UID) (bool, error) {
+	wrote := false
+	for pass := 0; pass < 4; pass++ {
+		claim, err := w.getResourceClaim(ns, name)
+		if err != nil || claim == nil {
+			return wrote, err
+		}
+		ok, err := w.syncClaimAfter(claim, gone, false)
+		wrote = wrote || ok
+		if err != nil || !ok {
+			return wrote, err
+		}
+	}
+	return wrote, nil
+}
+
+// ownedByPod: the claim's controller owner is the pod with this uid (owningPod).
+func ownedByPod(claim *resourceapi.ResourceClaim, uid types.UID) bool {
+	for _, owner := range claim.OwnerReferences {
+		if owner.Controller != nil && *owner.Controller && owner.APIVersion == "v1" &&
+			owner.Kind == "Pod" && owner.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// syncClaimAfter is one syncClaim (controller.go 1450-1690, v1.37.2) of claim after the pod with
+// uid gone went: its reservedFor entries are dropped and, when some were, one status update
+// writes the rest and, when none remain and the claim has the finalizer
+// (resourceapi.Finalizer), clears the allocation (a claim without it keeps it); a claim with
+// the finalizer and no allocation then loses it. Otherwise a claim with the finalizer, being
+// deleted and without consumers, is deallocated and loses the finalizer. Then, without
+// consumers, a claim the pod owns is deleted when the pod is done (ownerDone; a deleted pod is
+// not in the lister: the garbage collector deletes its claims, releasePodClaims). The API
+// server's status strategy (dropDeallocatedStatusDevices, pkg/registry/resource/resourceclaim/
+// strategy.go) drops the deallocated devices' status.devices, which the fake tracker does not,
+// so it is done here. It returns whether it wrote anything.
+func (w *world) syncClaimAfter(claim *resourceapi.ResourceClaim, gone types.UID, ownerDone bool) (bool, error) {
+	wrote := false
+	remaining := make([]resourceapi.ResourceClaimConsumerReference, 0, len(claim.Status.ReservedFor))
+	for _, r := range claim.Status.ReservedFor {
+		if r.APIGroup == "" && r.Resource == "pods" && r.UID == gone {
+			continue
+		}
+		remaining = append(remaining, r)
+	}
+	protected := slices.Contains(claim.Finalizers, resourceapi.Finalizer)
+	exists := true
+	var err error
+	if len(remaining) < len(claim.Status.ReservedFor) {
+		claim.Status.ReservedFor = remaining
+		if len(remaining) == 0 && protected {
+			claim.Status.Allocation = nil
+			claim.Status.Devices = nil
+		}
+		if err := w.tracker.Update(claimsGVR, claim, claim.Namespace); err != nil {
+			return wrote, err
+		}
+		wrote = true
+		if protected && claim.Status.Allocation == nil {
+			if exists, err = w.removeClaimFinalizer(claim); err != nil {
+				return wrote, err
+			}
+		}
+	} else if protected && claim.DeletionTimestamp != nil && len(remaining) == 0 {
+		if claim.Status.Allocation != nil {
+			claim.Status.Allocation = nil
+			claim.Status.Devices = nil
+			if err := w.tracker.Update(claimsGVR, claim, claim.Namespace); err != nil {
+				return wrote, err
+			}
+		}
+		wrote = true
+		if exists, err = w.removeClaimFinalizer(claim); err != nil {
+			return wrote, err
+		}
+	}
+	if exists && len(remaining) == 0 && ownerDone && ownedByPod(claim, gone) {
+		ok, err := w.apiDeleteClaim(claim)
+		return wrote || ok, err
+	}
+	return wrote, nil
+}
+
+// removeClaimFinalizer is the controller's update removing resourceapi.Finalizer; a claim being
+// deleted that is left without finalizers is removed, as the API server does
+// (shouldDeleteDuringUpdate, k8s.io/apiserver/pkg/registry/generic/registry/store.go), which the
+// fake tracker does not. It returns whether the claim still exists.
+func (w *world) removeClaimFinalizer(claim *resourceapi.ResourceClaim) (bool, error) {
+	claim.Finalizers = slices.DeleteFunc(claim.Finalizers, func(f string) bool { return f == resourceapi.Finalizer })
+	if claim.DeletionTimestamp != nil && len(claim.Finalizers) == 0 {
+		return false, w.tracker.Delete(claimsGVR, claim.Namespace, claim.Name)
+	}
+	return true, w.tracker.Update(claimsGVR, claim, claim.Namespace)
+}
+
+// apiDeleteClaim deletes the claim as the API server does: one with finalizers only gets its
+// deletionTimestamp (an update; nothing for one already being deleted), one without is removed.
+// It returns whether it wrote anything.
+func (w *world) apiDeleteClaim(claim *resourceapi.ResourceClaim) (bool, error) {
+	if len(claim.Finalizers) == 0 {
+		return true, w.tracker.Delete(claimsGVR, claim.Namespace, claim.Name)
+	}
+	if claim.DeletionTimestamp != nil {
+		return false, nil
+	}
+	now := metav1.NewTime(w.clock.Now())
+	claim.DeletionTimestamp = &now
+	return true, w.tracker.Update(claimsGVR, claim, claim.Namespace)
 }
 
 // ----- results -----

@@ -104,6 +104,9 @@ type recorder struct {
 	tries    map[string]int
 	bindings map[string]string
 	deleted  []string
+	// victims: the pods the preemption deleted whose claims the resourceclaim controller has
+	// not released yet (releaseVictimClaims).
+	victims  []*v1.Pod
 	dropped  map[string]bool
 	inActive map[string]bool // the pods in activeQ before the current ScheduleOne
 	// seen is the cluster version when a pod was last tried (or found gated).
@@ -230,7 +233,34 @@ func (r *recorder) bound(key, node string) {
 	}
 }
 
-func (r *recorder) podDeleted(key string) {
+// releaseVictimClaims does the resourceclaim controller's cleanup (releasePodClaims) for the
+// claims of the pods the preemption deleted, once the attempt and the deletes have settled: the
+// scheduler sees each victim's delete, then its claims' updates and deletes, as after a
+// timeline deletePod (the reference's Simulation._release_claims after the attempt).
+func (w *world) releaseVictimClaims() error {
+	w.rec.mu.Lock()
+	victims := w.rec.victims
+	w.rec.victims = nil
+	w.rec.mu.Unlock()
+	for _, p := range victims {
+		if len(podResourceClaimNames(p)) == 0 {
+			continue
+		}
+		wrote, err := w.releasePodClaims(p)
+		if err != nil {
+			return fmt.Errorf("releasing the claims of victim %s: %v", podKey(p), err)
+		}
+		if wrote {
+			if err := w.settle(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// podDeleted records a pod's delete (p: the pod as it was, nil if unknown).
+func (r *recorder) podDeleted(key string, p *v1.Pod) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.bindings, key)
@@ -241,6 +271,9 @@ func (r *recorder) podDeleted(key string) {
 		r.finished = append(r.finished, key)
 	default: // only preemption deletes pods otherwise
 		r.deleted = append(r.deleted, key)
+		if p != nil {
+			r.victims = append(r.victims, p)
+		}
 		if r.cur != nil {
 			r.cur.Victims = append(r.cur.Victims, key)
 		}
@@ -459,6 +492,9 @@ run:
 				return nil, err
 			}
 			if err := w.settle(); err != nil {
+				return nil, err
+			}
+			if err := w.releaseVictimClaims(); err != nil {
 				return nil, err
 			}
 			rec.endStep()

@@ -6,7 +6,8 @@ real API server (docs/upstream-deviations.md#upstream-dra-claim-listed-twice; th
 :func:`refuse_claim_listed_twice`); and a pod a timeline event creates whose claim comes from
 a ResourceClaimTemplate, whose claim no resourceclaim controller would create
 (:func:`refuse_timeline_template_claims`); and a timeline event that takes a pod using DRA,
-whose claims no resourceclaim controller would release (:func:`refuse_timeline_claim_release`)."""
+whose claims no resourceclaim controller would release (:func:`refuse_timeline_claim_release`),
+or a pod using DRA that a higher-priority pod may preempt (:func:`refuse_victim_claim_release`)."""
 
 from __future__ import annotations
 
@@ -149,3 +150,31 @@ def refuse_timeline_claim_release(cluster: Cluster, timeline: Scenario | None,
                 f"scenario {name}: timeline event {ev.index} ({what}); the backends run no "
                 "resourceclaim controller, so nothing would release the pod's claims "
                 "(the reference and the upstream subject do): not supported by this subject")
+
+
+def refuse_victim_claim_release(cluster: Cluster, timeline: Scenario | None, name: str,
+                                scheduler_names: Set[str]) -> None:
+    """Raise :class:`ScenarioUnsupported` when a pod that uses DRA (:func:`pod_uses_dra`; at
+    the start or created by the timeline) may be a preemption victim: a pod the scenario's
+    scheduler serves (``scheduler_names``), pending or created by the timeline without a
+    node, has a higher priority and may preempt (``preemptionPolicy`` not ``Never``). The
+    reference and the upstream subject then release the victim's claims as the resourceclaim
+    controller does (docs/dra.md, "The resourceclaim controller's cleanup"); the backends run
+    no kube-controller-manager, so its devices would stay allocated. Whether the preemption
+    happens is not known before the run, so this may refuse too often."""
+    pods = {p.key: p for p in cluster.pods}
+    for ev in (*timeline.events, *timeline.triggered) if timeline is not None else ():
+        if ev.action == "createPod" and ev.pod is not None:
+            pods.setdefault(ev.pod.key, ev.pod)
+    users = [p for p in pods.values() if pod_uses_dra(p, cluster)]
+    if not users:
+        return
+    low = min(users, key=lambda p: p.priority)
+    for q in _scheduled_pods(cluster, timeline):
+        if (q.scheduler_name in scheduler_names and q.preemption_policy != "Never"
+                and q.priority > low.priority):
+            raise ScenarioUnsupported(
+                f"scenario {name}: pod {q.key} (priority {q.priority}) may preempt pod "
+                f"{low.key} (priority {low.priority}), which uses DRA; the backends run no "
+                "resourceclaim controller, so nothing would release a victim's claims (the "
+                "reference and the upstream subject do): not supported by this subject")

@@ -266,6 +266,13 @@ class ResourceClaimSpec:
     config: tuple[DeviceClaimConfiguration, ...] = ()
 
 
+#: ``resourceapi.Finalizer``: DynamicResources adds it to a claim it allocates (bindClaim,
+#: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go); the resourceclaim
+#: controller deallocates only a claim that has it (syncClaim, pkg/controller/resourceclaim/
+#: controller.go)
+CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
+
+
 @dataclass(slots=True, frozen=True)
 class ResourceClaim:
     namespace: str
@@ -280,6 +287,9 @@ class ResourceClaim:
     deleting: bool = False
     #: ``status.devices``: the drivers' device statuses (binding conditions)
     devices: tuple[AllocatedDeviceStatus, ...] = ()
+    #: ``metadata.finalizers`` (DynamicResources' PreBind adds ``CLAIM_FINALIZER`` when it
+    #: writes an allocation; the resourceclaim controller removes it: claim_cleanup.py)
+    finalizers: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -287,8 +287,8 @@ class Simulation:
             qpi.moved_by or ev.EVENT_UNSCHEDULED_POD_ADD.label(), self.queue.event_resource)))
         self._record("attempt", pod=pod.key, outcome=attempt.outcome, node=attempt.node,
                      attempt=qpi.attempts)
-        for victim_key in attempt.victims:
-            self._victim_evicted(victim_key)
+        evicted = [v for v in (self._victim_evicted(k) for k in attempt.victims)
+                   if v is not None]
         if attempt.outcome == BOUND:
             self.queue.done(uid)
             bound = s.pods_by_uid[uid]
@@ -317,6 +317,8 @@ class Simulation:
         if after != nominations:
             self._changed()
             self._clear_lost_nominations(uid, nominations, after)
+        for victim in evicted:
+            self._release_claims(victim)
         if attempt.outcome == BOUND:
             self._fire_triggers(pod.key)
 
@@ -359,15 +361,19 @@ class Simulation:
             self._set_pod(pod, new)
             self._update_pending_pod(pod, new)
 
-    def _victim_evicted(self, key: str) -> None:
-        """A preemption victim was deleted: AssignedPod/Delete (seen by the pod in flight)."""
+    def _victim_evicted(self, key: str) -> Pod | None:
+        """A preemption victim was deleted: AssignedPod/Delete (seen by the pod in flight).
+        Returns the victim, whose claims the resourceclaim controller then releases
+        (``_release_claims`` once the attempt is over: the upstream subject runs the cleanup
+        after the preemption's deletes have settled, upstream/simulate.go)."""
         victim = self.pods.get(key)
         if victim is None:
-            return
+            return None
         self._drop_pod(victim)
         self._changed()
         self.cause = ev.EVENT_ASSIGNED_POD_DELETE.label()
         self.queue.move_all_to_active_or_backoff_queue(ev.EVENT_ASSIGNED_POD_DELETE, victim, None)
+        return self.s.pods_by_uid.get(victim.uid, victim)
 
     def _patch_status(self, qpi: QueuedPodInfo, attempt: Attempt) -> None:
         """``updatePod`` after a failure: the PodScheduled condition and (ModeOverride) the
@@ -584,11 +590,12 @@ class Simulation:
         self._release_claims(bound)
 
     def _release_claims(self, pod: Pod) -> None:
-        """The resourceclaim controller's cleanup after the pod went (``syncClaim``,
-        pkg/controller/resourceclaim/controller.go; ``release_pod_claims``): its reservations
-        dropped, a claim left without consumers deallocated, the claims it owns deleted, each
-        write delivered to the queue as its ResourceClaim event (after the pod's own delete,
-        as the controller reacts to it)."""
+        """The resourceclaim controller's cleanup after the pod went (a timeline event, or
+        the preemption deleted it; ``syncClaim``, pkg/controller/resourceclaim/controller.go;
+        ``release_pod_claims``): its reservations dropped, a claim with the finalizer left
+        without consumers deallocated and its finalizer removed, the claims it owns deleted
+        (the garbage collector), each write delivered to the queue as its ResourceClaim event
+        (after the pod's own delete, as the controller reacts to it)."""
         for old, new in release_pod_claims(pod, self.s.cluster.dra):
             self._storage_changed("ResourceClaim", old, new)
 

@@ -197,7 +197,10 @@ def normalized(c: ResourceClaim, pod: Pod) -> ResourceClaim:
     """verify's ``ignoreFieldsInResourceClaims``: no uid, any allocation timestamp the same,
     no device name nor share id in the results. The name the API server generates for the
     pod's extended resource claim is ``<generateName>0`` as upstream's fake client names it
-    (the reference generates the apiserver's random suffix)."""
+    (the reference generates the apiserver's random suffix). No finalizers: the cases here
+    state claims without them (upstream's ``allocatedClaim`` has
+    ``resource.kubernetes.io/delete-protection``, which PreBind adds; checked by
+    test_dra_claim_finalizer.py)."""
     base = generate_name_base(pod)
     name = base + "0" if c.name.startswith(base) else c.name
     a = c.allocation
@@ -205,7 +208,7 @@ def normalized(c: ResourceClaim, pod: Pod) -> ResourceClaim:
         a = dataclasses.replace(
             a, allocation_timestamp=None if a.allocation_timestamp is None else STAMPED,
             results=tuple(dataclasses.replace(r, device="", share_id=None) for r in a.results))
-    return dataclasses.replace(c, uid="", name=name, allocation=a)
+    return dataclasses.replace(c, uid="", name=name, allocation=a, finalizers=())
 
 
 class Run:

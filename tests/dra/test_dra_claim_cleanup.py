@@ -21,6 +21,7 @@ from conformance.subjects.upstream import UpstreamSubject
 from dra.gpu_scenarios import GPU, device, gpu_cluster, pod
 from reference_impl.model.claim_cleanup import release_pod_claims
 from reference_impl.model.dra import (
+    CLAIM_FINALIZER,
     AllocationResult,
     DRAObjects,
     ResourceClaim,
@@ -33,7 +34,7 @@ from reference_impl.testing.wrappers import (
     make_resource_claim,
     make_resource_claim_template,
 )
-from strategies.dra import RELEASE_HOLDER, RELEASE_WAITER
+from strategies.dra import RELEASE_HOLDER, RELEASE_PREEMPTOR, RELEASE_WAITER
 from tests.backend_scenarios import plan_on_backends
 
 
@@ -101,7 +102,8 @@ def test_reference_keeps_a_claim_another_pod_still_holds() -> None:
 
 
 def test_release_pod_claims_writes_as_sync_claim() -> None:
-    """The writes, in order: reservation dropped (and deallocated when none remains), then the
+    """The writes, in order: reservation dropped (and, the claim having the finalizer
+    DynamicResources adds, deallocated when none remains), the finalizer removed, then the
     pod's own claim deleted; a claim another pod holds keeps its allocation; a claim the pod
     neither holds nor owns is not touched."""
     alloc = AllocationResult()
@@ -109,9 +111,9 @@ def test_release_pod_claims_writes_as_sync_claim() -> None:
     other = ResourceClaimConsumerReference("pods", "q", "uid-q")
     dra = DRAObjects(claims={
         "ns/mine": ResourceClaim("ns", "mine", "c1", allocation=alloc, reserved_for=(me,),
-                                 owner_pod_uid="uid-p"),
+                                 owner_pod_uid="uid-p", finalizers=(CLAIM_FINALIZER,)),
         "ns/shared": ResourceClaim("ns", "shared", "c2", allocation=alloc,
-                                   reserved_for=(me, other)),
+                                   reserved_for=(me, other), finalizers=(CLAIM_FINALIZER,)),
         "ns/idle": ResourceClaim("ns", "idle", "c3", allocation=alloc),
     })
     p = Pod(name="p", namespace="ns", uid="uid-p", resource_claim_sources=(
@@ -122,7 +124,10 @@ def test_release_pod_claims_writes_as_sync_claim() -> None:
     changes = release_pod_claims(p, dra)
     assert [(o.name, None if n is None else (n.allocation is not None, n.reserved_for))
             for o, n in changes] == [
-        ("mine", (False, ())), ("mine", None), ("shared", (True, (other,)))]
+        ("mine", (False, ())), ("mine", (False, ())), ("mine", None),
+        ("shared", (True, (other,)))]
+    assert [n.finalizers for _, n in changes if n is not None] == [
+        (CLAIM_FINALIZER,), (), (CLAIM_FINALIZER,)]
     assert set(dra.claims) == {"ns/shared", "ns/idle"}
     assert dra.claims["ns/idle"].allocation is alloc
 
@@ -160,9 +165,11 @@ def test_backends_refuse_a_timeline_that_takes_a_pod_using_dra() -> None:
 
 def test_the_dra_family_deletes_a_claim_holder_while_a_pod_waits() -> None:
     """strategies/dra.py ``claim_releases``: with ``diff --sizes dra=40 --seed 1`` some
-    scenarios delete (or finish) ``claim-holder`` while ``claim-waiter`` waits for the GPUs of
-    its node, and the waiter, first rejected, is bound after the release."""
+    scenarios delete, finish or preempt (``claim-preemptor``) ``claim-holder`` while
+    ``claim-waiter`` waits for the GPUs of its node, and the waiter, first rejected, is bound
+    after the release; in some the holder is a preemption victim."""
     waited: list[list[str]] = []
+    preempted: list[list[str]] = []
 
     def body(scenario: ScenarioInput) -> None:
         if not any(d.get("kind") == "Pod" and d["metadata"]["name"] == RELEASE_WAITER
@@ -170,9 +177,15 @@ def test_the_dra_family_deletes_a_claim_holder_while_a_pod_waits() -> None:
             return
         events = [e for d in scenario.documents if d.get("kind") == "Scenario"
                   for e in d["spec"]["events"]]
-        assert any(e.get("pod") == f"default/{RELEASE_HOLDER}" for e in events)
+        assert any(e.get("pod") == f"default/{RELEASE_HOLDER}" or (
+            e["action"] == "createPod" and e["pod"]["metadata"]["name"] == RELEASE_PREEMPTOR)
+            for e in events)
         result = ReferenceSubject().run(scenario).result
-        waited.append([o for _, o in outcomes(result, f"default/{RELEASE_WAITER}")])
+        outcome = [o for _, o in outcomes(result, f"default/{RELEASE_WAITER}")]
+        waited.append(outcome)
+        if f"default/{RELEASE_HOLDER}" in result["deleted"]:
+            preempted.append(outcome)
 
     hypothesis_test("dra", 40, 1, body, False)()
     assert sum(o[:1] == ["Unschedulable"] and o[-1] == "Bound" for o in waited) >= 3, waited
+    assert any(o[:1] == ["Unschedulable"] and o[-1] == "Bound" for o in preempted), preempted

@@ -3,8 +3,9 @@ test_dra_plugin.py (pkg/scheduler/framework/plugins/dynamicresources/dynamicreso
 v1.37.2, ``testPlugin``), each under its upstream name, run by :func:`run_case` (plugin_table.py)
 as ``testPlugin`` runs them, with the features its ``feature.Features`` sets.
 
-Differences in what is observed, throughout: finalizers are not modelled (a claim has none, so
-the ``with-resources-finalizer-*`` cases check the same as ``with-resources``); pod groups are
+Differences in what is observed, throughout: finalizers are not compared (``normalized``; the
+``with-resources-finalizer-*`` cases check the same as ``with-resources``, PreBind's finalizer is
+checked in test_dra_claim_finalizer.py); pod groups are
 not modelled (with DRAWorkloadResourceClaims off upstream ignores the pod's group, so a grouped
 pod is ``podWithClaimName`` and a claim owned by the PodGroup has no pod owner); the claim the
 API server creates for extended resources is named ``my-pod-extended-resources-0`` as the fake
@@ -310,7 +311,7 @@ CASES: dict[str, Callable[[], Case]] = {
         classes=(device_class_plain(),), slices=(worker_node_slice(),),
         want={"reserve": Result(in_flight=(pod_group_claim(allocated_claim()),)),
               "prebind": Result(changes=in_use(pod_group_claim(allocated_claim())))}),
-    # the finalizer is not modelled: the same as with-resources
+    # finalizers are not compared (normalized): the same as with-resources
     "with-resources-has-finalizer": with_resources,
     "with-resources-finalizer-gets-removed": with_resources,
     "with-resources-finalizer-gets-added": with_resources,

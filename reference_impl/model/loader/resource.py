@@ -525,6 +525,9 @@ def _resource_claim(r: _Raw, uid: str) -> ResourceClaim:
         labels=tuple(read_str_map(ctx, meta.get("labels"), "metadata.labels").items()),
         deleting=meta.get("deletionTimestamp") is not None,
         devices=_device_statuses(ctx, status.get("devices"), "status.devices"),
+        finalizers=tuple(read_required_str(ctx, f, f"metadata.finalizers[{i}]") for i, f in
+                         enumerate(read_list(ctx, meta.get("finalizers"),
+                                             "metadata.finalizers"))),
     )
 
 

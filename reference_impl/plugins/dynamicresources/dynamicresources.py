@@ -45,7 +45,12 @@ from reference_impl.framework.status import (
     Status,
 )
 from reference_impl.framework.vectorised import default_normalize_score_batch
-from reference_impl.model.dra import AllocationResult, DRAObjects, ResourceClaim
+from reference_impl.model.dra import (
+    CLAIM_FINALIZER,
+    AllocationResult,
+    DRAObjects,
+    ResourceClaim,
+)
 from reference_impl.model.objects import Pod
 from reference_impl.plugins import names
 from reference_impl.plugins.dynamicresources.bindingconditions import (
@@ -689,7 +694,12 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 if current.allocation is not None:
                     return Status.as_error(
                         f"claim {_key(claim)} got allocated elsewhere in the meantime")
-                current = dataclasses.replace(current, allocation=allocation)
+                # bindClaim adds the finalizer (its own update) before the allocation
+                finalizers = current.finalizers
+                if CLAIM_FINALIZER not in finalizers:
+                    finalizers = (*finalizers, CLAIM_FINALIZER)
+                current = dataclasses.replace(current, allocation=allocation,
+                                              finalizers=finalizers)
             updated = dataclasses.replace(
                 current, reserved_for=(*current.reserved_for, pod_binding(pod)))
             if self.enable_binding_conditions:
