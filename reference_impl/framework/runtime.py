@@ -15,6 +15,7 @@ import numpy as np
 from reference_impl.framework import interfaces as itf
 from reference_impl.framework import vectorised
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import NodeToStatus
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import (
     Code,
@@ -37,17 +38,26 @@ MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
 class Diagnosis:
     """``framework.Diagnosis``: per-node statuses of a failed attempt and the plugins involved."""
 
-    __slots__ = ("node_to_status", "absent_nodes_status", "unschedulable_plugins",
+    __slots__ = ("_node_to_status", "absent_nodes_status", "unschedulable_plugins",
                  "pending_plugins", "pre_filter_msg", "post_filter_msg")
 
     def __init__(self) -> None:
-        self.node_to_status: dict[str, Status] = {}
+        self._node_to_status = NodeToStatus()
         # NewDefaultNodeToStatus: nodes absent from the map are UnschedulableAndUnresolvable.
         self.absent_nodes_status: Status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
         self.unschedulable_plugins: set[str] = set()
         self.pending_plugins: set[str] = set()
         self.pre_filter_msg = ""
         self.post_filter_msg = ""
+
+    @property
+    def node_to_status(self) -> NodeToStatus:
+        """The explicit statuses (``NodeToStatus``); a dict set here becomes its first part."""
+        return self._node_to_status
+
+    @node_to_status.setter
+    def node_to_status(self, value: dict[str, Status] | NodeToStatus) -> None:
+        self._node_to_status = value if isinstance(value, NodeToStatus) else NodeToStatus(value)
 
     def add_plugin_status(self, status: Status) -> None:
         """``Diagnosis.AddPluginStatus``."""

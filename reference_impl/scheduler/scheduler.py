@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -259,8 +259,9 @@ class Scheduler:
         # old object with the new one (a nomination lost is a pod update that frees the old
         # nominated node, updatePodInSchedulingQueue / hasNominatedNodeNameChanged).
         self.nominator.add_nominated_pod(PodInfo(pod), nominating)
-        reasons = {name: st.all_reasons() for name, st in fit.diagnosis.node_to_status.items()}
+        reasons: Mapping[str, list[str]] = fit.diagnosis.node_to_status.reasons()
         if fit.diagnosis.pre_filter_msg:
+            reasons = dict(reasons)
             for ni in self.snapshot.list():
                 reasons.setdefault(ni.node.name, fit.diagnosis.absent_nodes_status.all_reasons())
         nominated = (nominating is not None and nominating.mode == MODE_OVERRIDE

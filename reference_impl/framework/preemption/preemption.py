@@ -15,6 +15,7 @@ from functools import partial
 from typing import Any, Protocol
 
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import NodeToStatus
 from reference_impl.framework.preemption.disruption import PDBStatus, resolve_pdbs
 from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.schedutil import (
@@ -85,32 +86,21 @@ def new_post_filter_result_with_nominated_node(name: str,
 def nodes_for_status_code(m: Any, nodes: list[NodeInfo], code: Code) -> list[NodeInfo]:
     """``NodeToStatus.NodesForStatusCode``: the nodes whose status (explicit, else the
     absent-nodes status) has ``code``; ``nodes`` is the snapshot's node list."""
-    explicit: dict[str, Status] = m.node_to_status
+    explicit: NodeToStatus = m.node_to_status
     if m.absent_nodes_status.code == code:
         if not explicit:
             return list(nodes)
-        out = []
-        for ni in nodes:
-            s = explicit.get(ni.node.name)
-            if s is None or s.code == code:
-                out.append(ni)
-        return out
-    out = []
-    for ni in nodes:
-        s = explicit.get(ni.node.name)
-        if s is not None and s.code == code:
-            out.append(ni)
-    return out
+        code_of = explicit.codes().get
+        return [ni for ni in nodes if code_of(ni.node.name, code) == code]
+    code_of = explicit.codes().get
+    return [ni for ni in nodes if code_of(ni.node.name) == code]
 
 
 def fit_error_message(num_all_nodes: int, node_statuses: Diagnosis) -> str:
     """``FitError.Error`` for preemption's FitError (no PreFilter or PostFilter message):
     "0/N nodes are available: <sorted "count reason" histogram>."."""
     msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
-    hist: dict[str, int] = {}
-    for st in node_statuses.node_to_status.values():
-        for r in st.all_reasons():
-            hist[r] = hist.get(r, 0) + 1
+    hist = node_statuses.node_to_status.reason_counts()
     n_explicit = len(node_statuses.node_to_status)
     if n_explicit < num_all_nodes:
         for r in node_statuses.absent_nodes_status.all_reasons():
