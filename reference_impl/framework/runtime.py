@@ -86,8 +86,10 @@ class FrameworkHandle:
                  dra: DRAObjects | None = None,
                  storage: StorageObjects | None = None,
                  storage_changed: Callable[[str, Any, Any], None] | None = None,
-                 release: ReleaseData = RELEASE) -> None:
+                 release: ReleaseData = RELEASE,
+                 nominated_pods_map: Mapping[str, list[PodInfo]] | None = None) -> None:
         self._snapshot = snapshot
+        self._nominated_map = nominated_pods_map
         self.release = release
         self._storage_changed = storage_changed
         self._dra = dra if dra is not None else DRAObjects()
@@ -139,6 +141,14 @@ class FrameworkHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self._nominated(node_name)
+
+    def nominated_pods_reader(self) -> Callable[[str], Sequence[PodInfo] | None]:
+        """Node name -> its nominated pods, as ``nominated_pods_for_node`` but without a copy
+        when the scheduler gave the nominator's map (``nominated_pods_map``): the caller
+        reads them and changes nothing; None or empty when there are none."""
+        if self._nominated_map is not None:
+            return self._nominated_map.get
+        return self._nominated
 
     def controllers(self) -> Controllers:
         """The Service / ReplicationController / ReplicaSet / StatefulSet listers of the

@@ -156,22 +156,25 @@ def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], p
     ``ok[row] = False`` and nothing added. None when no row has any."""
     row_of = cols.row_of
     rows: list[int] = []
-    reqs: list[Resource] = []
+    per_pod: tuple[list[int], list[int], list[int]] = ([], [], [])
+    cpu, mem, eph = (v.append for v in per_pod)
     for node, pods in nominated.items():
         row = row_of.get(node)
         if row is None:
             continue
         for pi in pods:
-            if pi.pod.priority >= prio and pi.pod.uid != uid:
+            p = pi.pod
+            if p.priority >= prio and p.uid != uid:
+                req = requests_of(pi)
                 rows.append(row)
-                reqs.append(requests_of(pi))
+                cpu(req.milli_cpu)
+                mem(req.memory)
+                eph(req.ephemeral_storage)
     if not rows:
         return None
     n = len(cols)
     idx = np.array(rows, dtype=np.intp)
     count = np.bincount(idx, minlength=n).astype(np.int64)
-    per_pod = ([r.milli_cpu for r in reqs], [r.memory for r in reqs],
-               [r.ephemeral_storage for r in reqs])
     sums: list[I64] = []
     if count.max() < 256 and all(0 <= min(v) and max(v) <= SAFE_BOUND for v in per_pod):
         # fewer than 256 values below 2**55 per row: the int64 sums are exact

@@ -124,7 +124,7 @@ class Scheduler:
                 delete_pod=self._delete_victim,
                 clear_nominated_node_name=self._clear_nnn, dra=cluster.dra,
                 storage=cluster.storage, storage_changed=self._storage_changed,
-                release=self.release)
+                release=self.release, nominated_pods_map=self.nominator.nominated_pods)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)

@@ -304,19 +304,19 @@ class Evaluator:
                       if type(self).get_victims_on_node is _SPEC_GET_VICTIMS
                       else self.get_victims_on_node)
         n = len(potential_nodes)
-        for i in range(n):
-            ni = potential_nodes[(offset + i) % n]
+        offset %= n or 1
+        spec_select = self.interface.select_victims_on_node
+        for ni in potential_nodes[offset:] + potential_nodes[:offset]:
             try:
                 r = select(ni, partial(victims_on, ni, below), pdbs)
                 if r is None:
-                    r = self.interface.select_victims_on_node(state, pod, ni,
-                                                              victims_on(ni, below), pdbs)
+                    r = spec_select(state, pod, ni, victims_on(ni, below), pdbs)
             except LookupError:
                 continue  # an error: not a candidate
-            if not isinstance(r, tuple):
+            if type(r) is not tuple:
                 continue  # undecided: not a candidate
             pods, num_pdb, status = r
-            if (status is None or status.is_success()) and pods and _add_candidate(
+            if (status is None or status.code == Code.SUCCESS) and pods and _add_candidate(
                     non_violating, violating, num_candidates,
                     Candidate(Victims(list(pods), num_pdb), ni.node.name)):
                 break

@@ -11,6 +11,7 @@ Why the results are the same: docs/reference.md#fast-paths-for-resource-only-pod
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import is_
 from typing import Any, Final, cast
 
 import numpy as np
@@ -106,7 +107,6 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         return None
     node_only, fit_state = ro.node_only, ro.fit_state
     run_filters = fw.run_filter_plugins
-    nominated_for = fw.handle.nominated_pods_for_node
     allowed = plugin.is_preemption_allowed_across_all_victim_nodes
     more_important = plugin.more_important_victim
     prio, uid = preemptor.priority, preemptor.uid
@@ -125,6 +125,8 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         return not fit_module.fits_request(fit_state, view)
 
     passes = node_only_passes(fw, state, preemptor, ro.node_only_plugins) if node_only else None
+    nominated_for = fw.handle.nominated_pods_reader()
+    cache_get = cache.get if cache is not None else None
 
     def select(ni: NodeInfo, victims_of: Callable[[], list[DomainVictim]],
                pdbs: Sequence[PDBStatus]) -> SelectResult | _Undecided | None:
@@ -136,20 +138,20 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         noms = nominated_for(main)
         nominated = [pi for pi in noms  # addGENominatedPods
                      if pi.pod.priority >= prio and pi.pod.uid != uid] if noms else NONE
-        if cache is None or pdbs:
+        if cache_get is None or pdbs:
             return _select(ni, victims_of(), pdbs, nominated)
-        e = cache.get(main)
+        e = cache_get(main)
         if (e is not None and e[0] is ni and e[1] is ni.node and e[2] == ni.generation
                 and e[3] == req_key and e[4] == prio and len(e[5]) == len(nominated)
-                and (not nominated
-                     or all(a is b for a, b in zip(e[5], nominated, strict=True)))):
+                and (not nominated or all(map(is_, e[5], nominated)))):
             r = e[6]
         else:
             r = _select(ni, victims_of(), pdbs, nominated)
             if r is None:
                 return None
+            assert cache is not None
             cache[main] = (ni, ni.node, ni.generation, req_key, prio, nominated, r)
-        if isinstance(r, tuple):
+        if r.__class__ is tuple:
             return list(r[0]), r[1], r[2]
         return r
 
