@@ -87,6 +87,12 @@ class RowStatuses:
         """The reasons of these nodes as they are now."""
         return FrozenReasons(self, {i: st.all_reasons() for i, st in self._made.items()})
 
+    def names_with_code(self, code: Code) -> list[str]:
+        """The nodes whose status has ``code``."""
+        if not self._made:
+            return [self.names[i] for i in np.flatnonzero(self._codes == int(code)).tolist()]
+        return [n for n, c in self.codes().items() if c == code]
+
     def without(self, positions: list[int]) -> RowStatuses:
         """These statuses but those at ``positions`` (statuses already built are kept)."""
         keep = np.ones(len(self.names), dtype=np.bool_)
@@ -234,6 +240,16 @@ class NodeToStatus(MutableMapping[str, Status]):
                     out[n] = st.code
             else:
                 out.update(part.codes())
+        return out
+
+    def names_with_code(self, code: Code) -> set[str]:
+        """The nodes whose status has ``code``."""
+        out: set[str] = set()
+        for part in self._parts:
+            if isinstance(part, dict):
+                out.update(n for n, st in part.items() if st.code == code)
+            else:
+                out.update(part.names_with_code(code))
         return out
 
     def reason_counts(self) -> dict[str, int]:
