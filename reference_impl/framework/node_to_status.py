@@ -30,7 +30,17 @@ class RowStatuses:
     in bit order. A Status is built on first read and kept (a reader may change it, as the
     map's own)."""
 
-    __slots__ = ("names", "_codes", "_bits", "reasons", "plugin", "_pos", "_made", "_code_map")
+    __slots__ = (
+        "names",
+        "_codes",
+        "_bits",
+        "reasons",
+        "plugin",
+        "_pos",
+        "_lookups",
+        "_made",
+        "_code_map",
+    )
 
     def __init__(
         self, names: list[str], codes: I64, bits: I64, reasons: tuple[str, ...], plugin: str
@@ -42,6 +52,7 @@ class RowStatuses:
         self.reasons = reasons
         self.plugin = plugin
         self._pos: dict[str, int] | None = None
+        self._lookups = 0
         self._made: dict[int, Status] = {}
         self._code_map: dict[str, Code] | None = None
 
@@ -49,8 +60,15 @@ class RowStatuses:
         return len(self.names)
 
     def position(self, name: str) -> int | None:
-        """The index of ``name`` in :attr:`names`, None when absent."""
+        """The index of ``name`` in :attr:`names`, None when absent (the first lookups
+        search the list; a map is built for more)."""
         if self._pos is None:
+            self._lookups += 1
+            if self._lookups <= 2:
+                try:
+                    return self.names.index(name)
+                except ValueError:
+                    return None
             self._pos = {n: i for i, n in enumerate(self.names)}
         return self._pos.get(name)
 
@@ -89,9 +107,11 @@ class RowStatuses:
 
     def names_with_code(self, code: Code) -> list[str]:
         """The nodes whose status has ``code``."""
-        if not self._made:
-            return [self.names[i] for i in np.flatnonzero(self._codes == int(code)).tolist()]
-        return [n for n, c in self.codes().items() if c == code]
+        match = self._codes == int(code)
+        for i, st in self._made.items():  # the statuses built, as they are now
+            match[i] = st.code == code
+        names = self.names
+        return [names[i] for i in np.flatnonzero(match).tolist()]
 
     def without(self, positions: list[int]) -> RowStatuses:
         """These statuses but those at ``positions`` (statuses already built are kept)."""

@@ -159,11 +159,13 @@ class ColumnAnswers(Protocol):
 def search_columns(
     nodes: list[NodeInfo], mask: Mask, start: int, to_find: int, run_full: ColumnAnswers,
     remember: Callable[[list[NodeInfo], npt.NDArray[np.intp]], None] | None = None,
+    names: npt.NDArray[np.object_] | None = None,
 ) -> tuple[list[NodeInfo], RowStatuses] | None:
     """:func:`search_feasible` without remaining plugins, when ``run_full`` answers every node
     outside ``mask`` from the columns: the same feasible nodes, and the failed nodes' statuses
     in search order as a :class:`RowStatuses` (no Error can occur). None when a node outside
-    ``mask`` is not decided (the per-node search runs).
+    ``mask`` is not decided (the per-node search runs). ``names``: the nodes' names by index,
+    when the caller has them.
 
     The loop's rule, whole: a node is feasible when in ``mask`` or not rejected; the search
     processes the positions before the (to_find+1)-th feasible one (that one is dropped), so
@@ -180,7 +182,9 @@ def search_columns(
     rows = order[pos[:to_find]]
     failed = order[np.flatnonzero(~feas[:cut])]
     feasible_nodes = [nodes[i] for i in rows.tolist()]
-    statuses = run_full.statuses(failed, [nodes[i].node.name for i in failed.tolist()])
+    failed_names = (names[failed].tolist() if names is not None
+                    else [nodes[i].node.name for i in failed.tolist()])
+    statuses = run_full.statuses(failed, failed_names)
     if remember is not None:
         remember(feasible_nodes, rows)
     return feasible_nodes, statuses

@@ -155,23 +155,14 @@ def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], p
     priority, not the pod itself); a row whose sums leave the columns' safe bounds gets
     ``ok[row] = False`` and nothing added. None when no row has any."""
     row_of = cols.row_of
-    rows: list[int] = []
-    per_pod: tuple[list[int], list[int], list[int]] = ([], [], [])
-    cpu, mem, eph = (v.append for v in per_pod)
-    for node, pods in nominated.items():
-        row = row_of.get(node)
-        if row is None:
-            continue
-        for pi in pods:
-            p = pi.pod
-            if p.priority >= prio and p.uid != uid:
-                req = requests_of(pi)
-                rows.append(row)
-                cpu(req.milli_cpu)
-                mem(req.memory)
-                eph(req.ephemeral_storage)
-    if not rows:
+    picked = [(row, requests_of(pi)) for node, pods in nominated.items()
+              if (row := row_of.get(node)) is not None
+              for pi in pods if pi.pod.priority >= prio and pi.pod.uid != uid]
+    if not picked:
         return None
+    rows = [row for row, _ in picked]
+    per_pod = ([r.milli_cpu for _, r in picked], [r.memory for _, r in picked],
+               [r.ephemeral_storage for _, r in picked])
     n = len(cols)
     idx = np.array(rows, dtype=np.intp)
     count = np.bincount(idx, minlength=n).astype(np.int64)

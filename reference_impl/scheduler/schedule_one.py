@@ -302,7 +302,7 @@ class SchedulingCore:
                 if isinstance(failed, RowStatuses):
                     diagnosis.node_to_status.add_rows(failed)
                     if len(failed):  # one plugin, every status rejected
-                        diagnosis.add_plugin_status(failed.status(0))
+                        diagnosis.add_plugin_status(Status(failed.code(0), plugin=failed.plugin))
                     return feasible, error
                 for name, st in failed:
                     diagnosis.node_to_status[name] = st
@@ -362,7 +362,7 @@ class SchedulingCore:
             if runner is not None:
                 if not remaining:
                     found = vectorised.search_columns(nodes, mask, start, to_find, runner,
-                                                      cols.remember)
+                                                      cols.remember, cols.name_array())
                     if found is not None:
                         return found[0], found[1], None
                 run_full = runner

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from operator import attrgetter
 from typing import Any, Protocol
 
 from reference_impl.framework.cycle_state import CycleState
@@ -412,7 +413,7 @@ def _pick_by_default_criteria(nodes_to_victims: dict[str, Victims], nodes: list[
         lambda v: -v.num_pdb_violations,  # minNumPDBViolatingScoreFunc
         lambda v: -v.pods[0].priority,  # minHighestPriorityScoreFunc
         # minSumPrioritiesScoreFunc: each priority shifted by MaxInt32+1
-        lambda v: -(sum(p.priority for p in v.pods) + len(v.pods) * (MAX_INT32 + 1)),
+        lambda v: -(sum(map(_priority, v.pods)) + len(v.pods) * (MAX_INT32 + 1)),
         lambda v: -len(v.pods),  # minNumPodsScoreFunc
         _latest_start_time,  # latestStartTimeScoreFunc
     ]
@@ -421,6 +422,9 @@ def _pick_by_default_criteria(nodes_to_victims: dict[str, Victims], nodes: list[
         if len(nodes) == 1:
             return nodes[0]
     return nodes[0]
+
+
+_priority = attrgetter("priority")
 
 
 def _latest_start_time(v: Victims) -> Any:
