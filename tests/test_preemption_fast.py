@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -163,9 +164,11 @@ class Checked:
         real_columns = resource_only.column_runner
 
         def column_runner(fw: Any, state: Any, pod: Any, cols: Any, nominated: Any,
-                          fallback: Any) -> Callable[[NodeInfo], Status | None] | None:
-            return self.filters_checked("columns", fw, state, pod,
-                                        real_columns(fw, state, pod, cols, nominated, fallback))
+                          fallback: Any) -> Any:
+            runner = real_columns(fw, state, pod, cols, nominated, fallback)
+            if runner is None:
+                return None
+            return CheckedColumns(self, runner, fw, state, pod, cols.infos)
 
         monkeypatch.setattr(schedule_one, "column_runner", column_runner)
         monkeypatch.setattr(Evaluator, "pod_victims_on_node", pod_victims_on_node)
@@ -191,6 +194,40 @@ class Checked:
                                        f"{_status_view(got)} != {_status_view(spec)}")
             return got
         return checked
+
+
+class CheckedColumns:
+    """A ``resource_only.ColumnRunner`` whose answers are compared with the framework's: each
+    call, every decided row's ``rejected`` bit, and each status :meth:`statuses` builds."""
+
+    def __init__(self, checked: Checked, runner: Any, fw: Any, state: Any, pod: Any,
+                 infos: list[NodeInfo]) -> None:
+        self._checked, self._runner, self._infos = checked, runner, infos
+        self._spec = lambda ni: fw.run_filter_plugins_with_nominated_pods(state, pod, ni)
+        self._key = pod.key
+        self.decided, self.rejected = runner.decided, runner.rejected
+        self._call = checked.filters_checked("columns", fw, state, pod, runner)
+        for row in np.flatnonzero(self.decided).tolist():
+            spec = _status_view(self._spec(infos[row]))
+            if bool(self.rejected[row]) != (spec is not None):
+                checked.mismatches.append(f"{self._key} rejected on {infos[row].node.name}: "
+                                          f"{bool(self.rejected[row])}, spec {spec}")
+
+    def __call__(self, ni: NodeInfo) -> Status | None:
+        assert self._call is not None
+        return self._call(ni)
+
+    def statuses(self, rows: Any, names: list[str]) -> Any:
+        got = self._runner.statuses(rows, names)  # returned unread: built lazily later
+        built = self._runner.statuses(rows, names)
+        for i, row in enumerate(rows.tolist()):
+            self._checked.fast_calls += 1
+            ni = self._infos[row]
+            fast, spec = _status_view(built.status(i)), _status_view(self._spec(ni))
+            if names[i] != ni.node.name or fast != spec:
+                self._checked.mismatches.append(f"{self._key} statuses on {names[i]}: "
+                                                f"{fast} != {spec}")
+        return got
 
 
 def _simulate(docs: list[dict], release: str) -> Any:

@@ -76,6 +76,7 @@ class NodeColumns:
         self.row_of: dict[str, int] = {}
         self._remembered: tuple[list[NodeInfo], npt.NDArray[np.intp]] | None = None
         self._labels: dict[str, tuple[npt.NDArray[np.intp], list[str]]] = {}
+        self._names: npt.NDArray[np.object_] | None = None
         self._rebuild([])
 
     def __len__(self) -> int:
@@ -105,6 +106,7 @@ class NodeColumns:
         self.infos = infos
         self._remembered = None
         self._labels = {}
+        self._names = None
         self.row_of = {ni.node.name: i for i, ni in enumerate(infos)}
         rows = [_row(ni) for ni in infos]
         n = len(rows)
@@ -135,6 +137,13 @@ class NodeColumns:
                  for ni in self.infos), dtype=np.intp, count=len(self.infos))
             got = self._labels[key] = (codes, list(index))
         return got
+
+    def name_array(self) -> npt.NDArray[np.object_]:
+        """The nodes' names by row, kept until the next rebuild (a row's node keeps its
+        name)."""
+        if self._names is None:
+            self._names = np.array(list(self.row_of), dtype=object)
+        return self._names
 
     def remember(self, nodes: list[NodeInfo], rows: npt.NDArray[np.intp]) -> None:
         """Keep the rows of a list of nodes (the feasible nodes the search found), for

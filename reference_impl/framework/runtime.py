@@ -15,6 +15,7 @@ import numpy as np
 from reference_impl.framework import interfaces as itf
 from reference_impl.framework import vectorised
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import NodeToStatus
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import (
     Code,
@@ -37,17 +38,26 @@ MAX_PERMIT_TIMEOUT_SECONDS = 15 * 60  # framework.go maxTimeout
 class Diagnosis:
     """``framework.Diagnosis``: per-node statuses of a failed attempt and the plugins involved."""
 
-    __slots__ = ("node_to_status", "absent_nodes_status", "unschedulable_plugins",
+    __slots__ = ("_node_to_status", "absent_nodes_status", "unschedulable_plugins",
                  "pending_plugins", "pre_filter_msg", "post_filter_msg")
 
     def __init__(self) -> None:
-        self.node_to_status: dict[str, Status] = {}
+        self._node_to_status = NodeToStatus()
         # NewDefaultNodeToStatus: nodes absent from the map are UnschedulableAndUnresolvable.
         self.absent_nodes_status: Status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
         self.unschedulable_plugins: set[str] = set()
         self.pending_plugins: set[str] = set()
         self.pre_filter_msg = ""
         self.post_filter_msg = ""
+
+    @property
+    def node_to_status(self) -> NodeToStatus:
+        """The explicit statuses (``NodeToStatus``); a dict set here becomes its first part."""
+        return self._node_to_status
+
+    @node_to_status.setter
+    def node_to_status(self, value: dict[str, Status] | NodeToStatus) -> None:
+        self._node_to_status = value if isinstance(value, NodeToStatus) else NodeToStatus(value)
 
     def add_plugin_status(self, status: Status) -> None:
         """``Diagnosis.AddPluginStatus``."""
@@ -76,8 +86,10 @@ class FrameworkHandle:
                  dra: DRAObjects | None = None,
                  storage: StorageObjects | None = None,
                  storage_changed: Callable[[str, Any, Any], None] | None = None,
-                 release: ReleaseData = RELEASE) -> None:
+                 release: ReleaseData = RELEASE,
+                 nominated_pods_map: Mapping[str, list[PodInfo]] | None = None) -> None:
         self._snapshot = snapshot
+        self._nominated_map = nominated_pods_map
         self.release = release
         self._storage_changed = storage_changed
         self._dra = dra if dra is not None else DRAObjects()
@@ -129,6 +141,14 @@ class FrameworkHandle:
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         return self._nominated(node_name)
+
+    def nominated_pods_reader(self) -> Callable[[str], Sequence[PodInfo] | None]:
+        """Node name -> its nominated pods, as ``nominated_pods_for_node`` but without a copy
+        when the scheduler gave the nominator's map (``nominated_pods_map``): the caller
+        reads them and changes nothing; None or empty when there are none."""
+        if self._nominated_map is not None:
+            return self._nominated_map.get
+        return self._nominated
 
     def controllers(self) -> Controllers:
         """The Service / ReplicationController / ReplicaSet / StatefulSet listers of the

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from reference_impl.framework.columns import I64, SAFE_BOUND, Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import RowStatuses
 from reference_impl.framework.status import Code, PluginError, Status
 from reference_impl.framework.types import NodeInfo
 from reference_impl.model.objects import Pod
@@ -140,6 +141,53 @@ def search_feasible(
     if remember is not None:
         remember(feasible_nodes, rows)
     return feasible_nodes, failed, error
+
+
+class ColumnAnswers(Protocol):
+    """A ``run_full`` that answers from node columns (``plugins/resource_only.py``
+    ColumnRunner): on the ``decided`` rows, its status is not None exactly on the ``rejected``
+    ones, and ``statuses`` gives those statuses, built when read."""
+
+    decided: Mask
+    rejected: Mask
+
+    def __call__(self, ni: NodeInfo) -> Status | None: ...
+
+    def statuses(self, rows: npt.NDArray[np.intp], names: list[str]) -> RowStatuses: ...
+
+
+def search_columns(
+    nodes: list[NodeInfo], mask: Mask, start: int, to_find: int, run_full: ColumnAnswers,
+    remember: Callable[[list[NodeInfo], npt.NDArray[np.intp]], None] | None = None,
+    names: npt.NDArray[np.object_] | None = None,
+) -> tuple[list[NodeInfo], RowStatuses] | None:
+    """:func:`search_feasible` without remaining plugins, when ``run_full`` answers every node
+    outside ``mask`` from the columns: the same feasible nodes, and the failed nodes' statuses
+    in search order as a :class:`RowStatuses` (no Error can occur). None when a node outside
+    ``mask`` is not decided (the per-node search runs). ``names``: the nodes' names by index,
+    when the caller has them.
+
+    The loop's rule, whole: a node is feasible when in ``mask`` or not rejected; the search
+    processes the positions before the (to_find+1)-th feasible one (that one is dropped), so
+    the failed nodes are the rejected ones before it."""
+    n = len(nodes)
+    order = np.concatenate((np.arange(start, n, dtype=np.intp), np.arange(0, start,
+                                                                          dtype=np.intp)))
+    m_rot = mask[order]
+    if not run_full.decided[order[~m_rot]].all():
+        return None
+    feas = m_rot | ~run_full.rejected[order]
+    pos = np.flatnonzero(feas)
+    cut = int(pos[to_find]) if len(pos) > to_find else n
+    rows = order[pos[:to_find]]
+    failed = order[np.flatnonzero(~feas[:cut])]
+    feasible_nodes = [nodes[i] for i in rows.tolist()]
+    failed_names = (names[failed].tolist() if names is not None
+                    else [nodes[i].node.name for i in failed.tolist()])
+    statuses = run_full.statuses(failed, failed_names)
+    if remember is not None:
+        remember(feasible_nodes, rows)
+    return feasible_nodes, statuses
 
 
 def score_columns(plugins: Sequence[Any], state: CycleState, pod: Pod, nodes: list[NodeInfo],

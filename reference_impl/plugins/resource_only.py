@@ -14,17 +14,19 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 import reference_impl.plugins.noderesources.fit as fit_module
-from reference_impl.framework.columns import SAFE_BOUND, NodeColumns
+from reference_impl.framework.columns import I64, SAFE_BOUND, Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import RowStatuses
 from reference_impl.framework.runtime import Framework
 from reference_impl.framework.status import Code, Status
 from reference_impl.framework.types import NodeInfo, PodInfo, add_requests, next_generation
 from reference_impl.model.objects import Pod, Resource
 from reference_impl.plugins.nodeaffinity import NodeAffinity
 from reference_impl.plugins.nodename import NodeName
-from reference_impl.plugins.noderesources.fit_rows import fit_rows
+from reference_impl.plugins.noderesources.fit_rows import FitRows, fit_rows
 from reference_impl.plugins.nodeunschedulable import NodeUnschedulable
 from reference_impl.plugins.tainttoleration import TaintToleration
 
@@ -121,7 +123,7 @@ def nominated_runner(fw: Framework, state: CycleState, pod: Pod
 def column_runner(fw: Framework, state: CycleState, pod: Pod, cols: NodeColumns,
                   nominated: Mapping[str, list[PodInfo]],
                   fallback: Callable[[NodeInfo], Status | None]
-                  ) -> Callable[[NodeInfo], Status | None] | None:
+                  ) -> ColumnRunner | None:
     """``fw.run_filter_plugins_with_nominated_pods(state, pod, ·)`` for a resource-only
     ``pod`` from the node columns (``noderesources/fit_rows.py``): on a node every node-only
     plugin's ``filter_batch`` certainly passes, the status is NodeResourcesFit's, with the
@@ -139,45 +141,92 @@ def column_runner(fw: Framework, state: CycleState, pod: Pod, cols: NodeColumns,
         if m is None:
             return None
         ok &= m
-    prio, uid = pod.priority, pod.uid
-    sums: dict[int, list[int]] = {}  # row -> cpu, memory, ephemeral storage, pods
-    for node, pods in nominated.items():
-        row = cols.row_of.get(node)
-        if row is None:
-            continue
-        for pi in pods:
-            if pi.pod.priority >= prio and pi.pod.uid != uid:
-                req = requests_of(pi)
-                acc = sums.setdefault(row, [0, 0, 0, 0])
-                acc[0] += req.milli_cpu
-                acc[1] += req.memory
-                acc[2] += req.ephemeral_storage
-                acc[3] += 1
-    extra = None
-    if sums:
-        idx = np.fromiter(sums, dtype=np.intp, count=len(sums))
-        for row, acc in sums.items():
-            if not all(0 <= v <= SAFE_BOUND for v in acc):
-                ok[row] = False
-                acc[:] = [0, 0, 0, 0]
-        vals = np.array(list(sums.values()), dtype=np.int64)
-        cpu, mem, eph, npods = (np.zeros(len(cols), dtype=np.int64) for _ in range(4))
-        cpu[idx], mem[idx], eph[idx], npods[idx] = vals[:, 0], vals[:, 1], vals[:, 2], vals[:, 3]
-        extra = (cpu, mem, eph, npods)
+    extra = nominated_extra(cols, nominated, pod.priority, pod.uid, ok)
     rows = fit_rows(ro.fit_state, cols, extra)
     if rows is None:
         return None
-    decided = (rows.decided & ok).tolist()
-    row_of = cols.row_of
-    fit_name = ro.fit_name
+    return ColumnRunner(rows, rows.decided & ok, cols.row_of, ro.fit_name, fallback)
 
-    def run(ni: NodeInfo) -> Status | None:
-        row = row_of.get(ni.node.name)
-        if row is None or not decided[row]:
-            return fallback(ni)
-        s = rows.status(row)
+
+def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], prio: int,
+                    uid: str, ok: Mask) -> tuple[I64, I64, I64, I64] | None:
+    """Per row: the cpu, memory, ephemeral storage and pod count of the nominated pods that
+    addGENominatedPods adds for a pod of priority ``prio`` and uid ``uid`` (equal or higher
+    priority, not the pod itself); a row whose sums leave the columns' safe bounds gets
+    ``ok[row] = False`` and nothing added. None when no row has any."""
+    row_of = cols.row_of
+    picked = [(row, requests_of(pi)) for node, pods in nominated.items()
+              if (row := row_of.get(node)) is not None
+              for pi in pods if pi.pod.priority >= prio and pi.pod.uid != uid]
+    if not picked:
+        return None
+    rows = [row for row, _ in picked]
+    per_pod = ([r.milli_cpu for _, r in picked], [r.memory for _, r in picked],
+               [r.ephemeral_storage for _, r in picked])
+    n = len(cols)
+    idx = np.array(rows, dtype=np.intp)
+    count = np.bincount(idx, minlength=n).astype(np.int64)
+    sums: list[I64] = []
+    if count.max() < 256 and all(0 <= min(v) and max(v) <= SAFE_BOUND for v in per_pod):
+        # fewer than 256 values below 2**55 per row: the int64 sums are exact
+        for vals in per_pod:
+            acc = np.zeros(n, dtype=np.int64)
+            np.add.at(acc, idx, np.array(vals, dtype=np.int64))
+            sums.append(acc)
+        bad = (sums[0] > SAFE_BOUND) | (sums[1] > SAFE_BOUND) | (sums[2] > SAFE_BOUND)
+    else:  # Python's integers
+        exact: dict[int, list[int]] = {}
+        for k, row in enumerate(rows):
+            acc_l = exact.setdefault(row, [0, 0, 0])
+            for j in range(3):
+                acc_l[j] += per_pod[j][k]
+        bad = np.zeros(n, dtype=np.bool_)
+        for row, acc_l in exact.items():
+            if not all(0 <= v <= SAFE_BOUND for v in acc_l):
+                bad[row] = True
+                acc_l[:] = [0, 0, 0]
+        vals_a = np.array(list(exact.values()), dtype=np.int64)
+        at = np.fromiter(exact, dtype=np.intp, count=len(exact))
+        for j in range(3):
+            acc = np.zeros(n, dtype=np.int64)
+            acc[at] = vals_a[:, j]
+            sums.append(acc)
+    bad |= count > SAFE_BOUND
+    if bad.any():
+        ok[bad] = False
+        for a in sums:
+            a[bad] = 0
+        count[bad] = 0
+    return sums[0], sums[1], sums[2], count
+
+
+class ColumnRunner:
+    """What :func:`column_runner` returns: called on a node, its status (from the columns on a
+    ``decided`` row, else ``fallback``'s); on the decided rows, ``rejected`` tells where the
+    status is not None and :meth:`statuses` gives those statuses at once, built when read
+    (``framework/vectorised.py`` ColumnAnswers)."""
+
+    __slots__ = ("decided", "rejected", "_rows", "_decided", "_row_of", "_plugin", "_fallback")
+
+    def __init__(self, rows: FitRows, decided: Mask, row_of: Mapping[str, int], plugin: str,
+                 fallback: Callable[[NodeInfo], Status | None]) -> None:
+        self.decided = decided
+        self.rejected = rows.rejected
+        self._rows = rows
+        self._decided = decided.tolist()
+        self._row_of = row_of
+        self._plugin = plugin
+        self._fallback = fallback
+
+    def __call__(self, ni: NodeInfo) -> Status | None:
+        row = self._row_of.get(ni.node.name)
+        if row is None or not self._decided[row]:
+            return self._fallback(ni)
+        s = self._rows.status(row)
         if s is not None:
-            s.plugin = fit_name
+            s.plugin = self._plugin
         return s
 
-    return run
+    def statuses(self, rows: npt.NDArray[np.intp], names: list[str]) -> RowStatuses:
+        """The statuses of the decided, rejected ``rows`` (named ``names``)."""
+        return self._rows.statuses(rows, names, self._plugin)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from reference_impl.framework import vectorised
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import RowStatuses
 from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import (
@@ -72,10 +74,7 @@ class FitError(Exception):
         if d.pre_filter_msg:
             msg += f" {d.pre_filter_msg}."
         else:
-            hist: dict[str, int] = {}
-            for st in d.node_to_status.values():
-                for r in st.all_reasons():
-                    hist[r] = hist.get(r, 0) + 1
+            hist = d.node_to_status.reason_counts()
             absent = self.num_all_nodes - len(d.node_to_status)
             if absent > 0:
                 for r in d.absent_nodes_status.all_reasons():
@@ -107,7 +106,7 @@ class Attempt:
     outcome: str
     node: str | None = None
     message: str = ""
-    reasons: dict[str, list[str]] = field(default_factory=dict)
+    reasons: Mapping[str, list[str]] = field(default_factory=dict)
     nominated_node: str | None = None
     candidates: list[str] = field(default_factory=list)  # the highest-scored (tied) nodes
     victims: list[str] = field(default_factory=list)  # pods preempted for this pod
@@ -300,6 +299,11 @@ class SchedulingCore:
                                                   nominated_any)
             if found is not None:
                 feasible, failed, error = found
+                if isinstance(failed, RowStatuses):
+                    diagnosis.node_to_status.add_rows(failed)
+                    if len(failed):  # one plugin, every status rejected
+                        diagnosis.add_plugin_status(Status(failed.code(0), plugin=failed.plugin))
+                    return feasible, error
                 for name, st in failed:
                     diagnosis.node_to_status[name] = st
                     diagnosis.add_plugin_status(st)
@@ -332,10 +336,11 @@ class SchedulingCore:
     def _pass_filters_vectorised(
         self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo], start: int,
         to_find: int, nominated_any: bool,
-    ) -> tuple[list[NodeInfo], list[tuple[str, Status]], Status | None] | None:
+    ) -> tuple[list[NodeInfo], list[tuple[str, Status]] | RowStatuses, Status | None] | None:
         """The loop of ``_pass_filters`` over the snapshot's node list with the plugins' batch
         masks (reference_impl/framework/vectorised.py): the same feasible nodes, failed
-        statuses and Error. None when no plugin has a batch mask."""
+        statuses (as :class:`RowStatuses` when the node columns answer every node,
+        ``vectorised.search_columns``) and Error. None when no plugin has a batch mask."""
         cols = self.snapshot.columns()
         mask, remaining, masks = vectorised.filter_masks(
             [(pl.name, pl) for pl in fwk.filter_plugins], state, pod, cols)
@@ -351,9 +356,16 @@ class SchedulingCore:
         else:
             run_full = partial(fwk.run_filter_plugins, state, pod)
         if len(mask) - int(np.count_nonzero(mask)) >= COLUMN_STATUSES_MIN:
-            run_full = column_runner(
+            runner = column_runner(
                 fwk, state, pod, cols, self.nominator.nominated_pods if nominated_any else {},
-                run_full) or run_full
+                run_full)
+            if runner is not None:
+                if not remaining:
+                    found = vectorised.search_columns(nodes, mask, start, to_find, runner,
+                                                      cols.remember, cols.name_array())
+                    if found is not None:
+                        return found[0], found[1], None
+                run_full = runner
         run_remaining = None
         if remaining:
             run_fn = fwk.run_filter_plugins

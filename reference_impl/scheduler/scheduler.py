@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -124,7 +124,7 @@ class Scheduler:
                 delete_pod=self._delete_victim,
                 clear_nominated_node_name=self._clear_nnn, dra=cluster.dra,
                 storage=cluster.storage, storage_changed=self._storage_changed,
-                release=self.release)
+                release=self.release, nominated_pods_map=self.nominator.nominated_pods)
             self.profiles[prof.scheduler_name] = Framework(
                 prof.scheduler_name, prof.plugins, self.registry, prof.plugin_args, handle,
                 prof.percentage_of_nodes_to_score)
@@ -259,8 +259,9 @@ class Scheduler:
         # old object with the new one (a nomination lost is a pod update that frees the old
         # nominated node, updatePodInSchedulingQueue / hasNominatedNodeNameChanged).
         self.nominator.add_nominated_pod(PodInfo(pod), nominating)
-        reasons = {name: st.all_reasons() for name, st in fit.diagnosis.node_to_status.items()}
+        reasons: Mapping[str, list[str]] = fit.diagnosis.node_to_status.reasons()
         if fit.diagnosis.pre_filter_msg:
+            reasons = dict(reasons)
             for ni in self.snapshot.list():
                 reasons.setdefault(ni.node.name, fit.diagnosis.absent_nodes_status.all_reasons())
         nominated = (nominating is not None and nominating.mode == MODE_OVERRIDE

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from operator import attrgetter
 from typing import Any, Protocol
 
 from reference_impl.framework.cycle_state import CycleState
+from reference_impl.framework.node_to_status import NodeToStatus
 from reference_impl.framework.preemption.disruption import PDBStatus, resolve_pdbs
 from reference_impl.framework.preemption.executor import Executor
 from reference_impl.framework.preemption.schedutil import (
@@ -85,32 +87,21 @@ def new_post_filter_result_with_nominated_node(name: str,
 def nodes_for_status_code(m: Any, nodes: list[NodeInfo], code: Code) -> list[NodeInfo]:
     """``NodeToStatus.NodesForStatusCode``: the nodes whose status (explicit, else the
     absent-nodes status) has ``code``; ``nodes`` is the snapshot's node list."""
-    explicit: dict[str, Status] = m.node_to_status
+    explicit: NodeToStatus = m.node_to_status
     if m.absent_nodes_status.code == code:
         if not explicit:
             return list(nodes)
-        out = []
-        for ni in nodes:
-            s = explicit.get(ni.node.name)
-            if s is None or s.code == code:
-                out.append(ni)
-        return out
-    out = []
-    for ni in nodes:
-        s = explicit.get(ni.node.name)
-        if s is not None and s.code == code:
-            out.append(ni)
-    return out
+        code_of = explicit.codes().get
+        return [ni for ni in nodes if code_of(ni.node.name, code) == code]
+    names = explicit.names_with_code(code)
+    return [ni for ni in nodes if ni.node.name in names] if names else []
 
 
 def fit_error_message(num_all_nodes: int, node_statuses: Diagnosis) -> str:
     """``FitError.Error`` for preemption's FitError (no PreFilter or PostFilter message):
     "0/N nodes are available: <sorted "count reason" histogram>."."""
     msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
-    hist: dict[str, int] = {}
-    for st in node_statuses.node_to_status.values():
-        for r in st.all_reasons():
-            hist[r] = hist.get(r, 0) + 1
+    hist = node_statuses.node_to_status.reason_counts()
     n_explicit = len(node_statuses.node_to_status)
     if n_explicit < num_all_nodes:
         for r in node_statuses.absent_nodes_status.all_reasons():
@@ -314,19 +305,19 @@ class Evaluator:
                       if type(self).get_victims_on_node is _SPEC_GET_VICTIMS
                       else self.get_victims_on_node)
         n = len(potential_nodes)
-        for i in range(n):
-            ni = potential_nodes[(offset + i) % n]
+        offset %= n or 1
+        spec_select = self.interface.select_victims_on_node
+        for ni in potential_nodes[offset:] + potential_nodes[:offset]:
             try:
                 r = select(ni, partial(victims_on, ni, below), pdbs)
                 if r is None:
-                    r = self.interface.select_victims_on_node(state, pod, ni,
-                                                              victims_on(ni, below), pdbs)
+                    r = spec_select(state, pod, ni, victims_on(ni, below), pdbs)
             except LookupError:
                 continue  # an error: not a candidate
-            if not isinstance(r, tuple):
+            if type(r) is not tuple:
                 continue  # undecided: not a candidate
             pods, num_pdb, status = r
-            if (status is None or status.is_success()) and pods and _add_candidate(
+            if (status is None or status.code == Code.SUCCESS) and pods and _add_candidate(
                     non_violating, violating, num_candidates,
                     Candidate(Victims(list(pods), num_pdb), ni.node.name)):
                 break
@@ -380,8 +371,10 @@ def _add_candidate(non_violating: CandidateList, violating: CandidateList, num_c
         non_violating.add(c)
     else:
         violating.add(c)
-    nvc, vc = non_violating.size(), violating.size()
-    return nvc > 0 and nvc + vc >= num_candidates
+    added = non_violating.idx + 1  # a list's size is at most what was added to it
+    if added <= 0 or added + violating.idx + 1 < num_candidates:
+        return False
+    return non_violating.size() + violating.size() >= num_candidates
 
 
 def pick_one_node_for_preemption(nodes_to_victims: dict[str, Victims],
@@ -397,41 +390,43 @@ def pick_one_node_for_preemption(nodes_to_victims: dict[str, Victims],
         return ""
     all_candidates = list(nodes_to_victims)
     if not score_funcs:
-        def min_num_pdb_violating(node: str) -> Any:
-            return -nodes_to_victims[node].num_pdb_violations
-
-        def min_highest_priority(node: str) -> Any:
-            return -nodes_to_victims[node].pods[0].priority
-
-        def min_sum_priorities(node: str) -> Any:
-            total = 0
-            for p in nodes_to_victims[node].pods:
-                total += p.priority + (MAX_INT32 + 1)
-            return -total
-
-        def min_num_pods(node: str) -> Any:
-            return -len(nodes_to_victims[node].pods)
-
-        def latest_start_time(node: str) -> Any:
-            t = get_earliest_pod_start_time(nodes_to_victims[node].pods)
-            if t is None:
-                return (-1, 0)  # math.MinInt64: below every start time
-            return t
-
-        score_funcs = [min_num_pdb_violating, min_highest_priority, min_sum_priorities,
-                       min_num_pods, latest_start_time]
-
+        return _pick_by_default_criteria(nodes_to_victims, all_candidates)
     for f in score_funcs:
-        selected: list[str] = []
-        max_score: Any = None
-        for node in all_candidates:
-            score = f(node)
-            if max_score is None or score > max_score:
-                max_score = score
-                selected = []
-            if score == max_score:
-                selected.append(node)
-        if len(selected) == 1:
-            return selected[0]
-        all_candidates = selected
+        all_candidates = _highest(all_candidates, [f(node) for node in all_candidates])
+        if len(all_candidates) == 1:
+            return all_candidates[0]
     return all_candidates[0]
+
+
+def _highest(nodes: list[str], scores: list[Any]) -> list[str]:
+    """The nodes with the highest score (pickOneNodeForPreemption's loop over one function:
+    a strictly higher score restarts the selection, an equal one joins it)."""
+    best = max(scores)
+    return [n for n, s in zip(nodes, scores, strict=True) if s == best]
+
+
+def _pick_by_default_criteria(nodes_to_victims: dict[str, Victims], nodes: list[str]) -> str:
+    """pickOneNodeForPreemption's default score functions, in order, each computed for the
+    nodes still selected in their order (as upstream calls them)."""
+    victims = nodes_to_victims
+    criteria: list[Callable[[Victims], Any]] = [
+        lambda v: -v.num_pdb_violations,  # minNumPDBViolatingScoreFunc
+        lambda v: -v.pods[0].priority,  # minHighestPriorityScoreFunc
+        # minSumPrioritiesScoreFunc: each priority shifted by MaxInt32+1
+        lambda v: -(sum(map(_priority, v.pods)) + len(v.pods) * (MAX_INT32 + 1)),
+        lambda v: -len(v.pods),  # minNumPodsScoreFunc
+        _latest_start_time,  # latestStartTimeScoreFunc
+    ]
+    for key in criteria:
+        nodes = _highest(nodes, [key(victims[n]) for n in nodes])
+        if len(nodes) == 1:
+            return nodes[0]
+    return nodes[0]
+
+
+_priority = attrgetter("priority")
+
+
+def _latest_start_time(v: Victims) -> Any:
+    t = get_earliest_pod_start_time(v.pods)
+    return (-1, 0) if t is None else t  # math.MinInt64: below every start time

@@ -54,9 +54,12 @@ def get_earliest_pod_start_time(pods: list[Pod]) -> StartTime | None:
     for pod in pods:
         prio = pod.priority
         if prio == max_priority:
-            t = get_pod_start_time(pod)
-            if time_before(t, earliest):
-                earliest = t
+            # upstream reads GetPodStartTime here; a reading of now is never before
+            # ``earliest`` (a start time or an earlier reading), so only a start time can
+            # replace it, and the readings kept keep their order
+            t = pod.start_time
+            if t is not None and time_before((0, t), earliest):
+                earliest = (0, t)
         elif prio > max_priority:
             max_priority = prio
             earliest = get_pod_start_time(pod)

@@ -11,7 +11,10 @@ Why the results are the same: docs/reference.md#fast-paths-for-resource-only-pod
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import is_
 from typing import Any, Final, cast
+
+import numpy as np
 
 import reference_impl.plugins.noderesources.fit as fit_module
 from reference_impl.framework.cycle_state import CycleState
@@ -55,6 +58,34 @@ class _NodeView:
         self.pods = range(num_pods)
 
 
+#: no nominated pod (kept in the cache: not a list the nominator could change)
+NONE: Final[list[Any]] = []
+
+
+def node_only_passes(fw: Framework, state: CycleState, pod: Pod, plugins: list[Any]
+                     ) -> Callable[[str, NodeInfo], bool] | None:
+    """Whether the node-only Filter ``plugins`` certainly pass ``pod`` on a node (its name and
+    NodeInfo), from their ``filter_batch`` masks over the snapshot's node columns (True:
+    certainly; False: run them); None when a plugin has no mask or there are no columns."""
+    columns = getattr(fw.handle.snapshot(), "columns", None)
+    if columns is None:
+        return None
+    cols = columns()
+    ok = np.ones(len(cols), dtype=np.bool_)
+    for pl in plugins:
+        batch = getattr(pl, "filter_batch", None)
+        m = batch(state, pod, cols) if batch is not None else None
+        if m is None:
+            return None
+        ok &= m
+    ok_rows, row_of, infos = ok.tolist(), cols.row_of, cols.infos
+
+    def passes(name: str, ni: NodeInfo) -> bool:
+        row = row_of.get(name)
+        return row is not None and infos[row] is ni and ok_rows[row]
+    return passes
+
+
 def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Pod,
                     sort_slice: Callable[[list[Any], Callable[[Any, Any], bool]], None],
                     filter_pdb: Callable[[Sequence[Victim], Sequence[PDBStatus]],
@@ -76,7 +107,6 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         return None
     node_only, fit_state = ro.node_only, ro.fit_state
     run_filters = fw.run_filter_plugins
-    nominated_for = fw.handle.nominated_pods_for_node
     allowed = plugin.is_preemption_allowed_across_all_victim_nodes
     more_important = plugin.more_important_victim
     prio, uid = preemptor.priority, preemptor.uid
@@ -94,28 +124,34 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         view = cast(NodeInfo, _NodeView(node, requested, num_pods))
         return not fit_module.fits_request(fit_state, view)
 
+    passes = node_only_passes(fw, state, preemptor, ro.node_only_plugins) if node_only else None
+    nominated_for = fw.handle.nominated_pods_reader()
+    cache_get = cache.get if cache is not None else None
+
     def select(ni: NodeInfo, victims_of: Callable[[], list[DomainVictim]],
                pdbs: Sequence[PDBStatus]) -> SelectResult | _Undecided | None:
-        if node_only:
+        main = ni.node.name
+        if node_only and not (passes is not None and passes(main, ni)):
             s = run_filters(state, preemptor, ni, node_only)
             if s is not None and s.code != Code.SUCCESS:
                 return UNDECIDED  # whatever the victims: the filters fail without them
-        main = ni.node.name
-        nominated = [pi for pi in nominated_for(main)  # addGENominatedPods
-                     if pi.pod.priority >= prio and pi.pod.uid != uid]
-        if cache is None or pdbs:
+        noms = nominated_for(main)
+        nominated = [pi for pi in noms  # addGENominatedPods
+                     if pi.pod.priority >= prio and pi.pod.uid != uid] if noms else NONE
+        if cache_get is None or pdbs:
             return _select(ni, victims_of(), pdbs, nominated)
-        e = cache.get(main)
+        e = cache_get(main)
         if (e is not None and e[0] is ni and e[1] is ni.node and e[2] == ni.generation
                 and e[3] == req_key and e[4] == prio and len(e[5]) == len(nominated)
-                and all(a is b for a, b in zip(e[5], nominated, strict=True))):
+                and (not nominated or all(map(is_, e[5], nominated)))):
             r = e[6]
         else:
             r = _select(ni, victims_of(), pdbs, nominated)
             if r is None:
                 return None
+            assert cache is not None
             cache[main] = (ni, ni.node, ni.generation, req_key, prio, nominated, r)
-        if isinstance(r, tuple):
+        if r.__class__ is tuple:
             return list(r[0]), r[1], r[2]
         return r
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from reference_impl.framework.columns import I64, SAFE_BOUND, Mask, NodeColumns
+from reference_impl.framework.node_to_status import RowStatuses
 from reference_impl.framework.status import Code, Status
 
 REASONS = ("Too many pods", "Insufficient cpu", "Insufficient memory",
@@ -25,23 +27,39 @@ REASONS = ("Too many pods", "Insufficient cpu", "Insufficient memory",
 
 class FitRows:
     """Per row: whether the columns decide it (``decided``), and for a decided row the Filter
-    status (:meth:`status`: None when the pod fits)."""
+    status (:meth:`status`: None when the pod fits; ``rejected``: the rows where it is not),
+    or the statuses of many rejected rows at once (:meth:`statuses`)."""
 
-    __slots__ = ("decided", "_bits", "_unresolvable")
+    __slots__ = ("decided", "rejected", "_bits_np", "_unresolvable_np", "_bits",
+                 "_unresolvable")
 
     def __init__(self, decided: Mask, bits: I64, unresolvable: Mask) -> None:
         self.decided = decided
-        self._bits = bits.tolist()
-        self._unresolvable = unresolvable.tolist()
+        self.rejected: Mask = bits != 0
+        self._bits_np = bits
+        self._unresolvable_np = unresolvable
+        self._bits: list[int] | None = None
+        self._unresolvable: list[bool] | None = None
 
     def status(self, row: int) -> Status | None:
         """``Fit.filter``'s status for a decided row."""
+        if self._bits is None or self._unresolvable is None:
+            self._bits = self._bits_np.tolist()
+            self._unresolvable = self._unresolvable_np.tolist()
         bits = self._bits[row]
         if not bits:
             return None
         code = (Code.UNSCHEDULABLE_AND_UNRESOLVABLE if self._unresolvable[row]
                 else Code.UNSCHEDULABLE)
         return Status(code, *(r for k, r in enumerate(REASONS) if bits >> k & 1))
+
+    def statuses(self, rows: npt.NDArray[np.intp], names: list[str], plugin: str
+                 ) -> RowStatuses:
+        """The statuses (:meth:`status`, by ``plugin``) of the decided, rejected ``rows``,
+        named ``names``, built when read."""
+        codes = np.where(self._unresolvable_np[rows], int(Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+                         int(Code.UNSCHEDULABLE)).astype(np.int64)
+        return RowStatuses(names, codes, self._bits_np[rows], REASONS, plugin)
 
 
 def fit_rows(pre_filter_state: Any, cols: NodeColumns,

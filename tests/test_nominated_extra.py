@@ -1,0 +1,75 @@
+"""``resource_only.nominated_extra`` (the nominated pods' requests per node row, for the
+statuses from the columns) against Python's integers: the sums of the pods addGENominatedPods
+adds (equal or higher priority, not the pod itself), and a row whose sums leave the columns'
+safe bounds marked not ok with nothing added, on both of its paths (int64 sums, and Python's
+integers when a row has 256 pods or more or a value is beyond the bound).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from reference_impl.framework.columns import SAFE_BOUND
+from reference_impl.framework.types import PodInfo
+from reference_impl.model.loader import load_documents
+from reference_impl.plugins.resource_only import nominated_extra, requests_of
+from reference_impl.scheduler.scheduler import Scheduler
+from reference_impl.testing.nodes import make_node
+from reference_impl.testing.pods import make_pod
+
+HUGE = "20Pi"  # below the bound alone, beyond it twice
+
+
+def _cluster(pods: list[tuple[str, int, str, str]]) -> tuple[Scheduler, list[PodInfo]]:
+    docs = [
+        make_node(f"n{i}").capacity(cpu="4", memory="8Gi", pods="110").manifest() for i in range(3)
+    ]
+    docs += [
+        make_pod(name).priority(prio).req(cpu="100m", memory=mem).manifest()
+        for name, prio, mem, _ in pods
+    ]
+    cluster = load_documents(docs).cluster
+    by_name = {p.name: p for p in cluster.pods}
+    return Scheduler(cluster, seed=0), [PodInfo(by_name[name]) for name, _, _, _ in pods]
+
+
+CASES = {
+    "small": [
+        ("a", 5, "1Gi", "n0"),
+        ("b", 10, "2Gi", "n0"),
+        ("c", 1, "1Gi", "n1"),
+        ("self", 10, "1Gi", "n2"),
+        ("gone", 10, "1Gi", "elsewhere"),
+    ],
+    "beyond the bound": [("a", 10, HUGE, "n0"), ("b", 10, HUGE, "n0"), ("c", 10, "1Gi", "n1")],
+    "many on a row": [(f"p{i}", 10, "1Mi", "n1") for i in range(300)] + [("q", 10, HUGE, "n2")],
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_nominated_extra_sums_as_python_integers(case: str) -> None:
+    pods = CASES[case]
+    scheduler, infos = _cluster(pods)
+    cols = scheduler.snapshot.columns()
+    nominated: dict[str, list[PodInfo]] = {}
+    for (_, _, _, node), pi in zip(pods, infos, strict=True):
+        nominated.setdefault(node, []).append(pi)
+    me = next(pi.pod for pi in infos if pi.pod.name == "self") if case == "small" else None
+    uid = me.uid if me is not None else "nobody"
+    ok = np.ones(len(cols), dtype=np.bool_)
+    got = nominated_extra(cols, nominated, 5, uid, ok)
+    assert got is not None
+    want = {row: [0, 0, 0, 0] for row in range(len(cols))}
+    for node, infos_on in nominated.items():
+        row = cols.row_of.get(node)
+        for pi in infos_on if row is not None else []:
+            if pi.pod.priority >= 5 and pi.pod.uid != uid:
+                r = requests_of(pi)
+                for k, v in enumerate((r.milli_cpu, r.memory, r.ephemeral_storage, 1)):
+                    want[row][k] += v
+    for row, sums in want.items():
+        beyond = not all(0 <= v <= SAFE_BOUND for v in sums)
+        assert bool(ok[row]) == (not beyond)
+        expect = [0, 0, 0, 0] if beyond else sums
+        assert [int(a[row]) for a in got] == expect, (case, row)
