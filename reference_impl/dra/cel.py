@@ -6,9 +6,10 @@ variable (``driver``, ``allowMultipleAllocations`` with DRAConsumableCapacity,
 driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
-``semverlib.go``, ``quantity.go`` and the ``split``/``lowerAscii``/... string extension.
-What celpy cannot do like cel-go (type checking at compile time, cost limits, ``cel.bind``)
-is listed in docs/dra.md.
+``semverlib.go``, ``quantity.go``; the other libraries of the environment are in
+``cel_library.py`` (strings, lists, sets, regex), ``cel_netip.py`` (IP, CIDR) and
+``cel_macros.py`` (``cel.bind``, two-variable comprehensions). What celpy cannot do like
+cel-go (type checking at compile time, cost limits) is listed in docs/dra.md.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ import celpy.celtypes as ct
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
+from reference_impl.dra import cel_library, cel_netip
+from reference_impl.dra.cel_errors import err, no_overload
+from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
 from reference_impl.model.quantity import QuantityError, parse_quantity_string
 
@@ -153,22 +157,13 @@ class AttributeMap(ct.MapType):
         return ct.MapType({})
 
 
-def _err(message: str) -> CELEvalError:
-    return CELEvalError(message, ValueError, None)
-
-
-def _no_overload(name: str, *args: Any) -> CELEvalError:
-    types = ", ".join(type(a).__name__ for a in args)
-    return _err(f"no such overload: {name}({types})")
-
-
 def _semver(s: Any, normalize: Any = False) -> Any:
     if not isinstance(s, str) or not isinstance(normalize, bool | ct.BoolType):
-        return _no_overload("semver", s, normalize)
+        return no_overload("semver", s, normalize)
     try:
         return normalize_and_parse(s) if bool(normalize) else parse_semver(s)
     except SemverError as e:
-        return _err(str(e))
+        return err(str(e))
 
 
 def _is_semver(s: Any, normalize: Any = False) -> Any:
@@ -180,16 +175,16 @@ def _is_semver(s: Any, normalize: Any = False) -> Any:
 
 def _quantity(s: Any) -> Any:
     if not isinstance(s, str):
-        return _no_overload("quantity", s)
+        return no_overload("quantity", s)
     try:
         return Quantity(parse_quantity_string(s))
     except QuantityError as e:
-        return _err(str(e))
+        return err(str(e))
 
 
 def _is_quantity(s: Any) -> Any:
     if not isinstance(s, str):
-        return _no_overload("isQuantity", s)
+        return no_overload("isQuantity", s)
     return ct.BoolType(isinstance(_quantity(s), Quantity))
 
 
@@ -202,7 +197,7 @@ def _compare(name: str) -> Callable[[Any, Any], Any]:
         elif isinstance(a, Quantity) and isinstance(b, Quantity):
             c = (a.value > b.value) - (a.value < b.value)
         else:
-            return _no_overload(name, a, b)
+            return no_overload(name, a, b)
         if name == "compareTo":
             return ct.IntType(c)
         return ct.BoolType(c == (1 if name == "isGreaterThan" else -1))
@@ -213,7 +208,7 @@ def _compare(name: str) -> Callable[[Any, Any], Any]:
 def _semver_part(name: str) -> Callable[[Any], Any]:
     def f(v: Any) -> Any:
         if not isinstance(v, Semver):
-            return _no_overload(name, v)
+            return no_overload(name, v)
         return ct.IntType(getattr(v, name))
 
     return f
@@ -223,7 +218,7 @@ def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
     def f(a: Any, b: Any) -> Any:
         if not isinstance(a, Quantity) or isinstance(b, bool | ct.BoolType) or not isinstance(
                 b, Quantity | int):
-            return _no_overload(name, a, b)
+            return no_overload(name, a, b)
         other = b.value if isinstance(b, Quantity) else Fraction(int(b))
         return Quantity(a.value + other if name == "add" else a.value - other)
 
@@ -233,7 +228,7 @@ def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
 def _quantity_unary(name: str) -> Callable[[Any], Any]:
     def f(q: Any) -> Any:
         if not isinstance(q, Quantity):
-            return _no_overload(name, q)
+            return no_overload(name, q)
         v = q.value
         if name == "sign":
             return ct.IntType((v > 0) - (v < 0))
@@ -241,18 +236,9 @@ def _quantity_unary(name: str) -> Callable[[Any], Any]:
             return ct.BoolType(v.denominator == 1 and -(1 << 63) <= v < (1 << 63))
         if name == "asInteger":
             if v.denominator != 1 or not -(1 << 63) <= v < (1 << 63):
-                return _err("cannot convert value to integer")
+                return err("cannot convert value to integer")
             return ct.IntType(int(v))
         return ct.DoubleType(float(v))
-
-    return f
-
-
-def _string_fn(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
-    def f(s: Any, *args: Any) -> Any:
-        if not isinstance(s, str) or not all(isinstance(a, str) for a in args):
-            return _no_overload(name, s, *args)
-        return impl(str(s), *(str(a) for a in args))
 
     return f
 
@@ -268,15 +254,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sign": _quantity_unary("sign"), "isInteger": _quantity_unary("isInteger"),
     "asInteger": _quantity_unary("asInteger"),
     "asApproximateFloat": _quantity_unary("asApproximateFloat"),
-    # cel-go ext.Strings (the base environment of k8s.io/apiserver/pkg/cel/environment)
-    "split": _string_fn("split", lambda s, sep: ct.ListType(
-        [ct.StringType(x) for x in s.split(sep)] if sep else [ct.StringType(c) for c in s])),
-    "lowerAscii": _string_fn("lowerAscii", lambda s: ct.StringType(
-        "".join(c.lower() if c.isascii() else c for c in s))),
-    "upperAscii": _string_fn("upperAscii", lambda s: ct.StringType(
-        "".join(c.upper() if c.isascii() else c for c in s))),
-    "trim": _string_fn("trim", lambda s: ct.StringType(s.strip())),
-    "replace": _string_fn("replace", lambda s, a, b: ct.StringType(s.replace(a, b))),
+    **cel_library.FUNCTIONS, **cel_netip.FUNCTIONS,
 }
 
 
@@ -304,7 +282,7 @@ def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
     return (domain, ident) if sep else (default_domain, name)
 
 
-_ENV = celpy.Environment()
+_ENV = celpy.Environment(runner_class=LibraryRunner)
 #: celpy keeps what it works on in attributes of shared objects and reads it back:
 #: ``CELParser.parse`` (``self.text = text``, then parses ``self.text``) and
 #: ``Environment.program`` (``self.runnable = ...``, then returns ``self.runnable``). Two
@@ -325,27 +303,31 @@ def _literal_type(tree: Any) -> str | None:
     return _LITERAL_TYPES.get(kind) if isinstance(kind, str) else None
 
 
-_MACROS = ("all", "exists", "exists_one", "map", "filter")
-_DECLARED = ("device", "cel")  # cel: the namespace of cel.bind (which celpy lacks)
+_DECLARED = ("device",)
 
 
 def _undeclared(tree: Any) -> Any | None:
-    """The first identifier that is neither a declared variable nor bound by a macro (cel-go's
+    """The first identifier that is neither a declared variable, nor a function namespace
+    before a call (``cel.bind``, ``sets.contains``...), nor bound by a macro (cel-go's
     checker: "undeclared reference"), as its token, or None."""
     bound: set[str] = set()
+    namespaces: set[int] = set()
     for node in tree.iter_subtrees():
-        if node.data == "member_dot_arg" and len(node.children) >= 3:
-            name = node.children[1]
-            args = node.children[2]
-            if str(name) in _MACROS and getattr(args, "children", None):
-                first = next(args.children[0].scan_values(lambda t: getattr(t, "type", "")
-                                                          == "IDENT"), None)
-                if first is not None:
-                    bound.add(str(first))
+        if node.data == "member_dot_arg":
+            bound.update(macro_variables(node))
+            receiver = node.children[0]
+            while (hasattr(receiver, "children") and len(receiver.children) == 1
+                   and receiver.data != "ident"):
+                receiver = receiver.children[0]
+            name = f"{receiver.children[0]}.{node.children[1]}" if getattr(
+                receiver, "data", None) == "ident" else ""
+            if name.split(".")[0] in NAMESPACES and (name in FUNCTIONS or name == "cel.bind"):
+                namespaces.add(id(receiver))
     for node in tree.iter_subtrees_topdown():
         if node.data == "ident" and node.children:
             token = node.children[0]
-            if str(token) not in _DECLARED and str(token) not in bound:
+            if (str(token) not in _DECLARED and str(token) not in bound
+                    and id(node) not in namespaces):
                 return token
     return None
 

@@ -1,0 +1,186 @@
+"""The CEL libraries of DRA selectors end to end, on the reference and on the upstream subject
+(the real DynamicResources plugin and k8s.io/dynamic-resource-allocation/cel): one claim per
+selector, one pod per claim, on a node with GPUs of two models and NICs. Each selector uses
+functions of the libraries beyond compile_test.go (cel_library.py, cel_netip.py,
+cel_macros.py); some match, some match no device, some fail with an evaluation error, whose
+message reaches the pending pod's status. (A list literal mixing an attribute with a literal,
+``[device.attributes[d].x, 1]``, is a compile error upstream, cel.HomogeneousAggregateLiterals,
+which the reference does not check: docs/dra.md.) Both subjects must bind, leave pending and
+allocate alike, with the same messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available
+
+GPU = "gpu.example.com"
+NET = "net.example.com"
+V1 = "resource.k8s.io/v1"
+G = f'device.attributes["{GPU}"]'
+N = f'device.attributes["{NET}"]'
+
+#: (class, selector, the pod binds) -- the reference's answer, checked on its own below
+SELECTORS: tuple[tuple[str, str, bool], ...] = (
+    (NET, f'cel.bind(a, {N}, cidr("10.1.0.0/16").containsIP(a.ip) && a.interface == "eth1")', True),
+    (NET, f'cidr("10.2.0.0/16").containsIP({N}.ip)', False),
+    (NET, f"ip({N}.ip).isGlobalUnicast() && ip({N}.ip).family() == 4", True),
+    (
+        NET,
+        f'cidr({N}.subnet).containsCIDR("10.1.2.0/24") && cidr({N}.subnet).prefixLength() == 16',
+        True,
+    ),
+    (
+        NET,
+        f'{N}.model.split("-")[1].lowerAscii() == "cx7" && {N}.model.substring(0, 3) == "Mel"',
+        True,
+    ),
+    (
+        NET,
+        f'{N}.interface.charAt(0) == "e" && {N}.model.indexOf("-") == 8 && '
+        f'{N}.model.lastIndexOf("l") == 3',
+        True,
+    ),
+    (NET, 'ip("10.1.2.300").family() == 4', False),
+    (NET, f'{N}.model.charAt(40) == "x"', False),
+    (GPU, f'sets.intersects([{G}.model], ["h100", "b200"])', True),
+    (GPU, f'["a100", "h100"].indexOf({G}.model) == 0', True),
+    (GPU, f"lists.range(2).exists(i, {G}.index == i) && [40, 80].max() == {G}.memory", True),
+    (GPU, f'{G}.model.find("[0-9]+") == "100" && {G}.model.findAll("[a-z]").size() == 1', True),
+    (GPU, f'{G}.all(k, v, k.size() > 2) && {G}.transformList(k, v, k).sort()[0] == "index"', True),
+    (
+        GPU,
+        f'{G}.model.split("").distinct().size() == 3 && '
+        f'[{G}.model.split("0"), ["x"]].flatten().slice(1, 4) == ["", "", "x"]',
+        True,
+    ),
+    (GPU, f'cel.bind(m, {G}.model, m.upperAscii() == "B200")', False),
+    (GPU, "[].max() == 1", False),
+)
+
+
+def scenario() -> list[dict[str, Any]]:
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}},
+        "status": {
+            "allocatable": {"cpu": "64", "memory": "64Gi", "pods": "110"},
+            "capacity": {"cpu": "64", "memory": "64Gi", "pods": "110"},
+        },
+    }
+    gpus = [
+        {
+            "name": f"gpu-{i}",
+            "attributes": {
+                "model": {"string": ("a100", "h100")[i % 2]},
+                "memory": {"int": (40, 80)[i % 2]},
+                "index": {"int": i % 2},
+            },
+        }
+        for i in range(len(SELECTORS))
+    ]
+    nics = [
+        {
+            "name": f"nic-{i}",
+            "attributes": {
+                "ip": {"string": f"10.1.2.{i + 1}"},
+                "subnet": {"string": "10.1.0.0/16"},
+                "interface": {"string": "eth1"},
+                "model": {"string": "Mellanox-CX7"},
+            },
+        }
+        for i in range(len(SELECTORS))
+    ]
+    docs: list[dict[str, Any]] = [node]
+    for driver, devices in ((GPU, gpus), (NET, nics)):
+        docs.append(
+            {
+                "apiVersion": V1,
+                "kind": "DeviceClass",
+                "metadata": {"name": driver},
+                "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]},
+            }
+        )
+        docs.append(
+            {
+                "apiVersion": V1,
+                "kind": "ResourceSlice",
+                "metadata": {"name": f"node-1-{driver}"},
+                "spec": {
+                    "driver": driver,
+                    "nodeName": "node-1",
+                    "devices": devices,
+                    "pool": {"name": f"node-1-{driver}", "generation": 1, "resourceSliceCount": 1},
+                },
+            }
+        )
+    for i, (cls, expression, _) in enumerate(SELECTORS):
+        docs.append(
+            {
+                "apiVersion": V1,
+                "kind": "ResourceClaim",
+                "metadata": {"name": f"c{i}", "namespace": "default"},
+                "spec": {
+                    "devices": {
+                        "requests": [
+                            {
+                                "name": "r",
+                                "exactly": {
+                                    "deviceClassName": cls,
+                                    "selectors": [{"cel": {"expression": expression}}],
+                                },
+                            }
+                        ]
+                    }
+                },
+            }
+        )
+        docs.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": f"p{i:02d}",
+                    "namespace": "default",
+                    "creationTimestamp": f"2025-01-01T00:00:{i:02d}Z",
+                },
+                "spec": {
+                    "containers": [{"name": "c", "image": "registry.k8s.io/pause"}],
+                    "resourceClaims": [{"name": "r", "resourceClaimName": f"c{i}"}],
+                },
+            }
+        )
+    return docs
+
+
+def _run(subject: Any) -> dict[str, Any]:
+    return dict(subject.run(ScenarioInput(scenario(), name="dra-cel-library")).result)
+
+
+def test_the_reference_binds_the_pods_whose_selectors_match() -> None:
+    ref = _run(ReferenceSubject())
+    assert sorted(ref["bindings"]) == [f"default/p{i:02d}" for i, s in enumerate(SELECTORS) if s[2]]
+
+
+@pytest.mark.skipif(
+    not binary_available(),
+    reason="upstream subject not built: run upstream/build.sh (needs Go and the module proxy)",
+)
+def test_the_upstream_subject_decides_alike() -> None:
+    upstream = UpstreamSubject()
+    try:
+        up = _run(upstream)
+    finally:
+        upstream.close()
+    ref = _run(ReferenceSubject())
+    assert up["bindings"] == ref["bindings"]
+    assert up["pending"] == ref["pending"]
+    assert up["resourceClaims"] == ref["resourceClaims"]
+    assert up.get("pendingMessages", up.get("podConditions")) == ref.get(
+        "pendingMessages", ref.get("podConditions")
+    )
