@@ -71,9 +71,9 @@ _G = f'device.attributes["{GPU_DRIVER}"]'
 _N = f'device.attributes["{NET_DRIVER}"]'
 #: request selectors, per driver (attributes the driver's devices have, or may lack), then
 #: selectors using the libraries of the CEL environment (reference_impl/dra/cel_library.py,
-#: cel_netip.py, cel_macros.py): cel.bind, ext.Strings, the list libraries, sets, regex,
-#: two-variable comprehensions, quantity, IP/CIDR; the ``charAt`` one fails to evaluate on a
-#: GPU with an index above 1 (an error for the allocator, as upstream)
+#: cel_netip.py, cel_url.py, cel_macros.py): cel.bind, ext.Strings, the list libraries, sets, regex,
+#: two-variable comprehensions, quantity, IP/CIDR, URL; the ``charAt`` one fails to evaluate on
+#: a GPU with an index above 1 (an error for the allocator, as upstream)
 SELECTORS: dict[str, tuple[str, ...]] = {
     GPU_DRIVER: (
         f"{_G}.model == \"a100\"",
@@ -87,12 +87,14 @@ SELECTORS: dict[str, tuple[str, ...]] = {
         f'{_G}.model.charAt({_G}.index + 3) == "0"',
         f'{_G}.exists(k, v, k == "model" && v == "a100")',
         f'device.capacity["{GPU_DRIVER}"].memory.isGreaterThan(quantity("40Gi"))',
+        f'url("https://" + {_G}.model + ".example.com:8443/").getHostname() == "h100.example.com"',
     ),
     NET_DRIVER: (
         f"{_N}.speed >= 100",
         f'cidr("10.0.0.0/30").containsIP({_N}.ip)',
         f"ip({_N}.ip).isGlobalUnicast() && {_N}.speed >= 100",
         f'{_N}.ip.split(".")[3] == "2" || cidr("10.0.0.0/31").containsCIDR({_N}.ip + "/32")',
+        f'url("https://" + {_N}.ip + ":8443/").getHostname() == {_N}.ip',
     ),
 }
 

@@ -7,9 +7,9 @@ driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
 ``semverlib.go``, ``quantity.go``; the other libraries of the environment are in
-``cel_library.py`` (strings, lists, sets, regex), ``cel_netip.py`` (IP, CIDR) and
-``cel_macros.py`` (``cel.bind``, two-variable comprehensions). What celpy cannot do like
-cel-go (type checking at compile time, cost limits) is listed in docs/dra.md.
+``cel_library.py`` (strings, lists, sets, regex), ``cel_netip.py`` (IP, CIDR), ``cel_url.py``
+(URL) and ``cel_macros.py`` (``cel.bind``, two-variable comprehensions). What celpy cannot do
+like cel-go (type checking at compile time, cost limits) is listed in docs/dra.md.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import celpy.celtypes as ct
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
-from reference_impl.dra import cel_library, cel_netip
+from reference_impl.dra import cel_library, cel_netip, cel_url
 from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
@@ -254,7 +254,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sign": _quantity_unary("sign"), "isInteger": _quantity_unary("isInteger"),
     "asInteger": _quantity_unary("asInteger"),
     "asApproximateFloat": _quantity_unary("asApproximateFloat"),
-    **cel_library.FUNCTIONS, **cel_netip.FUNCTIONS,
+    **cel_library.FUNCTIONS, **cel_netip.FUNCTIONS, **cel_url.FUNCTIONS,
 }
 
 

@@ -256,3 +256,68 @@ def test_min_max_are_the_list_library_not_celpy_macros() -> None:
     assert _eval("[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3")
     with pytest.raises(CELMatchError, match="min called on empty list"):
         _eval("[].min() == 0")
+
+
+# k8s.io/apiextensions-apiserver v0.37.2 pkg/apiserver/schema/cel/validation_test.go, "URL
+# parsing" (lines 1926-1960; ``self.url`` written as its literal) and line 2135
+_SELF_URL = "'https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor'"
+K8S_URLS = [
+    "url('/path').getScheme() == ''", "url('https://example.com/').getScheme() == 'https'",
+    "url('https://example.com:80/').getHost() == 'example.com:80'",
+    "url('https://example.com/').getHost() == 'example.com'",
+    "url('https://[::1]:80/').getHost() == '[::1]:80'",
+    "url('https://[::1]/').getHost() == '[::1]'", "url('/path').getHost() == ''",
+    "url('https://example.com:80/').getHostname() == 'example.com'",
+    "url('https://127.0.0.1/').getHostname() == '127.0.0.1'",
+    "url('https://[::1]/').getHostname() == '::1'", "url('/path').getHostname() == ''",
+    "url('https://example.com:80/').getPort() == '80'",
+    "url('https://example.com/').getPort() == ''", "url('/path').getPort() == ''",
+    "url('https://example.com/path').getEscapedPath() == '/path'",
+    "url('https://example.com/with space/').getEscapedPath() == '/with%20space/'",
+    "url('https://example.com').getEscapedPath() == ''",
+    "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == "
+    "{ 'k1': ['a'], 'k2': ['b', 'c']}",
+    "url('https://example.com/path?key with spaces=value with spaces').getQuery() == "
+    "{ 'key with spaces': ['value with spaces']}",
+    "url('https://example.com/path?').getQuery() == {}",
+    "url('https://example.com/path').getQuery() == {}",
+    f"url({_SELF_URL}).getScheme() == 'https'",
+    f"url({_SELF_URL}).getHost() == 'kubernetes.io:80'",
+    f"url({_SELF_URL}).getHostname() == 'kubernetes.io'",
+    f"url({_SELF_URL}).getPort() == '80'",
+    f"url({_SELF_URL}).getEscapedPath() == '/docs/home'",
+    f"url({_SELF_URL}).getQuery() == {{'k1': ['a'], 'k2': ['b', 'c']}}",
+    "isURL('https://user:pass@example.com:80/path?query=val#fragment')",
+    "isURL('/path') == true", "isURL('https://a:b:c/') == false",
+    "isURL('../relative-path') == false",
+    "url('https:://kubernetes.io/').getHostname() != 'test'",
+    # what Go 1.26's net/url gives (checked with a Go program): a path escape kept as written,
+    # a query's semicolon part and bad escape dropped, a zone in an IP literal
+    "url('https://h/a%2Fb c?x=1;y=2&z=%zz&w=a+b').getEscapedPath() == '/a/b%20c'",
+    "url('https://h/a%2Fb c?x=1;y=2&z=%zz&w=a+b').getQuery() == {'w': ['a b']}",
+    "url('https://h/%7e').getEscapedPath() == '/%7e'",
+    "url('https://[fe80::1%25en0]:8080/x').getHostname() == 'fe80::1%en0'",
+    "url('mailto:joe@x.org?subject=hi').getQuery() == {'subject': ['hi']}",
+]
+
+
+@pytest.mark.parametrize("expression", K8S_URLS)
+def test_kubernetes_urls(expression: str) -> None:
+    assert _eval(expression) is True
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # Go 1.26 net/url's errors (the same Go program)
+    ("https://a:b:c/", 'parse "https://a:b:c/": invalid port ":b:c" after host'),
+    ("foo://a:b:c/", 'parse "foo://a:b:c/": invalid port ":c" after host'),
+    ("../x", 'parse "../x": invalid URI for request'),
+    ("http://[1.2.3.4]/", 'parse "http://[1.2.3.4]/": invalid IP-literal'),
+    ("http://%41/", 'parse "http://%41/": invalid URL escape "%41"'),
+    ("http://a b/", 'parse "http://a b/": invalid character " " in host name'),
+    ("https://u@ser:p%zz@h/", 'parse "https://u@ser:p%zz@h/": invalid URL escape "%zz"'),
+    ("https://h/p#fr%zz", 'parse "https://h/p#fr%zz": invalid URL escape "%zz"'),
+])
+def test_url_parse_errors(text: str, message: str) -> None:
+    with pytest.raises(CELMatchError) as e:
+        _eval(f"url({text!r}).getHost() == ''".replace("'", '"'))
+    assert str(e.value) == f"URL parse error during conversion from string: {message}"

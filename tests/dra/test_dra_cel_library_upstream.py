@@ -25,8 +25,8 @@ N = f'device.attributes["{NET}"]'
 #: whether the pods of the drawn selectors bind, one after the other on the devices below (the
 #: ``charAt`` selector fails on gpu-2, index 2, if the allocator evaluates it there)
 DRAWN_BIND = {
-    GPU: (True, True, True, False, True, True, True, True, True, True, True),
-    NET: (True, True, True, False),
+    GPU: (True, True, True, False, True, True, True, True, True, True, True, True),
+    NET: (True, True, True, False, True),
 }
 
 #: (class, selector, the pod binds) -- the reference's answer, checked on its own below; first
@@ -71,6 +71,34 @@ SELECTORS: tuple[tuple[str, str, bool], ...] = (
     ),
     (GPU, f'cel.bind(m, {G}.model, m.upperAscii() == "B200")', False),
     (GPU, "[].max() == 1", False),
+    (
+        NET,
+        f'url("https://" + {N}.ip + ":8080/a b?k=v&k=w").getPort() == "8080" && '
+        f'url("https://" + {N}.ip + ":8080/a b?k=v&k=w").getQuery()["k"] == ["v", "w"] && '
+        f'url("https://" + {N}.ip + ":8080/a b").getEscapedPath() == "/a%20b" && isURL("/x")',
+        True,
+    ),
+    (NET, f'url("https://" + {N}.interface + ":b:c/").getHost() == ""', False),
+    (NET, f'url("https://[" + {N}.ip + "]/").getHost() == ""', False),
+    (GPU, f'strings.quote({G}.model) == "\\"h100\\"" && [{G}.model].join("-") == "h100"', True),
+    (
+        GPU,
+        f'{G}.model.replace("100", "200", 1).trim() == "h200" && {G}.model.lastIndexOf("0") == 3',
+        True,
+    ),
+    (
+        GPU,
+        f"[3, 1, 2].sort().reverse() == [3, 2, 1] && [1, 2, 3].sum() == 6 && "
+        f"[1, 2].isSorted() && sets.equivalent([1, 2], [2, 1, 1]) && {G}.index == 2",
+        True,
+    ),
+    (
+        GPU,
+        f"{G}.transformMap(k, v, k.size()).existsOne(k, v, v == 6) && "
+        f"lists.range(3).sortBy(e, -e)[0] == 2 && [1, 2].includes({G}.index)",
+        True,
+    ),
+    (GPU, f'{G}.transformMapEntry(k, v, {{"a": v}}).size() == 1', False),
 )
 
 
@@ -183,9 +211,8 @@ def test_the_reference_binds_the_pods_whose_selectors_match() -> None:
     ref = _run(ReferenceSubject())
     assert sorted(ref["bindings"]) == [f"default/p{i:02d}" for i, s in enumerate(SELECTORS) if s[2]]
     errors = {a[0]: a[3] for a in _attempts(ref) if a[1] == "Error"}
-    assert errors[f"default/p{len(SELECTORS) - 1}"].endswith(
-        "CEL runtime error: max called on empty list"
-    )
+    empty = next(i for i, s in enumerate(SELECTORS) if s[1] == "[].max() == 1")
+    assert errors[f"default/p{empty:02d}"].endswith("CEL runtime error: max called on empty list")
 
 
 def test_the_upstream_subject_decides_alike(upstream: UpstreamSubject) -> None:

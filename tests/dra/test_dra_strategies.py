@@ -181,12 +181,12 @@ def test_every_dra_shape_is_generated() -> None:
 
 #: calls of the CEL libraries in strategies/dra.py's selectors
 LIBRARY_CALLS = ("cel.bind(", "sets.contains(", "lists.range(", "findAll(", "charAt(",
-                 "quantity(", "cidr(", ".exists(k, v,")
+                 "quantity(", "cidr(", ".exists(k, v,", "url(")
 
 
 def test_drawn_selectors_use_the_cel_libraries() -> None:
     """Request selectors that use the libraries of the CEL environment (cel.bind, strings,
-    lists, sets, regex, comprehensions, quantity, IP/CIDR) are drawn, and all compile in the
+    lists, sets, regex, comprehensions, quantity, IP/CIDR, URL) are drawn, and all compile in the
     reference; the one that fails on a device is drawn too."""
     for selectors in SELECTORS.values():
         for e in selectors:
