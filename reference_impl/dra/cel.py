@@ -23,6 +23,7 @@ from typing import Any
 
 import celpy
 import celpy.celtypes as ct
+import lark
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
@@ -332,10 +333,36 @@ def _undeclared(tree: Any) -> Any | None:
     return None
 
 
+def display_error(expression: str, line: int, column: int, message: str) -> str:
+    """cel-go's ``Error.ToDisplayString`` (common/error.go): the location (``column`` counts
+    runes from 1), then the source line and a marker under the column (a wide dot or caret
+    for a rune of more than one byte; no snippet for a line over 16384 bytes)."""
+    result = f"ERROR: <input>:{line}:{column}: {message}"
+    lines = expression.split("\n")
+    if not expression or not 1 <= line <= len(lines) or len(lines[line - 1].encode()) > 16384:
+        return result
+    snippet = lines[line - 1].replace("\t", " ")
+    marker = "".join("\uff0e" if len(c.encode()) > 1 else "." for c in snippet[:column - 1])
+    at = snippet[column - 1:column]
+    marker += "\uff3e" if at and len(at.encode()) > 1 else "^"
+    return f"{result}\n | {snippet}\n | {marker}"
+
+
+def _call_of(tree: Any, name: str) -> Any | None:
+    """A member call of ``name`` (a function the environment lacks: the checker's undeclared
+    reference, located at the call's open parenthesis), as a token there, or None."""
+    for node in tree.iter_subtrees_topdown():
+        if node.data == "member_dot_arg" and str(node.children[1]) == name:
+            token = node.children[1]
+            return lark.Token(token.type, name, line=token.line, column=token.column + len(name))
+    return None
+
+
 class CompiledSelector:
     """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
 
-    def __init__(self, expression: str, consumable_capacity: bool = True) -> None:
+    def __init__(self, expression: str, consumable_capacity: bool = True,
+                 includes: bool = True) -> None:
         self.expression = expression
         self.consumable_capacity = consumable_capacity
         try:
@@ -344,11 +371,11 @@ class CompiledSelector:
         except CELParseError as e:
             raise CELCompileError(f"compilation failed: ERROR: <input>: Syntax error: "
                                   f"{str(e).strip()}") from None
-        token = _undeclared(ast)
+        token = _undeclared(ast) or (None if includes else _call_of(ast, "includes"))
         if token is not None:
-            raise CELCompileError(
-                f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undeclared "
-                f"reference to '{token}' (in container '')")
+            raise CELCompileError("compilation failed: " + display_error(
+                expression, token.line, token.column,
+                f"undeclared reference to '{token}' (in container '')"))
         out = _literal_type(ast)
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
@@ -431,7 +458,8 @@ def _eval_message(e: CELEvalError) -> str:
     return message
 
 
-def compile_selector(expression: str, consumable_capacity: bool = True) -> CompiledSelector:
-    """``CompileCELExpression`` (the StoredExpressions environment); raises
-    :class:`CELCompileError`."""
-    return CompiledSelector(expression, consumable_capacity)
+def compile_selector(expression: str, consumable_capacity: bool = True,
+                     includes: bool = True) -> CompiledSelector:
+    """``CompileCELExpression`` (the StoredExpressions environment; ``includes``: switch
+    dra-cel-includes, the list library's ``includes``); raises :class:`CELCompileError`."""
+    return CompiledSelector(expression, consumable_capacity, includes)

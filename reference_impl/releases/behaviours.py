@@ -153,6 +153,14 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "with cel.EnhanceRuntimeError's hint appended (\". consider using CEL optional "
             "chaining ...\"); reference_impl/dra/allocator.py",
             v1_34_4="plain", v1_35_4="plain", v1_36_3="plain", v1_37_2="hint"),
+    _switch("dra-cel-includes", "k8s.io/apiserver pkg/cel/environment/base.go (Lists "
+            "ListsVersion(1) from 1.37) and k8s.io/dynamic-resource-allocation cel/compile.go "
+            "(v0.36.3: its own includes with DRAListTypeAttributes, alpha)",
+            "the CEL selectors' ``includes`` (the list library's, ListsVersion(1)): in the "
+            "environment (lists-v1), or not declared, a compile error \"undeclared reference "
+            "to 'includes'\" (absent; v1.36 declares it only with DRAListTypeAttributes, off "
+            "by default). reference_impl/dra/cel.py",
+            v1_34_4="absent", v1_35_4="absent", v1_36_3="absent", v1_37_2="lists-v1"),
     _switch("dra-config-result", "unverified (allocator_*.go of v0.37.2, all variants)",
             "Allocate's \"Populate configs\": a claim config naming requests is added once per "
             "request or selected subrequest it names, and keeps its requests "

@@ -30,6 +30,7 @@ import pytest
 
 from reference_impl.dra.cel import CELCompileError, CELMatchError, DeviceView, compile_selector
 from reference_impl.dra.cel_netip import AddrError, parse_addr, parse_prefix
+from reference_impl.releases.behaviours import BEHAVIOURS
 
 D = "dra.example.com"
 
@@ -321,3 +322,19 @@ def test_url_parse_errors(text: str, message: str) -> None:
     with pytest.raises(CELMatchError) as e:
         _eval(f"url({text!r}).getHost() == ''".replace("'", '"'))
     assert str(e.value) == f"URL parse error during conversion from string: {message}"
+
+
+def test_includes_is_in_the_environment_of_1_37_only() -> None:
+    """Switch dra-cel-includes: the list library's ``includes`` (ListsVersion(1), base.go from
+    1.37); before, an undeclared reference at the call's parenthesis (compile_test.go
+    "includes-function-compilation-error", whose NewExpressions environment is 1.36's)."""
+    expression = 'device.attributes["dra.example.com"].attr.includes("fish")'
+    device = DeviceView(D, (("attr", "fish"),))
+    assert compile_selector(expression).device_matches(device)
+    with pytest.raises(CELCompileError) as e:
+        compile_selector(expression, includes=False)
+    assert str(e.value) == (
+        "compilation failed: ERROR: <input>:1:51: undeclared reference to 'includes' (in "
+        f"container '')\n | {expression}\n | {'.' * 50}^")
+    assert BEHAVIOURS["dra-cel-includes"].variants == {
+        "v1.34.4": "absent", "v1.35.4": "absent", "v1.36.3": "absent", "v1.37.2": "lists-v1"}

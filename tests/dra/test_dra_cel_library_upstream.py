@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
-from conformance.subjects.upstream import UpstreamSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
 from strategies.dra import SELECTORS as DRAWN
 
 GPU = "gpu.example.com"
@@ -223,4 +225,34 @@ def test_the_upstream_subject_decides_alike(upstream: UpstreamSubject) -> None:
     assert up["bindings"] == ref["bindings"]
     assert up["pending"] == ref["pending"]
     assert up["resourceClaims"] == ref["resourceClaims"]
+    assert _attempts(up) == _attempts(ref)
+
+
+def _includes_scenario() -> list[dict[str, Any]]:
+    """One pod whose claim's selector calls ``includes`` (switch dra-cel-includes)."""
+    docs = [d for d in scenario() if d["kind"] in ("Node", "DeviceClass", "ResourceSlice")]
+    expression = f"[0, 1].includes({G}.index)"
+    claim = next(d for d in scenario() if d["kind"] == "ResourceClaim")
+    claim["spec"]["devices"]["requests"][0]["exactly"] = {
+        "deviceClassName": GPU,
+        "selectors": [{"cel": {"expression": expression}}],
+    }
+    pod = next(d for d in scenario() if d["kind"] == "Pod")
+    return [*docs, claim, pod]
+
+
+@pytest.mark.parametrize(("release", "outcome"), [("v1.34.4", "Error"), ("v1.37.2", "Bound")])
+def test_includes_per_release(release: str, outcome: str) -> None:
+    """``includes`` compiles from 1.37 (ListsVersion(1)); before, the claim's selector is a
+    compile error, the pod's attempt an Error; the upstream subject of the release agrees."""
+    sc = ScenarioInput(_includes_scenario(), name="dra-cel-includes", release=release)
+    ref = dict(ReferenceSubject(release=release).run(sc).result)
+    assert ref["upstreamRelease"] == release
+    assert [a[1] for a in _attempts(ref)][:1] == [outcome]
+    if outcome == "Error":
+        assert "undeclared reference to 'includes'" in _attempts(ref)[0][3]
+    if not binary_available(default_binary(release)):
+        pytest.skip(f"the upstream subject of {release} is not built")
+    with UpstreamSubject(release=release) as upstream:
+        up = dict(upstream.run(sc).result)
     assert _attempts(up) == _attempts(ref)
