@@ -13,13 +13,13 @@ regex.go ``find``/``findAll`` on Python's ``re`` (RE2 differences: docs/dra.md).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Any
 
 import celpy.celtypes as ct
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, base_functions
 
 from reference_impl.dra.cel_errors import err, no_overload
 
@@ -291,12 +291,10 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
-        return len(a) == len(b) and all(k in b and _equal(v, b[k]) for k, v in a.items())
-    if _number(a) and _number(b):
-        try:
-            return Fraction(a) == Fraction(b)
-        except (ValueError, OverflowError):  # NaN, infinities
-            return float(a) == float(b)
+        return len(a) == len(b) and all(
+            any(_equal(k, kb) and _equal(v, vb) for kb, vb in b.items()) for k, v in a.items())
+    if _number(a) and _number(b):  # cel-go compares int and uint exactly, else as doubles
+        return _compare(a, b) == 0 if not (math.isnan(a) or math.isnan(b)) else False
     if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
         return False
     return bool(a == b)
@@ -307,6 +305,39 @@ def _includes(target: Any, arg: Any) -> Any:
     if isinstance(target, list):
         return ct.BoolType(any(_equal(x, arg) for x in target))
     return ct.BoolType(_equal(target, arg))
+
+
+# --- the base environment's comparisons (cel.CrossTypeNumericComparisons, base.go 1.28) ---
+
+
+def _relation(name: str, test: Callable[[int], bool]) -> Callable[[Any, Any], Any]:
+    """``<``, ``<=``, ``>``, ``>=``: numbers of any two of int, uint and double compare by
+    value (CrossTypeNumericComparisons); other operands as celpy compares them."""
+    fallback = base_functions[name]
+
+    def f(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        if _number(a) and _number(b) and type(a) is not type(b):
+            return ct.BoolType(test(_compare(a, b)))
+        return fallback(a, b)
+
+    return f
+
+
+def _equality(negate: bool) -> Callable[[Any, Any], Any]:
+    """``==``/``!=``: CEL's heterogeneous equality (``1 == 1.0``; values of different types
+    are not equal, no error)."""
+    def f(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        return ct.BoolType(_equal(a, b) != negate)
+
+    return f
 
 
 # --- ext.Lists v3 (cel-go ext/lists.go) ---
@@ -481,4 +512,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sets.intersects": _sets("intersects"),
     "find": _find,
     "findAll": _find_all,
+    "_<_": _relation("_<_", lambda c: c < 0),
+    "_<=_": _relation("_<=_", lambda c: c <= 0),
+    "_>_": _relation("_>_", lambda c: c > 0),
+    "_>=_": _relation("_>=_", lambda c: c >= 0),
+    "_==_": _equality(False),
+    "_!=_": _equality(True),
 }

@@ -338,3 +338,13 @@ def test_includes_is_in_the_environment_of_1_37_only() -> None:
         f"container '')\n | {expression}\n | {'.' * 50}^")
     assert BEHAVIOURS["dra-cel-includes"].variants == {
         "v1.34.4": "absent", "v1.35.4": "absent", "v1.36.3": "absent", "v1.37.2": "lists-v1"}
+
+
+@pytest.mark.parametrize("expression", [
+    # cel.CrossTypeNumericComparisons (base.go 1.28) and CEL's heterogeneous equality
+    "1 < 1.5", "2u > 1", "1.0 <= 1u", "1 == 1.0", "!(1 != 1.0)", "[1, 2] == [1.0, 2u]",
+    "{1: 2} == {1u: 2.0}", "[1, 2].exists(x, x > 1.5)", 'device.attributes["d"] != 1',
+    "!(dyn('a') == 1)",
+])
+def test_numbers_compare_across_types(expression: str) -> None:
+    assert _eval(expression) is True

@@ -101,6 +101,7 @@ SELECTORS: tuple[tuple[str, str, bool], ...] = (
         True,
     ),
     (GPU, f'{G}.transformMapEntry(k, v, {{"a": v}}).size() == 1', False),
+    (GPU, f"{G}.memory > 39.5 && {G}.index == 0.0 && {G}.model != 1 && 1 < 1.5", True),
 )
 
 
