@@ -10,6 +10,7 @@ allocate alike, with the same messages."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -105,14 +106,15 @@ SELECTORS: tuple[tuple[str, str, bool], ...] = (
 )
 
 
-def scenario() -> list[dict[str, Any]]:
+def scenario(selectors: Sequence[tuple[str, str, bool]] = SELECTORS) -> list[dict[str, Any]]:
+    """A node with a GPU and a NIC per selector, and a claim and a pod per selector."""
     node = {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}},
         "status": {
-            "allocatable": {"cpu": "64", "memory": "64Gi", "pods": "110"},
-            "capacity": {"cpu": "64", "memory": "64Gi", "pods": "110"},
+            "allocatable": {"cpu": "64", "memory": "64Gi", "pods": "1000"},
+            "capacity": {"cpu": "64", "memory": "64Gi", "pods": "1000"},
         },
     }
     gpus = [
@@ -125,7 +127,7 @@ def scenario() -> list[dict[str, Any]]:
             },
             "capacity": {"memory": {"value": f"{(40, 80)[i % 2]}Gi"}},
         }
-        for i in range(len(SELECTORS))
+        for i in range(len(selectors))
     ]
     nics = [
         {
@@ -138,7 +140,7 @@ def scenario() -> list[dict[str, Any]]:
                 "model": {"string": "Mellanox-CX7"},
             },
         }
-        for i in range(len(SELECTORS))
+        for i in range(len(selectors))
     ]
     docs: list[dict[str, Any]] = [node]
     for driver, devices in ((GPU, gpus), (NET, nics)):
@@ -163,7 +165,7 @@ def scenario() -> list[dict[str, Any]]:
                 },
             }
         )
-    for i, (cls, expression, _) in enumerate(SELECTORS):
+    for i, (cls, expression, _) in enumerate(selectors):
         docs.append(
             {
                 "apiVersion": V1,
@@ -191,7 +193,7 @@ def scenario() -> list[dict[str, Any]]:
                 "metadata": {
                     "name": f"p{i:02d}",
                     "namespace": "default",
-                    "creationTimestamp": f"2025-01-01T00:00:{i:02d}Z",
+                    "creationTimestamp": f"2025-01-01T00:{i // 60:02d}:{i % 60:02d}Z",
                 },
                 "spec": {
                     "containers": [{"name": "c", "image": "registry.k8s.io/pause"}],
@@ -202,18 +204,19 @@ def scenario() -> list[dict[str, Any]]:
     return docs
 
 
-def _run(subject: Any) -> dict[str, Any]:
-    return dict(subject.run(ScenarioInput(scenario(), name="dra-cel-library")).result)
+def run(subject: Any, selectors: Sequence[tuple[str, str, bool]] = SELECTORS) -> dict[str, Any]:
+    """The subject's result for :func:`scenario`."""
+    return dict(subject.run(ScenarioInput(scenario(selectors), name="dra-cel-library")).result)
 
 
-def _attempts(result: dict[str, Any]) -> list[tuple[str, str, float, str]]:
+def attempts(result: dict[str, Any]) -> list[tuple[str, str, float, str]]:
     return [(a["pod"], a["outcome"], a["time"], a.get("message", "")) for a in result["attempts"]]
 
 
 def test_the_reference_binds_the_pods_whose_selectors_match() -> None:
-    ref = _run(ReferenceSubject())
+    ref = run(ReferenceSubject())
     assert sorted(ref["bindings"]) == [f"default/p{i:02d}" for i, s in enumerate(SELECTORS) if s[2]]
-    errors = {a[0]: a[3] for a in _attempts(ref) if a[1] == "Error"}
+    errors = {a[0]: a[3] for a in attempts(ref) if a[1] == "Error"}
     empty = next(i for i, s in enumerate(SELECTORS) if s[1] == "[].max() == 1")
     assert errors[f"default/p{empty:02d}"].endswith("CEL runtime error: max called on empty list")
 
@@ -221,12 +224,12 @@ def test_the_reference_binds_the_pods_whose_selectors_match() -> None:
 def test_the_upstream_subject_decides_alike(upstream: UpstreamSubject) -> None:
     """The same bindings, claims and attempts, with the same messages (CEL runtime errors
     among them)."""
-    up = _run(upstream)
-    ref = _run(ReferenceSubject())
+    up = run(upstream)
+    ref = run(ReferenceSubject())
     assert up["bindings"] == ref["bindings"]
     assert up["pending"] == ref["pending"]
     assert up["resourceClaims"] == ref["resourceClaims"]
-    assert _attempts(up) == _attempts(ref)
+    assert attempts(up) == attempts(ref)
 
 
 def _includes_scenario() -> list[dict[str, Any]]:
@@ -249,11 +252,11 @@ def test_includes_per_release(release: str, outcome: str) -> None:
     sc = ScenarioInput(_includes_scenario(), name="dra-cel-includes", release=release)
     ref = dict(ReferenceSubject(release=release).run(sc).result)
     assert ref["upstreamRelease"] == release
-    assert [a[1] for a in _attempts(ref)][:1] == [outcome]
+    assert [a[1] for a in attempts(ref)][:1] == [outcome]
     if outcome == "Error":
-        assert "undeclared reference to 'includes'" in _attempts(ref)[0][3]
+        assert "undeclared reference to 'includes'" in attempts(ref)[0][3]
     if not binary_available(default_binary(release)):
         pytest.skip(f"the upstream subject of {release} is not built")
     with UpstreamSubject(release=release) as upstream:
         up = dict(upstream.run(sc).result)
-    assert _attempts(up) == _attempts(ref)
+    assert attempts(up) == attempts(ref)
