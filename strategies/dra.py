@@ -71,15 +71,17 @@ _G = f'device.attributes["{GPU_DRIVER}"]'
 _N = f'device.attributes["{NET_DRIVER}"]'
 #: request selectors, per driver (attributes the driver's devices have, or may lack), then
 #: selectors using the libraries of the CEL environment (reference_impl/dra/cel_library.py,
-#: cel_netip.py, cel_url.py, cel_macros.py): cel.bind, ext.Strings, the list libraries, sets, regex,
-#: two-variable comprehensions, quantity, IP/CIDR, URL; the ``charAt`` one fails to evaluate on
-#: a GPU with an index above 1 (an error for the allocator, as upstream)
+#: cel_netip.py, cel_url.py, cel_optional.py, cel_macros.py): cel.bind, ext.Strings, the list
+#: libraries, sets, regex, two-variable comprehensions, quantity, IP/CIDR, URL, optionals; the
+#: ``charAt`` one fails to evaluate on a GPU with an index above 1 (an allocator error, as
+#: upstream)
 SELECTORS: dict[str, tuple[str, ...]] = {
     GPU_DRIVER: (
         f"{_G}.model == \"a100\"",
         f"{_G}.index < 2",
         f"{_G}.memory == 40",
         f'"partition" in {_G} && {_G}.partition',
+        f"{_G}.?partition.orValue(false)",
         f'cel.bind(gpu, {_G}, gpu.model.upperAscii() == "H100" && gpu.memory >= 80)',
         f'sets.contains(["h100"], [{_G}.model])',
         f"lists.range(2).exists(i, {_G}.index == i) && [40, 80].max() == {_G}.memory",

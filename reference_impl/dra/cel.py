@@ -27,7 +27,7 @@ import lark
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
-from reference_impl.dra import cel_library, cel_netip, cel_url
+from reference_impl.dra import cel_library, cel_netip, cel_optional, cel_url
 from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
@@ -256,6 +256,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "asInteger": _quantity_unary("asInteger"),
     "asApproximateFloat": _quantity_unary("asApproximateFloat"),
     **cel_library.FUNCTIONS, **cel_netip.FUNCTIONS, **cel_url.FUNCTIONS,
+    **cel_optional.FUNCTIONS,
 }
 
 
@@ -283,6 +284,7 @@ def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
     return (domain, ident) if sep else (default_domain, name)
 
 
+cel_optional.install_grammar()
 _ENV = celpy.Environment(runner_class=LibraryRunner)
 #: celpy keeps what it works on in attributes of shared objects and reads it back:
 #: ``CELParser.parse`` (``self.text = text``, then parses ``self.text``) and

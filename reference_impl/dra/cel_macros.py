@@ -24,9 +24,10 @@ import lark
 from celpy.evaluation import CELEvalError, Evaluator
 
 from reference_impl.dra.cel_errors import err
+from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
 
 #: receivers that name a function namespace, not a variable
-NAMESPACES = ("cel", "sets", "lists", "strings", "ip")
+NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional")
 #: the two-variable comprehension macros (ext/comprehensions.go) by their argument count
 TWO_VAR_MACROS = {
     "all": (3,),
@@ -40,6 +41,8 @@ TWO_VAR_MACROS = {
 #: CEL's ``&&``/``||`` (an error absorbed by the other side's decisive value), for ``reduce``
 _AND: Callable[[Any, Any], Any] = celpy.celtypes.logical_and
 _OR: Callable[[Any, Any], Any] = celpy.celtypes.logical_or
+#: the methods of an optional value
+_OPTIONAL_METHODS = ("hasValue", "value", "or", "orValue", "optMap", "optFlatMap")
 #: methods that celpy's evaluator would treat as its own macros
 _NOT_MACROS = ("min", "reduce")
 
@@ -65,7 +68,8 @@ def macro_variables(tree: lark.Tree) -> tuple[str, ...]:
         return tuple(v for v in (simple_ident(args[0]),) if v)
     if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
         return tuple(v for v in (simple_ident(args[0]), simple_ident(args[1])) if v)
-    if name in ("all", "exists", "exists_one", "map", "filter", "sortBy") and len(args) == 2:
+    if name in ("all", "exists", "exists_one", "map", "filter", "sortBy", "optMap",
+                "optFlatMap") and len(args) == 2:
         return tuple(v for v in (simple_ident(args[0]),) if v)
     return ()
 
@@ -83,6 +87,57 @@ class LibraryEvaluator(Evaluator):
         except CELEvalError as e:
             return e
 
+    def member_dot_opt(self, tree: lark.Tree) -> Any:
+        """``a.?b`` (cel_optional.py)."""
+        return select(self.visit(tree.children[0]), ct.StringType(str(tree.children[1])), True)
+
+    def member_index_opt(self, tree: lark.Tree) -> Any:
+        """``a[?b]``."""
+        return select(self.visit(tree.children[0]), self.visit(tree.children[1]), True)
+
+    def member_dot(self, tree: lark.Tree) -> Any:
+        """A select after an optional one stays optional (``applyQualifiers``)."""
+        if has_optional(tree.children[0]):
+            target = self.visit(tree.children[0])
+            if isinstance(target, OptionalValue):
+                return select(target, ct.StringType(str(tree.children[1])), True)
+        return super().member_dot(tree)
+
+    def member_index(self, tree: lark.Tree) -> Any:
+        """An index after an optional select stays optional."""
+        if has_optional(tree.children[0]):
+            target = self.visit(tree.children[0])
+            if isinstance(target, OptionalValue):
+                return select(target, self.visit(tree.children[1]), True)
+        return super().member_index(tree)
+
+    def _optional_method(self, target: OptionalValue, name: str, args: list[Any]) -> Any:
+        """``hasValue``, ``value``, ``or`` and ``orValue`` (the argument evaluated only for a
+        none, as cel-go's ``evalOptionalOr``), ``optMap``, ``optFlatMap``."""
+        if name == "hasValue" and not args:
+            return ct.BoolType(target.present)
+        if name == "value" and not args:
+            return target.get()
+        if name in ("or", "orValue") and len(args) == 1:
+            if target.present:
+                return target if name == "or" else target.value
+            other = self.visit(args[0])
+            if name == "or" and not isinstance(other, OptionalValue | CELEvalError):
+                return err("no such overload")
+            return other
+        if name in ("optMap", "optFlatMap") and len(args) == 2:
+            var = simple_ident(args[0])
+            if var is None:
+                return err(f"{name}() variable name must be a simple identifier")
+            if not target.present:
+                return target
+            result = self._with(args[1], {var: target.value})
+            if name == "optMap" or isinstance(result, CELEvalError):
+                return OptionalValue(result, True) if name == "optMap" and not isinstance(
+                    result, CELEvalError) else result
+            return result if isinstance(result, OptionalValue) else err("no such overload")
+        return err(f"no such overload: {name}")
+
     def member_dot_arg(self, tree: lark.Tree) -> Any:
         member_tree, name_token = tree.children[0], tree.children[1]
         name = str(name_token)
@@ -92,6 +147,10 @@ class LibraryEvaluator(Evaluator):
             else []
         )
         receiver = simple_ident(member_tree)
+        if name in _OPTIONAL_METHODS and receiver not in NAMESPACES:
+            target = self.visit(member_tree)
+            if isinstance(target, OptionalValue):
+                return self._optional_method(target, name, args)
         if receiver == "cel" and name == "bind" and len(args) == 3:
             return self._bind(args)
         function = self._namespaced(receiver, name)

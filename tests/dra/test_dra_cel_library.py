@@ -348,3 +348,29 @@ def test_includes_is_in_the_environment_of_1_37_only() -> None:
 ])
 def test_numbers_compare_across_types(expression: str) -> None:
     assert _eval(expression) is True
+
+
+@pytest.mark.parametrize("expression", [
+    # cel-go v0.29.2 cel/library.go, the optional library's OverloadExamples and MacroExamples
+    "optional.of(1).hasValue()", "!optional.ofNonZeroValue(null).hasValue()",
+    "!optional.ofNonZeroValue('').hasValue()",
+    "optional.ofNonZeroValue('hello') == optional.of('hello')", "optional.of(1).value() == 1",
+    "optional.of({1: 2}).hasValue()", "optional.none().or(optional.of(1)) == optional.of(1)",
+    "[1, 2, 3][?1].or([3, 4, 5][?9]) == optional.of(2)",
+    "{'hello': 'world', 'goodbye': 'cruel world'}[?'greeting'].orValue('you') == 'you'",
+    "{'key': {}}.?key.optFlatMap(k, k.?subkey) == optional.none()",
+    "{'key': {'subkey': 'value'}}.?key.optFlatMap(k, k.?subkey) == optional.of('value')",
+    "{'key': 2}.?key.optMap(v, v * 2) == optional.of(4)",
+    # after an optional select, a select or index stays optional (attributes.go)
+    "{'a': {'b': [1]}}.?a.b[0] == optional.of(1)", "{'a': {}}.?a.b[0] == optional.none()",
+    'device.attributes["dra.example.com"].?missing.orValue(true)',
+])
+def test_optional_types(expression: str) -> None:
+    assert _eval(expression) is True
+
+
+def test_optional_errors() -> None:
+    with pytest.raises(CELMatchError, match=r"^optional.none\(\) dereference$"):
+        _eval("optional.none().value() == 1")
+    # orValue's argument is evaluated only for a none (evalOptionalOrValue)
+    assert _eval("optional.of(true).orValue([].max() == 1)")

@@ -28,7 +28,7 @@ N = f'device.attributes["{NET}"]'
 #: whether the pods of the drawn selectors bind, one after the other on the devices below (the
 #: ``charAt`` selector fails on gpu-2, index 2, if the allocator evaluates it there)
 DRAWN_BIND = {
-    GPU: (True, True, True, False, True, True, True, True, True, True, True, True),
+    GPU: (True, True, True, False, False, True, True, True, True, True, True, True, True),
     NET: (True, True, True, False, True),
 }
 
@@ -103,6 +103,15 @@ SELECTORS: tuple[tuple[str, str, bool], ...] = (
     ),
     (GPU, f'{G}.transformMapEntry(k, v, {{"a": v}}).size() == 1', False),
     (GPU, f"{G}.memory > 39.5 && {G}.index == 0.0 && {G}.model != 1 && 1 < 1.5", True),
+    (GPU, f'{G}.?missing.orValue(true) && {G}.?model.orValue("") == "h100"', True),
+    (GPU, 'device.attributes["other.example.com"].?x.hasValue()', False),
+    (GPU, "optional.none().value() == 1", False),
+    (
+        NET,
+        f'{N}[?"ip"].optMap(x, ip(x).family()).orValue(0) == 4 && '
+        f'optional.ofNonZeroValue("").or(optional.of("a")).value() == "a"',
+        True,
+    ),
 )
 
 
