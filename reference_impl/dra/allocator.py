@@ -587,10 +587,11 @@ class _Allocation:
                     device.allow_multiple_allocations))
             except CELMatchError as e:
                 message = str(e)
+                # v0.37.2 names the device and adds the hint; before, neither
+                where = f" on device {'/'.join(device_id)}" if self.a.cel_no_such_key_hint else ""
                 if self.a.cel_no_such_key_hint and "no such key:" in message:
                     message += CEL_NO_SUCH_KEY_HINT
-                raise AllocatorError(f"{owner}: selector #{i} on device "
-                                     f"{'/'.join(device_id)}: CEL runtime error: "
+                raise AllocatorError(f"{owner}: selector #{i}{where}: CEL runtime error: "
                                      f"{message}") from None
             if not matches:
                 return False

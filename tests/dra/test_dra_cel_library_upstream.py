@@ -241,10 +241,10 @@ def test_the_upstream_subject_decides_alike(upstream: UpstreamSubject) -> None:
     assert attempts(up) == attempts(ref)
 
 
-def _includes_scenario() -> list[dict[str, Any]]:
-    """One pod whose claim's selector calls ``includes`` (switch dra-cel-includes)."""
+def _one_claim(expression: str) -> list[dict[str, Any]]:
+    """The node and devices of :func:`scenario`, one pod whose claim's selector is
+    ``expression``."""
     docs = [d for d in scenario() if d["kind"] in ("Node", "DeviceClass", "ResourceSlice")]
-    expression = f"[0, 1].includes({G}.index)"
     claim = next(d for d in scenario() if d["kind"] == "ResourceClaim")
     claim["spec"]["devices"]["requests"][0]["exactly"] = {
         "deviceClassName": GPU,
@@ -254,16 +254,36 @@ def _includes_scenario() -> list[dict[str, Any]]:
     return [*docs, claim, pod]
 
 
-@pytest.mark.parametrize(("release", "outcome"), [("v1.34.4", "Error"), ("v1.37.2", "Bound")])
-def test_includes_per_release(release: str, outcome: str) -> None:
-    """``includes`` compiles from 1.37 (ListsVersion(1)); before, the claim's selector is a
-    compile error, the pod's attempt an Error; the upstream subject of the release agrees."""
-    sc = ScenarioInput(_includes_scenario(), name="dra-cel-includes", release=release)
+@pytest.mark.parametrize(
+    ("release", "expression", "outcome", "message"),
+    [
+        # switch dra-cel-includes: ListsVersion(1) from 1.37
+        ("v1.34.4", f"[0, 1].includes({G}.index)", "Error", "undeclared reference to 'includes'"),
+        ("v1.37.2", f"[0, 1].includes({G}.index)", "Bound", ""),
+        # switch dra-cel-no-such-key-hint: the device is named from 1.37
+        (
+            "v1.34.4",
+            f'{G}.model.charAt(9) == "x"',
+            "Error",
+            "selector #0: CEL runtime error: index out of range: 9",
+        ),
+        (
+            "v1.37.2",
+            f'{G}.model.charAt(9) == "x"',
+            "Error",
+            "selector #0 on device "
+            f"{GPU}/node-1-{GPU}/gpu-0: CEL runtime error: index out of range: 9",
+        ),
+    ],
+)
+def test_per_release(release: str, expression: str, outcome: str, message: str) -> None:
+    """What differs between releases in the environment and the allocator's CEL errors; the
+    upstream subject of the release agrees."""
+    sc = ScenarioInput(_one_claim(expression), name="dra-cel-release", release=release)
     ref = dict(ReferenceSubject(release=release).run(sc).result)
     assert ref["upstreamRelease"] == release
     assert [a[1] for a in attempts(ref)][:1] == [outcome]
-    if outcome == "Error":
-        assert "undeclared reference to 'includes'" in attempts(ref)[0][3]
+    assert message in attempts(ref)[0][3]
     if not binary_available(default_binary(release)):
         pytest.skip(f"the upstream subject of {release} is not built")
     with UpstreamSubject(release=release) as upstream:
