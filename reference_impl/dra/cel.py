@@ -7,9 +7,9 @@ driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
 ``semverlib.go``, ``quantity.go``; the other libraries of the environment are in
-``cel_library.py`` (strings, lists, sets, regex), ``cel_netip.py`` (IP, CIDR), ``cel_url.py``
-(URL) and ``cel_macros.py`` (``cel.bind``, two-variable comprehensions). What celpy cannot do
-like cel-go (type checking at compile time, cost limits) is listed in docs/dra.md.
+``cel_library.py`` (strings, lists, sets, regex, comparisons), ``cel_netip.py`` (IP, CIDR),
+``cel_url.py`` (URL), ``cel_optional.py`` (optionals) and ``cel_macros.py`` (``cel.bind``,
+comprehensions). What celpy cannot do like cel-go (type checking, cost limits): docs/dra.md.
 """
 
 from __future__ import annotations
