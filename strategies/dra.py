@@ -67,16 +67,37 @@ CLASSES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     (NET_DRIVER, NET_DRIVER, (f'device.driver == "{NET_DRIVER}"',)),
 )
 
-#: request selectors, per driver (attributes the driver's devices have, or may lack)
+_G = f'device.attributes["{GPU_DRIVER}"]'
+_N = f'device.attributes["{NET_DRIVER}"]'
+#: request selectors, per driver (attributes the driver's devices have, or may lack), then
+#: selectors using the libraries of the CEL environment (reference_impl/dra/cel_library.py,
+#: cel_netip.py, cel_url.py, cel_optional.py, cel_macros.py): cel.bind, ext.Strings, the list
+#: libraries, sets, regex, two-variable comprehensions, quantity, IP/CIDR, URL, optionals; the
+#: ``charAt`` one fails to evaluate on a GPU with an index above 1 (an allocator error, as
+#: upstream)
 SELECTORS: dict[str, tuple[str, ...]] = {
     GPU_DRIVER: (
-        f'device.attributes["{GPU_DRIVER}"].model == "a100"',
-        f'device.attributes["{GPU_DRIVER}"].index < 2',
-        f'device.attributes["{GPU_DRIVER}"].memory == 40',
-        f'"partition" in device.attributes["{GPU_DRIVER}"] && '
-        f'device.attributes["{GPU_DRIVER}"].partition',
+        f"{_G}.model == \"a100\"",
+        f"{_G}.index < 2",
+        f"{_G}.memory == 40",
+        f'"partition" in {_G} && {_G}.partition',
+        f"{_G}.?partition.orValue(false)",
+        f'cel.bind(gpu, {_G}, gpu.model.upperAscii() == "H100" && gpu.memory >= 80)',
+        f'sets.contains(["h100"], [{_G}.model])',
+        f"lists.range(2).exists(i, {_G}.index == i) && [40, 80].max() == {_G}.memory",
+        f'{_G}.model.findAll("[0-9]").size() == 3 && {_G}.model.substring(0, 1) == "a"',
+        f'{_G}.model.charAt({_G}.index + 3) == "0"',
+        f'{_G}.exists(k, v, k == "model" && v == "a100")',
+        f'device.capacity["{GPU_DRIVER}"].memory.isGreaterThan(quantity("40Gi"))',
+        f'url("https://" + {_G}.model + ".example.com:8443/").getHostname() == "h100.example.com"',
     ),
-    NET_DRIVER: (f'device.attributes["{NET_DRIVER}"].speed >= 100',),
+    NET_DRIVER: (
+        f"{_N}.speed >= 100",
+        f'cidr("10.0.0.0/30").containsIP({_N}.ip)',
+        f"ip({_N}.ip).isGlobalUnicast() && {_N}.speed >= 100",
+        f'{_N}.ip.split(".")[3] == "2" || cidr("10.0.0.0/31").containsCIDR({_N}.ip + "/32")',
+        f'url("https://" + {_N}.ip + ":8443/").getHostname() == {_N}.ip',
+    ),
 }
 
 #: device counts of ExactCount requests (shrinking to 1)
@@ -186,10 +207,11 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) 
 
 @st.composite
 def network_slices(draw: st.DrawFn, sizes: Sizes) -> list[Doc]:
-    """A network-attached pool ``net``: NICs reachable from the nodes of one zone
-    (``nodeSelector``) or from all nodes (``allNodes``)."""
+    """A network-attached pool ``net``: NICs (a speed, an IPv4 address ``10.0.0.<i + 1>``)
+    reachable from the nodes of one zone (``nodeSelector``) or from all nodes (``allNodes``)."""
     n = draw(integers(1, sizes.max_devices))
-    devices = [{"name": f"nic-{i}", "attributes": {"speed": {"int": draw(sampled((10, 100)))}}}
+    devices = [{"name": f"nic-{i}", "attributes": {"speed": {"int": draw(sampled((10, 100)))},
+                                                   "ip": {"string": f"10.0.0.{i + 1}"}}}
                for i in range(n)]
     if draw(booleans()):
         where: Doc = {"allNodes": True}

@@ -220,6 +220,7 @@ class Allocator:
                  binding_pools_last: bool = True,
                  capacity_gate_check: str = "subrequest",
                  cel_no_such_key_hint: bool = True,
+                 cel_includes: bool = True,
                  config_result: str = "once-cleared",
                  shared: Set[DeviceID] = frozenset(),
                  aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
@@ -243,6 +244,8 @@ class Allocator:
         #: switch dra-cel-no-such-key-hint: whether a CEL runtime error for a missing key gets
         #: ``cel.EnhanceRuntimeError``'s hint
         self.cel_no_such_key_hint = cel_no_such_key_hint
+        #: switch dra-cel-includes: whether selectors may call the list library's ``includes``
+        self.cel_includes = cel_includes
         #: switch dra-config-result (releases/behaviours.py): "once-cleared" (v0.37.2) or
         #: "per-matching-request" (v0.34.4 to v0.36.3)
         if config_result not in ("once-cleared", "per-matching-request"):
@@ -270,7 +273,7 @@ class Allocator:
         got = self._cel.get(expression)
         if got is None:
             try:
-                got = compile_selector(expression)
+                got = compile_selector(expression, includes=self.cel_includes)
             except CELCompileError as e:
                 got = e
             self._cel[expression] = got
@@ -584,10 +587,11 @@ class _Allocation:
                     device.allow_multiple_allocations))
             except CELMatchError as e:
                 message = str(e)
+                # v0.37.2 names the device and adds the hint; before, neither
+                where = f" on device {'/'.join(device_id)}" if self.a.cel_no_such_key_hint else ""
                 if self.a.cel_no_such_key_hint and "no such key:" in message:
                     message += CEL_NO_SUCH_KEY_HINT
-                raise AllocatorError(f"{owner}: selector #{i} on device "
-                                     f"{'/'.join(device_id)}: CEL runtime error: "
+                raise AllocatorError(f"{owner}: selector #{i}{where}: CEL runtime error: "
                                      f"{message}") from None
             if not matches:
                 return False

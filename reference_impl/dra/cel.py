@@ -6,9 +6,11 @@ variable (``driver``, ``allowMultipleAllocations`` with DRAConsumableCapacity,
 driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
-``semverlib.go``, ``quantity.go`` and the ``split``/``lowerAscii``/... string extension.
-What celpy cannot do like cel-go (type checking at compile time, the runtime cost limit,
-``cel.bind``) is listed in docs/dra.md; the API server's cost limit is ``dra/cel_cost.py``.
+``semverlib.go``, ``quantity.go``; the other libraries of the environment are in
+``cel_library.py`` (strings, lists, sets, regex, comparisons), ``cel_netip.py`` (IP, CIDR),
+``cel_url.py`` (URL), ``cel_optional.py`` (optionals) and ``cel_macros.py`` (``cel.bind``,
+comprehensions); the API server's cost limit is ``cel_cost.py``. What celpy cannot do like
+cel-go (type checking, the runtime cost limit): docs/dra.md.
 """
 
 from __future__ import annotations
@@ -22,9 +24,13 @@ from typing import Any
 
 import celpy
 import celpy.celtypes as ct
+import lark
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
+from reference_impl.dra import cel_library, cel_netip, cel_optional, cel_url
+from reference_impl.dra.cel_errors import err, no_overload
+from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
 from reference_impl.model.quantity import QuantityError, parse_quantity_string
 
@@ -153,22 +159,13 @@ class AttributeMap(ct.MapType):
         return ct.MapType({})
 
 
-def _err(message: str) -> CELEvalError:
-    return CELEvalError(message, ValueError, None)
-
-
-def _no_overload(name: str, *args: Any) -> CELEvalError:
-    types = ", ".join(type(a).__name__ for a in args)
-    return _err(f"no such overload: {name}({types})")
-
-
 def _semver(s: Any, normalize: Any = False) -> Any:
     if not isinstance(s, str) or not isinstance(normalize, bool | ct.BoolType):
-        return _no_overload("semver", s, normalize)
+        return no_overload("semver", s, normalize)
     try:
         return normalize_and_parse(s) if bool(normalize) else parse_semver(s)
     except SemverError as e:
-        return _err(str(e))
+        return err(str(e))
 
 
 def _is_semver(s: Any, normalize: Any = False) -> Any:
@@ -180,16 +177,16 @@ def _is_semver(s: Any, normalize: Any = False) -> Any:
 
 def _quantity(s: Any) -> Any:
     if not isinstance(s, str):
-        return _no_overload("quantity", s)
+        return no_overload("quantity", s)
     try:
         return Quantity(parse_quantity_string(s))
     except QuantityError as e:
-        return _err(str(e))
+        return err(str(e))
 
 
 def _is_quantity(s: Any) -> Any:
     if not isinstance(s, str):
-        return _no_overload("isQuantity", s)
+        return no_overload("isQuantity", s)
     return ct.BoolType(isinstance(_quantity(s), Quantity))
 
 
@@ -202,7 +199,7 @@ def _compare(name: str) -> Callable[[Any, Any], Any]:
         elif isinstance(a, Quantity) and isinstance(b, Quantity):
             c = (a.value > b.value) - (a.value < b.value)
         else:
-            return _no_overload(name, a, b)
+            return no_overload(name, a, b)
         if name == "compareTo":
             return ct.IntType(c)
         return ct.BoolType(c == (1 if name == "isGreaterThan" else -1))
@@ -213,7 +210,7 @@ def _compare(name: str) -> Callable[[Any, Any], Any]:
 def _semver_part(name: str) -> Callable[[Any], Any]:
     def f(v: Any) -> Any:
         if not isinstance(v, Semver):
-            return _no_overload(name, v)
+            return no_overload(name, v)
         return ct.IntType(getattr(v, name))
 
     return f
@@ -223,7 +220,7 @@ def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
     def f(a: Any, b: Any) -> Any:
         if not isinstance(a, Quantity) or isinstance(b, bool | ct.BoolType) or not isinstance(
                 b, Quantity | int):
-            return _no_overload(name, a, b)
+            return no_overload(name, a, b)
         other = b.value if isinstance(b, Quantity) else Fraction(int(b))
         return Quantity(a.value + other if name == "add" else a.value - other)
 
@@ -233,7 +230,7 @@ def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
 def _quantity_unary(name: str) -> Callable[[Any], Any]:
     def f(q: Any) -> Any:
         if not isinstance(q, Quantity):
-            return _no_overload(name, q)
+            return no_overload(name, q)
         v = q.value
         if name == "sign":
             return ct.IntType((v > 0) - (v < 0))
@@ -241,18 +238,9 @@ def _quantity_unary(name: str) -> Callable[[Any], Any]:
             return ct.BoolType(v.denominator == 1 and -(1 << 63) <= v < (1 << 63))
         if name == "asInteger":
             if v.denominator != 1 or not -(1 << 63) <= v < (1 << 63):
-                return _err("cannot convert value to integer")
+                return err("cannot convert value to integer")
             return ct.IntType(int(v))
         return ct.DoubleType(float(v))
-
-    return f
-
-
-def _string_fn(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
-    def f(s: Any, *args: Any) -> Any:
-        if not isinstance(s, str) or not all(isinstance(a, str) for a in args):
-            return _no_overload(name, s, *args)
-        return impl(str(s), *(str(a) for a in args))
 
     return f
 
@@ -268,15 +256,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sign": _quantity_unary("sign"), "isInteger": _quantity_unary("isInteger"),
     "asInteger": _quantity_unary("asInteger"),
     "asApproximateFloat": _quantity_unary("asApproximateFloat"),
-    # cel-go ext.Strings (the base environment of k8s.io/apiserver/pkg/cel/environment)
-    "split": _string_fn("split", lambda s, sep: ct.ListType(
-        [ct.StringType(x) for x in s.split(sep)] if sep else [ct.StringType(c) for c in s])),
-    "lowerAscii": _string_fn("lowerAscii", lambda s: ct.StringType(
-        "".join(c.lower() if c.isascii() else c for c in s))),
-    "upperAscii": _string_fn("upperAscii", lambda s: ct.StringType(
-        "".join(c.upper() if c.isascii() else c for c in s))),
-    "trim": _string_fn("trim", lambda s: ct.StringType(s.strip())),
-    "replace": _string_fn("replace", lambda s, a, b: ct.StringType(s.replace(a, b))),
+    **cel_library.FUNCTIONS, **cel_netip.FUNCTIONS, **cel_url.FUNCTIONS,
+    **cel_optional.FUNCTIONS,
 }
 
 
@@ -304,7 +285,8 @@ def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
     return (domain, ident) if sep else (default_domain, name)
 
 
-_ENV = celpy.Environment()
+cel_optional.install_grammar()
+_ENV = celpy.Environment(runner_class=LibraryRunner)
 #: celpy keeps what it works on in attributes of shared objects and reads it back:
 #: ``CELParser.parse`` (``self.text = text``, then parses ``self.text``) and
 #: ``Environment.program`` (``self.runnable = ...``, then returns ``self.runnable``). Two
@@ -325,35 +307,65 @@ def _literal_type(tree: Any) -> str | None:
     return _LITERAL_TYPES.get(kind) if isinstance(kind, str) else None
 
 
-_MACROS = ("all", "exists", "exists_one", "map", "filter")
-_DECLARED = ("device", "cel")  # cel: the namespace of cel.bind (which celpy lacks)
+_DECLARED = ("device",)
 
 
 def _undeclared(tree: Any) -> Any | None:
-    """The first identifier that is neither a declared variable nor bound by a macro (cel-go's
+    """The first identifier that is neither a declared variable, nor a function namespace
+    before a call (``cel.bind``, ``sets.contains``...), nor bound by a macro (cel-go's
     checker: "undeclared reference"), as its token, or None."""
     bound: set[str] = set()
+    namespaces: set[int] = set()
     for node in tree.iter_subtrees():
-        if node.data == "member_dot_arg" and len(node.children) >= 3:
-            name = node.children[1]
-            args = node.children[2]
-            if str(name) in _MACROS and getattr(args, "children", None):
-                first = next(args.children[0].scan_values(lambda t: getattr(t, "type", "")
-                                                          == "IDENT"), None)
-                if first is not None:
-                    bound.add(str(first))
+        if node.data == "member_dot_arg":
+            bound.update(macro_variables(node))
+            receiver = node.children[0]
+            while (hasattr(receiver, "children") and len(receiver.children) == 1
+                   and receiver.data != "ident"):
+                receiver = receiver.children[0]
+            name = f"{receiver.children[0]}.{node.children[1]}" if getattr(
+                receiver, "data", None) == "ident" else ""
+            if name.split(".")[0] in NAMESPACES and (name in FUNCTIONS or name == "cel.bind"):
+                namespaces.add(id(receiver))
     for node in tree.iter_subtrees_topdown():
         if node.data == "ident" and node.children:
             token = node.children[0]
-            if str(token) not in _DECLARED and str(token) not in bound:
+            if (str(token) not in _DECLARED and str(token) not in bound
+                    and id(node) not in namespaces):
                 return token
+    return None
+
+
+def display_error(expression: str, line: int, column: int, message: str) -> str:
+    """cel-go's ``Error.ToDisplayString`` (common/error.go): the location (``column`` counts
+    runes from 1), then the source line and a marker under the column (a wide dot or caret
+    for a rune of more than one byte; no snippet for a line over 16384 bytes)."""
+    result = f"ERROR: <input>:{line}:{column}: {message}"
+    lines = expression.split("\n")
+    if not expression or not 1 <= line <= len(lines) or len(lines[line - 1].encode()) > 16384:
+        return result
+    snippet = lines[line - 1].replace("\t", " ")
+    marker = "".join("\uff0e" if len(c.encode()) > 1 else "." for c in snippet[:column - 1])
+    at = snippet[column - 1:column]
+    marker += "\uff3e" if at and len(at.encode()) > 1 else "^"
+    return f"{result}\n | {snippet}\n | {marker}"
+
+
+def _call_of(tree: Any, name: str) -> Any | None:
+    """A member call of ``name`` (a function the environment lacks: the checker's undeclared
+    reference, located at the call's open parenthesis), as a token there, or None."""
+    for node in tree.iter_subtrees_topdown():
+        if node.data == "member_dot_arg" and str(node.children[1]) == name:
+            token = node.children[1]
+            return lark.Token(token.type, name, line=token.line, column=token.column + len(name))
     return None
 
 
 class CompiledSelector:
     """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
 
-    def __init__(self, expression: str, consumable_capacity: bool = True) -> None:
+    def __init__(self, expression: str, consumable_capacity: bool = True,
+                 includes: bool = True) -> None:
         self.expression = expression
         self.consumable_capacity = consumable_capacity
         try:
@@ -362,11 +374,11 @@ class CompiledSelector:
         except CELParseError as e:
             raise CELCompileError(f"compilation failed: ERROR: <input>: Syntax error: "
                                   f"{str(e).strip()}") from None
-        token = _undeclared(ast)
+        token = _undeclared(ast) or (None if includes else _call_of(ast, "includes"))
         if token is not None:
-            raise CELCompileError(
-                f"compilation failed: ERROR: <input>:{token.line}:{token.column}: undeclared "
-                f"reference to '{token}' (in container '')")
+            raise CELCompileError("compilation failed: " + display_error(
+                expression, token.line, token.column,
+                f"undeclared reference to '{token}' (in container '')"))
         out = _literal_type(ast)
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
@@ -449,7 +461,8 @@ def _eval_message(e: CELEvalError) -> str:
     return message
 
 
-def compile_selector(expression: str, consumable_capacity: bool = True) -> CompiledSelector:
-    """``CompileCELExpression`` (the StoredExpressions environment); raises
-    :class:`CELCompileError`."""
-    return CompiledSelector(expression, consumable_capacity)
+def compile_selector(expression: str, consumable_capacity: bool = True,
+                     includes: bool = True) -> CompiledSelector:
+    """``CompileCELExpression`` (the StoredExpressions environment; ``includes``: switch
+    dra-cel-includes, the list library's ``includes``); raises :class:`CELCompileError`."""
+    return CompiledSelector(expression, consumable_capacity, includes)

@@ -149,10 +149,19 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             v1_37_2="subrequest"),
     _switch("dra-cel-no-such-key-hint", "unverified (k8s.io/dynamic-resource-allocation "
             "cel/errors.go is new in v0.37.2)",
-            "the allocator's CEL runtime error for a missing key: cel-go's message alone, or "
-            "with cel.EnhanceRuntimeError's hint appended (\". consider using CEL optional "
-            "chaining ...\"); reference_impl/dra/allocator.py",
+            "the allocator's CEL runtime error: \"selector #i: CEL runtime error: E\" with "
+            "cel-go's message alone (plain), or \"selector #i on device D: ...\" and, for a "
+            "missing key, cel.EnhanceRuntimeError's hint appended (\". consider using CEL "
+            "optional chaining ...\"; hint); reference_impl/dra/allocator.py",
             v1_34_4="plain", v1_35_4="plain", v1_36_3="plain", v1_37_2="hint"),
+    _switch("dra-cel-includes", "k8s.io/apiserver pkg/cel/environment/base.go (Lists "
+            "ListsVersion(1) from 1.37) and k8s.io/dynamic-resource-allocation cel/compile.go "
+            "(v0.36.3: its own includes with DRAListTypeAttributes, alpha)",
+            "the CEL selectors' ``includes`` (the list library's, ListsVersion(1)): in the "
+            "environment (lists-v1), or not declared, a compile error \"undeclared reference "
+            "to 'includes'\" (absent; v1.36 declares it only with DRAListTypeAttributes, off "
+            "by default). reference_impl/dra/cel.py",
+            v1_34_4="absent", v1_35_4="absent", v1_36_3="absent", v1_37_2="lists-v1"),
     _switch("dra-config-result", "unverified (allocator_*.go of v0.37.2, all variants)",
             "Allocate's \"Populate configs\": a claim config naming requests is added once per "
             "request or selected subrequest it names, and keeps its requests "

@@ -58,6 +58,8 @@ CASES: dict[str, tuple[str, str, dict[str, Any], dict[str, DeviceCapacity], bool
                               {"name": True}, {}, None, True),
     "driver-name-qualifier-map-lookup": ('device.attributes["dra.example.com"]["name"]', D,
                                          {"name": True}, {}, None, True),
+    "bind": ('cel.bind(dra, device.attributes["dra.example.com"], dra.name)', D,
+             {"name": True}, {}, None, True),
     "qualified-attribute-name": ('device.attributes["other.example.com"].name', D,
                                  {"other.example.com/name": True}, {}, None, True),
     "bool": ('device.attributes["dra.example.com"].name', D, {"name": True}, {}, None, True),
@@ -116,7 +118,6 @@ device.attributes["dra.example.com"]["version"].isGreaterThan(semver("0.0.1"))
 
 #: upstream cases cel-python cannot restate, and why
 UNSUPPORTED = {
-    "bind": "cel.bind (cel-go ext.Bindings) is not in cel-python",
     "expensive": "cel-python has no cost tracking: the 'actual cost limit exceeded' error",
     "allow_multiple_allocations_disabled": "needs compile-time field checking (cel-python has "
                                            "no type checker)",

@@ -431,13 +431,15 @@ def test_the_runner_reaches_the_phases_upstream_checks() -> None:
 
 
 def test_cel_runtime_error_without_the_hint_before_1_37() -> None:
-    """Switch dra-cel-no-such-key-hint: v1.36.3's allocator has no cel.EnhanceRuntimeError, so
-    "claim-parameters-CEL-runtime-error" ends with cel-go's message; v1.37.2 adds the hint
-    (docs/release-differences.md)."""
-    plain = (f"claim {CLAIM_KEY}: selector #0 on device {DRIVER}/worker/instance-1: CEL runtime "
-             "error: no such key: healthy")
-    for release, want in (("v1.36.3", plain), ("v1.37.2", plain + HINT)):
+    """Switch dra-cel-no-such-key-hint: v1.36.3's allocator names no device and has no
+    cel.EnhanceRuntimeError, so "claim-parameters-CEL-runtime-error" ends with cel-go's message
+    (allocator_*.go of v0.36.3: "selector #%d: CEL runtime error: %w"); v1.37.2 names the device
+    and adds the hint (docs/release-differences.md)."""
+    old = f"claim {CLAIM_KEY}: selector #0: CEL runtime error: no such key: healthy"
+    new = (f"claim {CLAIM_KEY}: selector #0 on device {DRIVER}/worker/instance-1: CEL runtime "
+           "error: no such key: healthy" + HINT)
+    for release, want in (("v1.36.3", old), ("v1.37.2", new)):
         case = dataclasses.replace(CASES["claim-parameters-CEL-runtime-error"](), release=release)
-        case.want[f"filter/{WORKER}"] = Result(status=Status.as_error(plain))  # contained in both
+        case.want[f"filter/{WORKER}"] = Result(status=Status.as_error(want))
         run = Run(case).run()
         assert run.statuses[f"filter/{WORKER}"] == Status.as_error(want), release

@@ -19,10 +19,12 @@ from conformance.core.scenario import ScenarioInput
 from conformance.engines.diff.plan import family_counts
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
+from reference_impl.dra.cel import compile_selector
 from reference_impl.model import validation
 from reference_impl.model.loader import load_documents
 from reference_impl.plugins.dynamicresources import SPECIAL_CLAIM_IN_MEM_NAME
 from strategies import OPT_IN_FEATURES, SMALL, scenarios, stable_draws
+from strategies.dra import SELECTORS
 from strategies.families import scenario_strategy
 from strategies.sizes import resolve_features
 
@@ -175,6 +177,36 @@ def test_every_dra_shape_is_generated() -> None:
     assert shapes == {"sharedCounters", "consumesCounters", "allNodes", "nodeSelector",
                       "firstAvailable", '"All"', "matchAttribute", '"selectors"',
                       "resourceClaimName", "resourceClaimTemplateName"}
+
+
+#: calls of the CEL libraries in strategies/dra.py's selectors
+LIBRARY_CALLS = ("cel.bind(", "sets.contains(", "lists.range(", "findAll(", "charAt(",
+                 "quantity(", "cidr(", ".exists(k, v,", "url(", ".?partition")
+
+
+def test_drawn_selectors_use_the_cel_libraries() -> None:
+    """Request selectors that use the libraries of the CEL environment (cel.bind, strings,
+    lists, sets, regex, comprehensions, quantity, IP/CIDR, URL, optionals) are among those
+    drawn, and all compile in the reference."""
+    for selectors in SELECTORS.values():
+        for e in selectors:
+            compile_selector(e)
+    seen: Counter[str] = Counter()
+
+    @stable_draws
+    @settings(max_examples=200, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(scenarios(SMALL, features={"dra"}))
+    def collect(scenario: ScenarioInput) -> None:
+        text = json.dumps(scenario.documents)
+        seen.update(f for f in LIBRARY_CALLS if f in text)
+
+    collect()
+    text = json.dumps(SELECTORS)
+    assert all(f in text for f in LIBRARY_CALLS)
+    # drawn by sampled() like the others (which of them 200 draws show depends on Hypothesis'
+    # seed, derived from the test function)
+    assert len(seen) >= len(LIBRARY_CALLS) // 2, seen
 
 
 def test_minimal_dra_scenario_is_one_pod_one_claim() -> None:

@@ -67,19 +67,20 @@ def get_dra_pre_scored_params(objects: DRAObjects, resources: Sequence[ResourceS
 class DeviceClassMatcher:
     """``deviceMatchesClass`` with the scorer's CEL cache (compiled expressions, kept for the
     plugin's lifetime like upstream's ``celCache``; ``consumable_capacity`` is the
-    DRAConsumableCapacity feature of that cache)."""
+    DRAConsumableCapacity feature of that cache; ``includes``: switch dra-cel-includes)."""
 
-    __slots__ = ("consumable_capacity", "_compiled")
+    __slots__ = ("consumable_capacity", "includes", "_compiled")
 
-    def __init__(self, consumable_capacity: bool) -> None:
+    def __init__(self, consumable_capacity: bool, includes: bool = True) -> None:
         self.consumable_capacity = consumable_capacity
+        self.includes = includes
         self._compiled: dict[str, CompiledSelector | CELCompileError] = {}
 
     def _compile(self, expression: str) -> CompiledSelector | CELCompileError:
         got = self._compiled.get(expression)
         if got is None:
             try:
-                got = compile_selector(expression, self.consumable_capacity)
+                got = compile_selector(expression, self.consumable_capacity, self.includes)
             except CELCompileError as e:
                 got = e
             self._compiled[expression] = got

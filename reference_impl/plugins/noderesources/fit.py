@@ -483,7 +483,8 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
             # NewFit: the scorer's DRA manager and its CEL cache (cel.Features
             # EnableConsumableCapacity from DRAConsumableCapacity)
             self.scorer.dra_matcher = DeviceClassMatcher(
-                feature_enabled(handle, "DRAConsumableCapacity"))
+                feature_enabled(handle, "DRAConsumableCapacity"),
+                behaviour(handle, "dra-cel-includes") == "lists-v1")
 
     def _dra_pre_score_state(self) -> DRAPreScoreState | None:
         """``getDRAPreScoredParams`` when DRAExtendedResource is on, else None."""

@@ -1,0 +1,281 @@
+"""What the DRA selector environment adds to celpy's evaluator: ``cel.bind``, the
+two-variable comprehensions, namespaced functions (``sets.contains``, ``lists.range``,
+``strings.quote``, ``ip.isCanonical``) and the list library's ``min``/``max`` (which celpy
+would take for its own ``min`` macro).
+
+Upstream: ``ext.Bindings`` (github.com/google/cel-go ext/bindings.go: ``cel.bind(var, init,
+expr)``, a comprehension whose accumulator is ``var``; compile.go adds it from 1.31),
+``ext.TwoVarComprehensions`` (ext/comprehensions.go, base environment from 1.32:
+``all``/``exists``/``existsOne``/``exists_one`` with an index or key and a value,
+``transformList``, ``transformMap``). celpy evaluates macros in ``Evaluator.member_dot_arg``
+(celpy/evaluation.py), which this subclass extends; its ``sub_evaluator`` builds a plain
+``Evaluator``, so it is overridden for nested macros to keep these additions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import reduce
+from typing import Any, cast
+
+import celpy
+import celpy.celtypes as ct
+import lark
+from celpy.evaluation import CELEvalError, Evaluator
+
+from reference_impl.dra.cel_errors import err
+from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
+
+#: receivers that name a function namespace, not a variable
+NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional")
+#: the two-variable comprehension macros (ext/comprehensions.go) by their argument count
+TWO_VAR_MACROS = {
+    "all": (3,),
+    "exists": (3,),
+    "existsOne": (3,),
+    "exists_one": (3,),
+    "transformList": (3, 4),
+    "transformMap": (3, 4),
+    "transformMapEntry": (3, 4),
+}
+#: CEL's ``&&``/``||`` (an error absorbed by the other side's decisive value), for ``reduce``
+_AND: Callable[[Any, Any], Any] = celpy.celtypes.logical_and
+_OR: Callable[[Any, Any], Any] = celpy.celtypes.logical_or
+#: the methods of an optional value
+_OPTIONAL_METHODS = ("hasValue", "value", "or", "orValue", "optMap", "optFlatMap")
+#: methods that celpy's evaluator would treat as its own macros
+_NOT_MACROS = ("min", "reduce")
+
+
+def simple_ident(tree: Any) -> str | None:
+    """The name if ``tree`` is just an identifier, else None."""
+    node = tree
+    while isinstance(node, lark.Tree) and len(node.children) == 1 and node.data != "ident":
+        node = node.children[0]
+    if isinstance(node, lark.Tree) and node.data == "ident" and node.children:
+        return str(node.children[0])
+    return None
+
+
+def macro_variables(tree: lark.Tree) -> tuple[str, ...]:
+    """The variables a ``member_dot_arg`` node binds for its arguments: ``cel.bind``'s, the two
+    of a two-variable comprehension, the one of a celpy macro (``all``/``exists``/...)."""
+    if len(tree.children) < 3 or not isinstance(tree.children[2], lark.Tree):
+        return ()
+    name = str(tree.children[1])
+    args = tree.children[2].children
+    if name == "bind" and simple_ident(tree.children[0]) == "cel" and len(args) == 3:
+        return tuple(v for v in (simple_ident(args[0]),) if v)
+    if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
+        return tuple(v for v in (simple_ident(args[0]), simple_ident(args[1])) if v)
+    if name in ("all", "exists", "exists_one", "map", "filter", "sortBy", "optMap",
+                "optFlatMap") and len(args) == 2:
+        return tuple(v for v in (simple_ident(args[0]),) if v)
+    return ()
+
+
+class LibraryEvaluator(Evaluator):
+    """celpy's ``Evaluator`` with the macros and namespaced calls of the environment."""
+
+    def sub_evaluator(self, ast: lark.Tree) -> Evaluator:
+        return LibraryEvaluator(ast, activation=self.activation)
+
+    def _with(self, tree: lark.Tree, values: dict[str, Any]) -> Any:
+        """``tree`` evaluated with ``values`` bound (an error is returned, not raised)."""
+        try:
+            return self.sub_evaluator(tree).evaluate(values)
+        except CELEvalError as e:
+            return e
+
+    def member_dot_opt(self, tree: lark.Tree) -> Any:
+        """``a.?b`` (cel_optional.py)."""
+        return select(self.visit(tree.children[0]), ct.StringType(str(tree.children[1])), True)
+
+    def member_index_opt(self, tree: lark.Tree) -> Any:
+        """``a[?b]``."""
+        return select(self.visit(tree.children[0]), self.visit(tree.children[1]), True)
+
+    def member_dot(self, tree: lark.Tree) -> Any:
+        """A select after an optional one stays optional (``applyQualifiers``)."""
+        if has_optional(tree.children[0]):
+            target = self.visit(tree.children[0])
+            if isinstance(target, OptionalValue):
+                return select(target, ct.StringType(str(tree.children[1])), True)
+        return super().member_dot(tree)
+
+    def member_index(self, tree: lark.Tree) -> Any:
+        """An index after an optional select stays optional."""
+        if has_optional(tree.children[0]):
+            target = self.visit(tree.children[0])
+            if isinstance(target, OptionalValue):
+                return select(target, self.visit(tree.children[1]), True)
+        return super().member_index(tree)
+
+    def _optional_method(self, target: OptionalValue, name: str, args: list[Any]) -> Any:
+        """``hasValue``, ``value``, ``or`` and ``orValue`` (the argument evaluated only for a
+        none, as cel-go's ``evalOptionalOr``), ``optMap``, ``optFlatMap``."""
+        if name == "hasValue" and not args:
+            return ct.BoolType(target.present)
+        if name == "value" and not args:
+            return target.get()
+        if name in ("or", "orValue") and len(args) == 1:
+            if target.present:
+                return target if name == "or" else target.value
+            other = self.visit(args[0])
+            if name == "or" and not isinstance(other, OptionalValue | CELEvalError):
+                return err("no such overload")
+            return other
+        if name in ("optMap", "optFlatMap") and len(args) == 2:
+            var = simple_ident(args[0])
+            if var is None:
+                return err(f"{name}() variable name must be a simple identifier")
+            if not target.present:
+                return target
+            result = self._with(args[1], {var: target.value})
+            if name == "optMap" or isinstance(result, CELEvalError):
+                return OptionalValue(result, True) if name == "optMap" and not isinstance(
+                    result, CELEvalError) else result
+            return result if isinstance(result, OptionalValue) else err("no such overload")
+        return err(f"no such overload: {name}")
+
+    def member_dot_arg(self, tree: lark.Tree) -> Any:
+        member_tree, name_token = tree.children[0], tree.children[1]
+        name = str(name_token)
+        args: list[Any] = (
+            list(tree.children[2].children)
+            if len(tree.children) > 2 and isinstance(tree.children[2], lark.Tree)
+            else []
+        )
+        receiver = simple_ident(member_tree)
+        if name in _OPTIONAL_METHODS and receiver not in NAMESPACES:
+            target = self.visit(member_tree)
+            if isinstance(target, OptionalValue):
+                return self._optional_method(target, name, args)
+        if receiver == "cel" and name == "bind" and len(args) == 3:
+            return self._bind(args)
+        function = self._namespaced(receiver, name)
+        if function is not None:
+            values = [self.visit(a) for a in args]
+            for v in values:
+                if isinstance(v, CELEvalError):
+                    return v
+            return function(*values)
+        if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
+            return self._two_var(name, member_tree, args)
+        if name == "sortBy" and len(args) == 2:
+            return self._sort_by(member_tree, args)
+        if name in _NOT_MACROS:
+            target = self.visit(member_tree)
+            values = [self.visit(a) for a in args]
+            return self.method_eval(target, cast(lark.Token, name_token), values)
+        return super().member_dot_arg(tree)
+
+    def _namespaced(self, receiver: str | None, name: str) -> Callable[..., Any] | None:
+        """The function ``receiver.name`` when ``receiver`` is a namespace (``sets``...)."""
+        if receiver not in NAMESPACES:
+            return None
+        try:
+            return self.activation.resolve_function(f"{receiver}.{name}")
+        except KeyError:
+            return None
+
+    def _bind(self, args: list[Any]) -> Any:
+        """``cel.bind(var, init, expr)``: ``expr`` with ``var`` bound to ``init`` (an error of
+        ``init`` surfaces only where ``expr`` reads ``var``, as in the comprehension)."""
+        var = simple_ident(args[0])
+        if var is None:
+            return err("cel.bind() variable names must be simple identifiers")
+        return self._with(args[2], {var: self.visit(args[1])})
+
+    def _sort_by(self, member_tree: Any, args: list[Any]) -> Any:
+        """``sortBy(e, key)`` (ext/lists.go ``sortByMacro``, ``sortListByAssociatedKeys``):
+        the list ordered by the keys, which must be comparable and of one type (a stable sort;
+        Go's ``sort.Slice`` is one up to 12 elements)."""
+        var = simple_ident(args[0])
+        if var is None:
+            return err("sortBy(var, ...) variable name must be a simple identifier")
+        target = self.visit(member_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, ct.ListType):
+            return err("no such overload")
+        keys = [self._with(args[1], {var: x}) for x in target]
+        for k in keys:
+            if isinstance(k, CELEvalError):
+                return k
+        if not keys:
+            return target
+        if isinstance(keys[0], list | dict):
+            return err("list elements must be comparable")
+        if any(type(k) is not type(keys[0]) for k in keys):
+            return err("list elements must have the same type")
+        order = sorted(range(len(keys)), key=lambda i: keys[i])
+        return ct.ListType([target[i] for i in order])
+
+    def _two_var(self, name: str, member_tree: Any, args: list[Any]) -> Any:
+        """The two-variable comprehensions over a list (index, value) or a map (key, value)."""
+        first, second = simple_ident(args[0]), simple_ident(args[1])
+        if first is None or second is None:
+            return err("argument must be a simple name")
+        if first == second:
+            return err(f"duplicate variable name: {first}")
+        target = self.visit(member_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if isinstance(target, ct.MapType):
+            pairs = list(target.items())
+        elif isinstance(target, ct.ListType):
+            pairs = [(ct.IntType(i), v) for i, v in enumerate(target)]
+        else:
+            return err(f"unsupported comprehension range type: {type(target).__name__}")
+
+        def each(tree: Any) -> list[Any]:
+            return [self._with(tree, {first: a, second: b}) for a, b in pairs]
+
+        if name == "all":
+            return reduce(_AND, each(args[2]), ct.BoolType(True))
+        if name == "exists":
+            return reduce(_OR, each(args[2]), ct.BoolType(False))
+        if name in ("existsOne", "exists_one"):
+            results = each(args[2])
+            for r in results:
+                if isinstance(r, CELEvalError):
+                    return r
+            return ct.BoolType(sum(1 for r in results if bool(r)) == 1)
+        keep = each(args[2]) if len(args) == 4 else [ct.BoolType(True)] * len(pairs)
+        values = each(args[-1])
+        if name == "transformList":
+            out: list[Any] = []
+            for k, v in zip(keep, values, strict=True):
+                if isinstance(k, CELEvalError):
+                    return k
+                if bool(k):
+                    if isinstance(v, CELEvalError):
+                        return v
+                    out.append(v)
+            return ct.ListType(out)
+        result: dict[Any, Any] = {}
+        for (key, _), k, v in zip(pairs, keep, values, strict=True):
+            if isinstance(k, CELEvalError):
+                return k
+            if not bool(k):
+                continue
+            if isinstance(v, CELEvalError):
+                return v
+            if name == "transformMap":
+                result[key] = v
+                continue
+            if not isinstance(v, ct.MapType):
+                return err("no such overload")
+            for ek, ev in v.items():  # cel.@mapInsert (types.InsertMapKeyValue)
+                if ek in result:
+                    return err(f"insert failed: key {str(ek)} already exists")
+                result[ek] = ev
+        return ct.MapType(result)
+
+
+class LibraryRunner(celpy.InterpretedRunner):
+    """A celpy runner evaluating with :class:`LibraryEvaluator`."""
+
+    def evaluate(self, context: Any) -> Any:
+        return LibraryEvaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)

@@ -1,0 +1,115 @@
+"""Optional values of the DRA selector environment (``cel.OptionalTypes``, base.go from 1.28).
+
+Upstream: github.com/google/cel-go v0.29.2 ``cel/library.go`` (``optionalLib``: ``optional.of``,
+``optional.ofNonZeroValue``, ``optional.none``, ``value``, ``hasValue``, ``or`` and ``orValue``
+short-circuiting, ``optMap``/``optFlatMap``, the ``.?`` select and ``[?`` index) and
+``interpreter/attributes.go`` (``applyQualifiers``: after an optional, every select and index
+of the chain tests presence and the result stays optional). celpy's grammar has no ``.?`` nor
+``[?``: :func:`install_grammar` adds them to its parser; ``cel_macros.py`` evaluates them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import celpy
+import celpy.celtypes as ct
+import lark
+from celpy.celparser import CELParser
+from celpy.evaluation import CELEvalError
+
+from reference_impl.dra.cel_errors import err, no_overload
+
+_MEMBER = "member         : member_dot | member_dot_arg | member_index | member_object | primary"
+
+
+def install_grammar() -> None:
+    """celpy's parser (a class attribute every ``CELParser`` shares; celpy is used by the DRA
+    selectors alone) with ``member.?IDENT`` and ``member[?expr]``."""
+    if CELParser.CEL_PARSER is not None and "member_dot_opt" in str(
+            CELParser.CEL_PARSER.rules):
+        return
+    grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
+    if _MEMBER not in grammar:
+        raise RuntimeError("celpy's grammar changed: cannot add optional select and index")
+    grammar = grammar.replace(_MEMBER, _MEMBER.replace(
+        "| primary", "| member_dot_opt | member_index_opt | primary")
+        + '\nmember_dot_opt : member ".?" IDENT\nmember_index_opt : member "[?" expr "]"')
+    CELParser.CEL_PARSER = lark.Lark(
+        grammar, parser="lalr", start="expr", debug=True, g_regex_flags=re.M,
+        lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,
+        maybe_placeholders=False, priority="invert", tree_class=lark.Tree)
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalValue:
+    """``types.Optional``: a value, or none."""
+
+    value: Any = None
+    present: bool = False
+
+    def get(self) -> Any:
+        """``GetValue``: the value, or the error of a none's dereference."""
+        return self.value if self.present else err("optional.none() dereference")
+
+
+NONE = OptionalValue()
+OPTIONAL_NODES = ("member_dot_opt", "member_index_opt")
+
+
+def has_optional(tree: Any) -> bool:
+    """Whether ``tree`` holds an optional select or index (so a select or index on it may
+    meet an optional value)."""
+    return isinstance(tree, lark.Tree) and any(
+        t.data in OPTIONAL_NODES for t in tree.iter_subtrees())
+
+
+def select(target: Any, key: Any, optional: bool) -> Any:
+    """A select or index of ``key`` on ``target`` (``applyQualifiers``): on an optional, or
+    as ``.?``/``[?``, a presence test whose result is optional; else a plain lookup."""
+    if isinstance(target, CELEvalError) or isinstance(key, CELEvalError):
+        return target if isinstance(target, CELEvalError) else key
+    if isinstance(target, OptionalValue):
+        if not target.present:
+            return target
+        target, optional = target.value, True
+    if isinstance(target, ct.MapType | dict):
+        found = next((k for k in target if _same_key(k, key)), None)
+        if found is None:
+            return NONE if optional else err(f"no such key: {key}")
+        return OptionalValue(target[found], True) if optional else target[found]
+    if isinstance(target, ct.ListType | list) and isinstance(key, int) and not isinstance(
+            key, bool):
+        if 0 <= key < len(target):
+            return OptionalValue(target[key], True) if optional else target[key]
+        return NONE if optional else err(f"index out of bounds: {key}")
+    return no_overload("_[_]", target, key)
+
+
+def _same_key(a: Any, b: Any) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return str(a) == str(b)
+    if isinstance(a, bool | ct.BoolType) != isinstance(b, bool | ct.BoolType):
+        return False
+    return bool(type(a) is type(b) or (isinstance(a, int) and isinstance(b, int))) and a == b
+
+
+def _of(value: Any) -> Any:
+    return value if isinstance(value, CELEvalError) else OptionalValue(value, True)
+
+
+def _of_non_zero(value: Any) -> Any:
+    """``optional.ofNonZeroValue``: none for null, false, 0, "", an empty list or map."""
+    if isinstance(value, CELEvalError):
+        return value
+    zero = value is None or (not isinstance(value, OptionalValue) and not value)
+    return NONE if zero else OptionalValue(value, True)
+
+
+FUNCTIONS: dict[str, Any] = {
+    "optional.of": _of, "optional.ofNonZeroValue": _of_non_zero,
+    "optional.none": lambda: NONE,
+}
