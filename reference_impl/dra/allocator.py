@@ -29,6 +29,7 @@ from reference_impl.dra.cel import (
     DeviceView,
     compile_selector,
 )
+from reference_impl.dra.constraints import Constraint, DeviceID
 from reference_impl.dra.pools import Pool, PoolID, gather_pools, node_matches
 from reference_impl.model.dra import (
     ALLOCATION_CONFIG_SOURCE_CLAIM,
@@ -38,7 +39,6 @@ from reference_impl.model.dra import (
     DEVICE_TAINT_NO_EXECUTE,
     DEVICE_TAINT_NO_SCHEDULE,
     AllocationResult,
-    AttributeValue,
     Device,
     DeviceAllocationConfiguration,
     DeviceClass,
@@ -51,7 +51,6 @@ from reference_impl.model.dra import (
     OpaqueDeviceConfiguration,
     ResourceClaim,
     ResourceSlice,
-    Version,
 )
 from reference_impl.model.objects import (
     Node,
@@ -63,7 +62,6 @@ from reference_impl.model.objects import (
 #: resourceapi.AllocationResultsMaxSize
 ALLOCATION_RESULTS_MAX_SIZE = 32
 
-DeviceID = tuple[str, str, str]  # (driver, pool, device)
 #: the namespace of the reference's deterministic ``shareID``s (docs/dra.md)
 SHARE_ID_NAMESPACE = uuid.UUID("6b7e1d2c-5a4f-4c1e-9a39-6f0d2b8c9e11")
 
@@ -71,8 +69,10 @@ SHARE_ID_NAMESPACE = uuid.UUID("6b7e1d2c-5a4f-4c1e-9a39-6f0d2b8c9e11")
 #: ``cel.EnhanceRuntimeError`` (k8s.io/dynamic-resource-allocation v0.37.2 cel/errors.go
 #: 40-64, called by the allocators' selectorsMatch, e.g. allocator_stable.go 1107-1112): the
 #: hint appended to a CEL runtime error whose message contains ``no such key:``
-CEL_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or "
-                        "guarding the check with has() for optional fields")
+CEL_NO_SUCH_KEY_HINT = (
+    ". consider using CEL optional chaining (.? followed by orValue()) or "
+    "guarding the check with has() for optional fields"
+)
 
 
 class AllocatorError(Exception):
@@ -86,78 +86,6 @@ class _MaxSizeExceeded(Exception):
 def _claim_key(claim: ResourceClaim) -> str:
     """``klog.KObj(claim)``."""
     return f"{claim.namespace}/{claim.name}" if claim.namespace else claim.name
-
-
-def _typed(v: AttributeValue) -> tuple[str, object]:
-    """An attribute value with its kind: values of different kinds never compare equal."""
-    if isinstance(v, bool):
-        return ("bool", v)
-    if isinstance(v, int):
-        return ("int", v)
-    if isinstance(v, Version):
-        return ("version", v.text)
-    return ("string", v)
-
-
-def lookup_attribute(device: Device, device_id: DeviceID, name: str
-                     ) -> tuple[str, object] | None:
-    """``lookupAttribute``: by the fully qualified name, or without the driver's domain."""
-    attrs = dict(device.attributes)
-    if name in attrs:
-        return _typed(attrs[name])
-    domain, sep, ident = name.partition("/")
-    if not sep or domain != device_id[0]:
-        return None
-    if ident in attrs:
-        return _typed(attrs[ident])
-    return None
-
-
-class _Constraint:
-    """``matchAttributeConstraint`` / ``distinctAttributeConstraint`` (constraint.go)."""
-
-    def __init__(self, request_names: Sequence[str], attribute: str, distinct: bool) -> None:
-        self.request_names = set(request_names)
-        self.attribute = attribute
-        self.distinct = distinct
-        self.first: tuple[str, object] | None = None
-        self.num_devices = 0
-        self.values: list[tuple[str, object]] = []
-
-    def _applies(self, request: str, sub: str) -> bool:
-        if not self.request_names:
-            return True
-        if not sub:
-            return request in self.request_names
-        return request in self.request_names or f"{request}/{sub}" in self.request_names
-
-    def add(self, request: str, sub: str, device: Device, device_id: DeviceID) -> bool:
-        if not self._applies(request, sub):
-            return True
-        value = lookup_attribute(device, device_id, self.attribute)
-        if value is None:
-            return False
-        if self.distinct:
-            if value in self.values:
-                return False
-            self.values.append(value)
-            return True
-        if self.num_devices == 0:
-            self.first = value
-            self.num_devices = 1
-            return True
-        if value != self.first:
-            return False
-        self.num_devices += 1
-        return True
-
-    def remove(self, request: str, sub: str) -> None:
-        if not self._applies(request, sub):
-            return
-        if self.distinct:
-            self.values.pop()
-        else:
-            self.num_devices -= 1
 
 
 @dataclass(slots=True)
@@ -202,29 +130,38 @@ def taint_tolerated(toleration: DeviceToleration, taint: DeviceTaint) -> bool:
 
 def taint_prevents_allocation(device: Device, request: ExactDeviceRequest) -> bool:
     """``taintPreventsAllocation``: a NoSchedule/NoExecute taint no toleration tolerates."""
-    return any(t.effect in (DEVICE_TAINT_NO_EXECUTE, DEVICE_TAINT_NO_SCHEDULE)
-               and not any(taint_tolerated(tol, t) for tol in request.tolerations)
-               for t in device.taints)
+    return any(
+        t.effect in (DEVICE_TAINT_NO_EXECUTE, DEVICE_TAINT_NO_SCHEDULE)
+        and not any(taint_tolerated(tol, t) for tol in request.tolerations)
+        for t in device.taints
+    )
 
 
 class Allocator:
     """``incubating.Allocator``: ``allocated`` holds the devices already in use
     (``AllocatedState.AllocatedDevices``)."""
 
-    def __init__(self, allocated: set[DeviceID], classes: Mapping[str, DeviceClass],
-                 slices: Sequence[ResourceSlice], *, partitionable: bool = True,
-                 device_taints: bool = True, admin_access: bool = True,
-                 prioritized_list: bool = True, consumable_capacity: bool = True,
-                 fractional_capacity_range: bool = True,
-                 device_binding_and_status: bool = True,
-                 binding_pools_last: bool = True,
-                 capacity_gate_check: str = "subrequest",
-                 cel_no_such_key_hint: bool = True,
-                 cel_includes: bool = True,
-                 config_result: str = "once-cleared",
-                 shared: Set[DeviceID] = frozenset(),
-                 aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        allocated: set[DeviceID],
+        classes: Mapping[str, DeviceClass],
+        slices: Sequence[ResourceSlice],
+        *,
+        partitionable: bool = True,
+        device_taints: bool = True,
+        admin_access: bool = True,
+        prioritized_list: bool = True,
+        consumable_capacity: bool = True,
+        fractional_capacity_range: bool = True,
+        device_binding_and_status: bool = True,
+        binding_pools_last: bool = True,
+        capacity_gate_check: str = "subrequest",
+        cel_no_such_key_hint: bool = True,
+        cel_includes: bool = True,
+        config_result: str = "once-cleared",
+        shared: Set[DeviceID] = frozenset(),
+        aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None,
+    ) -> None:
         self.allocated = allocated
         #: the devices of ``AllocatedState.AllocatedSharedDeviceIDs`` (share IDs dropped)
         self.shared = shared
@@ -279,8 +216,9 @@ class Allocator:
             self._cel[expression] = got
         return got
 
-    def allocate(self, node: Node, claims: Sequence[ResourceClaim]
-                 ) -> list[AllocationResult] | None:
+    def allocate(
+        self, node: Node, claims: Sequence[ResourceClaim]
+    ) -> list[AllocationResult] | None:
         """``Allocate``: one result per claim, or None when the claims do not fit on the
         node; raises :class:`AllocatorError` where upstream returns an error."""
         return _Allocation(self, node, list(claims)).run()
@@ -295,7 +233,7 @@ class _Allocation:
         self.claims = claims
         self.pools: list[Pool] = []
         self.request_data: dict[tuple[int, int, int], _RequestData] = {}
-        self.constraints: list[list[_Constraint]] = []
+        self.constraints: list[list[Constraint]] = []
         self.matches: dict[tuple[DeviceID, int, int, int], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.results: list[list[_Result]] = [[] for _ in claims]
@@ -309,15 +247,22 @@ class _Allocation:
     def run(self) -> list[AllocationResult] | None:
         a = self.a
         slices = a.slices_on_node.get(self.node.name, []) + a.slices_shared
-        self.pools = gather_pools(slices, self.node, a.all_slices, partitionable=a.partitionable,
-                                  binding_last=a.binding_pools_last)
+        self.pools = gather_pools(
+            slices,
+            self.node,
+            a.all_slices,
+            partitionable=a.partitionable,
+            binding_last=a.binding_pools_last,
+        )
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):
                 if request.first_available and not a.prioritized_list:
-                    raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: "
-                                         "has subrequests, but the DRAPrioritizedList feature "
-                                         "is disabled")
+                    raise AllocatorError(
+                        f"claim {_claim_key(claim)}, request {request.name}: "
+                        "has subrequests, but the DRAPrioritizedList feature "
+                        "is disabled"
+                    )
                 self._check_capacity_feature(claim, request)
                 min_per_request = self._request_data(claim, ci, ri, request)
                 if min_per_request > ALLOCATION_RESULTS_MAX_SIZE - min_per_claim:
@@ -325,17 +270,26 @@ class _Allocation:
                         f"claim {_claim_key(claim)}, request {request.name}: adding "
                         f"{min_per_request} devices exceeds the claim limit of "
                         f"{ALLOCATION_RESULTS_MAX_SIZE}, with {min_per_claim} already "
-                        "accounted for")
+                        "accounted for"
+                    )
                 min_per_claim += min_per_request
             # a constraint of neither kind (allocator_incubating.go:305-307)
             for i, c in enumerate(claim.spec.constraints):
                 if c.match_attribute is None and c.distinct_attribute is None:
-                    raise AllocatorError(f"claim {_claim_key(claim)}, constraint #{i}: empty "
-                                         "constraint (unsupported constraint type?)")
-            self.constraints.append([
-                _Constraint(c.requests, c.match_attribute or c.distinct_attribute or "",
-                            distinct=c.match_attribute is None)
-                for c in claim.spec.constraints])
+                    raise AllocatorError(
+                        f"claim {_claim_key(claim)}, constraint #{i}: empty "
+                        "constraint (unsupported constraint type?)"
+                    )
+            self.constraints.append(
+                [
+                    Constraint(
+                        c.requests,
+                        c.match_attribute or c.distinct_attribute or "",
+                        distinct=c.match_attribute is None,
+                    )
+                    for c in claim.spec.constraints
+                ]
+            )
         self.matches = {}
         try:
             done = self._allocate_one(0, 0, 0, 0, False, (0, 0, 0))
@@ -356,23 +310,28 @@ class _Allocation:
             return
         subs_capacity = any(sub.exactly.capacity is not None for sub in request.first_available)
         if (request.exactly is not None and request.exactly.capacity is not None) or (
-                check == "request" and subs_capacity):
-            raise AllocatorError(f"claim {_claim_key(claim)}, request {request.name}: has "
-                                 "capacity requests, but the DRAConsumableCapacity feature is "
-                                 "disabled")
+            check == "request" and subs_capacity
+        ):
+            raise AllocatorError(
+                f"claim {_claim_key(claim)}, request {request.name}: has "
+                "capacity requests, but the DRAConsumableCapacity feature is "
+                "disabled"
+            )
         for sub in request.first_available:
             if sub.exactly.capacity is not None:
-                raise AllocatorError(f"claim {_claim_key(claim)}, subrequest {sub.name}: has "
-                                     "capacity requests, but the DRAConsumableCapacity feature "
-                                     "is disabled")
+                raise AllocatorError(
+                    f"claim {_claim_key(claim)}, subrequest {sub.name}: has "
+                    "capacity requests, but the DRAConsumableCapacity feature "
+                    "is disabled"
+                )
 
-    def _request_data(self, claim: ResourceClaim, ci: int, ri: int,
-                      request: DeviceRequest) -> int:
+    def _request_data(self, claim: ResourceClaim, ci: int, ri: int, request: DeviceRequest) -> int:
         if request.first_available:
             least = None
             for si, sub in enumerate(request.first_available):
-                data = self._validate(claim, ci, ri, si, _RequestData(sub.name, sub.exactly,
-                                                                      request.name))
+                data = self._validate(
+                    claim, ci, ri, si, _RequestData(sub.name, sub.exactly, request.name)
+                )
                 self.request_data[(ci, ri, si)] = data
                 least = data.num_devices if least is None else min(least, data.num_devices)
             return least or 0
@@ -381,23 +340,24 @@ class _Allocation:
         self.request_data[(ci, ri, 0)] = data
         return data.num_devices
 
-    def _validate(self, claim: ResourceClaim, ci: int, ri: int, si: int,
-                  data: _RequestData) -> _RequestData:
+    def _validate(
+        self, claim: ResourceClaim, ci: int, ri: int, si: int, data: _RequestData
+    ) -> _RequestData:
         """``validateDeviceRequest``."""
         r = data.exactly
         where = f"claim {_claim_key(claim)}, request {data.name}"
         if not self.a.admin_access and r.admin_access is not None:
-            raise AllocatorError(f"{where}: admin access is requested, but the feature is "
-                                 "disabled")
+            raise AllocatorError(f"{where}: admin access is requested, but the feature is disabled")
         # allocator_incubating.go:543-545
         if not r.device_class_name:
-            raise AllocatorError(f"{where}: missing device class name (unsupported request "
-                                 "type?)")
+            raise AllocatorError(f"{where}: missing device class name (unsupported request type?)")
         cls = self.a.classes.get(r.device_class_name)
         if cls is None:
-            raise AllocatorError(f"{where}: could not retrieve device class "
-                                 f"{r.device_class_name}: deviceclass.resource.k8s.io "
-                                 f"\"{r.device_class_name}\" not found")
+            raise AllocatorError(
+                f"{where}: could not retrieve device class "
+                f"{r.device_class_name}: deviceclass.resource.k8s.io "
+                f'"{r.device_class_name}" not found'
+            )
         data.class_ = cls
         if r.allocation_mode == ALLOCATION_MODE_EXACT_COUNT:
             data.num_devices = r.count
@@ -406,60 +366,90 @@ class _Allocation:
             raise AllocatorError(f"{where}: unsupported count mode {r.allocation_mode}")
         for pool in self.pools:
             if pool.is_incomplete:
-                raise AllocatorError(f"{where}: asks for all devices, but resource pool "
-                                     f"{pool.driver}/{pool.pool} is currently being updated")
+                raise AllocatorError(
+                    f"{where}: asks for all devices, but resource pool "
+                    f"{pool.driver}/{pool.pool} is currently being updated"
+                )
             if pool.is_invalid:
-                raise AllocatorError(f"{where}: asks for all devices, but resource pool "
-                                     f"{pool.driver}/{pool.pool} is currently invalid")
+                raise AllocatorError(
+                    f"{where}: asks for all devices, but resource pool "
+                    f"{pool.driver}/{pool.pool} is currently invalid"
+                )
             for s in pool.device_slices_targeting_node:
                 for di, d in enumerate(s.devices):
                     if not self._selectable((ci, ri, si), data, s, di):
                         continue
                     # Static capacity only: remaining capacity is checked in allocateDevice,
                     # so capacity-blocked matching devices stay and All fails.
-                    if self.a.consumable_capacity and not self._fits(
-                            where, d.name, r, d, {}, None):
+                    if self.a.consumable_capacity and not self._fits(where, d.name, r, d, {}, None):
                         continue
                     data.all_devices.append(((s.driver, s.pool, d.name), d, s, pool))
         data.num_devices = len(data.all_devices)
         return data
 
-    def _fits(self, where: str, shown: str, r: ExactDeviceRequest, device: Device,
-              current: Mapping[str, Fraction], allocating: Mapping[str, Fraction] | None,
-              verb: str = "checking") -> bool:
+    def _fits(
+        self,
+        where: str,
+        shown: str,
+        r: ExactDeviceRequest,
+        device: Device,
+        current: Mapping[str, Fraction],
+        allocating: Mapping[str, Fraction] | None,
+        verb: str = "checking",
+    ) -> bool:
         """``CmpRequestOverCapacity`` with a fatal error worded as upstream's callers do."""
         try:
-            return request_fits(current, r.capacity, device.capacity, allocating,
-                                self.a.fractional_capacity_range)
+            return request_fits(
+                current, r.capacity, device.capacity, allocating, self.a.fractional_capacity_range
+            )
         except CapacityError as e:
             raise AllocatorError(f"{where}: {verb} capacity for device {shown}: {e}") from None
 
-    def _fits_now(self, ci: int, data: _RequestData, device_id: DeviceID, device: Device,
-                  verb: str = "checking") -> bool:
+    def _fits_now(
+        self,
+        ci: int,
+        data: _RequestData,
+        device_id: DeviceID,
+        device: Device,
+        verb: str = "checking",
+    ) -> bool:
         """``allocator.CmpRequestOverCapacity``: against the aggregated capacity of the
         allocated shares and the capacity being allocated."""
         where = f"claim {_claim_key(self.claims[ci])}, request {data.name}"
-        return self._fits(where, "/".join(device_id), data.exactly, device,
-                          self.a.aggregated_capacity.get(device_id, {}),
-                          self.allocating_capacity.get(device_id), verb)
+        return self._fits(
+            where,
+            "/".join(device_id),
+            data.exactly,
+            device,
+            self.a.aggregated_capacity.get(device_id, {}),
+            self.allocating_capacity.get(device_id),
+            verb,
+        )
 
     def _multi(self, device: Device) -> bool:
         return self.a.consumable_capacity and bool(device.allow_multiple_allocations)
 
     def _is_allocated(self, device_id: DeviceID) -> bool:
         """``internal.IsDeviceAllocated``: dedicated, shared, or with consumed capacity."""
-        return (device_id in self.a.allocated or device_id in self.a.shared
-                or device_id in self.a.aggregated_capacity)
+        return (
+            device_id in self.a.allocated
+            or device_id in self.a.shared
+            or device_id in self.a.aggregated_capacity
+        )
 
     def _capacity_in_use(self, device_id: DeviceID) -> bool:
         """``deviceCapacityInUse``: a share allocated or being allocated."""
-        return (device_id in self.a.aggregated_capacity or device_id in self.a.shared
-                or device_id in self.allocating_capacity)
+        return (
+            device_id in self.a.aggregated_capacity
+            or device_id in self.a.shared
+            or device_id in self.allocating_capacity
+        )
 
     # the search
 
-    def _allocate_one(self, ci: int, ri: int, si: int, di: int, sub: bool,
-                      start: tuple[int, int, int]) -> bool:
+    def _allocate_one(
+        self, ci: int, ri: int, si: int, di: int, sub: bool, start: tuple[int, int, int]
+    ) -> bool:
         """``allocateOne``: True when this device and all after it are allocated."""
         self.a.num_allocate_one_invocations += 1
         if ci >= len(self.claims):
@@ -526,11 +516,11 @@ class _Allocation:
                         continue
                     if not self._selectable((ci, ri, si), data, s, dj):
                         continue
-                    if self.a.consumable_capacity and not self._fits_now(ci, data, device_id,
-                                                                         device):
+                    if self.a.consumable_capacity and not self._fits_now(
+                        ci, data, device_id, device
+                    ):
                         continue
-                    undo = self._allocate_device(ci, ri, si, device_id, device, s, pool,
-                                                 must=False)
+                    undo = self._allocate_device(ci, ri, si, device_id, device, s, pool, must=False)
                     if undo is None:
                         continue
                     done = False
@@ -547,8 +537,9 @@ class _Allocation:
         """``deviceInUse``."""
         return device_id in self.a.allocated or bool(self.allocating.get(device_id))
 
-    def _selectable(self, key: tuple[int, int, int], data: _RequestData, s: ResourceSlice,
-                    di: int) -> bool:
+    def _selectable(
+        self, key: tuple[int, int, int], data: _RequestData, s: ResourceSlice, di: int
+    ) -> bool:
         """``isSelectable``: the class's selectors, the request's, the device's node. Without
         DeviceBindingAndStatus a device with binding conditions is never selectable
         (allocator_incubating.go, isSelectable)."""
@@ -562,44 +553,66 @@ class _Allocation:
             return cached
         ok = True
         if data.class_ is not None:
-            ok = self._selectors_match(key[0], device, device_id, data.class_,
-                                       data.class_.selectors)
+            ok = self._selectors_match(
+                key[0], device, device_id, data.class_, data.class_.selectors
+            )
         if ok:
             ok = self._selectors_match(key[0], device, device_id, None, data.exactly.selectors)
         if ok and s.per_device_node_selection:
-            ok = node_matches(self.node, device.node_name or "", bool(device.all_nodes),
-                              device.node_selector)
+            ok = node_matches(
+                self.node, device.node_name or "", bool(device.all_nodes), device.node_selector
+            )
         self.matches[mkey] = ok
         return ok
 
-    def _selectors_match(self, ci: int, device: Device, device_id: DeviceID,
-                         cls: DeviceClass | None, selectors: Sequence[DeviceSelector]) -> bool:
+    def _selectors_match(
+        self,
+        ci: int,
+        device: Device,
+        device_id: DeviceID,
+        cls: DeviceClass | None,
+        selectors: Sequence[DeviceSelector],
+    ) -> bool:
         """``selectorsMatch``: compile and runtime errors are allocation errors."""
-        owner = (f"class {cls.name}" if cls is not None
-                 else f"claim {_claim_key(self.claims[ci])}")
+        owner = f"class {cls.name}" if cls is not None else f"claim {_claim_key(self.claims[ci])}"
         for i, sel in enumerate(selectors):
             compiled = self.a.compiled(sel.cel)
             if isinstance(compiled, CELCompileError):
                 raise AllocatorError(f"{owner}: selector #{i}: CEL compile error: {compiled}")
             try:
-                matches = compiled.device_matches(DeviceView(
-                    device_id[0], device.attributes, device.capacity,
-                    device.allow_multiple_allocations))
+                matches = compiled.device_matches(
+                    DeviceView(
+                        device_id[0],
+                        device.attributes,
+                        device.capacity,
+                        device.allow_multiple_allocations,
+                    )
+                )
             except CELMatchError as e:
                 message = str(e)
                 # v0.37.2 names the device and adds the hint; before, neither
                 where = f" on device {'/'.join(device_id)}" if self.a.cel_no_such_key_hint else ""
                 if self.a.cel_no_such_key_hint and "no such key:" in message:
                     message += CEL_NO_SUCH_KEY_HINT
-                raise AllocatorError(f"{owner}: selector #{i}{where}: CEL runtime error: "
-                                     f"{message}") from None
+                raise AllocatorError(
+                    f"{owner}: selector #{i}{where}: CEL runtime error: {message}"
+                ) from None
             if not matches:
                 return False
         return True
 
-    def _allocate_device(self, ci: int, ri: int, si: int, device_id: DeviceID, device: Device,
-                         s: ResourceSlice, pool: Pool, *, must: bool
-                         ) -> Callable[[], None] | None:
+    def _allocate_device(
+        self,
+        ci: int,
+        ri: int,
+        si: int,
+        device_id: DeviceID,
+        device: Device,
+        s: ResourceSlice,
+        pool: Pool,
+        *,
+        must: bool,
+    ) -> Callable[[], None] | None:
         """``allocateDevice``: the undo function, or None when the device cannot be used."""
         data = self.request_data[(ci, ri, si)]
         r = data.exactly
@@ -638,7 +651,8 @@ class _Allocation:
                     raise AllocatorError(
                         f"claim {_claim_key(self.claims[ci])}, request {data.name}: cannot add "
                         f"device {'/'.join(device_id)} because a claim constraint would not "
-                        "be satisfied")
+                        "be satisfied"
+                    )
                 return None
             added += 1
         if not multi:
@@ -662,18 +676,21 @@ class _Allocation:
                 return None
             if multi:
                 try:
-                    consumed = consumed_from_request(r.capacity, device.capacity,
-                                                     self.a.fractional_capacity_range)
+                    consumed = consumed_from_request(
+                        r.capacity, device.capacity, self.a.fractional_capacity_range
+                    )
                 except CapacityError as e:
                     unmark()
                     raise AllocatorError(
                         f"claim {_claim_key(self.claims[ci])}, request {data.name}: computing "
-                        f"consumed capacity for device {'/'.join(device_id)}: {e}") from None
+                        f"consumed capacity for device {'/'.join(device_id)}: {e}"
+                    ) from None
                 existed = device_id in self.allocating_capacity
                 insert(self.allocating_capacity, device_id, consumed)
         previous = len(self.results[ci])
-        self.results[ci].append(_Result(data, device_id, device, s, shared=consumed is not None,
-                                        consumed=consumed))
+        self.results[ci].append(
+            _Result(data, device_id, device, s, shared=consumed is not None, consumed=consumed)
+        )
 
         def undo() -> None:
             del self.results[ci][previous:]
@@ -693,8 +710,7 @@ class _Allocation:
         available = self.available_counters.get(pool.pool_id)
         if available is None:
             available = {cs.name: dict(cs.counters) for cs in pool.counter_sets.values()}
-            for group in (pool.device_slices_targeting_node,
-                          pool.device_slices_not_targeting_node):
+            for group in (pool.device_slices_targeting_node, pool.device_slices_not_targeting_node):
                 for s in group:
                     for d in s.devices:
                         if not self._is_allocated((s.driver, s.pool, d.name)):
@@ -730,19 +746,28 @@ class _Allocation:
         results = []
         for i, res in enumerate(self.results[ci]):
             device_id = res.device_id
-            results.append(DeviceRequestAllocationResult(
-                request=res.data.request_name, driver=device_id[0], pool=device_id[1],
-                device=device_id[2], admin_access=True if res.data.exactly.admin_access else None,
-                share_id=self._share_id(ci, i) if res.shared else None,
-                consumed_capacity=tuple(sorted((res.consumed or {}).items())),
-                tolerations=res.data.exactly.tolerations,
-                # with DeviceBindingAndStatus only (allocator_incubating.go, Allocate)
-                binding_conditions=(res.device.binding_conditions
-                                    if self.a.device_binding_and_status else ()),
-                binding_failure_conditions=(res.device.binding_failure_conditions
-                                            if self.a.device_binding_and_status else ())))
-        return AllocationResult(tuple(results), self._node_selector(ci),
-                                config=self._config(ci))
+            results.append(
+                DeviceRequestAllocationResult(
+                    request=res.data.request_name,
+                    driver=device_id[0],
+                    pool=device_id[1],
+                    device=device_id[2],
+                    admin_access=True if res.data.exactly.admin_access else None,
+                    share_id=self._share_id(ci, i) if res.shared else None,
+                    consumed_capacity=tuple(sorted((res.consumed or {}).items())),
+                    tolerations=res.data.exactly.tolerations,
+                    # with DeviceBindingAndStatus only (allocator_incubating.go, Allocate)
+                    binding_conditions=(
+                        res.device.binding_conditions if self.a.device_binding_and_status else ()
+                    ),
+                    binding_failure_conditions=(
+                        res.device.binding_failure_conditions
+                        if self.a.device_binding_and_status
+                        else ()
+                    ),
+                )
+            )
+        return AllocationResult(tuple(results), self._node_selector(ci), config=self._config(ci))
 
     def _selected(self, ci: int, ri: int) -> _RequestData:
         """The request's data, or its selected subrequest's."""
@@ -775,8 +800,9 @@ class _Allocation:
                     configs[i][2].append(data.request_name)
                 continue
             start = len(configs)
-            configs.extend((ALLOCATION_CONFIG_SOURCE_CLASS, c, [data.request_name])
-                           for c in cls.config)
+            configs.extend(
+                (ALLOCATION_CONFIG_SOURCE_CLASS, c, [data.request_name]) for c in cls.config
+            )
             class_ranges[cls.name] = (start, len(configs))
         selected = [self._selected_name(ci, ri) for ri in range(len(requests))]
         for config in claim.spec.config:
@@ -784,17 +810,27 @@ class _Allocation:
                 configs.append((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque, []))
                 continue
             wanted = config.requests
-            matching = sum(r.name in wanted or (sub is not None and sub in wanted)
-                           for r, sub in zip(requests, selected, strict=True))
+            matching = sum(
+                r.name in wanted or (sub is not None and sub in wanted)
+                for r, sub in zip(requests, selected, strict=True)
+            )
             if self.a.config_result == "once-cleared":
                 matching = min(matching, 1)
-            configs.extend((ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque,
-                            list(config.requests)) for _ in range(matching))
+            configs.extend(
+                (ALLOCATION_CONFIG_SOURCE_CLAIM, config.opaque, list(config.requests))
+                for _ in range(matching)
+            )
         clear = self.a.config_result == "once-cleared"
         out = []
         for source, opaque, names in configs:
-            if clear and names and all(r.name in names or (sub is not None and sub in names)
-                                       for r, sub in zip(requests, selected, strict=True)):
+            if (
+                clear
+                and names
+                and all(
+                    r.name in names or (sub is not None and sub in names)
+                    for r, sub in zip(requests, selected, strict=True)
+                )
+            ):
                 names = []
             out.append(DeviceAllocationConfiguration(source, opaque, tuple(names)))
         return tuple(out)
@@ -823,14 +859,22 @@ class _Allocation:
             else:
                 node_name, selector = s.node_name, s.node_selector
             if node_name is not None or device.binds_to_node:
-                return NodeSelector((NodeSelectorTerm(match_fields=(NodeSelectorRequirement(
-                    "metadata.name", "In", (self.node.name,)),)),))
+                return NodeSelector(
+                    (
+                        NodeSelectorTerm(
+                            match_fields=(
+                                NodeSelectorRequirement("metadata.name", "In", (self.node.name,)),
+                            )
+                        ),
+                    )
+                )
             if selector is not None:
                 if len(selector.node_selector_terms) > 1:
                     raise AllocatorError(
                         f"create NodeSelector for claim {self.claims[ci].name}: unsupported "
                         f"ResourceSlice.NodeSelector with {len(selector.node_selector_terms)} "
-                        "terms")
+                        "terms"
+                    )
                 if selector.node_selector_terms:
                     term = selector.node_selector_terms[0]
                     _add_new(term.match_fields, fields)
@@ -840,10 +884,11 @@ class _Allocation:
         return None
 
 
-def _add_new(source: Sequence[NodeSelectorRequirement], to: list[NodeSelectorRequirement]
-             ) -> None:
+def _add_new(source: Sequence[NodeSelectorRequirement], to: list[NodeSelectorRequirement]) -> None:
     """``addNewNodeSelectorRequirements``: values compared as sets."""
     for r in source:
-        if not any(e.key == r.key and e.operator == r.operator
-                   and set(e.values) == set(r.values) for e in to):
+        if not any(
+            e.key == r.key and e.operator == r.operator and set(e.values) == set(r.values)
+            for e in to
+        ):
             to.append(r)

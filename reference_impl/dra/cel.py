@@ -6,11 +6,9 @@ variable (``driver``, ``allowMultipleAllocations`` with DRAConsumableCapacity,
 driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
-``semverlib.go``, ``quantity.go``; the other libraries of the environment are in
-``cel_library.py`` (strings, lists, sets, regex, comparisons), ``cel_netip.py`` (IP, CIDR),
-``cel_url.py`` (URL), ``cel_optional.py`` (optionals) and ``cel_macros.py`` (``cel.bind``,
-comprehensions); the API server's cost limit is ``cel_cost.py``. What celpy cannot do like
-cel-go (type checking, the runtime cost limit): docs/dra.md.
+``semverlib.go``, ``quantity.go``; the other libraries are in ``cel_library.py``,
+``cel_netip.py``, ``cel_url.py``, ``cel_optional.py`` and ``cel_macros.py``, the API server's
+cost limit in ``cel_cost.py``. What celpy cannot do like cel-go: docs/dra.md.
 """
 
 from __future__ import annotations
@@ -56,8 +54,11 @@ class Semver:
 
     def compare(self, other: Semver) -> int:
         """``Version.Compare``: -1, 0 or 1; build metadata is ignored."""
-        for a, b in ((self.major, other.major), (self.minor, other.minor),
-                     (self.patch, other.patch)):
+        for a, b in (
+            (self.major, other.major),
+            (self.minor, other.minor),
+            (self.patch, other.patch),
+        ):
             if a != b:
                 return -1 if a < b else 1
         if not self.pre or not other.pre:
@@ -101,8 +102,9 @@ def parse_semver(s: str) -> Semver:
                 raise SemverError(f"Invalid character(s) found in prerelease {x!r}")
             if x.isdigit():
                 if len(x) > 1 and x[0] == "0":
-                    raise SemverError(f"Numeric PreRelease version must not contain leading "
-                                      f"zeroes {x!r}")
+                    raise SemverError(
+                        f"Numeric PreRelease version must not contain leading zeroes {x!r}"
+                    )
                 pre.append(int(x))
             else:
                 pre.append(x)
@@ -111,8 +113,9 @@ def parse_semver(s: str) -> Semver:
         if not text.isdigit() or not text.isascii():
             raise SemverError(f"Invalid character(s) found in {what} number {text!r}")
         if not _NUM.match(text):
-            raise SemverError(f"{what.capitalize()} number must not contain leading zeroes "
-                              f"{text!r}")
+            raise SemverError(
+                f"{what.capitalize()} number must not contain leading zeroes {text!r}"
+            )
         nums.append(int(text))
     return Semver(nums[0], nums[1], nums[2], tuple(pre), tuple(build))
 
@@ -218,8 +221,11 @@ def _semver_part(name: str) -> Callable[[Any], Any]:
 
 def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
     def f(a: Any, b: Any) -> Any:
-        if not isinstance(a, Quantity) or isinstance(b, bool | ct.BoolType) or not isinstance(
-                b, Quantity | int):
+        if (
+            not isinstance(a, Quantity)
+            or isinstance(b, bool | ct.BoolType)
+            or not isinstance(b, Quantity | int)
+        ):
             return no_overload(name, a, b)
         other = b.value if isinstance(b, Quantity) else Fraction(int(b))
         return Quantity(a.value + other if name == "add" else a.value - other)
@@ -246,17 +252,25 @@ def _quantity_unary(name: str) -> Callable[[Any], Any]:
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "semver": _semver, "isSemver": _is_semver,
-    "quantity": _quantity, "isQuantity": _is_quantity,
-    "compareTo": _compare("compareTo"), "isGreaterThan": _compare("isGreaterThan"),
+    "semver": _semver,
+    "isSemver": _is_semver,
+    "quantity": _quantity,
+    "isQuantity": _is_quantity,
+    "compareTo": _compare("compareTo"),
+    "isGreaterThan": _compare("isGreaterThan"),
     "isLessThan": _compare("isLessThan"),
-    "major": _semver_part("major"), "minor": _semver_part("minor"),
+    "major": _semver_part("major"),
+    "minor": _semver_part("minor"),
     "patch": _semver_part("patch"),
-    "add": _quantity_arith("add"), "sub": _quantity_arith("sub"),
-    "sign": _quantity_unary("sign"), "isInteger": _quantity_unary("isInteger"),
+    "add": _quantity_arith("add"),
+    "sub": _quantity_arith("sub"),
+    "sign": _quantity_unary("sign"),
+    "isInteger": _quantity_unary("isInteger"),
     "asInteger": _quantity_unary("asInteger"),
     "asApproximateFloat": _quantity_unary("asApproximateFloat"),
-    **cel_library.FUNCTIONS, **cel_netip.FUNCTIONS, **cel_url.FUNCTIONS,
+    **cel_library.FUNCTIONS,
+    **cel_netip.FUNCTIONS,
+    **cel_url.FUNCTIONS,
     **cel_optional.FUNCTIONS,
 }
 
@@ -293,8 +307,14 @@ _ENV = celpy.Environment(runner_class=LibraryRunner)
 #: threads compiling at once (the differential runs two reference subjects side by side) could
 #: each get the other's selector. Compiling and building the program hold this lock.
 _COMPILE_LOCK = threading.Lock()
-_LITERAL_TYPES = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double",
-                  "STRING_LIT": "string", "BYTES_LIT": "bytes", "NULL_LIT": "null_type"}
+_LITERAL_TYPES = {
+    "INT_LIT": "int",
+    "UINT_LIT": "uint",
+    "FLOAT_LIT": "double",
+    "STRING_LIT": "string",
+    "BYTES_LIT": "bytes",
+    "NULL_LIT": "null_type",
+}
 
 
 def _literal_type(tree: Any) -> str | None:
@@ -320,18 +340,27 @@ def _undeclared(tree: Any) -> Any | None:
         if node.data == "member_dot_arg":
             bound.update(macro_variables(node))
             receiver = node.children[0]
-            while (hasattr(receiver, "children") and len(receiver.children) == 1
-                   and receiver.data != "ident"):
+            while (
+                hasattr(receiver, "children")
+                and len(receiver.children) == 1
+                and receiver.data != "ident"
+            ):
                 receiver = receiver.children[0]
-            name = f"{receiver.children[0]}.{node.children[1]}" if getattr(
-                receiver, "data", None) == "ident" else ""
+            name = (
+                f"{receiver.children[0]}.{node.children[1]}"
+                if getattr(receiver, "data", None) == "ident"
+                else ""
+            )
             if name.split(".")[0] in NAMESPACES and (name in FUNCTIONS or name == "cel.bind"):
                 namespaces.add(id(receiver))
     for node in tree.iter_subtrees_topdown():
         if node.data == "ident" and node.children:
             token = node.children[0]
-            if (str(token) not in _DECLARED and str(token) not in bound
-                    and id(node) not in namespaces):
+            if (
+                str(token) not in _DECLARED
+                and str(token) not in bound
+                and id(node) not in namespaces
+            ):
                 return token
     return None
 
@@ -345,8 +374,8 @@ def display_error(expression: str, line: int, column: int, message: str) -> str:
     if not expression or not 1 <= line <= len(lines) or len(lines[line - 1].encode()) > 16384:
         return result
     snippet = lines[line - 1].replace("\t", " ")
-    marker = "".join("\uff0e" if len(c.encode()) > 1 else "." for c in snippet[:column - 1])
-    at = snippet[column - 1:column]
+    marker = "".join("\uff0e" if len(c.encode()) > 1 else "." for c in snippet[: column - 1])
+    at = snippet[column - 1 : column]
     marker += "\uff3e" if at and len(at.encode()) > 1 else "^"
     return f"{result}\n | {snippet}\n | {marker}"
 
@@ -364,21 +393,29 @@ def _call_of(tree: Any, name: str) -> Any | None:
 class CompiledSelector:
     """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
 
-    def __init__(self, expression: str, consumable_capacity: bool = True,
-                 includes: bool = True) -> None:
+    def __init__(
+        self, expression: str, consumable_capacity: bool = True, includes: bool = True
+    ) -> None:
         self.expression = expression
         self.consumable_capacity = consumable_capacity
         try:
             with _COMPILE_LOCK:
                 ast = _ENV.compile(expression)
         except CELParseError as e:
-            raise CELCompileError(f"compilation failed: ERROR: <input>: Syntax error: "
-                                  f"{str(e).strip()}") from None
+            raise CELCompileError(
+                f"compilation failed: ERROR: <input>: Syntax error: {str(e).strip()}"
+            ) from None
         token = _undeclared(ast) or (None if includes else _call_of(ast, "includes"))
         if token is not None:
-            raise CELCompileError("compilation failed: " + display_error(
-                expression, token.line, token.column,
-                f"undeclared reference to '{token}' (in container '')"))
+            raise CELCompileError(
+                "compilation failed: "
+                + display_error(
+                    expression,
+                    token.line,
+                    token.column,
+                    f"undeclared reference to '{token}' (in container '')",
+                )
+            )
         out = _literal_type(ast)
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
@@ -397,15 +434,22 @@ class CompiledSelector:
         dev: dict[Any, Any] = {
             ct.StringType("driver"): ct.StringType(device.driver),
             ct.StringType("attributes"): AttributeMap(
-                {ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
-                 for d, m in attributes.items()}),
+                {
+                    ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                    for d, m in attributes.items()
+                }
+            ),
             ct.StringType("capacity"): AttributeMap(
-                {ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
-                 for d, m in capacity.items()}),
+                {
+                    ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                    for d, m in capacity.items()
+                }
+            ),
         }
         if self.consumable_capacity:
             dev[ct.StringType("allowMultipleAllocations")] = ct.BoolType(
-                bool(device.allow_multiple_allocations))
+                bool(device.allow_multiple_allocations)
+            )
         try:
             result = self._program.evaluate({"device": ct.MapType(dev)})
         except CELEvalError as e:
@@ -413,8 +457,9 @@ class CompiledSelector:
         if isinstance(result, CELEvalError):
             raise CELMatchError(_eval_message(result))
         if not isinstance(result, ct.BoolType | bool):
-            raise CELMatchError(f"CEL result of type {_type_name(result)} could not be "
-                                "converted to bool")
+            raise CELMatchError(
+                f"CEL result of type {_type_name(result)} could not be converted to bool"
+            )
         return bool(result)
 
 
@@ -461,8 +506,9 @@ def _eval_message(e: CELEvalError) -> str:
     return message
 
 
-def compile_selector(expression: str, consumable_capacity: bool = True,
-                     includes: bool = True) -> CompiledSelector:
+def compile_selector(
+    expression: str, consumable_capacity: bool = True, includes: bool = True
+) -> CompiledSelector:
     """``CompileCELExpression`` (the StoredExpressions environment; ``includes``: switch
     dra-cel-includes, the list library's ``includes``); raises :class:`CELCompileError`."""
     return CompiledSelector(expression, consumable_capacity, includes)

@@ -21,6 +21,28 @@ from celpy.celparser import CELParseError
 from celpy.evaluation import celbytes, celstr
 
 from reference_impl.dra.cel import _COMPILE_LOCK, _ENV, CELCompileError
+from reference_impl.dra.cel_overloads import (
+    BOOL,
+    BYTES,
+    DEVICE,
+    DEVICE_FIELDS,
+    DOUBLE,
+    DYN,
+    INT,
+    NULL,
+    SIGS,
+    STRING,
+    TYPE,
+    UINT,
+    CelType,
+    is_dyn,
+    list_of,
+    map_of,
+    match,
+    optional_of,
+    subst,
+    unwrap_optional,
+)
 
 U64 = (1 << 64) - 1
 # cel-go common/cost.go
@@ -84,59 +106,6 @@ ZERO = fixed(0)
 ONE = fixed(1)
 
 
-# --- types (cel-go common/types; the Kubernetes types of k8s.io/apiserver/pkg/cel) ---
-
-
-@dataclass(frozen=True, slots=True)
-class CelType:
-    """A checked type: ``kind`` is a cel-go kind (``bool`` ... ``list``, ``map``, ``dyn``,
-    ``any``, ``struct``, ``opaque``, ``type``) or ``param`` (a type parameter of an
-    overload)."""
-
-    kind: str
-    params: tuple[CelType, ...] = ()
-    name: str = ""
-
-
-BOOL, INT, UINT, DOUBLE = CelType("bool"), CelType("int"), CelType("uint"), CelType("double")
-STRING, BYTES, NULL = CelType("string"), CelType("bytes"), CelType("null")
-DYN, ANY, TYPE = CelType("dyn"), CelType("any"), CelType("type")
-TIMESTAMP, DURATION = CelType("timestamp"), CelType("duration")
-QUANTITY = CelType("struct", name="kubernetes.Quantity")
-SEMVER = CelType("struct", name="kubernetes.Semver")
-URL = CelType("struct", name="kubernetes.URL")
-IP = CelType("opaque", name="net.IP")
-CIDR = CelType("opaque", name="net.CIDR")
-DEVICE = CelType("struct", name="kubernetes.DRADevice")
-_A, _B = CelType("param", name="A"), CelType("param", name="B")
-
-
-def list_of(t: CelType) -> CelType:
-    return CelType("list", (t,))
-
-
-def map_of(k: CelType, v: CelType) -> CelType:
-    return CelType("map", (k, v))
-
-
-def is_dyn(t: CelType) -> bool:
-    return t.kind in ("dyn", "any")
-
-
-def is_scalar(t: CelType) -> bool:
-    """``isScalar``: types of a constant size (strings are not)."""
-    return t.kind in ("bool", "double", "duration", "int", "timestamp", "uint")
-
-
-_ATTRIBUTE_TYPE = ANY  # compile.go: withMaxElements(apiservercel.AnyType, ...)
-_DEVICE_FIELDS = {
-    "driver": STRING,
-    "allowMultipleAllocations": BOOL,
-    "attributes": map_of(STRING, map_of(STRING, _ATTRIBUTE_TYPE)),
-    "capacity": map_of(STRING, map_of(STRING, QUANTITY)),
-}
-
-
 @dataclass(frozen=True, slots=True)
 class EntrySize:
     """``entrySizeEstimate``: the container kind and the sizes of its keys and values."""
@@ -196,6 +165,7 @@ class Expr:
     lit_int: int | None = None
     target: Expr | None = None  # select operand, member call target
     test_only: bool = False
+    opt_field: str = ""  # the field of an optional select, _?._
     args: list[Expr] = field(default_factory=list)  # call args, list elements
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)  # map literal
     iter_range: Expr | None = None
@@ -221,8 +191,8 @@ def _lit(t: CelType, size: int | None, value: int | None = None) -> Expr:
     return Expr("lit", lit_type=t, lit_size=size, lit_int=value)
 
 
-def _call(fn: str, *args: Expr, target: Expr | None = None) -> Expr:
-    return Expr("call", name=fn, target=target, args=list(args))
+def _call(fn: str, *args: Expr, target: Expr | None = None, opt_field: str = "") -> Expr:
+    return Expr("call", name=fn, target=target, args=list(args), opt_field=opt_field)
 
 
 def _ident(name: str) -> Expr:
@@ -253,6 +223,9 @@ _NAMESPACED = {
     "math.greatest",
     "math.least",
     "ip.isCanonical",
+    "optional.of",
+    "optional.ofNonZeroValue",
+    "optional.none",
 }
 
 
@@ -310,6 +283,12 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
         return _member_call(kids[0], str(kids[1]), arg_trees)
     if rule == "member_index":
         return _call("_[_]", _convert(kids[0]), _convert(kids[1]))
+    if rule == "member_dot_opt":  # parser.go: a.?b is the call _?._(a, "b")
+        return _call(
+            "_?._", _convert(kids[0]), _lit(STRING, len(str(kids[1]))), opt_field=str(kids[1])
+        )
+    if rule == "member_index_opt":
+        return _call("_[?_]", _convert(kids[0]), _convert(kids[1]))
     if rule == "member_object":
         fields = _kids(kids[1]) if len(kids) > 1 else []
         values = [_convert(v) for v in fields[1::2]]
@@ -367,24 +346,65 @@ def _simple_name(tree: lark.Tree) -> str | None:
 _QUANTIFIERS = ("all", "exists", "exists_one", "existsOne")
 
 
+def _map_comp(range_: Expr, var: str, fn: Expr, pred: Expr | None, macro: str = "map") -> Expr:
+    """parser/macro.go ``MakeMap`` (``MakeFilter``: ``fn`` the element): ``@result + [fn]``
+    per element (where ``pred``)."""
+    step = _call("_+_", _ident(_ACCU), Expr("list", args=[fn]))
+    if pred is not None:
+        step = _call("_?_:_", pred, step, _ident(_ACCU))
+    return Expr(
+        "comp",
+        iter_range=range_,
+        iter_var=var,
+        accu_var=_ACCU,
+        accu_init=Expr("list"),
+        cond=_lit(BOOL, 1),
+        step=step,
+        result=_ident(_ACCU),
+        macro=macro,
+        map_fn=fn if macro == "map" else None,
+    )
+
+
+def _bind_comp(var: str, init: Expr, result: Expr) -> Expr:
+    """ext/bindings.go: an empty range, a false condition, ``var`` the accumulator."""
+    return Expr(
+        "comp",
+        iter_range=Expr("list"),
+        iter_var="#unused",
+        accu_var=var,
+        accu_init=init,
+        cond=_lit(BOOL, 1),
+        step=_ident(var),
+        result=result,
+        macro="bind",
+    )
+
+
 def _member_call(target_tree: lark.Tree, name: str, arg_trees: list[lark.Tree]) -> Expr:
     """A member call, or the macro it is (parser/macro.go, ext/comprehensions.go,
     ext/bindings.go)."""
     first = _simple_name(arg_trees[0]) if arg_trees else None
     target_name = _simple_name(target_tree)
     if target_name == "cel" and name == "bind" and len(arg_trees) == 3 and first:
-        init = _convert(arg_trees[1])
-        return Expr(
-            "comp",
-            iter_range=Expr("list"),
-            iter_var="#unused",
-            accu_var=first,
-            accu_init=init,
-            cond=_lit(BOOL, 1),
-            step=_ident(first),
-            result=_convert(arg_trees[2]),
-            macro="bind",
-        )
+        return _bind_comp(first, _convert(arg_trees[1]), _convert(arg_trees[2]))
+    if name in ("optMap", "optFlatMap") and len(arg_trees) == 2 and first:
+        # cel/library.go optMap, optFlatMap: t.hasValue() ? [optional.of](bind x = t.value()
+        # in expr) : optional.none()
+        target = _convert(target_tree)
+        value = _call("value", target=_convert(target_tree))
+        bound = _bind_comp(first, value, _convert(arg_trees[1]))
+        if name == "optMap":
+            bound = _call("optional.of", bound)
+        has = _call("hasValue", target=target)
+        return _call("_?_:_", has, bound, _call("optional.none"))
+    if name == "sortBy" and len(arg_trees) == 2 and first:
+        # ext/lists.go sortByMacro: cel.bind(@__sortBy_input__, target,
+        # @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key)))
+        var = "@__sortBy_input__"
+        keys = _map_comp(_ident(var), first, _convert(arg_trees[1]), None)
+        result = _call("@sortByAssociatedKeys", keys, target=_ident(var))
+        return _bind_comp(var, _convert(target_tree), result)
     if target_name is not None and f"{target_name}.{name}" in _NAMESPACED:
         return _call(f"{target_name}.{name}", *(_convert(a) for a in arg_trees))
     target = _convert(target_tree)
@@ -395,40 +415,11 @@ def _member_call(target_tree: lark.Tree, name: str, arg_trees: list[lark.Tree]) 
         if name in _QUANTIFIERS and len(arg_trees) == 3 and second is not None:
             return _quantifier(name, target, first, second, _convert(arg_trees[2]))
         if name == "map" and len(arg_trees) in (2, 3):
-            fn = _convert(arg_trees[-1])
-            step = _call("_+_", _ident(_ACCU), Expr("list", args=[fn]))
-            if len(arg_trees) == 3:
-                step = _call("_?_:_", _convert(arg_trees[1]), step, _ident(_ACCU))
-            return Expr(
-                "comp",
-                iter_range=target,
-                iter_var=first,
-                accu_var=_ACCU,
-                accu_init=Expr("list"),
-                cond=_lit(BOOL, 1),
-                step=step,
-                result=_ident(_ACCU),
-                macro="map",
-                map_fn=fn,
-            )
+            pred = _convert(arg_trees[1]) if len(arg_trees) == 3 else None
+            return _map_comp(target, first, _convert(arg_trees[-1]), pred)
         if name == "filter" and len(arg_trees) == 2:
-            step = _call(
-                "_?_:_",
-                _convert(arg_trees[1]),
-                _call("_+_", _ident(_ACCU), Expr("list", args=[_ident(first)])),
-                _ident(_ACCU),
-            )
-            return Expr(
-                "comp",
-                iter_range=target,
-                iter_var=first,
-                accu_var=_ACCU,
-                accu_init=Expr("list"),
-                cond=_lit(BOOL, 1),
-                step=step,
-                result=_ident(_ACCU),
-                macro="filter",
-            )
+            pred = _convert(arg_trees[1])
+            return _map_comp(target, first, _ident(first), pred, "filter")
         if name in _TRANSFORMS and len(arg_trees) in (3, 4) and second is not None:
             return _transform(name, target, first, second, [_convert(a) for a in arg_trees[2:]])
     return _call(name, *(_convert(a) for a in arg_trees), target=target)
@@ -497,223 +488,17 @@ def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Exp
     )
 
 
-# --- overloads (cel-go checker/decls of the standard library, the ext and Kubernetes
-# libraries of the base environment); only what the cost reads: the overload IDs and the
-# result types ---
-
-
-@dataclass(frozen=True, slots=True)
-class _Sig:
-    id: str
-    params: tuple[CelType, ...]  # a member function's target first
-    result: CelType
-    member: bool = False
-
-
-def _sigs() -> dict[str, list[_Sig]]:
-    s: dict[str, list[_Sig]] = {}
-
-    def add(
-        fn: str, oid: str, params: tuple[CelType, ...], result: CelType, member: bool = False
-    ) -> None:
-        s.setdefault(fn, []).append(_Sig(oid, params, result, member))
-
-    names = {
-        "bool": BOOL,
-        "int64": INT,
-        "uint64": UINT,
-        "double": DOUBLE,
-        "string": STRING,
-        "bytes": BYTES,
-        "timestamp": TIMESTAMP,
-        "duration": DURATION,
-    }
-    add("_==_", "equals", (_A, _A), BOOL)
-    add("_!=_", "not_equals", (_A, _A), BOOL)
-    for op, base in (
-        ("_<_", "less"),
-        ("_<=_", "less_equals"),
-        ("_>_", "greater"),
-        ("_>=_", "greater_equals"),
-    ):
-        for n, t in names.items():
-            add(op, f"{base}_{n}", (t, t), BOOL)
-        for a, b in (
-            ("int64", "double"),
-            ("int64", "uint64"),
-            ("uint64", "double"),
-            ("uint64", "int64"),
-            ("double", "int64"),
-            ("double", "uint64"),
-        ):
-            add(op, f"{base}_{a}_{b}", (names[a], names[b]), BOOL)
-    add("@in", "in_list", (_A, list_of(_A)), BOOL)
-    add("@in", "in_map", (_A, map_of(_A, _B)), BOOL)
-    add("_[_]", "index_list", (list_of(_A), INT), _A)
-    add("_[_]", "index_map", (map_of(_A, _B), _A), _B)
-    for n in ("int64", "uint64", "double", "string", "bytes"):
-        add("_+_", f"add_{n}", (names[n], names[n]), names[n])
-    add("_+_", "add_list", (list_of(_A), list_of(_A)), list_of(_A))
-    add("_+_", "add_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP)
-    add("_+_", "add_duration_timestamp", (DURATION, TIMESTAMP), TIMESTAMP)
-    add("_+_", "add_duration_duration", (DURATION, DURATION), DURATION)
-    for n in ("int64", "uint64", "double"):
-        for op, base in (("_-_", "subtract"), ("_*_", "multiply"), ("_/_", "divide")):
-            add(op, f"{base}_{n}", (names[n], names[n]), names[n])
-    add("_-_", "subtract_timestamp_timestamp", (TIMESTAMP, TIMESTAMP), DURATION)
-    add("_-_", "subtract_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP)
-    add("_-_", "subtract_duration_duration", (DURATION, DURATION), DURATION)
-    add("_%_", "modulo_int64", (INT, INT), INT)
-    add("_%_", "modulo_uint64", (UINT, UINT), UINT)
-    add("-_", "negate_int64", (INT,), INT)
-    add("-_", "negate_double", (DOUBLE,), DOUBLE)
-    add("!_", "logical_not", (BOOL,), BOOL)
-    add("_&&_", "logical_and", (BOOL, BOOL), BOOL)
-    add("_||_", "logical_or", (BOOL, BOOL), BOOL)
-    add("_?_:_", "conditional", (BOOL, _A, _A), _A)
-    add("@not_strictly_false", "not_strictly_false", (BOOL,), BOOL)
-    for n, t in (
-        ("string", STRING),
-        ("bytes", BYTES),
-        ("list", list_of(_A)),
-        ("map", map_of(_A, _B)),
-    ):
-        add("size", f"size_{n}", (t,), INT)
-        add("size", f"{n}_size", (t,), INT, member=True)
-    add("contains", "contains_string", (STRING, STRING), BOOL, member=True)
-    add("startsWith", "starts_with_string", (STRING, STRING), BOOL, member=True)
-    add("endsWith", "ends_with_string", (STRING, STRING), BOOL, member=True)
-    add("matches", "matches", (STRING, STRING), BOOL)
-    add("matches", "matches_string", (STRING, STRING), BOOL, member=True)
-    for fn, to, sources in (
-        ("int", INT, ("int64", "uint64", "double", "string", "timestamp", "duration")),
-        ("uint", UINT, ("uint64", "int64", "double", "string")),
-        ("double", DOUBLE, ("double", "int64", "uint64", "string")),
-        ("string", STRING, tuple(names)),
-        ("bytes", BYTES, ("bytes", "string")),
-        ("bool", BOOL, ("bool", "string")),
-        ("timestamp", TIMESTAMP, ("timestamp", "string", "int64")),
-        ("duration", DURATION, ("duration", "string")),
-    ):
-        target = {"int": "int64", "uint": "uint64"}.get(fn, fn)
-        for src in sources:
-            add(fn, f"{src}_to_{target}", (names[src],), to)
-    add("dyn", "to_dyn", (_A,), DYN)
-    add("type", "type", (_A,), TYPE)
-    # ext.Strings (version 2) and the Kubernetes libraries
-    add("charAt", "string_char_at_int", (STRING, INT), STRING, member=True)
-    for fn in ("indexOf", "lastIndexOf"):
-        add(fn, f"string_{fn}_string", (STRING, STRING), INT, member=True)
-        add(fn, f"string_{fn}_string_int", (STRING, STRING, INT), INT, member=True)
-        add(fn, f"list_{fn}", (list_of(_A), _A), INT, member=True)
-    for fn in ("lowerAscii", "upperAscii", "trim"):
-        add(fn, f"string_{fn}", (STRING,), STRING, member=True)
-    add("replace", "string_replace_string_string", (STRING, STRING, STRING), STRING, True)
-    add("replace", "string_replace_string_string_int", (STRING, STRING, STRING, INT), STRING, True)
-    add("split", "string_split_string", (STRING, STRING), list_of(STRING), True)
-    add("split", "string_split_string_int", (STRING, STRING, INT), list_of(STRING), True)
-    add("substring", "string_substring_int", (STRING, INT), STRING, True)
-    add("substring", "string_substring_int_int", (STRING, INT, INT), STRING, True)
-    add("join", "list_join", (list_of(STRING),), STRING, True)
-    add("join", "list_join_string", (list_of(STRING), STRING), STRING, True)
-    add("format", "string_format", (STRING, list_of(DYN)), STRING, True)
-    add("strings.quote", "strings_quote", (STRING,), STRING)
-    add("quantity", "string_to_quantity", (STRING,), QUANTITY)
-    add("isQuantity", "is_quantity_string", (STRING,), BOOL)
-    add("semver", "string_to_semver", (STRING,), SEMVER)
-    add("semver", "string_bool_to_semver", (STRING, BOOL), SEMVER)
-    add("isSemver", "is_semver_string", (STRING,), BOOL)
-    add("isSemver", "is_semver_string_bool", (STRING, BOOL), BOOL)
-    for fn in ("major", "minor", "patch"):
-        add(fn, f"semver_{fn}", (SEMVER,), INT, member=True)
-    for t, n in ((QUANTITY, "quantity"), (SEMVER, "semver")):
-        add("compareTo", f"{n}_compareTo", (t, t), INT, member=True)
-        add("isGreaterThan", f"{n}_isGreaterThan", (t, t), BOOL, member=True)
-        add("isLessThan", f"{n}_isLessThan", (t, t), BOOL, member=True)
-    for fn in ("add", "sub"):
-        add(fn, f"quantity_{fn}", (QUANTITY, QUANTITY), QUANTITY, member=True)
-        add(fn, f"quantity_{fn}_int", (QUANTITY, INT), QUANTITY, member=True)
-    add("sign", "quantity_sign", (QUANTITY,), INT, member=True)
-    add("isInteger", "quantity_is_integer", (QUANTITY,), BOOL, member=True)
-    add("asInteger", "quantity_get_int", (QUANTITY,), INT, member=True)
-    add("asApproximateFloat", "quantity_get_float", (QUANTITY,), DOUBLE, member=True)
-    add("find", "find", (STRING, STRING), STRING, member=True)
-    add("findAll", "find_all", (STRING, STRING), list_of(STRING), member=True)
-    add("findAll", "find_all_with_limit", (STRING, STRING, INT), list_of(STRING), True)
-    add("isSorted", "list_is_sorted", (list_of(_A),), BOOL, member=True)
-    for fn in ("sum", "min", "max"):
-        add(fn, f"list_{fn}", (list_of(_A),), _A, member=True)
-    add("includes", "dyn_includes", (DYN, DYN), BOOL, member=True)
-    for fn in ("contains", "equivalent", "intersects"):
-        add(f"sets.{fn}", f"list_sets_{fn}_list", (list_of(_A), list_of(_A)), BOOL)
-    # ext.Lists (version 3); sortBy, a macro, is not restated
-    add("slice", "list_slice", (list_of(_A), INT, INT), list_of(_A), True)
-    add("flatten", "list_flatten", (list_of(list_of(_A)),), list_of(_A), True)
-    add("flatten", "list_flatten_int", (list_of(DYN), INT), list_of(DYN), True)
-    add("lists.range", "lists_range", (INT,), list_of(INT))
-    add("reverse", "list_reverse", (list_of(_A),), list_of(_A), True)
-    add("distinct", "list_distinct", (list_of(_A),), list_of(_A), True)
-    for n in ("bool", "int64", "uint64", "double", "string", "bytes", "timestamp", "duration"):
-        add("sort", f"list_{n}_sort", (list_of(names[n]),), list_of(names[n]), True)
-    add("url", "string_to_url", (STRING,), URL)
-    add("isURL", "is_url_string", (STRING,), BOOL)
-    for fn in ("getScheme", "getHostname", "getHost", "getPort", "getEscapedPath"):
-        add(fn, f"url_{fn}", (URL,), STRING, member=True)
-    add("getQuery", "url_get_query", (URL,), map_of(STRING, list_of(STRING)), member=True)
-    add("ip", "string_to_ip", (STRING,), IP)
-    # ext/comprehensions.go (no estimator: the default call cost)
-    add("cel.@mapInsert", "@mapInsert_map_key_value", (map_of(_A, _B), _A, _B), map_of(_A, _B))
-    add("cel.@mapInsert", "@mapInsert_map_map", (map_of(_A, _B), map_of(_A, _B)), map_of(_A, _B))
-    add("ip.isCanonical", "ip_is_canonical", (STRING,), BOOL)
-    add("ip", "cidr_ip", (CIDR,), IP, member=True)
-    add("cidr", "string_to_cidr", (STRING,), CIDR)
-    add("isIP", "is_ip", (STRING,), BOOL)
-    add("isCIDR", "is_cidr", (STRING,), BOOL)
-    add("containsIP", "cidr_contains_ip_string", (CIDR, STRING), BOOL, member=True)
-    add("containsIP", "cidr_contains_ip_ip", (CIDR, IP), BOOL, member=True)
-    add("containsCIDR", "cidr_contains_cidr_string", (CIDR, STRING), BOOL, member=True)
-    add("containsCIDR", "cidr_contains_cidr", (CIDR, CIDR), BOOL, member=True)
-    return s
-
-
-_SIGS = _sigs()
-
-
-def _match(param: CelType, arg: CelType, binds: dict[str, CelType]) -> bool:
-    """Whether ``arg`` may be passed as ``param`` (cel-go's assignability, with ``dyn`` and
-    ``google.protobuf.Any`` matching anything); type parameters are bound in ``binds``."""
-    if param.kind == "param":
-        bound = binds.get(param.name)
-        if bound is None or is_dyn(bound):
-            binds[param.name] = arg
-            return True
-        return is_dyn(arg) or bound == arg
-    if param.kind == "dyn" or is_dyn(arg):
-        return True
-    if param.kind != arg.kind or param.name != arg.name:
-        return False
-    return all(_match(p, a, binds) for p, a in zip(param.params, arg.params, strict=True))
-
-
-def _subst(t: CelType, binds: dict[str, CelType]) -> CelType:
-    if t.kind == "param":
-        return binds.get(t.name, DYN)
-    if t.params:
-        return CelType(t.kind, tuple(_subst(p, binds) for p in t.params), t.name)
-    return t
-
-
 def _resolve(e: Expr) -> None:
     """``resolveOverload``: the candidate overloads of a call and its result type (the
     candidates' common result, else ``dyn``)."""
     arg_types = ([e.target.type] if e.target is not None else []) + [a.type for a in e.args]
     out: list[tuple[str, CelType]] = []
-    for sig in _SIGS.get(e.name, ()):
+    for sig in SIGS.get(e.name, ()):
         if sig.member != (e.target is not None) or len(sig.params) != len(arg_types):
             continue
         binds: dict[str, CelType] = {}
-        if all(_match(p, a, binds) for p, a in zip(sig.params, arg_types, strict=True)):
-            out.append((sig.id, _subst(sig.result, binds)))
+        if all(match(p, a, binds) for p, a in zip(sig.params, arg_types, strict=True)):
+            out.append((sig.id, subst(sig.result, binds)))
     e.overloads = out
     result: CelType | None = None
     for _, t in out:
@@ -752,15 +537,12 @@ def _check(e: Expr, scope: dict[str, CelType]) -> None:
     elif e.kind == "select":
         assert e.target is not None
         _check(e.target, scope)
-        t = e.target.type
-        if e.test_only:
-            e.type = BOOL
-        elif t == DEVICE:
-            e.type = _DEVICE_FIELDS.get(e.name, DYN)
-        elif t.kind == "map":
-            e.type = t.params[1]
-        else:
-            e.type = DYN
+        e.type = BOOL if e.test_only else _select_field(e.target.type, e.name, False)
+    elif e.kind == "call" and e.name == "_?._" and e.opt_field:  # checkOptSelect
+        _check(e.args[0], scope)
+        e.args[1].type = STRING
+        e.type = _select_field(e.args[0].type, e.opt_field, True)
+        e.overloads = [("select_optional_field", e.type)]
     elif e.kind == "call":
         if e.target is not None:
             _check(e.target, scope)
@@ -784,6 +566,18 @@ def _check(e: Expr, scope: dict[str, CelType]) -> None:
         e.type = CelType("struct", name="message")
     else:
         _check_comprehension(e, scope)
+
+
+def _select_field(operand: CelType, field: str, optional: bool) -> CelType:
+    """``checkSelectField``: an optional operand is unwrapped, and the result is optional."""
+    t, was_optional = unwrap_optional(operand)
+    if t == DEVICE:
+        result = DEVICE_FIELDS.get(field, DYN)
+    elif t.kind == "map":
+        result = t.params[1]
+    else:
+        result = DYN
+    return optional_of(result) if was_optional or optional else result
 
 
 def _join(types: list[CelType]) -> CelType:

@@ -35,7 +35,6 @@ from reference_impl.dra.cel_checker import (
     GoPath,
     fixed,
     go_append,
-    is_scalar,
     parse,
     sat_add,
     sat_mul,
@@ -46,6 +45,7 @@ from reference_impl.dra.cel_cost_library import (
     ext_call_cost,
     library_call_cost,
 )
+from reference_impl.dra.cel_overloads import is_scalar
 
 #: ``resourceapi.CELSelectorExpressionMaxCost`` (k8s.io/api resource/v1 types.go)
 CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000

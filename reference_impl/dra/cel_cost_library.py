@@ -16,25 +16,19 @@ import math
 from dataclasses import dataclass
 
 from reference_impl.dra.cel_checker import (
-    CIDR,
-    INT,
-    IP,
     LIST_CREATE_BASE_COST,
     ONE,
-    QUANTITY,
     REGEX_STRING_LENGTH,
-    SEMVER,
     STRING_TRAVERSAL,
     STRUCT_CREATE_BASE_COST,
     U64,
     UNKNOWN,
-    URL,
     ZERO,
-    CelType,
     Estimate,
     Expr,
     fixed,
 )
+from reference_impl.dra.cel_overloads import CIDR, INT, IP, QUANTITY, SEMVER, URL, CelType
 
 # k8s.io/api resource/v1 types.go: the sizes compile.go declares the device type with
 DRIVER_NAME_MAX_LENGTH = 63
@@ -153,7 +147,8 @@ def ext_call_cost(
     OverloadCostEstimate``), which come before the Kubernetes library's: ``ext/sets.go``
     (the product of the sizes, twice for ``equivalent``, plus the call) and ``ext/lists.go``
     (version 3: ``estimateListSlice``, ``estimateListsRange``, ``estimateListReverse``,
-    ``estimateListFlatten``, ``estimateListDistinct``, ``estimateListSort``)."""
+    ``estimateListFlatten``, ``estimateListDistinct``, ``estimateListSort``,
+    ``estimateListSortBy``)."""
     if oid.startswith("list_sets_") and len(args) == 2:
         factor = 2.0 if oid == "list_sets_equivalent_list" else 1.0
         return library_size(args[0]).multiply(library_size(args[1])).factor(factor).add(ONE), None
@@ -176,6 +171,12 @@ def ext_call_cost(
     if oid.endswith("_sort") and oid.startswith("list_") and not args:
         factor = 2.0 + (STRING_TRAVERSAL if oid in ("list_string_sort", "list_bytes_sort") else 0)
         return _allocating_list_call(factor, size.multiply(size))
+    if oid.endswith("_sortByAssociatedKeys") and len(args) == 1:  # estimateListSortBy
+        keys = library_size(args[0])
+        string_keys = oid.startswith(("list_string_", "list_bytes_"))
+        return _allocating_list_call(
+            2.0 + (STRING_TRAVERSAL if string_keys else 0), keys.multiply(keys)
+        )
     return None
 
 
