@@ -194,7 +194,12 @@ func (w *world) watchDRA() error {
 		DeleteFunc: func(interface{}) { atomic.AddInt64(&w.draEvents, 1) },
 	}
 	r := w.factory.Resource().V1()
-	for _, inf := range []cache.SharedIndexInformer{r.ResourceClaims().Informer(), r.ResourceSlices().Informer(), r.DeviceClasses().Informer()} {
+	infs := []cache.SharedIndexInformer{r.ResourceClaims().Informer(), r.ResourceSlices().Informer(), r.DeviceClasses().Informer()}
+	if inf := taintRuleInformer(w); inf != nil {
+		// DeviceTaintRules: their writes are counted by hand (addDRAObjects, applyObjectEvent)
+		infs = append(infs, inf)
+	}
+	for _, inf := range infs {
 		if _, err := inf.AddEventHandler(count); err != nil {
 			return err
 		}
@@ -207,6 +212,9 @@ func (w *world) watchDRA() error {
 func (w *world) addDRAObjects(cl *Cluster) error {
 	objs := cl.DRA.objects()
 	w.hasDRA = len(objs) > 0
+	// the tracker does not count DeviceTaintRule writes (gvrOf has no v1 type for them in every
+	// release); their informer's Add events are counted (watchDRA)
+	atomic.AddInt64(&w.draWrites, int64(len(cl.DRA.TaintRules)))
 	for _, o := range objs {
 		if err := w.tracker.Add(o); err != nil {
 			return err

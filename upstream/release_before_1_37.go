@@ -19,6 +19,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -90,3 +91,10 @@ func rawScores(s nodePluginScores, score func(plugin string) int64) map[string]i
 func decodeDeviceTaintRule(o rawObject, c *Cluster) (string, bool, error) {
 	return "", false, nil
 }
+
+// servesDeviceTaintRules: before v1.37 resource.k8s.io/v1 serves no DeviceTaintRule, so a
+// timeline event writing one has nothing to write to (timeline_objects.go).
+const servesDeviceTaintRules = false
+
+// taintRuleInformer: none (no v1 DeviceTaintRules before v1.37).
+func taintRuleInformer(*world) cache.SharedIndexInformer { return nil }
