@@ -219,13 +219,11 @@ def check(ctx: OracleContext) -> list[Violation]:
     users: dict[DeviceID, list[tuple[str, bool]]] = {}
     # device -> capacity name -> what the shares of the device consume, the input's included
     consumed: dict[DeviceID, dict[str, Fraction]] = {}
-    for claim in dra.claims.values():
-        if claim.allocation is not None:
-            for r in claim.allocation.results:
-                users.setdefault((r.driver, r.pool, r.device), []).append(
-                    (f"{claim.namespace}/{claim.name}", bool(r.admin_access)))
-                if not r.admin_access:
-                    _consume(consumed, (r.driver, r.pool, r.device), r.consumed_capacity)
+    # the allocations the scheduler did not make: the input's; with timeline writes, those of
+    # the claims allocated when a pod using one of their devices was bound
+    external: set[tuple[str, DeviceID]] = set()
+    if not dra_at:
+        _external_users(dra.claims.values(), None, users, consumed, external)
     judged: set[str] = set()
     taints_honoured = ctx.release.feature_enabled("DRADeviceTaints")
     for pod_key, node_name, claim, results in _allocated(ctx):
@@ -240,6 +238,11 @@ def check(ctx: OracleContext) -> list[Violation]:
         devices_then = devices_of[id(then)]
         requests = dict(_requests(claim))
         per_request: dict[str, list[tuple[DeviceID, Device | None]]] = {}
+        if dra_at:
+            mine = {(str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
+                    for r in results}
+            _external_users((c for k, c in then.claims.items() if k != ckey), mine, users,
+                            consumed, external)
         for r in results:
             did: DeviceID = (str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
             rname = str(r.get("request"))
@@ -288,6 +291,26 @@ def check(ctx: OracleContext) -> list[Violation]:
     out += _shared(devices, users)
     out += _over_capacity(devices, consumed)
     return out
+
+
+def _external_users(claims: Iterable[ResourceClaim], only: set[DeviceID] | None,
+                    users: dict[DeviceID, list[tuple[str, bool]]],
+                    consumed: dict[DeviceID, dict[str, Fraction]],
+                    seen: set[tuple[str, DeviceID]]) -> None:
+    """Add the allocated devices of ``claims`` (those in ``only``, when given) to ``users``
+    and ``consumed``, each (claim, device) once (``seen``)."""
+    for claim in claims:
+        if claim.allocation is None:
+            continue
+        key = f"{claim.namespace}/{claim.name}"
+        for r in claim.allocation.results:
+            did = (r.driver, r.pool, r.device)
+            if (only is not None and did not in only) or (key, did) in seen:
+                continue
+            seen.add((key, did))
+            users.setdefault(did, []).append((key, bool(r.admin_access)))
+            if not r.admin_access:
+                _consume(consumed, did, r.consumed_capacity)
 
 
 def _consume(consumed: dict[DeviceID, dict[str, Fraction]], did: DeviceID,

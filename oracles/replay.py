@@ -537,11 +537,14 @@ def written_dra(dra: DRAObjects, kind: str, name: str, obj: Any) -> DRAObjects:
     than taken from the reference's ``scheduler/object_writes.py``, so that a mutant there
     does not reach the oracles."""
     out = dataclasses.replace(dra, device_classes=dict(dra.device_classes),
-                              slices=list(dra.slices), taint_rules=list(dra.taint_rules))
-    if kind == "DeviceClass":
-        out.device_classes.pop(name, None)
+                              claims=dict(dra.claims), slices=list(dra.slices),
+                              taint_rules=list(dra.taint_rules))
+    if kind in ("DeviceClass", "ResourceClaim"):  # a claim's name: NAMESPACE/NAME
+        by_name: dict[str, Any] = (out.device_classes if kind == "DeviceClass"
+                                   else out.claims)
+        by_name.pop(name, None)
         if obj is not None:
-            out.device_classes[name] = obj
+            by_name[name] = obj
         return out
     objs: list[Any] = out.slices if kind == "ResourceSlice" else out.taint_rules
     at = next((i for i, o in enumerate(objs) if o.name == name), None)

@@ -2,14 +2,14 @@
 reference_impl/model/timeline_objects.py, docs/dra.md#dra-objects-on-the-timeline) for the
 ``dra`` family: what drivers and admins do while pods wait.
 
-* a ResourceSlice published late: a drawn slice leaves the documents and the timeline creates
-  it (the pods whose claims need its devices pend until then, then the ResourceSlice/Add event
-  moves them);
+* a ResourceSlice published late (taken out of the documents: pods needing it pend until then);
 * a ResourceSlice updated (a new pool generation, a device added or removed), or deleted;
 * a DeviceClass created late (one without ``extendedResourceName``: the oracles read the
   extended resources of the cluster's classes);
 * a DeviceTaintRule added (``NoSchedule``, selecting a drawn slice's driver, pool or device;
-  only the releases with DRADeviceTaintRules on, v1.37, apply it to the slices).
+  only the releases with DRADeviceTaintRules on, v1.37, apply it to the slices);
+* a ResourceClaim allocated by someone else (a whole device of a drawn slice), one in two
+  deallocated later.
 """
 
 from __future__ import annotations
@@ -25,11 +25,14 @@ from strategies.dra import RESOURCE_V1, UNHEALTHY
 Doc = dict[str, Any]
 
 #: the kinds of DRA writes drawn, one per scenario that gets one
-WRITES = ("publishSlice", "updateSlice", "deleteSlice", "createClass", "addTaintRule")
+WRITES = ("publishSlice", "updateSlice", "deleteSlice", "createClass", "addTaintRule",
+          "allocateElsewhere")
 #: the times (seconds) of the events: after the first attempts, within the first backoffs
 WRITE_TIMES = (1, 2, 5, 30)
 #: the DeviceTaintRule the timeline adds (the input's is "unhealthy", strategies/dra.py)
 TIMELINE_TAINT_RULE = "tl-unhealthy"
+#: the claim someone else allocates (default namespace)
+EXTERNAL_CLAIM = "tl-external"
 
 
 def _event(at: int, action: str, **fields: Any) -> Doc:
@@ -39,6 +42,20 @@ def _event(at: int, action: str, **fields: Any) -> Doc:
 def _slices(documents: list[Doc]) -> list[Doc]:
     return [d for d in documents if d.get("kind") == "ResourceSlice"
             and d.get("apiVersion") == RESOURCE_V1 and d["spec"].get("devices")]
+
+
+def _external_claim(spec: Doc, device: str, allocated: bool) -> Doc:
+    """``EXTERNAL_CLAIM`` for one device of the slice ``spec``: allocated to it (no
+    ``reservedFor``: a claim some other scheduler or controller allocated), or not."""
+    claim: Doc = {"apiVersion": RESOURCE_V1, "kind": "ResourceClaim",
+                  "metadata": {"name": EXTERNAL_CLAIM, "namespace": "default"},
+                  "spec": {"devices": {"requests": [{"name": "dev", "exactly": {
+                      "deviceClassName": spec["driver"]}}]}}}
+    if allocated:
+        claim["status"] = {"allocation": {"devices": {"results": [{
+            "request": "dev", "driver": spec["driver"], "pool": spec["pool"]["name"],
+            "device": device}]}}}
+    return claim
 
 
 def _updated(slice_doc: Doc, grow: bool) -> Doc:
@@ -73,7 +90,19 @@ def dra_object_writes(draw: st.DrawFn, documents: list[Doc], timeline: Doc | Non
                and d.get("apiVersion") == RESOURCE_V1
                and not (d.get("spec") or {}).get("extendedResourceName")]
     event: Doc | None = None
-    if what == "createClass" and classes:
+    events: list[Doc] = []
+    whole = [s for s in slices if any(not d.get("allowMultipleAllocations")
+                                      for d in s["spec"]["devices"])]
+    if what == "allocateElsewhere" and whole:
+        spec = whole[draw(integers(0, len(whole) - 1))]["spec"]
+        device = draw(sampled(tuple(d["name"] for d in spec["devices"]
+                                    if not d.get("allowMultipleAllocations"))))
+        events.append(_event(at, "applyObject", object=_external_claim(spec, device, True)))
+        later = [t for t in WRITE_TIMES if t > at]
+        if later and draw(integers(0, 1)) == 1:
+            event = _event(draw(sampled(tuple(later))), "applyObject",
+                           object=_external_claim(spec, device, False))
+    elif what == "createClass" and classes:
         cls = classes[draw(integers(0, len(classes) - 1))]
         documents = [d for d in documents if d is not cls]
         event = _event(at, "applyObject", object=cls)
@@ -97,14 +126,16 @@ def dra_object_writes(draw: st.DrawFn, documents: list[Doc], timeline: Doc | Non
             event = _event(at, "applyObject", object=_updated(s, draw(integers(0, 1)) == 1))
         else:
             event = _event(at, "deleteObject", kind="ResourceSlice", name=name)
-    if event is None:
+    if event is not None:
+        events.append(event)
+    if not events:
         return documents, timeline
     if timeline is None:
         timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario",
                     "metadata": {"name": "dra-writes"}, "spec": {"events": []}}
     spec = timeline.setdefault("spec", {})
-    spec["events"] = [*(spec.get("events") or []), event]
+    spec["events"] = [*(spec.get("events") or []), *events]
     return documents, timeline
 
 
-__all__ = ["TIMELINE_TAINT_RULE", "WRITES", "WRITE_TIMES", "dra_object_writes"]
+__all__ = ["EXTERNAL_CLAIM", "TIMELINE_TAINT_RULE", "WRITES", "WRITE_TIMES", "dra_object_writes"]

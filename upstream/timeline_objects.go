@@ -3,18 +3,22 @@ package main
 // Timeline events that write API objects (applyObject, deleteObject: the Scenario format of
 // reference_impl/model/scenario.py, docs/reference.md#the-scenario-timeline): a DRA driver
 // publishing or updating its ResourceSlices, an admin creating a DeviceClass or a
-// DeviceTaintRule. They go through the fake API server, so the scheduler sees them as it would
-// see the API server's watch: the ResourceSlice informer feeds the slice tracker
+// DeviceTaintRule, someone else allocating or deallocating a ResourceClaim. They go through
+// the fake API server, so the scheduler sees them as it would see the API server's watch: the
+// ResourceSlice informer feeds the slice tracker
 // (k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go), which delivers the
 // (patched) slices to the scheduler's handlers (pkg/scheduler/eventhandlers.go
 // addAllEventHandlers, buildEvtResHandler); a DeviceTaintRule reaches the scheduler only as the
-// ResourceSlice updates the tracker makes of it (syncSlice), with DRADeviceTaintRules.
+// ResourceSlice updates the tracker makes of it (syncSlice), with DRADeviceTaintRules; a
+// claim's events go to DynamicResources' isSchedulableAfterClaimChange.
 
 import (
 	"fmt"
 	"sync/atomic"
 
+	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -28,6 +32,19 @@ var objectKindGVRs = map[string]schema.GroupVersionResource{
 	"ResourceSlice":   slicesGVR,
 	"DeviceClass":     deviceClassesGVR,
 	"DeviceTaintRule": deviceTaintRulesGVR,
+	"ResourceClaim":   claimsGVR,
+}
+
+// objectKinds names the kinds in the parse errors.
+const objectKinds = "ResourceSlice, DeviceClass, DeviceTaintRule, ResourceClaim"
+
+// objectKey is the event's target (KIND/NAME, KIND/NAMESPACE/NAME for a claim) and the name the
+// results use ("skipped: KIND NAME not found", NAMESPACE/NAME for a claim).
+func (ev *tlEvent) objectKey() string {
+	if ev.objNamespace != "" {
+		return ev.objNamespace + "/" + ev.objName
+	}
+	return ev.objName
 }
 
 // parseObjectEvent reads the object of an applyObject event (decoded and defaulted as the input's
@@ -37,10 +54,16 @@ func parseObjectEvent(ev *tlEvent, e map[string]interface{}, path string) error 
 		ev.objKind, _ = e["kind"].(string)
 		name, _ := e["name"].(string)
 		if _, ok := objectKindGVRs[ev.objKind]; !ok || name == "" {
-			return fmt.Errorf("%s: expected kind (one of ResourceSlice, DeviceClass, DeviceTaintRule) and name", path)
+			return fmt.Errorf("%s: expected kind (one of %s) and name", path, objectKinds)
 		}
 		ev.objName = name
-		ev.target = ev.objKind + "/" + name
+		if ev.objKind == "ResourceClaim" {
+			ev.objNamespace, _ = e["namespace"].(string)
+			if ev.objNamespace == "" {
+				ev.objNamespace = metav1.NamespaceDefault
+			}
+		}
+		ev.target = ev.objKind + "/" + ev.objectKey()
 		return nil
 	}
 	m, ok := e["object"].(map[string]interface{})
@@ -51,7 +74,7 @@ func parseObjectEvent(ev *tlEvent, e map[string]interface{}, path string) error 
 	o.kind, _ = m["kind"].(string)
 	o.apiVersion, _ = m["apiVersion"].(string)
 	if _, ok := objectKindGVRs[o.kind]; !ok {
-		return fmt.Errorf("%s.object.kind: expected one of ResourceSlice, DeviceClass, DeviceTaintRule, got %q", path, o.kind)
+		return fmt.Errorf("%s.object.kind: expected one of %s, got %q", path, objectKinds, o.kind)
 	}
 	c := &Cluster{}
 	if _, known, err := decodeDRA(o, c); err != nil {
@@ -61,10 +84,14 @@ func parseObjectEvent(ev *tlEvent, e map[string]interface{}, path string) error 
 	}
 	objs := c.DRA.objects()
 	name, _ := m["metadata"].(map[string]interface{})["name"].(string)
-	ev.objKind, ev.objName, ev.target = o.kind, name, o.kind+"/"+name
+	ev.objKind, ev.objName = o.kind, name
 	if len(objs) == 1 {
 		ev.object = objs[0]
+		if rc, ok := ev.object.(*resourceapi.ResourceClaim); ok {
+			ev.objNamespace = rc.Namespace // defaulted (decodeDRA)
+		}
 	}
+	ev.target = o.kind + "/" + ev.objectKey()
 	// else a DeviceTaintRule of a release that serves none in resource.k8s.io/v1
 	// (release_before_1_37.go decodeDeviceTaintRule): the write has no effect on the scheduler,
 	// whose slice tracker does not watch rules without DRADeviceTaintRules (off before v1.37).
@@ -83,22 +110,25 @@ func (w *world) applyObjectEvent(ev tlEvent) (string, error) {
 		// Nothing to write to (see parseObjectEvent); the reference drops the rule as well.
 		return "", nil
 	}
-	_, err := w.tracker.Get(gvr, "", ev.objName)
+	ns := ev.objNamespace
+	_, err := w.tracker.Get(gvr, ns, ev.objName)
 	exists := err == nil
 	if ev.action == "deleteObject" {
 		if !exists {
-			return fmt.Sprintf("skipped: %s %s not found", ev.objKind, ev.objName), nil
+			return fmt.Sprintf("skipped: %s %s not found", ev.objKind, ev.objectKey()), nil
 		}
-		return "", w.countTaintRuleWrite(ev, w.tracker.Delete(gvr, "", ev.objName))
+		return "", w.countTaintRuleWrite(ev, w.tracker.Delete(gvr, ns, ev.objName))
 	}
 	obj := ev.object.DeepCopyObject()
 	if !exists {
-		return "", w.countTaintRuleWrite(ev, w.tracker.Create(gvr, obj, ""))
+		return "", w.countTaintRuleWrite(ev, w.tracker.Create(gvr, obj, ns))
 	}
 	if m, err := meta.Accessor(obj); err == nil {
-		m.SetResourceVersion("") // a full replace (kubectl replace --force-conflicts)
+		// a full replace, status included (kubectl replace --force-conflicts, and the status
+		// subresource for a claim: an allocation made or dropped by someone else)
+		m.SetResourceVersion("")
 	}
-	return "", w.countTaintRuleWrite(ev, w.tracker.Update(gvr, obj, ""))
+	return "", w.countTaintRuleWrite(ev, w.tracker.Update(gvr, obj, ns))
 }
 
 // countTaintRuleWrite counts a successful DeviceTaintRule write as a DRA write (the fake API
@@ -112,7 +142,8 @@ func (w *world) countTaintRuleWrite(ev tlEvent, err error) error {
 
 // objectEventFields are the fields of tlEvent the object events use.
 type objectEventFields struct {
-	object  runtime.Object // applyObject: the decoded, defaulted object (nil: no effect)
-	objKind string
-	objName string
+	object       runtime.Object // applyObject: the decoded, defaulted object (nil: no effect)
+	objKind      string
+	objName      string
+	objNamespace string // a ResourceClaim's ("default" when not given); "" for the others
 }

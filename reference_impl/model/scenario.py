@@ -104,8 +104,9 @@ class TimelineEvent:
     untaints: tuple[tuple[str, str], ...] = ()  # (key, effect or "" for every effect)
     gates: tuple[str, ...] | None = None  # removeSchedulingGates: None = all of them
     after: str = ""
-    #: applyObject and deleteObject (timeline_objects.py): the object's kind and name; for
-    #: applyObject the object as the loader reads it; ``target`` is ``KIND/NAME``
+    #: applyObject and deleteObject (timeline_objects.py): the object's kind and name
+    #: (``NAMESPACE/NAME`` for a ResourceClaim); for applyObject the object as the loader
+    #: reads it; ``target`` is ``KIND/NAME``
     kind: str = ""
     name: str = ""
     obj: TimelineObject | None = None
@@ -290,12 +291,11 @@ def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEven
         ev.node = _manifest(w, e["node"], f"{path}.node", "Node", [])
         ev.target = ev.node.name
     elif action == APPLY_OBJECT:
-        ev.kind, ev.obj = read_object(w, e["object"], f"{path}.object")
-        ev.name = ev.obj.name
+        ev.kind, ev.name, ev.obj = read_object(w, e["object"], f"{path}.object")
         ev.target = object_key(ev.kind, ev.name)
     elif action == DELETE_OBJECT:
-        ev.kind, ev.name, namespace = read_delete(w, e, path)
-        ev.target = object_key(ev.kind, ev.name, namespace)
+        ev.kind, ev.name = read_delete(w, e, path)
+        ev.target = object_key(ev.kind, ev.name)
     elif action in _NODE_TARGET:
         ev.target = _name(w, e["node"], f"{path}.node", "node")
     else:

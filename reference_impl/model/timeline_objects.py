@@ -4,10 +4,10 @@ and name, with a full ``object:`` manifest) and ``deleteObject`` (``kind``, ``na
 
 The events are general (any API object has a kind, a name and maybe a namespace); the kinds
 they may write today are the DRA objects a driver or an admin changes while pods wait:
-ResourceSlice (a driver publishing, updating or removing its node's devices), DeviceClass and
-DeviceTaintRule (resource.k8s.io/v1). Others are refused with the field path, so that storage
-objects (PersistentVolume, PersistentVolumeClaim, StorageClass) can be added later by giving
-them an entry in :data:`TIMELINE_OBJECT_KINDS` and an applier in the simulation.
+ResourceSlice (a driver publishing, updating or removing its node's devices), DeviceClass,
+DeviceTaintRule and ResourceClaim (an allocation made or dropped by someone else), all
+resource.k8s.io/v1. Others are refused with the field path; a kind is added by giving it an
+entry in :data:`TIMELINE_OBJECT_KINDS` and an applier in scheduler/object_writes.py.
 """
 
 from __future__ import annotations
@@ -16,23 +16,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from reference_impl.model.decoding import InputLocation, read_map
-from reference_impl.model.dra import DeviceClass, DeviceTaintRule, ResourceSlice
+from reference_impl.model.dra import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from reference_impl.model.errors import InputError
 from reference_impl.model.loader import load_documents
 
 APPLY_OBJECT = "applyObject"
 DELETE_OBJECT = "deleteObject"
 
-#: kind -> apiVersion of the kinds the object events write (all cluster-scoped so far)
+#: kind -> apiVersion of the kinds the object events write
 TIMELINE_OBJECT_KINDS: dict[str, str] = {
     "ResourceSlice": "resource.k8s.io/v1",
     "DeviceClass": "resource.k8s.io/v1",
     "DeviceTaintRule": "resource.k8s.io/v1",
+    "ResourceClaim": "resource.k8s.io/v1",
 }
-#: the namespaced ones among them (none yet: ResourceClaim is not written by the timeline)
-NAMESPACED_TIMELINE_KINDS: frozenset[str] = frozenset()
+#: the namespaced ones among them: their events' ``name`` is ``NAMESPACE/NAME`` (the namespace
+#: "default" when not given, as for the input's claims and ``deletePod``)
+NAMESPACED_TIMELINE_KINDS: frozenset[str] = frozenset({"ResourceClaim"})
 
-TimelineObject = ResourceSlice | DeviceClass | DeviceTaintRule
+TimelineObject = ResourceSlice | DeviceClass | DeviceTaintRule | ResourceClaim
 
 
 def _kind(w: InputLocation, v: object, path: str) -> str:
@@ -43,14 +45,16 @@ def _kind(w: InputLocation, v: object, path: str) -> str:
     return v
 
 
-def object_key(kind: str, name: str, namespace: str = "") -> str:
-    """The event's target: ``KIND/NAME`` (``KIND/NAMESPACE/NAME`` for a namespaced kind)."""
-    return f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}"
+def object_key(kind: str, name: str) -> str:
+    """The event's target: ``KIND/NAME`` (``KIND/NAMESPACE/NAME`` for a namespaced kind, whose
+    ``name`` is ``NAMESPACE/NAME``)."""
+    return f"{kind}/{name}"
 
 
-def read_object(w: InputLocation, v: object, path: str) -> tuple[str, TimelineObject]:
-    """The kind and the object of an ``applyObject`` event's ``object`` manifest, read by the
-    loader as an input document is (its errors re-anchored at ``path``)."""
+def read_object(w: InputLocation, v: object, path: str) -> tuple[str, str, TimelineObject]:
+    """The kind, the name (``NAMESPACE/NAME`` for a namespaced kind) and the object of an
+    ``applyObject`` event's ``object`` manifest, read by the loader as an input document is
+    (its errors re-anchored at ``path``)."""
     doc = dict(read_map(w, v, path, what="an object manifest (a mapping)", nullable=False))
     kind = _kind(w, doc.get("kind"), f"{path}.kind")
     api_version = TIMELINE_OBJECT_KINDS[kind]
@@ -73,15 +77,18 @@ def read_object(w: InputLocation, v: object, path: str) -> tuple[str, TimelineOb
     dra = result.cluster.dra
     objs: list[Any] = (dra.slices if kind == "ResourceSlice" else
                        list(dra.device_classes.values()) if kind == "DeviceClass" else
+                       list(dra.claims.values()) if kind == "ResourceClaim" else
                        dra.taint_rules)
     if len(objs) != 1:
         why = "; ".join(result.warnings) or "nothing was read"
         raise w.error(path, f"expected exactly one {kind}: {why}")
-    return kind, objs[0]
+    obj = objs[0]
+    name = f"{obj.namespace}/{obj.name}" if kind in NAMESPACED_TIMELINE_KINDS else obj.name
+    return kind, name, obj
 
 
-def read_delete(w: InputLocation, e: Mapping[str, Any], path: str) -> tuple[str, str, str]:
-    """The kind, name and namespace ("" for a cluster-scoped kind) of a ``deleteObject``
+def read_delete(w: InputLocation, e: Mapping[str, Any], path: str) -> tuple[str, str]:
+    """The kind and name (``NAMESPACE/NAME`` for a namespaced kind) of a ``deleteObject``
     event."""
     kind = _kind(w, e.get("kind"), f"{path}.kind")
     name = e.get("name")
@@ -90,11 +97,15 @@ def read_delete(w: InputLocation, e: Mapping[str, Any], path: str) -> tuple[str,
                                                  name, shown=True))
     namespace = e.get("namespace")
     if kind in NAMESPACED_TIMELINE_KINDS:
+        if namespace is None:
+            namespace = "default"
         if not isinstance(namespace, str) or not namespace:
-            raise w.error(f"{path}.namespace", f"required: a {kind} is namespaced")
-    elif namespace is not None:
+            raise w.error(f"{path}.namespace", w.expected("a namespace (a non-empty string)",
+                                                          namespace, shown=True))
+        return kind, f"{namespace}/{name}"
+    if namespace is not None:
         raise w.error(f"{path}.namespace", f"a {kind} is cluster-scoped: no namespace")
-    return kind, name, namespace or ""
+    return kind, name
 
 
 __all__ = ["APPLY_OBJECT", "DELETE_OBJECT", "NAMESPACED_TIMELINE_KINDS",

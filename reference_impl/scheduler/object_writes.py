@@ -15,7 +15,13 @@ import dataclasses
 from typing import Any
 
 from reference_impl.dra.taintrules import list_patched_slices
-from reference_impl.model.dra import DeviceClass, DeviceTaintRule, DRAObjects, ResourceSlice
+from reference_impl.model.dra import (
+    DeviceClass,
+    DeviceTaintRule,
+    DRAObjects,
+    ResourceClaim,
+    ResourceSlice,
+)
 from reference_impl.model.timeline_objects import TimelineObject
 from reference_impl.scheduler.queue import events as ev
 
@@ -39,6 +45,21 @@ def _taints_changed(old: ResourceSlice, new: ResourceSlice) -> bool:
     return any(a.taints != b.taints for a, b in zip(old.devices, new.devices, strict=False))
 
 
+def _write_listed(objs: list[Any], name: str, obj: Any) -> bool:
+    """Replace the object ``name`` of ``objs`` (keeping its input ``order``), append it (the
+    next order) or, ``obj`` None, remove it; False: a delete of an absent object."""
+    idx = next((i for i, o in enumerate(objs) if o.name == name), None)
+    if obj is None:
+        if idx is None:
+            return False
+        del objs[idx]
+    elif idx is None:
+        objs.append(dataclasses.replace(obj, order=max((o.order for o in objs), default=-1) + 1))
+    else:
+        objs[idx] = dataclasses.replace(obj, order=objs[idx].order)
+    return True
+
+
 def write_object(dra: DRAObjects, kind: str, name: str, obj: TimelineObject | None,
                  taint_rules: bool) -> list[tuple[ev.ClusterEvent, Any, Any]] | None:
     """Create or replace (``obj``) or delete (``obj`` None) the ``kind`` object ``name`` in
@@ -55,42 +76,29 @@ def write_object(dra: DRAObjects, kind: str, name: str, obj: TimelineObject | No
     NodeResourcesFit DeviceClass Add|Update with DRAExtendedResource."""
     before = _patched(dra, taint_rules)
     if kind == "ResourceSlice":
-        idx = next((i for i, s in enumerate(dra.slices) if s.name == name), None)
-        if obj is None:
-            if idx is None:
-                return None
-            del dra.slices[idx]
-            return [_event(ev.RESOURCE_SLICE, before[name], None)]
-        assert isinstance(obj, ResourceSlice)
-        if idx is None:
-            order = max((s.order for s in dra.slices), default=-1) + 1
-            dra.slices.append(dataclasses.replace(obj, order=order))
-        else:
-            dra.slices[idx] = dataclasses.replace(obj, order=dra.slices[idx].order)
-        return [_event(ev.RESOURCE_SLICE, before.get(name), _patched(dra, taint_rules)[name])]
-    if kind == "DeviceClass":
-        old = dra.device_classes.get(name)
+        assert obj is None or isinstance(obj, ResourceSlice)
+        if not _write_listed(dra.slices, name, obj):
+            return None
+        new = None if obj is None else _patched(dra, taint_rules)[name]
+        return [_event(ev.RESOURCE_SLICE, before.get(name), new)]
+    if kind in ("ResourceClaim", "DeviceClass"):
+        # by name (a claim's: NAMESPACE/NAME); a claim's events go to DynamicResources'
+        # isSchedulableAfterClaimChange (an allocation dropped, an allocated claim deleted)
+        store: dict[str, Any] = dra.claims if kind == "ResourceClaim" else dra.device_classes
+        old = store.get(name)
         if obj is None:
             if old is None:
                 return None
-            del dra.device_classes[name]
+            del store[name]
         else:
-            assert isinstance(obj, DeviceClass)
-            dra.device_classes[name] = obj
-        return [_event(ev.DEVICE_CLASS, old, obj)]
+            assert isinstance(obj, ResourceClaim if kind == "ResourceClaim" else DeviceClass)
+            store[name] = obj
+        resource = ev.RESOURCE_CLAIM if kind == "ResourceClaim" else ev.DEVICE_CLASS
+        return [_event(resource, old, obj)]
     if kind == "DeviceTaintRule":
-        idx = next((i for i, r in enumerate(dra.taint_rules) if r.name == name), None)
-        if obj is None:
-            if idx is None:
-                return None
-            del dra.taint_rules[idx]
-        else:
-            assert isinstance(obj, DeviceTaintRule)
-            if idx is None:
-                order = max((r.order for r in dra.taint_rules), default=-1) + 1
-                dra.taint_rules.append(dataclasses.replace(obj, order=order))
-            else:
-                dra.taint_rules[idx] = dataclasses.replace(obj, order=dra.taint_rules[idx].order)
+        assert obj is None or isinstance(obj, DeviceTaintRule)
+        if not _write_listed(dra.taint_rules, name, obj):
+            return None
         if not taint_rules:
             return []
         after = _patched(dra, taint_rules)

@@ -6,10 +6,12 @@ its errors, the reference's cluster events (scheduler/object_writes.py), the ups
 tests/regressions/dra_slice_published_later.yaml: a driver publishes node-0's slice at 30 s
 (pod-a pending until then), replaces it at 60 s with a second device (pod-b), deletes it at
 90 s. tests/regressions/dra_class_and_taint_rule_timeline.yaml: a DeviceClass created at 20 s
-and a DeviceTaintRule deleted at 40 s."""
+and a DeviceTaintRule deleted at 40 s. dra_claim_allocated_elsewhere_timeline.yaml (there too):
+a claim allocated by someone else at 5 s, deallocated at 20 s, deleted at 40 s."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from pathlib import Path
 from typing import Any
@@ -20,10 +22,10 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported
 from conformance.engines.diff.search import hypothesis_test
 from conformance.subjects.reference import ReferenceSubject
-from conformance.subjects.upstream import UpstreamSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
 from oracles import run_oracles
-from oracles.base import OracleContext
-from reference_impl.model.dra import DRAObjects, ResourceSlice
+from oracles.base import OracleContext, Violation
+from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceSlice
 from reference_impl.model.errors import InputError
 from reference_impl.model.scenario import parse_scenario
 from reference_impl.scheduler.object_writes import write_object
@@ -33,6 +35,7 @@ from tests.backend_scenarios import plan_on_backends
 REGRESSIONS = Path(__file__).parent.parent / "regressions"
 SLICE_LATER = REGRESSIONS / "dra_slice_published_later.yaml"
 CLASS_AND_RULE = REGRESSIONS / "dra_class_and_taint_rule_timeline.yaml"
+CLAIM_ELSEWHERE = REGRESSIONS / "dra_claim_allocated_elsewhere_timeline.yaml"
 
 SLICE: dict[str, Any] = {
     "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
@@ -53,9 +56,15 @@ def error_of(*events: dict[str, Any]) -> InputError:
     return e.value
 
 
-def attempts(result: dict[str, Any]) -> list[tuple[str, str, float, str]]:
+def attempts(result: dict[str, Any]) -> list[tuple[str, str, float, str | None]]:
     return [(a["pod"], a["outcome"], float(a["time"]), a["queue"])
             for a in result["attempts"]]
+
+
+def devices_of(result: dict[str, Any]) -> dict[str, list[str]]:
+    """The devices allocated to each pod's claims."""
+    return {k: [d["device"] for c in v for d in c["allocation"]["devices"]]
+            for k, v in result["resourceClaims"].items()}
 
 
 # ----- parsing -----
@@ -72,10 +81,29 @@ def test_parse_apply_and_delete() -> None:
         "DeviceClass", "gpu", "DeviceClass/gpu", None)
 
 
+def test_parse_claim_events_name_the_namespace() -> None:
+    """A ResourceClaim is namespaced: its events' name is NAMESPACE/NAME, "default" when the
+    manifest or the delete gives none (as for the input's claims and deletePod)."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "c", "namespace": "team-a"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                 "deviceClassName": "gpu"}}]}}}
+    s = parse_scenario(timeline(
+        {"at": 1, "action": "applyObject", "object": claim},
+        {"at": 2, "action": "deleteObject", "kind": "ResourceClaim", "name": "c"},
+        {"at": 3, "action": "deleteObject", "kind": "ResourceClaim", "name": "c",
+         "namespace": "team-a"}))
+    assert [(e.kind, e.name, e.target) for e in s.events] == [
+        ("ResourceClaim", "team-a/c", "ResourceClaim/team-a/c"),
+        ("ResourceClaim", "default/c", "ResourceClaim/default/c"),
+        ("ResourceClaim", "team-a/c", "ResourceClaim/team-a/c")]
+    assert isinstance(s.events[0].obj, ResourceClaim) and s.events[0].obj.namespace == "team-a"
+
+
 @pytest.mark.parametrize("event, field, message", [
     ({"action": "applyObject", "object": {**SLICE, "kind": "PersistentVolume"}},
      "spec.events[0].object.kind", "expected one of ResourceSlice, DeviceClass, "
-                                   "DeviceTaintRule"),
+                                   "DeviceTaintRule, ResourceClaim"),
     ({"action": "applyObject", "object": {**SLICE, "apiVersion": "resource.k8s.io/v1beta1"}},
      "spec.events[0].object.apiVersion", "expected 'resource.k8s.io/v1' for a ResourceSlice"),
     ({"action": "applyObject", "object": {**SLICE, "metadata": {}}},
@@ -88,8 +116,11 @@ def test_parse_apply_and_delete() -> None:
      "spec.events[0].object.spec.driver", ""),
     ({"action": "applyObject", "object": "not a mapping"},
      "spec.events[0].object", "an object manifest"),
-    ({"action": "deleteObject", "kind": "ResourceClaim", "name": "c"},
-     "spec.events[0].kind", "expected one of ResourceSlice, DeviceClass, DeviceTaintRule"),
+    ({"action": "deleteObject", "kind": "ResourceClaimTemplate", "name": "c"},
+     "spec.events[0].kind", "expected one of ResourceSlice, DeviceClass, DeviceTaintRule, "
+                            "ResourceClaim"),
+    ({"action": "deleteObject", "kind": "ResourceClaim", "name": "c", "namespace": ""},
+     "spec.events[0].namespace", "a namespace"),
     ({"action": "deleteObject", "kind": "ResourceSlice", "name": ""},
      "spec.events[0].name", "the object's name"),
     ({"action": "deleteObject", "kind": "ResourceSlice", "name": "s1", "namespace": "d"},
@@ -149,9 +180,7 @@ def test_reference_pod_pends_until_the_slice_is_published() -> None:
     assert [a["event"] for a in res["attempts"]][2:] == [
         "resource.k8s.io/ResourceSliceAdd", "resource.k8s.io/ResourceSliceAdd",
         "resource.k8s.io/ResourceSliceUpdate"]
-    devices = {k: [d["device"] for c in v for d in c["allocation"]["devices"]]
-               for k, v in res["resourceClaims"].items()}
-    assert devices == {"default/pod-a": ["gpu-0"], "default/pod-b": ["gpu-1"]}
+    assert devices_of(res) == {"default/pod-a": ["gpu-0"], "default/pod-b": ["gpu-1"]}
     assert [t["result"] for t in res["timeline"]] == ["applied"] * 3
     assert res["stoppedBy"] == "quiescence" and res["endTime"] == 90.0
 
@@ -167,6 +196,36 @@ def test_reference_class_created_late_and_taint_rule_deleted() -> None:
         "resource.k8s.io/DeviceClassAdd", "resource.k8s.io/ResourceSliceUpdate"]
 
 
+def test_reference_claim_allocated_and_deallocated_elsewhere() -> None:
+    res = ReferenceSubject().run(ScenarioInput.read(CLAIM_ELSEWHERE)).result
+    assert attempts(res) == [
+        ("default/pod-b", "Gated", 0.0, None),
+        ("default/pod-a", "Bound", 0.0, "activeQ"),
+        ("default/pod-b", "Unschedulable", 10.0, "activeQ"),
+        ("default/pod-b", "Bound", 20.0, "activeQ")]
+    assert res["attempts"][3]["event"] == "resource.k8s.io/ResourceClaimUpdate"
+    assert devices_of(res) == {"default/pod-a": ["gpu-0"], "default/pod-b": ["gpu-1"]}
+    assert [(t["target"], t["result"]) for t in res["timeline"]] == [
+        ("ResourceClaim/default/claim-ext", "applied"), ("default/pod-b", "applied"),
+        ("ResourceClaim/default/claim-ext", "applied"),
+        ("ResourceClaim/default/claim-ext", "applied")]
+
+
+def test_claim_deleted_elsewhere_moves_the_pod_too() -> None:
+    """The delete of an allocated claim (instead of its deallocation) frees the device as
+    well: ResourceClaim/Delete, which the hint queues the pod on; a second delete is skipped,
+    naming the claim by NAMESPACE/NAME."""
+    sc = ScenarioInput.read(CLAIM_ELSEWHERE)
+    docs = copy.deepcopy(sc.documents)
+    tl = next(d for d in docs if d.get("kind") == "Scenario")
+    tl["spec"]["events"][2] = {"at": "20s", "action": "deleteObject", "kind": "ResourceClaim",
+                               "name": "claim-ext", "namespace": "default"}
+    res = ReferenceSubject().run(sc.derived(documents=docs)).result
+    assert attempts(res)[-1] == ("default/pod-b", "Bound", 20.0, "activeQ")
+    assert res["attempts"][-1]["event"] == "resource.k8s.io/ResourceClaimDelete"
+    assert res["timeline"][-1]["result"] == "skipped: ResourceClaim default/claim-ext not found"
+
+
 def test_delete_of_an_absent_object_is_skipped() -> None:
     sc = ScenarioInput.read(SLICE_LATER)
     docs = copy.deepcopy(sc.documents)
@@ -179,7 +238,8 @@ def test_delete_of_an_absent_object_is_skipped() -> None:
 
 # ----- the upstream subject -----
 
-@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE], ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE],
+                         ids=lambda p: p.stem)
 def test_upstream_applies_the_writes_as_the_reference(upstream: UpstreamSubject,
                                                       path: Path) -> None:
     sc = ScenarioInput.read(path)
@@ -192,20 +252,55 @@ def test_upstream_applies_the_writes_as_the_reference(upstream: UpstreamSubject,
         (t["index"], t["target"], t["result"]) for t in up["timeline"]]
 
 
+@pytest.mark.parametrize("release", ["v1.34.4", "v1.35.4", "v1.36.3"])
+@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE],
+                         ids=lambda p: p.stem)
+def test_older_releases_apply_the_writes_as_the_reference(release: str, path: Path) -> None:
+    """Before v1.37 (DRADeviceTaintRules off, no v1 DeviceTaintRule served) the rule is not
+    applied: in dra_class_and_taint_rule_timeline pod-a is bound when its class comes, and
+    the rule's delete changes nothing; on both subjects."""
+    if not binary_available(default_binary(release)):
+        pytest.skip(f"upstream subject {release} not built: run upstream/build.sh --release")
+    sc = ScenarioInput.read(path).derived(release=release)
+    ref = ReferenceSubject().run(sc).result
+    with contextlib.closing(UpstreamSubject(release=release)) as subject:
+        up = subject.run(sc).result
+    assert attempts(ref) == attempts(up)
+    assert (ref["bindings"], ref["resourceClaims"]) == (up["bindings"], up["resourceClaims"])
+    assert [(t["index"], t["target"], t["result"]) for t in ref["timeline"]] == [
+        (t["index"], t["target"], t["result"]) for t in up["timeline"]]
+    if path == CLASS_AND_RULE:
+        assert attempts(ref)[-1] == ("default/pod-a", "Bound", 20.0, "activeQ")
+
+
 # ----- the oracles' replay -----
 
-def test_oracles_judge_each_allocation_with_the_slices_of_its_time() -> None:
-    sc = ScenarioInput.read(SLICE_LATER)
+def bound_earlier(path: Path, index: int) -> list[Violation]:
+    """dra_allocations on the reference's run of ``path`` (no violation), then on that run
+    with attempt ``index`` (pod-b's last rejection) made its binding, the next one dropped."""
+    sc = ScenarioInput.read(path)
     run = ReferenceSubject().run(sc)
     assert run_oracles(OracleContext.build(sc, run), ["dra_allocations"]) == []
-    # pod-b's gpu-1 exists only from 60 s on: bound at 30 s, it would be a device of no slice
     doctored = copy.deepcopy(run.result)
-    doctored["attempts"][3]["outcome"] = "Bound"
-    doctored["attempts"][3]["node"] = "node-0"
-    del doctored["attempts"][4]
-    found = run_oracles(OracleContext.build(sc, doctored), ["dra_allocations"])
+    doctored["attempts"][index]["outcome"] = "Bound"
+    doctored["attempts"][index]["node"] = "node-0"
+    del doctored["attempts"][index + 1]
+    return run_oracles(OracleContext.build(sc, doctored), ["dra_allocations"])
+
+
+def test_oracles_judge_each_allocation_with_the_slices_of_its_time() -> None:
+    # pod-b's gpu-1 exists only from 60 s on: bound at 30 s, it would be a device of no slice
+    found = bound_earlier(SLICE_LATER, 3)
     assert [v.pod for v in found] == ["default/pod-b"]
     assert "gpu-1 is in no ResourceSlice" in found[0].message
+
+
+def test_oracles_see_the_claims_allocated_elsewhere_at_the_binding() -> None:
+    """claim-ext holds gpu-1 from 5 s to 20 s: pod-b bound on it at 20 s is fine, at 10 s the
+    device would be allocated twice."""
+    assert [v.message for v in bound_earlier(CLAIM_ELSEWHERE, 2)] == [
+        "device gpu.example.com/node-0/gpu-1 is allocated to 2 claims at once: "
+        "default/claim-b, default/claim-ext"]
 
 
 # ----- the backends -----
@@ -220,9 +315,9 @@ def test_backends_refuse_object_writes() -> None:
 # ----- the generator -----
 
 def test_the_dra_family_writes_objects_while_pods_wait() -> None:
-    """strategies/dra_timeline.py ``dra_object_writes``: ``diff --sizes dra=40 --seed 1``
-    draws each kind of write, and in some scenarios a pod the write helps (first rejected) is
-    attempted again because of the write's event."""
+    """strategies/dra_timeline.py ``dra_object_writes``: ``diff --sizes dra=40`` with
+    ``--seed 1`` and ``2`` draws each kind of write, and in some scenarios a pod the write
+    helps (first rejected) is attempted again because of the write's event."""
     kinds: set[str] = set()
     moved: list[str] = []
 
@@ -232,16 +327,18 @@ def test_the_dra_family_writes_objects_while_pods_wait() -> None:
                   if e.get("action") in ("applyObject", "deleteObject")]
         if not events:
             return
-        assert len(events) == 1
-        e = events[0]
-        kinds.add(f"{e['action']} {e.get('kind') or e['object']['kind']}")
+        for e in events:  # one write, or a claim allocated elsewhere and deallocated
+            kinds.add(f"{e['action']} {e.get('kind') or e['object']['kind']}")
+        assert len(events) == 1 or {e["object"]["kind"] for e in events} == {"ResourceClaim"}
         result = ReferenceSubject().run(scenario).result
         moved.extend(a["event"] for a in result["attempts"]
                      if a["event"] in ("resource.k8s.io/ResourceSliceAdd",
                                        "resource.k8s.io/ResourceSliceUpdate",
                                        "resource.k8s.io/DeviceClassAdd"))
 
-    hypothesis_test("dra", 40, 1, body, False)()
+    for seed in (1, 2):
+        hypothesis_test("dra", 40, seed, body, False)()
     assert kinds == {"applyObject ResourceSlice", "deleteObject ResourceSlice",
-                     "applyObject DeviceClass", "applyObject DeviceTaintRule"}, kinds
+                     "applyObject DeviceClass", "applyObject DeviceTaintRule",
+                     "applyObject ResourceClaim"}, kinds
     assert len(moved) >= 2, moved
