@@ -87,8 +87,14 @@ func rawScores(s nodePluginScores, score func(plugin string) int64) map[string]i
 // decodeDeviceTaintRule: before v1.37 resource.k8s.io/v1 serves no DeviceTaintRule (v1beta2
 // and v1alpha3 do, k8s.io/api/resource/*/types.go of v1.36.3), and DRADeviceTaintRules is off
 // by default, so the scheduler's ResourceSlice tracker reads none: the document is ignored
-// (reported with the ignored kinds).
+// (reported with the ignored kinds). Its name is kept for the timeline's deletes
+// (UnservedTaintRules).
 func decodeDeviceTaintRule(o rawObject, c *Cluster) (string, bool, error) {
+	if m, ok := o.doc["metadata"].(map[string]interface{}); ok {
+		if name, ok := m["name"].(string); ok && name != "" {
+			c.DRA.UnservedTaintRules = append(c.DRA.UnservedTaintRules, name)
+		}
+	}
 	return "", false, nil
 }
 

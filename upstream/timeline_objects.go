@@ -103,11 +103,23 @@ func parseObjectEvent(ev *tlEvent, e map[string]interface{}, path string) error 
 func (w *world) applyObjectEvent(ev tlEvent) (string, error) {
 	gvr := objectKindGVRs[ev.objKind]
 	w.hasDRA = true
-	if ev.action == "applyObject" && ev.object == nil {
+	if ev.objKind == "DeviceTaintRule" && !servesDeviceTaintRules {
+		// Nothing to write to (see parseObjectEvent); the reference keeps the rule and applies
+		// none without DRADeviceTaintRules, so the names are kept to skip a delete as it does.
+		if w.unservedRules == nil {
+			w.unservedRules = map[string]bool{}
+		}
+		if ev.action == "deleteObject" {
+			if !w.unservedRules[ev.objName] {
+				return fmt.Sprintf("skipped: %s %s not found", ev.objKind, ev.objName), nil
+			}
+			delete(w.unservedRules, ev.objName)
+			return "", nil
+		}
+		w.unservedRules[ev.objName] = true
 		return "", nil
 	}
-	if ev.objKind == "DeviceTaintRule" && !servesDeviceTaintRules {
-		// Nothing to write to (see parseObjectEvent); the reference drops the rule as well.
+	if ev.action == "applyObject" && ev.object == nil {
 		return "", nil
 	}
 	ns := ev.objNamespace

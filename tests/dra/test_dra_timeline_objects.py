@@ -273,6 +273,32 @@ def test_older_releases_apply_the_writes_as_the_reference(release: str, path: Pa
         assert attempts(ref)[-1] == ("default/pod-a", "Bound", 20.0, "activeQ")
 
 
+@pytest.mark.parametrize("release", ["v1.36.3", "v1.37.2"])
+def test_taint_rule_deletes_skip_the_same_rules(release: str) -> None:
+    """A DeviceTaintRule written, deleted twice, and a rule that never was: before v1.37 the
+    upstream subject has no API to write rules to (upstream/timeline_objects.go keeps their
+    names), the reference keeps them; the results match on both releases."""
+    if not binary_available(default_binary(release)):
+        pytest.skip(f"upstream subject {release} not built: run upstream/build.sh --release")
+    sc = ScenarioInput.read(CLASS_AND_RULE)
+    docs = copy.deepcopy(sc.documents)
+    tl = next(d for d in docs if d.get("kind") == "Scenario")
+    rule = next(d for d in docs if d.get("kind") == "DeviceTaintRule")
+    delete = {"action": "deleteObject", "kind": "DeviceTaintRule", "name": "maintenance"}
+    tl["spec"]["events"] = [{"at": "10s", **delete}, {"at": "11s", **delete},
+                            {"at": "12s", "action": "applyObject", "object": rule},
+                            {"at": "13s", **delete, "name": "never"}]
+    sc = sc.derived(documents=docs, release=release)
+    ref = ReferenceSubject().run(sc).result
+    with contextlib.closing(UpstreamSubject(release=release)) as subject:
+        up = subject.run(sc).result
+    expected = ["applied", "skipped: DeviceTaintRule maintenance not found", "applied",
+                "skipped: DeviceTaintRule never not found"]
+    assert [t["result"] for t in ref["timeline"]] == expected
+    assert [t["result"] for t in up["timeline"]] == expected
+    assert attempts(ref) == attempts(up)
+
+
 # ----- the oracles' replay -----
 
 def bound_earlier(path: Path, index: int) -> list[Violation]:
