@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from oracles.base import OracleContext, Violation
+from oracles.replay import Replay
 from reference_impl.api.node_selectors import new_node_selector
 from reference_impl.dra.cel import (
     CELCompileError,
@@ -180,25 +181,49 @@ def _allocated(ctx: OracleContext) -> Iterator[tuple[str, str, ResourceClaim, li
             yield pod_key, node, claim, list(alloc.get("devices") or ())
 
 
+def _writes_objects(timeline: dict[str, Any] | None) -> bool:
+    """Whether a Scenario's timeline writes objects (applyObject, deleteObject)."""
+    events = ((timeline or {}).get("spec") or {}).get("events") or ()
+    return any(isinstance(e, dict) and e.get("action") in ("applyObject", "deleteObject")
+               for e in events)
+
+
+def _dra_at_binding(ctx: OracleContext) -> tuple[dict[str, DRAObjects], DRAObjects]:
+    """The DRA objects each pod was bound with (the replay's state at its Bound attempt:
+    the timeline may publish, replace or delete slices, classes and taint rules) and those at
+    the end; without such events, the cluster's for every pod."""
+    if not _writes_objects(ctx.timeline):
+        return {}, ctx.cluster.dra
+    at: dict[str, DRAObjects] = {}
+    replay = Replay.of(ctx)
+    for step in replay:
+        if step.outcome == "Bound":
+            at[step.key] = step.state.dra
+    final = replay.final.dra if replay.final is not None else ctx.cluster.dra
+    return at, final
+
+
 def check(ctx: OracleContext) -> list[Violation]:
-    """docs/oracles.md#dra_allocations."""
+    """docs/oracles.md#dra_allocations. Each allocation is judged against the DRA objects of
+    the time its pod was bound (``_dra_at_binding``)."""
+    dra_at, final = _dra_at_binding(ctx)
     dra = ctx.cluster.dra
-    if not dra:
+    if not dra and not dra_at:
         return []
-    devices = _newest_devices(dra, ctx.release.feature_enabled("DRADeviceTaintRules"))
+    rules = ctx.release.feature_enabled("DRADeviceTaintRules")
+    devices = _newest_devices(final, rules)
+    devices_of: dict[int, dict[DeviceID, _Located]] = {id(final): devices}
     nodes = {n.name: n for n in ctx.cluster.nodes}
     out: list[Violation] = []
     # device -> (claim key, admin access) of every allocation, the input's included
     users: dict[DeviceID, list[tuple[str, bool]]] = {}
     # device -> capacity name -> what the shares of the device consume, the input's included
     consumed: dict[DeviceID, dict[str, Fraction]] = {}
-    for claim in dra.claims.values():
-        if claim.allocation is not None:
-            for r in claim.allocation.results:
-                users.setdefault((r.driver, r.pool, r.device), []).append(
-                    (f"{claim.namespace}/{claim.name}", bool(r.admin_access)))
-                if not r.admin_access:
-                    _consume(consumed, (r.driver, r.pool, r.device), r.consumed_capacity)
+    # the allocations the scheduler did not make: the input's; with timeline writes, those of
+    # the claims allocated when a pod using one of their devices was bound
+    external: set[tuple[str, DeviceID]] = set()
+    if not dra_at:
+        _external_users(dra.claims.values(), None, users, consumed, external)
     judged: set[str] = set()
     taints_honoured = ctx.release.feature_enabled("DRADeviceTaints")
     for pod_key, node_name, claim, results in _allocated(ctx):
@@ -207,13 +232,22 @@ def check(ctx: OracleContext) -> list[Violation]:
             continue
         judged.add(ckey)
         node = nodes.get(node_name)
+        then = dra_at.get(pod_key, final if dra_at else dra)
+        if id(then) not in devices_of:
+            devices_of[id(then)] = _newest_devices(then, rules)
+        devices_then = devices_of[id(then)]
         requests = dict(_requests(claim))
         per_request: dict[str, list[tuple[DeviceID, Device | None]]] = {}
+        if dra_at:
+            mine = {(str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
+                    for r in results}
+            _external_users((c for k, c in then.claims.items() if k != ckey), mine, users,
+                            consumed, external)
         for r in results:
             did: DeviceID = (str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
             rname = str(r.get("request"))
             where = f"claim {ckey} request {rname}: device {'/'.join(did)}"
-            loc = devices.get(did)
+            loc = devices_then.get(did)
             req = requests.get(rname)
             per_request.setdefault(rname, []).append((did, loc.device if loc else None))
             if loc is None:
@@ -233,7 +267,7 @@ def check(ctx: OracleContext) -> list[Violation]:
                 out.append(Violation(NAME, pod_key, node_name,
                                      f"{where}: the claim has no request {rname}"))
                 continue
-            cls = dra.device_classes.get(req.device_class_name)
+            cls = then.device_classes.get(req.device_class_name)
             for owner, sels in ((f"device class {req.device_class_name}",
                                  cls.selectors if cls else ()), ("the request", req.selectors)):
                 failed = _selector_failure(sels, did[0], loc.device)
@@ -257,6 +291,26 @@ def check(ctx: OracleContext) -> list[Violation]:
     out += _shared(devices, users)
     out += _over_capacity(devices, consumed)
     return out
+
+
+def _external_users(claims: Iterable[ResourceClaim], only: set[DeviceID] | None,
+                    users: dict[DeviceID, list[tuple[str, bool]]],
+                    consumed: dict[DeviceID, dict[str, Fraction]],
+                    seen: set[tuple[str, DeviceID]]) -> None:
+    """Add the allocated devices of ``claims`` (those in ``only``, when given) to ``users``
+    and ``consumed``, each (claim, device) once (``seen``)."""
+    for claim in claims:
+        if claim.allocation is None:
+            continue
+        key = f"{claim.namespace}/{claim.name}"
+        for r in claim.allocation.results:
+            did = (r.driver, r.pool, r.device)
+            if (only is not None and did not in only) or (key, did) in seen:
+                continue
+            seen.add((key, did))
+            users.setdefault(did, []).append((key, bool(r.admin_access)))
+            if not r.admin_access:
+                _consume(consumed, did, r.consumed_capacity)
 
 
 def _consume(consumed: dict[DeviceID, dict[str, Fraction]], did: DeviceID,

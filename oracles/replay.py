@@ -17,6 +17,7 @@ from typing import Any
 
 from oracles.profiles import ProfileView
 from oracles.rules import World
+from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Cluster, Node, Pod
 from reference_impl.model.scenario import parse_scenario
 from reference_impl.releases import ReleaseData
@@ -58,6 +59,10 @@ class ClusterState:
     #: held them back at their add (pod key -> node): an update of the pod teaches it
     #: (:meth:`pod_updated`)
     withheld: dict[str, str] = field(default_factory=dict)
+    #: the DRA objects at this point: the cluster's, then as the timeline's applyObject and
+    #: deleteObject events leave them (each write makes a new DRAObjects, so a reference kept
+    #: at a step stays as it was then)
+    dra: DRAObjects = field(default_factory=DRAObjects)
 
     @classmethod
     def initial(cls, cluster: Cluster, served: AbstractSet[str] | None = None,
@@ -68,7 +73,7 @@ class ClusterState:
         nodes = {n.name: n for n in cluster.nodes}
         ns = {name: dict(n.labels) for name, n in cluster.namespaces.items()}
         state = cls(nodes, {n: [] for n in nodes}, {}, {}, {}, ns, served=served,
-                    held_back=held_back)
+                    held_back=held_back, dra=cluster.dra)
         for p in cluster.pods:
             if p.node_name:
                 state.pods_on.setdefault(p.node_name, []).append(p)
@@ -462,7 +467,9 @@ def timeline_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
     ``spec.unschedulable``, ``labelNode`` sets labels (null removes), ``taintNode`` adds taints
     (replacing one with the same key and effect), ``untaintNode`` removes the taints with that
     key (and effect, when given), ``removeSchedulingGates`` drops the named gates (all when none
-    are named). Events whose target is gone are skipped. Events after ``spec.until`` are left
+    are named), ``applyObject`` creates or replaces the DRA object of that kind and name and
+    ``deleteObject`` removes it (``ClusterState.dra``). Events whose target is gone are
+    skipped. Events after ``spec.until`` are left
     out: the run stops there and never applies them (``Simulation.run``).
     """
     if not scenario_doc:
@@ -515,11 +522,40 @@ def _applier(te: Any) -> Callable[[ClusterState], None]:
                     g for g in pod.scheduling_gates if g not in te.gates)
                 state.pending[target] = dataclasses.replace(pod, scheduling_gates=gates)
                 state.pod_updated(target)
+        elif action in ("applyObject", "deleteObject"):
+            state.dra = written_dra(state.dra, te.kind, te.name, te.obj)
         elif target in state.nodes:
             node = state.nodes[target]
             state.update_node(_changed_node(node, te))
 
     return apply
+
+
+def written_dra(dra: DRAObjects, kind: str, name: str, obj: Any) -> DRAObjects:
+    """A copy of ``dra`` with the ``kind`` object ``name`` replaced by ``obj`` (added at the end
+    when there is none; removed when ``obj`` is None). Restated from the Scenario format rather
+    than taken from the reference's ``scheduler/object_writes.py``, so that a mutant there
+    does not reach the oracles."""
+    out = dataclasses.replace(dra, device_classes=dict(dra.device_classes),
+                              claims=dict(dra.claims), slices=list(dra.slices),
+                              taint_rules=list(dra.taint_rules))
+    if kind in ("DeviceClass", "ResourceClaim"):  # a claim's name: NAMESPACE/NAME
+        by_name: dict[str, Any] = (out.device_classes if kind == "DeviceClass"
+                                   else out.claims)
+        by_name.pop(name, None)
+        if obj is not None:
+            by_name[name] = obj
+        return out
+    objs: list[Any] = out.slices if kind == "ResourceSlice" else out.taint_rules
+    at = next((i for i, o in enumerate(objs) if o.name == name), None)
+    if obj is None:
+        if at is not None:
+            del objs[at]
+    elif at is None:
+        objs.append(obj)
+    else:
+        objs[at] = obj
+    return out
 
 
 def _changed_node(node: Node, te: Any) -> Node:

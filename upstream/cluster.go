@@ -74,6 +74,8 @@ type world struct {
 	draWrites, draEvents  int64 // the same for the resource.k8s.io objects (dra.go)
 	baseDRAObs            uint64
 	hasDRA                bool // the cluster has resource.k8s.io objects (else no DRA events)
+	// DeviceTaintRules a release before v1.37 ignores, by name (timeline_objects.go)
+	unservedRules map[string]bool
 	// the same for the PV and PVC writes (storage.go)
 	storageWrites, storageEvents int64
 	baseStorageObs               uint64

@@ -54,6 +54,10 @@ type draObjects struct {
 	// TaintRules are the DeviceTaintRules (resource.k8s.io/v1 since v1.37:
 	// decodeDeviceTaintRule in release_since_1_37.go / release_before_1_37.go).
 	TaintRules []runtime.Object
+	// UnservedTaintRules are the names of the DeviceTaintRules of a release that serves none
+	// at resource.k8s.io/v1 (release_before_1_37.go): ignored, but a timeline delete of one
+	// is applied, as the reference's, which keeps them (timeline_objects.go).
+	UnservedTaintRules []string
 }
 
 // decodeDRA reads one resource.k8s.io/v1 document into the cluster, with v1 defaulting (as the
@@ -195,7 +199,12 @@ func (w *world) watchDRA() error {
 		DeleteFunc: func(interface{}) { atomic.AddInt64(&w.draEvents, 1) },
 	}
 	r := w.factory.Resource().V1()
-	for _, inf := range []cache.SharedIndexInformer{r.ResourceClaims().Informer(), r.ResourceSlices().Informer(), r.DeviceClasses().Informer()} {
+	infs := []cache.SharedIndexInformer{r.ResourceClaims().Informer(), r.ResourceSlices().Informer(), r.DeviceClasses().Informer()}
+	if inf := taintRuleInformer(w); inf != nil {
+		// DeviceTaintRules: their writes are counted by hand (addDRAObjects, applyObjectEvent)
+		infs = append(infs, inf)
+	}
+	for _, inf := range infs {
 		if _, err := inf.AddEventHandler(count); err != nil {
 			return err
 		}
@@ -208,6 +217,13 @@ func (w *world) watchDRA() error {
 func (w *world) addDRAObjects(cl *Cluster) error {
 	objs := cl.DRA.objects()
 	w.hasDRA = len(objs) > 0
+	// the tracker does not count DeviceTaintRule writes (gvrOf has no v1 type for them in every
+	// release); their informer's Add events are counted (watchDRA)
+	atomic.AddInt64(&w.draWrites, int64(len(cl.DRA.TaintRules)))
+	w.unservedRules = map[string]bool{}
+	for _, name := range cl.DRA.UnservedTaintRules {
+		w.unservedRules[name] = true
+	}
 	for _, o := range objs {
 		if err := w.tracker.Add(o); err != nil {
 			return err

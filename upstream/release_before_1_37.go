@@ -19,6 +19,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler"
@@ -86,7 +87,20 @@ func rawScores(s nodePluginScores, score func(plugin string) int64) map[string]i
 // decodeDeviceTaintRule: before v1.37 resource.k8s.io/v1 serves no DeviceTaintRule (v1beta2
 // and v1alpha3 do, k8s.io/api/resource/*/types.go of v1.36.3), and DRADeviceTaintRules is off
 // by default, so the scheduler's ResourceSlice tracker reads none: the document is ignored
-// (reported with the ignored kinds).
+// (reported with the ignored kinds). Its name is kept for the timeline's deletes
+// (UnservedTaintRules).
 func decodeDeviceTaintRule(o rawObject, c *Cluster) (string, bool, error) {
+	if m, ok := o.doc["metadata"].(map[string]interface{}); ok {
+		if name, ok := m["name"].(string); ok && name != "" {
+			c.DRA.UnservedTaintRules = append(c.DRA.UnservedTaintRules, name)
+		}
+	}
 	return "", false, nil
 }
+
+// servesDeviceTaintRules: before v1.37 resource.k8s.io/v1 serves no DeviceTaintRule, so a
+// timeline event writing one has nothing to write to (timeline_objects.go).
+const servesDeviceTaintRules = false
+
+// taintRuleInformer: none (no v1 DeviceTaintRules before v1.37).
+func taintRuleInformer(*world) cache.SharedIndexInformer { return nil }

@@ -24,6 +24,7 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -114,4 +115,14 @@ func decodeDeviceTaintRule(o rawObject, c *Cluster) (string, bool, error) {
 	legacyscheme.Scheme.Default(r)
 	c.DRA.TaintRules = append(c.DRA.TaintRules, r)
 	return "DeviceTaintRule " + r.Name, true, nil
+}
+
+// servesDeviceTaintRules: resource.k8s.io/v1 serves DeviceTaintRules (since v1.37), which
+// timeline events may write (timeline_objects.go).
+const servesDeviceTaintRules = true
+
+// taintRuleInformer is the DeviceTaintRule informer the scheduler's ResourceSlice tracker reads
+// (pkg/scheduler/scheduler.go, with DRADeviceTaintRules); watchDRA counts its events.
+func taintRuleInformer(w *world) cache.SharedIndexInformer {
+	return w.factory.Resource().V1().DeviceTaintRules().Informer()
 }

@@ -19,17 +19,18 @@ import (
 )
 
 type tlEvent struct {
-	at       time.Duration
-	action   string
-	index    int
-	target   string
-	pod      *v1.Pod
-	node     *v1.Node
-	labels   map[string]*string
-	taints   []v1.Taint
-	untaints []v1.Taint // Effect "" = every effect
-	gates    []string   // removeSchedulingGates: nil = all
-	after    string     // when: {podBound: KEY}: the pod whose binding triggers the event
+	at                time.Duration
+	action            string
+	index             int
+	target            string
+	pod               *v1.Pod
+	node              *v1.Node
+	labels            map[string]*string
+	taints            []v1.Taint
+	untaints          []v1.Taint // Effect "" = every effect
+	gates             []string   // removeSchedulingGates: nil = all
+	after             string     // when: {podBound: KEY}: the pod whose binding triggers the event
+	objectEventFields            // applyObject, deleteObject (timeline_objects.go)
 }
 
 type timeline struct {
@@ -174,6 +175,10 @@ func parseTimeline(o rawObject, cl *Cluster) (*timeline, error) {
 			ev.target = scenarioKey(str("pod"))
 			if str("pod") == "" {
 				return nil, fmt.Errorf("%s.pod: expected the pod name", path)
+			}
+		case "applyObject", "deleteObject":
+			if err := parseObjectEvent(&ev, e, path); err != nil {
+				return nil, err
 			}
 		default:
 			return nil, fmt.Errorf("%s.action: unknown action %q", path, ev.action)
@@ -460,6 +465,8 @@ func (w *world) apply(ev tlEvent) (string, error) {
 		}
 		p.Spec.SchedulingGates = kept
 		return "", w.tracker.Update(podsGVR, p, p.Namespace)
+	case "applyObject", "deleteObject":
+		return w.applyObjectEvent(ev)
 	}
 	return "", fmt.Errorf("unknown action %q", ev.action)
 }

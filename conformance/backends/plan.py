@@ -22,6 +22,7 @@ from conformance.backends.dra import (
 from conformance.backends.refusals import (
     refuse_claim_listed_twice,
     refuse_timeline_claim_release,
+    refuse_timeline_object_writes,
     refuse_timeline_template_claims,
     refuse_victim_claim_release,
 )
@@ -251,6 +252,7 @@ class Planner:
         refuse_timeline_template_claims(cluster, timeline, scenario.name)
         refuse_timeline_claim_release(cluster, timeline, scenario.name)
         refuse_victim_claim_release(cluster, timeline, scenario.name, plan.responsible_names)
+        refuse_timeline_object_writes(timeline, scenario.name)
         if cluster.dra.taint_rules and not self.taint_rules:
             names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
             self.warnings.append(

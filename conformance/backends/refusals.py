@@ -7,7 +7,9 @@ real API server (docs/upstream-deviations.md#upstream-dra-claim-listed-twice; th
 a ResourceClaimTemplate, whose claim no resourceclaim controller would create
 (:func:`refuse_timeline_template_claims`); and a timeline event that takes a pod using DRA,
 whose claims no resourceclaim controller would release (:func:`refuse_timeline_claim_release`),
-or a pod using DRA that a higher-priority pod may preempt (:func:`refuse_victim_claim_release`)."""
+or a pod using DRA that a higher-priority pod may preempt (:func:`refuse_victim_claim_release`);
+and a timeline event that writes an object (``applyObject``, ``deleteObject``:
+:func:`refuse_timeline_object_writes`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Set
 from conformance.core.subject import ScenarioUnsupported
 from reference_impl.model.objects import Cluster, Pod
 from reference_impl.model.scenario import DELETE_NODE, DELETE_POD, FINISH_POD, Scenario
+from reference_impl.model.timeline_objects import APPLY_OBJECT, DELETE_OBJECT
 from reference_impl.plugins.dynamicresources.extendeddynamicresources import (
     is_dra_extended_resource_name,
     pod_scalar_resources,
@@ -178,3 +181,19 @@ def refuse_victim_claim_release(cluster: Cluster, timeline: Scenario | None, nam
                 f"{low.key} (priority {low.priority}), which uses DRA; the backends run no "
                 "resourceclaim controller, so nothing would release a victim's claims (the "
                 "reference and the upstream subject do): not supported by this subject")
+
+
+def refuse_timeline_object_writes(timeline: Scenario | None, name: str) -> None:
+    """Raise :class:`ScenarioUnsupported` for a timeline ``applyObject`` or ``deleteObject``
+    event (a ResourceSlice, DeviceClass or DeviceTaintRule written while pods wait,
+    reference_impl/model/timeline_objects.py). The backends would have to write the object
+    with the run's names (nodes and pools renamed per run) through the API server; not done
+    yet: the reference and the upstream subject apply them."""
+    if timeline is None:
+        return
+    for ev in (*timeline.events, *timeline.triggered):
+        if ev.action in (APPLY_OBJECT, DELETE_OBJECT):
+            raise ScenarioUnsupported(
+                f"scenario {name}: timeline event {ev.index} ({ev.action} {ev.target}): "
+                "the backends do not write objects from a timeline yet (the reference and "
+                "the upstream subject do): not supported by this subject")

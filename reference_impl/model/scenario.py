@@ -35,6 +35,14 @@ from reference_impl.model.objects import (
     Pod,
     Taint,
 )
+from reference_impl.model.timeline_objects import (
+    APPLY_OBJECT,
+    DELETE_OBJECT,
+    TimelineObject,
+    object_key,
+    read_delete,
+    read_object,
+)
 from reference_impl.scheduler.clock import parse_duration
 
 SCENARIO_KIND = "Scenario"
@@ -70,6 +78,8 @@ ACTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     UNTAINT_NODE: (("node", "taints"), ()),
     REMOVE_SCHEDULING_GATES: (("pod",), ("gates",)),
     FINISH_POD: (("pod",), ()),
+    APPLY_OBJECT: (("object",), ()),
+    DELETE_OBJECT: (("kind", "name"), ("namespace",)),
 }
 _NODE_TARGET = {DELETE_NODE, CORDON, UNCORDON, LABEL_NODE, TAINT_NODE, UNTAINT_NODE}
 _POD_TARGET = {DELETE_POD, REMOVE_SCHEDULING_GATES, FINISH_POD}
@@ -94,6 +104,12 @@ class TimelineEvent:
     untaints: tuple[tuple[str, str], ...] = ()  # (key, effect or "" for every effect)
     gates: tuple[str, ...] | None = None  # removeSchedulingGates: None = all of them
     after: str = ""
+    #: applyObject and deleteObject (timeline_objects.py): the object's kind and name
+    #: (``NAMESPACE/NAME`` for a ResourceClaim); for applyObject the object as the loader
+    #: reads it; ``target`` is ``KIND/NAME``
+    kind: str = ""
+    name: str = ""
+    obj: TimelineObject | None = None
 
 
 @dataclass(slots=True)
@@ -274,6 +290,12 @@ def _event(w: InputLocation, e: object, i: int, pcs: list[dict]) -> TimelineEven
     elif action == CREATE_NODE:
         ev.node = _manifest(w, e["node"], f"{path}.node", "Node", [])
         ev.target = ev.node.name
+    elif action == APPLY_OBJECT:
+        ev.kind, ev.name, ev.obj = read_object(w, e["object"], f"{path}.object")
+        ev.target = object_key(ev.kind, ev.name)
+    elif action == DELETE_OBJECT:
+        ev.kind, ev.name = read_delete(w, e, path)
+        ev.target = object_key(ev.kind, ev.name)
     elif action in _NODE_TARGET:
         ev.target = _name(w, e["node"], f"{path}.node", "node")
     else:
@@ -400,6 +422,8 @@ def _check_targets(w: InputLocation, events: list[TimelineEvent], cluster: Clust
                 del nodes[ev.target]
                 for key in [k for k, p in pods.items() if p.node_name == ev.target]:
                     del pods[key]
+        elif ev.action in (APPLY_OBJECT, DELETE_OBJECT):
+            continue  # a delete of an absent object is skipped at run time
         elif ev.target in triggered and ev.target not in pods:
             continue
         else:

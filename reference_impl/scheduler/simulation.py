@@ -23,6 +23,7 @@ from reference_impl.model.loader.resourceclaims import create_pod_template_claim
 from reference_impl.model.objects import Namespace, Node, Pod
 from reference_impl.plugins.dynamicresources.claims import claim_results, extended_claim_status
 from reference_impl.scheduler.clock import SECOND, VirtualClock, parse_duration, to_seconds
+from reference_impl.scheduler.object_writes import write_object
 from reference_impl.scheduler.queue import events as ev
 from reference_impl.scheduler.queue.scheduling_queue import (
     DEFAULT_POD_MAX_IN_UNSCHEDULABLE_PODS_DURATION,
@@ -645,6 +646,29 @@ class Simulation:
         if not self._is_bound(pod) and self.s.responsible_for(pod):
             self._update_pending_pod(pod, new)
         return None
+
+    def _apply_applyObject(self, te: sc.TimelineEvent) -> str | None:
+        """Create or replace a DRA object (``object_writes.write_object``); its informer
+        events reach the queue. Not cluster changes of their own for the quiescence rule:
+        the event is one (``_apply``), as on the upstream subject, which counts the pod, node
+        and storage informers' events only (upstream/timeline_objects.go)."""
+        self._write_object(te, te.obj)
+        return None
+
+    def _apply_deleteObject(self, te: sc.TimelineEvent) -> str | None:
+        if not self._write_object(te, None):
+            return f"skipped: {te.kind} {te.name} not found"
+        return None
+
+    def _write_object(self, te: sc.TimelineEvent, obj: Any) -> bool:
+        events = write_object(self.s.cluster.dra, te.kind, te.name, obj,
+                              bool(self.s.features("DRADeviceTaintRules")))
+        if events is None:
+            return False
+        for event, old, new in events:
+            self.cause = event.label()
+            self.queue.move_all_to_active_or_backoff_queue(event, old, new)
+        return True
 
     # ----- the result -----
     def _result(self, stopped_by: str) -> TimelineResult:
