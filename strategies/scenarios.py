@@ -34,6 +34,7 @@ from strategies.dra import (
     timeline_claims,
     with_template_claims,
 )
+from strategies.dra_holders import extended_resource_holders
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
 from strategies.storage import STORAGE_FEATURE, storage_classes, storage_documents
@@ -93,6 +94,8 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
             # in its own goroutine, and the claim events of the release come in during that
             # wait in an order no deterministic subject reproduces
             documents, timeline = draw(claim_releases(documents, timeline))
+        documents, timeline = draw(extended_resource_holders(
+            documents, timeline, "timeline" in f and not binding))
     if timeline is not None:
         documents.append(timeline)
     return ScenarioInput(documents, config, seed, name)
