@@ -58,6 +58,23 @@ def test_the_holder_is_what_prebind_writes_upstream(upstream: UpstreamSubject) -
     check_written(results(upstream, [*cluster(), pending_twin(holder)]), holder, claim)
 
 
+@pytest.mark.parametrize("subject", ["reference", "upstream"])
+def test_a_holder_that_stays_is_reported_with_its_claim_and_status(
+        subject: str, request: pytest.FixtureRequest) -> None:
+    """The result reports every bound pod's ``status.extendedResourceClaimStatus``, the input's
+    holder's too (upstream/dra.go extendedClaimStatuses reads it from the pod; the reference
+    reported only what its PreBind wrote, found by ``diff --sizes dra=40 --seed 2``)."""
+    s = ReferenceSubject() if subject == "reference" else request.getfixturevalue("upstream")
+    holder, claim = _holder("node-1", IMPLICIT, "node-1", ["gpu-0"])
+    res = results(s, [*cluster(), holder, claim])
+    key = f"default/{ER_HOLDER}"
+    assert res["extendedResourceClaimStatus"] == {
+        key: holder["status"]["extendedResourceClaimStatus"]}
+    [entry] = res["resourceClaims"][key]
+    assert (entry["claim"], [d["device"] for d in entry["allocation"]["devices"]]) == \
+        (claim["metadata"]["name"], ["gpu-0"])
+
+
 def released() -> list[Doc]:
     """The holder keeps two of the three GPUs; the waiter asks for all three; at 2s the
     timeline deletes the holder."""
