@@ -74,7 +74,7 @@ def _usable_gpus(documents: Sequence[Doc]) -> dict[str, tuple[str, list[str], in
     out: dict[str, tuple[str, list[str], int]] = {}
     for d in documents:
         spec = d.get("spec") or {}
-        node = spec.get("nodeName")
+        node = str(spec.get("nodeName") or "")
         if (
             d.get("kind") != "ResourceSlice"
             or d.get("apiVersion") != RESOURCE_V1

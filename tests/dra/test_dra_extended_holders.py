@@ -14,7 +14,7 @@ from conformance.engines.diff.search import hypothesis_test
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
 from reference_impl.testing.wrappers import make_gpu_slice, make_node
-from strategies.dra import GPU_DRIVER, IMPLICIT_PREFIX, device_class
+from strategies.dra import EXTENDED_RESOURCE, GPU_DRIVER, IMPLICIT_PREFIX, device_class
 from strategies.dra_holders import ER_HOLDER, ER_WAITER, _holder
 
 Doc = dict[str, Any]
@@ -22,10 +22,14 @@ IMPLICIT = IMPLICIT_PREFIX + GPU_DRIVER
 KEYS = ("bindings", "pending", "resourceClaims", "extendedResourceClaimStatus")
 
 
-def cluster() -> list[Doc]:
+def cluster(resource: str = IMPLICIT) -> list[Doc]:
+    """node-1 with three GPUs; the GPU class maps ``resource`` when it is not its implicit
+    name."""
+    cls = device_class(GPU_DRIVER)
+    if resource != IMPLICIT:
+        cls["spec"]["extendedResourceName"] = resource
     return [make_node("node-1").allocatable(cpu="8", memory="32Gi", pods="110").manifest(),
-            device_class(GPU_DRIVER),
-            make_gpu_slice("node-1", GPU_DRIVER, ["a100"] * 3).manifest()]
+            cls, make_gpu_slice("node-1", GPU_DRIVER, ["a100"] * 3).manifest()]
 
 
 def pending_twin(holder: Doc) -> Doc:
@@ -48,14 +52,18 @@ def check_written(res: dict[str, Any], holder: Doc, claim: Doc) -> None:
         "extendedResourceClaimStatus"]
 
 
-def test_the_holder_is_what_prebind_writes_on_the_reference() -> None:
-    holder, claim = _holder("node-1", IMPLICIT, "node-1", ["gpu-0", "gpu-1"])
-    check_written(results(ReferenceSubject(), [*cluster(), pending_twin(holder)]), holder, claim)
+@pytest.mark.parametrize("resource", [IMPLICIT, EXTENDED_RESOURCE])
+def test_the_holder_is_what_prebind_writes_on_the_reference(resource: str) -> None:
+    holder, claim = _holder("node-1", resource, "node-1", ["gpu-0", "gpu-1"])
+    check_written(results(ReferenceSubject(), [*cluster(resource), pending_twin(holder)]),
+                  holder, claim)
 
 
-def test_the_holder_is_what_prebind_writes_upstream(upstream: UpstreamSubject) -> None:
-    holder, claim = _holder("node-1", IMPLICIT, "node-1", ["gpu-0", "gpu-1"])
-    check_written(results(upstream, [*cluster(), pending_twin(holder)]), holder, claim)
+@pytest.mark.parametrize("resource", [IMPLICIT, EXTENDED_RESOURCE])
+def test_the_holder_is_what_prebind_writes_upstream(upstream: UpstreamSubject,
+                                                    resource: str) -> None:
+    holder, claim = _holder("node-1", resource, "node-1", ["gpu-0", "gpu-1"])
+    check_written(results(upstream, [*cluster(resource), pending_twin(holder)]), holder, claim)
 
 
 @pytest.mark.parametrize("subject", ["reference", "upstream"])
