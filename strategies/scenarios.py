@@ -34,6 +34,7 @@ from strategies.dra import (
     timeline_claims,
     with_template_claims,
 )
+from strategies.dra_holders import extended_resource_holders
 from strategies.dra_timeline import dra_object_writes
 from strategies.services import selecting_objects
 from strategies.sizes import SMALL, Sizes, resolve_features
@@ -96,6 +97,9 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
             documents, timeline = draw(claim_releases(documents, timeline))
             # slices published, updated or deleted, a class created, a taint rule added
             documents, timeline = draw(dra_object_writes(documents, timeline))
+        # a bound holder of DRA-backed extended resources, released for a waiter
+        documents, timeline = draw(extended_resource_holders(
+            documents, timeline, "timeline" in f and not binding))
     if timeline is not None:
         documents.append(timeline)
     return ScenarioInput(documents, config, seed, name)

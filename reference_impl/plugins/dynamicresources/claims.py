@@ -177,10 +177,16 @@ def extended_claim_status(objects: DRAObjects, bound: Iterable[Pod]
     every bound pod whose ``status.extendedResourceClaimStatus`` PreBind patched
     (patchPodExtendedResourceClaimStatus, extendeddynamicresources.go), its
     ``resourceClaimName`` and ``requestMappings`` (containerName, resourceName, requestName,
-    in the order of the node's mappings)."""
+    in the order of the node's mappings); or, for a pod of the input that had one (a bound
+    holder of such a claim), that status: the upstream subject reads every bound pod's
+    status from its API server (``extendedClaimStatuses``, upstream/dra.go)."""
     status = objects.extended_resource_claim_status
-    return {pod.key: status[pod.uid] for pod in sorted(bound, key=lambda p: p.key)
-            if pod.uid in status}
+    out: dict[str, dict[str, Any]] = {}
+    for pod in sorted(bound, key=lambda p: p.key):
+        s = status.get(pod.uid, pod.extended_resource_claim_status)
+        if s is not None:
+            out[pod.key] = s
+    return out
 
 
 def claim_results(objects: DRAObjects, bound: Iterable[Pod]) -> dict[str, list[dict[str, Any]]]:
