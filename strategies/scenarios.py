@@ -95,11 +95,12 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
             # in its own goroutine, and the claim events of the release come in during that
             # wait in an order no deterministic subject reproduces
             documents, timeline = draw(claim_releases(documents, timeline))
-            # slices published, updated or deleted, a class created, a taint rule added
-            documents, timeline = draw(dra_object_writes(documents, timeline))
         # a bound holder of DRA-backed extended resources, released for a waiter
         documents, timeline = draw(extended_resource_holders(
             documents, timeline, "timeline" in f and not binding))
+        if "timeline" in f and not binding:
+            # slices published, updated or deleted, a class created, a taint rule added
+            documents, timeline = draw(dra_object_writes(documents, timeline))
     if timeline is not None:
         documents.append(timeline)
     return ScenarioInput(documents, config, seed, name)
