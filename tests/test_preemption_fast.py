@@ -128,12 +128,13 @@ class Checked:
             if select is None:
                 return None
 
-            def checked(ni: NodeInfo, victims_of: Callable[[], list], pdbs: Any) -> Any:
+            def checked(ni: NodeInfo, victims_of: Callable[[NodeInfo], list], pdbs: Any
+                        ) -> Any:
                 got = select(ni, victims_of, pdbs)
                 if got is None:
                     return None
                 self.fast_calls += 1
-                pods, num, status = plugin.select_victims_on_node(state, pod, ni, victims_of(),
+                pods, num, status = plugin.select_victims_on_node(state, pod, ni, victims_of(ni),
                                                                   pdbs)
                 if got is fast_victims.UNDECIDED:
                     if status is None or status.is_success():

@@ -155,14 +155,16 @@ def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], p
     priority, not the pod itself); a row whose sums leave the columns' safe bounds gets
     ``ok[row] = False`` and nothing added. None when no row has any."""
     row_of = cols.row_of
-    picked = [(row, requests_of(pi)) for node, pods in nominated.items()
+    picked = [(row, p.resources) for node, pods in nominated.items()
               if (row := row_of.get(node)) is not None
-              for pi in pods if pi.pod.priority >= prio and pi.pod.uid != uid]
+              for pi in pods if (p := pi.pod).priority >= prio and p.uid != uid]
     if not picked:
         return None
     rows = [row for row, _ in picked]
-    per_pod = ([r.milli_cpu for _, r in picked], [r.memory for _, r in picked],
-               [r.ephemeral_storage for _, r in picked])
+    reqs = [r.requests for _, r in picked if r is not None]
+    assert len(reqs) == len(picked), "pod resources are computed at load time"
+    per_pod = ([r.milli_cpu for r in reqs], [r.memory for r in reqs],
+               [r.ephemeral_storage for r in reqs])
     n = len(cols)
     idx = np.array(rows, dtype=np.intp)
     count = np.bincount(idx, minlength=n).astype(np.int64)
