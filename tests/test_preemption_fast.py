@@ -165,8 +165,8 @@ class Checked:
         real_columns = resource_only.column_runner
 
         def column_runner(fw: Any, state: Any, pod: Any, cols: Any, nominated: Any,
-                          fallback: Any) -> Any:
-            runner = real_columns(fw, state, pod, cols, nominated, fallback)
+                          fallback: Any, sums: Any = None) -> Any:
+            runner = real_columns(fw, state, pod, cols, nominated, fallback, sums)
             if runner is None:
                 return None
             return CheckedColumns(self, runner, fw, state, pod, cols.infos)
