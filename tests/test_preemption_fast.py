@@ -128,9 +128,16 @@ class Checked:
             if select is None:
                 return None
 
-            def checked(ni: NodeInfo, victims_of: Callable[[NodeInfo], list], pdbs: Any
-                        ) -> Any:
-                got = select(ni, victims_of, pdbs)
+            def scan(nodes: Any, victims_of: Callable[[NodeInfo], list], pdbs: Any) -> Any:
+                nodes = list(nodes)  # the dry run's scan over its nodes, each answer checked
+                for ni, got in zip(nodes, select.scan(nodes, victims_of, pdbs), strict=True):
+                    if isinstance(got, fast_victims.Failed):
+                        yield got
+                    else:
+                        yield checked(ni, victims_of, pdbs, got)
+
+            def checked(ni: NodeInfo, victims_of: Callable[[NodeInfo], list], pdbs: Any,
+                        got: Any) -> Any:
                 if got is None:
                     return None
                 self.fast_calls += 1
@@ -147,7 +154,7 @@ class Checked:
                 if fast != spec:
                     self.mismatches.append(f"{pod.key} on {ni.node.name}: {fast} != {spec}")
                 return got
-            return checked
+            return fast_victims.FastSelect(scan)
 
         def nominated_runner(fw: Any, state: Any, pod: Any
                              ) -> Callable[[NodeInfo], Status | None] | None:

@@ -10,7 +10,7 @@ the outcome the reference picks: docs/reference.md#preemption."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any, Protocol
 
@@ -290,7 +290,8 @@ class Evaluator:
         and gets no status, so this returns None (the caller runs :meth:`dry_run_preemption`)
         when it finds no candidate; with candidates, ``evaluate`` ignores statuses and errors,
         so they are left out (an empty Diagnosis, no error). None too when the interface has no
-        fast path for this pod."""
+        fast path for this pod. A selector with a ``scan`` answers the nodes in turn in one
+        generator (no call per node), read until the candidates are found."""
         make = getattr(self.interface, "victim_selector", None)
         if make is None or not getattr(self.interface, "lower_priority_victims_only", False):
             return None
@@ -311,15 +312,18 @@ class Evaluator:
         offset %= n or 1
         spec_select = self.interface.select_victims_on_node
         success = Code.SUCCESS
-        for ni in potential_nodes[offset:] + potential_nodes[:offset]:
-            try:
-                r = select(ni, victims_of, pdbs)
-                if r is None:
+        order = potential_nodes[offset:] + potential_nodes[:offset]
+        scan = getattr(select, "scan", None)
+        answers = (scan(order, victims_of, pdbs) if scan is not None
+                   else _answers(select, order, victims_of, pdbs))
+        for ni, r in zip(order, answers, strict=True):
+            if r is None:
+                try:
                     r = spec_select(state, pod, ni, victims_on(ni, below), pdbs)
-            except LookupError:
-                continue  # an error: not a candidate
+                except LookupError:
+                    continue  # an error: not a candidate
             if r.__class__ is not tuple:
-                continue  # undecided: not a candidate
+                continue  # undecided or an error: not a candidate
             pods, num_pdb, status = r
             if pods and (status is None or status.code == success) and _add_candidate(
                     non_violating, violating, num_candidates,
@@ -359,6 +363,18 @@ class Evaluator:
                               f'nodeinfo not found for node name "{name}"')
         return [DomainVictim([pi], pi.pod.priority, get_pod_start_time(pi.pod), POD_KEY_TYPE,
                              {name: ni}) for pi in pods]
+
+
+def _answers(select: Callable[..., Any], nodes: list[NodeInfo],
+             victims_of: Callable[[NodeInfo], list[DomainVictim]], pdbs: Sequence[PDBStatus]
+             ) -> Iterator[Any]:
+    """A victim selector's answers for ``nodes`` in turn, lazily, a LookupError as an
+    answer that is not a tuple (the selector's ``scan``, for a selector without one)."""
+    for ni in nodes:
+        try:
+            yield select(ni, victims_of, pdbs)
+        except LookupError as err:
+            yield err
 
 
 #: the GetVictimsOnNode :meth:`Evaluator.pod_victims_on_node` stands in for; a replaced one
