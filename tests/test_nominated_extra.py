@@ -87,7 +87,8 @@ def _same(a: tuple | None, b: tuple | None) -> bool:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_nominated_sums_follow_the_nominator(case: str) -> None:
     """After each change of a nominator (nominate, move, delete, leave the queue), for each
-    priority and each pod (and none), the kept sums and the ok mask are nominated_extra's."""
+    priority and each pod (and none), the kept sums and the ok mask are nominated_extra's,
+    and the rows with nominated pods are the nominator's nodes."""
     pods = CASES[case]
     scheduler, infos = _cluster(pods)
     cols = scheduler.snapshot.columns()
@@ -106,6 +107,8 @@ def test_nominated_sums_follow_the_nominator(case: str) -> None:
             nom.left_the_queue(pi.pod)
         else:
             nom.delete(pi.pod)
+        names = list(cols.row_of)  # by row
+        assert sums.present(cols).tolist() == [n in nom.nominated_pods for n in names]
         for prio in (0, 5, 10, 11):
             for uid in uids:
                 ok_want = np.ones(len(cols), dtype=np.bool_)

@@ -9,7 +9,7 @@ specification. Why the results are the same: docs/reference.md#fast-paths-for-re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -163,6 +163,27 @@ class NominatedSums:
                  node_of: Callable[[str], str]) -> None:
         self.nominated, self.change_log, self.node_of = nominated, change_log, node_of
         self._by_prio: dict[int, _PrioRows] = {}
+        self._present: tuple[dict[str, int], int, int, Mask] | None = None
+
+    def present(self, cols: NodeColumns) -> Mask:
+        """Per row: whether its node has nominated pods (is a key of ``nominated``), kept
+        up to date as the sums are. The caller does not change it."""
+        kept = self._present
+        log = self.change_log
+        if kept is None or kept[0] is not cols.row_of or kept[1] != len(cols):
+            mask = np.zeros(len(cols), dtype=np.bool_)
+            names: Iterable[str] = self.nominated
+        else:
+            mask = kept[3]
+            names = set(log[kept[2]:])
+        row_of = cols.row_of
+        nominated = self.nominated
+        for name in names:
+            row = row_of.get(name)
+            if row is not None:
+                mask[row] = name in nominated
+        self._present = (row_of, len(cols), len(log), mask)
+        return mask
 
     def extra(self, cols: NodeColumns, prio: int, uid: str, ok: Mask
               ) -> tuple[I64, I64, I64, I64] | None:

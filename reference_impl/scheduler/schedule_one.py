@@ -358,11 +358,8 @@ class SchedulingCore:
             [(pl.name, pl) for pl in fwk.filter_plugins], state, pod, cols)
         if not masks:
             return None
-        if nominated_any:
-            for name in self.nominator.nominated_pods:
-                row = cols.row_of.get(name)
-                if row is not None:
-                    mask[row] = False
+        if nominated_any:  # the nodes with nominated pods: the full filters
+            mask[self._nominated_sums().present(cols)] = False
             run_full = nominated_runner(fwk, state, pod) or partial(
                 fwk.run_filter_plugins_with_nominated_pods, state, pod)
         else:
