@@ -2,7 +2,8 @@
 statuses from the columns) against Python's integers: the sums of the pods addGENominatedPods
 adds (equal or higher priority, not the pod itself), and a row whose sums leave the columns'
 safe bounds marked not ok with nothing added, on both of its paths (int64 sums, and Python's
-integers when a row has 256 pods or more or a value is beyond the bound).
+integers when a row has 256 pods or more or a value is beyond the bound). ``NominatedSums``
+(the same sums kept across a nominator's changes) against it.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ import numpy as np
 import pytest
 
 from reference_impl.framework.columns import SAFE_BOUND
+from reference_impl.framework.status import NominatingInfo
 from reference_impl.framework.types import PodInfo
 from reference_impl.model.loader import load_documents
-from reference_impl.plugins.resource_only import nominated_extra, requests_of
+from reference_impl.plugins.resource_only import NominatedSums, nominated_extra, requests_of
+from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.scheduler import Scheduler
 from reference_impl.testing.nodes import make_node
 from reference_impl.testing.pods import make_pod
@@ -73,3 +76,46 @@ def test_nominated_extra_sums_as_python_integers(case: str) -> None:
         assert bool(ok[row]) == (not beyond)
         expect = [0, 0, 0, 0] if beyond else sums
         assert [int(a[row]) for a in got] == expect, (case, row)
+
+
+def _same(a: tuple | None, b: tuple | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return all(np.array_equal(x, y) and x.dtype == y.dtype for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_nominated_sums_follow_the_nominator(case: str) -> None:
+    """After each change of a nominator (nominate, move, delete, leave the queue), for each
+    priority and each pod (and none), the kept sums and the ok mask are nominated_extra's,
+    and the rows with nominated pods are the nominator's nodes."""
+    pods = CASES[case]
+    scheduler, infos = _cluster(pods)
+    cols = scheduler.snapshot.columns()
+    nom = Nominator()
+    sums = NominatedSums(nom.nominated_pods, nom.change_log, nom.nominated_node_of_uid)
+    uids = [pi.pod.uid for pi in infos[:3]] + ["nobody"]
+    steps: list[tuple[str, PodInfo, str]] = [
+        ("add", pi, node) for (_, _, _, node), pi in zip(pods, infos, strict=True)]
+    steps += [("add", infos[0], "n2"), ("leave", infos[1], ""), ("delete", infos[2], ""),
+              ("delete", infos[0], ""), ("add", infos[2], "n1")]
+    checked = 0
+    for action, pi, node in steps:
+        if action == "add":
+            nom.add_nominated_pod(pi, NominatingInfo(node))
+        elif action == "leave":
+            nom.left_the_queue(pi.pod)
+        else:
+            nom.delete(pi.pod)
+        names = list(cols.row_of)  # by row
+        assert sums.present(cols).tolist() == [n in nom.nominated_pods for n in names]
+        for prio in (0, 5, 10, 11):
+            for uid in uids:
+                ok_want = np.ones(len(cols), dtype=np.bool_)
+                ok_got = ok_want.copy()
+                want = nominated_extra(cols, nom.nominated_pods, prio, uid, ok_want)
+                got = sums.extra(cols, prio, uid, ok_got)
+                assert _same(got, want), (case, action, prio, uid)
+                assert np.array_equal(ok_got, ok_want)
+                checked += 1
+    assert checked == len(steps) * 16

@@ -128,12 +128,20 @@ class Checked:
             if select is None:
                 return None
 
-            def checked(ni: NodeInfo, victims_of: Callable[[], list], pdbs: Any) -> Any:
-                got = select(ni, victims_of, pdbs)
+            def scan(nodes: Any, victims_of: Callable[[NodeInfo], list], pdbs: Any) -> Any:
+                nodes = list(nodes)  # the dry run's scan over its nodes, each answer checked
+                for ni, got in zip(nodes, select.scan(nodes, victims_of, pdbs), strict=True):
+                    if isinstance(got, fast_victims.Failed):
+                        yield got
+                    else:
+                        yield checked(ni, victims_of, pdbs, got)
+
+            def checked(ni: NodeInfo, victims_of: Callable[[NodeInfo], list], pdbs: Any,
+                        got: Any) -> Any:
                 if got is None:
                     return None
                 self.fast_calls += 1
-                pods, num, status = plugin.select_victims_on_node(state, pod, ni, victims_of(),
+                pods, num, status = plugin.select_victims_on_node(state, pod, ni, victims_of(ni),
                                                                   pdbs)
                 if got is fast_victims.UNDECIDED:
                     if status is None or status.is_success():
@@ -146,7 +154,7 @@ class Checked:
                 if fast != spec:
                     self.mismatches.append(f"{pod.key} on {ni.node.name}: {fast} != {spec}")
                 return got
-            return checked
+            return fast_victims.FastSelect(scan)
 
         def nominated_runner(fw: Any, state: Any, pod: Any
                              ) -> Callable[[NodeInfo], Status | None] | None:
@@ -164,8 +172,8 @@ class Checked:
         real_columns = resource_only.column_runner
 
         def column_runner(fw: Any, state: Any, pod: Any, cols: Any, nominated: Any,
-                          fallback: Any) -> Any:
-            runner = real_columns(fw, state, pod, cols, nominated, fallback)
+                          fallback: Any, sums: Any = None) -> Any:
+            runner = real_columns(fw, state, pod, cols, nominated, fallback, sums)
             if runner is None:
                 return None
             return CheckedColumns(self, runner, fw, state, pod, cols.infos)

@@ -9,7 +9,7 @@ specification. Why the results are the same: docs/reference.md#fast-paths-for-re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -122,14 +122,15 @@ def nominated_runner(fw: Framework, state: CycleState, pod: Pod
 
 def column_runner(fw: Framework, state: CycleState, pod: Pod, cols: NodeColumns,
                   nominated: Mapping[str, list[PodInfo]],
-                  fallback: Callable[[NodeInfo], Status | None]
-                  ) -> ColumnRunner | None:
+                  fallback: Callable[[NodeInfo], Status | None],
+                  sums: NominatedSums | None = None) -> ColumnRunner | None:
     """``fw.run_filter_plugins_with_nominated_pods(state, pod, ·)`` for a resource-only
     ``pod`` from the node columns (``noderesources/fit_rows.py``): on a node every node-only
     plugin's ``filter_batch`` certainly passes, the status is NodeResourcesFit's, with the
     requests of the node's nominated pods of equal or higher priority added (the filters with
     them reject, or they pass and so do the filters without them); ``fallback`` for the other
-    nodes. ``nominated``: the nominator's pods by node. None when the pod is not
+    nodes. ``nominated``: the nominator's pods by node (``sums``: their sums kept across
+    attempts, :class:`NominatedSums`, else summed here). None when the pod is not
     resource-only, Fit does not run, or a node-only plugin or the columns give no answer."""
     ro = resource_only(fw, state, pod)
     if ro is None or ro.fit_state is None:
@@ -141,11 +142,123 @@ def column_runner(fw: Framework, state: CycleState, pod: Pod, cols: NodeColumns,
         if m is None:
             return None
         ok &= m
-    extra = nominated_extra(cols, nominated, pod.priority, pod.uid, ok)
+    extra = (sums.extra(cols, pod.priority, pod.uid, ok) if sums is not None
+             else nominated_extra(cols, nominated, pod.priority, pod.uid, ok))
     rows = fit_rows(ro.fit_state, cols, extra)
     if rows is None:
         return None
     return ColumnRunner(rows, rows.decided & ok, cols.row_of, ro.fit_name, fallback)
+
+
+class NominatedSums:
+    """:func:`nominated_extra` kept up to date across attempts: per preemptor priority, each
+    row's sums of the nominated pods of that priority or higher (whatever their uid), a row
+    recomputed only when its node is in the nominator's ``change_log`` since the last call
+    (``nominated``, ``change_log`` and ``node_of``: the nominator's pods by node, its log and
+    its node of a uid); the pod's own nomination is taken out per call. The answer is
+    :func:`nominated_extra`'s: only when every row's pods sum exactly in int64 (fewer than
+    256, each value within the bound: its first path); otherwise that function runs."""
+
+    def __init__(self, nominated: Mapping[str, list[PodInfo]], change_log: list[str],
+                 node_of: Callable[[str], str]) -> None:
+        self.nominated, self.change_log, self.node_of = nominated, change_log, node_of
+        self._by_prio: dict[int, _PrioRows] = {}
+        self._present: tuple[dict[str, int], int, int, Mask] | None = None
+
+    def present(self, cols: NodeColumns) -> Mask:
+        """Per row: whether its node has nominated pods (is a key of ``nominated``), kept
+        up to date as the sums are. The caller does not change it."""
+        kept = self._present
+        log = self.change_log
+        if kept is None or kept[0] is not cols.row_of or kept[1] != len(cols):
+            mask = np.zeros(len(cols), dtype=np.bool_)
+            names: Iterable[str] = self.nominated
+        else:
+            mask = kept[3]
+            names = set(log[kept[2]:])
+        row_of = cols.row_of
+        nominated = self.nominated
+        for name in names:
+            row = row_of.get(name)
+            if row is not None:
+                mask[row] = name in nominated
+        self._present = (row_of, len(cols), len(log), mask)
+        return mask
+
+    def extra(self, cols: NodeColumns, prio: int, uid: str, ok: Mask
+              ) -> tuple[I64, I64, I64, I64] | None:
+        """:func:`nominated_extra` ``(cols, nominated, prio, uid, ok)``."""
+        rows = self._by_prio.get(prio)
+        if rows is None or rows.row_of is not cols.row_of or rows.n != len(cols):
+            if len(self._by_prio) >= 8:
+                self._by_prio.clear()
+            rows = self._by_prio[prio] = _PrioRows(cols, prio, self.nominated)
+            rows.cursor = len(self.change_log)
+        elif rows.cursor < len(self.change_log):
+            for name in set(self.change_log[rows.cursor:]):
+                rows.update(name, self.nominated)
+            rows.cursor = len(self.change_log)
+        if rows.inexact:
+            return nominated_extra(cols, self.nominated, prio, uid, ok)
+        sums = [rows.cpu.copy(), rows.mem.copy(), rows.eph.copy()]
+        count = rows.count.copy()
+        node = self.node_of(uid)
+        row = cols.row_of.get(node) if node else None
+        if row is not None:
+            for pi in self.nominated.get(node, ()):
+                p = pi.pod
+                if p.uid == uid and p.priority >= prio and p.resources is not None:
+                    r = p.resources.requests
+                    sums[0][row] -= r.milli_cpu
+                    sums[1][row] -= r.memory
+                    sums[2][row] -= r.ephemeral_storage
+                    count[row] -= 1
+        if not count.any():
+            return None
+        bad = (sums[0] > SAFE_BOUND) | (sums[1] > SAFE_BOUND) | (sums[2] > SAFE_BOUND)
+        bad |= count > SAFE_BOUND
+        if bad.any():
+            ok[bad] = False
+            for a in sums:
+                a[bad] = 0
+            count[bad] = 0
+        return sums[0], sums[1], sums[2], count
+
+
+class _PrioRows:
+    """:class:`NominatedSums` for one priority: the sums by row of one columns' rows."""
+
+    def __init__(self, cols: NodeColumns, prio: int, nominated: Mapping[str, list[PodInfo]]
+                 ) -> None:
+        self.row_of, self.n, self.prio = cols.row_of, len(cols), prio
+        self.cpu, self.mem, self.eph, self.count = (np.zeros(self.n, dtype=np.int64)
+                                                    for _ in range(4))
+        self.inexact: set[int] = set()  # rows whose sums int64 may not hold exactly
+        self.cursor = 0
+        for name in nominated:
+            self.update(name, nominated)
+
+    def update(self, name: str, nominated: Mapping[str, list[PodInfo]]) -> None:
+        row = self.row_of.get(name)
+        if row is None:
+            return
+        cpu = mem = eph = count = 0
+        exact = True
+        for pi in nominated.get(name, ()):
+            p = pi.pod
+            if p.priority < self.prio:
+                continue
+            r = requests_of(pi)
+            vals = (r.milli_cpu, r.memory, r.ephemeral_storage)
+            if not all(0 <= v <= SAFE_BOUND for v in vals):
+                exact = False
+            cpu, mem, eph, count = cpu + vals[0], mem + vals[1], eph + vals[2], count + 1
+        if not exact or count >= 256:
+            self.inexact.add(row)
+            cpu = mem = eph = count = 0
+        else:
+            self.inexact.discard(row)
+        self.cpu[row], self.mem[row], self.eph[row], self.count[row] = cpu, mem, eph, count
 
 
 def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], prio: int,
@@ -155,14 +268,16 @@ def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], p
     priority, not the pod itself); a row whose sums leave the columns' safe bounds gets
     ``ok[row] = False`` and nothing added. None when no row has any."""
     row_of = cols.row_of
-    picked = [(row, requests_of(pi)) for node, pods in nominated.items()
+    picked = [(row, p.resources) for node, pods in nominated.items()
               if (row := row_of.get(node)) is not None
-              for pi in pods if pi.pod.priority >= prio and pi.pod.uid != uid]
+              for pi in pods if (p := pi.pod).priority >= prio and p.uid != uid]
     if not picked:
         return None
     rows = [row for row, _ in picked]
-    per_pod = ([r.milli_cpu for _, r in picked], [r.memory for _, r in picked],
-               [r.ephemeral_storage for _, r in picked])
+    reqs = [r.requests for _, r in picked if r is not None]
+    assert len(reqs) == len(picked), "pod resources are computed at load time"
+    per_pod = ([r.milli_cpu for r in reqs], [r.memory for r in reqs],
+               [r.ephemeral_storage for r in reqs])
     n = len(cols)
     idx = np.array(rows, dtype=np.intp)
     count = np.bincount(idx, minlength=n).astype(np.int64)

@@ -17,6 +17,9 @@ class Nominator:
     def __init__(self) -> None:
         self.nominated_pods: dict[str, list[PodInfo]] = {}
         self.nominated_pod_to_node: dict[str, str] = {}
+        #: the node of every change of ``nominated_pods``, in order (readers keep a cursor:
+        #: ``resource_only.NominatedSums``)
+        self.change_log: list[str] = []
 
     def has_any(self) -> bool:
         return bool(self.nominated_pod_to_node)
@@ -42,12 +45,14 @@ class Nominator:
             if existing.pod.uid == pi.pod.uid:
                 return
         lst.append(pi)
+        self.change_log.append(node_name)
 
     def delete(self, pod: Pod) -> None:
         """``DeleteNominatedPodIfExists`` / ``deleteUnlocked``."""
         node = self.nominated_pod_to_node.pop(pod.uid, None)
         if node is None:
             return
+        self.change_log.append(node)
         lst = self.nominated_pods.get(node, [])
         for i, pi in enumerate(lst):
             if pi.pod.uid == pod.uid:
@@ -65,6 +70,7 @@ class Nominator:
         node = self.nominated_pod_to_node.get(pod.uid)
         if node is None:
             return
+        self.change_log.append(node)
         ref = Pod(namespace=pod.namespace, name=pod.name, uid=pod.uid)
         ref.resources = compute_pod_resources(ref)
         self.nominated_pods[node] = [PodInfo(ref) if pi.pod.uid == pod.uid else pi
@@ -75,3 +81,7 @@ class Nominator:
 
     def nominated_node_of(self, pod: Pod) -> str:
         return self.nominated_pod_to_node.get(pod.uid, "")
+
+    def nominated_node_of_uid(self, uid: str) -> str:
+        """The node the pod of ``uid`` is nominated to, "" if none."""
+        return self.nominated_pod_to_node.get(uid, "")

@@ -34,7 +34,7 @@ from reference_impl.framework.status import (
 )
 from reference_impl.framework.types import NodeInfo, PodInfo
 from reference_impl.model.objects import Pod
-from reference_impl.plugins.resource_only import column_runner, nominated_runner
+from reference_impl.plugins.resource_only import NominatedSums, column_runner, nominated_runner
 from reference_impl.scheduler.batch import OpportunisticBatch
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.select_host import (
@@ -161,6 +161,18 @@ class SchedulingCore:
         self.record_scores = False  # keep raw/normalized per-plugin scores (explain)
         self.select_host = select_host
         self.rng = rng
+        self._sums: NominatedSums | None = None
+
+    def _nominated_sums(self) -> NominatedSums:
+        """The nominated pods' sums by node row (``resource_only.NominatedSums``) of the
+        current nominator, kept across attempts."""
+        nom = self.nominator
+        sums = self._sums
+        if sums is None or sums.nominated is not nom.nominated_pods \
+                or sums.change_log is not nom.change_log:
+            sums = self._sums = NominatedSums(nom.nominated_pods, nom.change_log,
+                                              nom.nominated_node_of_uid)
+        return sums
 
     def batch_of(self, fwk: Framework) -> OpportunisticBatch | None:
         if not self.batching:
@@ -346,11 +358,8 @@ class SchedulingCore:
             [(pl.name, pl) for pl in fwk.filter_plugins], state, pod, cols)
         if not masks:
             return None
-        if nominated_any:
-            for name in self.nominator.nominated_pods:
-                row = cols.row_of.get(name)
-                if row is not None:
-                    mask[row] = False
+        if nominated_any:  # the nodes with nominated pods: the full filters
+            mask[self._nominated_sums().present(cols)] = False
             run_full = nominated_runner(fwk, state, pod) or partial(
                 fwk.run_filter_plugins_with_nominated_pods, state, pod)
         else:
@@ -358,7 +367,7 @@ class SchedulingCore:
         if len(mask) - int(np.count_nonzero(mask)) >= COLUMN_STATUSES_MIN:
             runner = column_runner(
                 fwk, state, pod, cols, self.nominator.nominated_pods if nominated_any else {},
-                run_full)
+                run_full, self._nominated_sums() if nominated_any else None)
             if runner is not None:
                 if not remaining:
                     found = vectorised.search_columns(nodes, mask, start, to_find, runner,

@@ -10,8 +10,7 @@ the outcome the reference picks: docs/reference.md#preemption."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from functools import partial
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any, Protocol
 
@@ -291,7 +290,8 @@ class Evaluator:
         and gets no status, so this returns None (the caller runs :meth:`dry_run_preemption`)
         when it finds no candidate; with candidates, ``evaluate`` ignores statuses and errors,
         so they are left out (an empty Diagnosis, no error). None too when the interface has no
-        fast path for this pod."""
+        fast path for this pod. A selector with a ``scan`` answers the nodes in turn in one
+        generator (no call per node), read until the candidates are found."""
         make = getattr(self.interface, "victim_selector", None)
         if make is None or not getattr(self.interface, "lower_priority_victims_only", False):
             return None
@@ -304,20 +304,28 @@ class Evaluator:
         victims_on = (self.pod_victims_on_node
                       if type(self).get_victims_on_node is _SPEC_GET_VICTIMS
                       else self.get_victims_on_node)
+
+        def victims_of(ni: NodeInfo) -> list[DomainVictim]:
+            return victims_on(ni, below)
+
         n = len(potential_nodes)
         offset %= n or 1
         spec_select = self.interface.select_victims_on_node
-        for ni in potential_nodes[offset:] + potential_nodes[:offset]:
-            try:
-                r = select(ni, partial(victims_on, ni, below), pdbs)
-                if r is None:
+        success = Code.SUCCESS
+        order = potential_nodes[offset:] + potential_nodes[:offset]
+        scan = getattr(select, "scan", None)
+        answers = (scan(order, victims_of, pdbs) if scan is not None
+                   else _answers(select, order, victims_of, pdbs))
+        for ni, r in zip(order, answers, strict=True):
+            if r is None:
+                try:
                     r = spec_select(state, pod, ni, victims_on(ni, below), pdbs)
-            except LookupError:
-                continue  # an error: not a candidate
-            if type(r) is not tuple:
-                continue  # undecided: not a candidate
+                except LookupError:
+                    continue  # an error: not a candidate
+            if r.__class__ is not tuple:
+                continue  # undecided or an error: not a candidate
             pods, num_pdb, status = r
-            if (status is None or status.code == Code.SUCCESS) and pods and _add_candidate(
+            if pods and (status is None or status.code == success) and _add_candidate(
                     non_violating, violating, num_candidates,
                     Candidate(Victims(list(pods), num_pdb), ni.node.name)):
                 break
@@ -355,6 +363,18 @@ class Evaluator:
                               f'nodeinfo not found for node name "{name}"')
         return [DomainVictim([pi], pi.pod.priority, get_pod_start_time(pi.pod), POD_KEY_TYPE,
                              {name: ni}) for pi in pods]
+
+
+def _answers(select: Callable[..., Any], nodes: list[NodeInfo],
+             victims_of: Callable[[NodeInfo], list[DomainVictim]], pdbs: Sequence[PDBStatus]
+             ) -> Iterator[Any]:
+    """A victim selector's answers for ``nodes`` in turn, lazily, a LookupError as an
+    answer that is not a tuple (the selector's ``scan``, for a selector without one)."""
+    for ni in nodes:
+        try:
+            yield select(ni, victims_of, pdbs)
+        except LookupError as err:
+            yield err
 
 
 #: the GetVictimsOnNode :meth:`Evaluator.pod_victims_on_node` stands in for; a replaced one
@@ -408,17 +428,24 @@ def _highest(nodes: list[str], scores: list[Any]) -> list[str]:
 def _pick_by_default_criteria(nodes_to_victims: dict[str, Victims], nodes: list[str]) -> str:
     """pickOneNodeForPreemption's default score functions, in order, each computed for the
     nodes still selected in their order (as upstream calls them)."""
-    victims = nodes_to_victims
-    criteria: list[Callable[[Victims], Any]] = [
-        lambda v: -v.num_pdb_violations,  # minNumPDBViolatingScoreFunc
-        lambda v: -v.pods[0].priority,  # minHighestPriorityScoreFunc
-        # minSumPrioritiesScoreFunc: each priority shifted by MaxInt32+1
-        lambda v: -(sum(map(_priority, v.pods)) + len(v.pods) * (MAX_INT32 + 1)),
-        lambda v: -len(v.pods),  # minNumPodsScoreFunc
-        _latest_start_time,  # latestStartTimeScoreFunc
-    ]
-    for key in criteria:
-        nodes = _highest(nodes, [key(victims[n]) for n in nodes])
+    vs = [nodes_to_victims[n] for n in nodes]
+    for criterion in range(5):
+        if criterion == 0:  # minNumPDBViolatingScoreFunc
+            scores: list[Any] = [-v.num_pdb_violations for v in vs]
+        elif criterion == 1:  # minHighestPriorityScoreFunc
+            scores = [-v.pods[0].priority for v in vs]
+        elif criterion == 2:  # minSumPrioritiesScoreFunc: each priority shifted by MaxInt32+1
+            scores = [-(sum(map(_priority, v.pods)) + len(v.pods) * (MAX_INT32 + 1))
+                      for v in vs]
+        elif criterion == 3:  # minNumPodsScoreFunc
+            scores = [-len(v.pods) for v in vs]
+        else:  # latestStartTimeScoreFunc
+            scores = [_latest_start_time(v) for v in vs]
+        best = max(scores)
+        if min(scores) != best:  # else every node stays
+            keep = [i for i, s in enumerate(scores) if s == best]
+            nodes = [nodes[i] for i in keep]
+            vs = [vs[i] for i in keep]
         if len(nodes) == 1:
             return nodes[0]
     return nodes[0]

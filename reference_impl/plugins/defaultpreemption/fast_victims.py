@@ -10,7 +10,7 @@ Why the results are the same: docs/reference.md#fast-paths-for-resource-only-pod
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import is_
 from typing import Any, Final, cast
 
@@ -38,10 +38,44 @@ class _Undecided:
 #: every victim)
 UNDECIDED: Final = _Undecided()
 
+
+class FastSelect:
+    """The fast ``select_victims_on_node`` of one preemptor: called on a node (its NodeInfo,
+    its victims' builder and the PDBs), its answer: the victims, the number of PDB violations
+    and the status; UNDECIDED; or None (run the specification); a LookupError raises.
+    ``scan(nodes, victims_of, pdbs)``: the answers for the nodes in turn, lazily (the dry run
+    stops when it has its candidates), a LookupError as :class:`Failed`."""
+
+    __slots__ = ("scan",)
+
+    def __init__(self, scan: Callable[[Iterable[NodeInfo], Callable[[NodeInfo],
+                                       list[DomainVictim]], Sequence[PDBStatus]],
+                                      Iterator[Any]]) -> None:
+        self.scan = scan
+
+    def __call__(self, ni: NodeInfo, victims_of: Callable[[NodeInfo], list[DomainVictim]],
+                 pdbs: Sequence[PDBStatus]) -> SelectResult | _Undecided | None:
+        r = next(self.scan((ni,), victims_of, pdbs))
+        if r.__class__ is Failed:
+            raise r.err
+        return cast("SelectResult | _Undecided | None", r)
+
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 SelectResult = tuple[list[Pod], int, Status | None]
-Selector = Callable[[NodeInfo, Callable[[], list[DomainVictim]], Sequence[PDBStatus]],
+
+
+class Failed:
+    """A node whose victims could not be listed (the LookupError, ``err``)."""
+
+    __slots__ = ("err",)
+
+    def __init__(self, err: LookupError) -> None:
+        self.err = err
+
+
+ScanResult = SelectResult | _Undecided | Failed | None
+Selector = Callable[[NodeInfo, Callable[[NodeInfo], list[DomainVictim]], Sequence[PDBStatus]],
                     "SelectResult | _Undecided | None"]
 
 
@@ -62,11 +96,13 @@ class _NodeView:
 NONE: Final[list[Any]] = []
 
 
-def node_only_passes(fw: Framework, state: CycleState, pod: Pod, plugins: list[Any]
-                     ) -> Callable[[str, NodeInfo], bool] | None:
-    """Whether the node-only Filter ``plugins`` certainly pass ``pod`` on a node (its name and
-    NodeInfo), from their ``filter_batch`` masks over the snapshot's node columns (True:
-    certainly; False: run them); None when a plugin has no mask or there are no columns."""
+def node_only_masks(fw: Framework, state: CycleState, pod: Pod, plugins: list[Any]
+                    ) -> tuple[dict[str, int], list[NodeInfo], list[bool]] | None:
+    """Where the node-only Filter ``plugins`` certainly pass ``pod``, from their
+    ``filter_batch`` masks over the snapshot's node columns: the columns' rows by node name,
+    their NodeInfos and the mask as a list (a node of row ``row`` passes when its NodeInfo is
+    ``infos[row]`` and ``ok[row]``; otherwise run them); None when a plugin has no mask or
+    there are no columns."""
     columns = getattr(fw.handle.snapshot(), "columns", None)
     if columns is None:
         return None
@@ -78,12 +114,7 @@ def node_only_passes(fw: Framework, state: CycleState, pod: Pod, plugins: list[A
         if m is None:
             return None
         ok &= m
-    ok_rows, row_of, infos = ok.tolist(), cols.row_of, cols.infos
-
-    def passes(name: str, ni: NodeInfo) -> bool:
-        row = row_of.get(name)
-        return row is not None and infos[row] is ni and ok_rows[row]
-    return passes
+    return cols.row_of, cols.infos, ok.tolist()
 
 
 def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Pod,
@@ -124,36 +155,46 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
         view = cast(NodeInfo, _NodeView(node, requested, num_pods))
         return not fit_module.fits_request(fit_state, view)
 
-    passes = node_only_passes(fw, state, preemptor, ro.node_only_plugins) if node_only else None
+    # the node-only filters certainly pass on a node of row ``row`` when ``infos[row] is ni
+    # and ok_rows[row]`` (row_of None: no masks, run the filters)
+    masks = node_only_masks(fw, state, preemptor, ro.node_only_plugins) if node_only else None
+    row_of, infos, ok_rows = masks if masks is not None else (None, [], [])
     nominated_for = fw.handle.nominated_pods_reader()
     cache_get = cache.get if cache is not None else None
 
-    def select(ni: NodeInfo, victims_of: Callable[[], list[DomainVictim]],
-               pdbs: Sequence[PDBStatus]) -> SelectResult | _Undecided | None:
-        main = ni.node.name
-        if node_only and not (passes is not None and passes(main, ni)):
-            s = run_filters(state, preemptor, ni, node_only)
-            if s is not None and s.code != Code.SUCCESS:
-                return UNDECIDED  # whatever the victims: the filters fail without them
-        noms = nominated_for(main)
-        nominated = [pi for pi in noms  # addGENominatedPods
-                     if pi.pod.priority >= prio and pi.pod.uid != uid] if noms else NONE
-        if cache_get is None or pdbs:
-            return _select(ni, victims_of(), pdbs, nominated)
-        e = cache_get(main)
-        if (e is not None and e[0] is ni and e[1] is ni.node and e[2] == ni.generation
-                and e[3] == req_key and e[4] == prio and len(e[5]) == len(nominated)
-                and (not nominated or all(map(is_, e[5], nominated)))):
-            r = e[6]
-        else:
-            r = _select(ni, victims_of(), pdbs, nominated)
-            if r is None:
-                return None
-            assert cache is not None
-            cache[main] = (ni, ni.node, ni.generation, req_key, prio, nominated, r)
-        if r.__class__ is tuple:
-            return list(r[0]), r[1], r[2]
-        return r
+    def scan(nodes: Iterable[NodeInfo], victims_of: Callable[[NodeInfo], list[DomainVictim]],
+             pdbs: Sequence[PDBStatus]) -> Iterator[ScanResult]:
+        """The answer for each node of ``nodes`` in turn (a LookupError as :class:`Failed`)."""
+        caching = cache_get is not None and not pdbs
+        for ni in nodes:
+            try:
+                main = ni.node.name
+                if node_only:
+                    row = row_of.get(main) if row_of is not None else None
+                    if row is None or infos[row] is not ni or not ok_rows[row]:
+                        s = run_filters(state, preemptor, ni, node_only)
+                        if s is not None and s.code != Code.SUCCESS:
+                            yield UNDECIDED  # whatever the victims: the filters fail without them
+                            continue
+                noms = nominated_for(main)
+                nominated = [pi for pi in noms  # addGENominatedPods
+                             if pi.pod.priority >= prio and pi.pod.uid != uid] if noms else NONE
+                if caching:
+                    e = cache_get(main)  # type: ignore[misc]
+                    if (e is not None and e[0] is ni and e[1] is ni.node
+                            and e[2] == ni.generation and e[3] == req_key and e[4] == prio
+                            and len(e[5]) == len(nominated)
+                            and (not nominated or all(map(is_, e[5], nominated)))):
+                        yield e[6]  # a result tuple is never changed: the caller copies its pods
+                        continue
+                r = _select(ni, victims_of(ni), pdbs, nominated)
+                if caching and r is not None:
+                    assert cache is not None
+                    cache[main] = (ni, ni.node, ni.generation, req_key, prio, nominated, r)
+            except LookupError as err:
+                yield Failed(err)
+                continue
+            yield r
 
     def _select(ni: NodeInfo, all_possible_victims: list[DomainVictim],
                 pdbs: Sequence[PDBStatus], nominated: list[Any]
@@ -204,4 +245,4 @@ def victim_selector(plugin: Any, fw: Framework, state: CycleState, preemptor: Po
             sort_slice(victims, more_important)
         return [pi.pod for v in victims for pi in v.pods], num_violating, None
 
-    return select
+    return FastSelect(scan)
