@@ -74,7 +74,7 @@ MUTANTS = (
                 "the attribute",
         upstream="matchAttributeConstraint.add: every device of the constraint's requests must "
                  f"have the same value of the attribute ({_STRUCTURED}/constraint.go)",
-        patches=(Patch(f"{_ALLOC}:_Constraint.add", _always(True)),),
+        patches=(Patch("reference_impl.dra.constraints:Constraint.add", _always(True)),),
         witness=lambda: w.scenario(
             "numa-pair", w.node("n1"), w.gpu_class(),
             w.gpus("n1", {"gpu-0": {"numa": 0}, "gpu-1": {"numa": 1}}),
