@@ -591,6 +591,20 @@ def claim_releases(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None
     return documents, timeline
 
 
+#: the pod every ``dra_binding`` scenario has beside the drawn ones (:func:`binding_witness`)
+BINDING_WITNESS = "binding-witness"
+
+
+def binding_witness() -> Doc:
+    """A pod without claims or requests, so that a ``dra_binding`` scenario where every drawn
+    pod gets a device with binding conditions (and so ends in Error when the binding times out)
+    still has a decision the oracles and the differential can judge: bound or unschedulable,
+    never an Error of PreBind."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": BINDING_WITNESS, "namespace": "default"},
+            "spec": {"containers": [{"name": "c0", "image": "nginx:1.25"}]}}
+
+
 def binding_conditions(config: Doc | None, timeline: Doc | None) -> tuple[Doc, Doc]:
     """With ``dra_binding``: every profile's DynamicResources gets ``bindingTimeout: 1500ms``
     (the default 10m would keep the upstream subject waiting that long in wall-clock time),

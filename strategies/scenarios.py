@@ -29,6 +29,7 @@ from strategies.dra import (
     DRA_BINDING_FEATURE,
     DRA_FEATURE,
     binding_conditions,
+    binding_witness,
     claim_releases,
     dra_documents,
     timeline_claims,
@@ -87,6 +88,7 @@ def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | N
         timeline["spec"]["events"] = [*timeline["spec"]["events"], *triggered]
     if binding and dra:
         config, timeline = binding_conditions(config, timeline)
+        documents.append(binding_witness())
     seed = draw(integers(0, 2**16))
     if dra:  # drawn last: the rest of the scenario is what it was without it
         documents += draw(timeline_claims(documents, timeline))
