@@ -161,10 +161,11 @@ class OracleContext:
         return self.scheduler.profile_of(pod.scheduler_name)
 
     def _dra_extended_names(self) -> frozenset[str]:
-        """The extended resources the cluster's DeviceClasses map (their
-        ``extendedResourceName`` and ``deviceclass.resource.kubernetes.io/<class>``) where the
-        release's DRAExtendedResource is on; NodeResourcesFit leaves them to DynamicResources
-        on a node that does not advertise them (``shouldDelegateResourceToDRA``, fit.go)."""
+        """The extended resources the DeviceClasses map (their ``extendedResourceName`` and
+        ``deviceclass.resource.kubernetes.io/<class>``), at the start or created by the
+        timeline, where the release's DRAExtendedResource is on; NodeResourcesFit leaves them to
+        DynamicResources on a node that does not advertise them (``shouldDelegateResourceToDRA``,
+        fit.go)."""
         if not self.release.feature_enabled("DRAExtendedResource"):
             return frozenset()
         names: set[str] = set()
@@ -172,6 +173,16 @@ class OracleContext:
             names.add(DEVICE_CLASS_RESOURCE_PREFIX + cls.name)
             if cls.extended_resource_name:
                 names.add(cls.extended_resource_name)
+        # and those of the classes timeline events create (applyObject): from then on upstream
+        # delegates them too; counted for the whole run, the lenient side for an oracle
+        for ev in ((self.timeline or {}).get("spec") or {}).get("events") or []:
+            obj = ev.get("object") if isinstance(ev, dict) else None
+            if ev.get("action") != "applyObject" or not isinstance(obj, dict) or \
+                    obj.get("kind") != "DeviceClass":
+                continue
+            names.add(DEVICE_CLASS_RESOURCE_PREFIX + str((obj.get("metadata") or {}).get("name")))
+            if (ext := (obj.get("spec") or {}).get("extendedResourceName")):
+                names.add(str(ext))
         return frozenset(names)
 
     def filters_for(self, pod: Pod) -> FilterConfig | None:
