@@ -390,6 +390,17 @@ def _call_of(tree: Any, name: str) -> Any | None:
     return None
 
 
+def parse_tree(expression: str) -> Any:
+    """celpy's parse tree of ``expression``; a syntax error is cel-go's compile error."""
+    try:
+        with _COMPILE_LOCK:
+            return _ENV.compile(expression)
+    except CELParseError as e:
+        raise CELCompileError(
+            f"compilation failed: ERROR: <input>: Syntax error: {str(e).strip()}"
+        ) from None
+
+
 class CompiledSelector:
     """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
 
@@ -398,13 +409,7 @@ class CompiledSelector:
     ) -> None:
         self.expression = expression
         self.consumable_capacity = consumable_capacity
-        try:
-            with _COMPILE_LOCK:
-                ast = _ENV.compile(expression)
-        except CELParseError as e:
-            raise CELCompileError(
-                f"compilation failed: ERROR: <input>: Syntax error: {str(e).strip()}"
-            ) from None
+        ast = parse_tree(expression)
         token = _undeclared(ast) or (None if includes else _call_of(ast, "includes"))
         if token is not None:
             raise CELCompileError(

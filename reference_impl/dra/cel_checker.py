@@ -17,10 +17,9 @@ import math
 from dataclasses import dataclass, field
 
 import lark
-from celpy.celparser import CELParseError
 from celpy.evaluation import celbytes, celstr
 
-from reference_impl.dra.cel import _COMPILE_LOCK, _ENV, CELCompileError
+from reference_impl.dra.cel import CELCompileError, parse_tree
 from reference_impl.dra.cel_overloads import (
     BOOL,
     BYTES,
@@ -628,13 +627,6 @@ def _check_comprehension(e: Expr, scope: dict[str, CelType]) -> None:
 def parse(expression: str) -> Expr:
     """The expression as cel-go's parser gives it (macros expanded), type-checked as far as
     the cost needs; raises :class:`CELCompileError` on a syntax error."""
-    try:
-        with _COMPILE_LOCK:
-            tree = _ENV.compile(expression)
-    except CELParseError as e:
-        raise CELCompileError(
-            f"compilation failed: ERROR: <input>: Syntax error: {str(e).strip()}"
-        ) from None
-    root = _convert(tree)
+    root = _convert(parse_tree(expression))
     _check(root, {})
     return root

@@ -216,13 +216,7 @@ class NominatedSums:
         if not count.any():
             return None
         bad = (sums[0] > SAFE_BOUND) | (sums[1] > SAFE_BOUND) | (sums[2] > SAFE_BOUND)
-        bad |= count > SAFE_BOUND
-        if bad.any():
-            ok[bad] = False
-            for a in sums:
-                a[bad] = 0
-            count[bad] = 0
-        return sums[0], sums[1], sums[2], count
+        return _without_unsafe_rows(sums, count, bad, ok)
 
 
 class _PrioRows:
@@ -306,7 +300,14 @@ def nominated_extra(cols: NodeColumns, nominated: Mapping[str, list[PodInfo]], p
             acc = np.zeros(n, dtype=np.int64)
             acc[at] = vals_a[:, j]
             sums.append(acc)
-    bad |= count > SAFE_BOUND
+    return _without_unsafe_rows(sums, count, bad, ok)
+
+
+def _without_unsafe_rows(sums: list[I64], count: I64, bad: Mask, ok: Mask
+                         ) -> tuple[I64, I64, I64, I64]:
+    """The sums with the rows outside the columns' safe bounds (``bad``, or a count over
+    them) zeroed and marked not ``ok``: the per-node code decides those."""
+    bad = bad | (count > SAFE_BOUND)
     if bad.any():
         ok[bad] = False
         for a in sums:

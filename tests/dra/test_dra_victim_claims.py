@@ -69,16 +69,22 @@ def outcomes(result: dict[str, Any], key: str) -> list[tuple[float, str]]:
     return [(a["time"], a["outcome"]) for a in result["attempts"] if a["pod"] == key]
 
 
-def test_reference_releases_the_claim_of_a_preemption_victim() -> None:
-    """The preemptor needs the holder's CPU: the holder is preempted, its claim deallocated
-    and deleted, and the waiter (rejected for the GPU until then) gets it."""
-    result = run(victim_docs())
+def assert_holder_preempted_and_waiter_bound(result: dict[str, Any]) -> None:
+    """The holder was the preemptor's victim, and the waiter, rejected until its claim was
+    released, got its GPU."""
     assert result["deleted"] == ["default/holder"]
     assert result["bindings"] == {"default/preemptor": "node-1", "default/waiter": "node-1"}
     assert [d["device"] for c in result["resourceClaims"]["default/waiter"]
             for d in c["allocation"]["devices"]] == ["gpu-0"]
     w = outcomes(result, "default/waiter")
     assert w[0][1] == "Unschedulable" and w[-1] == (2, "Bound"), w
+
+
+def test_reference_releases_the_claim_of_a_preemption_victim() -> None:
+    """The preemptor needs the holder's CPU: the holder is preempted, its claim deallocated
+    and deleted, and the waiter (rejected for the GPU until then) gets it."""
+    result = run(victim_docs())
+    assert_holder_preempted_and_waiter_bound(result)
 
 
 def test_reference_does_not_preempt_for_devices() -> None:
@@ -147,12 +153,7 @@ def test_reference_releases_the_extended_resource_claim_of_a_victim() -> None:
     ``status.extendedResourceClaimStatus``) is deallocated and deleted, and the waiter's own
     special claim gets the GPU."""
     result = run(extended_docs())
-    assert result["deleted"] == ["default/holder"]
-    assert result["bindings"] == {"default/preemptor": "node-1", "default/waiter": "node-1"}
-    assert [d["device"] for c in result["resourceClaims"]["default/waiter"]
-            for d in c["allocation"]["devices"]] == ["gpu-0"]
-    w = outcomes(result, "default/waiter")
-    assert w[0][1] == "Unschedulable" and w[-1] == (2, "Bound"), w
+    assert_holder_preempted_and_waiter_bound(result)
 
 
 def test_upstream_subject_releases_the_extended_resource_claim_of_a_victim(
