@@ -10,6 +10,7 @@ code. See docs/reference.md#vectorised-filter-and-score.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
 import numpy as np
@@ -76,6 +77,7 @@ class NodeColumns:
         self.row_of: dict[str, int] = {}
         self._remembered: tuple[list[NodeInfo], npt.NDArray[np.intp]] | None = None
         self._labels: dict[str, tuple[npt.NDArray[np.intp], list[str]]] = {}
+        self._label_index: dict[str, dict[str, int]] = {}
         self._names: npt.NDArray[np.object_] | None = None
         self._rebuild([])
 
@@ -106,6 +108,7 @@ class NodeColumns:
         self.infos = infos
         self._remembered = None
         self._labels = {}
+        self._label_index = {}
         self._names = None
         self.row_of = {ni.node.name: i for i, ni in enumerate(infos)}
         rows = [_row(ni) for ni in infos]
@@ -137,6 +140,21 @@ class NodeColumns:
                  for ni in self.infos), dtype=np.intp, count=len(self.infos))
             got = self._labels[key] = (codes, list(index))
         return got
+
+    def label_hits(self, key: str, counts: Mapping[str, int]) -> Mask:
+        """Per row: the node has label ``key`` and ``counts`` holds a positive count for its
+        value (one lookup per counted value, not per node)."""
+        codes, values = self.label_codes(key)
+        index = self._label_index.get(key)
+        if index is None:
+            index = self._label_index[key] = {v: i for i, v in enumerate(values)}
+        hit = np.zeros(len(values) + 1, dtype=np.bool_)  # the last entry: code -1, no label
+        for value, n in counts.items():
+            if n > 0:
+                j = index.get(value)
+                if j is not None:
+                    hit[j] = True
+        return hit[codes]
 
     def name_array(self) -> npt.NDArray[np.object_]:
         """The nodes' names by row, kept until the next rebuild (a row's node keeps its

@@ -118,6 +118,7 @@ class Snapshot:
         self.structure_version = 0
         self._list: list[NodeInfo] | None = None
         self._affinity_list: list[NodeInfo] | None = None
+        self._scoring_affinity: list[tuple[NodeInfo, PodInfo]] | None = None
         self._anti_affinity_list: list[NodeInfo] | None = None
         self._columns: NodeColumns | None = None
         for node in nodes:
@@ -145,6 +146,7 @@ class Snapshot:
         # (updateAllLists): a node whose zone changed keeps its place in the list until then.
         self.structure_version += 1
         self._affinity_list = None
+        self._scoring_affinity = None
         self._anti_affinity_list = None
         return ni
 
@@ -198,6 +200,7 @@ class Snapshot:
         self._changed_nodes.add(pod.node_name)
         if pod.affinity is not None:
             self._affinity_list = None
+            self._scoring_affinity = None
             self._anti_affinity_list = None
 
     def remove_pod(self, pod: Pod) -> None:
@@ -212,6 +215,7 @@ class Snapshot:
             self._changed_nodes.add(node_name)
         if pod.affinity is not None:
             self._affinity_list = None
+            self._scoring_affinity = None
             self._anti_affinity_list = None
 
     def is_assumed_or_bound(self, pod: Pod) -> bool:
@@ -235,6 +239,7 @@ class Snapshot:
         self.structure_version += 1
         self._list = None
         self._affinity_list = None
+        self._scoring_affinity = None
         self._anti_affinity_list = None
 
     def list(self) -> list[NodeInfo]:
@@ -254,6 +259,18 @@ class Snapshot:
         if self._affinity_list is None:
             self._affinity_list = [ni for ni in self.list() if ni.pods_with_affinity]
         return self._affinity_list
+
+    def pods_with_scoring_affinity(self) -> builtins.list[tuple[NodeInfo, PodInfo]]:
+        """The pods of :meth:`have_pods_with_affinity_list`'s nodes (node order, then each
+        node's ``pods_with_affinity`` order) that have required affinity or preferred
+        (anti-)affinity terms: the only ones InterPodAffinity's PreScore can count for a pod
+        without preferred terms (a pod with only required anti-affinity adds nothing)."""
+        if self._scoring_affinity is None:
+            self._scoring_affinity = [
+                (ni, pi) for ni in self.have_pods_with_affinity_list()
+                for pi in ni.pods_with_affinity
+                if (t := pi.terms)[0] or t[2] or t[3]]
+        return self._scoring_affinity
 
     def have_pods_with_required_anti_affinity_list(self) -> builtins.list[NodeInfo]:
         if self._anti_affinity_list is None:

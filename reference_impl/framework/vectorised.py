@@ -12,6 +12,7 @@ scores. How: docs/reference.md#vectorised-filter-and-score.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -154,6 +155,41 @@ class ColumnAnswers(Protocol):
     def __call__(self, ni: NodeInfo) -> Status | None: ...
 
     def statuses(self, rows: npt.NDArray[np.intp], names: list[str]) -> RowStatuses: ...
+
+
+@dataclass(frozen=True)
+class RowVerdicts:
+    """One Filter plugin's verdict on every row: ``codes[i]`` the code of its status on node i
+    (0: success), ``bits[i]`` its reasons as bits into ``reasons`` (as :class:`RowStatuses`)."""
+
+    codes: I64
+    bits: I64
+    reasons: tuple[str, ...]
+
+
+@runtime_checkable
+class FilterRows(Protocol):
+    def filter_rows(self, state: CycleState, pod: Pod, cols: NodeColumns) -> RowVerdicts | None:
+        ...
+
+
+class RowRunner:
+    """The :class:`ColumnAnswers` of the one Filter plugin left after the batch masks: on the
+    rows of ``sure`` (every other plugin passes, no nominated pod) the status is that plugin's
+    verdict; ``fallback`` (every plugin, per node) elsewhere."""
+
+    def __init__(self, verdicts: RowVerdicts, plugin: str, sure: Mask,
+                 fallback: Callable[[NodeInfo], Status | None]) -> None:
+        self.verdicts, self.plugin, self.fallback = verdicts, plugin, fallback
+        self.decided = sure
+        self.rejected = sure & (verdicts.codes != 0)
+
+    def __call__(self, ni: NodeInfo) -> Status | None:
+        return self.fallback(ni)
+
+    def statuses(self, rows: npt.NDArray[np.intp], names: list[str]) -> RowStatuses:
+        v = self.verdicts
+        return RowStatuses(names, v.codes[rows], v.bits[rows], v.reasons, self.plugin)
 
 
 def search_columns(

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
 
 from reference_impl.framework import vectorised
+from reference_impl.framework.columns import Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.node_to_status import RowStatuses
 from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode
@@ -364,6 +365,7 @@ class SchedulingCore:
                 fwk.run_filter_plugins_with_nominated_pods, state, pod)
         else:
             run_full = partial(fwk.run_filter_plugins, state, pod)
+        runner = None
         if len(mask) - int(np.count_nonzero(mask)) >= COLUMN_STATUSES_MIN:
             runner = column_runner(
                 fwk, state, pod, cols, self.nominator.nominated_pods if nominated_any else {},
@@ -375,6 +377,11 @@ class SchedulingCore:
                     if found is not None:
                         return found[0], found[1], None
                 run_full = runner
+        if runner is None and len(remaining) == 1:
+            found = _search_rows(fwk, remaining[0][0], state, pod, cols, nodes, mask, start,
+                                 to_find, run_full)
+            if found is not None:
+                return found[0], found[1], None
         run_remaining = None
         if remaining:
             run_fn = fwk.run_filter_plugins
@@ -403,6 +410,25 @@ class SchedulingCore:
 #: from this many nodes the batch masks reject on, their statuses come from the node columns
 #: when the pod is resource-only (plugins/resource_only.py column_runner)
 COLUMN_STATUSES_MIN = 32
+
+
+def _search_rows(
+    fwk: Framework, name: str, state: CycleState, pod: Pod, cols: NodeColumns,
+    nodes: list[NodeInfo], mask: Mask, start: int, to_find: int,
+    run_full: Callable[[NodeInfo], Status | None],
+) -> tuple[list[NodeInfo], RowStatuses] | None:
+    """The vectorised search when one Filter plugin is left after the batch masks and it gives
+    its verdict on every row (``filter_rows``, vectorised.FilterRows): the whole search on
+    arrays (``vectorised.search_columns``), that plugin's statuses as :class:`RowStatuses`.
+    None when it gives none, or when a node outside ``mask`` would need the per-node filters."""
+    plugin = next(pl for pl in fwk.filter_plugins if pl.name == name)
+    rows_fn = getattr(plugin, "filter_rows", None)  # FilterRows (isinstance is slow)
+    verdicts = rows_fn(state, pod, cols) if rows_fn is not None else None
+    if verdicts is None:
+        return None
+    runner = vectorised.RowRunner(verdicts, name, mask, run_full)
+    return vectorised.search_columns(nodes, mask & ~runner.rejected, start, to_find, runner,
+                                     cols.remember, cols.name_array())
 
 
 class NoNodesAvailable(Exception):

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from reference_impl.api.labels import NOTHING
 from reference_impl.framework.affinity_terms import (
     AffinityTerm,
@@ -24,11 +26,13 @@ from reference_impl.framework.affinity_terms import (
     parse_pod_info_terms,
 )
 from reference_impl.framework.status import Code, PreFilterResult, Status
+from reference_impl.framework.vectorised import RowVerdicts
 from reference_impl.plugins import names
 from reference_impl.plugins.interpodaffinity.existing_index import ExistingAntiAffinityIndex
 from reference_impl.plugins.interpodaffinity.pod_groups import PodGroupIndex
 
 if TYPE_CHECKING:
+    from reference_impl.framework.columns import Mask, NodeColumns
     from reference_impl.framework.cycle_state import CycleState
     from reference_impl.framework.interfaces import Handle
     from reference_impl.framework.snapshot import Snapshot
@@ -41,6 +45,9 @@ ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = (
     "node(s) didn't satisfy existing pods anti-affinity rules")
 ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules"
 ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules"
+#: ``filter_rows``' reasons, by bit (1, 2, 4)
+ROW_REASONS = (ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+               ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
 
 #: The variants of the switch ``interpodaffinity-namespace-merge``.
 SELECTOR_CLEARED = "selector-cleared"
@@ -339,6 +346,45 @@ class FilteringMixin:
         return None
 
     # ----- Filter -----
+    def filter_rows(self, state: CycleState, pod: Pod, cols: NodeColumns) -> RowVerdicts | None:
+        """``filter``'s verdict on every row of the node columns
+        (reference_impl/framework/vectorised.py): each check of ``filter`` as a mask over the
+        nodes' values of the topology keys (``NodeColumns.label_hits``), the first failing
+        check deciding the code and reason. None without the PreFilter state."""
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if not isinstance(s, PreFilterState):
+            return None
+        n = len(cols)
+        codes = np.zeros(n, dtype=np.int64)
+        bits = np.zeros(n, dtype=np.int64)
+        undecided = np.ones(n, dtype=np.bool_)
+
+        def fail(rejected: Mask, code: Code, bit: int) -> None:
+            rejected &= undecided
+            codes[rejected] = int(code)
+            bits[rejected] = bit
+            undecided[rejected] = False
+
+        if s.affinity_terms:
+            counts = s.affinity_counts
+            missing = np.zeros(n, dtype=np.bool_)
+            pods_exist = np.ones(n, dtype=np.bool_)
+            for t in s.affinity_terms:
+                missing |= cols.label_codes(t.topology_key)[0] < 0
+                pods_exist &= cols.label_hits(t.topology_key, counts.get(t.topology_key, {}))
+            fail(missing, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 1)
+            if not (not counts and s.self_affinity):
+                fail(~pods_exist, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, 1)
+        anti_counts = s.anti_affinity_counts
+        if anti_counts:
+            for t in s.anti_affinity_terms:
+                by_value = anti_counts.get(t.topology_key)
+                if by_value is not None:
+                    fail(cols.label_hits(t.topology_key, by_value), Code.UNSCHEDULABLE, 2)
+        for key, by_value in s.existing_anti_affinity_counts.items():
+            fail(cols.label_hits(key, by_value), Code.UNSCHEDULABLE, 4)
+        return RowVerdicts(codes, bits, ROW_REASONS)
+
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         """``Filter`` (gate off), checks in upstream's order:
 

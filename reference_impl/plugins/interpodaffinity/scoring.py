@@ -138,7 +138,6 @@ class ScoringMixin:
             return Status(Code.SKIP)
 
         snapshot = self.handle.snapshot()
-        all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
 
         terms, err = parse_pod_info_terms(pod)
         if err is not None:
@@ -157,19 +156,21 @@ class ScoringMixin:
         topology_score = s.topology_score
         matcher = TermsMatcher(pod, ns_labels)
         hard = self.args.hard_pod_affinity_weight > 0
-        for node_info in all_nodes:
-            node = node_info.node
-            if not node.labels:
-                continue  # processExistingPod does nothing on such a node
-            if has_constraints:
+        if has_constraints:
+            for node_info in snapshot.list():
+                node = node_info.node
+                if not node.labels:
+                    continue  # processExistingPod does nothing on such a node
                 for existing in node_info.pods:
                     self.process_existing_pod(s, existing, node, pod, topology_score, matcher)
-                continue
-            for existing in node_info.pods_with_affinity:
-                # Without preferred terms of the incoming pod, only the existing pod's terms
-                # can count: a pod with none of them (only required anti-affinity) adds nothing.
+        else:
+            # Upstream walks every pod of the nodes with pods with affinity; without preferred
+            # terms of the incoming pod only the existing pod's terms can count, so a pod with
+            # none of them (only required anti-affinity) adds nothing and is not visited.
+            for node_info, existing in snapshot.pods_with_scoring_affinity():
+                node = node_info.node
                 terms = existing.terms
-                if (hard and terms[0]) or terms[2] or terms[3]:
+                if node.labels and ((hard and terms[0]) or terms[2] or terms[3]):
                     self.process_existing_pod(s, existing, node, pod, topology_score, matcher)
 
         if not topology_score:
