@@ -406,9 +406,10 @@ def _is_bind(e: Expr) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def estimate_cost(expression: str) -> Estimate:
-    """``env.EstimateCost`` of a selector (``CompilationResult.MaxCost`` is ``.max``)."""
-    return _Coster().cost(parse(expression))
+def estimate_cost(expression: str, list_type_attributes: bool = False) -> Estimate:
+    """``env.EstimateCost`` of a selector (``CompilationResult.MaxCost`` is ``.max``); raises
+    :class:`CELCompileError` for one that does not compile (``dra/cel_checker.py``)."""
+    return _Coster().cost(parse(expression, list_type_attributes))
 
 
 def too_expensive(expression: str) -> int | None:
