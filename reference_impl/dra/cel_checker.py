@@ -5,13 +5,15 @@ primitives of the cost estimate (``dra/cel_cost.py``).
 unified as ``checker/types.go``; the overloads of the NewExpressions environment of
 k8s.io/apiserver@v0.37.2, ``dra/cel_overloads.py``) and reports its errors with their messages
 (``checker/errors.go``) at the node cel-go locates them, then the AST validators of
-``pkg/cel/environment/base.go`` (``cel/validator.go``: homogeneous aggregate literals, regex
-literals) and compile.go's output type check. Each node keeps its type and candidate
-overloads for the cost; ``Estimate`` is ``checker/cost.go``'s, the constants ``common/cost.go``'s.
+``pkg/cel/environment/base.go`` (``cel/validator.go``: aggregate literals, regex, duration and
+timestamp literals) and compile.go's output type check. Each node keeps its type and candidate
+overloads for the cost; ``Estimate`` is ``checker/cost.go``'s, the constants
+``common/cost.go``'s.
 """
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from dataclasses import dataclass
@@ -232,11 +234,30 @@ class _Checker:
             if key is None or val is None:
                 key, val = self.new_var(), self.new_var()
             e.type = map_of(key, val)
-        elif e.kind == "struct":  # checkCreateStruct: no message type is declared
-            self.error(e.offset, f"undeclared reference to '{e.name}' (in container '')")
-            e.type = ERROR
+        elif e.kind == "struct":
+            self._struct(e)
         else:
             self._comprehension(e)
+
+    def _struct(self, e: Expr) -> None:
+        """``checkCreateStruct``: the one declared object type is the device's."""
+        if e.name != DEVICE.name:
+            self.error(e.offset, f"undeclared reference to '{e.name}' (in container '')")
+            e.type = ERROR
+            return
+        e.type = DEVICE
+        for (name, at), value in zip(e.fields, e.args, strict=True):
+            self.check(value)
+            expected = DEVICE_FIELDS.get(name)
+            if expected is None:
+                self.error(at, f"undefined field '{name}'")
+                expected = ERROR
+            if not self.assignable(expected, value.type):
+                self.error(
+                    at,
+                    f"expected type of field '{name}' is '{format_type(expected)}' but "
+                    f"provided type is '{format_type(value.type)}'",
+                )
 
     def _join(self, previous: CelType | None, current: CelType) -> CelType:
         """``joinTypes`` (the aggregate literals are checked by the validator: dyn here)."""
@@ -291,9 +312,7 @@ class _Checker:
             result = DYN
         else:
             if not is_dyn_or_error(t):
-                self.error(
-                    e.offset, f"type '{format_type(t)}' does not support field selection"
-                )
+                self.error(e.offset, f"type '{format_type(t)}' does not support field selection")
             result = DYN
         return optional_of(result) if was_optional or optional else result
 
@@ -425,6 +444,31 @@ def _nodes(e: Expr | None) -> list[Expr]:
     return out
 
 
+_DURATION = re.compile(r"[-+]?(0|((\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+)")
+_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d\d):(\d\d))")
+
+
+def _literal_converts(fn: str, arg: Expr) -> bool:
+    """``ValidateDurationLiterals`` / ``ValidateTimestampLiterals``: whether ``fn(literal)``
+    evaluates (Go's ``time.ParseDuration``, ``time.Parse(time.RFC3339)`` and cel-go's range of
+    timestamps, years 1 to 9999; ``null`` never converts)."""
+    if arg.lit_type == INT:
+        return arg.lit_int is not None and -62135596800 <= arg.lit_int <= 253402300799
+    if arg.lit_str is None:
+        return False
+    if fn == "duration":
+        return _DURATION.fullmatch(arg.lit_str) is not None
+    m = _RFC3339.fullmatch(arg.lit_str)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    try:
+        datetime.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    return m.group(9) is None or (int(m.group(9)) < 24 and int(m.group(10)) < 60)
+
+
 def _validate(root: Expr) -> list[tuple[int, str]]:
     """The AST validators of base.go (cel/validator.go): ``ValidateHomogeneousAggregateLiterals``
     (but inside ``format``, ext/formatting.go) and ``ValidateRegexLiterals`` (Python's ``re``
@@ -451,6 +495,10 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
                     mismatch(k.offset, k0.type, k.type)
                 if v.type != v0.type:
                     mismatch(v.offset, v0.type, v.type)
+        if e.kind == "call" and e.name in ("duration", "timestamp") and e.args:
+            arg = e.args[0]
+            if arg.kind == "lit" and not _literal_converts(e.name, arg):
+                errors.append((arg.offset, f"invalid {e.name} argument"))
         if e.kind == "call" and e.name == "matches" and e.args:
             pattern = e.args[0]
             if pattern.kind == "lit" and pattern.lit_str is not None:
@@ -487,7 +535,9 @@ def parse(expression: str, list_type_attributes: bool = False) -> Expr:
     """The checked expression (``env.Compile`` and compile.go's output type check); raises
     :class:`CELCompileError` with upstream's ``Error.Detail``. ``list_type_attributes``:
     DRAListTypeAttributes (attributes of type ``dyn``, ``includes`` declared)."""
-    root = convert(expression, parse_tree(expression))
+    root, macro_errors = convert(expression, parse_tree(expression))
+    if macro_errors:
+        raise CELCompileError("compilation failed: " + _issues(expression, macro_errors))
     checker = _Checker(list_type_attributes)
     checker.check(root)
     nodes = _nodes(root)

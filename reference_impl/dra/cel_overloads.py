@@ -183,9 +183,7 @@ def _assignable(m: Mapping, t1: CelType, t2: CelType) -> bool:
     if t1.kind == "type":
         return t2.kind == "type"
     if t1.kind in ("opaque", "list", "map"):
-        return (t1.kind, t1.name) == (t2.kind, t2.name) and assignable_list(
-            m, t1.params, t2.params
-        )
+        return (t1.kind, t1.name) == (t2.kind, t2.name) and assignable_list(m, t1.params, t2.params)
     return _type_assignable(t2, t1)
 
 
@@ -272,5 +270,3 @@ def type_string(t: CelType) -> str:
     if not t.params:
         return type_name(t)
     return f"{type_name(t)}({', '.join(type_string(p) for p in t.params)})"
-
-

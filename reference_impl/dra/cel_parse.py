@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 ACCU = "@result"  # parser.HiddenAccumulatorName
 _SOURCE: ContextVar[str] = ContextVar("_SOURCE", default="")
+_MACRO_ERRORS: ContextVar[list[tuple[int, str]] | None] = ContextVar("_MACRO_ERRORS", default=None)
 
 
 @dataclass(eq=False)
@@ -52,6 +53,7 @@ class Expr:
     opt_field: str = ""  # the field of an optional select, _?._
     args: list[Expr] = field(default_factory=list)  # call args, list elements
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)  # map literal
+    fields: list[tuple[str, int]] = field(default_factory=list)  # a struct's: name, offset
     iter_range: Expr | None = None
     iter_var: str = ""
     iter_var2: str = ""
@@ -136,6 +138,7 @@ _BINARY = {
     "multiplication_mod": "_%_",
 }
 
+
 def _kids(tree: lark.Tree) -> list:
     return [c for c in tree.children if c is not None]
 
@@ -197,9 +200,7 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
     if rule == "member_dot_opt":  # parser.go: a.?b is the call _?._(a, "b")
         at, name = _after(_end(kids[0])), str(kids[1])
         size = len(name)
-        return _call(
-            "_?._", _convert(kids[0]), _lit(STRING, size, at=at), opt_field=name, at=at
-        )
+        return _call("_?._", _convert(kids[0]), _lit(STRING, size, at=at), opt_field=name, at=at)
     if rule == "member_index_opt":
         at = _after(_end(kids[0]))
         return _call("_[?_]", _convert(kids[0]), _convert(kids[1]), at=at)
@@ -207,13 +208,20 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
         fields = _kids(kids[1]) if len(kids) > 1 else []
         values = [_convert(v) for v in fields[1::2]]
         name = _qualified(kids[0]) or ""
-        return Expr("struct", name=name, args=values, offset=_after(_end(kids[0])))
+        struct = Expr("struct", name=name, args=values, offset=_after(_end(kids[0])))
+        struct.fields = [(str(f), _after(f.end_pos)) for f in fields[0::2]]  # at the colon
+        return struct
     if rule in ("ident_arg", "dot_ident_arg"):
         name = str(kids[0])
         at = _after(kids[0].end_pos)
         args = [_convert(a) for a in (_kids(kids[1]) if len(kids) > 1 else [])]
-        if name == "has" and rule == "ident_arg" and len(args) == 1 and args[0].kind == "select":
+        if name == "has" and rule == "ident_arg" and len(args) == 1:
             sel = args[0]
+            if sel.kind != "select":  # MakeHas
+                errors = _MACRO_ERRORS.get()
+                if errors is not None:
+                    errors.append((sel.offset, "invalid argument to has() macro"))
+                return sel
             return Expr("select", name=sel.name, target=sel.target, test_only=True, offset=at)
         return _call(name, *args, at=at)
     if rule in ("ident", "dot_ident"):
@@ -246,7 +254,10 @@ def _literal(token: lark.Token) -> Expr:
     if kind == "INT_LIT":
         return _lit(INT, 1, int(str(token), 0), at=at)
     if kind == "UINT_LIT":
-        return _lit(UINT, 1, int(str(token)[:-1], 0), at=at)
+        text = str(token)
+        if text.startswith("-"):  # cel-go's literals of uint have no sign: -(1u)
+            return _call("-_", _lit(UINT, 1, int(text[1:-1], 0), at=at + 1), at=at)
+        return _lit(UINT, 1, int(text[:-1], 0), at=at)
     if kind == "FLOAT_LIT":
         return _lit(DOUBLE, 1, at=at)
     if kind == "BOOL_LIT":
@@ -323,9 +334,43 @@ def _member_call(target_tree: lark.Tree, name: str, arg_trees: list[lark.Tree], 
     return stamped
 
 
+def _macro_error(target_name: str | None, name: str, arg_trees: list[lark.Tree]) -> Expr | None:
+    """A macro whose variable is not an identifier: cel-go's parser reports the macro's error
+    at the argument (parser/macro.go, ext/comprehensions.go ``extractIterVars``,
+    ext/bindings.go, cel/library.go) and the expression is not checked."""
+    n = len(arg_trees)
+    names = [_simple_name(a) for a in arg_trees]
+    bad: tuple[int, str] | None = None
+    if target_name == "cel" and name == "bind" and n == 3 and names[0] is None:
+        bad = (0, "cel.bind() variable names must be simple identifiers")
+    elif name in ("optMap", "optFlatMap") and n == 2 and names[0] is None:
+        bad = (0, f"{name}() variable name must be a simple identifier")
+    elif name in ("all", "exists", "exists_one") and n == 2 and names[0] is None:
+        bad = (0, "argument must be a simple name")
+    elif name in ("map", "filter") and n in ((2, 3) if name == "map" else (2,)) and not names[0]:
+        bad = (0, "argument is not an identifier")
+    elif (name in ("all", "exists", "existsOne") and n == 3) or (
+        name in _TRANSFORMS and n in (3, 4)
+    ):
+        if names[0] is None or names[1] is None:
+            bad = (0 if names[0] is None else 1, "argument must be a simple name")
+        elif names[0] == names[1]:
+            bad = (1, f"duplicate variable name: {names[0]}")
+    if bad is None:
+        return None
+    at = _convert(arg_trees[bad[0]]).offset
+    errors = _MACRO_ERRORS.get()
+    if errors is not None:
+        errors.append((at, bad[1]))
+    return _lit(BOOL, 1, at=at)
+
+
 def _member_call_or_macro(target_tree: lark.Tree, name: str, arg_trees: list[lark.Tree]) -> Expr:
     first = _simple_name(arg_trees[0]) if arg_trees else None
     target_name = _simple_name(target_tree)
+    failed = _macro_error(target_name, name, arg_trees)
+    if failed is not None:
+        return failed
     if target_name == "cel" and name == "bind" and len(arg_trees) == 3 and first:
         return _bind_comp(first, _convert(arg_trees[1]), _convert(arg_trees[2]))
     if name in ("optMap", "optFlatMap") and len(arg_trees) == 2 and first:
@@ -428,12 +473,12 @@ def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Exp
     )
 
 
-
-
-def convert(expression: str, tree: lark.Tree) -> Expr:
-    """celpy's parse tree of ``expression`` as cel-go's parser gives it."""
-    token = _SOURCE.set(expression)
+def convert(expression: str, tree: lark.Tree) -> tuple[Expr, list[tuple[int, str]]]:
+    """celpy's parse tree of ``expression`` as cel-go's parser gives it, and the macros' errors
+    (offset, message)."""
+    source, errors = _SOURCE.set(expression), _MACRO_ERRORS.set([])
     try:
-        return _convert(tree)
+        return _convert(tree), _MACRO_ERRORS.get() or []
     finally:
-        _SOURCE.reset(token)
+        _SOURCE.reset(source)
+        _MACRO_ERRORS.reset(errors)

@@ -395,5 +395,7 @@ def test_loader_refuses_a_too_long_selector() -> None:
         _load(_class(long))
 
 
-def test_loader_leaves_a_syntax_error_to_the_allocator() -> None:
-    assert _load(_class("?!")) is not None
+def test_loader_refuses_a_syntax_error() -> None:
+    """env.Compile parses first: a syntax error is the API server's "compilation failed"."""
+    with pytest.raises(InputError, match="Invalid value: .*Syntax error"):
+        _load(_class("?!"))
