@@ -414,8 +414,8 @@ def estimate_cost(expression: str, list_type_attributes: bool = False) -> Estima
 
 def too_expensive(expression: str) -> int | None:
     """The estimated worst-case cost when it exceeds ``CELSelectorExpressionMaxCost`` (the
-    API server refuses such a selector: "too complex, exceeds cost limit"), else None; an
-    expression that does not parse is left to the selector's compilation."""
+    API server refuses such a selector: "too complex, exceeds cost limit"), else None (also
+    for one that does not compile, which the API server refuses for that first)."""
     try:
         cost = estimate_cost(expression).max
     except CELCompileError:

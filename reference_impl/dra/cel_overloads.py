@@ -1,9 +1,10 @@
-"""The types and overloads of the CEL environment of DRA selectors, as far as the cost
-estimate reads them (``dra/cel_checker.py``): cel-go's kinds (``common/types``), the Kubernetes
-types of k8s.io/apiserver/pkg/cel, and the overload IDs and result types of the standard
-library, the ext and Kubernetes libraries and the optional library (``cel/library.go``) of the
-NewExpressions environment of k8s.io/apiserver@v0.37.2 (``pkg/cel/environment/base.go``), with
-the overload matching of ``checker/checker.go`` (``isAssignable``, type substitution).
+"""The types and overloads of the CEL environment of DRA selectors (``dra/cel_checker.py``):
+cel-go's kinds (``common/types``), the Kubernetes types of k8s.io/apiserver/pkg/cel, every
+function of the NewExpressions environment of k8s.io/apiserver@v0.37.2 with its overloads
+(``cel_decls.json``: IDs, type parameters, argument and result types, in declaration order, as
+``upstream/celdecls`` prints them from the pinned release), and cel-go@v0.29.2's type
+unification (``checker/types.go``: ``isAssignable``, substitution, the occurs check) and type
+formatting (``checker/format.go`` ``FormatCELType``, ``Type.String``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ URL = CelType("struct", name="kubernetes.URL")
 IP = CelType("opaque", name="net.IP")
 CIDR = CelType("opaque", name="net.CIDR")
 DEVICE = CelType("struct", name="kubernetes.DRADevice")
-_A, _B = CelType("param", name="A"), CelType("param", name="B")
 
 
 def list_of(t: CelType) -> CelType:

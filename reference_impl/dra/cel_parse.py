@@ -105,7 +105,11 @@ def _after(pos: int) -> int:
 
 
 def _end(node: lark.Tree | lark.Token) -> int:
-    return node.end_pos if isinstance(node, lark.Token) else node.meta.end_pos
+    return (node.end_pos if isinstance(node, lark.Token) else node.meta.end_pos) or 0
+
+
+def _start(token: lark.Token) -> int:
+    return token.start_pos or 0
 
 
 def _stamp(e: Expr | None, at: int) -> Expr | None:
@@ -209,11 +213,11 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
         values = [_convert(v) for v in fields[1::2]]
         name = _qualified(kids[0]) or ""
         struct = Expr("struct", name=name, args=values, offset=_after(_end(kids[0])))
-        struct.fields = [(str(f), _after(f.end_pos)) for f in fields[0::2]]  # at the colon
+        struct.fields = [(str(f), _after(_end(f))) for f in fields[0::2]]  # at the colon
         return struct
     if rule in ("ident_arg", "dot_ident_arg"):
         name = str(kids[0])
-        at = _after(kids[0].end_pos)
+        at = _after(_end(kids[0]))
         args = [_convert(a) for a in (_kids(kids[1]) if len(kids) > 1 else [])]
         if name == "has" and rule == "ident_arg" and len(args) == 1:
             sel = args[0]
@@ -225,7 +229,7 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
             return Expr("select", name=sel.name, target=sel.target, test_only=True, offset=at)
         return _call(name, *args, at=at)
     if rule in ("ident", "dot_ident"):
-        return _ident(str(kids[0]), at=kids[0].start_pos)
+        return _ident(str(kids[0]), at=_start(kids[0]))
     if rule == "list_lit":
         elements = [_convert(a) for a in (_kids(kids[0]) if kids else [])]
         return Expr("list", args=elements, offset=tree.meta.start_pos)
@@ -243,7 +247,7 @@ def _exprlist(node: lark.Tree | None) -> list[lark.Tree]:
 
 
 def _literal(token: lark.Token) -> Expr:
-    kind, at = token.type, token.start_pos
+    kind, at = token.type, _start(token)
     if kind in ("STRING_LIT", "MLSTRING_LIT"):
         text = str(celstr(token))
         e = _lit(STRING, len(text), at=at)
