@@ -20,14 +20,19 @@ import pytest
 from reference_impl.dra.cel import CELCompileError
 from reference_impl.dra.cel_cost import estimate_cost
 from reference_impl.model.errors import InputError
-from reference_impl.model.loader import load_documents
 from reference_impl.testing.resources import (
     make_device_class,
-    make_resource_claim,
     make_resource_claim_template,
-    sub_request,
 )
-from tests.dra.test_dra_cel_cost import COSTS, LIST_TYPED, MEASURED, _upstream_max_costs
+from tests.dra.test_dra_cel_cost import (
+    CLASS,
+    COSTS,
+    LIST_TYPED,
+    MEASURED,
+    _claim,
+    _load,
+    _upstream_max_costs,
+)
 from tests.dra.test_dra_cel_tables_upstream import EXPRESSIONS as TABLES
 
 HERE = Path(__file__).parent
@@ -253,22 +258,6 @@ def test_mutations_match_upstream() -> None:
 
 
 # --- the loader: validateCELExpression
-
-
-CLASS = "gpu.example.com"
-
-
-def _load(*docs: dict[str, Any]) -> Any:
-    return load_documents(list(docs), "cluster.yaml", require_known_nodes=False)
-
-
-def _claim(expression: str, first_available: bool = False) -> dict[str, Any]:
-    claim = make_resource_claim("gpu").namespace("team")
-    if first_available:
-        claim.request_first_available("gpu", sub_request("one", CLASS, 1, expression))
-    else:
-        claim.request_with_name("gpu", CLASS, 1, expression)
-    return claim.manifest()
 
 
 _WHERE = "cluster.yaml, document 2: ResourceClaim team/gpu: spec.devices.requests[0]."
