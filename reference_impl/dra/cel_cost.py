@@ -17,8 +17,14 @@ import functools
 from dataclasses import dataclass
 
 from reference_impl.dra.cel import CELCompileError
-from reference_impl.dra.cel_checker import (
-    ACCUMULATORS,
+from reference_impl.dra.cel_checker import ACCUMULATORS, parse
+from reference_impl.dra.cel_cost_library import (
+    Node,
+    estimate_size,
+    ext_call_cost,
+    library_call_cost,
+)
+from reference_impl.dra.cel_estimate import (
     LIST_CREATE_BASE_COST,
     MAP_CREATE_BASE_COST,
     ONE,
@@ -31,21 +37,14 @@ from reference_impl.dra.cel_checker import (
     ZERO,
     EntrySize,
     Estimate,
-    Expr,
     GoPath,
     fixed,
     go_append,
-    parse,
     sat_add,
     sat_mul,
 )
-from reference_impl.dra.cel_cost_library import (
-    Node,
-    estimate_size,
-    ext_call_cost,
-    library_call_cost,
-)
 from reference_impl.dra.cel_overloads import is_scalar
+from reference_impl.dra.cel_parse import Expr
 
 #: ``resourceapi.CELSelectorExpressionMaxCost`` (k8s.io/api resource/v1 types.go)
 CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000

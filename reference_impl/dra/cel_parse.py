@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import lark
 from celpy.evaluation import celbytes, celstr
 
 from reference_impl.dra.cel import CELCompileError
+from reference_impl.dra.cel_estimate import EntrySize, Estimate, GoPath
 from reference_impl.dra.cel_overloads import (
     BOOL,
     BYTES,
@@ -28,9 +28,6 @@ from reference_impl.dra.cel_overloads import (
     UINT,
     CelType,
 )
-
-if TYPE_CHECKING:
-    from reference_impl.dra.cel_checker import EntrySize, Estimate, GoPath
 
 ACCU = "@result"  # parser.HiddenAccumulatorName
 _SOURCE: ContextVar[str] = ContextVar("_SOURCE", default="")
