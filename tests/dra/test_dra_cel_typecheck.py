@@ -201,9 +201,11 @@ def test_includes_with_list_type_attributes() -> None:
 # --- against upstream
 
 
-def test_the_refused_corpus_matches_upstream() -> None:
+@pytest.mark.parametrize("list_type", [False, True])
+def test_the_refused_corpus_matches_upstream(list_type: bool) -> None:
+    """Also with DRAListTypeAttributes (attributes of type dyn, ``includes`` declared)."""
     corpus = REFUSED + WELL_TYPED + MULTILINE
-    mismatches = _mismatches(corpus)
+    mismatches = _mismatches(corpus, list_type)
     assert {e: m for e, m in mismatches.items() if e not in KNOWN} == {}
     assert set(mismatches) == set(KNOWN) & set(corpus)
 
