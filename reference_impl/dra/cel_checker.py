@@ -1,632 +1,449 @@
-"""The expression tree of a DRA selector as cel-go's parser and checker give it, for the cost
-estimate (``dra/cel_cost.py``).
+"""cel-go's type checker over a DRA selector's expression tree (``dra/cel_parse.py``), which
+``dra/cel_cost.py`` estimates the cost of.
 
-cel-python has no type checker: :func:`parse` converts celpy's parse tree to cel-go's AST
-(``parser/parser.go``; macros expanded as ``parser/macro.go``, ``ext/comprehensions.go`` and
-``ext/bindings.go`` do) and infers what the cost needs: each node's type and each call's
-candidate overloads (``checker/checker.go``: with a ``dyn`` argument every overload it may
-reach is a candidate). The overloads are those of the standard library and of the ext and
-Kubernetes libraries of the NewExpressions environment of k8s.io/apiserver@v0.37.2
-(``pkg/cel/environment/base.go``). ``Estimate`` is cel-go's ``CostEstimate``/``SizeEstimate``
-(``checker/cost.go``), the constants are ``common/cost.go``'s.
+:func:`parse` checks the tree as cel-go@v0.29.2 ``checker/checker.go`` does (type parameters
+unified as ``checker/types.go``; the overloads of the NewExpressions environment of
+k8s.io/apiserver@v0.37.2, ``dra/cel_overloads.py``) and reports its errors with their messages
+(``checker/errors.go``) at the node cel-go locates them, then the AST validators of
+``pkg/cel/environment/base.go`` (``cel/validator.go``: aggregate literals, regex, duration and
+timestamp literals) and compile.go's output type check. Each node keeps its type and candidate
+overloads for the cost.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+import datetime
+import re
 
-import lark
-from celpy.evaluation import celbytes, celstr
-
-from reference_impl.dra.cel import CELCompileError, parse_tree
+from reference_impl.dra.cel import CELCompileError, display_error, parse_tree
 from reference_impl.dra.cel_overloads import (
+    ANY,
     BOOL,
-    BYTES,
     DEVICE,
     DEVICE_FIELDS,
-    DOUBLE,
     DYN,
+    ERROR,
     INT,
     NULL,
     SIGS,
     STRING,
-    TYPE,
-    UINT,
     CelType,
+    Mapping,
+    Sig,
+    assignable_list,
+    format_type,
+    is_assignable,
     is_dyn,
+    is_dyn_or_error,
     list_of,
     map_of,
-    match,
+    most_general,
     optional_of,
-    subst,
+    substitute,
+    type_string,
     unwrap_optional,
 )
+from reference_impl.dra.cel_parse import ACCU, Expr, convert
 
-U64 = (1 << 64) - 1
-# cel-go common/cost.go
-SELECT_AND_IDENT_COST = 1
-LIST_CREATE_BASE_COST = 10
-MAP_CREATE_BASE_COST = 30
-STRUCT_CREATE_BASE_COST = 40
-STRING_TRAVERSAL = 0.1
-REGEX_STRING_LENGTH = 0.25
-_ACCU = "@result"  # parser.HiddenAccumulatorName
-ACCUMULATORS = ("__result__", _ACCU)
+ACCUMULATORS = ("__result__", ACCU)
 
 
-def sat_add(x: int, y: int) -> int:
-    """``addUint64NoOverflow``."""
-    return min(x + y, U64)
+# --- the checker (cel-go checker/checker.go) ---
 
-
-def sat_mul(x: int, y: int) -> int:
-    """``multiplyUint64NoOverflow``."""
-    return min(x * y, U64)
-
-
-def _by_factor(x: int, y: float) -> int:
-    """``multiplyByCostFactor``: the float product rounded up, capped."""
-    xf = float(x)
-    if xf > 0 and y > 0 and xf > float(U64) / y:
-        return U64
-    c = math.ceil(xf * y)
-    return U64 if c >= 1 << 64 else int(c)
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    """cel-go's ``CostEstimate`` and ``SizeEstimate`` (the same arithmetic): a min/max range
-    whose sums and products saturate at the largest uint64."""
-
-    min: int
-    max: int
-
-    def add(self, o: Estimate) -> Estimate:
-        return Estimate(sat_add(self.min, o.min), sat_add(self.max, o.max))
-
-    def multiply(self, o: Estimate) -> Estimate:
-        return Estimate(sat_mul(self.min, o.min), sat_mul(self.max, o.max))
-
-    def factor(self, f: float) -> Estimate:
-        """``MultiplyByCostFactor``."""
-        return Estimate(_by_factor(self.min, f), _by_factor(self.max, f))
-
-    def union(self, o: Estimate) -> Estimate:
-        return Estimate(min(self.min, o.min), max(self.max, o.max))
-
-
-def fixed(n: int) -> Estimate:
-    return Estimate(n, n)
-
-
-UNKNOWN = Estimate(0, U64)
-ZERO = fixed(0)
-ONE = fixed(1)
-
-
-@dataclass(frozen=True, slots=True)
-class EntrySize:
-    """``entrySizeEstimate``: the container kind and the sizes of its keys and values."""
-
-    container: str
-    key: Estimate
-    val: Estimate
-
-    def union(self, other: EntrySize | None) -> EntrySize | None:
-        if other is None:
-            return None
-        return EntrySize(self.container, self.key.union(other.key), self.val.union(other.val))
-
-
-@dataclass(eq=False)
-class GoPath:
-    """A field path as cel-go's coster keeps it: a Go ``[]string``. ``checker/cost.go``
-    appends to the paths ``getPath`` hands out, and Go's ``append`` writes into the shared
-    backing array while it has room: ``pushIterKey`` and ``pushIterValue`` extend the same
-    range path, so with a spare slot the key's path ends in the value's ``@values``
-    (``device.attributes["d"].all(k, v, ...)``: ``k`` sized as an attribute, 64, not an ID,
-    32; under ``device.capacity["d"]`` as a quantity, 0). Measured on the upstream
-    estimator; ``append`` grows the array as ``growslice`` does below 256 elements."""
-
-    backing: list[str]
-    length: int
-
-    def items(self) -> list[str]:
-        return self.backing[: self.length]
-
-    def append(self, name: str) -> GoPath:
-        if self.length < len(self.backing):
-            self.backing[self.length] = name
-            return GoPath(self.backing, self.length + 1)
-        cap = max(self.length + 1, 2 * len(self.backing))
-        grown = self.backing[: self.length] + [name] + [""] * (cap - self.length - 1)
-        return GoPath(grown, self.length + 1)
-
-
-def go_append(path: GoPath | None, name: str) -> GoPath:
-    """``append(path, name)``; a nil path gets a new array of one."""
-    return GoPath([name], 1) if path is None else path.append(name)
-
-
-# --- the expression tree (cel-go's ast after macro expansion) ---
-
-
-@dataclass(eq=False)
-class Expr:
-    """One node: ``lit``, ``ident``, ``select``, ``call``, ``list``, ``map``, ``struct`` or
-    ``comp`` (a comprehension; ``macro`` names what it expands)."""
-
-    kind: str
-    name: str = ""  # ident, selected field, function
-    lit_type: CelType | None = None
-    lit_size: int | None = None
-    lit_int: int | None = None
-    target: Expr | None = None  # select operand, member call target
-    test_only: bool = False
-    opt_field: str = ""  # the field of an optional select, _?._
-    args: list[Expr] = field(default_factory=list)  # call args, list elements
-    entries: list[tuple[Expr, Expr]] = field(default_factory=list)  # map literal
-    iter_range: Expr | None = None
-    iter_var: str = ""
-    iter_var2: str = ""
-    accu_var: str = ""
-    accu_init: Expr | None = None
-    cond: Expr | None = None
-    step: Expr | None = None
-    result: Expr | None = None
-    macro: str = ""
-    map_fn: Expr | None = None
-    # the checker's
-    type: CelType = DYN
-    overloads: list[tuple[str, CelType]] = field(default_factory=list)
-    # the coster's
-    path: GoPath | None = None
-    size: Estimate | None = None
-    entry: EntrySize | None = None
-
-
-def _lit(t: CelType, size: int | None, value: int | None = None) -> Expr:
-    return Expr("lit", lit_type=t, lit_size=size, lit_int=value)
-
-
-def _call(fn: str, *args: Expr, target: Expr | None = None, opt_field: str = "") -> Expr:
-    return Expr("call", name=fn, target=target, args=list(args), opt_field=opt_field)
-
-
-def _ident(name: str) -> Expr:
-    return Expr("ident", name=name)
-
-
-_BINARY = {
-    "relation_lt": "_<_",
-    "relation_le": "_<=_",
-    "relation_gt": "_>_",
-    "relation_ge": "_>=_",
-    "relation_eq": "_==_",
-    "relation_ne": "_!=_",
-    "relation_in": "@in",
-    "addition_add": "_+_",
-    "addition_sub": "_-_",
-    "multiplication_mul": "_*_",
-    "multiplication_div": "_/_",
-    "multiplication_mod": "_%_",
-}
-#: functions in a namespace, which celpy parses as a member call on an identifier
-_NAMESPACED = {
-    "sets.contains",
-    "sets.equivalent",
-    "sets.intersects",
-    "strings.quote",
-    "lists.range",
-    "math.greatest",
-    "math.least",
-    "ip.isCanonical",
-    "optional.of",
-    "optional.ofNonZeroValue",
-    "optional.none",
+#: the type identifiers of the standard library (``stdTypes``) and the optional library
+_TYPE_IDENTS = {
+    n: CelType("type", (t,))
+    for n, t in (
+        ("bool", BOOL),
+        ("bytes", CelType("bytes")),
+        ("double", CelType("double")),
+        ("int", INT),
+        ("uint", CelType("uint")),
+        ("string", CelType("string")),
+        ("dyn", DYN),
+        ("list", list_of(DYN)),
+        ("map", map_of(DYN, DYN)),
+        ("null_type", NULL),
+        ("type", CelType("type")),
+        ("google.protobuf.Any", ANY),
+        ("google.protobuf.Duration", CelType("duration")),
+        ("google.protobuf.Timestamp", CelType("timestamp")),
+        ("optional_type", optional_of(CelType("param", name="T"))),
+    )
 }
 
 
-def _kids(tree: lark.Tree) -> list:
-    return [c for c in tree.children if c is not None]
+#: compile.go: ``library.IncludesOption()`` with DRAListTypeAttributes (lists.go)
+_INCLUDES = Sig("list_includes_dyn_dyn", (DYN, DYN), BOOL, True)
 
 
-def _convert(tree: lark.Tree | lark.Token) -> Expr:
-    """celpy's parse tree -> :class:`Expr`, expanding macros as cel-go's parser does."""
-    if isinstance(tree, lark.Token):
-        raise CELCompileError(f"unexpected token {tree!r}")
-    kids = _kids(tree)
-    rule = tree.data
-    if rule == "expr":
-        if len(kids) == 3:
-            return _call("_?_:_", *(_convert(k) for k in kids))
-        return _convert(kids[0])
-    if rule in ("conditionalor", "conditionaland"):
-        if len(kids) == 2:
-            fn = "_||_" if rule == "conditionalor" else "_&&_"
-            return _call(fn, _convert(kids[0]), _convert(kids[1]))
-        return _convert(kids[0])
-    if rule in ("relation", "addition", "multiplication"):
-        if len(kids) == 2:
-            op = kids[0]
-            return _call(_BINARY[op.data], _convert(_kids(op)[0]), _convert(kids[1]))
-        return _convert(kids[0])
-    if rule == "unary":
-        if len(kids) == 1:
-            return _convert(kids[0])
-        # parser.go VisitLogicalNot / VisitNegate: an even count of the same operator is
-        # no call, an odd count is one
-        op = kids[0].data
-        count, node = 0, tree
-        while (
-            isinstance(node, lark.Tree)
-            and node.data == "unary"
-            and len(_kids(node)) == 2
-            and _kids(node)[0].data == op
-        ):
-            count += 1
-            node = _kids(node)[1]
-        inner = _convert(node)
-        if count % 2 == 0:
-            return inner
-        return _call("!_" if op == "unary_not" else "-_", inner)
-    if rule in ("member", "primary"):
-        return _convert(kids[0])
-    if rule == "paren_expr":
-        return _convert(kids[0])
-    if rule == "member_dot":
-        return Expr("select", name=str(kids[1]), target=_convert(kids[0]))
-    if rule == "member_dot_arg":
-        arg_trees = _exprlist(kids[2] if len(kids) > 2 else None)
-        return _member_call(kids[0], str(kids[1]), arg_trees)
-    if rule == "member_index":
-        return _call("_[_]", _convert(kids[0]), _convert(kids[1]))
-    if rule == "member_dot_opt":  # parser.go: a.?b is the call _?._(a, "b")
-        return _call(
-            "_?._", _convert(kids[0]), _lit(STRING, len(str(kids[1]))), opt_field=str(kids[1])
-        )
-    if rule == "member_index_opt":
-        return _call("_[?_]", _convert(kids[0]), _convert(kids[1]))
-    if rule == "member_object":
-        fields = _kids(kids[1]) if len(kids) > 1 else []
-        values = [_convert(v) for v in fields[1::2]]
-        return Expr("struct", name="", args=values)
-    if rule in ("ident_arg", "dot_ident_arg"):
-        name = str(kids[0])
-        args = [_convert(a) for a in (_kids(kids[1]) if len(kids) > 1 else [])]
-        if name == "has" and rule == "ident_arg" and len(args) == 1 and args[0].kind == "select":
-            sel = args[0]
-            return Expr("select", name=sel.name, target=sel.target, test_only=True)
-        return _call(name, *args)
-    if rule in ("ident", "dot_ident"):
-        return _ident(str(kids[0]))
-    if rule == "list_lit":
-        return Expr("list", args=[_convert(a) for a in (_kids(kids[0]) if kids else [])])
-    if rule == "map_lit":
-        items = [_convert(a) for a in (_kids(kids[0]) if kids else [])]
-        return Expr("map", entries=list(zip(items[0::2], items[1::2], strict=True)))
-    if rule == "literal":
-        return _literal(kids[0])
-    raise CELCompileError(f"unsupported syntax {rule!r}")
+class _Checker:
+    """``checker``: the type substitutions, the free type variables and the errors (offset,
+    message) of one expression."""
 
+    def __init__(self, list_type_attributes: bool = False) -> None:
+        self.list_type = list_type_attributes
+        self.m: Mapping = {}
+        self.free = 0
+        self.errors: list[tuple[int, str]] = []
+        self.scopes: list[dict[str, CelType]] = []
 
-def _exprlist(node: lark.Tree | None) -> list[lark.Tree]:
-    return [] if node is None else _kids(node)
+    def error(self, at: int, message: str) -> None:
+        self.errors.append((at, message))
 
+    def new_var(self) -> CelType:
+        self.free += 1
+        return CelType("param", name=f"_var{self.free - 1}")
 
-def _literal(token: lark.Token) -> Expr:
-    kind = token.type
-    if kind in ("STRING_LIT", "MLSTRING_LIT"):
-        return _lit(STRING, len(str(celstr(token))))
-    if kind == "BYTES_LIT":
-        return _lit(BYTES, len(bytes(celbytes(token))))
-    if kind == "INT_LIT":
-        return _lit(INT, 1, int(str(token), 0))
-    if kind == "UINT_LIT":
-        return _lit(UINT, 1, int(str(token)[:-1], 0))
-    if kind == "FLOAT_LIT":
-        return _lit(DOUBLE, 1)
-    if kind == "BOOL_LIT":
-        return _lit(BOOL, 1)
-    return _lit(NULL, 1)
+    def assignable(self, t1: CelType, t2: CelType) -> bool:
+        m = is_assignable(self.m, t1, t2)
+        if m is None:
+            return False
+        self.m = m
+        return True
 
-
-def _simple_name(tree: lark.Tree) -> str | None:
-    """The identifier an argument is, if it is one (``extractIdent``)."""
-    node: lark.Tree | lark.Token = tree
-    while isinstance(node, lark.Tree) and len(_kids(node)) == 1:
-        node = _kids(node)[0]
-    if isinstance(node, lark.Tree) and node.data == "ident":
-        node = _kids(node)[0]
-    return str(node) if isinstance(node, lark.Token) and node.type == "IDENT" else None
-
-
-_QUANTIFIERS = ("all", "exists", "exists_one", "existsOne")
-
-
-def _map_comp(range_: Expr, var: str, fn: Expr, pred: Expr | None, macro: str = "map") -> Expr:
-    """parser/macro.go ``MakeMap`` (``MakeFilter``: ``fn`` the element): ``@result + [fn]``
-    per element (where ``pred``)."""
-    step = _call("_+_", _ident(_ACCU), Expr("list", args=[fn]))
-    if pred is not None:
-        step = _call("_?_:_", pred, step, _ident(_ACCU))
-    return Expr(
-        "comp",
-        iter_range=range_,
-        iter_var=var,
-        accu_var=_ACCU,
-        accu_init=Expr("list"),
-        cond=_lit(BOOL, 1),
-        step=step,
-        result=_ident(_ACCU),
-        macro=macro,
-        map_fn=fn if macro == "map" else None,
-    )
-
-
-def _bind_comp(var: str, init: Expr, result: Expr) -> Expr:
-    """ext/bindings.go: an empty range, a false condition, ``var`` the accumulator."""
-    return Expr(
-        "comp",
-        iter_range=Expr("list"),
-        iter_var="#unused",
-        accu_var=var,
-        accu_init=init,
-        cond=_lit(BOOL, 1),
-        step=_ident(var),
-        result=result,
-        macro="bind",
-    )
-
-
-def _member_call(target_tree: lark.Tree, name: str, arg_trees: list[lark.Tree]) -> Expr:
-    """A member call, or the macro it is (parser/macro.go, ext/comprehensions.go,
-    ext/bindings.go)."""
-    first = _simple_name(arg_trees[0]) if arg_trees else None
-    target_name = _simple_name(target_tree)
-    if target_name == "cel" and name == "bind" and len(arg_trees) == 3 and first:
-        return _bind_comp(first, _convert(arg_trees[1]), _convert(arg_trees[2]))
-    if name in ("optMap", "optFlatMap") and len(arg_trees) == 2 and first:
-        # cel/library.go optMap, optFlatMap: t.hasValue() ? [optional.of](bind x = t.value()
-        # in expr) : optional.none()
-        target = _convert(target_tree)
-        value = _call("value", target=_convert(target_tree))
-        bound = _bind_comp(first, value, _convert(arg_trees[1]))
-        if name == "optMap":
-            bound = _call("optional.of", bound)
-        has = _call("hasValue", target=target)
-        return _call("_?_:_", has, bound, _call("optional.none"))
-    if name == "sortBy" and len(arg_trees) == 2 and first:
-        # ext/lists.go sortByMacro: cel.bind(@__sortBy_input__, target,
-        # @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(x, key)))
-        var = "@__sortBy_input__"
-        keys = _map_comp(_ident(var), first, _convert(arg_trees[1]), None)
-        result = _call("@sortByAssociatedKeys", keys, target=_ident(var))
-        return _bind_comp(var, _convert(target_tree), result)
-    if target_name is not None and f"{target_name}.{name}" in _NAMESPACED:
-        return _call(f"{target_name}.{name}", *(_convert(a) for a in arg_trees))
-    target = _convert(target_tree)
-    if first is not None:
-        second = _simple_name(arg_trees[1]) if len(arg_trees) > 1 else None
-        if name in _QUANTIFIERS and len(arg_trees) == 2 and name != "existsOne":
-            return _quantifier(name, target, first, "", _convert(arg_trees[1]))
-        if name in _QUANTIFIERS and len(arg_trees) == 3 and second is not None:
-            return _quantifier(name, target, first, second, _convert(arg_trees[2]))
-        if name == "map" and len(arg_trees) in (2, 3):
-            pred = _convert(arg_trees[1]) if len(arg_trees) == 3 else None
-            return _map_comp(target, first, _convert(arg_trees[-1]), pred)
-        if name == "filter" and len(arg_trees) == 2:
-            pred = _convert(arg_trees[1])
-            return _map_comp(target, first, _ident(first), pred, "filter")
-        if name in _TRANSFORMS and len(arg_trees) in (3, 4) and second is not None:
-            return _transform(name, target, first, second, [_convert(a) for a in arg_trees[2:]])
-    return _call(name, *(_convert(a) for a in arg_trees), target=target)
-
-
-_TRANSFORMS = ("transformList", "transformMap", "transformMapEntry")
-
-
-def _transform(name: str, target: Expr, var: str, var2: str, rest: list[Expr]) -> Expr:
-    """ext/comprehensions.go ``transformList``, ``transformMap``, ``transformMapEntry``: the
-    accumulator plus ``[transform]``, or ``cel.@mapInsert`` of it, under the filter if any."""
-    fn = rest[-1]
-    if name == "transformList":
-        step = _call("_+_", _ident(_ACCU), Expr("list", args=[fn]))
-    elif name == "transformMap":
-        step = _call("cel.@mapInsert", _ident(_ACCU), _ident(var), fn)
-    else:
-        step = _call("cel.@mapInsert", _ident(_ACCU), fn)
-    if len(rest) == 2:
-        step = _call("_?_:_", rest[0], step, _ident(_ACCU))
-    return Expr(
-        "comp",
-        iter_range=target,
-        iter_var=var,
-        iter_var2=var2,
-        accu_var=_ACCU,
-        accu_init=Expr("list" if name == "transformList" else "map"),
-        cond=_lit(BOOL, 1),
-        step=step,
-        result=_ident(_ACCU),
-        macro=name,
-        map_fn=fn,
-    )
-
-
-def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Expr:
-    """``makeQuantifier`` (and ext/comprehensions.go's two-variable forms)."""
-    accu = _ident(_ACCU)
-    if name == "all":
-        init, cond, step = (
-            _lit(BOOL, 1),
-            _call("@not_strictly_false", accu),
-            _call("_&&_", _ident(_ACCU), pred),
-        )
-        result = _ident(_ACCU)
-    elif name == "exists":
-        init = _lit(BOOL, 1)
-        cond = _call("@not_strictly_false", _call("!_", accu))
-        step = _call("_||_", _ident(_ACCU), pred)
-        result = _ident(_ACCU)
-    else:
-        init, cond = _lit(INT, 1, 0), _lit(BOOL, 1)
-        step = _call("_?_:_", pred, _call("_+_", _ident(_ACCU), _lit(INT, 1, 1)), _ident(_ACCU))
-        result = _call("_==_", _ident(_ACCU), _lit(INT, 1, 1))
-    return Expr(
-        "comp",
-        iter_range=target,
-        iter_var=var,
-        iter_var2=var2,
-        accu_var=_ACCU,
-        accu_init=init,
-        cond=cond,
-        step=step,
-        result=result,
-        macro=name,
-    )
-
-
-def _resolve(e: Expr) -> None:
-    """``resolveOverload``: the candidate overloads of a call and its result type (the
-    candidates' common result, else ``dyn``)."""
-    arg_types = ([e.target.type] if e.target is not None else []) + [a.type for a in e.args]
-    out: list[tuple[str, CelType]] = []
-    for sig in SIGS.get(e.name, ()):
-        if sig.member != (e.target is not None) or len(sig.params) != len(arg_types):
-            continue
-        binds: dict[str, CelType] = {}
-        if all(match(p, a, binds) for p, a in zip(sig.params, arg_types, strict=True)):
-            out.append((sig.id, subst(sig.result, binds)))
-    e.overloads = out
-    result: CelType | None = None
-    for _, t in out:
-        result = t if result is None else (result if result == t or is_dyn(result) else DYN)
-    e.type = result or DYN
-
-
-_TYPE_NAMES = (
-    "bool",
-    "int",
-    "uint",
-    "double",
-    "string",
-    "bytes",
-    "list",
-    "map",
-    "type",
-    "null_type",
-    "dyn",
-)
-
-
-def _check(e: Expr, scope: dict[str, CelType]) -> None:
-    """The types the cost needs (cel-go checker/checker.go, as far as the cost reads them:
-    node types and candidate overloads; no type errors)."""
-    if e.kind == "lit":
-        assert e.lit_type is not None
-        e.type = e.lit_type
-    elif e.kind == "ident":
-        if e.name in scope:
-            e.type = scope[e.name]
-        elif e.name == "device":
-            e.type = DEVICE
+    def check(self, e: Expr) -> None:
+        if e.kind == "lit":
+            assert e.lit_type is not None
+            e.type = e.lit_type
+        elif e.kind == "ident":
+            self._ident(e)
+        elif e.kind == "select":
+            self._select(e)
+        elif e.kind == "call":
+            self._call(e)
+        elif e.kind == "list":
+            elems: CelType | None = None
+            for a in e.args:
+                self.check(a)
+                elems = self._join(elems, a.type)
+            e.type = list_of(elems or self.new_var())
+        elif e.kind == "map":
+            key: CelType | None = None
+            val: CelType | None = None
+            for k, v in e.entries:
+                self.check(k)
+                key = self._join(key, k.type)
+                self.check(v)
+                val = self._join(val, v.type)
+            if key is None or val is None:
+                key, val = self.new_var(), self.new_var()
+            e.type = map_of(key, val)
+        elif e.kind == "struct":
+            self._struct(e)
         else:
-            e.type = TYPE if e.name in _TYPE_NAMES else DYN
-    elif e.kind == "select":
+            self._comprehension(e)
+
+    def _struct(self, e: Expr) -> None:
+        """``checkCreateStruct``: the one declared object type is the device's."""
+        if e.name != DEVICE.name:
+            self.error(e.offset, f"undeclared reference to '{e.name}' (in container '')")
+            e.type = ERROR
+            return
+        e.type = DEVICE
+        for (name, at), value in zip(e.fields, e.args, strict=True):
+            self.check(value)
+            expected = DEVICE_FIELDS.get(name)
+            if expected is None:
+                self.error(at, f"undefined field '{name}'")
+                expected = ERROR
+            if not self.assignable(expected, value.type):
+                self.error(
+                    at,
+                    f"expected type of field '{name}' is '{format_type(expected)}' but "
+                    f"provided type is '{format_type(value.type)}'",
+                )
+
+    def _join(self, previous: CelType | None, current: CelType) -> CelType:
+        """``joinTypes`` (the aggregate literals are checked by the validator: dyn here)."""
+        if previous is None:
+            return current
+        if self.assignable(previous, current):
+            return most_general(previous, current)
+        return DYN
+
+    def _lookup(self, name: str) -> CelType | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if name == "device":
+            return DEVICE
+        return _TYPE_IDENTS.get(name)
+
+    def _ident(self, e: Expr) -> None:
+        t = self._lookup(e.name)
+        if t is None:
+            self.error(e.offset, f"undeclared reference to '{e.name}' (in container '')")
+            t = ERROR
+        e.type = t
+
+    def _select(self, e: Expr) -> None:
         assert e.target is not None
-        _check(e.target, scope)
-        e.type = BOOL if e.test_only else _select_field(e.target.type, e.name, False)
-    elif e.kind == "call" and e.name == "_?._" and e.opt_field:  # checkOptSelect
-        _check(e.args[0], scope)
-        e.args[1].type = STRING
-        e.type = _select_field(e.args[0].type, e.opt_field, True)
-        e.overloads = [("select_optional_field", e.type)]
-    elif e.kind == "call":
+        qualified = _qualified_name(e) if not e.test_only else None
+        if qualified is not None and qualified in _TYPE_IDENTS:
+            e.type = _TYPE_IDENTS[qualified]
+            return
+        result = self._select_field(e, e.target, e.name, False)
+        e.type = BOOL if e.test_only else substitute(self.m, result, False)
+
+    def _select_field(self, e: Expr, operand: Expr, name: str, optional: bool) -> CelType:
+        """``checkSelectField``."""
+        self.check(operand)
+        t, was_optional = unwrap_optional(substitute(self.m, operand.type, False))
+        if t.kind == "map":
+            result = t.params[1]
+        elif t.kind == "struct":
+            result = ERROR
+            if t != DEVICE:  # lookupFieldType: no other object type is a declared message
+                self.error(e.offset, f"unexpected failed resolution of '{t.name}'")
+            elif self.list_type and name == "attributes":
+                result = map_of(STRING, map_of(STRING, DYN))
+            elif name in DEVICE_FIELDS:
+                result = DEVICE_FIELDS[name]
+            else:
+                self.error(e.offset, f"undefined field '{name}'")
+        elif t.kind == "param":
+            self.assignable(DYN, t)
+            result = DYN
+        else:
+            if not is_dyn_or_error(t):
+                self.error(e.offset, f"type '{format_type(t)}' does not support field selection")
+            result = DYN
+        return optional_of(result) if was_optional or optional else result
+
+    def _call(self, e: Expr) -> None:
+        if e.name == "_?._" and e.opt_field and e.target is None:  # checkOptSelect
+            e.args[1].type = e.args[1].lit_type or DYN
+            e.type = substitute(self.m, self._select_field(e, e.args[0], e.opt_field, True), False)
+            e.overloads = [("select_optional_field", e.type)]
+            return
+        for a in e.args:
+            self.check(a)
         if e.target is not None:
-            _check(e.target, scope)
-        for a in e.args:
-            _check(a, scope)
-        _resolve(e)
-    elif e.kind == "list":
-        for a in e.args:
-            _check(a, scope)
-        e.type = list_of(_join([a.type for a in e.args]))
-    elif e.kind == "map":
+            self.check(e.target)
+        sigs = SIGS.get(e.name)
+        if self.list_type and e.name == "includes":
+            sigs = [_INCLUDES]
+        if sigs is None:
+            self.error(e.offset, f"undeclared reference to '{e.name}' (in container '')")
+            e.type = ERROR
+            return
+        self._resolve(e, sigs)
+
+    def _resolve(self, e: Expr, sigs: list[Sig]) -> None:
+        """``resolveOverload``: every matching overload is a candidate; the first one's result
+        type is the call's, ``dyn`` when another's differs."""
+        member = e.target is not None
+        arg_types = ([e.target.type] if e.target is not None else []) + [a.type for a in e.args]
+        result: CelType | None = None
+        refs: list[tuple[str, CelType]] = []
+        for sig in sigs:
+            if sig.member != member:
+                continue
+            if e.name in ("_&&_", "_||_"):
+                ok = True
+                for a, t in zip(e.args, arg_types, strict=True):
+                    if not self.assignable(t, BOOL):
+                        self.error(a.offset, f"expected type 'bool' but found '{format_type(t)}'")
+                        ok = False
+                e.type = BOOL if ok else ERROR
+                e.overloads = [(sig.id, BOOL)] if ok else []
+                return
+            params, res = sig.params, sig.result
+            if sig.type_params:
+                fresh = {p: self.new_var() for p in sig.type_params}
+                params = tuple(substitute(fresh, p, False) for p in params)
+                res = substitute(fresh, res, False)
+            m = dict(self.m)
+            if assignable_list(m, tuple(arg_types), params):
+                self.m = m
+                t = substitute(self.m, res, False)
+                refs.append((sig.id, t))
+                if result is None:
+                    result = t
+                elif not is_dyn(result) and t != result:
+                    result = DYN
+        if result is None:
+            shown = [format_type(substitute(self.m, t, True)) for t in arg_types]
+            signature = f"({', '.join(shown)})"
+            if member:
+                signature = f"{shown[0]}.({', '.join(shown[1:])})"
+            self.error(
+                e.offset, f"found no matching overload for '{e.name}' applied to '{signature}'"
+            )
+            e.type = ERROR
+            return
+        e.type = result
+        e.overloads = refs
+
+    def _comprehension(self, e: Expr) -> None:
+        """``checkComprehension``."""
+        assert e.iter_range and e.accu_init and e.cond and e.step and e.result
+        self.check(e.iter_range)
+        self.check(e.accu_init)
+        rt = substitute(self.m, e.iter_range.type, False)
+        accu = e.accu_init.type
+        self.scopes.append({e.accu_var: accu})
+        if rt.kind == "list":
+            first, second = (INT, rt.params[0]) if e.iter_var2 else (rt.params[0], DYN)
+        elif rt.kind == "map":
+            first, second = rt.params
+        elif rt.kind in ("dyn", "error", "param"):
+            self.assignable(DYN, rt)
+            first = second = DYN
+        else:
+            self.error(
+                e.iter_range.offset,
+                f"expression of type '{format_type(rt)}' cannot be range of a comprehension "
+                "(must be list, map, or dynamic)",
+            )
+            first = second = ERROR
+        loop = {e.iter_var: first}
+        if e.iter_var2:
+            loop[e.iter_var2] = second
+        self.scopes.append(loop)
+        self.check(e.cond)
+        self._assert(e.cond, BOOL)
+        self.check(e.step)
+        self._assert(e.step, accu)
+        self.scopes.pop()
+        self.check(e.result)
+        self.scopes.pop()
+        e.type = substitute(self.m, e.result.type, False)
+
+    def _assert(self, e: Expr, t: CelType) -> None:
+        if not self.assignable(t, e.type):
+            found = format_type(e.type)
+            self.error(e.offset, f"expected type '{format_type(t)}' but found '{found}'")
+
+
+def _qualified_name(e: Expr) -> str | None:
+    """``computeQualifiers``: the dotted name a select chain of an identifier is."""
+    if e.kind == "ident":
+        return e.name
+    if e.kind == "select" and not e.test_only and e.target is not None:
+        prefix = _qualified_name(e.target)
+        return None if prefix is None else f"{prefix}.{e.name}"
+    return None
+
+
+def _nodes(e: Expr | None) -> list[Expr]:
+    """The tree in pre-order."""
+    if e is None:
+        return []
+    out = [e]
+    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.cond, e.step, e.result):
+        out.extend(_nodes(child))
+    for k, v in e.entries:
+        out.extend(_nodes(k) + _nodes(v))
+    return out
+
+
+_DURATION = re.compile(r"[-+]?(0|((\d+\.?\d*|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h))+)")
+_RFC3339 = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d+)?(Z|[+-](\d\d):(\d\d))")
+
+
+def _literal_converts(fn: str, arg: Expr) -> bool:
+    """``ValidateDurationLiterals`` / ``ValidateTimestampLiterals``: whether ``fn(literal)``
+    evaluates (Go's ``time.ParseDuration``, ``time.Parse(time.RFC3339)`` and cel-go's range of
+    timestamps, years 1 to 9999; ``null`` never converts)."""
+    if arg.lit_type == INT:
+        return arg.lit_int is not None and -62135596800 <= arg.lit_int <= 253402300799
+    if arg.lit_str is None:
+        return False
+    if fn == "duration":
+        return _DURATION.fullmatch(arg.lit_str) is not None
+    m = _RFC3339.fullmatch(arg.lit_str)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    try:
+        datetime.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    return m.group(9) is None or (int(m.group(9)) < 24 and int(m.group(10)) < 60)
+
+
+def _validate(root: Expr) -> list[tuple[int, str]]:
+    """The AST validators of base.go (cel/validator.go): ``ValidateHomogeneousAggregateLiterals``
+    (but inside ``format``, ext/formatting.go) and ``ValidateRegexLiterals`` (Python's ``re``
+    for RE2)."""
+    errors: list[tuple[int, str]] = []
+
+    def mismatch(at: int, expected: CelType, actual: CelType) -> None:
+        errors.append(
+            (at, f"expected type '{format_type(expected)}' but found '{format_type(actual)}'")
+        )
+
+    def walk(e: Expr, exempt: bool) -> None:
+        if e.kind == "call" and e.name == "format":
+            exempt = True
+        if e.kind == "list" and not exempt and e.args:
+            for a in e.args[1:]:
+                if a.type != e.args[0].type:
+                    mismatch(a.offset, e.args[0].type, a.type)
+                    break
+        if e.kind == "map" and not exempt and e.entries:
+            k0, v0 = e.entries[0]
+            for k, v in e.entries[1:]:
+                if k.type != k0.type:
+                    mismatch(k.offset, k0.type, k.type)
+                if v.type != v0.type:
+                    mismatch(v.offset, v0.type, v.type)
+        if e.kind == "call" and e.name in ("duration", "timestamp") and e.args:
+            arg = e.args[0]
+            if arg.kind == "lit" and not _literal_converts(e.name, arg):
+                errors.append((arg.offset, f"invalid {e.name} argument"))
+        if e.kind == "call" and e.name == "matches" and e.args:
+            pattern = e.args[0]
+            if pattern.kind == "lit" and pattern.lit_str is not None:
+                try:
+                    re.compile(pattern.lit_str)
+                except re.error:
+                    errors.append((pattern.offset, "invalid matches argument"))
+        for child in (e.target, *e.args, e.iter_range, e.accu_init, e.cond, e.step, e.result):
+            if child is not None:
+                walk(child, exempt)
         for k, v in e.entries:
-            _check(k, scope)
-            _check(v, scope)
-        e.type = map_of(
-            _join([k.type for k, _ in e.entries]), _join([v.type for _, v in e.entries])
-        )
-    elif e.kind == "struct":
-        for a in e.args:
-            _check(a, scope)
-        e.type = CelType("struct", name="message")
-    else:
-        _check_comprehension(e, scope)
+            walk(k, exempt)
+            walk(v, exempt)
+
+    walk(root, False)
+    return errors
 
 
-def _select_field(operand: CelType, field: str, optional: bool) -> CelType:
-    """``checkSelectField``: an optional operand is unwrapped, and the result is optional."""
-    t, was_optional = unwrap_optional(operand)
-    if t == DEVICE:
-        result = DEVICE_FIELDS.get(field, DYN)
-    elif t.kind == "map":
-        result = t.params[1]
-    else:
-        result = DYN
-    return optional_of(result) if was_optional or optional else result
-
-
-def _join(types: list[CelType]) -> CelType:
-    if types and all(t == types[0] for t in types):
-        return types[0]
-    return DYN
-
-
-def _check_comprehension(e: Expr, scope: dict[str, CelType]) -> None:
-    assert e.iter_range and e.accu_init and e.cond and e.step and e.result
-    _check(e.iter_range, scope)
-    _check(e.accu_init, scope)
-    rt = e.iter_range.type
-    inner = dict(scope)
-    if rt.kind == "list":
-        first, second = (INT, rt.params[0]) if e.iter_var2 else (rt.params[0], DYN)
-    elif rt.kind == "map":
-        first, second = rt.params
-    else:
-        first = second = DYN
-    inner[e.iter_var] = first
-    if e.iter_var2:
-        inner[e.iter_var2] = second
-    accu = e.accu_init.type
-    if e.macro == "map" and e.map_fn is not None:
-        _check(e.map_fn, inner)
-        accu = list_of(e.map_fn.type)
-    elif e.macro == "filter":
-        accu = list_of(first)
-    elif e.macro in _TRANSFORMS and e.map_fn is not None:
-        _check(e.map_fn, inner)
-        t = e.map_fn.type
-        accu = {"transformList": list_of(t), "transformMap": map_of(first, t)}.get(
-            e.macro, t if t.kind == "map" else map_of(DYN, DYN)
-        )
-    inner[e.accu_var] = accu
-    _check(e.cond, inner)
-    _check(e.step, inner)
-    result_scope = dict(scope)
-    result_scope[e.accu_var] = accu
-    _check(e.result, result_scope)
-    e.type = e.result.type
+def _issues(expression: str, errors: list[tuple[int, str]]) -> str:
+    """``Issues.String``: the errors sorted by line and column, each displayed."""
+    shown = []
+    for at, message in errors:
+        line = expression.count("\n", 0, at) + 1
+        column = at - (expression.rfind("\n", 0, at) + 1) + 1
+        shown.append((line, column, message))
+    shown.sort(key=lambda x: (x[0], x[1]))
+    return "\n".join(display_error(expression, ln, col, msg) for ln, col, msg in shown)
 
 
 # --- the entry point ---
 
 
-def parse(expression: str) -> Expr:
-    """The expression as cel-go's parser gives it (macros expanded), type-checked as far as
-    the cost needs; raises :class:`CELCompileError` on a syntax error."""
-    root = _convert(parse_tree(expression))
-    _check(root, {})
+def parse(expression: str, list_type_attributes: bool = False) -> Expr:
+    """The checked expression (``env.Compile`` and compile.go's output type check); raises
+    :class:`CELCompileError` with upstream's ``Error.Detail``. ``list_type_attributes``:
+    DRAListTypeAttributes (attributes of type ``dyn``, ``includes`` declared)."""
+    root, macro_errors = convert(expression, parse_tree(expression))
+    if macro_errors:
+        raise CELCompileError("compilation failed: " + _issues(expression, macro_errors))
+    checker = _Checker(list_type_attributes)
+    checker.check(root)
+    nodes = _nodes(root)
+    for n in nodes:
+        n.type = substitute(checker.m, n.type, True)
+        n.overloads = [(oid, substitute(checker.m, t, True)) for oid, t in n.overloads]
+    errors = checker.errors or _validate(root)
+    if errors:
+        raise CELCompileError("compilation failed: " + _issues(expression, errors))
+    if root.type not in (BOOL, DYN if list_type_attributes else ANY):  # validateOutputType
+        raise CELCompileError(
+            f"must evaluate to bool or the unknown type, not {type_string(root.type)}"
+        )
     return root

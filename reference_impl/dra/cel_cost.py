@@ -17,8 +17,14 @@ import functools
 from dataclasses import dataclass
 
 from reference_impl.dra.cel import CELCompileError
-from reference_impl.dra.cel_checker import (
-    ACCUMULATORS,
+from reference_impl.dra.cel_checker import ACCUMULATORS, parse
+from reference_impl.dra.cel_cost_library import (
+    Node,
+    estimate_size,
+    ext_call_cost,
+    library_call_cost,
+)
+from reference_impl.dra.cel_estimate import (
     LIST_CREATE_BASE_COST,
     MAP_CREATE_BASE_COST,
     ONE,
@@ -31,21 +37,14 @@ from reference_impl.dra.cel_checker import (
     ZERO,
     EntrySize,
     Estimate,
-    Expr,
     GoPath,
     fixed,
     go_append,
-    parse,
     sat_add,
     sat_mul,
 )
-from reference_impl.dra.cel_cost_library import (
-    Node,
-    estimate_size,
-    ext_call_cost,
-    library_call_cost,
-)
 from reference_impl.dra.cel_overloads import is_scalar
+from reference_impl.dra.cel_parse import Expr
 
 #: ``resourceapi.CELSelectorExpressionMaxCost`` (k8s.io/api resource/v1 types.go)
 CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000
@@ -406,15 +405,16 @@ def _is_bind(e: Expr) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def estimate_cost(expression: str) -> Estimate:
-    """``env.EstimateCost`` of a selector (``CompilationResult.MaxCost`` is ``.max``)."""
-    return _Coster().cost(parse(expression))
+def estimate_cost(expression: str, list_type_attributes: bool = False) -> Estimate:
+    """``env.EstimateCost`` of a selector (``CompilationResult.MaxCost`` is ``.max``); raises
+    :class:`CELCompileError` for one that does not compile (``dra/cel_checker.py``)."""
+    return _Coster().cost(parse(expression, list_type_attributes))
 
 
 def too_expensive(expression: str) -> int | None:
     """The estimated worst-case cost when it exceeds ``CELSelectorExpressionMaxCost`` (the
-    API server refuses such a selector: "too complex, exceeds cost limit"), else None; an
-    expression that does not parse is left to the selector's compilation."""
+    API server refuses such a selector: "too complex, exceeds cost limit"), else None (also
+    for one that does not compile, which the API server refuses for that first)."""
     try:
         cost = estimate_cost(expression).max
     except CELCompileError:

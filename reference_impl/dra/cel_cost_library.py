@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from reference_impl.dra.cel_checker import (
+from reference_impl.dra.cel_estimate import (
     LIST_CREATE_BASE_COST,
     ONE,
     REGEX_STRING_LENGTH,
@@ -25,10 +25,10 @@ from reference_impl.dra.cel_checker import (
     UNKNOWN,
     ZERO,
     Estimate,
-    Expr,
     fixed,
 )
 from reference_impl.dra.cel_overloads import CIDR, INT, IP, QUANTITY, SEMVER, URL, CelType
+from reference_impl.dra.cel_parse import Expr
 
 # k8s.io/api resource/v1 types.go: the sizes compile.go declares the device type with
 DRIVER_NAME_MAX_LENGTH = 63

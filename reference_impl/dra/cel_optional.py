@@ -26,6 +26,14 @@ from reference_impl.dra.cel_errors import err, no_overload
 _MEMBER = "member         : member_dot | member_dot_arg | member_index | member_object | primary"
 
 
+def _ambiguous_literals(t: lark.Token) -> lark.Token:
+    """``CELParser.ambiguous_literals`` keeping the token's position (the type checker's
+    errors are located)."""
+    if t.value in ("true", "false"):
+        return lark.Token.new_borrow_pos("BOOL_LIT", t.value, t)
+    return t
+
+
 def install_grammar() -> None:
     """celpy's parser (a class attribute every ``CELParser`` shares; celpy is used by the DRA
     selectors alone) with ``member.?IDENT`` and ``member[?expr]``."""
@@ -40,7 +48,7 @@ def install_grammar() -> None:
         + '\nmember_dot_opt : member ".?" IDENT\nmember_index_opt : member "[?" expr "]"')
     CELParser.CEL_PARSER = lark.Lark(
         grammar, parser="lalr", start="expr", debug=True, g_regex_flags=re.M,
-        lexer_callbacks={"IDENT": CELParser.ambiguous_literals}, propagate_positions=True,
+        lexer_callbacks={"IDENT": _ambiguous_literals}, propagate_positions=True,
         maybe_placeholders=False, priority="invert", tree_class=lark.Tree)
 
 

@@ -1,14 +1,17 @@
-"""The types and overloads of the CEL environment of DRA selectors, as far as the cost
-estimate reads them (``dra/cel_checker.py``): cel-go's kinds (``common/types``), the Kubernetes
-types of k8s.io/apiserver/pkg/cel, and the overload IDs and result types of the standard
-library, the ext and Kubernetes libraries and the optional library (``cel/library.go``) of the
-NewExpressions environment of k8s.io/apiserver@v0.37.2 (``pkg/cel/environment/base.go``), with
-the overload matching of ``checker/checker.go`` (``isAssignable``, type substitution).
+"""The types and overloads of the CEL environment of DRA selectors (``dra/cel_checker.py``):
+cel-go's kinds (``common/types``), the Kubernetes types of k8s.io/apiserver/pkg/cel, every
+function of the NewExpressions environment of k8s.io/apiserver@v0.37.2 with its overloads
+(``cel_decls.json``: IDs, type parameters, argument and result types, in declaration order, as
+``upstream/celdecls`` prints them from the pinned release), and cel-go@v0.29.2's type
+unification (``checker/types.go``: ``isAssignable``, substitution, the occurs check) and type
+formatting (``checker/format.go`` ``FormatCELType``, ``Type.String``).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 # --- types (cel-go common/types; the Kubernetes types of k8s.io/apiserver/pkg/cel) ---
 
@@ -27,6 +30,7 @@ class CelType:
 BOOL, INT, UINT, DOUBLE = CelType("bool"), CelType("int"), CelType("uint"), CelType("double")
 STRING, BYTES, NULL = CelType("string"), CelType("bytes"), CelType("null")
 DYN, ANY, TYPE = CelType("dyn"), CelType("any"), CelType("type")
+ERROR = CelType("error")
 TIMESTAMP, DURATION = CelType("timestamp"), CelType("duration")
 QUANTITY = CelType("struct", name="kubernetes.Quantity")
 SEMVER = CelType("struct", name="kubernetes.Semver")
@@ -34,7 +38,6 @@ URL = CelType("struct", name="kubernetes.URL")
 IP = CelType("opaque", name="net.IP")
 CIDR = CelType("opaque", name="net.CIDR")
 DEVICE = CelType("struct", name="kubernetes.DRADevice")
-_A, _B = CelType("param", name="A"), CelType("param", name="B")
 
 
 def list_of(t: CelType) -> CelType:
@@ -73,9 +76,8 @@ DEVICE_FIELDS = {
     "capacity": map_of(STRING, map_of(STRING, QUANTITY)),
 }
 
-# --- overloads (cel-go checker/decls of the standard library, the ext and Kubernetes
-# libraries of the base environment); only what the cost reads: the overload IDs and the
-# result types ---
+# --- overloads: the functions of the environment as cel-go's checker reads them
+# (``decls.OverloadDecl``), generated from upstream by ``upstream/celdecls`` ---
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,222 +86,187 @@ class Sig:
     params: tuple[CelType, ...]  # a member function's target first
     result: CelType
     member: bool = False
+    type_params: tuple[str, ...] = ()
+
+
+def _decl_type(j: list) -> CelType:
+    kind, name, params = j
+    ps = tuple(_decl_type(p) for p in params)
+    return CelType(kind, ps, name if kind in ("struct", "opaque", "param") else "")
 
 
 def _sigs() -> dict[str, list[Sig]]:
-    s: dict[str, list[Sig]] = {}
-
-    def add(
-        fn: str, oid: str, params: tuple[CelType, ...], result: CelType, member: bool = False
-    ) -> None:
-        s.setdefault(fn, []).append(Sig(oid, params, result, member))
-
-    names = {
-        "bool": BOOL,
-        "int64": INT,
-        "uint64": UINT,
-        "double": DOUBLE,
-        "string": STRING,
-        "bytes": BYTES,
-        "timestamp": TIMESTAMP,
-        "duration": DURATION,
+    """``cel_decls.json``: every function of the NewExpressions environment with its
+    overloads in declaration order (the order ``resolveOverload`` tries them)."""
+    data = json.loads((Path(__file__).parent / "cel_decls.json").read_text())
+    return {
+        name: [
+            Sig(oid, tuple(_decl_type(a) for a in args), _decl_type(res), member, tuple(tps))
+            for oid, member, tps, args, res in overloads
+        ]
+        for name, overloads in data
     }
-    add("_==_", "equals", (_A, _A), BOOL)
-    add("_!=_", "not_equals", (_A, _A), BOOL)
-    for op, base in (
-        ("_<_", "less"),
-        ("_<=_", "less_equals"),
-        ("_>_", "greater"),
-        ("_>=_", "greater_equals"),
-    ):
-        for n, t in names.items():
-            add(op, f"{base}_{n}", (t, t), BOOL)
-        for a, b in (
-            ("int64", "double"),
-            ("int64", "uint64"),
-            ("uint64", "double"),
-            ("uint64", "int64"),
-            ("double", "int64"),
-            ("double", "uint64"),
-        ):
-            add(op, f"{base}_{a}_{b}", (names[a], names[b]), BOOL)
-    add("@in", "in_list", (_A, list_of(_A)), BOOL)
-    add("@in", "in_map", (_A, map_of(_A, _B)), BOOL)
-    add("_[_]", "index_list", (list_of(_A), INT), _A)
-    add("_[_]", "index_map", (map_of(_A, _B), _A), _B)
-    # cel/library.go, the optional library (OptionalTypes); _?._ is checked as a select
-    opt_a, opt_b = optional_of(_A), optional_of(_B)
-    add("_[_]", "optional_list_index_int", (optional_of(list_of(_A)), INT), opt_a)
-    add("_[_]", "optional_map_index_value", (optional_of(map_of(_A, _B)), _A), opt_b)
-    add("_[?_]", "list_optindex_optional_int", (list_of(_A), INT), opt_a)
-    add("_[?_]", "optional_list_optindex_optional_int", (optional_of(list_of(_A)), INT), opt_a)
-    add("_[?_]", "map_optindex_optional_value", (map_of(_A, _B), _A), opt_b)
-    add("_[?_]", "optional_map_optindex_optional_value", (optional_of(map_of(_A, _B)), _A), opt_b)
-    add("optional.of", "optional_of", (_A,), opt_a)
-    add("optional.ofNonZeroValue", "optional_ofNonZeroValue", (_A,), opt_a)
-    add("optional.none", "optional_none", (), opt_a)
-    add("value", "optional_value", (opt_a,), _A, member=True)
-    add("hasValue", "optional_hasValue", (opt_a,), BOOL, member=True)
-    add("or", "optional_or_optional", (opt_a, opt_a), opt_a, member=True)
-    add("orValue", "optional_orValue_value", (opt_a, _A), _A, member=True)
-    for n in ("int64", "uint64", "double", "string", "bytes"):
-        add("_+_", f"add_{n}", (names[n], names[n]), names[n])
-    add("_+_", "add_list", (list_of(_A), list_of(_A)), list_of(_A))
-    add("_+_", "add_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP)
-    add("_+_", "add_duration_timestamp", (DURATION, TIMESTAMP), TIMESTAMP)
-    add("_+_", "add_duration_duration", (DURATION, DURATION), DURATION)
-    for n in ("int64", "uint64", "double"):
-        for op, base in (("_-_", "subtract"), ("_*_", "multiply"), ("_/_", "divide")):
-            add(op, f"{base}_{n}", (names[n], names[n]), names[n])
-    add("_-_", "subtract_timestamp_timestamp", (TIMESTAMP, TIMESTAMP), DURATION)
-    add("_-_", "subtract_timestamp_duration", (TIMESTAMP, DURATION), TIMESTAMP)
-    add("_-_", "subtract_duration_duration", (DURATION, DURATION), DURATION)
-    add("_%_", "modulo_int64", (INT, INT), INT)
-    add("_%_", "modulo_uint64", (UINT, UINT), UINT)
-    add("-_", "negate_int64", (INT,), INT)
-    add("-_", "negate_double", (DOUBLE,), DOUBLE)
-    add("!_", "logical_not", (BOOL,), BOOL)
-    add("_&&_", "logical_and", (BOOL, BOOL), BOOL)
-    add("_||_", "logical_or", (BOOL, BOOL), BOOL)
-    add("_?_:_", "conditional", (BOOL, _A, _A), _A)
-    add("@not_strictly_false", "not_strictly_false", (BOOL,), BOOL)
-    for n, t in (
-        ("string", STRING),
-        ("bytes", BYTES),
-        ("list", list_of(_A)),
-        ("map", map_of(_A, _B)),
-    ):
-        add("size", f"size_{n}", (t,), INT)
-        add("size", f"{n}_size", (t,), INT, member=True)
-    add("contains", "contains_string", (STRING, STRING), BOOL, member=True)
-    add("startsWith", "starts_with_string", (STRING, STRING), BOOL, member=True)
-    add("endsWith", "ends_with_string", (STRING, STRING), BOOL, member=True)
-    add("matches", "matches", (STRING, STRING), BOOL)
-    add("matches", "matches_string", (STRING, STRING), BOOL, member=True)
-    for fn, to, sources in (
-        ("int", INT, ("int64", "uint64", "double", "string", "timestamp", "duration")),
-        ("uint", UINT, ("uint64", "int64", "double", "string")),
-        ("double", DOUBLE, ("double", "int64", "uint64", "string")),
-        ("string", STRING, tuple(names)),
-        ("bytes", BYTES, ("bytes", "string")),
-        ("bool", BOOL, ("bool", "string")),
-        ("timestamp", TIMESTAMP, ("timestamp", "string", "int64")),
-        ("duration", DURATION, ("duration", "string")),
-    ):
-        target = {"int": "int64", "uint": "uint64"}.get(fn, fn)
-        for src in sources:
-            add(fn, f"{src}_to_{target}", (names[src],), to)
-    add("dyn", "to_dyn", (_A,), DYN)
-    add("type", "type", (_A,), TYPE)
-    # ext.Strings (version 2) and the Kubernetes libraries
-    add("charAt", "string_char_at_int", (STRING, INT), STRING, member=True)
-    for fn in ("indexOf", "lastIndexOf"):
-        add(fn, f"string_{fn}_string", (STRING, STRING), INT, member=True)
-        add(fn, f"string_{fn}_string_int", (STRING, STRING, INT), INT, member=True)
-        add(fn, f"list_{fn}", (list_of(_A), _A), INT, member=True)
-    for fn in ("lowerAscii", "upperAscii", "trim"):
-        add(fn, f"string_{fn}", (STRING,), STRING, member=True)
-    add("replace", "string_replace_string_string", (STRING, STRING, STRING), STRING, True)
-    add("replace", "string_replace_string_string_int", (STRING, STRING, STRING, INT), STRING, True)
-    add("split", "string_split_string", (STRING, STRING), list_of(STRING), True)
-    add("split", "string_split_string_int", (STRING, STRING, INT), list_of(STRING), True)
-    add("substring", "string_substring_int", (STRING, INT), STRING, True)
-    add("substring", "string_substring_int_int", (STRING, INT, INT), STRING, True)
-    add("join", "list_join", (list_of(STRING),), STRING, True)
-    add("join", "list_join_string", (list_of(STRING), STRING), STRING, True)
-    add("format", "string_format", (STRING, list_of(DYN)), STRING, True)
-    add("strings.quote", "strings_quote", (STRING,), STRING)
-    add("quantity", "string_to_quantity", (STRING,), QUANTITY)
-    add("isQuantity", "is_quantity_string", (STRING,), BOOL)
-    add("semver", "string_to_semver", (STRING,), SEMVER)
-    add("semver", "string_bool_to_semver", (STRING, BOOL), SEMVER)
-    add("isSemver", "is_semver_string", (STRING,), BOOL)
-    add("isSemver", "is_semver_string_bool", (STRING, BOOL), BOOL)
-    for fn in ("major", "minor", "patch"):
-        add(fn, f"semver_{fn}", (SEMVER,), INT, member=True)
-    for t, n in ((QUANTITY, "quantity"), (SEMVER, "semver")):
-        add("compareTo", f"{n}_compareTo", (t, t), INT, member=True)
-        add("isGreaterThan", f"{n}_isGreaterThan", (t, t), BOOL, member=True)
-        add("isLessThan", f"{n}_isLessThan", (t, t), BOOL, member=True)
-    for fn in ("add", "sub"):
-        add(fn, f"quantity_{fn}", (QUANTITY, QUANTITY), QUANTITY, member=True)
-        add(fn, f"quantity_{fn}_int", (QUANTITY, INT), QUANTITY, member=True)
-    add("sign", "quantity_sign", (QUANTITY,), INT, member=True)
-    add("isInteger", "quantity_is_integer", (QUANTITY,), BOOL, member=True)
-    add("asInteger", "quantity_get_int", (QUANTITY,), INT, member=True)
-    add("asApproximateFloat", "quantity_get_float", (QUANTITY,), DOUBLE, member=True)
-    add("find", "find", (STRING, STRING), STRING, member=True)
-    add("findAll", "find_all", (STRING, STRING), list_of(STRING), member=True)
-    add("findAll", "find_all_with_limit", (STRING, STRING, INT), list_of(STRING), True)
-    add("isSorted", "list_is_sorted", (list_of(_A),), BOOL, member=True)
-    for fn in ("sum", "min", "max"):
-        add(fn, f"list_{fn}", (list_of(_A),), _A, member=True)
-    add("includes", "dyn_includes", (DYN, DYN), BOOL, member=True)
-    for fn in ("contains", "equivalent", "intersects"):
-        add(f"sets.{fn}", f"list_sets_{fn}_list", (list_of(_A), list_of(_A)), BOOL)
-    # ext.Lists (version 3); sortBy is a macro over @sortByAssociatedKeys (cel_checker.py)
-    add("slice", "list_slice", (list_of(_A), INT, INT), list_of(_A), True)
-    add("flatten", "list_flatten", (list_of(list_of(_A)),), list_of(_A), True)
-    add("flatten", "list_flatten_int", (list_of(DYN), INT), list_of(DYN), True)
-    add("lists.range", "lists_range", (INT,), list_of(INT))
-    add("reverse", "list_reverse", (list_of(_A),), list_of(_A), True)
-    add("distinct", "list_distinct", (list_of(_A),), list_of(_A), True)
-    for n in ("bool", "int64", "uint64", "double", "string", "bytes", "timestamp", "duration"):
-        add("sort", f"list_{n}_sort", (list_of(names[n]),), list_of(names[n]), True)
-        keys = (list_of(_A), list_of(names[n]))
-        add("@sortByAssociatedKeys", f"list_{n}_sortByAssociatedKeys", keys, list_of(_A), True)
-    add("url", "string_to_url", (STRING,), URL)
-    add("isURL", "is_url_string", (STRING,), BOOL)
-    for fn in ("getScheme", "getHostname", "getHost", "getPort", "getEscapedPath"):
-        add(fn, f"url_{fn}", (URL,), STRING, member=True)
-    add("getQuery", "url_get_query", (URL,), map_of(STRING, list_of(STRING)), member=True)
-    add("ip", "string_to_ip", (STRING,), IP)
-    # ext/comprehensions.go (no estimator: the default call cost)
-    add("cel.@mapInsert", "@mapInsert_map_key_value", (map_of(_A, _B), _A, _B), map_of(_A, _B))
-    add("cel.@mapInsert", "@mapInsert_map_map", (map_of(_A, _B), map_of(_A, _B)), map_of(_A, _B))
-    add("ip.isCanonical", "ip_is_canonical", (STRING,), BOOL)
-    add("ip", "cidr_ip", (CIDR,), IP, member=True)
-    add("cidr", "string_to_cidr", (STRING,), CIDR)
-    add("isIP", "is_ip", (STRING,), BOOL)
-    add("isCIDR", "is_cidr", (STRING,), BOOL)
-    add("containsIP", "cidr_contains_ip_string", (CIDR, STRING), BOOL, member=True)
-    add("containsIP", "cidr_contains_ip_ip", (CIDR, IP), BOOL, member=True)
-    add("containsCIDR", "cidr_contains_cidr_string", (CIDR, STRING), BOOL, member=True)
-    add("containsCIDR", "cidr_contains_cidr", (CIDR, CIDR), BOOL, member=True)
-    return s
 
 
 SIGS = _sigs()
+#: functions in a namespace (``sets.contains``): ``ns.f(x)`` is a call of ``ns.f``
+#: (``checkCall``: the target as a qualified name prefix first)
+NAMESPACED = frozenset(n for n in SIGS if "." in n and "@" not in n)
+
+# --- type unification (cel-go checker/types.go, mapping.go) ---
+
+Mapping = dict[str, CelType]
 
 
-def match(param: CelType, arg: CelType, binds: dict[str, CelType]) -> bool:
-    """Whether ``arg`` may be passed as ``param`` (cel-go's assignability, with ``dyn`` and
-    ``google.protobuf.Any`` matching anything); type parameters are bound in ``binds``."""
-    if param.kind == "param":
-        bound = binds.get(param.name)
-        if bound is None or is_dyn(bound):
-            binds[param.name] = arg
-            return True
-        return _compatible(bound, arg)
-    if param.kind == "dyn" or is_dyn(arg):
+def _find(m: Mapping, t: CelType) -> CelType | None:
+    return m.get(t.name) if t.kind == "param" else None
+
+
+def is_dyn_or_error(t: CelType) -> bool:
+    return is_dyn(t) or t.kind == "error"
+
+
+def _less_specific(t1: CelType, t2: CelType) -> bool:
+    """``isEqualOrLessSpecific``."""
+    if is_dyn(t1) or t1.kind == "param":
         return True
-    if param.kind != arg.kind or param.name != arg.name:
+    if is_dyn(t2) or t2.kind == "param" or t1.kind != t2.kind:
         return False
-    return all(match(p, a, binds) for p, a in zip(param.params, arg.params, strict=True))
-
-
-def _compatible(a: CelType, b: CelType) -> bool:
-    """The same type where neither is ``dyn`` (``optional(int)`` and ``optional(dyn)`` agree)."""
-    if is_dyn(a) or is_dyn(b):
+    if t1.kind == "opaque":
+        return (t1.name, len(t1.params)) == (t2.name, len(t2.params)) and all(
+            _less_specific(p, q) for p, q in zip(t1.params, t2.params, strict=True)
+        )
+    if t1.kind in ("list", "map"):
+        return all(_less_specific(p, q) for p, q in zip(t1.params, t2.params, strict=True))
+    if t1.kind == "type":
         return True
-    return (a.kind, a.name, len(a.params)) == (b.kind, b.name, len(b.params)) and all(
-        _compatible(p, q) for p, q in zip(a.params, b.params, strict=True)
+    return t1 == t2
+
+
+def most_general(t1: CelType, t2: CelType) -> CelType:
+    return t1 if _less_specific(t1, t2) else t2
+
+
+def _type_assignable(to: CelType, frm: CelType) -> bool:
+    """``Type.IsAssignableType`` (``defaultIsAssignableType``)."""
+    if to == frm or to.kind in ("dyn", "any", "param"):
+        return True
+    if (to.kind, to.name, len(to.params)) != (frm.kind, frm.name, len(frm.params)):
+        return False
+    return all(_type_assignable(p, q) for p, q in zip(to.params, frm.params, strict=True))
+
+
+def _nullable(t: CelType) -> bool:
+    """``internalIsAssignableNull``."""
+    return t.kind in ("opaque", "struct", "any", "duration", "timestamp") or _type_assignable(
+        t, NULL
     )
 
 
-def subst(t: CelType, binds: dict[str, CelType]) -> CelType:
-    if t.kind == "param":
-        return binds.get(t.name, DYN)
+def _assignable(m: Mapping, t1: CelType, t2: CelType) -> bool:
+    """``internalIsAssignable``: ``t1`` assignable to ``t2``, binding type parameters in
+    ``m``."""
+    if t2.kind == "param":
+        valid, has_sub = _valid_substitution(m, t1, t2)
+        if valid:
+            return True
+        if has_sub:
+            return False
+    if t1.kind == "param":
+        return _valid_substitution(m, t2, t1)[0]
+    if is_dyn_or_error(t1) or is_dyn_or_error(t2):
+        return True
+    if t1.kind == "null":
+        return _nullable(t2)
+    if t2.kind == "null":
+        return _nullable(t1)
+    if t1.kind == "type":
+        return t2.kind == "type"
+    if t1.kind in ("opaque", "list", "map"):
+        return (t1.kind, t1.name) == (t2.kind, t2.name) and assignable_list(m, t1.params, t2.params)
+    return _type_assignable(t2, t1)
+
+
+def _valid_substitution(m: Mapping, t1: CelType, t2: CelType) -> tuple[bool, bool]:
+    """``isValidTypeSubstitution``: (valid, whether ``t2`` has a substitution)."""
+    if t1 == t2:
+        return True, True
+    sub = _find(m, t2)
+    if sub is not None:
+        if t1 == sub:
+            return True, True
+        if _assignable(m, t1, sub):
+            new = most_general(t1, sub)
+            if _not_referenced_in(m, t2, new):
+                m[t2.name] = new
+            return True, True
+        return False, True
+    if _not_referenced_in(m, t2, t1):
+        m[t2.name] = t1
+        return True, False
+    return False, False
+
+
+def assignable_list(m: Mapping, l1: tuple[CelType, ...], l2: tuple[CelType, ...]) -> bool:
+    return len(l1) == len(l2) and all(_assignable(m, a, b) for a, b in zip(l1, l2, strict=True))
+
+
+def _not_referenced_in(m: Mapping, t: CelType, within: CelType) -> bool:
+    """The occurs check."""
+    if t == within:
+        return False
+    if within.kind == "param":
+        sub = _find(m, within)
+        return True if sub is None else _not_referenced_in(m, t, sub)
+    return all(_not_referenced_in(m, t, p) for p in within.params)
+
+
+def is_assignable(m: Mapping, t1: CelType, t2: CelType) -> Mapping | None:
+    """``isAssignable``: the updated mapping, or None."""
+    copy = dict(m)
+    return copy if _assignable(copy, t1, t2) else None
+
+
+def substitute(m: Mapping, t: CelType, to_dyn: bool) -> CelType:
+    """``substitute``: bound type parameters replaced, unbound ones by ``dyn`` if ``to_dyn``."""
+    sub = _find(m, t)
+    if sub is not None:
+        return substitute(m, sub, to_dyn)
+    if to_dyn and t.kind == "param":
+        return DYN
     if t.params:
-        return CelType(t.kind, tuple(subst(p, binds) for p in t.params), t.name)
+        return CelType(t.kind, tuple(substitute(m, p, to_dyn) for p in t.params), t.name)
     return t
+
+
+_TYPE_NAMES = {
+    "any": "google.protobuf.Any",
+    "null": "null_type",
+    "duration": "google.protobuf.Duration",
+    "timestamp": "google.protobuf.Timestamp",
+    "error": "*error*",
+}
+
+
+def type_name(t: CelType) -> str:
+    """``Type.TypeName``."""
+    return t.name or _TYPE_NAMES.get(t.kind, t.kind)
+
+
+def format_type(t: CelType) -> str:
+    """checker/format.go ``FormatCELType``."""
+    short = {"any": "any", "duration": "duration", "error": "!error!", "null": "null"}
+    if t.kind in short or t.kind == "timestamp":
+        return short.get(t.kind, "timestamp")
+    if t.kind == "param" or not t.params:
+        return type_name(t)
+    return f"{type_name(t)}({', '.join(format_type(p) for p in t.params)})"
+
+
+def type_string(t: CelType) -> str:
+    """``Type.String`` (what compile.go's output type check prints)."""
+    if t.kind == "param":
+        return f"<{t.name}>"
+    if not t.params:
+        return type_name(t)
+    return f"{type_name(t)}({', '.join(type_string(p) for p in t.params)})"

@@ -4,8 +4,8 @@ selector, one pod per claim, on a node with GPUs of two models and NICs. Each se
 functions of the libraries beyond compile_test.go (cel_library.py, cel_netip.py,
 cel_macros.py); some match, some match no device, some fail with an evaluation error, whose
 message reaches the pending pod's status. (A list literal mixing an attribute with a literal,
-``[device.attributes[d].x, 1]``, is a compile error upstream, cel.HomogeneousAggregateLiterals,
-which the reference does not check: docs/dra.md.) Both subjects must bind, leave pending and
+``[device.attributes[d].x, 1]``, is a compile error upstream, cel.HomogeneousAggregateLiterals:
+the loader refuses it as the API server does.) Both subjects must bind, leave pending and
 allocate alike, with the same messages."""
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ SELECTORS: tuple[tuple[str, str, bool], ...] = (
     (
         GPU,
         f"{G}.transformMap(k, v, k.size()).existsOne(k, v, v == 6) && "
-        f"lists.range(3).sortBy(e, -e)[0] == 2 && [1, 2].includes({G}.index)",
+        f"lists.range(3).sortBy(e, -e)[0] == 2 && {G}.index in [1, 2]",
         True,
     ),
     (GPU, f'{G}.transformMapEntry(k, v, {{"a": v}}).size() == 1', False),
@@ -267,9 +267,6 @@ def _one_claim(expression: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("release", "expression", "outcome", "message"),
     [
-        # switch dra-cel-includes: ListsVersion(1) from 1.37
-        ("v1.34.4", f"[0, 1].includes({G}.index)", "Error", "undeclared reference to 'includes'"),
-        ("v1.37.2", f"[0, 1].includes({G}.index)", "Bound", ""),
         # switch dra-cel-no-such-key-hint: the device is named from 1.37
         (
             "v1.34.4",

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+from reference_impl.dra.cel import CELCompileError
 from reference_impl.dra.cel_cost import (
     CEL_SELECTOR_EXPRESSION_MAX_COST,
     CEL_SELECTOR_EXPRESSION_MAX_LENGTH,
-    too_expensive,
+    estimate_cost,
 )
+from reference_impl.dra.cel_netip import go_quote
 from reference_impl.model.decoding import (
     INT64,
     InputLocation,
@@ -281,15 +283,20 @@ def _selectors(ctx: InputLocation, v: object, path: str) -> tuple[DeviceSelector
 
 def _check_cel_cost(ctx: InputLocation, expression: str, path: str) -> None:
     """``validateCELExpression`` (pkg/apis/resource/validation/validation.go of v1.37.2): an
-    expression longer than ``CELSelectorExpressionMaxLength`` is refused unread, one whose
-    estimated worst-case cost exceeds ``CELSelectorExpressionMaxCost`` is "too complex"
-    (``dra/cel_cost.py``). A selector that does not compile is left to the allocator, which
-    reports it as upstream's scheduler does."""
+    expression longer than ``CELSelectorExpressionMaxLength`` is refused unread; one that does
+    not compile in the NewExpressions environment (a syntax or type error, a result that is
+    not a bool: ``CompileCELExpression`` of k8s.io/dynamic-resource-allocation/cel, the type
+    checker of ``dra/cel_checker.py``) is an invalid value with the compiler's error as detail
+    (``convertCELErrorToValidationError``); one whose estimated worst-case cost exceeds
+    ``CELSelectorExpressionMaxCost`` is "too complex" (``dra/cel_cost.py``)."""
     if len(expression.encode()) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
         raise ctx.error(path, f"Too long: may not be more than "
                               f"{CEL_SELECTOR_EXPRESSION_MAX_LENGTH} bytes")
-    cost = too_expensive(expression)
-    if cost is not None:
+    try:
+        cost = estimate_cost(expression).max
+    except CELCompileError as e:
+        raise ctx.error(path, f"Invalid value: {go_quote(expression)}: {e}") from None
+    if cost > CEL_SELECTOR_EXPRESSION_MAX_COST:
         raise ctx.error(path, f"too complex, exceeds cost limit (estimated worst-case cost "
                               f"{cost} > {CEL_SELECTOR_EXPRESSION_MAX_COST})")
 
