@@ -195,12 +195,13 @@ def test_balanced_allocation_scores_are_each_releases_upstream_numbers() -> None
 # OpportunisticBatching's maxBatchAge (500 ms, pkg/scheduler/framework/runtime/batch.go, v1.35+)
 # on the virtual clock (upstream/batchage.go). PodTopologySpread `defaultingType: List` without
 # default constraints makes the pods signable; each node holds one pod (1 cpu), and memory
-# orders them: ``a`` takes n3 at 0 and stores [n2, n1] as the batch; ``b``, signed like ``a``,
-# is created later. Exactly 500 ms later the batch is still fresh (`time.Now().After(
-# creationTime + maxBatchAge)` is false): the hint n2 is taken without filtering the others (1
-# node evaluated, 1 feasible). After a longer virtual jump, as after that wall time in a real
-# cluster, it has expired and ``b``'s cycle filters all 3 nodes (2 feasible); before the fix
-# the subject's batch stayed fresh (no wall time passes in a jump). v1.34.4 has no batching.
+# orders them: ``a`` takes n3 and stores [n2, n1] as the batch; ``b``, signed like ``a``, is
+# created later. Exactly 500 ms later the batch is still fresh (`time.Now().After(creationTime
+# + maxBatchAge)` is false): the hint n2 is taken without filtering the others (1 node
+# evaluated, 1 feasible); the reference once judged 59 ms -> 559 ms expired (0.059 + 0.5 >
+# 0.559 in floats). After a longer virtual jump, as after that wall time in a real cluster, it
+# has expired and ``b``'s cycle filters all 3 nodes (2 feasible); the subject's batch once
+# stayed fresh (no wall time passes in a jump). v1.34.4 has no batching.
 BATCHING_PROFILE = {
     "apiVersion": "kubescheduler.config.k8s.io/v1",
     "kind": "KubeSchedulerConfiguration",
@@ -213,29 +214,32 @@ BATCHING_PROFILE = {
 }
 
 
-def _batching_docs(later: str) -> list[dict[str, Any]]:
+def _batching_docs(first: str, later: str) -> list[dict[str, Any]]:
     nodes = [
         make_node(name).allocatable(cpu="1", memory=memory, pods="110").manifest()
         for name, memory in (("n1", "4Gi"), ("n2", "8Gi"), ("n3", "16Gi"))
     ]
-    b = _pod("b", "1")
-    del b["apiVersion"], b["kind"]
-    return [
-        *nodes,
-        _pod("a", "1"),
-        {
-            "apiVersion": "kschedconf/v1",
-            "kind": "Scenario",
-            "spec": {"events": [{"at": later, "action": "createPod", "pod": b}]},
-        },
+    a, b = _pod("a", "1"), _pod("b", "1")
+    for p in (a, b):
+        del p["apiVersion"], p["kind"]
+    events = [
+        {"at": first, "action": "createPod", "pod": a},
+        {"at": later, "action": "createPod", "pod": b},
     ]
+    return [*nodes, {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": events}}]
 
 
 @pytest.mark.parametrize("release", RELEASES)
-@pytest.mark.parametrize(("later", "hinted"), [("500ms", True), ("1s", False)])
-def test_the_batch_ages_on_the_virtual_clock(release: str, later: str, hinted: bool) -> None:
+@pytest.mark.parametrize(
+    ("first", "later", "hinted"),
+    [("0s", "500ms", True), ("0s", "1s", False), ("59ms", "559ms", True)],
+)
+def test_the_batch_ages_on_the_virtual_clock(
+    release: str, first: str, later: str, hinted: bool
+) -> None:
     _binary(release)
-    scenario = ScenarioInput(_batching_docs(later), config=BATCHING_PROFILE, release=release)
+    docs = _batching_docs(first, later)
+    scenario = ScenarioInput(docs, config=BATCHING_PROFILE, release=release)
 
     def attempts(subject: str) -> list[tuple[Any, ...]]:
         with make_subject(subject, release=release) as s:
