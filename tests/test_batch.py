@@ -35,12 +35,13 @@ from reference_impl.plugins.defaultbinder import DefaultBinder
 from reference_impl.plugins.queuesort import PrioritySort
 from reference_impl.releases import current
 from reference_impl.scheduler.batch import (
-    MAX_BATCH_AGE_SECONDS,
+    MAX_BATCH_AGE,
     OpportunisticBatch,
     _normalize_scores,
     batchable_plugins,
     sign_pod,
 )
+from reference_impl.scheduler.clock import MILLISECOND, SECOND
 from reference_impl.scheduler.explain import explain
 from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.schedule_one import SchedulingCore
@@ -286,17 +287,19 @@ def test_incompatible_pod_does_not_flush_the_state():
     assert batch.get_node_hint(fwk, mkpod(blocking("2")), "sig", CycleState(), 2) == "n1"
 
 
-@pytest.mark.parametrize("age,want", [(0.0, "n1"), (MAX_BATCH_AGE_SECONDS, "n1"),
-                                      (MAX_BATCH_AGE_SECONDS + 1e-6, "")])
-def test_batch_expires_after_max_batch_age(age, want):
+@pytest.mark.parametrize("stored", [10 * SECOND, 59 * MILLISECOND])
+@pytest.mark.parametrize("age,want", [(0, "n1"), (MAX_BATCH_AGE, "n1"),
+                                      (MAX_BATCH_AGE + 1, "")])
+def test_batch_expires_after_max_batch_age(stored, age, want):
     """batch.go: maxBatchAge = 500ms; ``time.Now().After(creationTime + maxBatchAge)`` flushes
-    (strictly after) (derived)."""
+    (strictly after), on exact times: at 59 ms + 500 ms, seconds as floats (0.059 + 0.5 >
+    0.559) would flush (derived)."""
     fwk, lister = new_batch_framework()
     batch = OpportunisticBatch()
-    batch.now = 10.0
+    batch.now = stored
     batch.store_schedule_results("sig", "", "n3", ListNodes(["n1"]), 1)
     lister.nodes = [node_info("n3", mkpod(blocking("1")))]
-    batch.now = 10.0 + age
+    batch.now = stored + age
     assert batch.get_node_hint(fwk, mkpod(blocking("2")), "sig", CycleState(), 2) == want
 
 

@@ -190,3 +190,69 @@ def test_balanced_allocation_scores_are_each_releases_upstream_numbers() -> None
         with make_subject("reference", release=release) as ref:
             reference = _balanced_scores(ref.explain(scenario, "default/p"))
         assert upstream == reference == BALANCE_SCORES[release], release
+
+
+# OpportunisticBatching's maxBatchAge (500 ms, pkg/scheduler/framework/runtime/batch.go, v1.35+)
+# on the virtual clock (upstream/batchage.go). PodTopologySpread `defaultingType: List` without
+# default constraints makes the pods signable; each node holds one pod (1 cpu), and memory
+# orders them: ``a`` takes n3 and stores [n2, n1] as the batch; ``b``, signed like ``a``, is
+# created later. Exactly 500 ms later the batch is still fresh (`time.Now().After(creationTime
+# + maxBatchAge)` is false): the hint n2 is taken without filtering the others (1 node
+# evaluated, 1 feasible); the reference once judged 59 ms -> 559 ms expired (0.059 + 0.5 >
+# 0.559 in floats). After a longer virtual jump, as after that wall time in a real cluster, it
+# has expired and ``b``'s cycle filters all 3 nodes (2 feasible); the subject's batch once
+# stayed fresh (no wall time passes in a jump). v1.34.4 has no batching.
+BATCHING_PROFILE = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1",
+    "kind": "KubeSchedulerConfiguration",
+    "profiles": [
+        {
+            "schedulerName": "default-scheduler",
+            "pluginConfig": [{"name": "PodTopologySpread", "args": {"defaultingType": "List"}}],
+        }
+    ],
+}
+
+
+def _batching_docs(first: str, later: str) -> list[dict[str, Any]]:
+    nodes = [
+        make_node(name).allocatable(cpu="1", memory=memory, pods="110").manifest()
+        for name, memory in (("n1", "4Gi"), ("n2", "8Gi"), ("n3", "16Gi"))
+    ]
+    a, b = _pod("a", "1"), _pod("b", "1")
+    for p in (a, b):
+        del p["apiVersion"], p["kind"]
+    events = [
+        {"at": first, "action": "createPod", "pod": a},
+        {"at": later, "action": "createPod", "pod": b},
+    ]
+    return [*nodes, {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": events}}]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize(
+    ("first", "later", "hinted"),
+    [("0s", "500ms", True), ("0s", "1s", False), ("59ms", "559ms", True)],
+)
+def test_the_batch_ages_on_the_virtual_clock(
+    release: str, first: str, later: str, hinted: bool
+) -> None:
+    _binary(release)
+    docs = _batching_docs(first, later)
+    scenario = ScenarioInput(docs, config=BATCHING_PROFILE, release=release)
+
+    def attempts(subject: str) -> list[tuple[Any, ...]]:
+        with make_subject(subject, release=release) as s:
+            res = s.run(scenario).result
+        return [
+            (a["pod"], a["outcome"], a["node"], a["evaluatedNodes"], a["feasibleNodes"])
+            for a in res["attempts"]
+        ]
+
+    upstream = attempts(f"upstream@{release}")
+    assert upstream == attempts("reference")
+    hint = hinted and release != "v1.34.4"
+    assert upstream == [
+        ("default/a", "Bound", "n3", 3, 3),
+        ("default/b", "Bound", "n2", *((1, 1) if hint else (3, 2))),
+    ]

@@ -93,6 +93,7 @@ type world struct {
 	bindingInProgress map[string]bool    // pod UIDs between Permit and the end of the binding cycle
 	bindingPods       map[string]*v1.Pod // the same pods, as Permit saw them (spec.nodeName set)
 	generated         map[string]int     // generateName counters (generatename.go)
+	batches           []*batchAge        // the profiles' batch states on virtual time (batchage.go)
 	volumeWrites      volumeWrites       // the binding pod's PV/PVC writes (storage.go)
 	watching          map[schema.GroupVersionResource]bool
 	rec               *recorder // set in simulate mode

@@ -32,6 +32,10 @@ type (
 
 const modeOverride = framework.ModeOverride
 
+// v1.34 has no OpportunisticBatching (no pkg/scheduler/framework/runtime/batch.go): batchage.go
+// has nothing to do.
+const hasOpportunisticBatching = false
+
 // csiFrameworkOptions: none before v1.35.
 func csiFrameworkOptions(framework.Framework) []frameworkruntime.Option { return nil }
 

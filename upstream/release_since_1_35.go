@@ -30,6 +30,10 @@ type (
 
 const modeOverride = fwk.ModeOverride
 
+// OpportunisticBatching (pkg/scheduler/framework/runtime/batch.go) exists since v1.35
+// (kubernetes/kubernetes#135231): batchage.go keeps its age on the virtual clock.
+const hasOpportunisticBatching = true
+
 // csiFrameworkOptions shares the scheduler's CSI manager with explain's framework.
 func csiFrameworkOptions(h framework.Framework) []frameworkruntime.Option {
 	return []frameworkruntime.Option{frameworkruntime.WithSharedCSIManager(h.SharedCSIManager())}

@@ -360,6 +360,9 @@ func simulate(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, opts sim
 	rec := &recorder{opts: opts, tries: map[string]int{}, bindings: map[string]string{}, dropped: map[string]bool{},
 		seen: map[string]int64{}, gateMsgs: map[string]string{}, w: w}
 	w.rec = rec
+	if w.batches, err = batchAges(w.sched.Profiles); err != nil {
+		return nil, err
+	}
 	w.observe(opts.preemptionNotes)
 
 	if err := w.addNodesAndRunningPods(cl); err != nil {
@@ -488,7 +491,7 @@ run:
 			// A nanosecond per attempt: upstream's clock moves between two failures, so the
 			// queue timestamps (PrioritySort's tie-break) follow the order of the attempts.
 			w.clock.Step(time.Nanosecond)
-			if err := w.scheduleOne(); err != nil {
+			if err := w.scheduleOne(now); err != nil {
 				return nil, err
 			}
 			if err := w.settle(); err != nil {
@@ -737,9 +740,15 @@ func sortedCopy(s []string) []string {
 	return out
 }
 
-// scheduleOne runs one ScheduleOne; the queue is known to have a pod to pop, so it returns
-// promptly (a watchdog turns a blocked Pop into an error instead of a hang).
-func (w *world) scheduleOne() error {
+// scheduleOne runs one ScheduleOne at virtual time now (the loop's, without the nanosecond
+// steps); the queue is known to have a pod to pop, so it returns promptly (a watchdog turns a
+// blocked Pop into an error instead of a hang). The batch states age on now (batchage.go).
+func (w *world) scheduleOne(now time.Time) error {
+	for _, a := range w.batches {
+		if err := a.before(now, w.settleTimeout); err != nil {
+			return err
+		}
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -747,6 +756,9 @@ func (w *world) scheduleOne() error {
 	}()
 	select {
 	case <-done:
+		for _, a := range w.batches {
+			a.after(now)
+		}
 		return nil
 	case <-time.After(w.settleTimeout):
 		return fmt.Errorf("ScheduleOne did not return within %v", w.settleTimeout)

@@ -8,8 +8,8 @@ A pod is signable only when every PreFilter, Filter, PreScore and Score plugin o
 implements SignPod and accepts it. In the default profile PodTopologySpread refuses every pod
 while it has system default constraints, so batching is active only in profiles that change that.
 
-The batch state expires ``maxBatchAge`` (500 ms) after it was stored; the reference measures that
-on its virtual clock, where a scheduling attempt takes no time (older releases: two switches).
+The batch state expires ``maxBatchAge`` (500 ms) after it was stored, on the virtual clock (exact
+nanoseconds), where a scheduling attempt takes no time (older releases: two switches).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from reference_impl.framework import interfaces as itf
 from reference_impl.framework.runtime import ScoredNode
 from reference_impl.framework.status import Code
+from reference_impl.scheduler.clock import MILLISECOND
 from reference_impl.scheduler.select_host import SortedScoredNodes
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from reference_impl.framework.types import NodeInfo
     from reference_impl.model.objects import Pod
 
-MAX_BATCH_AGE_SECONDS = 0.5
+MAX_BATCH_AGE = 500 * MILLISECOND  # maxBatchAge, in nanoseconds of the virtual clock
 SCHEDULER_NAME_SIGNER = "v1.Pod.Spec.SchedulerName"  # fwk.SchedulerNameSignerName
 
 #: ``batchable_plugins`` of each framework, computed on its first SignPod.
@@ -76,12 +77,12 @@ class OpportunisticBatch:
     def __init__(self) -> None:
         self.signature: str | None = None
         self.sorted_nodes: SortedScoredNodes[ScoredNode] | None = None
-        self.creation_time = 0.0
+        self.creation_time = 0
         self.last_cycle = -1
         self.last_chosen = ""
         self.last_succeeded = False
         self.batched_pods = 0
-        self.now = 0.0  # the virtual clock, set by the scheduler loop
+        self.now = 0  # the virtual clock (ns; exact, as Go's time.Time), set by the scheduler loop
 
     def _state_empty(self) -> bool:
         return self.sorted_nodes is None or len(self.sorted_nodes) == 0
@@ -131,7 +132,7 @@ class OpportunisticBatch:
             return False
         if signature is None or signature != self.signature:
             return False
-        if self.now > self.creation_time + MAX_BATCH_AGE_SECONDS:
+        if self.now > self.creation_time + MAX_BATCH_AGE:
             return False
         return True
 

@@ -279,7 +279,7 @@ class Simulation:
         nominations = dict(s.nominator.nominated_pod_to_node)
         now_s = self._now_s()
         for b in s.core.batches.values():
-            b.now = now_s
+            b.now = self.clock.now()  # nanoseconds: seconds as floats misjudge 500 ms apart
         cycle = self.queue.scheduling_cycle()
         attempt = s.schedule_one(qpi)
         s.attempts.append(attempt)
