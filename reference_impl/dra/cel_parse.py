@@ -426,19 +426,8 @@ def _transform(name: str, target: Expr, var: str, var2: str, rest: list[Expr]) -
         step = _call("cel.@mapInsert", _ident(ACCU), fn)
     if len(rest) == 2:
         step = _call("_?_:_", rest[0], step, _ident(ACCU))
-    return Expr(
-        "comp",
-        iter_range=target,
-        iter_var=var,
-        iter_var2=var2,
-        accu_var=ACCU,
-        accu_init=Expr("list" if name == "transformList" else "map"),
-        cond=_lit(BOOL, 1),
-        step=step,
-        result=_ident(ACCU),
-        macro=name,
-        map_fn=fn,
-    )
+    return _comprehension(target, var, var2, Expr("list" if name == "transformList" else "map"),
+                          _lit(BOOL, 1), step, _ident(ACCU), name, map_fn=fn)
 
 
 def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Expr:
@@ -460,18 +449,16 @@ def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Exp
         init, cond = _lit(INT, 1, 0), _lit(BOOL, 1)
         step = _call("_?_:_", pred, _call("_+_", _ident(ACCU), _lit(INT, 1, 1)), _ident(ACCU))
         result = _call("_==_", _ident(ACCU), _lit(INT, 1, 1))
-    return Expr(
-        "comp",
-        iter_range=target,
-        iter_var=var,
-        iter_var2=var2,
-        accu_var=ACCU,
-        accu_init=init,
-        cond=cond,
-        step=step,
-        result=result,
-        macro=name,
-    )
+    return _comprehension(target, var, var2, init, cond, step, result, name)
+
+
+def _comprehension(target: Expr, var: str, var2: str, init: Expr, cond: Expr, step: Expr,
+                   result: Expr, macro: str, map_fn: Expr | None = None) -> Expr:
+    """A comprehension over ``target`` with the accumulator ``@result``, as the macros build
+    it."""
+    return Expr("comp", iter_range=target, iter_var=var, iter_var2=var2, accu_var=ACCU,
+                accu_init=init, cond=cond, step=step, result=result, macro=macro,
+                map_fn=map_fn)
 
 
 def convert(expression: str, tree: lark.Tree) -> tuple[Expr, list[tuple[int, str]]]:
