@@ -16,6 +16,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -288,12 +289,13 @@ class ProcessControlPlane:
         cfg_path = self.dir / f"scheduler-{self.scheduler_runs}.yaml"
         cfg = scheduler_config(config, str(self.kubeconfig))
         cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-        for attempt in range(PORT_RETRIES):
-            self.scheduler_port = self.ports.take()
-            c = self.certs
-            comp = self._spawn("kube-scheduler", [
+        c = self.certs
+
+        def spawn(port: int, attempt: int) -> _Component:
+            self.scheduler_port = port
+            self.scheduler = self._spawn("kube-scheduler", [
                 str(self.bins["kube-scheduler"]), f"--config={cfg_path}",
-                f"--bind-address={LOOPBACK}", f"--secure-port={self.scheduler_port}",
+                f"--bind-address={LOOPBACK}", f"--secure-port={port}",
                 f"--tls-cert-file={c.server_cert}", f"--tls-private-key-file={c.server_key}",
                 f"--authentication-kubeconfig={self.kubeconfig}",
                 f"--authorization-kubeconfig={self.kubeconfig}",
@@ -302,44 +304,47 @@ class ProcessControlPlane:
                 f"--feature-gates={SCHEDULER_FEATURE_GATES}", f"--v={SCHEDULER_VERBOSITY}"],
                 # a log per scheduler: its cycles order this scenario's attempts
                 log_name=f"kube-scheduler-{self.scheduler_runs}-{attempt}")
-            self.scheduler = comp
-            try:
-                self._wait(comp, f"https://{LOOPBACK}:{self.scheduler_port}/readyz", "ok",
-                           self.start_timeout)
-                return
-            except PortInUse:
-                self._stop_scheduler_only()
-                if attempt == PORT_RETRIES - 1:
-                    raise
-            except SubjectError:
-                self._stop_scheduler_only()
-                raise
+            return self.scheduler
+
+        self._start_on_a_port(spawn, "/readyz", self._stop_scheduler_only)
 
     def start_controllers(self) -> None:
         """Start kube-controller-manager with the resourceclaim controller
         (``control_plane.controller_args``) and return once its informers are synced."""
         assert self.dir is not None and self.certs is not None and self.cleanup is not None
         self.stop_controllers()
-        for attempt in range(PORT_RETRIES):
-            self.controller_port = self.ports.take()
-            c = self.certs
-            comp = self._spawn("kube-controller-manager", [
+        c = self.certs
+
+        def spawn(port: int, attempt: int) -> _Component:
+            self.controller_port = port
+            self.controller = self._spawn("kube-controller-manager", [
                 str(self.bins["kube-controller-manager"]), *controller_args(
-                    str(self.kubeconfig), port=self.controller_port, bind=LOOPBACK,
+                    str(self.kubeconfig), port=port, bind=LOOPBACK,
                     cert=str(c.server_cert), key=str(c.server_key))],
                 log_name=f"kube-controller-manager-{self.scheduler_runs + 1}-{attempt}")
-            self.controller = comp
+            return self.controller
+
+        self._start_on_a_port(spawn, "/healthz", self.stop_controllers, self._wait_synced)
+
+    def _start_on_a_port(self, spawn: Callable[[int, int], _Component], ready: str,
+                         stop: Callable[[], None],
+                         then: Callable[[_Component], None] | None = None) -> None:
+        """Start a component on a reserved port (``spawn(port, attempt)``) and wait for
+        ``ready`` (then ``then``); another port when a program took the one reserved."""
+        for attempt in range(PORT_RETRIES):
+            port = self.ports.take()
+            comp = spawn(port, attempt)
             try:
-                self._wait(comp, f"https://{LOOPBACK}:{self.controller_port}/healthz", "ok",
-                           self.start_timeout)
-                self._wait_synced(comp)
+                self._wait(comp, f"https://{LOOPBACK}:{port}{ready}", "ok", self.start_timeout)
+                if then is not None:
+                    then(comp)
                 return
             except PortInUse:
-                self.stop_controllers()
+                stop()
                 if attempt == PORT_RETRIES - 1:
                     raise
             except SubjectError:
-                self.stop_controllers()
+                stop()
                 raise
 
     def _wait_synced(self, comp: _Component) -> None:
