@@ -18,7 +18,11 @@ from typing import Any, Protocol
 
 from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.control_plane import SchedulerState
-from conformance.backends.dra import read_allocations, read_extended_claims
+from conformance.backends.dra import (
+    pod_owned_claims_of,
+    read_allocations,
+    read_extended_claims,
+)
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
 from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
@@ -118,6 +122,9 @@ class Driver:
         self._events: queue.Queue[Notification] = queue.Queue()
         self._last_alive_check = 0.0
         self._hooks: SchedulerHooks | None = None
+        #: delete the claims a deleted pod owns (``_collect_claims``): with the resourceclaim
+        #: controller
+        self.collect_claims = False
         self._handlers: dict[str, Callable[[str, dict[str, Any], float], None]] = {
             "Pod": self._on_pod, "Event": self._on_event}
 
@@ -165,6 +172,7 @@ class Driver:
                 start_controllers = getattr(hooks, "start_controllers", None)
                 if start_controllers is not None and needs_claim_controller(plan):
                     start_controllers()
+                    self.collect_claims = True
                     self.seconds["controller_start"] = time.monotonic() - t
                     t = time.monotonic()
                 hooks.start_scheduler(plan.config)
@@ -254,6 +262,25 @@ class Driver:
             ns, name = self.naming.pod(force)
             with contextlib.suppress(ApiError):
                 self.api.delete("Pod", name, ns, grace_period_seconds=0)
+        if t == "DELETED" and self.collect_claims:
+            self._collect_claims(obj)
+
+    def _collect_claims(self, pod: Mapping[str, Any]) -> None:
+        """The garbage collector's part for a deleted pod (no garbage collector runs on the
+        owned control planes): delete the claims it owns (``dra.pod_owned_claims_of``), as the
+        reference's ``release_pod_claims`` does after the resourceclaim controller's sync. A
+        claim with the delete-protection finalizer is only marked: the controller deallocates
+        it and removes the finalizer; one without goes at once."""
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        try:
+            claims = pod_owned_claims_of(self.api, {uid}) if uid else []
+            for c in claims:
+                m = c.get("metadata") or {}
+                self.api.delete("ResourceClaim", str(m.get("name", "")), m.get("namespace"),
+                                grace_period_seconds=None)
+        except ApiError as e:
+            self.warnings.append(f"could not delete the claims of deleted pod "
+                                 f"{(pod.get('metadata') or {}).get('name')}: {e.message}")
 
     def _on_event(self, t: str, obj: dict[str, Any], wall: float) -> None:
         self.recorder.on_event(obj, wall)

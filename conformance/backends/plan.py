@@ -47,7 +47,7 @@ TERMINATING_FINALIZER = "kschedconf.io/terminating"
 # reads: in-place resize (component-helpers/resource) and the conditions it looks at
 # (PodResizePending, DisruptionTarget; PodScheduled is the scheduler's own).
 _STATUS_RESOURCES = ("containerStatuses", "initContainerStatuses", "allocatedResources",
-                     "resources", "resourceClaimStatuses")
+                     "resources", "resourceClaimStatuses", "extendedResourceClaimStatus")
 _STATUS_CONDITIONS = ("PodResizePending", "DisruptionTarget")
 
 # metadata fields the API server sets itself (or that would stop our cleanup)

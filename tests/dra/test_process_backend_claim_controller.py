@@ -20,6 +20,7 @@ from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported
 from conformance.subjects.reference import ReferenceSubject
 from dra.test_dra_claim_cleanup import named_docs, template_docs
+from dra.test_dra_extended_resources import holder_goes
 from dra.test_dra_timeline_claims import check, timeline_docs
 from dra.test_dra_timeline_objects import CLAIM_ELSEWHERE, CLASS_AND_RULE, SLICE_LATER
 from dra.test_dra_victim_claims import victim_docs
@@ -81,6 +82,27 @@ def test_a_released_claim_goes_to_the_waiting_pod(
     assert [a["outcome"] for a in res["attempts"] if a["pod"] == "default/p-b"] == [
         a["outcome"] for a in ref["attempts"] if a["pod"] == "default/p-b"
     ]
+
+
+@pytest.mark.parametrize("action", ["deletePod", "finishPod"])
+def test_the_claim_of_extended_resources_a_pod_status_names_is_released(
+    subject: ProcessSubject, action: str
+) -> None:
+    """``holder`` runs with its GPU through the claim its ``status.extendedResourceClaimStatus``
+    names (created, like the claim, from the input: the controller finds the claim through
+    it); the claim has no delete-protection finalizer, so it keeps its allocation until it is
+    deleted: by the controller when the pod is done, by the garbage collector's part the driver
+    plays (``Driver._collect_claims``) when the pod is deleted; ``waiter`` then gets the GPU,
+    as in the reference (``diff --sizes dra=30 --seed 1``, dra-0011, left ``er-waiter``
+    pending while the reference bound it)."""
+    docs = holder_goes(action)
+    for d in docs:  # the API server wants limits for an extended resource
+        for c in d.get("spec", {}).get("containers", []) if d.get("kind") == "Pod" else ():
+            rr = c.get("resources") or {}
+            if rr.get("requests"):
+                rr["limits"] = dict(rr["requests"])
+    _, res = _both(subject, docs, "dra-holder")
+    assert res["bindings"] == {"default/waiter": "node-1"}
 
 
 def test_a_preemption_victims_claim_is_released(subject: ProcessSubject) -> None:
