@@ -187,7 +187,8 @@ def test_the_scripts_refuse_a_release_they_have_no_data_for() -> None:
     assert r.returncode == 0
     assert r.stdout.split() == ["kschedconf.local/etcd:3.6.5-0",
                                 f"kschedconf.local/kube-apiserver:{OLD}",
-                                f"kschedconf.local/kube-scheduler:{OLD}"]
+                                f"kschedconf.local/kube-scheduler:{OLD}",
+                                f"kschedconf.local/kube-controller-manager:{OLD}"]
 
 
 MISSING_OLD = binaries_missing(OLD)
