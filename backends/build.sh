@@ -2,7 +2,8 @@
 # Build the control-plane binaries of the process backend (conformance/backends/process.py) for
 # one supported release (reference_impl/releases/vX_Y_Z.py), by default the one pinned in
 # reference_impl/releases/pinned.py:
-#   backends/bin/vX.Y.Z/kube-apiserver, kube-scheduler  (k8s.io/kubernetes vX.Y.Z)
+#   backends/bin/vX.Y.Z/kube-apiserver, kube-scheduler, kube-controller-manager
+#                                                      (k8s.io/kubernetes vX.Y.Z)
 #   backends/bin/vX.Y.Z/etcd                           (go.etcd.io/etcd/server/v3 at the version
 #                                                       k8s.io/kubernetes vX.Y.Z itself requires)
 # The pinned release's binaries are also in backends/bin/ itself (hard links), as before.
@@ -114,7 +115,7 @@ nrep="$(grep -c '=> k8s.io/' "$modfile" || true)"
 etcd="$(python3 -c 'import json,sys; m=json.load(sys.stdin); print(" ".join(r["Version"] for r in m.get("Require") or [] if r["Path"]=="go.etcd.io/etcd/server/v3"))' <<<"$json")"
 [ -n "$etcd" ] || die "$modfile does not require go.etcd.io/etcd/server/v3; run $sync_cmd"
 tools="$(python3 -c 'import json,sys; m=json.load(sys.stdin); print(" ".join(sorted(t["Path"] for t in m.get("Tool") or [])))' <<<"$json")"
-[ "$tools" = "go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler" ] ||
+[ "$tools" = "go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler" ] ||
   die "$modfile's tool directives are '$tools'; run $sync_cmd"
 
 [ "$mode" = "check" ] && { echo "backends/build.sh: $modfile matches $release (etcd $etcd)"; exit 0; }
@@ -123,7 +124,7 @@ tools="$(python3 -c 'import json,sys; m=json.load(sys.stdin); print(" ".join(sor
 link_pinned() {
   [ "$release" = "$pinned" ] || return 0
   local name
-  for name in kube-apiserver kube-scheduler etcd; do
+  for name in kube-apiserver kube-scheduler kube-controller-manager etcd; do
     ln -f "$bin/$name" "$top/$name" 2>/dev/null || cp -f "$bin/$name" "$top/$name"
   done
   cp -f "$bin/.stamp" "$top/.stamp"
@@ -133,7 +134,8 @@ mkdir -p "$bin"
 # A stamp of what the binaries were built from: the module file, its go.sum and the Go version.
 stamp="$( (cat "$modfile" "${modfile%.mod}.sum"; go version) | sha256sum | cut -c1-16)"
 if [ "$mode" != "force" ] && [ -f "$bin/.stamp" ] && [ "$(cat "$bin/.stamp")" = "$stamp" ] \
-   && [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-scheduler" ] && [ -x "$bin/etcd" ]; then
+   && [ -x "$bin/kube-apiserver" ] && [ -x "$bin/kube-scheduler" ] \
+   && [ -x "$bin/kube-controller-manager" ] && [ -x "$bin/etcd" ]; then
   link_pinned
   echo "backends/build.sh: $bin is up to date (k8s.io/kubernetes $release, etcd $etcd)"
   exit 0
@@ -157,15 +159,18 @@ build() {  # build NAME PACKAGE
 }
 build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver
 build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler
+build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager
 build etcd go.etcd.io/etcd/server/v3
 
 got="$("$bin/kube-scheduler" --version 2>/dev/null | awk '{print $2}')"
 [ "$got" = "$release" ] || die "kube-scheduler --version says '$got', not $release"
-got="$("$bin/kube-apiserver" --version 2>/dev/null | awk '{print $2}')"
-[ "$got" = "$release" ] || die "kube-apiserver --version says '$got', not $release"
+for name in kube-apiserver kube-controller-manager; do
+  got="$("$bin/$name" --version 2>/dev/null | awk '{print $2}')"
+  [ "$got" = "$release" ] || die "$name --version says '$got', not $release"
+done
 # etcd prints "etcd Version: 3.6.4" (server/etcdmain/config.go)
 got="$("$bin/etcd" --version 2>&1 || true)"
 [[ "$got" == *"Version: ${etcd#v}"* ]] || die "$bin/etcd --version does not say ${etcd#v}: ${got%%$'\n'*}"
 echo "$stamp" > "$bin/.stamp"
 link_pinned
-echo "backends/build.sh: built $bin/{kube-apiserver,kube-scheduler,etcd} (k8s.io/kubernetes $release, etcd $etcd) in $(elapsed "$total0" "$(now)")s"
+echo "backends/build.sh: built $bin/{kube-apiserver,kube-scheduler,kube-controller-manager,etcd} (k8s.io/kubernetes $release, etcd $etcd) in $(elapsed "$total0" "$(now)")s"

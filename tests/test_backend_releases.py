@@ -31,7 +31,12 @@ from conformance.backends.docker_launcher import (
     DockerSubject,
     default_images,
 )
-from conformance.backends.process import ProcessSubject, binaries_missing, find_binaries
+from conformance.backends.process import (
+    BINARIES,
+    ProcessSubject,
+    binaries_missing,
+    find_binaries,
+)
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import SubjectError
@@ -45,9 +50,9 @@ OLD = "v1.34.4"
 
 
 def fake_binaries(d: Path, release: str) -> Path:
-    """Executables named like the three that print ``release`` as the real ones do."""
+    """Executables named like the real ones that print ``release`` as they do."""
     d.mkdir(parents=True, exist_ok=True)
-    for name in ("etcd", "kube-apiserver", "kube-scheduler"):
+    for name in BINARIES:
         p = d / name
         p.write_text(f"#!/bin/sh\necho 'Kubernetes {release}'\n")
         p.chmod(0o755)
@@ -77,8 +82,7 @@ def test_binaries_of_another_release_are_in_its_directory_and_never_on_path(
     assert "PATH" not in str(e.value)
     assert binaries_missing(OLD) == str(e.value)
     fake_binaries(bin_top / OLD, OLD)
-    assert find_binaries(release=OLD) == {
-        n: bin_top / OLD / n for n in ("etcd", "kube-apiserver", "kube-scheduler")}
+    assert find_binaries(release=OLD) == {n: bin_top / OLD / n for n in BINARIES}
 
 
 def test_binaries_that_say_another_release_are_refused(bin_top: Path) -> None:
@@ -183,7 +187,8 @@ def test_the_scripts_refuse_a_release_they_have_no_data_for() -> None:
     assert r.returncode == 0
     assert r.stdout.split() == ["kschedconf.local/etcd:3.6.5-0",
                                 f"kschedconf.local/kube-apiserver:{OLD}",
-                                f"kschedconf.local/kube-scheduler:{OLD}"]
+                                f"kschedconf.local/kube-scheduler:{OLD}",
+                                f"kschedconf.local/kube-controller-manager:{OLD}"]
 
 
 MISSING_OLD = binaries_missing(OLD)

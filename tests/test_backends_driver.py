@@ -1108,7 +1108,8 @@ def test_recorder_signature_rules() -> None:
     naming = Naming()
     naming.set_pod("default/p", ("default", "p"))
     t = [0.0]
-    rec = Recorder(naming, lambda k: True, lambda w: t[0])
+    # before v1.37 a preemption's message need not say so: a nomination alone is an attempt
+    rec = Recorder(naming, lambda k: True, lambda w: t[0], release="v1.36.3")
     rec.pending_keys = {"default/p"}
 
     def pod_obj(reason: str = "", message: str = "", nnn: str = "",
@@ -1134,6 +1135,18 @@ def test_recorder_signature_rules() -> None:
             for a in rec.attempts] == [
         ("Unschedulable", "m1", None, None), ("Nominated", "m1", "n1", None),
         ("Unschedulable", "m2", None, None), ("Bound", "", None, "n1")]
+    # since v1.37 a nomination that keeps the failure's message is the binding cycle's
+    # (bindingCycle, schedule_one.go: PreBind has work); a preemption's message says so
+    rec37 = Recorder(naming, lambda k: True, lambda w: t[0], release="v1.37.2")
+    rec37.pending_keys = {"default/p"}
+    found = "m1 preemption: found a potential placement for pod on node n2, preempting 1 victims"
+    for obj in (pod_obj(), pod_obj("Unschedulable", "m1"), pod_obj("Unschedulable", "m1", "n1"),
+                pod_obj("Unschedulable", found, "n2"), pod_obj("Unschedulable", found, "n1"),
+                pod_obj("", "", "", "n1")):
+        rec37.on_pod("MODIFIED", obj, 0)
+    assert [(a["outcome"], a["nominatedNode"], a["node"]) for a in rec37.attempts] == [
+        ("Unschedulable", None, None), ("Nominated", "n2", None), ("Nominated", "n1", None),
+        ("Bound", None, "n1")]
     # pods of other runs are ignored
     other = pod_obj("Unschedulable", "x")
     other["metadata"]["name"] = "stranger"

@@ -49,6 +49,7 @@ def docker_subject(**kw: Any) -> dl.DockerSubject:
     s = dl.DockerSubject(client=CLIENT, timeout=kw.pop("timeout", 90), **kw)
     s.cp.etcd_image = IMAGES["etcd"]
     s.cp.apiserver_image = IMAGES["kube-apiserver"]
+    s.cp.controller_image = IMAGES["kube-controller-manager"]
     s.cp.pull = False
     return s
 
@@ -104,6 +105,26 @@ def test_small_scenarios_match_the_reference(subject: dl.DockerSubject, name: st
         for bindings in (c.attrs["NetworkSettings"]["Ports"] or {}).values():
             assert all(b["HostIp"] == "127.0.0.1" for b in bindings or [])
         assert list(c.attrs["NetworkSettings"]["Networks"]) == [subject.cp.network.name]
+
+
+def test_dra_scenarios_with_the_claim_controller_match_the_reference(
+        subject: dl.DockerSubject) -> None:
+    """kube-controller-manager's resourceclaim controller in a container: a timeline pod's
+    template claim created, a deleted pod's claim released to the waiting pod (the scenarios
+    of tests/dra/test_process_backend_claim_controller.py); no container left of it."""
+    from dra.test_dra_claim_cleanup import template_docs
+    from dra.test_dra_timeline_claims import check, timeline_docs
+
+    for docs, name in ((timeline_docs(), "dra-timeline"), (template_docs(), "dra-cleanup")):
+        sc = ScenarioInput(docs, None, 0, name)
+        real = subject.run(sc).result
+        ref = ReferenceSubject().run(sc).result
+        for field in ("bindings", "pending", "removed", "resourceClaims"):
+            assert real.get(field) == ref.get(field), (name, field)
+        if name == "dra-timeline":
+            check(real, docs)
+        assert subject.timings["last_controller_start"] > 0
+        assert not [c for c in subject.cp.containers if c.startswith("controller-")]
 
 
 def test_a_scheduler_container_that_dies_midway_is_a_subject_error_with_its_log() -> None:

@@ -104,14 +104,35 @@ def api_path(kind: str, namespace: str | None = None, name: str | None = None,
     return p
 
 
+class _CompactJson:
+    """The ``json`` module as ``kubernetes.client.rest`` uses it, but ``dumps`` writes compact
+    JSON. The API server keeps a DRA opaque config's ``parameters`` (a RawExtension) as the
+    bytes of the request, and judges a claim's spec unchanged by comparing those bytes
+    (``ValidateResourceClaimUpdate``, pkg/apis/resource/validation/validation.go, with
+    ``apiequality.Semantic``); a JSON patch re-encodes them compactly (encoding/json compacts
+    a ``MarshalJSON``'s output), so a claim created with spaces after ``:`` and ``,`` could
+    never be patched or deleted while it has finalizers ("spec: Invalid value: null: field
+    is immutable")."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(json, name)
+
+    @staticmethod
+    def dumps(obj: Any, **kw: Any) -> str:
+        kw.setdefault("separators", (",", ":"))
+        return json.dumps(obj, **kw)
+
+
 class KubeApi:
     """:class:`ClusterApi` over the official ``kubernetes`` client (``DynamicClient``), with
-    plain dict manifests in and out."""
+    plain dict manifests in and out (request bodies as compact JSON: :class:`_CompactJson`)."""
 
     def __init__(self, api_client: Any, discovery_cache: str | None = None) -> None:
         # optional dependency: kubernetes (the backends extra)
+        from kubernetes.client import rest
         from kubernetes.dynamic import DynamicClient
 
+        rest.json = _CompactJson()  # type: ignore[assignment]
         self.api_client = api_client
         self.dyn = DynamicClient(api_client, cache_file=discovery_cache)
 

@@ -75,6 +75,53 @@ SCHEDULER_FEATURE_GATES = "WatchListClient=false"
 SCHEDULER_VERBOSITY = 3
 
 
+#: kube-controller-manager runs the resourceclaim controller alone
+#: (``names.ResourceClaimController``,
+#: cmd/kube-controller-manager/names/controller_names.go; its descriptor in app/resource.go): it
+#: creates the claims of pods' ResourceClaimTemplates and releases a claim when its pod is
+#: deleted or done (``syncClaim``, pkg/controller/resourceclaim/controller.go; docs/backends.md)
+CLAIM_CONTROLLER = "resourceclaim-controller"
+#: the log line ``WaitForNamedCacheSync`` writes once the controller's informers are synced
+#: (client-go tools/cache/shared_informer.go), after "Starting resource claim controller"
+CONTROLLER_STARTED = "Starting resource claim controller"
+CONTROLLER_SYNCED = "Caches are synced"
+#: the controller's work queue (``Name: "resource_claim"``, controller.go)
+CLAIM_QUEUE = "resource_claim"
+
+
+def controller_args(kubeconfig: str, *, port: int, bind: str, cert: str, key: str
+                    ) -> list[str]:
+    """kube-controller-manager's flags (without the binary): the resourceclaim controller alone,
+    with the scheduler's kubeconfig (the run's ``system:masters`` client certificate, no
+    service-account credentials), leader election off, a high client QPS, and its metrics
+    and health served like the scheduler's."""
+    return [f"--kubeconfig={kubeconfig}", f"--controllers={CLAIM_CONTROLLER}",
+            "--leader-elect=false", "--kube-api-qps=5000", "--kube-api-burst=10000",
+            f"--bind-address={bind}", f"--secure-port={port}",
+            f"--tls-cert-file={cert}", f"--tls-private-key-file={key}",
+            f"--authentication-kubeconfig={kubeconfig}",
+            f"--authorization-kubeconfig={kubeconfig}",
+            "--authentication-tolerate-lookup-failure",
+            "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics", "--v=2"]
+
+
+def controller_synced(log: str) -> bool:
+    """The resourceclaim controller's informers are synced (its log)."""
+    at = log.find(CONTROLLER_STARTED)
+    return at >= 0 and CONTROLLER_SYNCED in log[at:]
+
+
+def claim_queue_work(text: str) -> float:
+    """Items the resourceclaim controller has queued or is working on, from
+    kube-controller-manager's metrics page (``workqueue_depth`` and, while an item is being
+    processed, ``workqueue_unfinished_work_seconds`` above 0: k8s.io/component-base's
+    workqueue metrics)."""
+    depth = parse_metrics(text, "workqueue_depth", "name").get(CLAIM_QUEUE, 0.0)
+    busy = parse_metrics(text, "workqueue_unfinished_work_seconds", "name").get(CLAIM_QUEUE,
+                                                                                0.0)
+    return depth + (1.0 if busy > 0 else 0.0)
+
+
 def scheduler_config(config: Mapping[str, Any] | None, kubeconfig: str, *,
                      parallelism: int | None = 1, qps: float = 5000.0,
                      burst: int = 10000) -> dict[str, Any]:
@@ -133,6 +180,8 @@ class SchedulerState:
     #: ``scheduler_schedule_attempts_total{result="scheduled"}``, all profiles: bindings the
     #: API server accepted (counted after ``bind`` returns, ``bindingCycle``)
     scheduled: float = 0.0
+    #: :func:`claim_queue_work` of the resourceclaim controller when it runs
+    claim_controller_work: float = 0.0
 
     def busy(self) -> list[str]:
         """What the scheduler still has to do, in words (empty: nothing)."""
@@ -142,6 +191,9 @@ class SchedulerState:
             out.append(f"{self.bindings_in_flight:g} binding(s) in flight")
         if self.api_calls_pending > 0:
             out.append(f"{self.api_calls_pending:g} API call(s) pending")
+        if self.claim_controller_work > 0:
+            out.append(f"{self.claim_controller_work:g} claim(s) queued in the resourceclaim "
+                       "controller")
         return out
 
 

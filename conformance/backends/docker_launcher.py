@@ -1,12 +1,14 @@
-"""The ``docker`` backend: etcd, kube-apiserver and kube-scheduler as containers on a private
-network, through the Docker SDK; the run's files copied in with ``put_archive``; containers and
-network labelled with the run and its owner and removed on every exit path (:func:`sweep_stale`
-removes a dead runner's). Images, flags and commands: ``docs/backends.md``.
+"""The ``docker`` backend: etcd, kube-apiserver, kube-scheduler (and kube-controller-manager for
+DRA) as containers on a private network, through the Docker SDK; the run's files copied in
+with ``put_archive``; containers and network labelled with the run and its owner and removed on
+every exit path (:func:`sweep_stale` removes a dead runner's). Images, flags and commands:
+``docs/backends.md``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import os
 import socket
@@ -28,6 +30,9 @@ from conformance.backends.control_plane import (
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
     SchedulerState,
+    claim_queue_work,
+    controller_args,
+    controller_synced,
     disabled_admission,
     kubeconfig_doc,
     parse_scheduler_state,
@@ -65,7 +70,8 @@ def default_images(repository: str | None = None,
     r = repository or image_repository()
     return {"etcd": f"{r}/etcd:{ETCD_TAGS[release]}",
             "kube-apiserver": f"{r}/kube-apiserver:{release}",
-            "kube-scheduler": f"{r}/kube-scheduler:{release}"}
+            "kube-scheduler": f"{r}/kube-scheduler:{release}",
+            "kube-controller-manager": f"{r}/kube-controller-manager:{release}"}
 
 
 def images_command(release: str = UPSTREAM_RELEASE) -> str:
@@ -81,6 +87,7 @@ OWNER_LABEL = "kschedconf.io/owner"
 FILES = "/kschedconf"  # where the run's files are copied in each container
 API_PORT = 6443
 SCHEDULER_PORT = 10259
+CONTROLLER_PORT = 10257
 LOOPBACK = "127.0.0.1"
 LOG_TAIL_LINES = 30
 START_TIMEOUT = 90.0
@@ -167,6 +174,9 @@ class DockerControlPlane:
         self.etcd_image = etcd_image or images["etcd"]
         self.apiserver_image = apiserver_image or images["kube-apiserver"]
         self.scheduler_image = scheduler_image or images["kube-scheduler"]
+        self.controller_image = images["kube-controller-manager"]
+        self.controller: Any = None
+        self.controller_port = 0
         self.last_scheduler_tail = ""
         self.run_id = run_id or new_run_id()
         self.start_timeout = start_timeout
@@ -382,12 +392,54 @@ class DockerControlPlane:
                                                 discovery_cache=str(self.dir / "discovery.json"))
         return self._api
 
-    def start_scheduler(self, config: dict[str, Any] | None) -> None:
-        self.stop_scheduler()
-        self.scheduler_runs += 1
-        cfg = scheduler_config(config, f"{FILES}/kubeconfig")
+    def _files(self) -> dict[str, bytes]:
+        """The certificates and a kubeconfig for the API server on the run's network."""
         files = dict(self._pki)
         files["kubeconfig"] = _kubeconfig(f"https://{self.name('apiserver')}:{API_PORT}")
+        return files
+
+    def start_controllers(self) -> None:
+        """kube-controller-manager with the resourceclaim controller
+        (``control_plane.controller_args``); returns once its informers are synced."""
+        self.stop_controllers()
+        component = f"controller-{self.scheduler_runs + 1}"
+        self.controller = self._run(component, self.controller_image, [
+            "kube-controller-manager", *controller_args(
+                f"{FILES}/kubeconfig", port=CONTROLLER_PORT, bind="0.0.0.0",
+                cert=f"{FILES}/pki/server.crt", key=f"{FILES}/pki/server.key")],
+            self._files(), ports={f"{CONTROLLER_PORT}/tcp": (LOOPBACK, None)})
+        self._controller_component = component
+        self.controller_port = self._published(self.controller, CONTROLLER_PORT)
+        self._wait_ready(component, f"https://{LOOPBACK}:{self.controller_port}/healthz")
+        deadline = time.monotonic() + self.start_timeout
+        while not controller_synced(self._whole_log(self.controller)):
+            if time.monotonic() > deadline:
+                raise self._fail(component, f"did not sync its caches in "
+                                            f"{self.start_timeout:g} s")
+            time.sleep(0.1)
+
+    def stop_controllers(self) -> None:
+        c, self.controller = self.controller, None
+        if c is None:
+            return
+        component = self._controller_component
+        self.containers.pop(component, None)
+        if self.cleanup is not None:
+            self.cleanup.pop_and_run(f"container {component}")
+
+    @staticmethod
+    def _whole_log(c: Any) -> str:
+        try:
+            data = c.logs()
+        except Exception:  # noqa: BLE001 - read again
+            return ""
+        return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+
+    def start_scheduler(self, config: dict[str, Any] | None) -> None:
+        self._stop_scheduler_only()
+        self.scheduler_runs += 1
+        cfg = scheduler_config(config, f"{FILES}/kubeconfig")
+        files = self._files()
         files["scheduler.yaml"] = yaml.safe_dump(cfg, sort_keys=False).encode()
         component = f"scheduler-{self.scheduler_runs}"
         self.scheduler = self._run(component, self.scheduler_image, [
@@ -405,6 +457,11 @@ class DockerControlPlane:
         self._wait_ready(component, f"https://{LOOPBACK}:{self.scheduler_port}/readyz")
 
     def stop_scheduler(self) -> None:
+        """Stop the scenario's kube-scheduler and kube-controller-manager."""
+        self.stop_controllers()
+        self._stop_scheduler_only()
+
+    def _stop_scheduler_only(self) -> None:
         c, self.scheduler = self.scheduler, None
         if c is None:
             return
@@ -421,7 +478,22 @@ class DockerControlPlane:
             status, body = self.http_get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics")
         except (OSError, ssl.SSLError):
             return None
-        return parse_scheduler_state(body) if status == 200 else None
+        state = parse_scheduler_state(body) if status == 200 else None
+        work = self.controller_work()
+        if state is None or work is None:
+            return None
+        return dataclasses.replace(state, claim_controller_work=work)
+
+    def controller_work(self) -> float | None:
+        """``control_plane.claim_queue_work`` of the running kube-controller-manager (0
+        without one); None when its metrics cannot be read."""
+        if self.controller is None:
+            return 0.0
+        try:
+            status, body = self.http_get(f"https://{LOOPBACK}:{self.controller_port}/metrics")
+        except (OSError, ssl.SSLError):
+            return None
+        return claim_queue_work(body) if status == 200 else None
 
     def check_alive(self) -> None:
         """A :class:`SubjectError` with its log tail when a container has stopped."""
@@ -454,6 +526,7 @@ class DockerControlPlane:
 
     def stop(self) -> None:
         self.scheduler = None
+        self.controller = None
         self._api = None
         self._ssl = None
         if self.cleanup is not None:
@@ -506,6 +579,10 @@ class DockerSubject(OwnedControlPlaneSubject):
 
     def stop_scheduler(self) -> None:
         self.cp.stop_scheduler()
+
+    def start_controllers(self) -> None:
+        self.cp.check_alive()
+        self.cp.start_controllers()
 
     def scheduler_state(self) -> SchedulerState | None:
         return self.cp.scheduler_state()

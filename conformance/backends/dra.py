@@ -6,19 +6,24 @@ their scenario names on the API server, so its spec is created as it is. After t
 allocations of the bound pods' claims are read back (the SimulationResult's
 ``resourceClaims``, docs/dra.md#results).
 
-A claim that a Pod owns (the claim the resourceclaim controller makes for a template) can
-only point at the pod's UID once the pod exists: it is created right after its pod.
-``status.reservedFor`` is not carried over (it names pod UIDs the API server assigns)."""
+A claim that a Pod owns (one made for a template) can only point at the pod's UID once the
+pod exists: it is created right after its pod. A claim keeps DynamicResources' finalizer, and
+its ``status.reservedFor`` entries of the run's live pods are written with the pods' API UIDs
+(``reserve``): the resourceclaim controller releases it when they go."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Set
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.backends.api import ApiError, ClusterApi
 from reference_impl.model.generated_names import ALPHANUMS, RANDOM_LENGTH, generate_name
+from reference_impl.model.loader.resourceclaims import (
+    claim_generate_name,
+    template_claim_name,
+)
 from reference_impl.model.quantity import parse_quantity_string
 
 #: the kinds, in creation order (claims name classes and templates; nothing names a claim;
@@ -30,8 +35,7 @@ DRA_KINDS = ("DeviceClass", "ResourceSlice", "DeviceTaintRule", "ResourceClaimTe
 TAINT_RULES_GATE = "DRADeviceTaintRules"
 RESOURCE_V1 = "resource.k8s.io/v1"
 #: the finalizer DynamicResources puts on a claim it allocates (resourceapi.Finalizer); the
-#: resourceclaim controller, which would remove it, does not run on the process and docker
-#: backends
+#: resourceclaim controller deallocates a claim without consumers only when it has it
 CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
 #: the ``resourceClaims`` entry of the claim of a pod's extended resources backed by DRA (the
 #: reference's SPECIAL_CLAIM_IN_MEM_NAME, upstream/dra.go's extendedResourcesEntry)
@@ -46,12 +50,14 @@ Doc = dict[str, Any]
 @dataclass(slots=True)
 class PlannedDRA:
     """One DRA object to create: its manifest, the status to patch after (a claim's
-    allocation), and for a claim owned by a Pod, the pod's key (its UID is set at creation)."""
+    allocation), for a claim owned by a Pod, the pod's key (its UID is set at creation), and
+    the keys of the pods a claim is reserved for (``reserve``)."""
 
     kind: str
     manifest: Doc
     status: Doc | None = None
     owner_pod: str | None = None
+    reserved_for: list[str] = field(default_factory=list)
 
 
 def is_dra(doc: Mapping[str, Any]) -> bool:
@@ -86,6 +92,13 @@ def plan_object(d: Mapping[str, Any], meta: Doc, *, ns: Any, node: Any, pod: Any
     planned = PlannedDRA(kind, obj)
     if kind != "ResourceClaim":
         return planned
+    if CLAIM_FINALIZER in ((d.get("metadata") or {}).get("finalizers") or []):
+        meta["finalizers"] = [CLAIM_FINALIZER]
+    claim_ns = str((d.get("metadata") or {}).get("namespace") or "default")
+    planned.reserved_for = [
+        f"{claim_ns}/{r['name']}" for r in (d.get("status") or {}).get("reservedFor") or []
+        if isinstance(r, Mapping) and r.get("resource") == "pods" and not r.get("apiGroup")
+        and r.get("name")]
     allocation = (d.get("status") or {}).get("allocation")
     if allocation:
         allocation = copy.deepcopy(allocation)
@@ -120,6 +133,17 @@ def create(api: ClusterApi, planned: PlannedDRA, owner_uid: str | None = None) -
         created = api.patch(planned.kind, meta["name"], {"status": planned.status},
                             meta.get("namespace"), status=True)
     return created
+
+
+def reserve(api: ClusterApi, planned: PlannedDRA, pods: Mapping[str, tuple[str, str]]) -> None:
+    """Write ``status.reservedFor`` of a created claim: its entries whose pod the run created
+    and is alive (``pods``: pod key -> (API name, UID)), in the input's order."""
+    entries = [{"resource": "pods", "name": pods[k][0], "uid": pods[k][1]}
+               for k in planned.reserved_for if k in pods]
+    if entries:
+        meta = planned.manifest["metadata"]
+        api.patch(planned.kind, meta["name"], {"status": {"reservedFor": entries}},
+                  meta.get("namespace"), status=True)
 
 
 def drop_claim_finalizers(api: ClusterApi, claim: Mapping[str, Any]) -> None:
@@ -234,22 +258,44 @@ def read_extended_claims(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]
     return statuses, entries
 
 
-def extended_claims_of(api: ClusterApi, pod_uids: Set[str]) -> list[Doc]:
-    """The claims PreBind created for the extended resources of the pods ``pod_uids``: they
-    carry neither the run's label nor a name of the run (the API server named them), so they
-    are found by their annotation and their owner."""
+def pod_owned_claims_of(api: ClusterApi, pod_uids: Set[str]) -> list[Doc]:
+    """The claims others created for the pods ``pod_uids``: PreBind's for their extended
+    resources and the resourceclaim controller's from a template. They carry neither the
+    run's label (a template's claim has the template's labels) nor a name of the run (the
+    API server named them), so they are found by their owner."""
     items, _ = api.list("ResourceClaim")
     return [c for c in items
-            if ((c.get("metadata") or {}).get("annotations") or {}).get(
-                EXTENDED_CLAIM_ANNOTATION) == "true"
-            and any(r.get("kind") == "Pod" and r.get("uid") in pod_uids
-                    for r in (c.get("metadata") or {}).get("ownerReferences") or [])]
+            if any(r.get("kind") == "Pod" and r.get("uid") in pod_uids
+                   for r in (c.get("metadata") or {}).get("ownerReferences") or [])]
 
 
-def read_allocations(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]
-                     ) -> dict[str, list[Doc]]:
+def _generated(api_name: str, base: str) -> bool:
+    """``api_name`` is ``base`` plus the API server's five random characters."""
+    suffix = api_name[len(base):]
+    return (api_name.startswith(base) and len(suffix) == RANDOM_LENGTH
+            and all(c in ALPHANUMS for c in suffix))
+
+
+def template_claim_back(api_name: str, api_pod: str, key: str, entry: str, uid: str) -> str:
+    """The scenario's name of the claim the resourceclaim controller created from a template
+    for the entry ``entry`` of the pod ``key`` (``api_pod``: its API name) that the timeline
+    created: ``generateName: <pod>-<entry>-`` (``handleClaim``, pkg/controller/resourceclaim/
+    controller.go), five random characters appended by the API server; the reference and the
+    upstream subject derive them from the pod's ``uid`` (``template_claim_name``,
+    reference_impl/model/loader/resourceclaims.py: the first candidate). Another name is
+    reported as it is."""
+    if not _generated(api_name, claim_generate_name(api_pod, entry)):
+        return api_name
+    ns, name = key.split("/", 1)
+    return template_claim_name(ns, name, uid, entry, ())
+
+
+def read_allocations(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]],
+                     created: Mapping[str, str] | None = None) -> dict[str, list[Doc]]:
     """``resourceClaims`` of the SimulationResult: for each bound pod (scenario key -> its API
-    object) with claims, its entries with the claim's allocation as the API has it now."""
+    object) with claims, its entries with the claim's allocation as the API has it now. The
+    claims of the pods the timeline created (``created``: key -> the scenario's pod uid) are
+    named as the reference names them (:func:`template_claim_back`)."""
     out: dict[str, list[Doc]] = {}
     for key in sorted(pods):
         pod = pods[key]
@@ -266,7 +312,12 @@ def read_allocations(api: ClusterApi, pods: Mapping[str, Mapping[str, Any]]
                     claim = api.get("ResourceClaim", name, ns)
                 except ApiError:
                     claim = None
-            claims.append({"name": str(e.get("name")), "claim": name,
+            shown = name
+            if name is not None and key in (created or {}) and e.get(
+                    "resourceClaimTemplateName"):
+                shown = template_claim_back(name, str((pod.get("metadata") or {}).get("name")),
+                                            key, str(e.get("name")), (created or {})[key])
+            claims.append({"name": str(e.get("name")), "claim": shown,
                            "allocation": allocation_of(claim)})
         out[key] = claims
     return out

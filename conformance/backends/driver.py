@@ -18,13 +18,18 @@ from typing import Any, Protocol
 
 from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.control_plane import SchedulerState
-from conformance.backends.dra import read_allocations, read_extended_claims
+from conformance.backends.dra import (
+    pod_owned_claims_of,
+    read_allocations,
+    read_extended_claims,
+)
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import RUN_LABEL, Naming, Plan, Planner
 from conformance.backends.recorder import GATED, PREEMPTED_REASON, Recorder
 from conformance.backends.timeline import PlannedEvent, Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioTimedOut, SubjectError
+from reference_impl.model.timeline_objects import APPLY_OBJECT
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
 #: broken watch streams in one scenario after which the API server counts as unreachable
@@ -74,9 +79,21 @@ class SchedulerHooks(Protocol):
         cannot be read."""
         ...
 
-    # optional: ``scheduler_log() -> str | None``, the running scheduler's log (``--v=3``),
+    # optional: ``start_controllers() -> None``, starting kube-controller-manager's
+    # resourceclaim controller for a scenario with DRA objects (before the scheduler; stopped
+    # with it: ``needs_claim_controller``);
+    # ``scheduler_log() -> str | None``, the running scheduler's log (``--v=3``),
     # whose scheduling cycles order the attempts (``scheduler_log.py``), and
     # ``check_alive() -> None``, raising SubjectError when a component died
+
+
+def needs_claim_controller(plan: Plan) -> bool:
+    """The scenario has DRA objects, at the start or from its timeline (``applyObject``): the
+    resourceclaim controller then creates the claims of the pods' templates and releases the
+    claims of pods that go (docs/backends.md, "The resourceclaim controller")."""
+    timeline = plan.timeline
+    return bool(plan.dra) or timeline is not None and any(
+        ev.action == APPLY_OBJECT for ev in (*timeline.events, *timeline.triggered))
 
 
 class Driver:
@@ -105,6 +122,9 @@ class Driver:
         self._events: queue.Queue[Notification] = queue.Queue()
         self._last_alive_check = 0.0
         self._hooks: SchedulerHooks | None = None
+        #: delete the claims a deleted pod owns (``_collect_claims``): with the resourceclaim
+        #: controller
+        self.collect_claims = False
         self._handlers: dict[str, Callable[[str, dict[str, Any], float], None]] = {
             "Pod": self._on_pod, "Event": self._on_event}
 
@@ -149,6 +169,12 @@ class Driver:
             self.seconds["setup"] = time.monotonic() - t_begin
             if hooks is not None and owned:
                 t = time.monotonic()
+                start_controllers = getattr(hooks, "start_controllers", None)
+                if start_controllers is not None and needs_claim_controller(plan):
+                    start_controllers()
+                    self.collect_claims = True
+                    self.seconds["controller_start"] = time.monotonic() - t
+                    t = time.monotonic()
                 hooks.start_scheduler(plan.config)
                 self.seconds["scheduler_start"] = time.monotonic() - t
             t0 = time.monotonic()
@@ -165,7 +191,11 @@ class Driver:
                                 finished=timeline.finished, timeline=applied,
                                 stopped_by=stopped_by, end_v=end_v)
             if plan.dra:
-                claims, extended = self._read_allocations(result["bindings"])
+                created = {ev.pod.key: ev.pod.uid
+                           for ev in (*plan.timeline.events, *plan.timeline.triggered)
+                           if ev.action == "createPod" and ev.pod is not None
+                           } if plan.timeline is not None else {}
+                claims, extended = self._read_allocations(result["bindings"], created)
                 if claims:
                     result["resourceClaims"] = claims
                 if extended:
@@ -232,6 +262,25 @@ class Driver:
             ns, name = self.naming.pod(force)
             with contextlib.suppress(ApiError):
                 self.api.delete("Pod", name, ns, grace_period_seconds=0)
+        if t == "DELETED" and self.collect_claims:
+            self._collect_claims(obj)
+
+    def _collect_claims(self, pod: Mapping[str, Any]) -> None:
+        """The garbage collector's part for a deleted pod (no garbage collector runs on the
+        owned control planes): delete the claims it owns (``dra.pod_owned_claims_of``), as the
+        reference's ``release_pod_claims`` does after the resourceclaim controller's sync. A
+        claim with the delete-protection finalizer is only marked: the controller deallocates
+        it and removes the finalizer; one without goes at once."""
+        uid = str((pod.get("metadata") or {}).get("uid") or "")
+        try:
+            claims = pod_owned_claims_of(self.api, {uid}) if uid else []
+            for c in claims:
+                m = c.get("metadata") or {}
+                self.api.delete("ResourceClaim", str(m.get("name", "")), m.get("namespace"),
+                                grace_period_seconds=None)
+        except ApiError as e:
+            self.warnings.append(f"could not delete the claims of deleted pod "
+                                 f"{(pod.get('metadata') or {}).get('name')}: {e.message}")
 
     def _on_event(self, t: str, obj: dict[str, Any], wall: float) -> None:
         self.recorder.on_event(obj, wall)
@@ -432,7 +481,7 @@ class Driver:
             self.warnings.append(f"{len(rec.errors)} watch stream(s) broke and were resumed "
                                  f"(the last: {rec.errors[-1]})")
 
-    def _read_allocations(self, bindings: Mapping[str, str]
+    def _read_allocations(self, bindings: Mapping[str, str], created: Mapping[str, str]
                           ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
         """The allocations of the bound pods' claims, with the claims of their extended
         resources backed by DRA, and the pods' ``status.extendedResourceClaimStatus``, read
@@ -447,7 +496,7 @@ class Driver:
             key = self.naming.pod_back(str(meta.get("namespace", "")), str(meta.get("name", "")))
             if key is not None and key in bindings:
                 bound[key] = obj
-        claims = read_allocations(self.api, bound)
+        claims = read_allocations(self.api, bound, created)
         try:
             extended, entries = read_extended_claims(self.api, bound)
         except ApiError as e:

@@ -33,6 +33,8 @@ class RunObjects:
         self.created_pcs: list[str] = []
         self.created_namespaces: list[str] = []
         self.touched_namespaces: dict[str, dict[str, str]] = {}  # existing ns -> labels before
+        #: the UIDs of the pods the run created (also those gone since: their claims stay)
+        self.pod_uids: set[str] = set()
 
     # ----- creating -----
     def create(self, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +73,7 @@ class RunObjects:
             gates = list(obj["spec"].get("schedulingGates") or [])
             obj["spec"]["schedulingGates"] = [{"name": HOLD_GATE}, *gates]
         uid = str((self.create("Pod", obj).get("metadata") or {}).get("uid") or "")
+        self.pod_uids.add(uid)
         if pp.status:
             ns, name = obj["metadata"]["namespace"], obj["metadata"]["name"]
             try:
@@ -133,19 +136,34 @@ class RunObjects:
         for planned in plan.dra:
             if planned.owner_pod is not None:
                 self.create_dra(planned, uids.get(planned.owner_pod))
+        # reservations of the live pods (the resourceclaim controller would drop those of a
+        # finished pod at its start): written once the pods have their UIDs
+        live = {pp.key: (pp.manifest["metadata"]["name"], uids[pp.key])
+                for pp in (*plan.running, *plan.pending)
+                if (pp.status or {}).get("phase") not in ("Succeeded", "Failed")}
+        for planned in plan.dra:
+            if planned.reserved_for:
+                try:
+                    dra.reserve(self.api, planned, live)
+                except ApiError as e:
+                    raise SubjectError(f"the API server refused status.reservedFor of "
+                                       f"ResourceClaim {planned.manifest['metadata']['name']}: "
+                                       f"{e.message}") from e
 
     # ----- deleting -----
-    def _delete_extended_claims(self) -> list[str]:
-        """The claims the scheduler created for the run's pods' extended resources backed by
-        DRA (not labelled with the run: ``dra.extended_claims_of``), finalizer dropped, before
-        their pods go (no garbage collector runs on the owned control planes)."""
+    def _delete_pod_owned_claims(self) -> list[str]:
+        """The claims others created for the run's pods, those gone included (PreBind's for
+        extended resources backed by DRA, the resourceclaim controller's from templates: not
+        labelled with the run, ``dra.pod_owned_claims_of``), finalizer dropped, before their
+        pods go (no garbage collector runs on the owned control planes)."""
         problems: list[str] = []
         try:
             pods, _ = self.api.list("Pod", label_selector=self.selector)
-            uids = {str((p.get("metadata") or {}).get("uid")) for p in pods}
-            claims = dra.extended_claims_of(self.api, uids) if uids else []
+            uids = {str((p.get("metadata") or {}).get("uid")) for p in pods} | self.pod_uids
+            uids.discard("")
+            claims = dra.pod_owned_claims_of(self.api, uids) if uids else []
         except ApiError as e:
-            return [f"list the claims of extended resources: {e.message}"]
+            return [f"list the claims the run's pods own: {e.message}"]
         for c in claims:
             m = c.get("metadata") or {}
             try:
@@ -162,7 +180,7 @@ class RunObjects:
         problems: list[str] = []
         refused: set[str] = set()  # kinds whose deletion was refused: not waited for
         sel = self.selector
-        problems += self._delete_extended_claims()
+        problems += self._delete_pod_owned_claims()
         for kind in ("Pod", "PodDisruptionBudget", "Service", "ReplicationController",
                      "ReplicaSet", "StatefulSet", *reversed(dra.DRA_KINDS), "Node",
                      "PriorityClass"):

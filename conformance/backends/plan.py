@@ -21,10 +21,7 @@ from conformance.backends.dra import (
 )
 from conformance.backends.refusals import (
     refuse_claim_listed_twice,
-    refuse_timeline_claim_release,
-    refuse_timeline_object_writes,
-    refuse_timeline_template_claims,
-    refuse_victim_claim_release,
+    refuse_timeline_claim_deletes,
 )
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioUnsupported, SubjectError
@@ -50,7 +47,7 @@ TERMINATING_FINALIZER = "kschedconf.io/terminating"
 # reads: in-place resize (component-helpers/resource) and the conditions it looks at
 # (PodResizePending, DisruptionTarget; PodScheduled is the scheduler's own).
 _STATUS_RESOURCES = ("containerStatuses", "initContainerStatuses", "allocatedResources",
-                     "resources", "resourceClaimStatuses")
+                     "resources", "resourceClaimStatuses", "extendedResourceClaimStatus")
 _STATUS_CONDITIONS = ("PodResizePending", "DisruptionTarget")
 
 # metadata fields the API server sets itself (or that would stop our cleanup)
@@ -249,10 +246,7 @@ class Planner:
         plan.until = timeline.until if timeline is not None else None
         refuse_storage(cluster, scenario.name)
         refuse_claim_listed_twice(cluster, timeline, scenario.name, plan.responsible_names)
-        refuse_timeline_template_claims(cluster, timeline, scenario.name)
-        refuse_timeline_claim_release(cluster, timeline, scenario.name)
-        refuse_victim_claim_release(cluster, timeline, scenario.name, plan.responsible_names)
-        refuse_timeline_object_writes(timeline, scenario.name)
+        refuse_timeline_claim_deletes(cluster, timeline, scenario.name)
         if cluster.dra.taint_rules and not self.taint_rules:
             names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
             self.warnings.append(
@@ -372,6 +366,14 @@ class Planner:
         self.label(meta)
         return {"apiVersion": api_version, "kind": kind, "metadata": meta, "spec": spec}
 
+    def dra_object(self, d: Mapping[str, Any]) -> PlannedDRA:
+        """The API object of one DRA document (``dra.plan_object``), labelled with the run:
+        one of the input's, or of a timeline ``applyObject``."""
+        meta = _clean_meta(d.get("metadata"), keep_owners=False)
+        self.label(meta)
+        return plan_object(d, meta, ns=self.naming.ns, node=self.naming.node,
+                           pod=lambda key: self.naming.pod(key)[1])
+
     def _plan_dra(self, plan: Plan, raw: _RawDocs) -> None:
         """DeviceClasses, ResourceSlices, ResourceClaimTemplates, ResourceClaims (in that
         order, each kind in input order), with node and namespace names mapped; the
@@ -380,12 +382,9 @@ class Planner:
                 and (self.taint_rules or d["kind"] != "DeviceTaintRule")]
         docs.sort(key=lambda d: DRA_KINDS.index(d["kind"]))
         known = {ns["metadata"]["name"] for ns in plan.namespaces}
-        dropped = 0
+        dropped = 0  # claims with reservedFor entries that are not pods
         for d in docs:
-            meta = _clean_meta(d.get("metadata"), keep_owners=False)
-            self.label(meta)
-            planned = plan_object(d, meta, ns=self.naming.ns, node=self.naming.node,
-                                  pod=lambda key: self.naming.pod(key)[1])
+            planned = self.dra_object(d)
             plan.dra.append(planned)
             api_ns = planned.manifest["metadata"].get("namespace")
             if api_ns and api_ns not in known:
@@ -394,11 +393,12 @@ class Planner:
                 self.label(ns_meta)
                 plan.namespaces.append({"apiVersion": "v1", "kind": "Namespace",
                                         "metadata": ns_meta})
-            if (d.get("status") or {}).get("reservedFor"):
+            reserved = (d.get("status") or {}).get("reservedFor") or []
+            if len(planned.reserved_for) < len(reserved):
                 dropped += 1
         if dropped:
-            self.warnings.append(f"{dropped} ResourceClaim(s): status.reservedFor not created "
-                                 "(it names pod UIDs the API server assigns)")
+            self.warnings.append(f"{dropped} ResourceClaim(s): status.reservedFor entries "
+                                 "other than pods not created")
 
     def _plan_nodes(self, plan: Plan, cluster: Cluster, raw: _RawDocs) -> None:
         """Nodes: the initial ones and those created at time 0, in that order."""

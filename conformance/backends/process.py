@@ -1,5 +1,6 @@
-"""The ``process`` backend: etcd, kube-apiserver and kube-scheduler of the pinned release (or of
-another supported one) as local processes (binaries from ``backends/build.sh [--release]``:
+"""The ``process`` backend: etcd, kube-apiserver, kube-scheduler (and, for the scenarios that need
+its resourceclaim controller, kube-controller-manager) of the pinned release (or of another
+supported one) as local processes (binaries from ``backends/build.sh [--release]``:
 :func:`find_binaries`), on reserved loopback ports (``ports.py``), in a private temporary
 directory with fresh certificates (``certs.py``), released on every exit path
 (``cleanup.py``). Flags and search order: ``docs/backends.md``.
@@ -7,6 +8,7 @@ directory with fresh certificates (``certs.py``), released on every exit path
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import ssl
@@ -14,6 +16,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,9 @@ from conformance.backends.control_plane import (
     SCHEDULER_VERBOSITY,
     SERVICE_CIDR,
     SchedulerState,
+    claim_queue_work,
+    controller_args,
+    controller_synced,
     disabled_admission,
     parse_scheduler_state,
     scheduler_config,
@@ -37,7 +43,9 @@ from conformance.backends.subject import OwnedControlPlaneSubject
 from conformance.core.subject import SubjectError
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
 
-BINARIES = ("etcd", "kube-apiserver", "kube-scheduler")
+BINARIES = ("etcd", "kube-apiserver", "kube-scheduler", "kube-controller-manager")
+#: the binaries that print the release (``--version``)
+VERSIONED = ("kube-apiserver", "kube-scheduler", "kube-controller-manager")
 REPO_BIN = Path(__file__).resolve().parents[2] / "backends" / "bin"
 LOG_TAIL_LINES = 30
 START_TIMEOUT = 60.0
@@ -75,9 +83,9 @@ def binary_release(path: Path) -> str:
 
 def find_binaries(bin_dir: str | os.PathLike[str] | None = None,
                   release: str = UPSTREAM_RELEASE) -> dict[str, Path]:
-    """The three binaries of ``release``, or a :class:`SubjectError` saying how to build them.
-    The pinned release's may also come from ``$PATH``; kube-apiserver and kube-scheduler must
-    say they are of ``release`` (``--version``)."""
+    """The binaries of ``release`` (:data:`BINARIES`), or a :class:`SubjectError` saying how to
+    build them. The pinned release's may also come from ``$PATH``; the Kubernetes components
+    must say they are of ``release`` (``--version``)."""
     dirs = binary_dirs(bin_dir, release)
     use_path = not bin_dir and release == UPSTREAM_RELEASE
     out: dict[str, Path] = {}
@@ -96,7 +104,7 @@ def find_binaries(bin_dir: str | os.PathLike[str] | None = None,
                     f"{'the pinned release ' if release == UPSTREAM_RELEASE else ''}{release} "
                     f"with `{build_command(release)}` (needs Go)")
             out[name] = Path(found)
-    for name in ("kube-apiserver", "kube-scheduler"):
+    for name in VERSIONED:
         got = binary_release(out[name])
         if got != release:
             raise SubjectError(
@@ -106,7 +114,7 @@ def find_binaries(bin_dir: str | os.PathLike[str] | None = None,
 
 
 def binaries_missing(release: str = UPSTREAM_RELEASE) -> str:
-    """Why the three binaries of ``release`` cannot be found (how to build them), or ``""``."""
+    """Why the binaries of ``release`` cannot be found (how to build them), or ``""``."""
     try:
         find_binaries(release=release)
     except SubjectError as e:
@@ -150,6 +158,8 @@ class ProcessControlPlane:
         self.scheduler: _Component | None = None
         self.last_scheduler: _Component | None = None
         self.scheduler_port = 0
+        self.controller: _Component | None = None
+        self.controller_port = 0
         self.components: list[_Component] = []
         self._api: KubeApi | None = None
         self._ssl: ssl.SSLContext | None = None
@@ -274,17 +284,18 @@ class ProcessControlPlane:
 
     def start_scheduler(self, config: dict[str, Any] | None) -> None:
         assert self.dir is not None and self.certs is not None and self.cleanup is not None
-        self.stop_scheduler()
+        self._stop_scheduler_only()
         self.scheduler_runs += 1
         cfg_path = self.dir / f"scheduler-{self.scheduler_runs}.yaml"
         cfg = scheduler_config(config, str(self.kubeconfig))
         cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
-        for attempt in range(PORT_RETRIES):
-            self.scheduler_port = self.ports.take()
-            c = self.certs
-            comp = self._spawn("kube-scheduler", [
+        c = self.certs
+
+        def spawn(port: int, attempt: int) -> _Component:
+            self.scheduler_port = port
+            self.scheduler = self._spawn("kube-scheduler", [
                 str(self.bins["kube-scheduler"]), f"--config={cfg_path}",
-                f"--bind-address={LOOPBACK}", f"--secure-port={self.scheduler_port}",
+                f"--bind-address={LOOPBACK}", f"--secure-port={port}",
                 f"--tls-cert-file={c.server_cert}", f"--tls-private-key-file={c.server_key}",
                 f"--authentication-kubeconfig={self.kubeconfig}",
                 f"--authorization-kubeconfig={self.kubeconfig}",
@@ -293,20 +304,87 @@ class ProcessControlPlane:
                 f"--feature-gates={SCHEDULER_FEATURE_GATES}", f"--v={SCHEDULER_VERBOSITY}"],
                 # a log per scheduler: its cycles order this scenario's attempts
                 log_name=f"kube-scheduler-{self.scheduler_runs}-{attempt}")
-            self.scheduler = comp
+            return self.scheduler
+
+        self._start_on_a_port(spawn, "/readyz", self._stop_scheduler_only)
+
+    def start_controllers(self) -> None:
+        """Start kube-controller-manager with the resourceclaim controller
+        (``control_plane.controller_args``) and return once its informers are synced."""
+        assert self.dir is not None and self.certs is not None and self.cleanup is not None
+        self.stop_controllers()
+        c = self.certs
+
+        def spawn(port: int, attempt: int) -> _Component:
+            self.controller_port = port
+            self.controller = self._spawn("kube-controller-manager", [
+                str(self.bins["kube-controller-manager"]), *controller_args(
+                    str(self.kubeconfig), port=port, bind=LOOPBACK,
+                    cert=str(c.server_cert), key=str(c.server_key))],
+                log_name=f"kube-controller-manager-{self.scheduler_runs + 1}-{attempt}")
+            return self.controller
+
+        self._start_on_a_port(spawn, "/healthz", self.stop_controllers, self._wait_synced)
+
+    def _start_on_a_port(self, spawn: Callable[[int, int], _Component], ready: str,
+                         stop: Callable[[], None],
+                         then: Callable[[_Component], None] | None = None) -> None:
+        """Start a component on a reserved port (``spawn(port, attempt)``) and wait for
+        ``ready`` (then ``then``); another port when a program took the one reserved."""
+        for attempt in range(PORT_RETRIES):
+            port = self.ports.take()
+            comp = spawn(port, attempt)
             try:
-                self._wait(comp, f"https://{LOOPBACK}:{self.scheduler_port}/readyz", "ok",
-                           self.start_timeout)
+                self._wait(comp, f"https://{LOOPBACK}:{port}{ready}", "ok", self.start_timeout)
+                if then is not None:
+                    then(comp)
                 return
             except PortInUse:
-                self.stop_scheduler()
+                stop()
                 if attempt == PORT_RETRIES - 1:
                     raise
             except SubjectError:
-                self.stop_scheduler()
+                stop()
                 raise
 
+    def _wait_synced(self, comp: _Component) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while not controller_synced(log_tail(comp.log, 10_000)):
+            if comp.proc.poll() is not None:
+                raise self._fail(comp, f"exited with code {comp.proc.returncode} while "
+                                       "starting")
+            if time.monotonic() > deadline:
+                raise self._fail(comp, f"did not sync its caches in {self.start_timeout:g} s")
+            time.sleep(0.05)
+
+    def stop_controllers(self) -> None:
+        comp, self.controller = self.controller, None
+        if comp is None:
+            return
+        cleanup.stop_process(comp.proc)
+        if comp in self.components:
+            self.components.remove(comp)
+        if self.cleanup is not None:
+            self.cleanup.pop_and_run("process kube-controller-manager")
+        self.ports.release(self.controller_port)
+
+    def controller_work(self) -> float | None:
+        """:func:`control_plane.claim_queue_work` of the running kube-controller-manager (0
+        without one); None when its metrics cannot be read."""
+        if self.controller is None:
+            return 0.0
+        try:
+            status, body = self._get(f"https://{LOOPBACK}:{self.controller_port}/metrics", 2.0)
+        except (OSError, ssl.SSLError):
+            return None
+        return claim_queue_work(body) if status == 200 else None
+
     def stop_scheduler(self) -> None:
+        """Stop the scenario's kube-scheduler and kube-controller-manager."""
+        self.stop_controllers()
+        self._stop_scheduler_only()
+
+    def _stop_scheduler_only(self) -> None:
         comp, self.scheduler = self.scheduler, None
         if comp is None:
             return
@@ -325,7 +403,11 @@ class ProcessControlPlane:
             status, body = self._get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics", 2.0)
         except (OSError, ssl.SSLError):
             return None
-        return parse_scheduler_state(body) if status == 200 else None
+        state = parse_scheduler_state(body) if status == 200 else None
+        work = self.controller_work()
+        if state is None or work is None:
+            return None
+        return dataclasses.replace(state, claim_controller_work=work)
 
     def scheduler_log(self) -> str | None:
         """The running scheduler's log so far."""
@@ -349,6 +431,7 @@ class ProcessControlPlane:
 
     def stop(self) -> None:
         self.scheduler = None
+        self.controller = None
         self._api = None
         self._ssl = None
         self.components.clear()
@@ -382,6 +465,10 @@ class ProcessSubject(OwnedControlPlaneSubject):
         self.cp.check_alive()
         self.cp.start_scheduler(config)
 
+    def start_controllers(self) -> None:
+        self.cp.check_alive()
+        self.cp.start_controllers()
+
     def stop_scheduler(self) -> None:
         self.cp.stop_scheduler()
 
@@ -405,7 +492,8 @@ class ProcessSubject(OwnedControlPlaneSubject):
 
     def describe(self) -> dict[str, str]:
         d = {"subject": self.name, "upstreamRelease": self.release,
-             "implementation": "kube-scheduler, kube-apiserver, etcd as local processes",
+             "implementation": "kube-scheduler, kube-apiserver, etcd (kube-controller-manager "
+                               "for DRA) as local processes",
              "binaries": str(self.cp.bins["kube-scheduler"].parent)}
         if self.config_path:
             d["config"] = self.config_path

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.backends.control_plane import release_minor
 from conformance.backends.plan import HOLD_GATE, Naming, gates_message
 from conformance.backends.scheduler_log import order_attempts, parse_cycles
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
@@ -56,6 +57,10 @@ class Recorder:
                  clock: Callable[[float], float], *, release: str = UPSTREAM_RELEASE) -> None:
         self.naming = naming
         self.release = release
+        #: a preemption's message says so (PREEMPTION_FOUND) since v1.37 only
+        #: (pkg/scheduler/framework/preemption/preemption.go ``Preempt``): before, a
+        #: nomination alone may be one
+        self._preemption_says_so = release_minor(release) >= 37
         self.responsible = responsible
         self.clock = clock
         self.attempts: list[dict[str, Any]] = []
@@ -188,6 +193,13 @@ class Recorder:
         st.held = reason == "SchedulingGated"
         new_verdict = prev is None or prev[:2] != (reason, message)
         new_nomination = bool(nnn) and (prev is None or prev[2] != nnn)
+        if new_nomination and not new_verdict and self._preemption_says_so \
+                and PREEMPTION_FOUND not in message:
+            # the binding cycle's nomination of the node it binds to, written alone (no
+            # condition) when a PreBind plugin has work, e.g. DynamicResources allocating
+            # (``bindingCycle``, pkg/scheduler/schedule_one.go, NominatedNodeNameForExpectation):
+            # no attempt; the binding follows
+            new_nomination = False
         if reason in (UNSCHEDULABLE, "SchedulerError") and (new_verdict or new_nomination):
             # a new preemption to the node the pod was already nominated to shows only in the
             # message (Evaluator.Preempt's status, preemption.go)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.backends import dra
 from conformance.backends.api import ApiError, ClusterApi
 from conformance.backends.objects import RunObjects
 from conformance.backends.plan import Naming, Plan, Planner, gates_message
@@ -107,7 +108,12 @@ class Timeline:
             "deletePod": self._delete_pod_event,
             "finishPod": self._finish_pod,
             "removeSchedulingGates": self._remove_gates,
+            "applyObject": self._apply_object,
+            "deleteObject": self._delete_object,
         }
+        #: DeviceTaintRules a timeline wrote where the release does not serve them (kept by
+        #: name, as the reference and the upstream subject keep them: applied to nothing)
+        self.unserved_rules: set[str] = set()
 
     def events(self) -> list[PlannedEvent]:
         """The plan's timed timeline events, each bound to its handler."""
@@ -292,4 +298,52 @@ class Timeline:
         if left and self.responsible.get(ev.target, False):
             # at the event's own virtual time (the start of its segment)
             self.recorder.gated(ev.target, self.clock.segment_wall(), gates_message(left))
+        return None
+
+    # ----- objects (reference_impl/model/timeline_objects.py) -----
+    def _object_ref(self, kind: str, name: str) -> tuple[str, str | None]:
+        """The API name and namespace of the event's ``kind`` object ``name``
+        (``NAMESPACE/NAME`` for a ResourceClaim)."""
+        if "/" in name:
+            ns, _, short = name.partition("/")
+            return short, self.naming.ns(ns)
+        return name, None
+
+    def _apply_object(self, ev: TimelineEvent) -> str | None:
+        """Create the object, or replace the one of that kind and name: its labels,
+        annotations and spec (a JSON patch; an immutable field the API server refuses is a
+        skipped event), and a claim's status (its allocation)."""
+        if ev.kind == "DeviceTaintRule" and not self.planner.taint_rules:
+            self.unserved_rules.add(ev.name)
+            return None
+        raw = dict(self.plan.raw_event(ev.index).get("object") or {})
+        planned = self.planner.dra_object(raw)
+        meta = planned.manifest["metadata"]
+        name, ns = meta["name"], meta.get("namespace")
+        if self.api.get(ev.kind, name, ns) is None:
+            dra.create(self.api, planned)
+            return None
+        ops = [{"op": "replace", "path": "/spec", "value": planned.manifest["spec"]}]
+        ops += [{"op": "add", "path": f"/metadata/{k}", "value": meta.get(k) or {}}
+                for k in ("labels", "annotations")]
+        self.api.patch(ev.kind, name, ops, ns, patch_type="json")
+        if ev.kind == "ResourceClaim":
+            self.api.patch(ev.kind, name, [{"op": "replace", "path": "/status",
+                                            "value": planned.status or {}}], ns,
+                           patch_type="json", status=True)
+        return None
+
+    def _delete_object(self, ev: TimelineEvent) -> str | None:
+        if ev.kind == "DeviceTaintRule" and not self.planner.taint_rules:
+            if ev.name not in self.unserved_rules:
+                return f"skipped: {ev.kind} {ev.name} not found"
+            self.unserved_rules.discard(ev.name)
+            return None
+        name, ns = self._object_ref(ev.kind, ev.name)
+        try:
+            self.api.delete(ev.kind, name, ns)
+        except ApiError as e:
+            if e.status == 404:
+                return f"skipped: {ev.kind} {ev.name} not found"
+            raise
         return None

@@ -55,7 +55,9 @@ def test_objects_follow_the_run_names_in_creation_order() -> None:
     assert allocation["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"][0]["values"] == [
         "run-node-1"]
     assert "run-team-a" in [ns["metadata"]["name"] for ns in p.namespaces]
-    assert any("status.reservedFor" in w for w in warnings)
+    # the reservation is written once pod p exists (with the UID the API server gives it)
+    assert planned.reserved_for == ["team-a/p"]
+    assert not any("status.reservedFor" in w for w in warnings)
 
 
 def test_a_claim_owned_by_a_pod_waits_for_its_uid() -> None:
@@ -72,9 +74,9 @@ def test_a_claim_owned_by_a_pod_waits_for_its_uid() -> None:
 
 
 def test_a_template_entry_gets_its_claim_as_the_controller_would_make_it() -> None:
-    """No resourceclaim controller runs on the backends: the plan adds the claim of a pod's
-    template entry (owned by the pod) and the pod's status entry naming it, as the upstream
-    subject's pre-pass does; without them the pod never gets an attempt."""
+    """The plan adds the claim of a loaded pod's template entry (owned by the pod) and the
+    pod's status entry naming it, as the upstream subject's pre-pass does, so that it has the
+    reference's name (the resourceclaim controller, started after them, finds both)."""
     p, _ = plan(template_only())
     claims = [d for d in p.dra if d.kind == "ResourceClaim"]
     assert sorted(c.owner_pod or "" for c in claims) == ["default/p-tmpl-a", "default/p-tmpl-b"]

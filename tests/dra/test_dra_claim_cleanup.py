@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioUnsupported
 from conformance.engines.diff.search import hypothesis_test
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
@@ -30,7 +29,6 @@ from reference_impl.model.dra import (
 from reference_impl.model.loader.resourceclaims import add_template_claims
 from reference_impl.model.objects import Pod, PodResourceClaim
 from reference_impl.testing.wrappers import (
-    make_pod,
     make_resource_claim,
     make_resource_claim_template,
 )
@@ -144,22 +142,14 @@ def test_upstream_subject_releases_the_claims_as_the_reference(
     assert outcomes(up.result, "default/p-b") == outcomes(ref, "default/p-b")
 
 
-def test_backends_refuse_a_timeline_that_takes_a_pod_using_dra() -> None:
-    """The control-plane backends run no resourceclaim controller: a timeline deleting or
-    finishing a pod with claims, or deleting a node where such pods are, is refused."""
-    with pytest.raises(ScenarioUnsupported, match=r"timeline event 0 \(deletePod of pod "
-                       r"default/p-a, which uses DRA\).*no resourceclaim controller"):
-        plan_on_backends(template_docs(), "dra-cleanup")
-    with pytest.raises(ScenarioUnsupported, match=r"finishPod of pod default/p-a"):
-        plan_on_backends(named_docs(), "dra-cleanup")
+def test_backends_plan_a_timeline_that_takes_a_pod_using_dra() -> None:
+    """The control-plane backends run the resourceclaim controller: a timeline deleting or
+    finishing a pod with claims, or deleting a node where such pods are, is planned (the runs:
+    tests/dra/test_process_backend_claim_controller.py)."""
+    plan_on_backends(template_docs(), "dra-cleanup")
+    plan_on_backends(named_docs(), "dra-cleanup")
     docs = template_docs()
     docs[-1]["spec"]["events"] = [{"at": "2s", "action": "deleteNode", "node": "node-1"}]
-    with pytest.raises(ScenarioUnsupported, match=r"deleteNode node-1 in a scenario with pods "
-                       r"using DRA"):
-        plan_on_backends(docs, "dra-cleanup")
-    docs = template_docs()  # a pod without DRA deleted: planned
-    docs.insert(-1, make_pod("plain").namespace("default").container("pause").manifest())
-    docs[-1]["spec"]["events"] = [{"at": "2s", "action": "deletePod", "pod": "default/plain"}]
     plan_on_backends(docs, "dra-cleanup")
 
 

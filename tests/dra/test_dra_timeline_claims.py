@@ -5,9 +5,9 @@ the claim when the pod appears, named as the loader's pass names it
 ``status.resourceClaimStatuses``; without it the pod waits at PreEnqueue (``ResourceClaim not
 created yet``). Both the reference simulation (``Simulation._apply_createPod``) and the
 upstream subject (upstream/dra.go ``createTemplateClaims``) do it; the upstream test is skipped
-when the binary is not built. The control-plane backends run no resourceclaim controller and
-refuse such scenarios (conformance/backends/refusals.py). The ``dra_allocations`` oracle judges
-such a claim by its template."""
+when the binary is not built. The control-plane backends run kube-controller-manager's
+resourceclaim controller, which creates it (tests/dra/test_process_backend_claim_controller.py).
+The ``dra_allocations`` oracle judges such a claim by its template."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioUnsupported
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
 from dra.gpu_scenarios import GPU, device, pod, template_only
@@ -126,16 +125,10 @@ def test_upstream_subject_names_a_recreated_pods_claim_as_the_reference(
         device("gpu", "gpu-2")]
 
 
-def test_backends_refuse_a_timeline_pod_with_a_template_claim() -> None:
-    with pytest.raises(ScenarioUnsupported,
-                       match=r"pod default/p-late, created by the timeline, has a claim from "
-                             r"ResourceClaimTemplate default/one-gpu-template.*no "
-                             r"resourceclaim controller"):
-        plan_on_backends(timeline_docs(), "dra-timeline")
-    docs = timeline_docs()  # a template that does not exist: no claim anywhere, planned
-    docs[-1]["spec"]["events"][0]["pod"]["spec"]["resourceClaims"][0][
-        "resourceClaimTemplateName"] = "missing"
-    plan_on_backends(docs, "dra-timeline")
+def test_backends_plan_a_timeline_pod_with_a_template_claim() -> None:
+    """The control-plane backends run the resourceclaim controller, which creates the claim
+    (the run: tests/dra/test_process_backend_claim_controller.py)."""
+    plan_on_backends(timeline_docs(), "dra-timeline")
 
 
 def test_the_oracle_judges_a_timeline_pods_claim_by_its_template() -> None:

@@ -1,7 +1,7 @@
 """Timeline events that write DRA objects (``applyObject``, ``deleteObject``:
 reference_impl/model/timeline_objects.py, docs/dra.md#dra-objects-on-the-timeline): parsing and
 its errors, the reference's cluster events (scheduler/object_writes.py), the upstream subject
-(upstream/timeline_objects.go), the oracles' replay and the backends' refusal.
+(upstream/timeline_objects.go), the oracles' replay and the backends' plan.
 
 tests/regressions/dra_slice_published_later.yaml: a driver publishes node-0's slice at 30 s
 (pod-a pending until then), replaces it at 60 s with a second device (pod-b), deletes it at
@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioUnsupported
 from conformance.engines.diff.search import hypothesis_test
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
@@ -331,11 +330,11 @@ def test_oracles_see_the_claims_allocated_elsewhere_at_the_binding() -> None:
 
 # ----- the backends -----
 
-def test_backends_refuse_object_writes() -> None:
-    docs = ScenarioInput.read(SLICE_LATER).documents
-    with pytest.raises(ScenarioUnsupported, match=r"timeline event 0 \(applyObject "
-                                                  r"ResourceSlice/node-0-gpu\)"):
-        plan_on_backends(docs, "writes")
+def test_backends_plan_object_writes() -> None:
+    """The backends' timeline writes the objects through the API server (the runs:
+    tests/dra/test_process_backend_claim_controller.py)."""
+    for path in (SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE):
+        plan_on_backends(ScenarioInput.read(path).documents, "writes")
 
 
 # ----- the generator -----

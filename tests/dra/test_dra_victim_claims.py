@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioUnsupported
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
 from dra.gpu_scenarios import GPU, device, gpu_cluster
@@ -115,19 +114,11 @@ def test_upstream_subject_releases_victim_claims_as_the_reference(
             "devices": [device("gpu", "gpu-0")]}
 
 
-def test_backends_refuse_a_pod_using_dra_that_may_be_preempted() -> None:
-    """The control-plane backends run no resourceclaim controller, so a victim's claims would
-    stay allocated: a scenario where a pending or timeline pod of higher priority may preempt
-    a pod using DRA is refused; with the preemptor at the holder's priority, or with
-    ``preemptionPolicy: Never``, it is planned."""
-    with pytest.raises(ScenarioUnsupported, match=r"pod default/preemptor \(priority 1000\) "
-                       r"may preempt pod default/holder \(priority 0\), which uses DRA.*no "
-                       r"resourceclaim controller"):
-        plan_on_backends(victim_docs(), "dra-victims")
-    for change in ({"priority": 0}, {"preemptionPolicy": "Never"}):
-        docs = victim_docs()
-        docs[-1]["spec"]["events"][0]["pod"]["spec"].update(change)
-        plan_on_backends(docs, "dra-victims")
+def test_backends_plan_a_pod_using_dra_that_may_be_preempted() -> None:
+    """The control-plane backends run the resourceclaim controller, which releases a victim's
+    claims: a scenario where a higher-priority pod may preempt a pod using DRA is planned (the
+    run: tests/dra/test_process_backend_claim_controller.py)."""
+    plan_on_backends(victim_docs(), "dra-victims")
 
 
 EXT = "example.com/gpu"
