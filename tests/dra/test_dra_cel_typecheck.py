@@ -219,7 +219,7 @@ def test_the_refused_corpus_matches_upstream(list_type: bool) -> None:
 def test_the_syntax_errors_match_upstream() -> None:
     """cel_syntax_errors.txt: cel-go's parser errors, each message, location and display,
     their order and limits (recovery attempts, recursion, 100 errors), exactly."""
-    mismatches = _mismatches(SYNTAX)
+    mismatches = _mismatches(SYNTAX + ["1" + " " * 100_000, "a.b" + " " * 99_997])
     assert {e: m for e, m in mismatches.items() if e not in SYNTAX_KNOWN} == {}
     assert set(mismatches) == SYNTAX_KNOWN
 
