@@ -395,7 +395,8 @@ def parse_tree(expression: str) -> Any:
     """celpy's parse tree of ``expression``. cel-go's grammar decides syntax errors and words
     them (``dra/cel_syntax.py``): its errors sorted by location as ``common/errors.go``
     ``ToDisplayString`` does, the first MAX_ERRORS_TO_REPORT and a count of the others."""
-    errors = syntax_errors(expression)
+    with _COMPILE_LOCK:  # the ANTLR runtime's DFA caches are shared, unlocked
+        errors = syntax_errors(expression)
     if errors:
         shown = sorted(errors[:MAX_ERRORS_TO_REPORT], key=lambda e: (e[0], e[1]))
         lines = [display_error(expression, ln, col + 1, msg) for ln, col, msg in shown]

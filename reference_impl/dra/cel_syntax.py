@@ -287,13 +287,14 @@ class _Strategy(DefaultErrorStrategy):
         return self._counted(recognizer, super().recoverInline)
 
 
-def syntax_errors(expression: str) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=4096)
+def syntax_errors(expression: str) -> tuple[tuple[int, int, str], ...]:
     """cel-go's parse errors of ``expression`` in the order it reports them: (line, column
     counted in runes from 0 or -1 for none, message); empty when its grammar accepts it."""
     if len(expression) > EXPRESSION_SIZE_CODE_POINT_LIMIT:
         size = len(expression)
         limit = EXPRESSION_SIZE_CODE_POINT_LIMIT
-        return [(-1, -1, f"expression code point size exceeds limit: size: {size}, limit {limit}")]
+        return ((-1, -1, f"expression code point size exceeds limit: size: {size}, limit {limit}"),)
     listener = _Listener()
     lexer = _Lexer(expression)
     lexer.removeErrorListeners()
@@ -306,10 +307,10 @@ def syntax_errors(expression: str) -> list[tuple[int, int, str]]:
     try:
         tree = parser.parse(parser.ruleNames.index("start"))
     except _Abort:
-        return listener.errors
+        return tuple(listener.errors)
     if _visit_depth(tree, parser.ruleNames) > MAX_RECURSION_DEPTH:
         listener.errors.append((-1, -1, "max recursion depth exceeded"))
-    return listener.errors
+    return tuple(listener.errors)
 
 
 def _visit_depth(root: Any, rules: list[str]) -> int:
