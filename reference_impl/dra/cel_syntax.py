@@ -310,6 +310,9 @@ def syntax_errors(expression: str) -> tuple[tuple[int, int, str], ...]:
         return tuple(listener.errors)
     if _visit_depth(tree, parser.ruleNames) > MAX_RECURSION_DEPTH:
         listener.errors.append((-1, -1, "max recursion depth exceeded"))
+    if not expression:  # the line offsets of an empty source are [0] (runes/buffer.go), so
+        # ast.NewSourceInfo's base line is 1 and ComputeOffset(1, 0) is -1: column -1
+        return tuple((line, -1, msg) for line, _, msg in listener.errors)
     return tuple(listener.errors)
 
 
