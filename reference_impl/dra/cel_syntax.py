@@ -30,7 +30,7 @@ from antlr4.IntervalSet import IntervalSet
 from antlr4.ParserInterpreter import ParserInterpreter
 from antlr4.ParserRuleContext import InterpreterRuleContext
 from antlr4.PredictionContext import PredictionContextCache
-from antlr4.tree.Tree import ParseTreeListener
+from antlr4.tree.Tree import ErrorNode, ParseTreeListener
 
 #: parser.go NewParser's defaults (the Kubernetes CEL environments keep them)
 MAX_RECURSION_DEPTH = 250
@@ -308,7 +308,9 @@ def syntax_errors(expression: str) -> tuple[tuple[int, int, str], ...]:
         tree = parser.parse(parser.ruleNames.index("start"))
     except _Abort:
         return tuple(listener.errors)
-    if _visit_depth(tree, parser.ruleNames) > MAX_RECURSION_DEPTH:
+    depth, visited = _visit(tree, parser.ruleNames)
+    listener.errors += visited
+    if depth > MAX_RECURSION_DEPTH:
         listener.errors.append((-1, -1, "max recursion depth exceeded"))
     if not expression:  # the line offsets of an empty source are [0] (runes/buffer.go), so
         # ast.NewSourceInfo's base line is 1 and ComputeOffset(1, 0) is -1: column -1
@@ -316,11 +318,13 @@ def syntax_errors(expression: str) -> tuple[tuple[int, int, str], ...]:
     return tuple(listener.errors)
 
 
-def _visit_depth(root: Any, rules: list[str]) -> int:
-    """How deep cel-go's visitor nests (``checkAndIncrementRecursionDepth``): the nodes it
-    counts on a path, conditionals, relations and arithmetic (with an operator: ``unnest``
-    skips the others), selects, member calls and indexes (a ``member`` with a member)."""
-    deepest = 0
+def _visit(root: Any, rules: list[str]) -> tuple[int, list[tuple[int, int, str]]]:
+    """What cel-go's visitor finds in the tree: how deep it nests
+    (``checkAndIncrementRecursionDepth``: conditionals, relations and arithmetic with an
+    operator, ``unnest`` skips the others; selects, member calls and indexes, a ``member`` with
+    a member), and the identifiers error recovery left empty (``normalizeIdent``: "unsupported
+    ident kind", at a select's identifier, or at a message literal's field list)."""
+    deepest, errors = 0, []
     stack = [(root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -331,5 +335,43 @@ def _visit_depth(root: Any, rules: list[str]) -> int:
         ):
             depth += 1
             deepest = max(deepest, depth)
-        stack.extend((k, depth) for k in kids)
-    return deepest
+        if rule == "member":  # VisitSelect
+            errors += [
+                _unsupported(k) for k in kids if _rule(k, rules) == "escapeIdent" and _empty(k)
+            ]
+        elif rule == "fieldInitializerList":  # VisitIFieldInitializerList
+            fields = [k for k in kids if _rule(k, rules) == "optField"]
+            cols = [k for k in kids if _is_token(k, ":")]
+            values = [k for k in kids if _rule(k, rules) == "expr"]
+            for field in fields[: min(len(cols), len(values))]:
+                ident = [k for k in field.children or [] if _rule(k, rules) == "escapeIdent"]
+                if not ident or _empty(ident[0]):
+                    errors.append(_unsupported(node))
+        stack.extend((k, depth) for k in reversed(kids))
+    return deepest, errors
+
+
+def _rule(node: Any, rules: list[str]) -> str:
+    return rules[node.ruleIndex] if hasattr(node, "ruleIndex") else ""
+
+
+def _is_token(node: Any, text: str) -> bool:
+    """A token of the tree (one error recovery conjured too), not one it skipped."""
+    symbol = getattr(node, "symbol", None)
+    return (
+        symbol is not None
+        and symbol.text == text
+        and (not isinstance(node, ErrorNode) or symbol.tokenIndex == -1)
+    )
+
+
+def _empty(ident: Any) -> bool:
+    """An ``escapeIdent`` whose alternative failed (no identifier token in it)."""
+    return not any(
+        getattr(k, "symbol", None) is not None and not isinstance(k, ErrorNode)
+        for k in ident.children or []
+    )
+
+
+def _unsupported(ctx: Any) -> tuple[int, int, str]:
+    return (ctx.start.line, ctx.start.column, "unsupported ident kind")
