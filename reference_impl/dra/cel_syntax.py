@@ -114,8 +114,12 @@ class _Parent(NamedTuple):
 
 
 class _Parser(ParserInterpreter):
-    """cel-go's ``CELParser`` (``parser/gen/cel_parser.go``), interpreting its ATN; two slips
-    of the Python runtime's ``ParserInterpreter`` (a set indexed, a tuple's ``.a``) mended."""
+    """cel-go's ``CELParser`` (``parser/gen/cel_parser.go``), interpreting its ATN as the
+    generated parser runs it. Mended in the Python runtime's ``ParserInterpreter``: ``parse``
+    (``len`` of a context), ``visitState`` (an atom's label set matched as a token type, a set
+    indexed; and the exit event generated left-recursive rules fire before each new recursion
+    context, which cel-go's recursion listener counts), the parent stack's ``.a``, and the
+    expected tokens ``sync`` would add to the ATN's cached sets."""
 
     def __init__(self, tokens: CommonTokenStream) -> None:
         g = _grammar("CEL.interp")
