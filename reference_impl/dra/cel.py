@@ -29,6 +29,7 @@ from celpy.evaluation import CELEvalError
 from reference_impl.dra import cel_library, cel_netip, cel_optional, cel_url
 from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
+from reference_impl.dra.cel_syntax import MAX_ERRORS_TO_REPORT, syntax_errors
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
 from reference_impl.model.quantity import QuantityError, parse_quantity_string
 
@@ -391,13 +392,24 @@ def _call_of(tree: Any, name: str) -> Any | None:
 
 
 def parse_tree(expression: str) -> Any:
-    """celpy's parse tree of ``expression``; a syntax error is cel-go's compile error."""
+    """celpy's parse tree of ``expression``. cel-go's grammar decides syntax errors and words
+    them (``dra/cel_syntax.py``): its errors sorted by location as ``common/errors.go``
+    ``ToDisplayString`` does, the first MAX_ERRORS_TO_REPORT and a count of the others."""
+    with _COMPILE_LOCK:  # the ANTLR runtime's DFA caches are shared, unlocked
+        errors = syntax_errors(expression)
+    if errors:
+        shown = sorted(errors[:MAX_ERRORS_TO_REPORT], key=lambda e: (e[0], e[1]))
+        lines = [display_error(expression, ln, col + 1, msg) for ln, col, msg in shown]
+        if len(errors) > MAX_ERRORS_TO_REPORT:
+            lines.append(f"{len(errors) - MAX_ERRORS_TO_REPORT} more errors were truncated")
+        raise CELCompileError("compilation failed: " + "\n".join(lines))
     try:
         with _COMPILE_LOCK:
             return _ENV.compile(expression)
-    except CELParseError as e:
+    except CELParseError as e:  # cel-go's grammar accepts it (docs/dra.md, CEL limits)
         raise CELCompileError(
-            f"compilation failed: ERROR: <input>: Syntax error: {str(e).strip()}"
+            f"compilation failed: cel-python cannot parse what cel-go's grammar accepts: "
+            f"{str(e).strip()}"
         ) from None
 
 

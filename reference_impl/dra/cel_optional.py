@@ -23,6 +23,7 @@ from celpy.evaluation import CELEvalError
 
 from reference_impl.dra.cel_errors import err, no_overload
 
+_FLOAT = '/-?/ DIGIT+ "." DIGIT* EXPONENT? | /-?/ DIGIT* "." DIGIT+ EXPONENT?'
 _MEMBER = "member         : member_dot | member_dot_arg | member_index | member_object | primary"
 
 
@@ -36,20 +37,33 @@ def _ambiguous_literals(t: lark.Token) -> lark.Token:
 
 def install_grammar() -> None:
     """celpy's parser (a class attribute every ``CELParser`` shares; celpy is used by the DRA
-    selectors alone) with ``member.?IDENT`` and ``member[?expr]``."""
-    if CELParser.CEL_PARSER is not None and "member_dot_opt" in str(
-            CELParser.CEL_PARSER.rules):
+    selectors alone) with ``member.?IDENT`` and ``member[?expr]``, and cel-go's ``NUM_FLOAT``
+    (CEL.g4: digits after the dot, ``1.size()`` is a call on an int, not on ``1.``)."""
+    if CELParser.CEL_PARSER is not None and "member_dot_opt" in str(CELParser.CEL_PARSER.rules):
         return
     grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
     if _MEMBER not in grammar:
         raise RuntimeError("celpy's grammar changed: cannot add optional select and index")
-    grammar = grammar.replace(_MEMBER, _MEMBER.replace(
-        "| primary", "| member_dot_opt | member_index_opt | primary")
-        + '\nmember_dot_opt : member ".?" IDENT\nmember_index_opt : member "[?" expr "]"')
+    if _FLOAT not in grammar:
+        raise RuntimeError("celpy's grammar changed: cannot fix its float literals")
+    grammar = grammar.replace(_FLOAT, '/-?/ DIGIT* "." DIGIT+ EXPONENT?')
+    grammar = grammar.replace(
+        _MEMBER,
+        _MEMBER.replace("| primary", "| member_dot_opt | member_index_opt | primary")
+        + '\nmember_dot_opt : member ".?" IDENT\nmember_index_opt : member "[?" expr "]"',
+    )
     CELParser.CEL_PARSER = lark.Lark(
-        grammar, parser="lalr", start="expr", debug=True, g_regex_flags=re.M,
-        lexer_callbacks={"IDENT": _ambiguous_literals}, propagate_positions=True,
-        maybe_placeholders=False, priority="invert", tree_class=lark.Tree)
+        grammar,
+        parser="lalr",
+        start="expr",
+        debug=True,
+        g_regex_flags=re.M,
+        lexer_callbacks={"IDENT": _ambiguous_literals},
+        propagate_positions=True,
+        maybe_placeholders=False,
+        priority="invert",
+        tree_class=lark.Tree,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +86,8 @@ def has_optional(tree: Any) -> bool:
     """Whether ``tree`` holds an optional select or index (so a select or index on it may
     meet an optional value)."""
     return isinstance(tree, lark.Tree) and any(
-        t.data in OPTIONAL_NODES for t in tree.iter_subtrees())
+        t.data in OPTIONAL_NODES for t in tree.iter_subtrees()
+    )
 
 
 def select(target: Any, key: Any, optional: bool) -> Any:
@@ -89,8 +104,11 @@ def select(target: Any, key: Any, optional: bool) -> Any:
         if found is None:
             return NONE if optional else err(f"no such key: {key}")
         return OptionalValue(target[found], True) if optional else target[found]
-    if isinstance(target, ct.ListType | list) and isinstance(key, int) and not isinstance(
-            key, bool):
+    if (
+        isinstance(target, ct.ListType | list)
+        and isinstance(key, int)
+        and not isinstance(key, bool)
+    ):
         if 0 <= key < len(target):
             return OptionalValue(target[key], True) if optional else target[key]
         return NONE if optional else err(f"index out of bounds: {key}")
@@ -118,6 +136,7 @@ def _of_non_zero(value: Any) -> Any:
 
 
 FUNCTIONS: dict[str, Any] = {
-    "optional.of": _of, "optional.ofNonZeroValue": _of_non_zero,
+    "optional.of": _of,
+    "optional.ofNonZeroValue": _of_non_zero,
     "optional.none": lambda: NONE,
 }

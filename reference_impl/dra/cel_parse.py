@@ -243,6 +243,11 @@ def _exprlist(node: lark.Tree | None) -> list[lark.Tree]:
     return [] if node is None else _kids(node)
 
 
+def _go_int(text: str) -> int:
+    """``VisitInt``/``VisitUint``: base 16 after ``0x``, else base 10 (``01`` is 1)."""
+    return int(text, 16 if "0x" in text else 10)
+
+
 def _literal(token: lark.Token) -> Expr:
     kind, at = token.type, _start(token)
     if kind in ("STRING_LIT", "MLSTRING_LIT"):
@@ -253,12 +258,12 @@ def _literal(token: lark.Token) -> Expr:
     if kind == "BYTES_LIT":
         return _lit(BYTES, len(bytes(celbytes(token))), at=at)
     if kind == "INT_LIT":
-        return _lit(INT, 1, int(str(token), 0), at=at)
+        return _lit(INT, 1, _go_int(str(token)), at=at)
     if kind == "UINT_LIT":
         text = str(token)
         if text.startswith("-"):  # cel-go's literals of uint have no sign: -(1u)
-            return _call("-_", _lit(UINT, 1, int(text[1:-1], 0), at=at + 1), at=at)
-        return _lit(UINT, 1, int(text[:-1], 0), at=at)
+            return _call("-_", _lit(UINT, 1, _go_int(text[1:-1]), at=at + 1), at=at)
+        return _lit(UINT, 1, _go_int(text[:-1]), at=at)
     if kind == "FLOAT_LIT":
         return _lit(DOUBLE, 1, at=at)
     if kind == "BOOL_LIT":
@@ -426,8 +431,17 @@ def _transform(name: str, target: Expr, var: str, var2: str, rest: list[Expr]) -
         step = _call("cel.@mapInsert", _ident(ACCU), fn)
     if len(rest) == 2:
         step = _call("_?_:_", rest[0], step, _ident(ACCU))
-    return _comprehension(target, var, var2, Expr("list" if name == "transformList" else "map"),
-                          _lit(BOOL, 1), step, _ident(ACCU), name, map_fn=fn)
+    return _comprehension(
+        target,
+        var,
+        var2,
+        Expr("list" if name == "transformList" else "map"),
+        _lit(BOOL, 1),
+        step,
+        _ident(ACCU),
+        name,
+        map_fn=fn,
+    )
 
 
 def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Expr:
@@ -452,13 +466,32 @@ def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Exp
     return _comprehension(target, var, var2, init, cond, step, result, name)
 
 
-def _comprehension(target: Expr, var: str, var2: str, init: Expr, cond: Expr, step: Expr,
-                   result: Expr, macro: str, map_fn: Expr | None = None) -> Expr:
+def _comprehension(
+    target: Expr,
+    var: str,
+    var2: str,
+    init: Expr,
+    cond: Expr,
+    step: Expr,
+    result: Expr,
+    macro: str,
+    map_fn: Expr | None = None,
+) -> Expr:
     """A comprehension over ``target`` with the accumulator ``@result``, as the macros build
     it."""
-    return Expr("comp", iter_range=target, iter_var=var, iter_var2=var2, accu_var=ACCU,
-                accu_init=init, cond=cond, step=step, result=result, macro=macro,
-                map_fn=map_fn)
+    return Expr(
+        "comp",
+        iter_range=target,
+        iter_var=var,
+        iter_var2=var2,
+        accu_var=ACCU,
+        accu_init=init,
+        cond=cond,
+        step=step,
+        result=result,
+        macro=macro,
+        map_fn=map_fn,
+    )
 
 
 def convert(expression: str, tree: lark.Tree) -> tuple[Expr, list[tuple[int, str]]]:
