@@ -92,6 +92,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reference_impl.model.loader import load_documents  # noqa: E402
 from reference_impl.model.scenario import Scenario, parse_scenario  # noqa: E402
+from reference_impl.plugins.registry import in_tree_registry  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 from reference_impl.scheduler.scheduler import Scheduler  # noqa: E402
 from reference_impl.scheduler.simulation import run_simulation  # noqa: E402
@@ -325,9 +326,12 @@ def reference_side(w: Workload, manifest: Path, bindings: Path) -> dict:
     """The child's half of the side by side: write the workload's manifests (for the upstream
     subject) and run the whole workload (init and measured pods) through the reference's
     simulation, timing loading plus scheduling (the upstream subject's wall time covers both);
-    the bindings go to ``bindings``."""
+    the bindings go to ``bindings``. The plugin modules, which the scheduler imports on first
+    use, are imported before the clock starts, as this script's own imports are (with
+    PYTHONDONTWRITEBYTECODE set each child compiles them from source)."""
     docs = workload_documents(w)
     manifest.write_text("\n---\n".join(json.dumps(d) for d in docs) + "\n")
+    in_tree_registry()
     t0 = time.perf_counter()
     scheduler, scenario = _load(w, docs)
     del docs

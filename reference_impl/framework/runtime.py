@@ -440,13 +440,22 @@ class Framework:
         """``RunScorePlugins``: raw scores per plugin and node, NormalizeScore, range check
         [0, 100] after normalizing, then weighted sum. Without ``detail`` only the totals are
         kept (the hot path); with it, every plugin's raw, normalized and weighted score."""
+        scored, status = self.score(state, pod, nodes, detail)
+        if isinstance(scored, np.ndarray):
+            return scored_nodes(nodes, scored), None
+        return scored, status
+
+    def score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], detail: bool = True
+              ) -> tuple[list[ScoredNode] | np.ndarray | None, Status | None]:
+        """``run_score_plugins``, whose totals come as one array (node order) when the
+        vectorised path applies (without ``detail``): no ScoredNode per node."""
         plugins = self.non_skipped_score_plugins(state)
         if not plugins:
             return [ScoredNode(ni.node.name) for ni in nodes], None
         if not detail and len(nodes) >= vectorised.MIN_NODES:
-            scored, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
-            if scored is not None or status is not None:
-                return scored, status
+            arr, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
+            if arr is not None or status is not None:
+                return arr, status
         results = [ScoredNode(ni.node.name) for ni in nodes]
         raws: list[list[int]] = []
         for pl in plugins:
@@ -497,8 +506,8 @@ class Framework:
 
     def _run_score_plugins_vectorised(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                                       plugins: list[itf.ScorePlugin]
-                                      ) -> tuple[list[ScoredNode] | None, Status | None]:
-        """``run_score_plugins`` without detail, over node columns
+                                      ) -> tuple[np.ndarray | None, Status | None]:
+        """``run_score_plugins``' totals without detail, over node columns
         (reference_impl/framework/vectorised.py); (None, None) when it does not apply and the
         per-node loop must run (nodes that are not the snapshot's, a score outside int64 or a
         normalized score out of [0, 100]: the per-node loop reports it)."""
@@ -515,8 +524,7 @@ class Framework:
                 return None, None
             weight = self.score_weights[pl.name]
             totals += arr if weight == 1 else arr * weight
-        return [ScoredNode(ni.node.name, t)
-                for ni, t in zip(nodes, totals.tolist(), strict=True)], None
+        return totals, None
 
     # ----- Reserve / Permit / PreBind / Bind / PostBind -----
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str
@@ -605,6 +613,11 @@ class Framework:
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         for pl in self.post_bind_plugins:
             pl.post_bind(state, pod, node_name)
+
+
+def scored_nodes(nodes: list[NodeInfo], totals: np.ndarray) -> list[ScoredNode]:
+    """One ScoredNode per node from the totals of :meth:`Framework.score`."""
+    return [ScoredNode(ni.node.name, t) for ni, t in zip(nodes, totals.tolist(), strict=True)]
 
 
 class ScoredNode:

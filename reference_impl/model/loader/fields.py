@@ -21,12 +21,14 @@ from reference_impl.model.decoding import (
 
 
 def _round_up_milli(q: Fraction) -> Fraction:
-    """``Quantity.RoundUp(-3)`` as used by SetDefaults_ResourceList (away from zero)."""
-    scaled = q * 1000
-    if scaled.denominator == 1:
+    """``Quantity.RoundUp(-3)`` as used by SetDefaults_ResourceList (away from zero), on the
+    integers of q (n / d): a whole number of milli when d divides n * 1000."""
+    n, d = q.numerator, q.denominator
+    scaled = n * 1000
+    if scaled % d == 0:
         return q
-    mag = -(-abs(scaled.numerator) // scaled.denominator)
-    return Fraction(mag if q > 0 else -mag, 1000)
+    mag = -(-abs(scaled) // d)
+    return Fraction(mag if n > 0 else -mag, 1000)
 
 
 def _resource_list(ctx: InputLocation, v: object, path: str) -> dict[str, Fraction]:
