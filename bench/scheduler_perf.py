@@ -332,19 +332,19 @@ def reference_side(w: Workload, manifest: Path, bindings: Path) -> dict:
     docs = workload_documents(w)
     manifest.write_text("\n---\n".join(json.dumps(d) for d in docs) + "\n")
     in_tree_registry()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     scheduler, scenario = _load(w, docs)
     del docs
     ref = run_simulation(scheduler, scenario)
-    ref_s = time.perf_counter() - t0
+    ref_s, ref_cpu = time.perf_counter() - t0, time.process_time() - c0
     bindings.write_text(json.dumps(ref.bindings))
-    return {"seconds": ref_s}
+    return {"seconds": ref_s, "cpu": ref_cpu}
 
 
-def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, float]:
+def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, float, float]:
     """Run ``args`` as a child process: its stdout's last line as JSON (or {}), its peak RSS
-    in bytes (``ru_maxrss``, KiB on Linux) and its wall time. An exit code not in ``ok`` is
-    an error."""
+    in bytes (``ru_maxrss``, KiB on Linux), its wall time and its CPU time (user + system).
+    An exit code not in ``ok`` is an error."""
     import tempfile
 
     with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
@@ -361,7 +361,7 @@ def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, f
         raise RuntimeError(f"{args[0]} {args[1]} failed ({code}): {err[-800:]}")
     lines = out.strip().splitlines()
     doc = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
-    return doc, usage.ru_maxrss * 1024, seconds
+    return doc, usage.ru_maxrss * 1024, seconds, usage.ru_utime + usage.ru_stime
 
 
 def run_side_by_side(w: Workload, upstream_bin: str, parallelisms: tuple[int, ...]) -> dict:
@@ -374,19 +374,20 @@ def run_side_by_side(w: Workload, upstream_bin: str, parallelisms: tuple[int, ..
     pods = scheduled_pods(w)
     with tempfile.TemporaryDirectory() as tmp:
         manifest, refb = Path(tmp) / "workload.yaml", Path(tmp) / "ref.json"
-        ref, ref_rss, _ = run_child([sys.executable, __file__, "--child", "side", w.name,
+        ref, ref_rss, _, _ = run_child([sys.executable, __file__, "--child", "side", w.name,
                                      str(manifest), str(refb)])
         r = {"workload": w.name, "ref_pods_s": pods / ref["seconds"], "ref_rss": ref_rss,
-             "up": []}
+             "ref_cpu": ref["cpu"], "up": []}
         for i, par in enumerate(parallelisms):
             out = Path(tmp) / f"up-{par}.json"
-            _, rss, up_s = run_child([upstream_bin, "simulate", str(manifest), "--output",
+            _, rss, up_s, up_cpu = run_child([upstream_bin, "simulate", str(manifest), "--output",
                                       str(out), "--timeout", "3600s", "--parallelism",
                                       str(par)], ok=(0, 1))
             if i == 0:
                 up_bindings = json.loads(out.read_text())["bindings"]
                 r["same_bindings"] = up_bindings == json.loads(refb.read_text())
-            r["up"].append({"parallelism": par, "pods_s": pods / up_s, "rss": rss})
+            r["up"].append({"parallelism": par, "pods_s": pods / up_s, "rss": rss,
+                            "cpu": up_cpu})
     return r
 
 
@@ -438,7 +439,7 @@ def main() -> int:
         print(f"{'workload':40} {'load s':>8} {'init s':>8} {'measure s':>10} {'pods/s':>9}"
               f" {'bound':>11} {'upstream CI floor':>18} {'peak RSS':>9}")
         for w in selected:
-            r, rss, _ = run_child([sys.executable, __file__, "--child", "table", w.name])
+            r, rss, _, _ = run_child([sys.executable, __file__, "--child", "table", w.name])
             floor = f"{r['floor']}" if r["floor"] else "-"
             print(f"{r['workload']:40} {r['load_s']:8.2f} {r['init_s']:8.2f} "
                   f"{r['measure_s']:10.2f} {r['pods_per_s']:9.1f} "
@@ -447,18 +448,20 @@ def main() -> int:
         pars = (1, 16)
         print("\nside by side, whole workload (every pod, same manifests, wall time including "
               "loading; upstream subject at --parallelism 1 and 16; same bindings: reference vs "
-              "upstream at 1):")
+              "upstream at 1;\n cpu ref/up1: the upstream subject's CPU seconds at 1 (its "
+              "process's user + system) over the reference's (loading + scheduling), steadier "
+              "than wall time on a shared machine):")
         print(f"{'workload':40} {'ref pods/s':>10} {'up1 pods/s':>10} {'up16 pods/s':>11} "
               f"{'ref/up1':>8} {'ref/up16':>9} {'same':>6} {'ref RSS':>8} {'up1 RSS':>8} "
-              f"{'up16 RSS':>8}")
+              f"{'up16 RSS':>8} {'cpu ref/up1':>11}")
         for w in selected:
             r = run_side_by_side(w, args.upstream, pars)
             u1, u16 = r["up"]
             print(f"{r['workload']:40} {r['ref_pods_s']:10.1f} {u1['pods_s']:10.1f} "
                   f"{u16['pods_s']:11.1f} {r['ref_pods_s'] / u1['pods_s']:8.2f} "
                   f"{r['ref_pods_s'] / u16['pods_s']:9.2f} {str(r['same_bindings']):>6} "
-                  f"{_gib(r['ref_rss']):>8} {_gib(u1['rss']):>8} {_gib(u16['rss']):>8}",
-                  flush=True)
+                  f"{_gib(r['ref_rss']):>8} {_gib(u1['rss']):>8} {_gib(u16['rss']):>8} "
+                  f"{u1['cpu'] / r['ref_cpu']:11.2f}", flush=True)
         if any(w.preemption for w in selected):
             print("(preemption: upstream's DefaultPreemption dry-runs a window of the nodes from a "
                   "random offset (rand.Int31n,\n pkg/scheduler/framework/plugins/defaultpreemption/"

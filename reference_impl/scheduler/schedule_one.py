@@ -14,6 +14,7 @@ examined one by one from ``nextStartNodeIndex``, which is deterministic.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -463,9 +464,22 @@ class SchedulingError(Exception):
     """A plugin returned an Error status; the attempt ends with a SchedulerError."""
 
 
+_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
+_pod_values = operator.attrgetter(*_POD_FIELDS)
+
+
 def assumed_copy(pod: Pod, host: str) -> Pod:
-    """``assume``: a copy of the pod with spec.nodeName set (the queued object is untouched)."""
-    return dataclasses.replace(pod, node_name=host, nominated_node_name="")
+    """``assume``: a copy of the pod with spec.nodeName set (the queued object is untouched).
+    ``dataclasses.replace(pod, node_name=host, nominated_node_name="")``, field by field
+    (Pod has no ``__post_init__`` nor init=False field; a subclass goes through replace)."""
+    if type(pod) is not Pod:
+        return dataclasses.replace(pod, node_name=host, nominated_node_name="")
+    new = object.__new__(Pod)
+    for name, v in zip(_POD_FIELDS, _pod_values(pod), strict=True):
+        object.__setattr__(new, name, v)
+    new.node_name = host
+    new.nominated_node_name = ""
+    return new
 
 
 def clear_nomination() -> NominatingInfo:
