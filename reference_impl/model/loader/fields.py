@@ -41,7 +41,7 @@ def _resource_list(ctx: InputLocation, v: object, path: str) -> dict[str, Fracti
             raise ctx.error(path, f"expected resource names (strings), got {show(name)}")
         fpath = f"{path}.{name}" if "/" not in name and "." not in name else f"{path}[{name}]"
         q = read_quantity(ctx, raw, fpath)
-        if q < 0:
+        if q.numerator < 0:  # q < 0 (a Fraction's denominator is positive)
             raise ctx.error(fpath, f"must be greater than or equal to 0, got {show(raw)}")
         out[name] = _round_up_milli(q)
     return out
