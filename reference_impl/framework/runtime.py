@@ -440,22 +440,37 @@ class Framework:
         """``RunScorePlugins``: raw scores per plugin and node, NormalizeScore, range check
         [0, 100] after normalizing, then weighted sum. Without ``detail`` only the totals are
         kept (the hot path); with it, every plugin's raw, normalized and weighted score."""
-        scored, status = self.score(state, pod, nodes, detail)
-        if isinstance(scored, np.ndarray):
-            return scored_nodes(nodes, scored), None
-        return scored, status
-
-    def score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], detail: bool = True
-              ) -> tuple[list[ScoredNode] | np.ndarray | None, Status | None]:
-        """``run_score_plugins``, whose totals come as one array (node order) when the
-        vectorised path applies (without ``detail``): no ScoredNode per node."""
         plugins = self.non_skipped_score_plugins(state)
         if not plugins:
             return [ScoredNode(ni.node.name) for ni in nodes], None
         if not detail and len(nodes) >= vectorised.MIN_NODES:
-            arr, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
-            if arr is not None or status is not None:
-                return arr, status
+            totals, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
+            if totals is not None:
+                return scored_nodes(nodes, totals), None
+            if status is not None:
+                return None, status
+        return self._score_per_node(state, pod, nodes, plugins, detail)
+
+    def score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], detail: bool = True
+              ) -> tuple[list[ScoredNode] | np.ndarray | None, Status | None]:
+        """``run_score_plugins``, whose totals come as one int64 array (node order) when the
+        vectorised path applies: no ScoredNode per node. A ``run_score_plugins`` other than
+        this class's (a mutant's patch) is called as it is."""
+        if (detail or len(nodes) < vectorised.MIN_NODES
+                or type(self).run_score_plugins is not _SPEC_RUN_SCORE_PLUGINS):
+            return self.run_score_plugins(state, pod, nodes, detail)
+        plugins = self.non_skipped_score_plugins(state)
+        if not plugins:
+            return [ScoredNode(ni.node.name) for ni in nodes], None
+        totals, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
+        if totals is not None or status is not None:
+            return totals, status
+        return self._score_per_node(state, pod, nodes, plugins, detail)
+
+    def _score_per_node(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                        plugins: list[itf.ScorePlugin], detail: bool
+                        ) -> tuple[list[ScoredNode] | None, Status | None]:
+        """``run_score_plugins``' per-node loop (the specification of the vectorised path)."""
         results = [ScoredNode(ni.node.name) for ni in nodes]
         raws: list[list[int]] = []
         for pl in plugins:
@@ -613,6 +628,9 @@ class Framework:
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         for pl in self.post_bind_plugins:
             pl.post_bind(state, pod, node_name)
+
+
+_SPEC_RUN_SCORE_PLUGINS = Framework.run_score_plugins
 
 
 def scored_nodes(nodes: list[NodeInfo], totals: np.ndarray) -> list[ScoredNode]:
