@@ -85,9 +85,10 @@ deleted): SchedulingBasic/500Nodes 1.43 -> 1.11, SchedulingPodAntiAffinity/500No
 0.56, TopologySpreading/500Nodes 1.86 -> 1.42, PreemptionAsync/500Nodes 0.81 -> 0.66. One
 --upstream run (wall ratio ref/up1, then CPU ratio): SchedulingBasic/500Nodes 5.17 (4.58),
 SchedulingPodAntiAffinity/500Nodes 4.52 (4.61), TopologySpreading/500Nodes 5.42 (5.60),
-PreemptionBasic/500Nodes 24.2 (22.1), PreemptionAsync/500Nodes 4.17 (4.17); an earlier run
+PreemptionBasic/500Nodes 24.2 (22.1), PreemptionAsync/500Nodes 4.17 (4.17); at c7f1ae4
+(load 3.5): 5.41 (4.85), 4.65 (4.52), 5.47 (4.85), PreemptionAsync 3.68 (3.48); an earlier run
 under heavier load gave 4.56, 4.02, 7.66 and 2.85 (CPU 2.96) for PreemptionAsync: wall ratios
-move with the machine's load, the CPU column less.
+move with the machine's load, the CPU column less. PreemptionAsync stays the closest to 3.
 """
 
 from __future__ import annotations
