@@ -72,6 +72,23 @@ fast paths, f8274d5^, 6.15 in one of them: 8.9x, 7.5x for main), PreemptionBasic
 (cProfile, 500Nodes): the dry run's per-node cache checks (scan, ~130k nodes in the run: the
 node-only mask row, the nominated pods, the cached answer's keys) about 35 %; the default
 pick's start times about 4 %.
+
+Whole workloads against the upstream subject (issue 17: at least 3x at parallelism 1). The
+heap's top from the positions of the maximum total in one pass (select_host.heap_top's walk
+order, no NumPy level by level), the vectorised Score's totals kept as one array (no ScoredNode
+per feasible node; the tie set from the array), assume's pod copy field by field (not
+dataclasses.replace), Fraction-free milli rounding, quantity signs and non-zero requests in
+loading; the plugin modules imported before the clock (PYTHONDONTWRITEBYTECODE made each
+child compile them inside it). CPU s of loading + run_simulation, least of three alternated
+runs, before (98ad506) -> after, outputs identical (hash of attempts, bindings, pending,
+deleted): SchedulingBasic/500Nodes 1.43 -> 1.11, SchedulingPodAntiAffinity/500Nodes 0.71 ->
+0.56, TopologySpreading/500Nodes 1.86 -> 1.42, PreemptionAsync/500Nodes 0.81 -> 0.66. One
+--upstream run (wall ratio ref/up1, then CPU ratio): SchedulingBasic/500Nodes 5.17 (4.58),
+SchedulingPodAntiAffinity/500Nodes 4.52 (4.61), TopologySpreading/500Nodes 5.42 (5.60),
+PreemptionBasic/500Nodes 24.2 (22.1), PreemptionAsync/500Nodes 4.17 (4.17); at c7f1ae4
+(load 3.5): 5.41 (4.85), 4.65 (4.52), 5.47 (4.85), PreemptionAsync 3.68 (3.48); an earlier run
+under heavier load gave 4.56, 4.02, 7.66 and 2.85 (CPU 2.96) for PreemptionAsync: wall ratios
+move with the machine's load, the CPU column less. PreemptionAsync stays the closest to 3.
 """
 
 from __future__ import annotations
@@ -92,6 +109,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reference_impl.model.loader import load_documents  # noqa: E402
 from reference_impl.model.scenario import Scenario, parse_scenario  # noqa: E402
+from reference_impl.plugins.registry import in_tree_registry  # noqa: E402
 from reference_impl.releases.pinned import UPSTREAM_RELEASE  # noqa: E402
 from reference_impl.scheduler.scheduler import Scheduler  # noqa: E402
 from reference_impl.scheduler.simulation import run_simulation  # noqa: E402
@@ -325,22 +343,25 @@ def reference_side(w: Workload, manifest: Path, bindings: Path) -> dict:
     """The child's half of the side by side: write the workload's manifests (for the upstream
     subject) and run the whole workload (init and measured pods) through the reference's
     simulation, timing loading plus scheduling (the upstream subject's wall time covers both);
-    the bindings go to ``bindings``."""
+    the bindings go to ``bindings``. The plugin modules, which the scheduler imports on first
+    use, are imported before the clock starts, as this script's own imports are (with
+    PYTHONDONTWRITEBYTECODE set each child compiles them from source)."""
     docs = workload_documents(w)
     manifest.write_text("\n---\n".join(json.dumps(d) for d in docs) + "\n")
-    t0 = time.perf_counter()
+    in_tree_registry()
+    t0, c0 = time.perf_counter(), time.process_time()
     scheduler, scenario = _load(w, docs)
     del docs
     ref = run_simulation(scheduler, scenario)
-    ref_s = time.perf_counter() - t0
+    ref_s, ref_cpu = time.perf_counter() - t0, time.process_time() - c0
     bindings.write_text(json.dumps(ref.bindings))
-    return {"seconds": ref_s}
+    return {"seconds": ref_s, "cpu": ref_cpu}
 
 
-def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, float]:
+def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, float, float]:
     """Run ``args`` as a child process: its stdout's last line as JSON (or {}), its peak RSS
-    in bytes (``ru_maxrss``, KiB on Linux) and its wall time. An exit code not in ``ok`` is
-    an error."""
+    in bytes (``ru_maxrss``, KiB on Linux), its wall time and its CPU time (user + system).
+    An exit code not in ``ok`` is an error."""
     import tempfile
 
     with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
@@ -357,7 +378,7 @@ def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, f
         raise RuntimeError(f"{args[0]} {args[1]} failed ({code}): {err[-800:]}")
     lines = out.strip().splitlines()
     doc = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
-    return doc, usage.ru_maxrss * 1024, seconds
+    return doc, usage.ru_maxrss * 1024, seconds, usage.ru_utime + usage.ru_stime
 
 
 def run_side_by_side(w: Workload, upstream_bin: str, parallelisms: tuple[int, ...]) -> dict:
@@ -370,19 +391,20 @@ def run_side_by_side(w: Workload, upstream_bin: str, parallelisms: tuple[int, ..
     pods = scheduled_pods(w)
     with tempfile.TemporaryDirectory() as tmp:
         manifest, refb = Path(tmp) / "workload.yaml", Path(tmp) / "ref.json"
-        ref, ref_rss, _ = run_child([sys.executable, __file__, "--child", "side", w.name,
+        ref, ref_rss, _, _ = run_child([sys.executable, __file__, "--child", "side", w.name,
                                      str(manifest), str(refb)])
         r = {"workload": w.name, "ref_pods_s": pods / ref["seconds"], "ref_rss": ref_rss,
-             "up": []}
+             "ref_cpu": ref["cpu"], "up": []}
         for i, par in enumerate(parallelisms):
             out = Path(tmp) / f"up-{par}.json"
-            _, rss, up_s = run_child([upstream_bin, "simulate", str(manifest), "--output",
+            _, rss, up_s, up_cpu = run_child([upstream_bin, "simulate", str(manifest), "--output",
                                       str(out), "--timeout", "3600s", "--parallelism",
                                       str(par)], ok=(0, 1))
             if i == 0:
                 up_bindings = json.loads(out.read_text())["bindings"]
                 r["same_bindings"] = up_bindings == json.loads(refb.read_text())
-            r["up"].append({"parallelism": par, "pods_s": pods / up_s, "rss": rss})
+            r["up"].append({"parallelism": par, "pods_s": pods / up_s, "rss": rss,
+                            "cpu": up_cpu})
     return r
 
 
@@ -434,7 +456,7 @@ def main() -> int:
         print(f"{'workload':40} {'load s':>8} {'init s':>8} {'measure s':>10} {'pods/s':>9}"
               f" {'bound':>11} {'upstream CI floor':>18} {'peak RSS':>9}")
         for w in selected:
-            r, rss, _ = run_child([sys.executable, __file__, "--child", "table", w.name])
+            r, rss, _, _ = run_child([sys.executable, __file__, "--child", "table", w.name])
             floor = f"{r['floor']}" if r["floor"] else "-"
             print(f"{r['workload']:40} {r['load_s']:8.2f} {r['init_s']:8.2f} "
                   f"{r['measure_s']:10.2f} {r['pods_per_s']:9.1f} "
@@ -443,18 +465,20 @@ def main() -> int:
         pars = (1, 16)
         print("\nside by side, whole workload (every pod, same manifests, wall time including "
               "loading; upstream subject at --parallelism 1 and 16; same bindings: reference vs "
-              "upstream at 1):")
+              "upstream at 1;\n cpu ref/up1: the upstream subject's CPU seconds at 1 (its "
+              "process's user + system) over the reference's (loading + scheduling), steadier "
+              "than wall time on a shared machine):")
         print(f"{'workload':40} {'ref pods/s':>10} {'up1 pods/s':>10} {'up16 pods/s':>11} "
               f"{'ref/up1':>8} {'ref/up16':>9} {'same':>6} {'ref RSS':>8} {'up1 RSS':>8} "
-              f"{'up16 RSS':>8}")
+              f"{'up16 RSS':>8} {'cpu ref/up1':>11}")
         for w in selected:
             r = run_side_by_side(w, args.upstream, pars)
             u1, u16 = r["up"]
             print(f"{r['workload']:40} {r['ref_pods_s']:10.1f} {u1['pods_s']:10.1f} "
                   f"{u16['pods_s']:11.1f} {r['ref_pods_s'] / u1['pods_s']:8.2f} "
                   f"{r['ref_pods_s'] / u16['pods_s']:9.2f} {str(r['same_bindings']):>6} "
-                  f"{_gib(r['ref_rss']):>8} {_gib(u1['rss']):>8} {_gib(u16['rss']):>8}",
-                  flush=True)
+                  f"{_gib(r['ref_rss']):>8} {_gib(u1['rss']):>8} {_gib(u16['rss']):>8} "
+                  f"{u1['cpu'] / r['ref_cpu']:11.2f}", flush=True)
         if any(w.preemption for w in selected):
             print("(preemption: upstream's DefaultPreemption dry-runs a window of the nodes from a "
                   "random offset (rand.Int31n,\n pkg/scheduler/framework/plugins/defaultpreemption/"

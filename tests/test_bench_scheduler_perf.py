@@ -61,10 +61,11 @@ def test_preemption_async_timeline_preempts_and_binds(perf: ModuleType) -> None:
                        for k, n in result.bindings.items())
 
 
-def test_run_child_reports_the_childs_peak_rss(perf: ModuleType) -> None:
-    code = "x = bytearray(200 * 2**20); print('{\"ok\": 1}')"
-    doc, rss, seconds = perf.run_child([sys.executable, "-c", code])
+def test_run_child_reports_the_childs_peak_rss_and_cpu(perf: ModuleType) -> None:
+    code = ("x = bytearray(200 * 2**20); sum(range(3 * 10**6)); "
+            "import json; print(json.dumps({\"ok\": 1}))")
+    doc, rss, seconds, cpu = perf.run_child([sys.executable, "-c", code])
     assert doc == {"ok": 1}
-    assert 200 * 2**20 <= rss < 1 * 2**30 and seconds > 0
+    assert 200 * 2**20 <= rss < 1 * 2**30 and seconds > 0 and cpu > 0
     with pytest.raises(RuntimeError, match="failed"):
         perf.run_child([sys.executable, "-c", "raise SystemExit(1)"])

@@ -58,6 +58,7 @@ from reference_impl.scheduler.schedule_one import (
     NoNodesAvailable,
     SchedulingCore,
     SchedulingError,
+    assumed_copy,
     num_feasible_nodes_to_find,
 )
 from reference_impl.scheduler.scheduler import Scheduler
@@ -1076,3 +1077,20 @@ def test_permit_timeout_rejects_the_pod():
     assert a.outcome == "Unschedulable" and a.node is None
     assert "rejected due to timeout after waiting 10s at plugin P" in a.message
     assert result.bindings == {}
+
+
+def test_assumed_copy_is_dataclasses_replace():
+    """``assume`` copies the pod with nodeName set and the nomination cleared: every field as
+    ``dataclasses.replace`` gives it (the copy is field by field), the queued object untouched."""
+    import dataclasses
+
+    pod = mkpod("p", node="", priority=7, nnn="n1", labels={"a": "b"})
+    copy = assumed_copy(pod, "n2")
+    want = dataclasses.replace(pod, node_name="n2", nominated_node_name="")
+    assert copy is not pod and type(copy) is Pod
+    for f in dataclasses.fields(Pod):
+        assert getattr(copy, f.name) is getattr(want, f.name) or (
+            getattr(copy, f.name) == getattr(want, f.name)), f.name
+    assert (pod.node_name, pod.nominated_node_name) == ("", "n1")
+    assert (copy.node_name, copy.nominated_node_name) == ("n2", "")
+    assert copy.resources is pod.resources and copy.labels is pod.labels

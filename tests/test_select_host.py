@@ -16,6 +16,7 @@ Ties are where the layout matters: Go's heap is not stable, and upstream picks t
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -324,10 +325,14 @@ def test_heap_top_is_the_first_pop_of_the_go_heap_vectors(totals, randomizers, l
 
 
 @settings(max_examples=500, deadline=None, derandomize=True)
-@given(st.lists(st.integers(0, 4), min_size=1, max_size=140))
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=140)
+       | st.lists(st.integers(0, 1), min_size=1, max_size=600))
 def test_heap_top_is_what_the_heap_pops(totals: list[int]) -> None:
-    """``heap_top`` (the NumPy shortcut of the hot path) against the Go heap, with many ties."""
+    """``heap_top`` (the walk-order shortcut of the hot path) against the Go heap, with many
+    ties, from a list and from the NumPy totals the vectorised Score gives."""
     nodes = [ScoredNode(f"n{i}") for i in range(len(totals))]
     for sn, t in zip(nodes, totals, strict=True):
         sn.total = t
-    assert nodes[heap_top(totals)].name == SortedScoredNodes(nodes).pop().name
+    top = SortedScoredNodes(nodes).pop().name
+    assert nodes[heap_top(totals)].name == top
+    assert nodes[heap_top(np.array(totals, dtype=np.int64))].name == top

@@ -10,6 +10,7 @@ code. See docs/reference.md#vectorised-filter-and-score.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from typing import Protocol
 
@@ -173,8 +174,8 @@ class NodeColumns:
         copy, or a node of another list)."""
         kept = self._remembered
         if kept is not None and kept[0] is nodes and len(nodes) == len(kept[1]):
-            infos = self.infos
-            if all(infos[i] is ni for i, ni in zip(kept[1].tolist(), nodes, strict=True)):
+            # every row's NodeInfo is the very one in the list (is_ pairwise, in C)
+            if all(map(operator.is_, map(self.infos.__getitem__, kept[1].tolist()), nodes)):
                 return kept[1]
         row_of = self.row_of
         infos = self.infos

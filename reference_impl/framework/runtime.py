@@ -444,9 +444,33 @@ class Framework:
         if not plugins:
             return [ScoredNode(ni.node.name) for ni in nodes], None
         if not detail and len(nodes) >= vectorised.MIN_NODES:
-            scored, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
-            if scored is not None or status is not None:
-                return scored, status
+            totals, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
+            if totals is not None:
+                return scored_nodes(nodes, totals), None
+            if status is not None:
+                return None, status
+        return self._score_per_node(state, pod, nodes, plugins, detail)
+
+    def score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo], detail: bool = True
+              ) -> tuple[list[ScoredNode] | np.ndarray | None, Status | None]:
+        """``run_score_plugins``, whose totals come as one int64 array (node order) when the
+        vectorised path applies: no ScoredNode per node. A ``run_score_plugins`` other than
+        this class's (a mutant's patch) is called as it is."""
+        if (detail or len(nodes) < vectorised.MIN_NODES
+                or type(self).run_score_plugins is not _SPEC_RUN_SCORE_PLUGINS):
+            return self.run_score_plugins(state, pod, nodes, detail)
+        plugins = self.non_skipped_score_plugins(state)
+        if not plugins:
+            return [ScoredNode(ni.node.name) for ni in nodes], None
+        totals, status = self._run_score_plugins_vectorised(state, pod, nodes, plugins)
+        if totals is not None or status is not None:
+            return totals, status
+        return self._score_per_node(state, pod, nodes, plugins, detail)
+
+    def _score_per_node(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                        plugins: list[itf.ScorePlugin], detail: bool
+                        ) -> tuple[list[ScoredNode] | None, Status | None]:
+        """``run_score_plugins``' per-node loop (the specification of the vectorised path)."""
         results = [ScoredNode(ni.node.name) for ni in nodes]
         raws: list[list[int]] = []
         for pl in plugins:
@@ -497,8 +521,8 @@ class Framework:
 
     def _run_score_plugins_vectorised(self, state: CycleState, pod: Pod, nodes: list[NodeInfo],
                                       plugins: list[itf.ScorePlugin]
-                                      ) -> tuple[list[ScoredNode] | None, Status | None]:
-        """``run_score_plugins`` without detail, over node columns
+                                      ) -> tuple[np.ndarray | None, Status | None]:
+        """``run_score_plugins``' totals without detail, over node columns
         (reference_impl/framework/vectorised.py); (None, None) when it does not apply and the
         per-node loop must run (nodes that are not the snapshot's, a score outside int64 or a
         normalized score out of [0, 100]: the per-node loop reports it)."""
@@ -515,8 +539,7 @@ class Framework:
                 return None, None
             weight = self.score_weights[pl.name]
             totals += arr if weight == 1 else arr * weight
-        return [ScoredNode(ni.node.name, t)
-                for ni, t in zip(nodes, totals.tolist(), strict=True)], None
+        return totals, None
 
     # ----- Reserve / Permit / PreBind / Bind / PostBind -----
     def run_reserve_plugins_reserve(self, state: CycleState, pod: Pod, node_name: str
@@ -605,6 +628,14 @@ class Framework:
     def run_post_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> None:
         for pl in self.post_bind_plugins:
             pl.post_bind(state, pod, node_name)
+
+
+_SPEC_RUN_SCORE_PLUGINS = Framework.run_score_plugins
+
+
+def scored_nodes(nodes: list[NodeInfo], totals: np.ndarray) -> list[ScoredNode]:
+    """One ScoredNode per node from the totals of :meth:`Framework.score`."""
+    return [ScoredNode(ni.node.name, t) for ni, t in zip(nodes, totals.tolist(), strict=True)]
 
 
 class ScoredNode:

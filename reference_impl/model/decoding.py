@@ -179,6 +179,8 @@ class PathLocation(Location):
 
 def read_map(at: Location, v: object, path: str, *, what: str = "a mapping",
              nullable: bool = True, shown: bool | None = None) -> Mapping[str, Any]:
+    if type(v) is dict:  # the common case, without the ABC check
+        return v
     if v is None and nullable:
         return {}
     if not isinstance(v, Mapping):

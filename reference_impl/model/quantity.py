@@ -249,9 +249,9 @@ def parse_quantity(raw: object) -> Fraction:
 
 
 def _ceil_scaled(q: Fraction, factor: int) -> int:
-    """``ScaledValue``: ceil(q * factor), refusing results outside int64."""
-    x = q * factor
-    result = -(-x.numerator // x.denominator)
+    """``ScaledValue``: ceil(q * factor), refusing results outside int64 (on the integers
+    of q: ceil(n * factor / d) is the ceiling of the reduced product too)."""
+    result = -(-(q.numerator * factor) // q.denominator)
     if result > MAX_INT64 or result < MIN_INT64:
         raise QuantityError(f"quantity {float(q):g} is out of range (int64 overflow)")
     return result

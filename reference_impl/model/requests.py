@@ -478,10 +478,11 @@ def compute_pod_resources(pod: Pod, *, pod_level_resources: bool = True,
     if non_missing:
         non0 = pod_requests(pod, non_missing=non_missing, pod_level_resources=pod_level_resources,
                             pod_level_status=pod_level_status, resize_rule=resize_rule)
+    cpu, mem = non0.get(CPU), non0.get(MEMORY)  # an absent resource counts 0
     return PodResources(
         requests=to_resource(requests),
-        non0_cpu=milli_value(Fraction(non0.get(CPU, 0))),
-        non0_mem=value(Fraction(non0.get(MEMORY, 0))),
+        non0_cpu=0 if cpu is None else milli_value(cpu),
+        non0_mem=0 if mem is None else value(mem),
     )
 
 

@@ -14,6 +14,7 @@ examined one by one from ``nextStartNodeIndex``, which is deterministic.
 from __future__ import annotations
 
 import dataclasses
+import operator
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from reference_impl.framework import vectorised
 from reference_impl.framework.columns import Mask, NodeColumns
 from reference_impl.framework.cycle_state import CycleState
 from reference_impl.framework.node_to_status import RowStatuses
-from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode
+from reference_impl.framework.runtime import Diagnosis, Framework, ScoredNode, scored_nodes
 from reference_impl.framework.snapshot import Snapshot
 from reference_impl.framework.status import (
     MODE_OVERRIDE,
@@ -97,6 +98,8 @@ class ScheduleResult:
     feasible_nodes: int
     scored: list[ScoredNode] | None = None  # None when the one-feasible-node shortcut was taken
     feasible: list[str] = field(default_factory=list)
+    #: the highest-scored nodes, when the totals came as an array (``scored`` is None then)
+    tied: list[str] | None = None
 
 
 @dataclass(slots=True)
@@ -204,7 +207,19 @@ class SchedulingCore:
                 batch.store_schedule_results(signature, hint, node, None, self.scheduling_cycle)
             return ScheduleResult(node, 1 + len(diagnosis.node_to_status), 1, None, [node])
         detail = self.record_scores or (batch is not None and signature is not None)
-        scored = self.prioritize_nodes(fwk, state, pod, feasible, detail)
+        totals = self.prioritize(fwk, state, pod, feasible, detail)
+        evaluated = len(feasible) + len(diagnosis.node_to_status)
+        if (isinstance(totals, np.ndarray) and self.select_host != RESERVOIR
+                and signature is None):
+            # no batch keeps the heap and no detail is asked: the heap's top from the totals
+            top = heap_top(totals)
+            node = feasible[top].node.name
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, node, None, self.scheduling_cycle)
+            names = [ni.node.name for ni in feasible]
+            tied = [names[i] for i in np.flatnonzero(totals == totals[top]).tolist()]
+            return ScheduleResult(node, evaluated, len(feasible), None, names, tied)
+        scored = (scored_nodes(feasible, totals) if isinstance(totals, np.ndarray) else totals)
         if self.select_host == RESERVOIR:
             assert self.rng is not None
             node, _ = select_host_reservoir(scored, NUMBER_OF_HIGHEST_SCORED_NODES_TO_REPORT,
@@ -219,8 +234,8 @@ class SchedulingCore:
             node = heap.pop().name
             if batch is not None:
                 batch.store_schedule_results(signature, hint, node, heap, self.scheduling_cycle)
-        return ScheduleResult(node, len(feasible) + len(diagnosis.node_to_status), len(feasible),
-                              scored, [ni.node.name for ni in feasible])
+        return ScheduleResult(node, evaluated, len(feasible), scored,
+                              [ni.node.name for ni in feasible])
 
     def find_nodes_that_fit_pod(self, fwk: Framework, state: CycleState, pod: Pod,
                                 signature: str | None) -> tuple[list[NodeInfo], Diagnosis, str]:
@@ -395,12 +410,19 @@ class SchedulingCore:
                          nodes: list[NodeInfo], detail: bool = True) -> list[ScoredNode]:
         """``prioritizeNodes`` (no extenders): PreScore, Score; without Score plugins every
         node scores 1."""
+        scored = self.prioritize(fwk, state, pod, nodes, detail)
+        return scored_nodes(nodes, scored) if isinstance(scored, np.ndarray) else scored
+
+    def prioritize(self, fwk: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo],
+                   detail: bool = True) -> list[ScoredNode] | np.ndarray:
+        """``prioritize_nodes``, whose totals come as one array when Score runs vectorised
+        (``Framework.score``)."""
         if not fwk.has_score_plugins():
             return [ScoredNode(ni.node.name, 1) for ni in nodes]
         s = fwk.run_pre_score_plugins(state, pod, nodes)
         if s is not None and not s.is_success():
             raise SchedulingError(s.message())
-        scored, s = fwk.run_score_plugins(state, pod, nodes, detail)
+        scored, s = fwk.score(state, pod, nodes, detail)
         if s is not None and not s.is_success():
             raise SchedulingError(s.message())
         assert scored is not None
@@ -442,9 +464,22 @@ class SchedulingError(Exception):
     """A plugin returned an Error status; the attempt ends with a SchedulerError."""
 
 
+_POD_FIELDS = tuple(f.name for f in dataclasses.fields(Pod))
+_pod_values = operator.attrgetter(*_POD_FIELDS)
+
+
 def assumed_copy(pod: Pod, host: str) -> Pod:
-    """``assume``: a copy of the pod with spec.nodeName set (the queued object is untouched)."""
-    return dataclasses.replace(pod, node_name=host, nominated_node_name="")
+    """``assume``: a copy of the pod with spec.nodeName set (the queued object is untouched).
+    ``dataclasses.replace(pod, node_name=host, nominated_node_name="")``, field by field
+    (Pod has no ``__post_init__`` nor init=False field; a subclass goes through replace)."""
+    if type(pod) is not Pod:
+        return dataclasses.replace(pod, node_name=host, nominated_node_name="")
+    new = object.__new__(Pod)
+    for name, v in zip(_POD_FIELDS, _pod_values(pod), strict=True):
+        object.__setattr__(new, name, v)
+    new.node_name = host
+    new.nominated_node_name = ""
+    return new
 
 
 def clear_nomination() -> NominatingInfo:

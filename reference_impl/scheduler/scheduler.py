@@ -404,6 +404,8 @@ def _trim(x: float) -> str:
 
 
 def _tie_set(result: ScheduleResult) -> list[str]:
+    if result.tied is not None:
+        return result.tied
     if result.scored is None:
         return [result.suggested_host]
     best = max(s.total for s in result.scored)

@@ -71,31 +71,37 @@ class SortedScoredNodes(Generic[_S]):
         return list(self.heap)
 
 
-def heap_top(totals: Sequence[int]) -> int:
+def heap_top(totals: Sequence[int] | np.ndarray) -> int:
     """The index of the node ``SortedScoredNodes(...).pop()`` returns when every Randomizer is
-    equal (the reference has no extenders): the root after ``heap.Init``, computed level by
-    level with NumPy. ``down(i)`` leaves at ``i`` its own node unless the larger child root
-    (the left one on a tie) has a strictly higher total, and children are heapified before
-    their parent, so the root of each subtree follows from its children's roots."""
-    n = len(totals)
-    val = np.asarray(totals, dtype=np.int64)
-    best_val = val.copy()
-    best_idx = np.arange(n, dtype=np.intp)
-    last = n // 2 - 1  # the last node with a child
-    level_start = (1 << max(last + 1, 1).bit_length() - 1) - 1 if last >= 0 else 0
-    while last >= 0:
-        i = np.arange(level_start, last + 1, dtype=np.intp)
-        left = 2 * i + 1
-        right = np.minimum(left + 1, n - 1)
-        take_right = (left + 1 < n) & (best_val[right] > best_val[left])
-        child_val = np.where(take_right, best_val[right], best_val[left])
-        child_idx = np.where(take_right, best_idx[right], best_idx[left])
-        down = child_val > val[i]
-        best_val[i] = np.where(down, child_val, val[i])
-        best_idx[i] = np.where(down, child_idx, i)
-        last = level_start - 1
-        level_start = (level_start - 1) // 2
-    return int(best_idx[0])
+    equal (the reference has no extenders): the root after ``heap.Init``, without the heap.
+    ``down(i)`` leaves at ``i`` its own node unless the larger child root (the left one on a
+    tie) has a strictly higher total, and children are heapified before their parent, so each
+    subtree's root holds its maximum: the root of the whole heap is reached by a walk from
+    index 0 that stops at the first node holding the maximum total M and otherwise enters the
+    left subtree when it holds an M, else the right one. Numbering the nodes from 1 (children
+    of k: 2k, 2k+1), that walk prefers, of two nodes holding M, the ancestor, else the one in
+    the left subtree of their lowest common ancestor: the least ``(k << (D - len(k)), len(k))``
+    (``len``: bit length, D: that of the node count), k padded with 0 bits (left) to one depth.
+    One node holding M is the root at once."""
+    depth = len(totals).bit_length()
+    if isinstance(totals, np.ndarray):
+        k = np.flatnonzero(totals == totals.max()) + 1
+        if len(k) == 1:
+            return int(k[0]) - 1
+        bits = np.frexp(k.astype(np.float64))[1].astype(np.int64)  # exact: k < 2**53
+        # (padded, bits) as one int64: bits < 64, padded < 2**depth
+        return int(k[np.argmin(((k << (depth - bits)) << 6) | bits)]) - 1
+    best = max(totals)
+    positions = [i for i, t in enumerate(totals) if t == best]
+    if len(positions) == 1:
+        return positions[0]
+
+    def walk_order(i: int) -> tuple[int, int]:
+        k = i + 1
+        bits = k.bit_length()
+        return k << (depth - bits), bits
+
+    return min(positions, key=walk_order)
 
 
 def select_host(scored: Iterable[_S]) -> _S:

@@ -21,12 +21,14 @@ from reference_impl.model.decoding import (
 
 
 def _round_up_milli(q: Fraction) -> Fraction:
-    """``Quantity.RoundUp(-3)`` as used by SetDefaults_ResourceList (away from zero)."""
-    scaled = q * 1000
-    if scaled.denominator == 1:
+    """``Quantity.RoundUp(-3)`` as used by SetDefaults_ResourceList (away from zero), on the
+    integers of q (n / d): a whole number of milli when d divides n * 1000."""
+    n, d = q.numerator, q.denominator
+    scaled = n * 1000
+    if scaled % d == 0:
         return q
-    mag = -(-abs(scaled.numerator) // scaled.denominator)
-    return Fraction(mag if q > 0 else -mag, 1000)
+    mag = -(-abs(scaled) // d)
+    return Fraction(mag if n > 0 else -mag, 1000)
 
 
 def _resource_list(ctx: InputLocation, v: object, path: str) -> dict[str, Fraction]:
@@ -39,7 +41,7 @@ def _resource_list(ctx: InputLocation, v: object, path: str) -> dict[str, Fracti
             raise ctx.error(path, f"expected resource names (strings), got {show(name)}")
         fpath = f"{path}.{name}" if "/" not in name and "." not in name else f"{path}[{name}]"
         q = read_quantity(ctx, raw, fpath)
-        if q < 0:
+        if q.numerator < 0:  # q < 0 (a Fraction's denominator is positive)
             raise ctx.error(fpath, f"must be greater than or equal to 0, got {show(raw)}")
         out[name] = _round_up_milli(q)
     return out
