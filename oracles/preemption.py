@@ -136,7 +136,14 @@ def _minimality(step: Step, pod: Pod, target: str, victims: list[Pod], world: Wo
                 cfg: FilterConfig) -> list[Violation]:
     state = step.state
     nominated = nominated_for(pod, target, state.nominated, state.pending)
-    after = world.without(target, [v.key for v in victims])
+    # A terminating pod of lower priority that upstream picks as a victim is not deleted again
+    # ("Graceful pod deletion has already started", preemption/executor.go prepareCandidate),
+    # so it is not among the attempt's victims, though counted in "preempting N victims": it is
+    # going, and the preemptor may need its room.
+    listed = {v.key for v in victims}
+    going = [p.key for p in world.pods_on.get(target, ())
+             if p.is_terminating and p.priority < pod.priority and p.key not in listed]
+    after = world.without(target, [*listed, *going])
     still = fit_reasons(pod, target, after, cfg, nominated, prefilter=world)
     if still:
         return [Violation(NAME, pod.key, target, (
