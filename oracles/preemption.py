@@ -138,13 +138,16 @@ def _minimality(step: Step, pod: Pod, target: str, victims: list[Pod], world: Wo
     nominated = nominated_for(pod, target, state.nominated, state.pending)
     # A terminating pod of lower priority that upstream picks as a victim is not deleted again
     # ("Graceful pod deletion has already started", preemption/executor.go prepareCandidate),
-    # so it is not among the attempt's victims, though counted in "preempting N victims": it is
-    # going, and the preemptor may need its room.
-    listed = {v.key for v in victims}
+    # so it is not among the attempt's victims, though counted in "preempting N victims": which
+    # of them upstream took is not known. The preemptor must fit with all of them gone; a
+    # listed victim was not needed only if the preemptor fits with it kept and all of them
+    # still there (the least room any choice leaves).
+    listed = [v.key for v in victims]
     going = [p.key for p in world.pods_on.get(target, ())
              if p.is_terminating and p.priority < pod.priority and p.key not in listed]
-    after = world.without(target, [*listed, *going])
-    still = fit_reasons(pod, target, after, cfg, nominated, prefilter=world)
+    after = world.without(target, listed)
+    emptiest = world.without(target, [*listed, *going]) if going else after
+    still = fit_reasons(pod, target, emptiest, cfg, nominated, prefilter=world)
     if still:
         return [Violation(NAME, pod.key, target, (
             f"attempt {step.index}: after evicting {len(victims)} victim(s) "
