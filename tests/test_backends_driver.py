@@ -1370,6 +1370,23 @@ def test_kubeconfig_backend_refuses_without_the_ownership_flag() -> None:
     assert isinstance(s, KubeconfigSubject) and s.describe()["context"] == "kind-ks"
 
 
+def test_kubeconfig_backend_assumes_the_default_configuration_unless_told(
+        tmp_path: Path) -> None:
+    """The cluster's scheduler keeps its own configuration: without ``--config`` it is taken
+    to be the default one (kubeadm and kind start kube-scheduler without a file), so the
+    reference and the oracles use that, not each scenario's own."""
+    from conformance.backends.kubeconfig import CLUSTER_DEFAULT_CONFIG, KubeconfigSubject
+
+    s = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks")
+    assert s.fixed_config == CLUSTER_DEFAULT_CONFIG
+    assert s.fixed_config["kind"] == "KubeSchedulerConfiguration"
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                   "kind: KubeSchedulerConfiguration\nparallelism: 4\n")
+    told = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks", config_path=str(cfg))
+    assert told.fixed_config["parallelism"] == 4
+
+
 def test_kubeconfig_backend_refuses_clusters_with_schedulable_foreign_nodes() -> None:
     from conformance.backends.kubeconfig import KubeconfigSubject
 
@@ -1382,6 +1399,33 @@ def test_kubeconfig_backend_refuses_clusters_with_schedulable_foreign_nodes() ->
                                            r"\(kind-worker\)"):
         s.run(scenario(node("n1"), pod("p")))
     assert not any(c[0] == "create" and c[1] == "Pod" for c in api.calls)
+
+
+def test_kubeconfig_backend_refuses_foreign_dra_objects_the_pods_would_see() -> None:
+    """The run keeps the names of DeviceClasses and ResourceSlices: the cluster's own class of
+    the same name, or a slice whose devices can reach any node (a DRA driver installed there),
+    would change what the pods get, so the run is refused before anything is created; a slice
+    of one of the cluster's own nodes cannot reach the run's nodes and is no obstacle."""
+    from conformance.backends.kubeconfig import KubeconfigSubject
+
+    gpu_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                 "metadata": {"name": "gpu.example.com"}, "spec": {}}
+    api = FakeApi()
+    api.create("ResourceSlice", {"metadata": {"name": "kind-worker-gpu"},
+                                 "spec": {"driver": "gpu.example.com", "nodeName": "kind-worker",
+                                          "pool": {"name": "p"}}})
+    s = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks", api=api, settle=0.05)
+    api.create("DeviceClass", {"metadata": {"name": "gpu.example.com"}})
+    with pytest.raises(SubjectError, match=r"DeviceClass gpu.example.com \(the scenario has") \
+            as refused:
+        s.run(scenario(node("n1"), dict(gpu_class), pod("p")))
+    assert "kind-worker-gpu" not in str(refused.value)
+    api.create("ResourceSlice", {"metadata": {"name": "net"},
+                                 "spec": {"driver": "net.example.com", "allNodes": True,
+                                          "pool": {"name": "p"}}})
+    with pytest.raises(SubjectError, match=r"ResourceSlice net \(driver net.example.com"):
+        s.run(scenario(node("n1"), dict(gpu_class, metadata={"name": "other"}), pod("p")))
+    assert not any(c[0] == "create" and c[1] in ("Pod", "Node") for c in api.calls)
 
 
 def test_kubeconfig_backend_runs_in_its_own_namespaces_and_cleans_up() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,10 +53,17 @@ def release_minor(release: str) -> int:
     return int(m.group(1))
 
 
-def disabled_admission(release: str = UPSTREAM_RELEASE) -> tuple[str, ...]:
-    """:data:`DISABLED_ADMISSION` without the plugins ``release`` does not register."""
+def disabled_admission(release: str = UPSTREAM_RELEASE,
+                       keep_on: Sequence[str] = ()) -> tuple[str, ...]:
+    """:data:`DISABLED_ADMISSION` without the plugins ``release`` does not register and
+    without ``keep_on`` (plugins left on, e.g. Priority for a control plane that stands for a
+    user's cluster)."""
+    unknown = sorted(set(keep_on) - set(DISABLED_ADMISSION))
+    if unknown:
+        raise ValueError(f"not a disabled admission plugin: {', '.join(unknown)}")
     minor = release_minor(release)
-    return tuple(p for p in DISABLED_ADMISSION if ADMISSION_SINCE_MINOR.get(p, 0) <= minor)
+    return tuple(p for p in DISABLED_ADMISSION
+                 if ADMISSION_SINCE_MINOR.get(p, 0) <= minor and p not in keep_on)
 
 
 SERVICE_CIDR = "10.0.0.0/24"  # required by kube-apiserver; no traffic ever goes there

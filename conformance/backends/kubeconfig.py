@@ -14,12 +14,20 @@ from typing import Any
 
 import conformance.backends.cleanup as cleanup
 from conformance.backends.api import ApiError, ClusterApi, KubeApi
+from conformance.backends.control_plane import SCHED_CONFIG_API
+from conformance.backends.dra import DRA_KINDS
 from conformance.backends.driver import Driver, DriverOptions
 from conformance.backends.plan import RUN_LABEL, new_run_id
 from conformance.core.errors import UsageError
 from conformance.core.scenario import ScenarioInput, read_config_doc
 from conformance.core.subject import Subject, SubjectError, SubjectResult
 from reference_impl.releases.pinned import UPSTREAM_RELEASE
+
+#: What the cluster's scheduler is assumed to run without ``--config``: the release's defaults
+#: (kubeadm, and so kind, starts kube-scheduler without a configuration file; KWOK's clusters
+#: too). A scenario's own configuration cannot apply: the running scheduler keeps its own.
+CLUSTER_DEFAULT_CONFIG: dict[str, Any] = {"apiVersion": SCHED_CONFIG_API,
+                                          "kind": "KubeSchedulerConfiguration"}
 
 
 def check_ownership(context: str, i_own_this_cluster: str | None) -> None:
@@ -48,6 +56,31 @@ def foreign_schedulable_nodes(api: ClusterApi) -> list[str]:
     return out
 
 
+def foreign_dra_conflicts(api: ClusterApi, scenario: ScenarioInput) -> list[str]:
+    """What of the cluster's own DRA objects would change the run: a DeviceClass named like one
+    of the scenario's (the names are kept, docs/dra.md), a ResourceSlice that can offer devices
+    to the run's nodes (``allNodes``, a ``nodeSelector`` or per-device node selection; a slice
+    of one foreign node cannot)."""
+    if not any(str(d.get("kind")) in DRA_KINDS for d in scenario.documents):
+        return []
+    wanted = {str((d.get("metadata") or {}).get("name")) for d in scenario.documents
+              if d.get("kind") == "DeviceClass"}
+    out: list[str] = []
+    classes, _ = api.list("DeviceClass")
+    for c in classes:
+        meta = c.get("metadata") or {}
+        if RUN_LABEL not in (meta.get("labels") or {}) and meta.get("name") in wanted:
+            out.append(f"DeviceClass {meta.get('name')} (the scenario has one of that name)")
+    slices, _ = api.list("ResourceSlice")
+    for sl in slices:
+        meta, spec = sl.get("metadata") or {}, sl.get("spec") or {}
+        if RUN_LABEL in (meta.get("labels") or {}) or spec.get("nodeName"):
+            continue
+        out.append(f"ResourceSlice {meta.get('name')} (driver {spec.get('driver')}: its devices "
+                   f"can reach any node)")
+    return out
+
+
 class KubeconfigSubject(Subject):
     """``--subject kubeconfig:CONTEXT`` with ``--i-own-this-cluster CONTEXT``."""
 
@@ -62,9 +95,8 @@ class KubeconfigSubject(Subject):
         self.context = context
         self.kubeconfig = kubeconfig
         self.config_path = config_path
-        self.config_doc: dict[str, Any] | None = None
+        self.config_doc: dict[str, Any] = dict(CLUSTER_DEFAULT_CONFIG)
         if config_path is not None:
-
             try:
                 self.config_doc = read_config_doc(config_path)
             except UsageError as e:
@@ -80,10 +112,11 @@ class KubeconfigSubject(Subject):
 
 
     @property
-    def fixed_config(self) -> dict[str, Any] | None:
-        """The configuration given with ``--config`` (the cluster's scheduler is assumed to run
-        it); None for each scenario's own."""
+    def fixed_config(self) -> dict[str, Any]:
+        """The configuration the cluster's scheduler is assumed to run: the one given with
+        ``--config``, else :data:`CLUSTER_DEFAULT_CONFIG`."""
         return self.config_doc
+
     def api(self) -> ClusterApi:
         if self._api is None:
             try:
@@ -118,8 +151,17 @@ class KubeconfigSubject(Subject):
                 f"did not create ({', '.join(foreign[:10])}); the scheduler could place the "
                 f"scenario's pods there. Cordon them (kubectl cordon NODE) or use a KWOK "
                 f"cluster without nodes")
-        if self.config_doc is not None:
-            scenario = scenario.derived(config=self.config_doc, covers="")
+        try:
+            conflicts = foreign_dra_conflicts(api, scenario)
+        except ApiError as e:
+            raise SubjectError(f"kubeconfig backend: cannot list the DRA objects of context "
+                               f"{self.context!r}: {e.message}") from e
+        if conflicts:
+            raise SubjectError(
+                f"kubeconfig backend: context {self.context!r} has DRA objects this tool did not "
+                f"create that the scenario's pods would see: {'; '.join(conflicts[:10])}. Use a "
+                f"cluster without a DRA driver, or delete them")
+        scenario = scenario.derived(config=self.config_doc, covers="")
         run_id = f"{self.prefix}-{next(self._counter)}"
         driver = Driver(api, DriverOptions(run_id=run_id, mode="shared",
                                            time_scale=self.time_scale, settle=self.settle,

@@ -16,7 +16,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +145,11 @@ class ProcessControlPlane:
     """etcd + kube-apiserver (+ one kube-scheduler at a time) in a temporary directory."""
 
     def __init__(self, bin_dir: str | None = None, *, start_timeout: float = START_TIMEOUT,
-                 keep_dir: bool = False, release: str = UPSTREAM_RELEASE) -> None:
+                 keep_dir: bool = False, release: str = UPSTREAM_RELEASE,
+                 admission_on: Sequence[str] = ()) -> None:
         self.release = release
+        #: admission plugins of DISABLED_ADMISSION left on (control_plane.disabled_admission)
+        self.admission_on = tuple(admission_on)
         self.bins = find_binaries(bin_dir, release)
         self.start_timeout = start_timeout
         self.keep_dir = keep_dir
@@ -268,7 +271,8 @@ class ProcessControlPlane:
             f"--service-cluster-ip-range={SERVICE_CIDR}",
             "--endpoint-reconciler-type=none",
             "--enable-admission-plugins=NamespaceLifecycle",
-            f"--disable-admission-plugins={','.join(disabled_admission(self.release))}",
+            f"--disable-admission-plugins="
+            f"{','.join(disabled_admission(self.release, self.admission_on))}",
             "--enable-priority-and-fairness=false", "--profiling=false",
             "--watch-cache=true", "--v=1"])
         self._wait(api, f"https://{LOOPBACK}:{self.api_port}/readyz", "ok", self.start_timeout)

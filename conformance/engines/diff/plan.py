@@ -82,7 +82,8 @@ class DiffPlan:
         return Path(self.options.out)
 
     def prepare(self, scenario: ScenarioInput) -> ScenarioInput:
-        """The scenario both subjects get: with ``--config``, and PDB statuses filled in
+        """The scenario both subjects get: with ``--config`` (else the configuration the other
+        subject runs whatever the scenario holds, its ``fixed_config``), and PDB statuses filled in
         (``--pdb-status fill``). Generated scenarios get the run's release here; a golden or
         replayed file keeps its own."""
         scenario = scenario.with_config(self.config_doc)
@@ -158,6 +159,10 @@ def resolve_plan(opts: DiffOptions, up: Subject, replay: bool = False) -> DiffPl
             raise UsageError(str(e)) from e
     known = load_known(opts.known)
     config_doc = read_config_doc(opts.config) if opts.config else None
+    if config_doc is None and not opts.subject and up.fixed_config is not None:
+        # the other side runs one configuration whatever the scenario holds (a backend's
+        # --scheduler-config, a cluster's scheduler): both sides schedule with it
+        config_doc = dict(up.fixed_config)
     seed = opts.seed
     if seed is None and not replay:
         seed = random.SystemRandom().randrange(1 << 31)
