@@ -70,7 +70,7 @@ def measure(nodes: int, pending: int) -> dict:
 
 def in_child(nodes: int, pending: int) -> tuple[dict, int]:
     """:func:`measure` in a child process: its figures and its peak RSS in bytes."""
-    doc, rss, _ = run_child([sys.executable, __file__, "--child", str(nodes), str(pending)])
+    doc, rss, _, _ = run_child([sys.executable, __file__, "--child", str(nodes), str(pending)])
     return doc, rss
 
 
