@@ -130,11 +130,16 @@ candidates (both vary from run to run of the same request before the change as w
 ``--no-profile --scenarios 60 --seed 1``, five alternate runs (load average 7 to 8.5, other
 work on the 2 cores): before 6.2, 6.8, 6.4, 8.0, 7.0 scenarios/s (mean 6.9), after 4.8, 7.8,
 9.6, 10.0, 8.0 (mean 8.0; run by run 0.77, 1.15, 1.50, 1.25, 1.14); the Go processes' CPU
-4.1 to 4.9 s -> 2.6 to 3.2 s (a third less), Python's the same (4.6 to 5.7 s). Under load
-average 0.4 to 4, single runs: 7.7 and 9.9 before, 13.2 and 12.8 after. 20 per second is not
-reached: Python (one process, about 4.7 s of CPU for 60 scenarios, imports included) now
-bounds the run: Hypothesis about 1.5 s, the reference's lockstep explanations (a load and a
-Scheduler per pod) about 1 s, the comparison 0.3 s.
+4.1 to 4.9 s -> 2.6 to 3.2 s (a third less), Python's the same (4.6 to 5.7 s). A second set
+(load average 5.8 to 8): before 8.4, 8.0, 9.0, 8.1, 6.6 (mean 8.0), after 7.9, 7.5, 9.5, 7.5,
+7.4 (mean 8.0), Go CPU 3.7 to 4.3 s -> 2.5 to 2.8 s: under such load the Python process's
+share of the CPU sets the rate. Under load average 0.4 to 4, single runs: 7.7 and 9.9 before,
+13.2 and 12.8 after. 20 per second is not reached. Python's CPU (``time.thread_time`` per
+call, one run after): 4.3 s, of which imports 1.4 s, the run's thread (Hypothesis drawing the
+scenarios) about 1.8 s, the comparer threads 1.06 s (the reference's 267 lockstep
+explanations 0.57 s, its 60 runs 0.27 s, the upstream protocol's JSON 0.12 s, comparing the
+explanations 0.11 s); the Go side replayed serially (171 requests): 2.3 s wall, 1.7 s CPU.
+What is left is generation, then the Go simulate and explain worlds (one per request).
 """
 #: (phase, path fragments of the modules whose time is the phase's), first match wins
 PHASES = (
