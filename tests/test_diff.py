@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import io
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,13 @@ from conformance.cli.main import main as diff_main
 from conformance.core.errors import UsageError
 from conformance.core.events import EventBus, Reporter
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioTimedOut, Subject, SubjectError, SubjectResult
+from conformance.core.subject import (
+    ScenarioRejected,
+    ScenarioTimedOut,
+    Subject,
+    SubjectError,
+    SubjectResult,
+)
 from conformance.engines import diff
 from conformance.engines.diff import lockstep
 from conformance.engines.diff.normalize import pod_key
@@ -288,6 +295,37 @@ def test_lockstep_states_apply_upstream_outcomes() -> None:
     first = {pod_key(d) for d in steps[0].scenario.documents if d["kind"] == "Pod"}
     assert "default/low" in first  # earlier states are untouched (copy on write)
     assert notes == []
+
+
+class ExplainsTogether(Subject):
+    """The reference, recording the pods it is asked to explain together (``explain_many``)."""
+
+    name = "fake-upstream"
+    can_explain = True
+
+    def __init__(self) -> None:
+        self.ref = ReferenceSubject()
+        self.together: list[list[str]] = []
+
+    def run(self, scenario: ScenarioInput) -> SubjectResult:
+        return self.ref.run(scenario)
+
+    def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
+        return self.ref.explain(scenario, pod)
+
+    def explain_many(self, scenario: ScenarioInput, pods: Sequence[str]
+                     ) -> list[dict[str, Any] | ScenarioRejected]:
+        self.together.append(list(pods))
+        return super().explain_many(scenario, pods)
+
+
+def test_lockstep_asks_the_pods_of_one_state_together() -> None:
+    # a binds, then b and c do not fit on the same cluster: one request for b and c
+    sc = ScenarioInput([node("n1", "1"), pod("a"), pod("b", "2"), pod("c", "2")])
+    up = ExplainsTogether()
+    cmp = lockstep.lockstep(sc, ReferenceSubject(), up)
+    assert up.together == [["default/a"], ["default/b", "default/c"]]
+    assert cmp.steps == 3 and cmp.divergences == []
 
 
 def test_known_divergences_file_and_matchers(tmp_path: Path) -> None:

@@ -311,6 +311,51 @@ def test_serve_answers_each_line(tmp_path: Path) -> None:
     assert lines[3]["pending"] == ["default/waits"]
 
 
+# b is the only node in NodeAffinity's PreFilterResult for "onlyb": upstream's
+# findNodesThatFitPod then processes one node of three, and the scheduler's next start index
+# moves off 0 (a world explain may not reuse as it is).
+ONLY_B = pod("onlyb", "1", affinity={"nodeAffinity": {
+    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["b"]}]}]}}})
+OTHER_SCHEDULER = pod("other", "1", schedulerName="no-such-scheduler")
+
+
+def test_serve_explains_several_pods_as_one_by_one(tmp_path: Path) -> None:
+    docs = [*TAINT_AND_AFFINITY, ONLY_B, OTHER_SCHEDULER]
+    pods = ["default/zoneb", "default/onlyb", "default/any", "default/nope", "default/other",
+            "default/picky", "default/tolerant", "default/any"]
+    requests = [{"mode": "explain", "documents": docs, "pods": pods},
+                *({"mode": "explain", "documents": docs, "pod": p} for p in pods),
+                {"mode": "explain", "documents": docs, "pod": "default/any", "pods": []}]
+    r = upstream("serve", stdin="".join(json.dumps(q) + "\n" for q in requests))
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(lines) == len(pods) + 2
+    assert lines[0]["kind"] == "ExplanationList"
+    assert lines[0]["items"] == lines[1:-1]  # the same answers, errors included
+    assert "no pod" in lines[0]["items"][3]["error"]
+    assert "no profile" in lines[0]["items"][4]["error"]
+    assert lines[0]["items"][1]["selected"] == "b"
+    assert "not both" in lines[-1]["error"]
+
+
+def test_subject_explains_several_pods_in_one_request() -> None:
+    from conformance.core.scenario import ScenarioInput
+    from conformance.core.subject import ScenarioRejected
+    from conformance.subjects.upstream import UpstreamSubject
+
+    sc = ScenarioInput([*TAINT_AND_AFFINITY, ONLY_B], None, 0, "several")
+    pods = ["default/onlyb", "default/zoneb", "default/nope"]
+    with UpstreamSubject(BINARY) as up:
+        many = up.explain_many(sc, pods)
+        assert up.requests == 1
+        one = [up.explain(sc, p) for p in pods[:2]]
+        with pytest.raises(ScenarioRejected) as rejected:
+            up.explain(sc, pods[2])
+    assert many[:2] == one
+    assert isinstance(many[2], ScenarioRejected) and str(many[2]) == str(rejected.value)
+
+
 def test_config_profile_is_applied(tmp_path: Path) -> None:
     # MostAllocated packs: p1 goes to the fuller-after-placement node n1.
     cfg = tmp_path / "cfg.yaml"

@@ -100,8 +100,8 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-// explainPod explains target: a pending pod of the cluster, or a pod that is not in it.
-func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target *v1.Pod, settleTimeout time.Duration) (*explanation, error) {
+// explainProfile is the profile of the scheduler the target names.
+func explainProfile(cfg *schedconfig.KubeSchedulerConfiguration, target *v1.Pod) (*schedconfig.KubeSchedulerProfile, error) {
 	var prof *schedconfig.KubeSchedulerProfile
 	for i := range cfg.Profiles {
 		if cfg.Profiles[i].SchedulerName == target.Spec.SchedulerName {
@@ -111,13 +111,26 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	if prof == nil {
 		return nil, usageError{fmt.Sprintf("no profile for schedulerName %q", target.Spec.SchedulerName)}
 	}
+	return prof, nil
+}
+
+// explainWorld builds the world explain runs in: the cluster fed as simulate feeds it (nodes,
+// bound pods, the pending pods in creation order), nothing scheduled, the snapshot updated.
+func explainWorld(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, settleTimeout time.Duration) (*world, error) {
 	w, err := newWorld(cl, cfg, settleTimeout, 1)
 	if err != nil {
 		return nil, err
 	}
-	defer w.close()
-	if err := w.addNodesAndRunningPods(cl); err != nil {
+	if err := w.feedForExplain(cl); err != nil {
+		w.close()
 		return nil, err
+	}
+	return w, nil
+}
+
+func (w *world) feedForExplain(cl *Cluster) error {
+	if err := w.addNodesAndRunningPods(cl); err != nil {
+		return err
 	}
 	var pending []*v1.Pod
 	for _, p := range cl.Pods {
@@ -127,13 +140,30 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	}
 	for i, p := range creationOrder(pending) {
 		if err := w.addPendingPod(p, clockStart.Add(-time.Duration(len(pending)-i))); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := w.updateSnapshot(); err != nil {
+	return w.updateSnapshot()
+}
+
+// explainPod explains target: a pending pod of the cluster, or a pod that is not in it.
+func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target *v1.Pod, settleTimeout time.Duration) (*explanation, error) {
+	prof, err := explainProfile(cfg, target)
+	if err != nil {
 		return nil, err
 	}
+	w, err := explainWorld(cl, cfg, settleTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	return explainIn(w, prof, target, 0)
+}
 
+// explainIn explains target in w, a world of explainWorld, with a framework of its own (the
+// n-th built in w: each gets a profile name of its own, see below). What it changes in w is
+// the scheduler's nextStartNodeIndex only (explainWorlds).
+func explainIn(w *world, prof *schedconfig.KubeSchedulerProfile, target *v1.Pod, n int) (*explanation, error) {
 	ctx := w.ctx
 	instances := map[string]fwkPlugin{}
 	registry := frameworkplugins.NewInTreeRegistry()
@@ -153,6 +183,9 @@ func explainPod(cl *Cluster, cfg *schedconfig.KubeSchedulerConfiguration, target
 	// used only in metric labels).
 	eprof := *prof
 	eprof.SchedulerName = prof.SchedulerName + "/kschedconf-explain"
+	if n > 0 {
+		eprof.SchedulerName += fmt.Sprintf("-%d", n+1)
+	}
 	handlers := &handlerTracker{} // explain_handlers.go
 	opts := []frameworkruntime.Option{
 		frameworkruntime.WithClientSet(h.ClientSet()),

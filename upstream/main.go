@@ -361,6 +361,7 @@ type serveRequest struct {
 	Documents         []json.RawMessage `json:"documents"`
 	Config            json.RawMessage   `json:"config"`
 	Pod               json.RawMessage   `json:"pod"`
+	Pods              []json.RawMessage `json:"pods"`
 	Seed              int64             `json:"seed"`
 	SinglePass        bool              `json:"singlePass"`
 	MaxAttemptsPerPod int               `json:"maxAttemptsPerPod"`
@@ -446,11 +447,7 @@ func handleRequest(line []byte) (interface{}, error) {
 		}
 		return res, err
 	case "explain":
-		target, err := requestPod(req.Pod, cl)
-		if err != nil {
-			return nil, err
-		}
-		return explainPod(cl, cfg, target, 10*time.Second)
+		return serveExplain(&req, cl, cfg) // explain_batch.go
 	}
 	return nil, fmt.Errorf("unknown mode %q (simulate or explain)", req.Mode)
 }

@@ -8,7 +8,7 @@ backends all implement :class:`Subject`, so every oracle and engine judges them 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +69,19 @@ class Subject(ABC):
         """The Explanation document of pending pod ``pod`` (``namespace/name``) on the
         scenario's cluster, nothing scheduled first. Only when :attr:`can_explain`."""
         raise SubjectError(f"subject {self.name} cannot explain a pod's placement")
+
+    def explain_many(self, scenario: ScenarioInput, pods: Sequence[str]
+                     ) -> list[Document | ScenarioRejected]:
+        """:meth:`explain` of each pod of ``pods`` on the same cluster, in order; a refusal
+        is that pod's answer (:class:`ScenarioRejected`), any other error is raised. A
+        subject may answer them together (the upstream subject: one world for all)."""
+        out: list[Document | ScenarioRejected] = []
+        for pod in pods:
+            try:
+                out.append(self.explain(scenario, pod))
+            except ScenarioRejected as e:
+                out.append(e)
+        return out
 
     @property
     def fixed_config(self) -> Document | None:

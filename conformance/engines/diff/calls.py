@@ -5,6 +5,7 @@ in-process reference is one too (reported as a divergence); any other subject's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,13 @@ def explain_pod(subject: Subject, scenario: ScenarioInput, pod: str,
         if not reference:
             raise
         return e
+
+
+def explain_pods(subject: Subject, scenario: ScenarioInput, pods: Sequence[str]
+                 ) -> list[dict[str, Any] | Exception]:
+    """``subject.explain_many(scenario, pods)``: :func:`explain_pod` of each pod (a refusal
+    is that pod's answer), asked together (the upstream subject explains them in one world)."""
+    return list(subject.explain_many(scenario, pods))
 
 
 def is_rejection(text: str) -> bool:

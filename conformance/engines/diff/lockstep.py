@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject
-from conformance.engines.diff.calls import error_text, explain_pod
+from conformance.engines.diff.calls import error_text, explain_pod, explain_pods
 from conformance.engines.diff.model import (
     LOCKSTEP,
     Divergence,
@@ -49,6 +49,7 @@ class Step:
     pod: str
     attempt: Mapping[str, Any]
     scenario: ScenarioInput  # the cluster state the pod is explained in
+    state: int = 0  # the version of that state (``_states``): equal versions, equal clusters
 
 
 # --- cluster states ----------------------------------------------------------------------------
@@ -120,7 +121,8 @@ def lockstep_states(scenario: ScenarioInput, up_run: Mapping[str, Any],
                          f"({len(attempts) - i} attempts not explained)")
             return steps, notes
         last[pod] = version
-        steps.append(Step(i, pod, a, scenario.derived(documents=docs, notes=[], covers="")))
+        steps.append(Step(i, pod, a, scenario.derived(documents=docs, notes=[], covers=""),
+                          version))
     if done + 1 < len(attempts):
         notes.append(f"lockstep: attempt {done + 1}: pod {attempts[done + 1]['pod']} is not "
                      f"in the scenario documents (not compared from there on)")
@@ -134,8 +136,9 @@ def lockstep(scenario: ScenarioInput, ref: Subject, up: Subject,
              executor: Executor | None = None, window: int = 8) -> LockstepComparison:
     """Explain every attempt of upstream's run on both subjects, applying upstream's outcomes.
     ``up_run``: upstream's SimulationResult of the scenario without timeline, if already
-    known. Upstream's explanations are asked ``window`` at a time on the ``executor`` while
-    the reference explains in this thread."""
+    known. Upstream's explanations are asked on the ``executor``, the pods of one cluster
+    state together, ``window`` states at a time, while the reference explains in this
+    thread."""
     out = LockstepComparison()
     if has_timeline(scenario):
         out.notes.append("lockstep: the initial cluster only (the timeline is not applied)")
@@ -143,15 +146,30 @@ def lockstep(scenario: ScenarioInput, ref: Subject, up: Subject,
         up_run = up.run(without_timeline(scenario)).result
     steps, out.notes[len(out.notes):] = lockstep_states(scenario, up_run, max_steps)
     out.steps = len(steps)
-    for w in range(0, len(steps), max(window, 1)):
-        chunk = steps[w:w + window]
-        futures = [executor.submit(explain_pod, up, st.scenario, st.pod) if executor else None
-                   for st in chunk]
-        for st, fut in zip(chunk, futures, strict=True):
-            r = explain_pod(ref, st.scenario, st.pod, reference=True)
-            u = fut.result() if fut is not None else explain_pod(up, st.scenario, st.pod)
-            _compare_step(r, u, st, out)
+    groups = _same_state(steps)
+    for w in range(0, len(groups), max(window, 1)):
+        chunk = groups[w:w + window]
+        futures = [executor.submit(explain_pods, up, g[0].scenario, [st.pod for st in g])
+                   if executor else None for g in chunk]
+        for g, fut in zip(chunk, futures, strict=True):
+            rs = [explain_pod(ref, st.scenario, st.pod, reference=True) for st in g]
+            us = fut.result() if fut is not None else \
+                explain_pods(up, g[0].scenario, [st.pod for st in g])
+            for st, r, u in zip(g, rs, us, strict=True):
+                _compare_step(r, u, st, out)
     return out
+
+
+def _same_state(steps: Sequence[Step]) -> list[list[Step]]:
+    """The steps in runs of the same cluster state: upstream explains each run's pods in one
+    request (``Subject.explain_many``)."""
+    groups: list[list[Step]] = []
+    for st in steps:
+        if groups and groups[-1][0].state == st.state:
+            groups[-1].append(st)
+        else:
+            groups.append([st])
+    return groups
 
 
 def _compare_step(r: dict[str, Any] | Exception, u: dict[str, Any] | Exception,
