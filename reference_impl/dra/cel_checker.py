@@ -44,6 +44,7 @@ from reference_impl.dra.cel_overloads import (
     unwrap_optional,
 )
 from reference_impl.dra.cel_parse import ACCU, Expr, convert
+from reference_impl.dra.cel_regex import GoRegexError, compile_go
 
 ACCUMULATORS = ("__result__", ACCU)
 
@@ -397,9 +398,9 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
         if e.kind == "call" and e.name == "matches" and e.args:
             pattern = e.args[0]
             if pattern.kind == "lit" and pattern.lit_str is not None:
-                try:
-                    re.compile(pattern.lit_str)
-                except re.error:
+                try:  # cel/validator.go compileRegex: Go's regexp.Compile
+                    compile_go(pattern.lit_str)
+                except GoRegexError:
                     errors.append((pattern.offset, "invalid matches argument"))
         for child in (e.target, *e.args, e.iter_range, e.accu_init, e.cond, e.step, e.result):
             if child is not None:

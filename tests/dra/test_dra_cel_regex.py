@@ -1,0 +1,106 @@
+"""Go's regexp in DRA selectors (dra/cel_regex.py): the verdict and exact error of
+``regexp.Compile`` on cel_regex_upstream.jsonl (1733 patterns: each error kind, Go 1.26's
+Unicode class names, RE2's and Go's differences, seeded random patterns), and ``find``,
+``findAll`` and ``matches`` on cel_regex_eval_upstream.jsonl (results and runtime errors),
+both recorded from Go by ``cd upstream && go run ./celeval``; the regex literal validator
+against the compiler (upstream/celcost, skipped when absent)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference_impl.dra.cel import CELMatchError, DeviceView, compile_selector
+from reference_impl.dra.cel_cost import estimate_cost
+from reference_impl.dra.cel_regex import GoRegexError, compile_go
+from tests.dra.test_dra_cel_typecheck import _mismatches
+
+HERE = Path(__file__).parent
+PATTERNS = [json.loads(x) for x in (HERE / "cel_regex_upstream.jsonl").read_text().splitlines()]
+EVALS = [json.loads(x) for x in (HERE / "cel_regex_eval_upstream.jsonl").read_text().splitlines()]
+
+
+def _verdict(pattern: str) -> str:
+    try:
+        compile_go(pattern)
+    except GoRegexError as e:
+        return str(e)
+    return "ok"
+
+
+def test_compile_matches_go() -> None:
+    assert len(PATTERNS) > 1500
+    assert [
+        (r["regexp"], r["go"], v) for r in PATTERNS if (v := _verdict(r["regexp"])) != r["go"]
+    ] == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "message"),
+    [
+        ("(", "missing closing ): `(`"),
+        ("a++", "invalid nested repetition operator: `++`"),
+        ("\\C", "invalid escape sequence: `\\C`"),
+        ("a{99999999999}", "invalid repeat count: `{99999999999}`"),
+        ("\\p{Old_Italic}", "invalid character class range: `\\p{Old_Italic}`"),
+        ("(?<=a)b", "invalid named capture: `(?<=a)b`"),
+        ("a\\", "trailing backslash at end of expression: ``"),
+    ],
+)
+def test_go_messages(pattern: str, message: str) -> None:
+    assert _verdict(pattern) == "error parsing regexp: " + message
+
+
+@pytest.mark.parametrize("pattern", ["\\p{Letter}", "\\p{greek}", "\\p{Lc}", "(?P<n>a)"])
+def test_go_accepts(pattern: str) -> None:
+    assert _verdict(pattern) == "ok"
+
+
+def _ours(row: dict[str, Any]) -> dict[str, Any]:
+    """Our result in the recorder's terms: the value (checked by comparing it with the
+    recorded one in CEL) or the evaluation error."""
+    device = DeviceView(row["driver"])
+    if "value" not in row:
+        try:
+            compile_selector(row["expr"]).device_matches(device)
+        except CELMatchError as e:
+            return {"error": str(e)}
+        return {"error": None}
+    expected = json.dumps(row["value"], ensure_ascii=False)
+    try:
+        same = compile_selector(f"{row['expr']} == {expected}").device_matches(device)
+    except CELMatchError as e:
+        return {"error": str(e)}
+    return {"value": row["value"] if same else "differs"}
+
+
+def test_evaluation_matches_go() -> None:
+    """find, findAll (with a limit) and matches: Go's leftmost-first matches, empty matches
+    (``allMatches``), ``$`` at the end of the text only, Unicode classes and case folding,
+    and the runtime errors of patterns that are not literals ("Illegal regex: ..." from
+    regex.go, the bare message from ``matches``)."""
+    assert len(EVALS) > 250
+    wrong = []
+    for row in EVALS:
+        want = {k: row[k] for k in ("value", "error") if k in row}
+        if (got := _ours(row)) != want:
+            wrong.append((row["expr"], row["driver"], want, got))
+    assert wrong == []
+
+
+def test_regex_literals_match_upstream() -> None:
+    """cel/validator.go ``ValidateRegexLiterals``: the literals Go refuses, ours alike
+    (upstream's compiler, ``invalid matches argument``)."""
+    refused = [r["regexp"] for r in PATTERNS[:233] if r["go"] != "ok"]
+    accepted = [r["regexp"] for r in PATTERNS[:233] if r["go"] == "ok"]
+    corpus = [f"device.driver.matches({json.dumps(p)})" for p in refused + accepted]
+    assert _mismatches(corpus) == {}
+
+
+def test_a_literal_go_refuses_is_a_compile_error() -> None:
+    with pytest.raises(ValueError, match="invalid matches argument"):
+        estimate_cost('device.driver.matches("\\\\p{Old_Italic}")')
+    assert estimate_cost('device.driver.matches("\\\\p{Letter}")').max > 0
