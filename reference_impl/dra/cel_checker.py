@@ -16,6 +16,7 @@ import datetime
 import re
 
 from reference_impl.dra.cel import CELCompileError, display_error, parse_tree
+from reference_impl.dra.cel_format import validate as validate_format
 from reference_impl.dra.cel_overloads import (
     ANY,
     BOOL,
@@ -367,9 +368,10 @@ def _literal_converts(fn: str, arg: Expr) -> bool:
 
 def _validate(root: Expr) -> list[tuple[int, str]]:
     """The AST validators of base.go (cel/validator.go): ``ValidateHomogeneousAggregateLiterals``
-    (but inside ``format``, ext/formatting.go) and ``ValidateRegexLiterals`` (Python's ``re``
-    for RE2)."""
+    (but inside ``format``, ext/formatting.go) and ``ValidateRegexLiterals`` (Go's regexp,
+    dra/cel_regex.py); then ext.Strings' ``stringFormatValidator`` (dra/cel_format.py)."""
     errors: list[tuple[int, str]] = []
+    format_errors: list[tuple[int, str]] = []
 
     def mismatch(at: int, expected: CelType, actual: CelType) -> None:
         errors.append(
@@ -379,6 +381,8 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
     def walk(e: Expr, exempt: bool) -> None:
         if e.kind == "call" and e.name == "format":
             exempt = True
+            if (found := _format_call(e)) is not None:
+                format_errors.append(found)
         if e.kind == "list" and not exempt and e.args:
             for a in e.args[1:]:
                 if a.type != e.args[0].type:
@@ -410,7 +414,22 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
             walk(v, exempt)
 
     walk(root, False)
-    return errors
+    return errors + format_errors
+
+
+def _format_call(e: Expr) -> tuple[int, str] | None:
+    """``matchConstantFormatStringWithListLiteralArgs`` then the check of the clauses."""
+    target = e.target
+    if (
+        target is None
+        or target.kind != "lit"
+        or target.lit_type != STRING
+        or len(e.args) != 1
+        or e.args[0].kind != "list"
+        or (e.overloads and all(oid != "string_format" for oid, _ in e.overloads))
+    ):
+        return None
+    return validate_format(target.lit_str or "", e.args[0].args, e.offset)
 
 
 def _issues(expression: str, errors: list[tuple[int, str]]) -> str:

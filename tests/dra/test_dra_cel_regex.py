@@ -8,19 +8,16 @@ against the compiler (upstream/celcost, skipped when absent)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from reference_impl.dra.cel import CELMatchError, DeviceView, compile_selector
 from reference_impl.dra.cel_cost import estimate_cost
 from reference_impl.dra.cel_regex import GoRegexError, compile_go
+from tests.dra.celeval_corpus import load, mismatches
 from tests.dra.test_dra_cel_typecheck import _mismatches
 
-HERE = Path(__file__).parent
-PATTERNS = [json.loads(x) for x in (HERE / "cel_regex_upstream.jsonl").read_text().splitlines()]
-EVALS = [json.loads(x) for x in (HERE / "cel_regex_eval_upstream.jsonl").read_text().splitlines()]
+PATTERNS = load("cel_regex_upstream.jsonl")
+EVALS = load("cel_regex_eval_upstream.jsonl")
 
 
 def _verdict(pattern: str) -> str:
@@ -59,36 +56,13 @@ def test_go_accepts(pattern: str) -> None:
     assert _verdict(pattern) == "ok"
 
 
-def _ours(row: dict[str, Any]) -> dict[str, Any]:
-    """Our result in the recorder's terms: the value (checked by comparing it with the
-    recorded one in CEL) or the evaluation error."""
-    device = DeviceView(row["driver"])
-    if "value" not in row:
-        try:
-            compile_selector(row["expr"]).device_matches(device)
-        except CELMatchError as e:
-            return {"error": str(e)}
-        return {"error": None}
-    expected = json.dumps(row["value"], ensure_ascii=False)
-    try:
-        same = compile_selector(f"{row['expr']} == {expected}").device_matches(device)
-    except CELMatchError as e:
-        return {"error": str(e)}
-    return {"value": row["value"] if same else "differs"}
-
-
 def test_evaluation_matches_go() -> None:
     """find, findAll (with a limit) and matches: Go's leftmost-first matches, empty matches
     (``allMatches``), ``$`` at the end of the text only, Unicode classes and case folding,
     and the runtime errors of patterns that are not literals ("Illegal regex: ..." from
     regex.go, the bare message from ``matches``)."""
     assert len(EVALS) > 250
-    wrong = []
-    for row in EVALS:
-        want = {k: row[k] for k in ("value", "error") if k in row}
-        if (got := _ours(row)) != want:
-            wrong.append((row["expr"], row["driver"], want, got))
-    assert wrong == []
+    assert mismatches(EVALS) == []
 
 
 def test_regex_literals_match_upstream() -> None:
