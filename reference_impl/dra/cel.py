@@ -274,7 +274,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **cel_netip.FUNCTIONS,
     **cel_url.FUNCTIONS,
     **cel_optional.FUNCTIONS,
-    "format": cel_format.string_format,
+    **cel_format.FUNCTIONS,
 }
 
 

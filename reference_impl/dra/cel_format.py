@@ -2,8 +2,9 @@
 ``ext/formatting.go`` (``parseFormatString``, the clauses ``%s %d %f %e %b %x %X %o`` and
 ``%%``, precision, the en_US locale of golang.org/x/text for ``%f`` and ``%e``) and its
 compile-time validator ``stringFormatValidator`` (a literal format string with a list literal:
-each clause against the checked type of its argument, "too many arguments"). Go's float
-formatting (``strconv.FormatFloat`` 'g', ``%q``) as cel-go calls it.
+each clause against the checked type of its argument, "too many arguments"); and the
+Kubernetes Format library (k8s.io/apiserver v0.37.2 ``pkg/cel/library/format.go``:
+``format.named``, ``format.dns1123Label()``..., ``validate``). Notes: docs/dra.md.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -18,8 +20,18 @@ import celpy.celtypes as ct
 
 from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_netip import go_quote
-from reference_impl.dra.cel_optional import OptionalValue
+from reference_impl.dra.cel_optional import NONE, OptionalValue
 from reference_impl.dra.cel_overloads import CelType, type_name
+from reference_impl.dra.cel_regex import compile_go
+from reference_impl.dra.cel_url import URLError, parse_request_uri
+from reference_impl.model.validation import (
+    is_dns1035_label,
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_qualified_name,
+    is_valid_label_value,
+    max_len_characters_error,
+)
 
 _STRING_ERROR = (
     "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
@@ -406,3 +418,128 @@ def _bad_argument(e: Any, c: str) -> Any:
                     return b
         return None
     return e
+
+
+# --- the Kubernetes Format library (k8s.io/apiserver/pkg/cel/library/format.go, 1.31)
+
+
+@dataclass(frozen=True, slots=True)
+class NamedFormat:
+    """``apiservercel.Format`` (``kubernetes.NamedFormat``): equal by name."""
+
+    name: str
+    check: Callable[[str], list[str]] = field(compare=False)
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """apimachinery api/validation/generic.go ``maskTrailingDash`` (the last two bytes become
+    "a")."""
+    data = name.encode()
+    return (
+        (data[:-2] + b"a").decode("utf-8", "replace") if len(data) > 1 and name[-1] == "-" else name
+    )
+
+
+def _uri(s: str) -> list[str]:
+    try:
+        parse_request_uri(s)
+    except URLError as e:
+        return [str(e)]
+    return []
+
+
+def _is_date(s: str) -> bool:
+    """``time.Parse("2006-01-02", s)``: four, two and two digits, a day of that month."""
+    if len(s) != 10 or s[4] != "-" or s[7] != "-" or not (s[:4] + s[5:7] + s[8:]).isascii():
+        return False
+    y, m, d = s[:4], s[5:7], s[8:]
+    if not (y.isdigit() and m.isdigit() and d.isdigit()) or not 1 <= int(m) <= 12:
+        return False
+    year, month = int(y), int(m)
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    days = (
+        29 if month == 2 and leap else [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    )
+    return 1 <= int(d) <= days
+
+
+_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+_DATE_TIME = "^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$"
+_UUID = "(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$"
+_BASE64 = "^(?:[A-Za-z0-9+\\/]{4})*(?:[A-Za-z0-9+\\/]{2}==|[A-Za-z0-9+\\/]{3}=|[A-Za-z0-9+\\/]{4})$"
+
+
+def _is_date_time(s: str) -> bool:
+    """kube-openapi strfmt ``IsDateTime``: the date before the first "t" (lower-cased), the
+    time after it matching ``DateTimePattern`` with hours, minutes and seconds compared as
+    strings."""
+    parts = s.lower().split("t")
+    if len(s) < 4 or len(parts) < 2 or not _is_date(parts[0]):
+        return False
+    m = compile_go(_DATE_TIME).search(parts[1])
+    return m is not None and m.group(1) <= "23" and m.group(2) <= "59" and m.group(3) <= "59"
+
+
+def _matching(pattern: str, message: str) -> Callable[[str], list[str]]:
+    return lambda s: [] if compile_go(pattern).search(s) else [message]
+
+
+def _by(check: Callable[[str], bool], message: str) -> Callable[[str], list[str]]:
+    return lambda s: [] if check(s) else [message]
+
+
+_CHARS = max_len_characters_error
+FORMATS: dict[str, NamedFormat] = {
+    key: NamedFormat(name, check)
+    for key, name, check in (
+        ("dns1123Label", "DNS1123Label", lambda s: is_dns1123_label(s, _CHARS)),
+        ("dns1123Subdomain", "DNS1123Subdomain", lambda s: is_dns1123_subdomain(s, _CHARS)),
+        ("dns1035Label", "DNS1035Label", is_dns1035_label),
+        ("qualifiedName", "QualifiedName", is_qualified_name),
+        (
+            "dns1123LabelPrefix",
+            "DNS1123LabelPrefix",
+            lambda s: is_dns1123_label(_mask_trailing_dash(s), _CHARS),
+        ),
+        (
+            "dns1123SubdomainPrefix",
+            "DNS1123SubdomainPrefix",
+            lambda s: is_dns1123_subdomain(_mask_trailing_dash(s), _CHARS),
+        ),
+        (
+            "dns1035LabelPrefix",
+            "DNS1035LabelPrefix",
+            lambda s: is_dns1035_label(_mask_trailing_dash(s)),
+        ),
+        ("labelValue", "LabelValue", is_valid_label_value),
+        ("uri", "URI", _uri),
+        ("uuid", "uuid", _matching(_UUID, "does not match the UUID format")),
+        ("byte", "byte", _matching(_BASE64, "invalid base64")),
+        ("date", "date", _by(_is_date, "invalid date")),
+        ("datetime", "datetime", _by(_is_date_time, "invalid datetime")),
+    )
+}
+
+
+def _named(name: Any) -> Any:
+    """``format.named``: the format of that name (one of ``ConstantFormats``' keys), or none."""
+    if not isinstance(name, str):
+        return no_overload("format.named", name)
+    found = FORMATS.get(str(name))
+    return NONE if found is None else OptionalValue(found, True)
+
+
+def _validate(f: Any, s: Any) -> Any:
+    """``<Format>.validate(string)``: none when valid, else the list of errors."""
+    if not isinstance(f, NamedFormat) or not isinstance(s, str):
+        return no_overload("validate", f, s)
+    errors = f.check(str(s))
+    return OptionalValue(ct.ListType([ct.StringType(e) for e in errors]), True) if errors else NONE
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "format": string_format,
+    "format.named": _named,
+    "validate": _validate,
+    **{f"format.{key}": (lambda f=f: f) for key, f in FORMATS.items()},
+}

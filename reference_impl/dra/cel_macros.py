@@ -27,7 +27,7 @@ from reference_impl.dra.cel_errors import err
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
 
 #: receivers that name a function namespace, not a variable
-NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional")
+NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional", "format")
 #: the two-variable comprehension macros (ext/comprehensions.go) by their argument count
 TWO_VAR_MACROS = {
     "all": (3,),

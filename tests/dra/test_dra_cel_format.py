@@ -2,7 +2,9 @@
 the 195 expressions of cel_format_upstream.jsonl (recorded by ``cd upstream && go run
 ./celeval``): every clause and its rendering (Go's %g of doubles, %q in lists, sorted map
 keys, x/text's en-US grouping, ∞ and ×10ⁿ), the runtime errors, and the compile-time
-validator's errors and their locations (``stringFormatValidator``)."""
+validator's errors and their locations (``stringFormatValidator``); and the Format library
+(apiserver format.go) on the 822 of cel_format_library_upstream.jsonl: each of the 13 formats
+on 63 strings (their messages, the prefix formats' trailing dash), ``format.named``."""
 
 from __future__ import annotations
 
@@ -14,11 +16,17 @@ from reference_impl.dra.cel_format import go_float
 from tests.dra.celeval_corpus import load, mismatches
 
 ROWS = load("cel_format_upstream.jsonl")
+LIBRARY = load("cel_format_library_upstream.jsonl")
 
 
 def test_the_corpus_matches_upstream() -> None:
     assert len(ROWS) > 190
     assert mismatches(ROWS) == []
+
+
+def test_the_format_library_matches_upstream() -> None:
+    assert len(LIBRARY) > 800
+    assert mismatches(LIBRARY) == []
 
 
 @pytest.mark.parametrize(
