@@ -116,18 +116,18 @@ class _Checker:
             self._call(e)
         elif e.kind == "list":
             elems: CelType | None = None
-            for a in e.args:
+            for i, a in enumerate(e.args):
                 self.check(a)
-                elems = self._join(elems, a.type)
+                elems = self._join(elems, self._entry(a, i in e.opt_indices))
             e.type = list_of(elems or self.new_var())
         elif e.kind == "map":
             key: CelType | None = None
             val: CelType | None = None
-            for k, v in e.entries:
+            for i, (k, v) in enumerate(e.entries):
                 self.check(k)
                 key = self._join(key, k.type)
                 self.check(v)
-                val = self._join(val, v.type)
+                val = self._join(val, self._entry(v, i in e.opt_indices))
             if key is None or val is None:
                 key, val = self.new_var(), self.new_var()
             e.type = map_of(key, val)
@@ -313,6 +313,19 @@ class _Checker:
         self.scopes.pop()
         e.type = substitute(self.m, e.result.type, False)
 
+    def _entry(self, e: Expr, optional: bool) -> CelType:
+        """checkCreateList/checkCreateMap: an optional entry's type unwrapped (else a type
+        mismatch, unless dyn)."""
+        if not optional:
+            return e.type
+        t, is_optional = unwrap_optional(e.type)
+        if not is_optional and not is_dyn(t):
+            self.error(
+                e.offset,
+                f"expected type '{format_type(optional_of(t))}' but found '{format_type(t)}'",
+            )
+        return t
+
     def _assert(self, e: Expr, t: CelType) -> None:
         if not self.assignable(t, e.type):
             found = format_type(e.type)
@@ -384,17 +397,19 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
             if (found := _format_call(e)) is not None:
                 format_errors.append(found)
         if e.kind == "list" and not exempt and e.args:
-            for a in e.args[1:]:
-                if a.type != e.args[0].type:
-                    mismatch(a.offset, e.args[0].type, a.type)
+            types = [_entry_type(a, i in e.opt_indices) for i, a in enumerate(e.args)]
+            for a, t in zip(e.args[1:], types[1:], strict=True):
+                if t != types[0]:
+                    mismatch(a.offset, types[0], t)
                     break
         if e.kind == "map" and not exempt and e.entries:
-            k0, v0 = e.entries[0]
-            for k, v in e.entries[1:]:
+            values = [_entry_type(v, i in e.opt_indices) for i, (_, v) in enumerate(e.entries)]
+            k0 = e.entries[0][0]
+            for (k, v), t in zip(e.entries[1:], values[1:], strict=True):
                 if k.type != k0.type:
                     mismatch(k.offset, k0.type, k.type)
-                if v.type != v0.type:
-                    mismatch(v.offset, v0.type, v.type)
+                if t != values[0]:
+                    mismatch(v.offset, values[0], t)
         if e.kind == "call" and e.name in ("duration", "timestamp") and e.args:
             arg = e.args[0]
             if arg.kind == "lit" and not _literal_converts(e.name, arg):
@@ -415,6 +430,20 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
 
     walk(root, False)
     return errors + format_errors
+
+
+def _entry_type(e: Expr, optional: bool) -> CelType:
+    """The homogeneous validator's type of an entry: an optional one's parameter. cel-go takes
+    ``Parameters()[0]`` without a check and panics on dyn (index out of range): refused here."""
+    if not optional:
+        return e.type
+    if not e.type.params:
+        raise CELCompileError(
+            "cel-go v0.29.2 panics: runtime error: index out of range [0] with length 0 "
+            "(cel/validator.go homogeneousAggregateLiteralValidator, an optional entry of type "
+            f"{format_type(e.type)})"
+        )
+    return e.type.params[0]
 
 
 def _format_call(e: Expr) -> tuple[int, str] | None:

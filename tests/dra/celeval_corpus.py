@@ -1,7 +1,7 @@
 """The corpora upstream/celeval records (one JSON object a line: ``expr``, optionally
-``driver``, and Go's ``value``, runtime ``error`` or ``compile`` error) and the reference's
-answer to each: the compiler's error (dra/cel_checker.py), or the evaluation's result
-(compared in CEL with the recorded value) or error (dra/cel.py)."""
+``driver``, and Go's ``value``, runtime ``error``, ``compile`` error or ``panic``) and the
+reference's answer to each: the compiler's error (dra/cel_checker.py), or the evaluation's
+result (compared in CEL with the recorded value) or error (dra/cel.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ def load(name: str) -> list[dict[str, Any]]:
 def answer(row: dict[str, Any]) -> dict[str, Any]:
     """Ours, in the recorder's terms: what differs from the row's answer shows."""
     expression, device = row["expr"], DeviceView(row.get("driver", ""))
+    if "panic" in row:  # cel-go panicked compiling it: refused here, saying so
+        try:
+            estimate_cost(expression)
+        except CELCompileError as e:
+            said = f"panics: {row['panic']}" in str(e)
+            return {"panic": row["panic"] if said else str(e)}
+        return {"panic": None}
     if "compile" in row:
         try:
             estimate_cost(expression)
@@ -46,7 +53,7 @@ def mismatches(rows: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any], di
     """The rows ours differs on: (expression, Go's, ours)."""
     out = []
     for row in rows:
-        want = {k: row[k] for k in ("value", "error", "compile") if k in row}
+        want = {k: row[k] for k in ("value", "error", "compile", "panic") if k in row}
         if (got := answer(row)) != want:
             out.append((row["expr"], want, got))
     return out

@@ -7,7 +7,7 @@
 // only a driver, {"driver": D}, the way to give a pattern that is not a literal). Each
 // output line is a JSON object: {"ok": true} or {"error": ...} for a regexp; {"value": V} (V
 // as google.protobuf.Value JSON, or a string for other types), {"error": ...} (evaluation) or
-// {"compile": ...} (compilation) for an expression.
+// {"compile": ...} (compilation) or {"panic": ...} (cel-go panicked) for an expression.
 //
 //	cd upstream && go run ./celeval < in.jsonl > out.jsonl
 //
@@ -82,6 +82,12 @@ func main() {
 }
 
 func evaluate(env *cel.Env, expression, driver string, result map[string]any) {
+	defer func() {
+		// cel-go panics on some expressions (a dyn optional list entry, a bytes map key)
+		if r := recover(); r != nil {
+			result["panic"] = fmt.Sprint(r)
+		}
+	}()
 	ast, iss := env.Compile(expression)
 	if iss.Err() != nil {
 		result["compile"] = iss.Err().Error()
