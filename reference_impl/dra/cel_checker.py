@@ -495,4 +495,30 @@ def parse(expression: str, list_type_attributes: bool = False) -> Expr:
         raise CELCompileError(
             f"must evaluate to bool or the unknown type, not {type_string(root.type)}"
         )
+    _program(root)
     return root
+
+
+def _program(e: Expr) -> None:
+    """``env.Program``'s regex optimizations (apiserver library/regex.go ``ProgramOptions``:
+    ``find``, ``findAll``; cel-go's ``matches``): a constant pattern (a literal, or one in
+    ``dyn()``, which the planner drops) is compiled when the program is planned, its
+    arguments first, and an invalid one fails it: "program instantiation failed: error
+    parsing regexp: ..."."""
+    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.cond, e.step, e.result):
+        if child is not None:
+            _program(child)
+    for k, v in e.entries:
+        _program(k)
+        _program(v)
+    if e.kind != "call" or e.name not in ("find", "findAll", "matches"):
+        return
+    args = ([e.target] if e.target is not None else []) + e.args
+    pattern = args[1] if len(args) > 1 else None
+    while pattern is not None and pattern.kind == "call" and pattern.name == "dyn":
+        pattern = pattern.args[0] if len(pattern.args) == 1 and pattern.target is None else None
+    if pattern is not None and pattern.kind == "lit" and pattern.lit_type == STRING:
+        try:
+            compile_go(pattern.lit_str or "")
+        except GoRegexError as err:
+            raise CELCompileError(f"program instantiation failed: {err}") from None

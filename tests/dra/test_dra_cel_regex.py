@@ -74,6 +74,34 @@ def test_regex_literals_match_upstream() -> None:
     assert _mismatches(corpus) == {}
 
 
+#: regex.go's ProgramOptions (``cel.OptimizeRegex`` of find and findAll) and cel-go's
+#: ``matches`` compile a constant pattern when the program is planned
+PROGRAM = [
+    '"a".find(dyn("(")) == ""',
+    '"a".matches(dyn("("))',
+    '"a".find("(" + "") == ""',
+    '"a".find("(") == "" && "a".find("[") == ""',
+    '"a".find("(") == 1',
+    '["a".find("(")]',
+    '"a".findAll("a++", 2).size() == 0',
+    'device.driver.find("[").find("(") == ""',
+    '["a"].all(x, x.find("\\\\C") == "")',
+    'device.driver.find("\\\\p{Letter}") == ""',
+]
+
+
+def test_program_instantiation_matches_upstream() -> None:
+    assert _mismatches(PROGRAM) == {}
+
+
+def test_a_constant_pattern_fails_the_program() -> None:
+    with pytest.raises(ValueError) as e:
+        estimate_cost('device.driver.find("(") == ""')
+    assert str(e.value) == (
+        "program instantiation failed: error parsing regexp: missing closing ): `(`"
+    )
+
+
 def test_a_literal_go_refuses_is_a_compile_error() -> None:
     with pytest.raises(ValueError, match="invalid matches argument"):
         estimate_cost('device.driver.matches("\\\\p{Old_Italic}")')
