@@ -7,8 +7,9 @@ driver's domain, ``parseQualifiedName``; a missing domain reads as an empty map,
 ``newStringInterfaceMapWithDefault``), ``DeviceMatches`` (a non-bool result is an error) and
 the Kubernetes library functions of ``k8s.io/apiserver/pkg/cel/library`` the selectors use:
 ``semverlib.go``, ``quantity.go``; the other libraries are in ``cel_library.py``,
-``cel_netip.py``, ``cel_url.py``, ``cel_optional.py`` and ``cel_macros.py``, the API server's
-cost limit in ``cel_cost.py``. What celpy cannot do like cel-go: docs/dra.md.
+``cel_netip.py``, ``cel_url.py``, ``cel_optional.py``, ``cel_format.py``, ``cel_regex.py`` and
+``cel_macros.py``, the API server's cost limit in ``cel_cost.py``. What celpy cannot do like
+cel-go: docs/dra.md.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import lark
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
-from reference_impl.dra import cel_library, cel_netip, cel_optional, cel_url
+from reference_impl.dra import cel_format, cel_library, cel_netip, cel_optional, cel_url
 from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
 from reference_impl.dra.cel_syntax import MAX_ERRORS_TO_REPORT, syntax_errors
@@ -273,6 +274,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **cel_netip.FUNCTIONS,
     **cel_url.FUNCTIONS,
     **cel_optional.FUNCTIONS,
+    **cel_format.FUNCTIONS,
 }
 
 
@@ -328,7 +330,9 @@ def _literal_type(tree: Any) -> str | None:
     return _LITERAL_TYPES.get(kind) if isinstance(kind, str) else None
 
 
-_DECLARED = ("device",)
+#: the variable, and the standard type names (``int``...: checker/standard.go's type idents)
+_DECLARED: tuple[str, ...] = ("device", "bool", "bytes", "double", "int", "uint", "string")
+_DECLARED += ("list", "map", "null_type", "type")
 
 
 def _undeclared(tree: Any) -> Any | None:

@@ -16,6 +16,7 @@ import datetime
 import re
 
 from reference_impl.dra.cel import CELCompileError, display_error, parse_tree
+from reference_impl.dra.cel_format import validate as validate_format
 from reference_impl.dra.cel_overloads import (
     ANY,
     BOOL,
@@ -44,6 +45,7 @@ from reference_impl.dra.cel_overloads import (
     unwrap_optional,
 )
 from reference_impl.dra.cel_parse import ACCU, Expr, convert
+from reference_impl.dra.cel_regex import GoRegexError, compile_go
 
 ACCUMULATORS = ("__result__", ACCU)
 
@@ -114,18 +116,18 @@ class _Checker:
             self._call(e)
         elif e.kind == "list":
             elems: CelType | None = None
-            for a in e.args:
+            for i, a in enumerate(e.args):
                 self.check(a)
-                elems = self._join(elems, a.type)
+                elems = self._join(elems, self._entry(a, i in e.opt_indices))
             e.type = list_of(elems or self.new_var())
         elif e.kind == "map":
             key: CelType | None = None
             val: CelType | None = None
-            for k, v in e.entries:
+            for i, (k, v) in enumerate(e.entries):
                 self.check(k)
                 key = self._join(key, k.type)
                 self.check(v)
-                val = self._join(val, v.type)
+                val = self._join(val, self._entry(v, i in e.opt_indices))
             if key is None or val is None:
                 key, val = self.new_var(), self.new_var()
             e.type = map_of(key, val)
@@ -311,6 +313,19 @@ class _Checker:
         self.scopes.pop()
         e.type = substitute(self.m, e.result.type, False)
 
+    def _entry(self, e: Expr, optional: bool) -> CelType:
+        """checkCreateList/checkCreateMap: an optional entry's type unwrapped (else a type
+        mismatch, unless dyn)."""
+        if not optional:
+            return e.type
+        t, is_optional = unwrap_optional(e.type)
+        if not is_optional and not is_dyn(t):
+            self.error(
+                e.offset,
+                f"expected type '{format_type(optional_of(t))}' but found '{format_type(t)}'",
+            )
+        return t
+
     def _assert(self, e: Expr, t: CelType) -> None:
         if not self.assignable(t, e.type):
             found = format_type(e.type)
@@ -366,9 +381,10 @@ def _literal_converts(fn: str, arg: Expr) -> bool:
 
 def _validate(root: Expr) -> list[tuple[int, str]]:
     """The AST validators of base.go (cel/validator.go): ``ValidateHomogeneousAggregateLiterals``
-    (but inside ``format``, ext/formatting.go) and ``ValidateRegexLiterals`` (Python's ``re``
-    for RE2)."""
+    (but inside ``format``, ext/formatting.go) and ``ValidateRegexLiterals`` (Go's regexp,
+    dra/cel_regex.py); then ext.Strings' ``stringFormatValidator`` (dra/cel_format.py)."""
     errors: list[tuple[int, str]] = []
+    format_errors: list[tuple[int, str]] = []
 
     def mismatch(at: int, expected: CelType, actual: CelType) -> None:
         errors.append(
@@ -378,18 +394,22 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
     def walk(e: Expr, exempt: bool) -> None:
         if e.kind == "call" and e.name == "format":
             exempt = True
+            if (found := _format_call(e)) is not None:
+                format_errors.append(found)
         if e.kind == "list" and not exempt and e.args:
-            for a in e.args[1:]:
-                if a.type != e.args[0].type:
-                    mismatch(a.offset, e.args[0].type, a.type)
+            types = [_entry_type(a, i in e.opt_indices) for i, a in enumerate(e.args)]
+            for a, t in zip(e.args[1:], types[1:], strict=True):
+                if t != types[0]:
+                    mismatch(a.offset, types[0], t)
                     break
         if e.kind == "map" and not exempt and e.entries:
-            k0, v0 = e.entries[0]
-            for k, v in e.entries[1:]:
+            values = [_entry_type(v, i in e.opt_indices) for i, (_, v) in enumerate(e.entries)]
+            k0 = e.entries[0][0]
+            for (k, v), t in zip(e.entries[1:], values[1:], strict=True):
                 if k.type != k0.type:
                     mismatch(k.offset, k0.type, k.type)
-                if v.type != v0.type:
-                    mismatch(v.offset, v0.type, v.type)
+                if t != values[0]:
+                    mismatch(v.offset, values[0], t)
         if e.kind == "call" and e.name in ("duration", "timestamp") and e.args:
             arg = e.args[0]
             if arg.kind == "lit" and not _literal_converts(e.name, arg):
@@ -397,9 +417,9 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
         if e.kind == "call" and e.name == "matches" and e.args:
             pattern = e.args[0]
             if pattern.kind == "lit" and pattern.lit_str is not None:
-                try:
-                    re.compile(pattern.lit_str)
-                except re.error:
+                try:  # cel/validator.go compileRegex: Go's regexp.Compile
+                    compile_go(pattern.lit_str)
+                except GoRegexError:
                     errors.append((pattern.offset, "invalid matches argument"))
         for child in (e.target, *e.args, e.iter_range, e.accu_init, e.cond, e.step, e.result):
             if child is not None:
@@ -409,7 +429,36 @@ def _validate(root: Expr) -> list[tuple[int, str]]:
             walk(v, exempt)
 
     walk(root, False)
-    return errors
+    return errors + format_errors
+
+
+def _entry_type(e: Expr, optional: bool) -> CelType:
+    """The homogeneous validator's type of an entry: an optional one's parameter. cel-go takes
+    ``Parameters()[0]`` without a check and panics on dyn (index out of range): refused here."""
+    if not optional:
+        return e.type
+    if not e.type.params:
+        raise CELCompileError(
+            "cel-go v0.29.2 panics: runtime error: index out of range [0] with length 0 "
+            "(cel/validator.go homogeneousAggregateLiteralValidator, an optional entry of type "
+            f"{format_type(e.type)})"
+        )
+    return e.type.params[0]
+
+
+def _format_call(e: Expr) -> tuple[int, str] | None:
+    """``matchConstantFormatStringWithListLiteralArgs`` then the check of the clauses."""
+    target = e.target
+    if (
+        target is None
+        or target.kind != "lit"
+        or target.lit_type != STRING
+        or len(e.args) != 1
+        or e.args[0].kind != "list"
+        or (e.overloads and all(oid != "string_format" for oid, _ in e.overloads))
+    ):
+        return None
+    return validate_format(target.lit_str or "", e.args[0].args, e.offset)
 
 
 def _issues(expression: str, errors: list[tuple[int, str]]) -> str:
@@ -446,4 +495,30 @@ def parse(expression: str, list_type_attributes: bool = False) -> Expr:
         raise CELCompileError(
             f"must evaluate to bool or the unknown type, not {type_string(root.type)}"
         )
+    _program(root)
     return root
+
+
+def _program(e: Expr) -> None:
+    """``env.Program``'s regex optimizations (apiserver library/regex.go ``ProgramOptions``:
+    ``find``, ``findAll``; cel-go's ``matches``): a constant pattern (a literal, or one in
+    ``dyn()``, which the planner drops) is compiled when the program is planned, its
+    arguments first, and an invalid one fails it: "program instantiation failed: error
+    parsing regexp: ..."."""
+    for child in (e.target, *e.args, e.iter_range, e.accu_init, e.cond, e.step, e.result):
+        if child is not None:
+            _program(child)
+    for k, v in e.entries:
+        _program(k)
+        _program(v)
+    if e.kind != "call" or e.name not in ("find", "findAll", "matches"):
+        return
+    args = ([e.target] if e.target is not None else []) + e.args
+    pattern = args[1] if len(args) > 1 else None
+    while pattern is not None and pattern.kind == "call" and pattern.name == "dyn":
+        pattern = pattern.args[0] if len(pattern.args) == 1 and pattern.target is None else None
+    if pattern is not None and pattern.kind == "lit" and pattern.lit_type == STRING:
+        try:
+            compile_go(pattern.lit_str or "")
+        except GoRegexError as err:
+            raise CELCompileError(f"program instantiation failed: {err}") from None

@@ -8,19 +8,19 @@ v0.37.2 (cel-go v0.29.2): ``ext.Strings(StringsVersion(2))`` (ext/strings.go: ``
 ``lastIndexOf``, ``includes`` from ListsVersion(1), 1.37); ``ext.Lists(ListsVersion(3))``
 (ext/lists.go: ``slice``, ``flatten``, ``sort``, ``lists.range``, ``reverse``, ``distinct``;
 ``sortBy`` in cel_macros.py); ``ext.Sets`` (``sets.contains``/``equivalent``/``intersects``);
-regex.go ``find``/``findAll`` on Python's ``re`` (RE2 differences: docs/dra.md).
+regex.go ``find``/``findAll`` and the standard ``matches`` on Go's regexp (``cel_regex.py``).
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import celpy.celtypes as ct
 from celpy.evaluation import CELEvalError, base_functions
 
+from reference_impl.dra import cel_regex
 from reference_impl.dra.cel_errors import err, no_overload
 
 # --- ext.Strings v2 (cel-go ext/strings.go) ---
@@ -292,7 +292,8 @@ def _equal(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return len(a) == len(b) and all(
-            any(_equal(k, kb) and _equal(v, vb) for kb, vb in b.items()) for k, v in a.items())
+            any(_equal(k, kb) and _equal(v, vb) for kb, vb in b.items()) for k, v in a.items()
+        )
     if _number(a) and _number(b):  # cel-go compares int and uint exactly, else as doubles
         return _compare(a, b) == 0 if not (math.isnan(a) or math.isnan(b)) else False
     if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
@@ -330,6 +331,7 @@ def _relation(name: str, test: Callable[[int], bool]) -> Callable[[Any, Any], An
 def _equality(negate: bool) -> Callable[[Any, Any], Any]:
     """``==``/``!=``: CEL's heterogeneous equality (``1 == 1.0``; values of different types
     are not equal, no error)."""
+
     def f(a: Any, b: Any) -> Any:
         if isinstance(a, CELEvalError):
             return a
@@ -434,14 +436,25 @@ def _sets(name: str) -> Callable[[Any, Any], Any]:
     return f
 
 
-# --- regex (k8s.io/apiserver/pkg/cel/library/regex.go) ---
+# --- regex (k8s.io/apiserver/pkg/cel/library/regex.go; cel-go's matches) on Go's regexp ---
 
 
-def _compile(pattern: str) -> re.Pattern[str] | CELEvalError:
+def _compile(pattern: str, illegal: str = "Illegal regex: ") -> Any:
     try:
-        return re.compile(pattern)
-    except re.error as e:
-        return err(f"Illegal regex: error parsing regexp: {e}")
+        return cel_regex.compile_go(pattern)
+    except cel_regex.GoRegexError as e:
+        return err(f"{illegal}{e}")
+
+
+def _matches(s: Any, pattern: Any) -> Any:
+    """cel-go's ``matches`` (common/types/string.go ``Match``: ``regexp.MatchString``, its
+    error unwrapped)."""
+    if not isinstance(s, str) or not isinstance(pattern, str):
+        return no_overload("matches", s, pattern)
+    rx = _compile(pattern, "")
+    if isinstance(rx, CELEvalError):
+        return rx
+    return ct.BoolType(rx.search(s) is not None)
 
 
 def _find(s: Any, pattern: Any) -> Any:
@@ -456,8 +469,7 @@ def _find(s: Any, pattern: Any) -> Any:
 
 
 def _find_all(s: Any, pattern: Any, *limit: Any) -> Any:
-    """``findAll``: ``Regexp.FindAllString`` (``n < 0``: all; an empty match right after the
-    previous match is skipped, as Go's ``allMatches`` does)."""
+    """``findAll``: ``Regexp.FindAllString`` (``n < 0``: all)."""
     if (
         not isinstance(s, str)
         or not isinstance(pattern, str)
@@ -468,16 +480,7 @@ def _find_all(s: Any, pattern: Any, *limit: Any) -> Any:
     if isinstance(rx, CELEvalError):
         return rx
     n = int(limit[0]) if limit else -1
-    out: list[Any] = []
-    prev_end = -1
-    for m in rx.finditer(s):
-        if n >= 0 and len(out) >= n:
-            break
-        empty = m.start() == m.end()
-        if not (empty and m.start() == prev_end):
-            out.append(ct.StringType(m.group(0)))
-        prev_end = m.end()
-    return ct.ListType(out)
+    return ct.ListType([ct.StringType(m) for m in cel_regex.find_all(rx, s, n)])
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
@@ -510,6 +513,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sets.contains": _sets("contains"),
     "sets.equivalent": _sets("equivalent"),
     "sets.intersects": _sets("intersects"),
+    "matches": _matches,
     "find": _find,
     "findAll": _find_all,
     "_<_": _relation("_<_", lambda c: c < 0),

@@ -26,8 +26,22 @@ from celpy.evaluation import CELEvalError, Evaluator
 from reference_impl.dra.cel_errors import err
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
 
+
+def _is_opt_entry(tree: Any) -> bool:
+    return isinstance(tree, lark.Tree) and tree.data == "opt_entry"
+
+
+def go_value(v: Any) -> str:
+    """Go's ``%v`` of a simple value (cel-go's error messages)."""
+    if isinstance(v, ct.BoolType):
+        return "true" if v else "false"
+    if isinstance(v, ct.DoubleType):
+        return repr(float(v))
+    return str(v)
+
+
 #: receivers that name a function namespace, not a variable
-NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional")
+NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional", "format")
 #: the two-variable comprehension macros (ext/comprehensions.go) by their argument count
 TWO_VAR_MACROS = {
     "all": (3,),
@@ -68,8 +82,10 @@ def macro_variables(tree: lark.Tree) -> tuple[str, ...]:
         return tuple(v for v in (simple_ident(args[0]),) if v)
     if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
         return tuple(v for v in (simple_ident(args[0]), simple_ident(args[1])) if v)
-    if name in ("all", "exists", "exists_one", "map", "filter", "sortBy", "optMap",
-                "optFlatMap") and len(args) == 2:
+    if (
+        name in ("all", "exists", "exists_one", "map", "filter", "sortBy", "optMap", "optFlatMap")
+        and len(args) == 2
+    ):
         return tuple(v for v in (simple_ident(args[0]),) if v)
     return ()
 
@@ -94,6 +110,53 @@ class LibraryEvaluator(Evaluator):
     def member_index_opt(self, tree: lark.Tree) -> Any:
         """``a[?b]``."""
         return select(self.visit(tree.children[0]), self.visit(tree.children[1]), True)
+
+    def exprlist(self, tree: lark.Tree) -> Any:
+        """A list literal with optional elements (``evalList``): a none is left out."""
+        if not any(_is_opt_entry(c) for c in tree.children):
+            return super().exprlist(tree)
+        values = []
+        for child in tree.children:
+            value = self.visit(child.children[0] if _is_opt_entry(child) else child)
+            if isinstance(value, CELEvalError):
+                return value
+            if _is_opt_entry(child):
+                if not isinstance(value, OptionalValue):
+                    return err(
+                        "cannot initialize optional list element from non-optional value "
+                        + go_value(value)
+                    )
+                if not value.present:
+                    continue
+                value = value.value
+            values.append(value)
+        return ct.ListType(values)
+
+    def mapinits(self, tree: lark.Tree) -> Any:
+        """A map literal with optional entries (``evalMap``): a none removes the key."""
+        if not any(_is_opt_entry(c) for c in tree.children[0::2]):
+            return super().mapinits(tree)
+        result = ct.MapType()
+        for key_tree, value_tree in zip(tree.children[0::2], tree.children[1::2], strict=True):
+            optional = _is_opt_entry(key_tree)
+            key = self.visit(key_tree.children[0] if optional else key_tree)
+            if isinstance(key, CELEvalError):
+                return key
+            value = self.visit(value_tree)
+            if isinstance(value, CELEvalError):
+                return value
+            if optional:
+                if not isinstance(value, OptionalValue):
+                    return err(
+                        f"cannot initialize optional entry '{go_value(key)}' from non-optional "
+                        f"value {go_value(value)}"
+                    )
+                if not value.present:
+                    result.pop(key, None)
+                    continue
+                value = value.value
+            result[key] = value
+        return result
 
     def member_dot(self, tree: lark.Tree) -> Any:
         """A select after an optional one stays optional (``applyQualifiers``)."""
@@ -133,8 +196,11 @@ class LibraryEvaluator(Evaluator):
                 return target
             result = self._with(args[1], {var: target.value})
             if name == "optMap" or isinstance(result, CELEvalError):
-                return OptionalValue(result, True) if name == "optMap" and not isinstance(
-                    result, CELEvalError) else result
+                return (
+                    OptionalValue(result, True)
+                    if name == "optMap" and not isinstance(result, CELEvalError)
+                    else result
+                )
             return result if isinstance(result, OptionalValue) else err("no such overload")
         return err(f"no such overload: {name}")
 

@@ -4,8 +4,10 @@ Upstream: github.com/google/cel-go v0.29.2 ``cel/library.go`` (``optionalLib``: 
 ``optional.ofNonZeroValue``, ``optional.none``, ``value``, ``hasValue``, ``or`` and ``orValue``
 short-circuiting, ``optMap``/``optFlatMap``, the ``.?`` select and ``[?`` index) and
 ``interpreter/attributes.go`` (``applyQualifiers``: after an optional, every select and index
-of the chain tests presence and the result stays optional). celpy's grammar has no ``.?`` nor
-``[?``: :func:`install_grammar` adds them to its parser; ``cel_macros.py`` evaluates them.
+of the chain tests presence and the result stays optional), optional entries of list and map
+literals (``interpreter/interpretable.go`` ``evalList``, ``evalMap``). celpy's grammar has no
+``.?``, ``[?`` nor ``?`` entries: :func:`install_grammar` adds them to its parser;
+``cel_macros.py`` evaluates them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,17 @@ from reference_impl.dra.cel_errors import err, no_overload
 
 _FLOAT = '/-?/ DIGIT+ "." DIGIT* EXPONENT? | /-?/ DIGIT* "." DIGIT+ EXPONENT?'
 _MEMBER = "member         : member_dot | member_dot_arg | member_index | member_object | primary"
+_EXPRLIST = 'exprlist       : expr ("," expr)*'
+_MAPINITS = 'mapinits       : expr ":" expr ("," expr ":" expr)*'
+#: optional entries of list and map literals, ``[?e]`` and ``{?k: v}`` (also allowed in calls
+#: here: cel-go's grammar, dra/cel_syntax.py, refuses ``f(?x)`` before celpy parses)
+_OPT_ENTRIES = """
+exprlist : listelem ("," listelem)*
+?listelem : expr | opt_entry
+mapinits : mapkey ":" expr ("," mapkey ":" expr)*
+?mapkey : expr | opt_entry
+opt_entry : "?" expr
+"""
 
 
 def _ambiguous_literals(t: lark.Token) -> lark.Token:
@@ -37,13 +50,17 @@ def _ambiguous_literals(t: lark.Token) -> lark.Token:
 
 def install_grammar() -> None:
     """celpy's parser (a class attribute every ``CELParser`` shares; celpy is used by the DRA
-    selectors alone) with ``member.?IDENT`` and ``member[?expr]``, and cel-go's ``NUM_FLOAT``
+    selectors alone) with ``member.?IDENT``, ``member[?expr]``, ``[?e]`` and ``{?k: v}``
+    (``opt_entry``), and cel-go's ``NUM_FLOAT``
     (CEL.g4: digits after the dot, ``1.size()`` is a call on an int, not on ``1.``)."""
     if CELParser.CEL_PARSER is not None and "member_dot_opt" in str(CELParser.CEL_PARSER.rules):
         return
     grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
     if _MEMBER not in grammar:
         raise RuntimeError("celpy's grammar changed: cannot add optional select and index")
+    if _EXPRLIST not in grammar or _MAPINITS not in grammar:
+        raise RuntimeError("celpy's grammar changed: cannot add optional entries")
+    grammar = grammar.replace(_EXPRLIST, "").replace(_MAPINITS, "") + _OPT_ENTRIES
     if _FLOAT not in grammar:
         raise RuntimeError("celpy's grammar changed: cannot fix its float literals")
     grammar = grammar.replace(_FLOAT, '/-?/ DIGIT* "." DIGIT+ EXPONENT?')

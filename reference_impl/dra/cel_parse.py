@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
 import lark
 from celpy.evaluation import celbytes, celstr
@@ -50,6 +51,7 @@ class Expr:
     opt_field: str = ""  # the field of an optional select, _?._
     args: list[Expr] = field(default_factory=list)  # call args, list elements
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)  # map literal
+    opt_indices: list[int] = field(default_factory=list)  # ``[?e]``, ``{?k: v}``: the entries
     fields: list[tuple[str, int]] = field(default_factory=list)  # a struct's: name, offset
     iter_range: Expr | None = None
     iter_var: str = ""
@@ -228,15 +230,26 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
     if rule in ("ident", "dot_ident"):
         return _ident(str(kids[0]), at=_start(kids[0]))
     if rule == "list_lit":
-        elements = [_convert(a) for a in (_kids(kids[0]) if kids else [])]
-        return Expr("list", args=elements, offset=tree.meta.start_pos)
+        trees = _kids(kids[0]) if kids else []
+        elements = [_convert(_unopt(a)) for a in trees]
+        opt = [i for i, a in enumerate(trees) if _unopt(a) is not a]
+        return Expr("list", args=elements, opt_indices=opt, offset=tree.meta.start_pos)
     if rule == "map_lit":
-        items = [_convert(a) for a in (_kids(kids[0]) if kids else [])]
+        trees = _kids(kids[0]) if kids else []
+        items = [_convert(_unopt(a)) for a in trees]
         entries = list(zip(items[0::2], items[1::2], strict=True))
-        return Expr("map", entries=entries, offset=tree.meta.start_pos)
+        opt = [i // 2 for i, a in enumerate(trees) if _unopt(a) is not a]
+        return Expr("map", entries=entries, opt_indices=opt, offset=tree.meta.start_pos)
     if rule == "literal":
         return _literal(kids[0])
     raise CELCompileError(f"unsupported syntax {rule!r}")
+
+
+def _unopt(tree: Any) -> Any:
+    """The entry of an optional list element or map key (``opt_entry``, cel_optional.py)."""
+    if isinstance(tree, lark.Tree) and tree.data == "opt_entry":
+        return tree.children[0]
+    return tree
 
 
 def _exprlist(node: lark.Tree | None) -> list[lark.Tree]:
