@@ -276,6 +276,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+#: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
+COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+
+
 class CELCompileError(ValueError):
     """An expression that does not compile: ``str()`` is upstream's ``Error.Detail``."""
 
@@ -438,37 +442,22 @@ class CompiledSelector:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
         with _COMPILE_LOCK:
             self._program = _ENV.program(ast, functions=FUNCTIONS)
+        #: the tree whose actual cost is counted (dra/cel_runtime_cost.py), False for none
+        self._counted: Any = None
 
     def device_matches(self, device: DeviceView) -> bool:
-        attributes: dict[str, dict[str, Any]] = {}
-        for name, value in device.attributes:
-            domain, ident = parse_qualified_name(name, device.driver)
-            attributes.setdefault(domain, {})[ident] = _attribute(value)
-        capacity: dict[str, dict[str, Any]] = {}
-        for name, cap in device.capacity:
-            domain, ident = parse_qualified_name(name, device.driver)
-            capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
-        dev: dict[Any, Any] = {
-            ct.StringType("driver"): ct.StringType(device.driver),
-            ct.StringType("attributes"): AttributeMap(
-                {
-                    ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
-                    for d, m in attributes.items()
-                }
-            ),
-            ct.StringType("capacity"): AttributeMap(
-                {
-                    ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
-                    for d, m in capacity.items()
-                }
-            ),
-        }
-        if self.consumable_capacity:
-            dev[ct.StringType("allowMultipleAllocations")] = ct.BoolType(
-                bool(device.allow_multiple_allocations)
-            )
+        dev = device_value(device, self.consumable_capacity)
+        if self._counted is None:
+            from reference_impl.dra.cel_runtime_cost import counted_tree
+
+            self._counted = counted_tree(self.expression) or False
+        if self._counted:
+            from reference_impl.dra.cel_runtime_cost import exceeds_limit
+
+            if exceeds_limit(self._counted, dev):
+                raise CELMatchError(COST_LIMIT_MESSAGE)
         try:
-            result = self._program.evaluate({"device": ct.MapType(dev)})
+            result = self._program.evaluate({"device": dev})
         except CELEvalError as e:
             raise CELMatchError(_eval_message(e)) from None
         if isinstance(result, CELEvalError):
@@ -478,6 +467,39 @@ class CompiledSelector:
                 f"CEL result of type {_type_name(result)} could not be converted to bool"
             )
         return bool(result)
+
+
+def device_value(device: DeviceView, consumable_capacity: bool = True) -> Any:
+    """The ``device`` variable DeviceMatches builds (an attribute or capacity domain that is
+    not there reads as an empty map)."""
+    attributes: dict[str, dict[str, Any]] = {}
+    for name, value in device.attributes:
+        domain, ident = parse_qualified_name(name, device.driver)
+        attributes.setdefault(domain, {})[ident] = _attribute(value)
+    capacity: dict[str, dict[str, Any]] = {}
+    for name, cap in device.capacity:
+        domain, ident = parse_qualified_name(name, device.driver)
+        capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
+    dev: dict[Any, Any] = {
+        ct.StringType("driver"): ct.StringType(device.driver),
+        ct.StringType("attributes"): AttributeMap(
+            {
+                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                for d, m in attributes.items()
+            }
+        ),
+        ct.StringType("capacity"): AttributeMap(
+            {
+                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                for d, m in capacity.items()
+            }
+        ),
+    }
+    if consumable_capacity:
+        dev[ct.StringType("allowMultipleAllocations")] = ct.BoolType(
+            bool(device.allow_multiple_allocations)
+        )
+    return ct.MapType(dev)
 
 
 def _attribute(value: AttributeValue) -> Any:

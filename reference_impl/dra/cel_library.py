@@ -292,7 +292,8 @@ def _equal(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return len(a) == len(b) and all(
-            any(_equal(k, kb) and _equal(v, vb) for kb, vb in b.items()) for k, v in a.items())
+            any(_equal(k, kb) and _equal(v, vb) for kb, vb in b.items()) for k, v in a.items()
+        )
     if _number(a) and _number(b):  # cel-go compares int and uint exactly, else as doubles
         return _compare(a, b) == 0 if not (math.isnan(a) or math.isnan(b)) else False
     if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
@@ -330,6 +331,7 @@ def _relation(name: str, test: Callable[[int], bool]) -> Callable[[Any, Any], An
 def _equality(negate: bool) -> Callable[[Any, Any], Any]:
     """``==``/``!=``: CEL's heterogeneous equality (``1 == 1.0``; values of different types
     are not equal, no error)."""
+
     def f(a: Any, b: Any) -> Any:
         if isinstance(a, CELEvalError):
             return a
@@ -480,7 +482,22 @@ def _find_all(s: Any, pattern: Any, *limit: Any) -> Any:
     return ct.ListType(out)
 
 
+def _add(a: Any, b: Any) -> Any:
+    """``_+_``: celpy's (``operator.add``) gives a plain ``str``, ``bytes`` or ``list`` for two
+    strings, bytes or lists, which no member function takes (``("a" + x).contains("b")`` failed
+    with "no such overload"); the result is a CEL value again."""
+    out = base_functions["_+_"](a, b)
+    if type(out) is str:
+        return ct.StringType(out)
+    if type(out) is bytes:
+        return ct.BytesType(out)
+    if type(out) is list:
+        return ct.ListType(out)
+    return out
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "_+_": _add,
     "charAt": _typed("charAt", _char_at, "si"),
     "indexOf": _list_index_of(False),
     "lastIndexOf": _list_index_of(True),
