@@ -251,3 +251,88 @@ def test_against_upstream_celcost() -> None:
 
 if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
     _record()
+
+
+def _limit_scenario() -> list[dict[str, Any]]:
+    """A node whose slice lists WIDE first and a device of four capacities, and a pod whose
+    claim selects with docs/dra.md's example (the API server accepts it: MaxCost 262404)."""
+    wide, small = DEVICES[WIDE]["capacity"], {f"c{i}": {"value": "1"} for i in range(4)}
+    devices = [{"name": "wide", "capacity": wide}, {"name": "small", "capacity": small}]
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": "node-1", "labels": {"kubernetes.io/hostname": "node-1"}},
+            "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "10"}},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "DeviceClass",
+            "metadata": {"name": D},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{D}"'}}]},
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"node-1-{D}"},
+            "spec": {
+                "driver": D,
+                "nodeName": "node-1",
+                "devices": devices,
+                "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
+            },
+        },
+        {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {"name": "c", "namespace": "default"},
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "r",
+                            "exactly": {
+                                "deviceClassName": D,
+                                "selectors": [{"cel": {"expression": OVER_AT_RUNTIME}}],
+                            },
+                        }
+                    ]
+                }
+            },
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {
+                "containers": [{"name": "c", "image": "registry.k8s.io/pause"}],
+                "resourceClaims": [{"name": "r", "resourceClaimName": "c"}],
+            },
+        },
+    ]
+
+
+def _attempts(subject: Any) -> list[tuple[str, str, str]]:
+    from conformance.core.scenario import ScenarioInput
+
+    result = subject.run(ScenarioInput(_limit_scenario(), name="dra-cel-cost-limit")).result
+    return [(a["pod"], a["outcome"], a.get("message", "")) for a in result["attempts"]]
+
+
+def test_the_limit_fails_the_allocation_as_upstream() -> None:
+    """On WIDE the selector stops at the limit: selectorsMatch's error ends the allocation
+    (the pod is not scheduled: "CEL runtime error: operation cancelled: actual cost limit
+    exceeded"), though the small device matches; the upstream subject agrees."""
+    from conformance.subjects.reference import ReferenceSubject
+    from conformance.subjects.upstream import UpstreamSubject, binary_available
+
+    ref = _attempts(ReferenceSubject())
+    assert ref[0][1] == "Error"
+    assert ref[0][2].endswith(
+        f"claim default/c: selector #0 on device {D}/node-1/wide: "
+        "CEL runtime error: operation cancelled: actual cost limit exceeded"
+    )
+    if not binary_available():
+        pytest.skip("upstream subject not built: run upstream/build.sh")
+    with UpstreamSubject() as upstream:
+        assert _attempts(upstream) == ref
