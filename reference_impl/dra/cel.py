@@ -276,10 +276,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-#: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
-COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
-
-
 class CELCompileError(ValueError):
     """An expression that does not compile: ``str()`` is upstream's ``Error.Detail``."""
 
@@ -442,20 +438,12 @@ class CompiledSelector:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
         with _COMPILE_LOCK:
             self._program = _ENV.program(ast, functions=FUNCTIONS)
-        #: the tree whose actual cost is counted (dra/cel_runtime_cost.py), False for none
-        self._counted: Any = None
 
     def device_matches(self, device: DeviceView) -> bool:
-        dev = device_value(device, self.consumable_capacity)
-        if self._counted is None:
-            from reference_impl.dra.cel_runtime_cost import counted_tree
+        return self.value_matches(device_value(device, self.consumable_capacity))
 
-            self._counted = counted_tree(self.expression) or False
-        if self._counted:
-            from reference_impl.dra.cel_runtime_cost import exceeds_limit
-
-            if exceeds_limit(self._counted, dev):
-                raise CELMatchError(COST_LIMIT_MESSAGE)
+    def value_matches(self, dev: Any) -> bool:
+        """``device_matches`` of the ``device`` variable's value (:func:`device_value`)."""
         try:
             result = self._program.evaluate({"device": dev})
         except CELEvalError as e:

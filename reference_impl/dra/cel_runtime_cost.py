@@ -26,6 +26,8 @@ from reference_impl.dra.cel_overloads import BOOL, DOUBLE, INT, NULL, STRING, UI
 from reference_impl.dra.cel_parse import Expr
 from reference_impl.dra.cel_url import URL
 
+#: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
+COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 _REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
 _LIST_CREATE, _MAP_CREATE = 10, 30  # common.ListCreateBaseCost, MapCreateBaseCost
@@ -58,7 +60,7 @@ class CostLimitExceeded(Exception):
     """``EvalCancelledError{CostLimitExceeded}``: the cost when the limit was passed."""
 
     def __init__(self, cost: int) -> None:
-        super().__init__(cel.COST_LIMIT_MESSAGE)
+        super().__init__(COST_LIMIT_MESSAGE)
         self.cost = cost
 
 
@@ -232,6 +234,15 @@ class Tracker:
         #: a map's iteration order (Go's is random): 0 as built, 1 reversed, 2 rotated by one
         self.order = order
         self.functions: dict[str, Callable[..., Any]] = {**base_functions, **cel.FUNCTIONS}
+        #: per node (by identity, the tree outlives the tracker): literal values, constness
+        self._literals: dict[int, Any] = {}
+        self._consts: dict[int, bool] = {}
+
+    def const(self, e: Expr) -> bool:
+        known = self._consts.get(id(e))
+        if known is None:
+            known = self._consts[id(e)] = _is_const(e)
+        return known
 
     def add(self, n: int) -> None:
         self.cost += n
@@ -257,6 +268,13 @@ class Tracker:
         raise Unsupported(f"identifier {name}")  # pragma: no cover (the checker declares it)
 
     def literal(self, e: Expr) -> Any:
+        try:
+            return self._literals[id(e)]
+        except KeyError:
+            value = self._literals[id(e)] = self._literal(e)
+            return value
+
+    def _literal(self, e: Expr) -> Any:
         t = e.lit_type
         if t == STRING:
             return ct.StringType(e.lit_str or "")
@@ -302,6 +320,8 @@ class Tracker:
             return self.attribute(e, frame, root, watched=True)
         if e.kind == "select":  # has(): evalTestOnly
             return self.presence(e, frame, root)
+        if e.kind in ("list", "map") and self.const(e):
+            return self.folded(e)
         if e.kind == "list":
             vals = []
             for x in e.args:
@@ -309,7 +329,7 @@ class Tracker:
                 if isinstance(v, _Err):
                     break
                 vals.append(v)
-            if not _is_const(e):
+            if not self.const(e):
                 self.add(_LIST_CREATE)
             return v if e.args and isinstance(v, _Err) else ct.ListType(vals)
         if e.kind == "map":
@@ -318,11 +338,11 @@ class Tracker:
                 kv = self.eval(k, frame, root)
                 vv = self.eval(x, frame, root) if not isinstance(kv, _Err) else kv
                 if isinstance(vv, _Err):
-                    if not _is_const(e):
+                    if not self.const(e):
                         self.add(_MAP_CREATE)
                     return vv
                 out[kv] = vv
-            if not _is_const(e):
+            if not self.const(e):
                 self.add(_MAP_CREATE)
             return ct.MapType(out)
         if e.kind == "comp":
@@ -346,9 +366,9 @@ class Tracker:
             v = self.eval(e.args[0], frame, root)
             self.add(1)
             return ct.BoolType(bool(v)) if _is_bool(v) else ct.BoolType(True)
-        if _is_const(e):
-            return self.literal_tree(e)
-        if e.name == "@in" and e.args[1].kind == "list" and _is_const(e.args[1]):
+        if self.const(e):
+            return self.folded(e)
+        if e.name == "@in" and e.args[1].kind == "list" and self.const(e.args[1]):
             values = [self.literal_tree(a) for a in e.args[1].args]
             if all(isinstance(x, bool | int | float | str) for x in values):
                 v = self.eval(e.args[0], frame, root)  # evalSetMembership: no call cost
@@ -360,7 +380,7 @@ class Tracker:
         varargs = len(operands) > 2 or (
             e.name in ("matches", "find", "findAll")
             and len(operands) == 2
-            and _is_const(operands[1])
+            and self.const(operands[1])
             and operands[1].lit_type == STRING
         )
         vals = []
@@ -373,6 +393,14 @@ class Tracker:
         out = errs[0] if errs else self.apply(e.name, vals)
         self.add(call_cost(e.name, vals, out))
         return out
+
+    def folded(self, e: Expr) -> Any:
+        """A folded constant's value, once per node."""
+        try:
+            return self._literals[id(e)]
+        except KeyError:
+            value = self._literals[id(e)] = self.literal_tree(e)
+            return value
 
     def literal_tree(self, e: Expr) -> Any:
         """A folded constant's value (no cost)."""
@@ -433,7 +461,7 @@ class Tracker:
                 key: Any = ct.StringType(q.name)
             else:
                 arg = q.args[1]
-                if _is_const(arg):
+                if self.const(arg):
                     key = self.literal_tree(arg)
                 elif _attr_like(arg):
                     key = self.attribute(arg, frame, root, watched=False)
@@ -574,3 +602,30 @@ def exceeds_limit(root: Expr, device: Any) -> bool:
     except Unsupported:
         return False
     return False
+
+
+class LimitedSelector(cel.CompiledSelector):
+    """A selector as the scheduler's program runs it, ``cel.CostLimit``: where the gate counts,
+    an evaluation whose actual cost passes the limit fails with cel-go's error."""
+
+    def __init__(
+        self, expression: str, consumable_capacity: bool = True, includes: bool = True
+    ) -> None:
+        super().__init__(expression, consumable_capacity, includes)
+        self._counted: Expr | None | bool = None  # not decided yet; False: not counted
+
+    def device_matches(self, device: cel.DeviceView) -> bool:
+        dev = cel.device_value(device, self.consumable_capacity)
+        if self._counted is None:
+            self._counted = counted_tree(self.expression) or False
+        if isinstance(self._counted, Expr) and exceeds_limit(self._counted, dev):
+            raise cel.CELMatchError(COST_LIMIT_MESSAGE)
+        return self.value_matches(dev)
+
+
+def compile_selector(
+    expression: str, consumable_capacity: bool = True, includes: bool = True
+) -> LimitedSelector:
+    """``CompileCELExpression`` with the runtime cost limit (``dra/cel.py``'s
+    ``compile_selector`` evaluates without it); raises ``CELCompileError``."""
+    return LimitedSelector(expression, consumable_capacity, includes)

@@ -191,8 +191,14 @@ def _record() -> None:
 
 
 def _compare(recorded: list[tuple[int, str, str]]) -> tuple[list[Any], int]:
-    differ, supported = [], 0
+    """The recorded evaluations that differ, and how many are restated; an expression that
+    does not read the device is compared on the first device only (compile_test.go's
+    "expensive" takes the reference some 15 s to count to the limit)."""
+    differ, supported, seen = [], 0, set()
     for device, expression, answer in recorded:
+        if "device" not in expression and expression in seen:
+            continue
+        seen.add(expression)
         ours = _ours(expression, device)
         if ours == "UNSUPPORTED":
             continue
@@ -208,7 +214,7 @@ def test_the_recorded_actual_costs() -> None:
     recorded = _recorded()
     differ, supported = _compare(recorded)
     assert differ == []
-    assert supported >= 1450 and len(recorded) >= 1500
+    assert supported >= 750 and len(recorded) >= 1500
 
 
 def test_the_docs_example_stops_at_the_limit() -> None:
