@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import celpy.celtypes as ct
@@ -82,7 +83,6 @@ class _Frame:
     accu_init: Expr | None = None
     accu: Any = None
     initialized: bool = False
-    iter_vars: tuple[str, ...] = field(default_factory=tuple)
 
 
 def _size(v: Any) -> int:
@@ -582,9 +582,11 @@ def needs_runtime_cost(root: Expr) -> bool:
     return estimate_tree(root).max > GATE_ESTIMATE
 
 
+@lru_cache(maxsize=1024)
 def counted_tree(expression: str) -> Expr | None:
     """The checked tree of a selector the gate counts, else None (also for one the checker
-    refuses: the API server refuses it, upstream's scheduler does not compile it)."""
+    refuses: the API server refuses it, upstream's scheduler does not compile it). Cached: the
+    evaluation does not change the tree."""
     try:
         root = parse(expression)
     except cel.CELCompileError:
