@@ -268,11 +268,8 @@ class Tracker:
         raise Unsupported(f"identifier {name}")  # pragma: no cover (the checker declares it)
 
     def literal(self, e: Expr) -> Any:
-        try:
-            return self._literals[id(e)]
-        except KeyError:
-            value = self._literals[id(e)] = self._literal(e)
-            return value
+        """A literal's value, once per node."""
+        return self.folded(e)
 
     def _literal(self, e: Expr) -> Any:
         t = e.lit_type
@@ -395,11 +392,13 @@ class Tracker:
         return out
 
     def folded(self, e: Expr) -> Any:
-        """A folded constant's value, once per node."""
+        """A folded constant's value (a literal's included), once per node."""
         try:
             return self._literals[id(e)]
         except KeyError:
-            value = self._literals[id(e)] = self.literal_tree(e)
+            value = self._literals[id(e)] = (
+                self._literal(e) if e.kind == "lit" else self.literal_tree(e)
+            )
             return value
 
     def literal_tree(self, e: Expr) -> Any:
