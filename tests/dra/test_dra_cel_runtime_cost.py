@@ -342,3 +342,10 @@ def test_the_limit_fails_the_allocation_as_upstream() -> None:
         pytest.skip("upstream subject not built: run upstream/build.sh")
     with UpstreamSubject() as upstream:
         assert _attempts(upstream) == ref
+
+
+def test_a_concatenation_takes_member_functions() -> None:
+    """``_+_`` of two strings gave celpy's plain ``str``, on which ``contains`` failed ("no
+    such overload"); the corpus's ``(d + "/" + k).contains(...)`` relies on it."""
+    sel = cel.compile_selector('("a" + device.driver).contains("ad") && ([1] + [2]).size() == 2')
+    assert sel.device_matches(cel.DeviceView("d"))
