@@ -27,8 +27,8 @@ from reference_impl.dra.cel import (
     CELMatchError,
     CompiledSelector,
     DeviceView,
-    compile_selector,
 )
+from reference_impl.dra.cel_runtime_cost import compile_selector
 from reference_impl.dra.constraints import Constraint, DeviceID
 from reference_impl.dra.pools import Pool, PoolID, gather_pools, node_matches
 from reference_impl.model.dra import (

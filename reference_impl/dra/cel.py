@@ -444,35 +444,12 @@ class CompiledSelector:
             self._program = _ENV.program(ast, functions=FUNCTIONS)
 
     def device_matches(self, device: DeviceView) -> bool:
-        attributes: dict[str, dict[str, Any]] = {}
-        for name, value in device.attributes:
-            domain, ident = parse_qualified_name(name, device.driver)
-            attributes.setdefault(domain, {})[ident] = _attribute(value)
-        capacity: dict[str, dict[str, Any]] = {}
-        for name, cap in device.capacity:
-            domain, ident = parse_qualified_name(name, device.driver)
-            capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
-        dev: dict[Any, Any] = {
-            ct.StringType("driver"): ct.StringType(device.driver),
-            ct.StringType("attributes"): AttributeMap(
-                {
-                    ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
-                    for d, m in attributes.items()
-                }
-            ),
-            ct.StringType("capacity"): AttributeMap(
-                {
-                    ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
-                    for d, m in capacity.items()
-                }
-            ),
-        }
-        if self.consumable_capacity:
-            dev[ct.StringType("allowMultipleAllocations")] = ct.BoolType(
-                bool(device.allow_multiple_allocations)
-            )
+        return self.value_matches(device_value(device, self.consumable_capacity))
+
+    def value_matches(self, dev: Any) -> bool:
+        """``device_matches`` of the ``device`` variable's value (:func:`device_value`)."""
         try:
-            result = self._program.evaluate({"device": ct.MapType(dev)})
+            result = self._program.evaluate({"device": dev})
         except CELEvalError as e:
             raise CELMatchError(_eval_message(e)) from None
         if isinstance(result, CELEvalError):
@@ -482,6 +459,39 @@ class CompiledSelector:
                 f"CEL result of type {_type_name(result)} could not be converted to bool"
             )
         return bool(result)
+
+
+def device_value(device: DeviceView, consumable_capacity: bool = True) -> Any:
+    """The ``device`` variable DeviceMatches builds (an attribute or capacity domain that is
+    not there reads as an empty map)."""
+    attributes: dict[str, dict[str, Any]] = {}
+    for name, value in device.attributes:
+        domain, ident = parse_qualified_name(name, device.driver)
+        attributes.setdefault(domain, {})[ident] = _attribute(value)
+    capacity: dict[str, dict[str, Any]] = {}
+    for name, cap in device.capacity:
+        domain, ident = parse_qualified_name(name, device.driver)
+        capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
+    dev: dict[Any, Any] = {
+        ct.StringType("driver"): ct.StringType(device.driver),
+        ct.StringType("attributes"): AttributeMap(
+            {
+                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                for d, m in attributes.items()
+            }
+        ),
+        ct.StringType("capacity"): AttributeMap(
+            {
+                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                for d, m in capacity.items()
+            }
+        ),
+    }
+    if consumable_capacity:
+        dev[ct.StringType("allowMultipleAllocations")] = ct.BoolType(
+            bool(device.allow_multiple_allocations)
+        )
+    return ct.MapType(dev)
 
 
 def _attribute(value: AttributeValue) -> Any:

@@ -405,6 +405,11 @@ def _is_bind(e: Expr) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
+def estimate_tree(root: Expr) -> Estimate:
+    """``env.EstimateCost`` of a checked tree (``dra/cel_checker.py`` ``parse``)."""
+    return _Coster().cost(root)
+
+
 def estimate_cost(expression: str, list_type_attributes: bool = False) -> Estimate:
     """``env.EstimateCost`` of a selector (``CompilationResult.MaxCost`` is ``.max``); raises
     :class:`CELCompileError` for one that does not compile (``dra/cel_checker.py``)."""

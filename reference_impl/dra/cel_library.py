@@ -483,7 +483,22 @@ def _find_all(s: Any, pattern: Any, *limit: Any) -> Any:
     return ct.ListType([ct.StringType(m) for m in cel_regex.find_all(rx, s, n)])
 
 
+def _add(a: Any, b: Any) -> Any:
+    """``_+_``: celpy's (``operator.add``) gives a plain ``str``, ``bytes`` or ``list`` for two
+    strings, bytes or lists, which no member function takes (``("a" + x).contains("b")`` failed
+    with "no such overload"); the result is a CEL value again."""
+    out = base_functions["_+_"](a, b)
+    if type(out) is str:
+        return ct.StringType(out)
+    if type(out) is bytes:
+        return ct.BytesType(out)
+    if type(out) is list:
+        return ct.ListType(out)
+    return out
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "_+_": _add,
     "charAt": _typed("charAt", _char_at, "si"),
     "indexOf": _list_index_of(False),
     "lastIndexOf": _list_index_of(True),

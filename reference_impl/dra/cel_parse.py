@@ -44,7 +44,8 @@ class Expr:
     name: str = ""  # ident, selected field, function
     lit_type: CelType | None = None
     lit_size: int | None = None
-    lit_int: int | None = None
+    lit_int: int | None = None  # an int's or uint's value; a bool's, 1 or 0
+    lit_float: float | None = None
     lit_str: str | None = None
     target: Expr | None = None  # select operand, member call target
     test_only: bool = False
@@ -278,9 +279,11 @@ def _literal(token: lark.Token) -> Expr:
             return _call("-_", _lit(UINT, 1, _go_int(text[1:-1]), at=at + 1), at=at)
         return _lit(UINT, 1, _go_int(text[:-1]), at=at)
     if kind == "FLOAT_LIT":
-        return _lit(DOUBLE, 1, at=at)
+        e = _lit(DOUBLE, 1, at=at)
+        e.lit_float = float(str(token))
+        return e
     if kind == "BOOL_LIT":
-        return _lit(BOOL, 1, at=at)
+        return _lit(BOOL, 1, int(str(token) == "true"), at=at)
     return _lit(NULL, 1, at=at)
 
 
@@ -322,7 +325,7 @@ def _map_comp(range_: Expr, var: str, fn: Expr, pred: Expr | None, macro: str = 
         iter_var=var,
         accu_var=ACCU,
         accu_init=Expr("list"),
-        cond=_lit(BOOL, 1),
+        cond=_lit(BOOL, 1, 1),
         step=step,
         result=_ident(ACCU),
         macro=macro,
@@ -338,7 +341,7 @@ def _bind_comp(var: str, init: Expr, result: Expr) -> Expr:
         iter_var="#unused",
         accu_var=var,
         accu_init=init,
-        cond=_lit(BOOL, 1),
+        cond=_lit(BOOL, 1, 0),
         step=_ident(var),
         result=result,
         macro="bind",
@@ -449,7 +452,7 @@ def _transform(name: str, target: Expr, var: str, var2: str, rest: list[Expr]) -
         var,
         var2,
         Expr("list" if name == "transformList" else "map"),
-        _lit(BOOL, 1),
+        _lit(BOOL, 1, 1),
         step,
         _ident(ACCU),
         name,
@@ -462,18 +465,18 @@ def _quantifier(name: str, target: Expr, var: str, var2: str, pred: Expr) -> Exp
     accu = _ident(ACCU)
     if name == "all":
         init, cond, step = (
-            _lit(BOOL, 1),
+            _lit(BOOL, 1, 1),
             _call("@not_strictly_false", accu),
             _call("_&&_", _ident(ACCU), pred),
         )
         result = _ident(ACCU)
     elif name == "exists":
-        init = _lit(BOOL, 1)
+        init = _lit(BOOL, 1, 0)
         cond = _call("@not_strictly_false", _call("!_", accu))
         step = _call("_||_", _ident(ACCU), pred)
         result = _ident(ACCU)
     else:
-        init, cond = _lit(INT, 1, 0), _lit(BOOL, 1)
+        init, cond = _lit(INT, 1, 0), _lit(BOOL, 1, 1)
         step = _call("_?_:_", pred, _call("_+_", _ident(ACCU), _lit(INT, 1, 1)), _ident(ACCU))
         result = _call("_==_", _ident(ACCU), _lit(INT, 1, 1))
     return _comprehension(target, var, var2, init, cond, step, result, name)

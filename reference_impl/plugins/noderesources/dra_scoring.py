@@ -22,8 +22,8 @@ from reference_impl.dra.cel import (
     CELMatchError,
     CompiledSelector,
     DeviceView,
-    compile_selector,
 )
+from reference_impl.dra.cel_runtime_cost import compile_selector
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
 from reference_impl.dra.pools import node_matches
 from reference_impl.framework.status import PluginError
@@ -51,17 +51,21 @@ class DRAPreScoreState:
     slices: tuple[ResourceSlice, ...]
 
 
-def get_dra_pre_scored_params(objects: DRAObjects, resources: Sequence[ResourceSpec]
-                              ) -> DRAPreScoreState | None:
+def get_dra_pre_scored_params(
+    objects: DRAObjects, resources: Sequence[ResourceSpec]
+) -> DRAPreScoreState | None:
     """``getDRAPreScoredParams``: None unless some configured resource is a DRA extended
     resource name that a DeviceClass maps (``DeviceClassResolver().GetDeviceClass``)."""
     resolver = ExtendedResourceCache(objects.device_classes.values())
-    if not any(is_dra_extended_resource_name(r.name) and resolver.get_device_class(r.name)
-               for r in resources):
+    if not any(
+        is_dra_extended_resource_name(r.name) and resolver.get_device_class(r.name)
+        for r in resources
+    ):
         return None
     manager = DRAManager(objects)
-    return DRAPreScoreState(resolver, frozenset(manager.list_all_allocated_devices()),
-                            tuple(manager.list_slices()))
+    return DRAPreScoreState(
+        resolver, frozenset(manager.list_all_allocated_devices()), tuple(manager.list_slices())
+    )
 
 
 class DeviceClassMatcher:
@@ -96,8 +100,9 @@ class DeviceClassMatcher:
             if isinstance(compiled, CELCompileError):
                 raise DRAScoringError(str(compiled))
             try:
-                ok = compiled.device_matches(DeviceView(driver, device.attributes,
-                                                        device.capacity, None))
+                ok = compiled.device_matches(
+                    DeviceView(driver, device.attributes, device.capacity, None)
+                )
             except CELMatchError as e:
                 raise DRAScoringError(str(e)) from None
             if not ok:
@@ -117,9 +122,11 @@ class NilCacheMatcher(DeviceClassMatcher):
         super().__init__(False)
 
     def _compile(self, expression: str) -> CompiledSelector | CELCompileError:
-        raise PluginError("NodeResourcesBalancedAllocation: not supported: a DeviceClass "
-                          "selector for a DRA-backed extended resource (upstream evaluates "
-                          "it with a nil CEL cache: a panic)")
+        raise PluginError(
+            "NodeResourcesBalancedAllocation: not supported: a DeviceClass "
+            "selector for a DRA-backed extended resource (upstream evaluates "
+            "it with a nil CEL cache: a panic)"
+        )
 
 
 def _devices_on_node(s: ResourceSlice, node: Node) -> Sequence[Device] | None:
@@ -136,7 +143,8 @@ def _devices_on_node(s: ResourceSlice, node: Node) -> Sequence[Device] | None:
             if d.all_nodes or (d_name and d_name == name):
                 out.append(d)
             elif d.node_selector is not None and node_matches(
-                    node, d_name, bool(d.all_nodes), d.node_selector):
+                node, d_name, bool(d.all_nodes), d.node_selector
+            ):
                 out.append(d)
         return out
     s_name = s.node_name or ""
@@ -148,8 +156,9 @@ def _devices_on_node(s: ResourceSlice, node: Node) -> Sequence[Device] | None:
     return s.devices
 
 
-def calculate_dra_resource_totals(node: Node, cls: DeviceClass, state: DRAPreScoreState,
-                                  matcher: DeviceClassMatcher) -> tuple[int, int]:
+def calculate_dra_resource_totals(
+    node: Node, cls: DeviceClass, state: DRAPreScoreState, matcher: DeviceClassMatcher
+) -> tuple[int, int]:
     """``calculateDRAResourceTotals``: (devices on the node matching the class, how many of
     them are allocated), over every slice listed (all generations, any driver: a class
     without selectors matches every device). Raises :class:`DRAScoringError`."""
@@ -168,7 +177,7 @@ def calculate_dra_resource_totals(node: Node, cls: DeviceClass, state: DRAPreSco
 
 
 def dra_extended_resource_allocatable_request(
-        node: Node, resource: str, state: DRAPreScoreState, matcher: DeviceClassMatcher
+    node: Node, resource: str, state: DRAPreScoreState, matcher: DeviceClassMatcher
 ) -> tuple[int, int]:
     """``calculateDRAExtendedResourceAllocatableRequest``: (allocatable, allocated) of the
     class that maps ``resource``; (0, 0) when none does or on an error."""

@@ -1,0 +1,632 @@
+"""cel-go's actual (runtime) cost of a DRA selector evaluated on a device, and the limit the
+scheduler's program enforces (``cel.CostLimit(CELSelectorExpressionMaxCost)`` in
+k8s.io/dynamic-resource-allocation/cel@v0.37.2 compile.go): cel-go v0.29.2
+``interpreter/runtimecost.go`` observing the plan of ``interpreter/planner.go`` (attributes,
+qualifiers, constant folding of ``cel.OptOptimize``, ``evalFold``), with apiserver v0.37.2
+``pkg/cel/library/cost.go`` ``CallCost`` as the call estimator. It walks ``dra/cel_parse.py``'s
+tree with celpy's values and the reference's functions; what it does not restate raises
+:class:`Unsupported`. docs/dra.md ("The cost limit") gives the gate ``needs_runtime_cost``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import celpy.celtypes as ct
+from celpy.evaluation import CELEvalError, base_functions
+
+from reference_impl.dra import cel
+from reference_impl.dra.cel_checker import parse
+from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
+from reference_impl.dra.cel_netip import Addr, Prefix
+from reference_impl.dra.cel_overloads import BOOL, DOUBLE, INT, NULL, STRING, UINT
+from reference_impl.dra.cel_parse import Expr
+from reference_impl.dra.cel_url import URL
+
+#: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
+COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
+_STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
+_REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
+_LIST_CREATE, _MAP_CREATE = 10, 30  # common.ListCreateBaseCost, MapCreateBaseCost
+_CONVERSIONS = frozenset(
+    ("bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint")
+)
+#: apiserver library/cost.go CallCost: functions of a nominal cost (1)
+_NOMINAL = frozenset(
+    "masked prefixLength family isUnspecified isLoopback isLinkLocalMulticast isLinkLocalUnicast "
+    "isGlobalUnicast sign asInteger isInteger asApproximateFloat isGreaterThan isLessThan "
+    "compareTo add sub major minor patch getScheme getHostname getHost getPort getEscapedPath "
+    "getQuery".split()
+)
+_TRAVERSE = frozenset("isSorted sum max min indexOf lastIndexOf includes".split())
+_STRING_PASS = frozenset("url lowerAscii upperAscii substring trim cidr isIP isCIDR".split())
+_PARSE = frozenset("quantity isQuantity semver isSemver".split())
+#: functions whose value or cost is not restated (optionals, ext/lists.go's sortBy)
+_UNSUPPORTED = frozenset(
+    "@sortByAssociatedKeys _?._ _[?_] optional.of optional.ofNonZeroValue optional.none "
+    "hasValue value or orValue format".split()
+)
+_SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
+
+
+class Unsupported(Exception):
+    """A node or function whose runtime cost is not restated."""
+
+
+class CostLimitExceeded(Exception):
+    """``EvalCancelledError{CostLimitExceeded}``: the cost when the limit was passed."""
+
+    def __init__(self, cost: int) -> None:
+        super().__init__(COST_LIMIT_MESSAGE)
+        self.cost = cost
+
+
+@dataclass(slots=True)
+class _Err:
+    """An error value (cel-go's ``types.Err``: evaluation goes on, ``&&``/``||`` absorb it)."""
+
+    message: str
+
+
+@dataclass
+class _Frame:
+    """A comprehension's activation (``folder``): the accumulator is initialised at its first
+    read (``ResolveName``)."""
+
+    names: dict[str, Any]
+    parent: _Frame | None
+    accu_var: str = ""
+    accu_init: Expr | None = None
+    accu: Any = None
+    initialized: bool = False
+
+
+def _size(v: Any) -> int:
+    """``actualSize``: strings in runes, bytes, lists and maps by length, else 1."""
+    if isinstance(v, str | bytes | list | dict | tuple):
+        return len(v)
+    return 1
+
+
+def _ceil(x: float) -> int:
+    return math.ceil(x)
+
+
+def _traversal(v: Any) -> int:
+    """apiserver ``traversalCost``."""
+    if isinstance(v, str):
+        return int(len(v.encode()) * _STRING_FACTOR)
+    if isinstance(v, bytes):
+        return int(len(v) * _STRING_FACTOR)
+    if isinstance(v, list | tuple):
+        return sum(_traversal(x) for x in v)
+    if isinstance(v, dict):
+        return sum(_traversal(k) + _traversal(x) for k, x in v.items())
+    return 1
+
+
+def _regex_cost(s: Any, r: Any) -> int:
+    return _ceil((1.0 + _size(s)) * _STRING_FACTOR) * _ceil(_size(r) * _REGEX_FACTOR)
+
+
+def _self_compare(v: Any) -> int:
+    """ext/lists.go ``trackListSelfCompare``: 2 (2.1 for strings or bytes) per pair, 11."""
+    if not isinstance(v, list | tuple):
+        raise Unsupported("a list tracker's error argument (cel-go panics)")
+    factor = 2.1 if v and isinstance(v[0], str | bytes) else 2.0
+    return int(len(v) * len(v) * factor) + 11
+
+
+def call_cost(fn: str, args: list[Any], result: Any) -> int:
+    """``CostTracker.costCall``: the ext libraries' overload trackers (lists version 3, sets),
+    apiserver ``CallCost`` by function, then cel-go's defaults by overload (the overload chosen
+    from the arguments' runtime types)."""
+    a0 = args[0] if args else None
+    if fn in ("slice", "lists.range", "reverse"):
+        return _size(result) + 11  # trackListOutputSize
+    if fn == "flatten":  # trackListFlatten
+        return int(_size(a0) * (float(args[1]) if len(args) == 2 else 1.0)) + 11
+    if fn in ("distinct", "sort"):
+        return _self_compare(a0)
+    if fn in _SETS:  # trackSetsCost
+        return 1 + int(_size(a0) * _size(args[1]) * _SETS[fn])
+    if fn == "strings.quote":  # ExtQuoteString
+        return _ceil(_size(a0) * _STRING_FACTOR)
+    if fn in _TRAVERSE:
+        return _traversal(a0) if args else 0
+    if fn in _STRING_PASS or fn in _PARSE:
+        return _ceil(_size(a0) * _STRING_FACTOR)
+    if fn == "ip":
+        return 1 if isinstance(a0, Prefix) else _ceil(_size(a0) * _STRING_FACTOR)
+    if fn in ("replace", "split", "ip.isCanonical"):
+        return _ceil(_size(a0) * 2 * _STRING_FACTOR)
+    if fn == "join":
+        return _ceil(_size(result) * 2 * _STRING_FACTOR)
+    if fn in ("find", "findAll") and len(args) >= 2:
+        return _regex_cost(a0, args[1])
+    if fn in _NOMINAL:
+        return 1
+    if (fn == "bytes" and isinstance(a0, str)) or (fn == "string" and isinstance(a0, bytes)):
+        return _ceil(_size(a0) * _STRING_FACTOR)  # StringToBytes, BytesToString
+    if fn in ("containsIP", "containsCIDR"):
+        c, o = _size(a0), _size(args[1])
+        cost = _ceil((c + c) * _STRING_FACTOR)
+        if fn == "containsCIDR":
+            cost += _ceil(c * _STRING_FACTOR) + 1
+        return cost + (_ceil(o * _STRING_FACTOR) if isinstance(args[1], str) else 0)
+    if fn == "_==_" and isinstance(a0, cel.Quantity | cel.Semver | Addr | Prefix | URL):
+        return 1
+    # interpreter/runtimecost.go's switch on the overload id
+    if fn in ("startsWith", "endsWith") and isinstance(a0, str):
+        return _ceil(_size(args[1]) * _STRING_FACTOR)
+    if fn == "@in" and isinstance(args[1], list | tuple):
+        return _size(args[1])
+    if fn in ("_==_", "_!=_") or (
+        fn in ("_<_", "_<=_", "_>_", "_>=_")
+        and isinstance(a0, str | bytes)
+        and type(a0) is type(args[1])
+    ):
+        return _ceil(min(_size(a0), _size(args[1])) * _STRING_FACTOR)
+    if fn == "_+_" and isinstance(a0, str | bytes) and type(a0) is type(args[1]):
+        return _ceil((_size(a0) + _size(args[1])) * _STRING_FACTOR)
+    if fn == "matches":
+        return _regex_cost(a0, args[1])
+    if fn == "contains" and isinstance(a0, str):
+        return _ceil(_size(a0) * _STRING_FACTOR) * _ceil(_size(args[1]) * _STRING_FACTOR)
+    return 1
+
+
+def _is_const(e: Expr) -> bool:
+    """What ``cel.OptOptimize`` folds to an ``InterpretableConst`` (observed at no cost)."""
+    if e.kind == "lit":
+        return True
+    if e.kind == "list":
+        return all(_is_const(x) for x in e.args)
+    if e.kind == "map":
+        return all(_is_const(k) and _is_const(v) for k, v in e.entries)
+    if e.kind == "call" and e.target is None and len(e.args) == 1:
+        if e.name in _CONVERSIONS:
+            return _is_const(e.args[0])
+    return _is_empty_membership(e)
+
+
+def _is_empty_membership(e: Expr) -> bool:
+    """``maybeOptimizeSetMembership`` of an empty constant list: the constant false."""
+    return e.kind == "call" and e.name == "@in" and e.args[1].kind == "list" and not e.args[1].args
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool | ct.BoolType)
+
+
+def _attr_like(e: Expr) -> bool:
+    """An ``InterpretableAttribute``: an identifier, a select, an index or a conditional."""
+    return (
+        e.kind == "ident"
+        or (e.kind == "select" and not e.test_only)
+        or (e.kind == "call" and e.name in ("_[_]", "_?_:_"))
+    )
+
+
+def _map_insert(args: list[Any]) -> Any:
+    """ext/comprehensions.go ``cel.@mapInsert``: a key and value, or a map, into the map."""
+    out = ct.MapType(dict(args[0]))
+    entries = args[1].items() if len(args) == 2 else [(args[1], args[2])]
+    for k, v in entries:
+        if k in out:
+            return _Err(f"insert failed: key {k} already exists")
+        out[k] = v
+    return out
+
+
+class Tracker:
+    """One evaluation's ``CostTracker`` (``limit``: ``CostTrackerLimit``)."""
+
+    def __init__(
+        self, limit: int | None = CEL_SELECTOR_EXPRESSION_MAX_COST, order: int = 0
+    ) -> None:
+        self.cost = 0
+        self.limit = limit
+        #: a map's iteration order (Go's is random): 0 as built, 1 reversed, 2 rotated by one
+        self.order = order
+        self.functions: dict[str, Callable[..., Any]] = {**base_functions, **cel.FUNCTIONS}
+        #: per node (by identity, the tree outlives the tracker): literal values, constness
+        self._literals: dict[int, Any] = {}
+        self._consts: dict[int, bool] = {}
+
+    def const(self, e: Expr) -> bool:
+        known = self._consts.get(id(e))
+        if known is None:
+            known = self._consts[id(e)] = _is_const(e)
+        return known
+
+    def add(self, n: int) -> None:
+        self.cost += n
+        if self.limit is not None and self.cost > self.limit:
+            raise CostLimitExceeded(self.cost)
+
+    # -- values --
+
+    def lookup(self, name: str, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        f = frame
+        while f is not None:
+            if name == f.accu_var:
+                if not f.initialized:
+                    f.initialized = True
+                    assert f.accu_init is not None
+                    f.accu = self.eval(f.accu_init, f.parent, root)
+                return f.accu
+            if name in f.names:
+                return f.names[name]
+            f = f.parent
+        if name in root:
+            return root[name]
+        raise Unsupported(f"identifier {name}")  # pragma: no cover (the checker declares it)
+
+    def literal(self, e: Expr) -> Any:
+        """A literal's value, once per node."""
+        return self.folded(e)
+
+    def _literal(self, e: Expr) -> Any:
+        t = e.lit_type
+        if t == STRING:
+            return ct.StringType(e.lit_str or "")
+        if t == INT and e.lit_int is not None:
+            return ct.IntType(e.lit_int)
+        if t == UINT and e.lit_int is not None:
+            return ct.UintType(e.lit_int)
+        if t == BOOL and e.lit_int is not None:
+            return ct.BoolType(bool(e.lit_int))
+        if t == DOUBLE and e.lit_float is not None:
+            return ct.DoubleType(e.lit_float)
+        if t == NULL:
+            return None
+        raise Unsupported(f"literal of {t}")
+
+    def apply(self, fn: str, args: list[Any]) -> Any:
+        if fn == "dyn":
+            return args[0]
+        if fn == "cel.@mapInsert":
+            return _map_insert(args)
+        impl = self.functions.get("_in_" if fn == "@in" else fn)
+        if impl is None or fn in _UNSUPPORTED:
+            raise Unsupported(f"function {fn}")
+        try:
+            out = impl(*args)
+        except (
+            CELEvalError,
+            TypeError,
+            ValueError,
+            ZeroDivisionError,
+            KeyError,
+            AttributeError,
+        ) as exc:
+            return _Err(str(exc))
+        return _Err(str(out)) if isinstance(out, CELEvalError) else out
+
+    # -- evaluation: each node's value, its cost observed as runtimecost.go's Observe --
+
+    def eval(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        if e.kind == "lit":
+            return self.literal(e)
+        if _attr_like(e):
+            return self.attribute(e, frame, root, watched=True)
+        if e.kind == "select":  # has(): evalTestOnly
+            return self.presence(e, frame, root)
+        if e.kind in ("list", "map") and self.const(e):
+            return self.folded(e)
+        if e.kind == "list":
+            vals = []
+            for x in e.args:
+                v = self.eval(x, frame, root)
+                if isinstance(v, _Err):
+                    break
+                vals.append(v)
+            if not self.const(e):
+                self.add(_LIST_CREATE)
+            return v if e.args and isinstance(v, _Err) else ct.ListType(vals)
+        if e.kind == "map":
+            out: dict[Any, Any] = {}
+            for k, x in e.entries:
+                kv = self.eval(k, frame, root)
+                vv = self.eval(x, frame, root) if not isinstance(kv, _Err) else kv
+                if isinstance(vv, _Err):
+                    if not self.const(e):
+                        self.add(_MAP_CREATE)
+                    return vv
+                out[kv] = vv
+            if not self.const(e):
+                self.add(_MAP_CREATE)
+            return ct.MapType(out)
+        if e.kind == "comp":
+            return self.fold(e, frame, root)
+        if e.kind == "call":
+            return self.call(e, frame, root)
+        raise Unsupported(e.kind)
+
+    def call(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        if e.name in ("_&&_", "_||_"):
+            stop = e.name == "_||_"
+            err: Any = None
+            for t in e.args:
+                v = self.eval(t, frame, root)
+                if _is_bool(v) and bool(v) == stop:
+                    return ct.BoolType(stop)
+                if not _is_bool(v) and err is None:
+                    err = v if isinstance(v, _Err) else _Err("no such overload")
+            return err if err is not None else ct.BoolType(not stop)
+        if e.name == "@not_strictly_false":
+            v = self.eval(e.args[0], frame, root)
+            self.add(1)
+            return ct.BoolType(bool(v)) if _is_bool(v) else ct.BoolType(True)
+        if self.const(e):
+            return self.folded(e)
+        if e.name == "@in" and e.args[1].kind == "list" and self.const(e.args[1]):
+            values = [self.literal_tree(a) for a in e.args[1].args]
+            if all(isinstance(x, bool | int | float | str) for x in values):
+                v = self.eval(e.args[0], frame, root)  # evalSetMembership: no call cost
+                return v if isinstance(v, _Err) else self.apply("@in", [v, ct.ListType(values)])
+        operands = ([e.target] if e.target is not None else []) + e.args
+        # evalVarArgs (three operands, or a regex function of a constant pattern, which
+        # CompileRegexConstants makes a NewCall) stops at an error: its arguments are not all
+        # on the stack, the call costs nothing
+        varargs = len(operands) > 2 or (
+            e.name in ("matches", "find", "findAll")
+            and len(operands) == 2
+            and self.const(operands[1])
+            and operands[1].lit_type == STRING
+        )
+        vals = []
+        for a in operands:
+            v = self.eval(a, frame, root)
+            vals.append(v)
+            if varargs and isinstance(v, _Err):
+                return v
+        errs = [v for v in vals if isinstance(v, _Err)]
+        out = errs[0] if errs else self.apply(e.name, vals)
+        self.add(call_cost(e.name, vals, out))
+        return out
+
+    def folded(self, e: Expr) -> Any:
+        """A folded constant's value (a literal's included), once per node."""
+        try:
+            return self._literals[id(e)]
+        except KeyError:
+            value = self._literals[id(e)] = (
+                self._literal(e) if e.kind == "lit" else self.literal_tree(e)
+            )
+            return value
+
+    def literal_tree(self, e: Expr) -> Any:
+        """A folded constant's value (no cost)."""
+        if e.kind == "lit":
+            return self.literal(e)
+        if e.kind == "list":
+            return ct.ListType([self.literal_tree(x) for x in e.args])
+        if e.kind == "map":
+            return ct.MapType({self.literal_tree(k): self.literal_tree(v) for k, v in e.entries})
+        if _is_empty_membership(e):
+            return ct.BoolType(False)
+        return self.apply(e.name, [self.literal_tree(a) for a in e.args])
+
+    def chain(self, e: Expr) -> tuple[Expr, list[Expr]]:
+        """An attribute's operand and its qualifiers (selects and indexes), outermost last."""
+        quals: list[Expr] = []
+        while True:
+            if e.kind == "select" and not e.test_only:
+                quals.append(e)
+                assert e.target is not None
+                e = e.target
+            elif e.kind == "call" and e.name == "_[_]":
+                quals.append(e)
+                e = e.args[0]
+            else:
+                break
+        quals.reverse()
+        return e, quals
+
+    def attribute(self, e: Expr, frame: _Frame | None, root: dict[str, Any], watched: bool) -> Any:
+        """An attribute's resolution: its operand (a variable, or a relative attribute's
+        expression), each qualifier observed (``evalWatchConstQual``/``evalWatchAttrQual``, 1
+        each), the attribute itself (``evalWatchAttr``, 1) unless it is a conditional's branch or
+        an index qualifier (``conditionalAttribute`` takes ``Attr()``, the unwatched one)."""
+        if e.kind == "call" and e.name == "_?_:_":
+            cond = self.eval(e.args[0], frame, root)
+            if isinstance(cond, _Err):
+                return cond
+            if not _is_bool(cond):
+                return _Err("no such overload")
+            branch = e.args[1] if cond else e.args[2]
+            if _attr_like(branch):
+                return self.attribute(branch, frame, root, watched=False)
+            if branch.kind == "select":
+                raise Unsupported("has() as a conditional's branch")
+            return self.eval(branch, frame, root)
+        base, quals = self.chain(e)
+        if base.kind == "ident":
+            obj = self.lookup(base.name, frame, root)
+        elif base.kind == "call" and base.name == "_?_:_":
+            raise Unsupported("a select or index of a conditional")
+        else:
+            obj = self.eval(base, frame, root)
+        for q in quals:
+            if isinstance(obj, _Err):
+                break
+            if q.kind == "select":
+                key: Any = ct.StringType(q.name)
+            else:
+                arg = q.args[1]
+                if self.const(arg):
+                    key = self.literal_tree(arg)
+                elif _attr_like(arg):
+                    key = self.attribute(arg, frame, root, watched=False)
+                else:
+                    key = self.eval(arg, frame, root)
+            obj = key if isinstance(key, _Err) else self.qualify(obj, key)
+            self.add(1)
+        if watched:
+            self.add(1)
+        return obj
+
+    def qualify(self, obj: Any, key: Any) -> Any:
+        if isinstance(obj, dict):
+            try:
+                return obj[key]
+            except KeyError:
+                return _Err(f"no such key: {key}")
+        if isinstance(obj, list | tuple):
+            if isinstance(key, int | float) and not _is_bool(key) and key == int(key):
+                i = int(key)
+                if 0 <= i < len(obj):
+                    return obj[i]
+                return _Err(f"index out of bounds: {i}")
+            return _Err("unsupported index type")
+        return _Err("no such overload")
+
+    def presence(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        """``has(x.f)``: the operand's qualifiers, then the presence qualifier (1); the
+        attribute's own 1 is taken back (``PresenceTestHasCost(false)``)."""
+        assert e.target is not None
+        if _attr_like(e.target):
+            obj = self.attribute(e.target, frame, root, watched=False)
+        else:
+            obj = self.eval(e.target, frame, root)
+        if isinstance(obj, _Err):
+            return obj
+        self.add(1)
+        if isinstance(obj, dict):
+            return ct.BoolType(ct.StringType(e.name) in obj)
+        return _Err("no such overload")
+
+    def fold(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        """``evalFold``: the range, then per element the condition (a bool that is not true
+        stops) and the step; the result."""
+        assert e.iter_range is not None and e.cond is not None and e.step is not None
+        assert e.result is not None
+        r = self.eval(e.iter_range, frame, root)
+        if isinstance(r, _Err):
+            return r
+        f = _Frame({}, frame, e.accu_var, e.accu_init)
+        items: Iterator[tuple[Any, ...]]
+        if e.iter_var2:
+            if isinstance(r, dict):
+                items = iter(list(r.items()))
+            elif isinstance(r, list | tuple):
+                items = ((ct.IntType(i), x) for i, x in enumerate(r))
+            else:
+                return _Err("unsupported comprehension range type")
+        elif isinstance(r, dict):
+            items = ((k,) for k in list(r))
+        elif isinstance(r, list | tuple):
+            items = ((x,) for x in r)
+        else:
+            return _Err("expected iterable type")
+        if isinstance(r, dict) and self.order:
+            entries = list(items)
+            items = iter(entries[::-1] if self.order == 1 else entries[1:] + entries[:1])
+        names = (e.iter_var, e.iter_var2) if e.iter_var2 else (e.iter_var,)
+        for item in items:
+            f.names = dict(zip(names, item, strict=True))
+            cond = self.eval(e.cond, f, root)
+            if _is_bool(cond) and not cond:
+                break
+            f.accu = self.eval(e.step, f, root)
+            f.initialized = True
+        f.names = {}
+        return self.eval(e.result, f, root)
+
+
+def actual_cost(
+    root: Expr, device: Any, limit: int | None = CEL_SELECTOR_EXPRESSION_MAX_COST, order: int = 0
+) -> int:
+    """The actual cost of evaluating ``root`` (``dra/cel_checker.py``'s tree) with ``device``
+    (celpy's value of the ``device`` variable); raises :class:`CostLimitExceeded` once it
+    passes ``limit``, :class:`Unsupported` for what is not restated; ``order``: see
+    :class:`Tracker`."""
+    tracker = Tracker(limit, order)
+    tracker.eval(root, None, {"device": device})
+    return tracker.cost
+
+
+def _nodes(e: Expr | None) -> Iterator[Expr]:
+    if e is None:
+        return
+    yield e
+    for k in (e.target, e.iter_range, e.accu_init, e.cond, e.step, e.result):
+        yield from _nodes(k)
+    for a in e.args:
+        yield from _nodes(a)
+    for k, v in e.entries:
+        yield from _nodes(k)
+        yield from _nodes(v)
+
+
+#: the estimate above which the gate counts: cel-go's estimate bounds the actual cost of the
+#: other forms but for ``lists.range`` of a negative count (an error, sized 1 where the
+#: estimate has 0: 12 for 11), so an actual cost is at most 12/11 of the estimate
+GATE_ESTIMATE = CEL_SELECTOR_EXPRESSION_MAX_COST * 9 // 10
+
+
+def needs_runtime_cost(root: Expr) -> bool:
+    """The gate: count the actual cost only where the estimate may not bound it under the
+    limit: a two-variable comprehension (its key is not sized: docs/dra.md "The cost limit"),
+    or an estimated worst case over :data:`GATE_ESTIMATE` (a selector the API server did not
+    validate, or one near the limit)."""
+    if any(n.kind == "comp" and n.iter_var2 for n in _nodes(root)):
+        return True
+    return estimate_tree(root).max > GATE_ESTIMATE
+
+
+@lru_cache(maxsize=1024)
+def counted_tree(expression: str) -> Expr | None:
+    """The checked tree of a selector the gate counts, else None (also for one the checker
+    refuses: the API server refuses it, upstream's scheduler does not compile it). Cached: the
+    evaluation does not change the tree."""
+    try:
+        root = parse(expression)
+    except cel.CELCompileError:
+        return None
+    return root if needs_runtime_cost(root) else None
+
+
+def exceeds_limit(root: Expr, device: Any) -> bool:
+    """Whether cel-go's evaluation of ``root`` on ``device`` stops at the cost limit (False for
+    what is not restated, :class:`Unsupported`: then it is evaluated uncounted)."""
+    try:
+        actual_cost(root, device)
+    except CostLimitExceeded:
+        return True
+    except Unsupported:
+        return False
+    return False
+
+
+class LimitedSelector(cel.CompiledSelector):
+    """A selector as the scheduler's program runs it, ``cel.CostLimit``: where the gate counts,
+    an evaluation whose actual cost passes the limit fails with cel-go's error."""
+
+    def __init__(
+        self, expression: str, consumable_capacity: bool = True, includes: bool = True
+    ) -> None:
+        super().__init__(expression, consumable_capacity, includes)
+        self._counted: Expr | None | bool = None  # not decided yet; False: not counted
+
+    def device_matches(self, device: cel.DeviceView) -> bool:
+        dev = cel.device_value(device, self.consumable_capacity)
+        if self._counted is None:
+            self._counted = counted_tree(self.expression) or False
+        if isinstance(self._counted, Expr) and exceeds_limit(self._counted, dev):
+            raise cel.CELMatchError(COST_LIMIT_MESSAGE)
+        return self.value_matches(dev)
+
+
+def compile_selector(
+    expression: str, consumable_capacity: bool = True, includes: bool = True
+) -> LimitedSelector:
+    """``CompileCELExpression`` with the runtime cost limit (``dra/cel.py``'s
+    ``compile_selector`` evaluates without it); raises ``CELCompileError``."""
+    return LimitedSelector(expression, consumable_capacity, includes)
