@@ -14,6 +14,7 @@ cel-go: docs/dra.md.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable
@@ -302,8 +303,14 @@ def parse_qualified_name(name: str, default_domain: str) -> tuple[str, str]:
     return (domain, ident) if sep else (default_domain, name)
 
 
-cel_optional.install_grammar()
-_ENV = celpy.Environment(runner_class=LibraryRunner)
+@functools.cache
+def _env() -> celpy.Environment:
+    """celpy's environment, built on first use (its parser takes about 0.15 s to build, which
+    every command would otherwise pay at import)."""
+    cel_optional.install_grammar()
+    return celpy.Environment(runner_class=LibraryRunner)
+
+
 #: celpy keeps what it works on in attributes of shared objects and reads it back:
 #: ``CELParser.parse`` (``self.text = text``, then parses ``self.text``) and
 #: ``Environment.program`` (``self.runnable = ...``, then returns ``self.runnable``). Two
@@ -409,7 +416,7 @@ def parse_tree(expression: str) -> Any:
         raise CELCompileError("compilation failed: " + "\n".join(lines))
     try:
         with _COMPILE_LOCK:
-            return _ENV.compile(expression)
+            return _env().compile(expression)
     except CELParseError as e:  # cel-go's grammar accepts it (docs/dra.md, CEL limits)
         raise CELCompileError(
             f"compilation failed: cel-python cannot parse what cel-go's grammar accepts: "
@@ -441,7 +448,7 @@ class CompiledSelector:
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
         with _COMPILE_LOCK:
-            self._program = _ENV.program(ast, functions=FUNCTIONS)
+            self._program = _env().program(ast, functions=FUNCTIONS)
 
     def device_matches(self, device: DeviceView) -> bool:
         return self.value_matches(device_value(device, self.consumable_capacity))

@@ -225,7 +225,7 @@ def test_selectors_compiled_in_threads_at_once_each_keep_their_own_expression(
     without the compile lock a thread could get the other's selector (one matching another
     driver): ``kschedconf run --suite all`` of an unmodified DynamicResources copy failed in CI
     that way."""
-    monkeypatch.setattr(cel._ENV, "logger", _SlowLogger())
+    monkeypatch.setattr(cel._env(), "logger", _SlowLogger())
     wrong: list[tuple[int, int]] = []
     interval = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)
