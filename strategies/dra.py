@@ -19,6 +19,7 @@ import strategies.vocabulary as v
 from reference_impl.model.loader.resourceclaims import add_template_claims
 from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
+from strategies.dra_costly import costly_selectors
 from strategies.sizes import SMALL, Sizes
 
 __all__ = ["DRA_BINDING_FEATURE", "DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "binding_conditions",
@@ -343,6 +344,7 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
         draw(extended_resources(cluster, pending, classes))
     docs += draw(taint_rules(docs))
     draw(device_configs(classes, claims.documents))
+    draw(costly_selectors(docs, claims.documents, [n for n, d, _ in CLASSES if d == GPU_DRIVER]))
     return docs + claims.documents
 
 
