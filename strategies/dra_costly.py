@@ -46,17 +46,19 @@ def _capacity_name(i: int) -> str:
 @st.composite
 def widen(draw: st.DrawFn, docs: Sequence[Doc]) -> None:
     """Give the GPUs of the GPU slices (but shared ones, whose capacities are consumed)
-    capacities named by 32 characters, every other slice from a drawn one as many as the
-    device may hold (over the limit), the others 0-``FEW`` (under it)."""
+    capacities named by 32 characters: every other slice of devices, from a drawn one, as many
+    as the device may hold (over the limit), the others 0-``FEW`` (under it)."""
     slices = [
         d["spec"]
         for d in docs
-        if d.get("kind") == "ResourceSlice" and d["spec"].get("driver") == GPU_DRIVER
+        if d.get("kind") == "ResourceSlice"
+        and d["spec"].get("driver") == GPU_DRIVER
+        and d["spec"].get("devices")
     ]
     offset = draw(integers(0, 1))
     for i, spec in enumerate(slices):
         few = draw(integers(0, FEW)) if (i + offset) % 2 else None
-        for device in spec.get("devices", []):
+        for device in spec["devices"]:
             if device.get("allowMultipleAllocations"):
                 continue
             capacity = device.setdefault("capacity", {})
