@@ -19,6 +19,7 @@ import strategies.vocabulary as v
 from reference_impl.model.loader.resourceclaims import add_template_claims
 from strategies._cache import booleans, integers, sampled
 from strategies.clusters import GeneratedCluster
+from strategies.dra_costly import costly_scenario, costly_selectors
 from strategies.sizes import SMALL, Sizes
 
 __all__ = ["DRA_BINDING_FEATURE", "DRA_FEATURE", "GPU_DRIVER", "NET_DRIVER", "binding_conditions",
@@ -320,6 +321,7 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
     and claims and templates that pending pods name. The pods given in ``pending`` get their
     ``spec.resourceClaims`` (at least one and at most ``sizes.max_pod_claims`` pods, 1-2
     entries each)."""
+    costly = draw(costly_scenario())  # strategies/dra_costly.py
     extra = draw(st.lists(sampled([c[0] for c in CLASSES[1:]]), unique=True))
     names = [GPU_DRIVER, *[c[0] for c in CLASSES[1:] if c[0] in extra]]
     classes = [device_class(n) for n in names]
@@ -343,6 +345,8 @@ def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc]
         draw(extended_resources(cluster, pending, classes))
     docs += draw(taint_rules(docs))
     draw(device_configs(classes, claims.documents))
+    if costly:
+        draw(costly_selectors(docs, claims.documents))
     return docs + claims.documents
 
 
