@@ -79,7 +79,13 @@ def format_bytes(n: int) -> str | int:
 def sometimes(draw: st.DrawFn, one_in: int) -> bool:
     """True about once in ``one_in`` draws; shrinks to False (the part is left out).
     (``st.integers`` would favour its bounds, so this samples from a list.)"""
-    return draw(sampled((False,) * (one_in - 1) + (True,)))
+    s = _SOMETIMES.get(one_in)
+    if s is None:  # the same strategy every time: no tuple and cache key built per draw
+        s = _SOMETIMES[one_in] = sampled((False,) * (one_in - 1) + (True,))
+    return draw(s)
+
+
+_SOMETIMES: dict[int, st.SearchStrategy[bool]] = {}
 
 
 def _ceil(q: Fraction) -> int:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from conformance.engines.properties import Property, draw_scenarios
-from strategies._cache import cached, clear_caches, sampled
+from strategies._cache import cached, clear_caches, composite, integers, sampled
 from strategies.objects import PodContext
 
 
@@ -67,3 +69,29 @@ def test_options_equal_as_values_but_of_other_types_get_their_own_strategy() -> 
         return st.just(x)
 
     assert make(1) is not make(True)
+
+
+def _pairs(draw: st.DrawFn, items: list[int]) -> list[tuple[int, int]]:
+    return [(x, draw(integers(0, x))) for x in items if draw(st.booleans())]
+
+
+def _drawn(strategy: st.SearchStrategy[object]) -> tuple[object, list[object]]:
+    seen: list[object] = []
+
+    @settings(max_examples=25, database=None, deadline=None)
+    @hypothesis_seed(4)
+    @given(strategy)
+    def collect(x: object) -> None:
+        seen.append(x)
+
+    collect()
+    return strategy.label, seen
+
+
+def test_composite_draws_what_st_composite_draws() -> None:
+    """``composite`` (a composite given new arguments at every draw, built without the lazy
+    wrapper) has ``st.composite``'s label, so a seed draws the same values through it."""
+    light = composite(_pairs)([3, 1, 4, 1, 5])
+    assert not isinstance(light, type(st.composite(_pairs)([3])))
+    assert _drawn(light) == _drawn(st.composite(_pairs)([3, 1, 4, 1, 5]))
+    assert st.tuples(light).label == st.tuples(st.composite(_pairs)([2])).label
