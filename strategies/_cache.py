@@ -6,7 +6,9 @@ times per scenario. :func:`composite` is ``st.composite`` for generators given n
 A cached strategy is the very object an uncached call would have built again with equal
 arguments: Hypothesis draws from it the same way (a strategy keeps no state between draws, and
 its span label comes from its class and definition, ``SearchStrategy.calc_label``), so the same
-seed still gives the same scenarios byte for byte."""
+seed still gives the same scenarios byte for byte. Inside :func:`composite`, a draw from
+:func:`sampled`, :func:`booleans` or :func:`integers` (a narrow range) is one choice without a
+span of its own (about half of Hypothesis' cost per choice, issue 17)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,22 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def _leaf(strategy: st.SearchStrategy[Any], fast: Callable[[Any], Any]) -> st.SearchStrategy[Any]:
+    """``strategy``, which :func:`composite`'s draws take as ``fast(data)``: the same choice
+    (what ``strategy.do_draw`` draws), without ``ConjectureData.draw``'s span and checks."""
+    strategy._kschedconf_fast = fast  # type: ignore[attr-defined]
+    return strategy
+
+
 @functools.lru_cache(maxsize=4096)
 def _sampled(key: tuple[tuple[type, Any], ...]) -> st.SearchStrategy[Any]:
-    return st.sampled_from(tuple(option for _, option in key))
+    options = tuple(option for _, option in key)
+    s = st.sampled_from(options)
+    if len(options) < 2:
+        return s  # just() or nothing(): no choice
+    last = len(options) - 1
+    # SampledFromStrategy.do_draw without a filter or map: one index, shrinking to 0
+    return _leaf(s, lambda data: options[data.draw_integer(0, last)])
 
 
 def sampled(options: Iterable[Any]) -> st.SearchStrategy[Any]:
@@ -34,7 +49,18 @@ def sampled(options: Iterable[Any]) -> st.SearchStrategy[Any]:
     return _sampled(tuple((type(o), o) for o in options))
 
 
-_BOOLEANS = st.booleans()
+@functools.lru_cache(maxsize=256)
+def sampled_dicts(options: tuple[tuple[tuple[Any, Any], ...], ...]) -> st.SearchStrategy[dict]:
+    """A new dict of one of ``options`` (each a tuple of items) at every draw: one choice,
+    shrinking towards the first option."""
+    s = st.sampled_from(options).map(dict)
+    if len(options) < 2:
+        return s
+    last = len(options) - 1
+    return _leaf(s, lambda data: dict(options[data.draw_integer(0, last)]))
+
+
+_BOOLEANS = _leaf(st.booleans(), lambda data: data.draw_boolean())
 
 
 def booleans() -> st.SearchStrategy[bool]:
@@ -47,7 +73,10 @@ def booleans() -> st.SearchStrategy[bool]:
 def integers(min_value: int | None = None, max_value: int | None = None
              ) -> st.SearchStrategy[int]:
     """``st.integers``, built once per distinct bounds."""
-    return st.integers(min_value, max_value)
+    s = st.integers(min_value, max_value)
+    if min_value is None or max_value is None or max_value - min_value > 127:
+        return s  # IntegersStrategy.do_draw weights the bounds of wider ranges
+    return _leaf(s, lambda data: data.draw_integer(min_value, max_value))
 
 
 #: the caches of every :func:`cached` constructor (:func:`clear_caches`)
@@ -105,10 +134,23 @@ class _Drawn(st.SearchStrategy[Any]):
         pass  # what it draws from validates itself when drawn
 
     def do_draw(self, data: Any) -> Any:
-        return self._fn(data.draw, *self._args, **self._kwargs)
+        return self._fn(_fast_draw(data), *self._args, **self._kwargs)
 
     def __repr__(self) -> str:
         return f"{self._fn.__name__}(...)"
+
+
+def _fast_draw(data: Any) -> st.DrawFn:
+    """``data.draw``, with the strategies of :func:`_leaf` drawn as their one choice."""
+    slow = data.draw
+
+    def draw(strategy: st.SearchStrategy[T], label: Any = None) -> T:
+        fast = getattr(strategy, "_kschedconf_fast", None)
+        if fast is not None and label is None:
+            return fast(data)  # type: ignore[no-any-return]
+        return slow(strategy, label)  # type: ignore[no-any-return]
+
+    return draw
 
 
 def composite(fn: Callable[Concatenate[st.DrawFn, P], T]) -> Callable[P, st.SearchStrategy[T]]:

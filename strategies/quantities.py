@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 
 __all__ = [
     "Quantity",
@@ -59,7 +59,7 @@ def _cpu_forms(milli: int) -> list[str | int | float]:
 
 
 @functools.cache
-@st.composite
+@composite
 def _cpu(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
     # Mostly round amounts (multiples of 100m), so counterexamples read well.
     if lo <= (hi // 100) * 100 and draw(booleans()) is False:
@@ -71,7 +71,7 @@ def _cpu(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
 
 
 @functools.cache
-@st.composite
+@composite
 def _bytes(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
     form = draw(sampled(("Mi", "Gi", "Ki", "M", "G", "k", "half", "plain", "milli")))
     if form in _BINARY or form in _DECIMAL:
@@ -98,7 +98,7 @@ def _bytes(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
 
 
 @functools.cache
-@st.composite
+@composite
 def _count(draw: st.DrawFn, lo: int, hi: int) -> Quantity:
     n = draw(integers(lo, hi))
     raw = draw(sampled((n, str(n))))
