@@ -42,8 +42,9 @@ every generator's), a draw from ``sampled``/``booleans``/``integers`` is its one
 scenarios of seed 0: 612 -> 510 choices per valid test case, 28.1 -> 19.4 ms of CPU each
 (quiet machine). ``--max-examples 40 --budget 1000`` (280 examples, the same work): 12.0 and
 11.4 s of CPU before, 7.9 and 8.2 after, 23.3-24.5 -> 34.2-35.2 examples per CPU second (1.45
-times). ``--budget 30``: 47.4-49.6 -> 50.3-52.5 only: a budgeted run stays in Hypothesis'
-first phase (50 valid test cases per property, each capped at 5 times the choices of the
+times; a second alternation: 22.8-26.6 -> 34.2-34.5). ``--budget 30``: 47.4-49.6 ->
+50.3-52.5, then 40.4-43.4 -> 48.2-51.5, only: a budgeted run stays in Hypothesis' first phase
+(50 valid test cases per property, each capped at 5 times the choices of the
 simplest scenario), whose examples are small and 30-40 % of whose test cases overrun, so what
 is left there is per test case (the data tree, novel prefixes, mutations), not per choice.
 ``read_scheduler_config``: 0.77 -> 0.27 ms per call (``_implements`` cached per release).
