@@ -13,10 +13,10 @@ its measured pods and its high-priority preemptors (5/s) on the virtual clock th
 timeline.
 
 Each reference workload runs in a child process (this script with ``--child``), so the peak RSS
-printed (``ru_maxrss`` from ``os.wait4``) is that workload's own; the upstream subject's is its
-process's, likewise. The manifests are written with ``reference_impl.testing.wrappers`` before
-any clock starts; loading (building the objects from the manifests) is timed apart from
-scheduling. Run:
+printed (``ru_maxrss`` from ``os.wait4``, spawned by a small launcher: see ``run_child``) is
+that workload's own; the upstream subject's is its process's, likewise. The manifests are
+written with ``reference_impl.testing.wrappers`` before any clock starts; loading (building
+the objects from the manifests) is timed apart from scheduling. Run:
 
     python3 bench/scheduler_perf.py            # every workload, the reference alone
     python3 bench/scheduler_perf.py --only SchedulingBasic/500Nodes
@@ -358,19 +358,35 @@ def reference_side(w: Workload, manifest: Path, bindings: Path) -> dict:
     return {"seconds": ref_s, "cpu": ref_cpu}
 
 
+#: Spawns the command in its argv[2:], reaps it with ``os.wait4`` and writes its peak RSS (KiB),
+#: CPU and wall seconds to the file argv[1]. A child's ``ru_maxrss`` starts from its parent's
+#: high-water RSS at the spawn (Linux ``exec_mmap`` keeps the replaced memory's peak in the
+#: process's ``maxrss``), so this small, fresh process spawns it rather than this script, whose
+#: peak grows with every result it reads (a 5000-node upstream result is hundreds of MB).
+_LAUNCHER = """import os, sys, time
+t0 = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - t0
+with open(sys.argv[1], "w") as f:
+    f.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime} {seconds}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, float, float]:
-    """Run ``args`` as a child process: its stdout's last line as JSON (or {}), its peak RSS
-    in bytes (``ru_maxrss``, KiB on Linux), its wall time and its CPU time (user + system).
-    An exit code not in ``ok`` is an error."""
+    """Run ``args`` as a child process: its stdout's last line as JSON (or {}), its own peak
+    RSS in bytes (``ru_maxrss``, KiB on Linux; spawned by ``_LAUNCHER`` so that this script's
+    peak is not counted in), its wall time and its CPU time (user + system). An exit code not
+    in ``ok`` is an error."""
     import tempfile
 
-    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(args, stdout=out_f, stderr=err_f, text=True)
-        # reaped here, not by Popen.wait, so that its resource usage is ours to read
-        _, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - t0
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f, \
+            tempfile.NamedTemporaryFile("r") as usage_f:
+        proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCHER, usage_f.name, *args],
+                              stdout=out_f, stderr=err_f, text=True, check=False)
+        code = proc.returncode
+        maxrss_kib, cpu, seconds = usage_f.read().split()
         out_f.seek(0)
         err_f.seek(0)
         out, err = out_f.read(), err_f.read()
@@ -378,7 +394,7 @@ def run_child(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[dict, int, f
         raise RuntimeError(f"{args[0]} {args[1]} failed ({code}): {err[-800:]}")
     lines = out.strip().splitlines()
     doc = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
-    return doc, usage.ru_maxrss * 1024, seconds, usage.ru_utime + usage.ru_stime
+    return doc, int(maxrss_kib) * 1024, float(seconds), float(cpu)
 
 
 def run_side_by_side(w: Workload, upstream_bin: str, parallelisms: tuple[int, ...]) -> dict:

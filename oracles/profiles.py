@@ -9,6 +9,7 @@ See docs/oracles.md#what-a-profile-enables."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -174,6 +175,13 @@ class SchedulerView:
         return self.profiles.get(scheduler_name)
 
 
+@functools.lru_cache(maxsize=1024)
+def _implements_in(plugin: str, point: str, release: str) -> bool:
+    """:func:`_implements` in the release named ``release``, answered once per arguments (a
+    configuration asks it for every point and MultiPoint plugin of every profile)."""
+    return _implements(plugin, point, load(release))
+
+
 def _implements(plugin: str, point: str, release: ReleaseData) -> bool:
     """Whether a MultiPoint plugin runs at ``point`` in ``release``: the table's points, of
     those the release's framework lists the plugin at (an in-tree plugin without a point in a
@@ -229,7 +237,7 @@ def read_scheduler_config(config: Mapping[str, Any] | None,
             disabled = set(_names(plugins.get(point), "disabled"))
             if "*" not in disabled:
                 names += [p for p in multi if p not in disabled and p not in names
-                          and _implements(p, point, data)]
+                          and _implements_in(p, point, release)]
             view.points[point] = names
         for entry in raw.get("pluginConfig") or ():
             if isinstance(entry.get("args"), Mapping):

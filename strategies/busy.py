@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.quantity import milli_value, parse_quantity
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import format_cpu, sometimes
 
@@ -81,7 +81,7 @@ def _terminate(pod: Doc, second: int, by_preemption: bool) -> None:
             "message": "default-scheduler: preempting to accommodate a higher priority pod"})
 
 
-@st.composite
+@composite
 def busy_cluster(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                  features: frozenset[str]) -> bool:
     """Make ``cluster`` and ``pending`` (in place) look like a dump of a busy cluster, about

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.quantity import parse_quantity
-from strategies._cache import booleans, cached, integers, sampled
+from strategies._cache import booleans, cached, composite, integers, sampled
 from strategies.objects import (
     PodContext,
     namespaces,
@@ -242,7 +242,7 @@ class GeneratedCluster:
 
 
 @cached
-@st.composite
+@composite
 def _timestamps(draw: st.DrawFn, f: frozenset[str], count: int) -> list[str | None]:
     """Creation timestamps for a workload's pods: one start second, one second apart."""
     if "creation_timestamps" not in f or not draw(booleans()):
@@ -253,7 +253,7 @@ def _timestamps(draw: st.DrawFn, f: frozenset[str], count: int) -> list[str | No
 
 
 @cached
-@st.composite
+@composite
 def _owner(draw: st.DrawFn, f: frozenset[str], base: str, namespace: str,
            index: int) -> Doc | None:
     if "owner_references" not in f or not draw(booleans()):
@@ -268,7 +268,7 @@ def _owner(draw: st.DrawFn, f: frozenset[str], base: str, namespace: str,
 
 
 @cached
-@st.composite
+@composite
 def _workload_pods(draw: st.DrawFn, sizes: Sizes, f: frozenset[str], ctx: PodContext,
                    running: bool, max_total: int, first_index: int,
                    min_workloads: int = 0) -> list[Doc]:
@@ -294,7 +294,7 @@ def _workload_pods(draw: st.DrawFn, sizes: Sizes, f: frozenset[str], ctx: PodCon
 
 
 @cached
-@st.composite
+@composite
 def _namespaces(draw: st.DrawFn, f: frozenset[str]) -> tuple[tuple[str, ...], list[Doc]]:
     if "namespaces" not in f:
         return ("default",), []
@@ -308,7 +308,7 @@ def _namespaces(draw: st.DrawFn, f: frozenset[str]) -> tuple[tuple[str, ...], li
 
 
 @cached
-@st.composite
+@composite
 def clusters(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
              scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)) -> GeneratedCluster:
     """A cluster whose running pods all fit where they run

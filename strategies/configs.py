@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import booleans, cached, integers, sampled
+from strategies._cache import booleans, cached, composite, integers, sampled
 from strategies.dra import DRA_FEATURE, EXTENDED_RESOURCE, GPU_DRIVER, IMPLICIT_PREFIX
 from strategies.objects import node_affinities
 from strategies.sizes import SMALL, Sizes, resolve_features
@@ -56,7 +56,7 @@ def _with_type_meta(draw: st.DrawFn, kind: str, args: Doc) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def _shapes(draw: st.DrawFn) -> list[Doc]:
     """A RequestedToCapacityRatio shape: 1-4 points, utilization strictly increasing in
     [0, 100], score in [0, 10] (validateFunctionShape)."""
@@ -66,7 +66,7 @@ def _shapes(draw: st.DrawFn) -> list[Doc]:
 
 
 @functools.cache
-@st.composite
+@composite
 def fit_args(draw: st.DrawFn) -> Doc:
     """NodeResourcesFitArgs: a scoring strategy type, maybe resources with weights in [1, 100]
     (or weight absent: defaulted to 1), a shape for RequestedToCapacityRatio."""
@@ -91,7 +91,7 @@ def fit_args(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def dra_fit_args(draw: st.DrawFn) -> Doc:
     """NodeResourcesFitArgs whose scoring strategy lists an extended resource backed by DRA
     (feature ``dra``): the scorers then count the devices matching the DeviceClass on the nodes
@@ -108,7 +108,7 @@ def dra_fit_args(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def balanced_allocation_args(draw: st.DrawFn) -> Doc:
     """NodeResourcesBalancedAllocationArgs: distinct resources, each weight exactly 1 (or
     absent)."""
@@ -124,7 +124,7 @@ def balanced_allocation_args(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def pod_topology_spread_args(draw: st.DrawFn) -> Doc:
     """PodTopologySpreadArgs: System (no constraints) or List with default constraints (no
     selector, no repeated {topologyKey, whenUnsatisfiable}; an empty List turns system
@@ -142,7 +142,7 @@ def pod_topology_spread_args(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def inter_pod_affinity_args(draw: st.DrawFn) -> Doc:
     """InterPodAffinityArgs: hardPodAffinityWeight in [0, 100], maybe
     ignorePreferredTermsOfExistingPods."""
@@ -153,7 +153,7 @@ def inter_pod_affinity_args(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def default_preemption_args(draw: st.DrawFn) -> Doc:
     """DefaultPreemptionArgs: percentage in [0, 100], absolute >= 0, not both zero."""
     pct = draw(sampled((10, 0, 50, 100)))
@@ -165,7 +165,7 @@ def default_preemption_args(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def node_affinity_args(draw: st.DrawFn) -> Doc:
     """NodeAffinityArgs: an addedAffinity every pod of the profile must also satisfy."""
     return _with_type_meta(draw, "NodeAffinityArgs",
@@ -183,7 +183,7 @@ _ARGS = {
 
 
 @functools.cache
-@st.composite
+@composite
 def plugin_configs(draw: st.DrawFn) -> list[Doc]:
     """A profile's ``pluginConfig``: args for some of the configurable plugins, each once."""
     names = draw(st.lists(sampled(tuple(_ARGS)), unique=True, max_size=len(_ARGS)))
@@ -213,7 +213,7 @@ _WEIGHTS = st.lists(st.tuples(sampled(SCORE_PLUGINS), integers(0, 10)), max_size
 
 
 @cached
-@st.composite
+@composite
 def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = False) -> Doc:
     """One profile: maybe a schedulerName, percentageOfNodesToScore, Score weights (0 = the
     framework's 1), disabled Score plugins, plugin args. With ``dra`` (feature ``dra``), three
@@ -248,7 +248,7 @@ def profiles(draw: st.DrawFn, scheduler_name: str | None = None, dra: bool = Fal
 
 
 @cached
-@st.composite
+@composite
 def scheduler_configs(draw: st.DrawFn, sizes: Sizes = SMALL,
                       features: Iterable[str] | None = None) -> Doc:
     """A KubeSchedulerConfiguration dict that ``reference_impl.config.load_config`` accepts.

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.loader.resourceclaims import add_template_claims
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.dra_costly import costly_scenario, costly_selectors
 from strategies.sizes import SMALL, Sizes
@@ -171,7 +171,7 @@ def _shared(gpu: Doc, policy: str | None) -> Doc:
     return gpu
 
 
-@st.composite
+@composite
 def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) -> list[Doc]:
     """The GPUs of ``node``: a pool ``<node>`` of one slice with up to
     ``sizes.max_devices`` whole GPUs (model, memory in GiB, index), or a partitionable GPU:
@@ -206,7 +206,7 @@ def gpu_slices(draw: st.DrawFn, node: str, sizes: Sizes, binding: bool = False) 
                              devices=devices)]
 
 
-@st.composite
+@composite
 def network_slices(draw: st.DrawFn, sizes: Sizes) -> list[Doc]:
     """A network-attached pool ``net``: NICs (a speed, an IPv4 address ``10.0.0.<i + 1>``)
     reachable from the nodes of one zone (``nodeSelector``) or from all nodes (``allNodes``)."""
@@ -222,7 +222,7 @@ def network_slices(draw: st.DrawFn, sizes: Sizes) -> list[Doc]:
     return [_slice("net", NET_DRIVER, "net", 1, devices=devices, **where)]
 
 
-@st.composite
+@composite
 def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = False) -> Doc:
     """An ``ExactDeviceRequest`` (the fields of a subrequest when ``sub``): a class, maybe a
     selector for its driver (one in three), ``ExactCount`` with a count of 1-3 (mostly 1) or
@@ -243,7 +243,7 @@ def exact_requests(draw: st.DrawFn, class_names: Sequence[str], sub: bool = Fals
     return r
 
 
-@st.composite
+@composite
 def device_requests(draw: st.DrawFn, name: str, class_names: Sequence[str]) -> Doc:
     """A ``DeviceRequest``: ``exactly``, or (one in four) ``firstAvailable`` with 1-2
     subrequests tried in order."""
@@ -255,7 +255,7 @@ def device_requests(draw: st.DrawFn, name: str, class_names: Sequence[str]) -> D
     return {"name": name, "firstAvailable": subs}
 
 
-@st.composite
+@composite
 def claim_specs(draw: st.DrawFn, class_names: Sequence[str]) -> Doc:
     """A ``ResourceClaimSpec``: 1-2 requests (mostly 1), maybe (one in four) a
     ``matchAttribute`` constraint (on all requests, or on the first)."""
@@ -291,7 +291,7 @@ class _Claims:
         return name
 
 
-@st.composite
+@composite
 def pod_claim(draw: st.DrawFn, entry: str, namespace: str, claims: _Claims) -> Doc:
     """One ``spec.resourceClaims`` entry: a claim of the pod's namespace (shared with the pods
     that name it too) or a new one, or a template (new, or one another pod uses)."""
@@ -314,7 +314,7 @@ def pod_claim(draw: st.DrawFn, entry: str, namespace: str, claims: _Claims) -> D
             "resourceClaimTemplateName": claims.new("ResourceClaimTemplate", namespace, spec)}
 
 
-@st.composite
+@composite
 def dra_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                   sizes: Sizes = SMALL, binding: bool = False) -> list[Doc]:
     """The DRA objects of a scenario: classes, slices of most nodes, maybe a network pool,
@@ -355,12 +355,12 @@ CONFIG_PARAMETERS: tuple[Doc, ...] = ({"mode": "shared"}, {"sharing": {"strategy
                                                                        "replicas": 2}})
 
 
-@st.composite
+@composite
 def _parameters(draw: st.DrawFn) -> Doc:
     return copy.deepcopy(CONFIG_PARAMETERS[draw(integers(0, len(CONFIG_PARAMETERS) - 1))])
 
 
-@st.composite
+@composite
 def device_configs(draw: st.DrawFn, classes: Sequence[Doc], claims: Sequence[Doc]) -> None:
     """Opaque device configuration on about one class and one claim (or template) in five
     (``spec.config``, ``spec.devices.config``): for the class's driver; a claim's applies
@@ -387,7 +387,7 @@ def device_configs(draw: st.DrawFn, classes: Sequence[Doc], claims: Sequence[Doc
         devices["config"] = [config]
 
 
-@st.composite
+@composite
 def taint_rules(draw: st.DrawFn, docs: Sequence[Doc]) -> list[Doc]:
     """One scenario in four: a DeviceTaintRule (DRADeviceTaintRules, GA in the pinned release)
     with the ``unhealthy`` taint (which the drawn tolerations tolerate) and either effect that
@@ -410,7 +410,7 @@ def taint_rules(draw: st.DrawFn, docs: Sequence[Doc]) -> list[Doc]:
                  "effect": draw(sampled(("NoSchedule", "NoExecute")))}}}]
 
 
-@st.composite
+@composite
 def extended_resources(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                        classes: list[Doc]) -> None:
     """Extended resources backed by DRA (extendeddynamicresources.go): the GPU class may map
@@ -474,7 +474,7 @@ ONE_GPU: Doc = {"devices": {"requests": [{"name": "gpu", "exactly": {
     "deviceClassName": GPU_DRIVER, "allocationMode": "ExactCount", "count": 1}}]}}
 
 
-@st.composite
+@composite
 def timeline_claims(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None) -> list[Doc]:
     """Template claims for pods the timeline creates: in three DRA scenarios in four, each
     ``createPod`` pod without ``spec.nodeName`` (timed or triggered) gets, three in four, a
@@ -548,7 +548,7 @@ def _release_pod(name: str, node: str, port: bool = False, claim: bool = True) -
             "metadata": {"name": name, "namespace": "default"}, "spec": spec}
 
 
-@st.composite
+@composite
 def claim_releases(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None
                    ) -> tuple[list[Doc], Doc | None]:
     """In two DRA scenarios in three with a timeline and a node of whole GPUs: two pending

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from reference_impl.model.generated_names import generate_name
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 from strategies.dra import (
     EXTENDED_RESOURCE,
     GPU_DRIVER,
@@ -203,7 +203,7 @@ def _holder(node: str, resource: str, pool: str, gpus: Sequence[str]) -> tuple[D
     return pod, claim
 
 
-@st.composite
+@composite
 def extended_resource_holders(
     draw: st.DrawFn, documents: list[Doc], timeline: Doc | None, events: bool
 ) -> tuple[list[Doc], Doc | None]:

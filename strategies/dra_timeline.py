@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies._cache import integers, sampled
+from strategies._cache import composite, integers, sampled
 from strategies.dra import RESOURCE_V1, UNHEALTHY
 
 Doc = dict[str, Any]
@@ -74,7 +74,7 @@ def _updated(slice_doc: Doc, grow: bool) -> Doc:
     return new
 
 
-@st.composite
+@composite
 def dra_object_writes(draw: st.DrawFn, documents: list[Doc], timeline: Doc | None
                       ) -> tuple[list[Doc], Doc | None]:
     """In one DRA scenario in two: one drawn DRA write (``WRITES``) at a drawn time

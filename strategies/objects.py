@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import strategies.vocabulary as v
 from reference_impl.model.quantity import parse_quantity
-from strategies._cache import booleans, cached, integers, sampled
+from strategies._cache import booleans, cached, composite, integers, sampled, sampled_dicts
 from strategies.quantities import COUNT, CPU, MEMORY, quantity_values
 from strategies.sizes import SMALL, Sizes, resolve_features
 
@@ -79,7 +79,13 @@ def format_bytes(n: int) -> str | int:
 def sometimes(draw: st.DrawFn, one_in: int) -> bool:
     """True about once in ``one_in`` draws; shrinks to False (the part is left out).
     (``st.integers`` would favour its bounds, so this samples from a list.)"""
-    return draw(sampled((False,) * (one_in - 1) + (True,)))
+    s = _SOMETIMES.get(one_in)
+    if s is None:  # the same strategy every time: no tuple and cache key built per draw
+        s = _SOMETIMES[one_in] = sampled((False,) * (one_in - 1) + (True,))
+    return draw(s)
+
+
+_SOMETIMES: dict[int, st.SearchStrategy[bool]] = {}
 
 
 def _ceil(q: Fraction) -> int:
@@ -105,8 +111,13 @@ def _vocab_dict(vocab: Mapping[str, tuple[str, ...]], min_size: int = 0
 @functools.cache
 def _vocab_dict_of(items: tuple[tuple[str, tuple[str, ...]], ...], min_size: int
                    ) -> st.SearchStrategy[dict[str, str]]:
-    s = st.fixed_dictionaries({}, optional={k: sampled(vals) for k, vals in items})
-    return s.filter(lambda d: len(d) >= min_size) if min_size else s
+    """One choice among every such dict with at least ``min_size`` keys, fewest keys first
+    (shrinking leaves labels out), keys in the vocabulary's order (issue 17: a dict of four
+    optional keys was up to eight choices and twelve spans)."""
+    combos: list[tuple[tuple[str, str], ...]] = [()]
+    for key, values in items:
+        combos = [c + opt for c in combos for opt in [(), *(((key, x),) for x in values)]]
+    return sampled_dicts(tuple(sorted((c for c in combos if len(c) >= min_size), key=len)))
 
 
 def pod_labels(min_size: int = 0) -> st.SearchStrategy[dict[str, str]]:
@@ -118,7 +129,7 @@ VocabItems = tuple[tuple[str, tuple[str, ...]], ...]  # a vocabulary, hashable
 
 
 @functools.cache
-@st.composite
+@composite
 def _selector_requirement(draw: st.DrawFn, items: VocabItems) -> Doc:
     vocab = dict(items)
     key = draw(sampled(vocab))
@@ -146,7 +157,7 @@ def label_selectors(own_labels: Mapping[str, str] | None = None,
 
 
 @functools.cache
-@st.composite
+@composite
 def _label_selectors(draw: st.DrawFn, own: Labels, items: VocabItems,
                      max_expressions: int) -> Doc:
     own_labels = dict(own)
@@ -174,7 +185,7 @@ def _selector_keys(sel: Mapping[str, Any] | None) -> set[str]:
 # ------------------------------------------------------------------------ taints, tolerations
 
 @functools.cache
-@st.composite
+@composite
 def taints(draw: st.DrawFn) -> Doc:
     """A node taint (key from a short list, optional value, any of the three effects)."""
     t: Doc = {"key": draw(sampled(v.TAINT_KEYS))}
@@ -186,7 +197,7 @@ def taints(draw: st.DrawFn) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def tolerations(draw: st.DrawFn) -> Doc:
     """A toleration: Equal (key and value) or Exists (a key, or none: tolerate everything),
     any effect or all of them, tolerationSeconds only with NoExecute (ValidateTolerations)."""
@@ -223,7 +234,7 @@ def _node_label_vocab(node_names: tuple[str, ...]) -> dict[str, tuple[str, ...]]
 
 
 @functools.cache
-@st.composite
+@composite
 def _node_selector_requirement(draw: st.DrawFn, items: VocabItems) -> Doc:
     vocab = dict(items)
     key = draw(sampled(vocab))
@@ -241,7 +252,7 @@ def _node_selector_requirement(draw: st.DrawFn, items: VocabItems) -> Doc:
 
 
 @functools.cache
-@st.composite
+@composite
 def _node_selector_term(draw: st.DrawFn, node_names: tuple[str, ...], max_terms: int) -> Doc:
     """A node selector term: label expressions, ``metadata.name`` fields or both; about one
     in eight is empty (``{}`` or ``matchExpressions: []``), which matches no node (a required
@@ -262,7 +273,7 @@ def _node_selector_term(draw: st.DrawFn, node_names: tuple[str, ...], max_terms:
 
 
 @functools.cache
-@st.composite
+@composite
 def node_affinities(draw: st.DrawFn, node_names: tuple[str, ...] = (),
                     max_terms: int = 2) -> Doc:
     """A ``v1.NodeAffinity``: required node selector terms (ORed) and/or weighted preferred
@@ -298,7 +309,7 @@ def pod_affinity_terms(own_labels: Mapping[str, str] | None = None,
 
 
 @functools.cache
-@st.composite
+@composite
 def _pod_affinity_terms(draw: st.DrawFn, own: Labels, namespaces: bool) -> Doc:
     sel = draw(_label_selectors(own, tuple(v.POD_LABELS.items()), 2))
     term: Doc = {"labelSelector": sel, "topologyKey": draw(sampled(v.TOPOLOGY_KEYS))}
@@ -339,7 +350,7 @@ def _weighted_pod_affinity_terms(own: Labels, namespaces: bool,
 
 
 @functools.cache
-@st.composite
+@composite
 def _pod_affinity(draw: st.DrawFn, own: Labels, max_terms: int,
                   required: bool, namespaces: bool) -> Doc | None:
     aff: Doc = {}
@@ -363,7 +374,7 @@ def topology_spread_constraints(own_labels: Mapping[str, str] | None = None
 
 
 @functools.cache
-@st.composite
+@composite
 def _topology_spread_constraints(draw: st.DrawFn, own: Labels) -> Doc:
     when = draw(sampled(("DoNotSchedule", "ScheduleAnyway")))
     sel = draw(_label_selectors(own, tuple(v.POD_LABELS.items()), 2))
@@ -411,7 +422,7 @@ def _taint_lists(max_taints: int) -> st.SearchStrategy[list[Doc]]:
 
 
 @cached
-@st.composite
+@composite
 def node_templates(draw: st.DrawFn, sizes: Sizes = SMALL,
                    features: Iterable[str] | None = None) -> NodeTemplate:
     """The shared part of a pool of nodes (see :func:`node_from_template`)."""
@@ -488,7 +499,7 @@ def node_from_template(t: NodeTemplate, name: str, zone: str) -> Doc:
     return node
 
 
-@st.composite
+@composite
 def nodes(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
           name: str | None = None) -> Doc:
     """One Node manifest (allocatable cpu/memory/pods, maybe ephemeral-storage and an extended
@@ -604,7 +615,7 @@ _CONTAINER_AMOUNTS = st.fixed_dictionaries({}, optional={
 
 
 @functools.cache
-@st.composite
+@composite
 def _resources(draw: st.DrawFn, f: frozenset[str], ephemeral: bool, gpu: bool) -> Doc | None:
     """A container's resources: requests, and with "limits" either limits >= requests or
     limits only (requests then default to them). Extended resources: request = limit, whole."""
@@ -628,7 +639,7 @@ def _resources(draw: st.DrawFn, f: frozenset[str], ephemeral: bool, gpu: bool) -
 
 
 @functools.cache
-@st.composite
+@composite
 def _container(draw: st.DrawFn, name: str, f: frozenset[str],
                ports: tuple[tuple[int, str], ...], ephemeral: bool = False,
                gpu: bool = False) -> Doc:
@@ -664,7 +675,7 @@ def _spread_constraint_lists(own: Labels, max_terms: int) -> st.SearchStrategy[l
 
 
 @cached
-@st.composite
+@composite
 def pod_templates(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
                   ctx: PodContext = PodContext(), running: bool = False) -> Doc:
     """A Pod manifest without ``metadata.name`` (see :func:`pod_from_template`). Running pods
@@ -793,7 +804,7 @@ def _deep_copy(x: Any) -> Any:
     return x
 
 
-@st.composite
+@composite
 def pods(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
          ctx: PodContext = PodContext(), name: str | None = None) -> Doc:
     """One pending Pod manifest (see :func:`pod_templates` for what it may hold)."""
@@ -806,7 +817,7 @@ def pods(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None =
 # ------------------------------------------------------------------ priority classes, PDBs
 
 @functools.cache
-@st.composite
+@composite
 def priority_classes(draw: st.DrawFn, name: str | None = None,
                      global_default: bool | None = None) -> Doc:
     """A PriorityClass (scheduling.k8s.io/v1): a user value (at most 1e9), maybe
@@ -826,7 +837,7 @@ def priority_classes(draw: st.DrawFn, name: str | None = None,
 
 
 @cached
-@st.composite
+@composite
 def priority_class_lists(draw: st.DrawFn, max_size: int = 3) -> list[Doc]:
     """Distinct PriorityClasses, at most one of them globalDefault (the API allows one)."""
     names = draw(st.lists(sampled(v.PRIORITY_CLASS_NAMES), unique=True,
@@ -842,7 +853,7 @@ _PDB_AMOUNTS = st.one_of(integers(0, 3), sampled(("50%", "0%", "100%", "25%")))
 
 
 @cached
-@st.composite
+@composite
 def pdbs(draw: st.DrawFn, name: str = "pdb-0", namespaces_: tuple[str, ...] = ("default",)
          ) -> Doc:
     """A PodDisruptionBudget (policy/v1): a selector over pod labels, minAvailable or
@@ -860,7 +871,7 @@ def pdbs(draw: st.DrawFn, name: str = "pdb-0", namespaces_: tuple[str, ...] = ("
 
 
 @functools.cache
-@st.composite
+@composite
 def namespaces(draw: st.DrawFn, name: str | None = None) -> Doc:
     """A Namespace with labels from a small vocabulary (team, env)."""
     meta: Doc = {"name": name or draw(sampled(v.NAMESPACES))}

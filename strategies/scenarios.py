@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from hypothesis import strategies as st
 
 from conformance.core.scenario import ScenarioInput
-from strategies._cache import integers
+from strategies._cache import composite, integers
 from strategies.busy import busy_cluster
 from strategies.clusters import clusters, pending_pods
 from strategies.configs import scheduler_configs, scheduler_names_of
@@ -52,7 +52,7 @@ def _optional_configs(sizes: Sizes, f: frozenset[str]) -> st.SearchStrategy[dict
     return st.none() | scheduler_configs(sizes, f)
 
 
-@st.composite
+@composite
 def scenarios(draw: st.DrawFn, sizes: Sizes = SMALL, features: Iterable[str] | None = None,
               name: str = "generated") -> ScenarioInput:
     """A whole scenario. ``features`` (default: all of ``ALL_FEATURES``) limits what may appear;

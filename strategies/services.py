@@ -18,7 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies._cache import integers, sampled
+from strategies._cache import composite, integers, sampled
 
 __all__ = ["OWNER_OBJECT_KINDS", "selecting_objects"]
 
@@ -33,7 +33,7 @@ def _namespace(pod: Mapping[str, Any]) -> str:
     return str(pod["metadata"].get("namespace") or "default")
 
 
-@st.composite
+@composite
 def _selector_labels(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, str]:
     """A non-empty subset of ``labels`` (keys in sorted order, so a draw shrinks to the first)."""
     keys = sorted(labels)
@@ -41,7 +41,7 @@ def _selector_labels(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, st
     return {k: labels[k] for k in sorted(chosen)}
 
 
-@st.composite
+@composite
 def _owner_object(draw: st.DrawFn, ref: Mapping[str, Any], namespace: str,
                   pods: list[Mapping[str, Any]]) -> Doc | None:
     common = dict(pods[0]["metadata"].get("labels") or {})
@@ -63,7 +63,7 @@ def _owner_object(draw: st.DrawFn, ref: Mapping[str, Any], namespace: str,
     return {"apiVersion": ref["apiVersion"], "kind": kind, "metadata": meta, "spec": spec}
 
 
-@st.composite
+@composite
 def _services(draw: st.DrawFn, namespace: str, pods: list[Mapping[str, Any]]) -> list[Doc]:
     out: list[Doc] = []
     for i in range(draw(integers(0, 2))):
@@ -77,7 +77,7 @@ def _services(draw: st.DrawFn, namespace: str, pods: list[Mapping[str, Any]]) ->
     return out
 
 
-@st.composite
+@composite
 def selecting_objects(draw: st.DrawFn, pods: Iterable[Mapping[str, Any]],
                       present: Iterable[Mapping[str, Any]] = ()) -> list[Doc]:
     """The Services and owner objects for ``pods`` (pod manifests), in a fixed order: owners

@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import sometimes, stable_uid
 from strategies.sizes import SMALL, Sizes
@@ -115,7 +115,7 @@ def _topology_term(draw: st.DrawFn, cluster: GeneratedCluster) -> Doc:
     return {"matchLabelExpressions": [{"key": key, "values": sorted(chosen)}]}
 
 
-@st.composite
+@composite
 def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasses:
     """1-3 StorageClasses (``standard`` always): a provisioner (a CSI driver, or
     ``kubernetes.io/no-provisioner``), Immediate or WaitForFirstConsumer binding, sometimes
@@ -155,7 +155,7 @@ def storage_classes(draw: st.DrawFn, cluster: GeneratedCluster) -> StorageClasse
     return out
 
 
-@st.composite
+@composite
 def csi_nodes(draw: st.DrawFn, cluster: GeneratedCluster, drivers: Sequence[str]) -> list[Doc]:
     """CSINodes for about three nodes in four: per driver (the CSI drivers and, sometimes,
     the GCE PD and AWS EBS drivers CSI migration counts in-tree disks under) a ``nodeID``,
@@ -179,7 +179,7 @@ def csi_nodes(draw: st.DrawFn, cluster: GeneratedCluster, drivers: Sequence[str]
     return out
 
 
-@st.composite
+@composite
 def capacities(draw: st.DrawFn, cluster: GeneratedCluster, classes: StorageClasses) -> list[Doc]:
     """CSIStorageCapacities (namespace ``default``) for the classes whose CSI driver has
     ``storageCapacity``: per class 0-2 objects for a zone or a node, a capacity, sometimes a
@@ -276,7 +276,7 @@ def _affinity(draw: st.DrawFn, cluster: GeneratedCluster, node: str | None) -> D
     return required_affinity((v.ZONE, [draw(sampled(v.ZONES))]))
 
 
-@st.composite
+@composite
 def _pv_affinity(draw: st.DrawFn, cluster: GeneratedCluster, topology: dict[str, str],
                  local: bool = False, node: str | None = None, host: str | None = None
                  ) -> Doc | None:
@@ -299,7 +299,7 @@ def _pv_affinity(draw: st.DrawFn, cluster: GeneratedCluster, topology: dict[str,
     return None
 
 
-@st.composite
+@composite
 def persistent_volume(draw: st.DrawFn, vols: _Volumes, node: str | None = None,
                       host: str | None = None) -> Doc:
     """A static PV: a size, access modes, sometimes a volume mode, a class (or none),
@@ -357,7 +357,7 @@ def _bound_spec(volume: Doc) -> Doc:
     return spec
 
 
-@st.composite
+@composite
 def unbound_claim(draw: st.DrawFn, vols: _Volumes, namespace: str) -> str:
     """A claim waiting for a volume: a class (or ``""``: class-less PVs only, or none, or
     rarely a class that does not exist), access modes, a size, a label selector on the PVs'
@@ -391,7 +391,7 @@ def unbound_claim(draw: st.DrawFn, vols: _Volumes, namespace: str) -> str:
     return name
 
 
-@st.composite
+@composite
 def _controller_volume(draw: st.DrawFn, vols: _Volumes, spec: Doc) -> Doc:
     """The PV the PV controller bound a claim of an Immediate class (or of no class: ``""``)
     to: of the claim's class, size, access modes and volume mode, a CSI volume of the class's
@@ -438,7 +438,7 @@ def _volume_entry(name: str, **source: Any) -> Doc:
     return {"name": name, **source}
 
 
-@st.composite
+@composite
 def _pending_claim(draw: st.DrawFn, vols: _Volumes, ns: str) -> str:
     """The claim of a pending pod's ``persistentVolumeClaim`` volume: one time in two a
     ReadWriteOncePod claim another pod of the namespace names already, if there is one
@@ -455,7 +455,7 @@ def _pending_claim(draw: st.DrawFn, vols: _Volumes, ns: str) -> str:
     return draw(unbound_claim(vols, ns))
 
 
-@st.composite
+@composite
 def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     """1-2 volumes of a pending pod: a claim of its namespace (bound or not; shared with the
     pods naming it too; often a ReadWriteOncePod claim another pod names, for
@@ -500,7 +500,7 @@ def pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     return out
 
 
-@st.composite
+@composite
 def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     """1-2 volumes of a running pod: a claim bound to a PV the pod's node may use (no node
     affinity, or the node's hostname or zone; zone labels of the node's zone) and, for a CSI
@@ -529,7 +529,7 @@ def running_pod_volumes(draw: st.DrawFn, pod: Doc, vols: _Volumes) -> list[Doc]:
     return out
 
 
-@st.composite
+@composite
 def _shared_read_write_once_pod(draw: st.DrawFn, vols: _Volumes, pods: list[Doc],
                                 pending: list[Doc]) -> None:
     """Two pods of a namespace name one ReadWriteOncePod claim: a pending pod and another pod
@@ -560,7 +560,7 @@ def _shared_read_write_once_pod(draw: st.DrawFn, vols: _Volumes, pods: list[Doc]
                                      persistentVolumeClaim={"claimName": claim}))
 
 
-@st.composite
+@composite
 def storage_documents(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                       classes: StorageClasses, sizes: Sizes = SMALL) -> list[Doc]:
     """The storage objects of a scenario after ``classes``: CSINodes, capacities, static PVs

@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import booleans, sampled
+from strategies._cache import booleans, composite, sampled
 from strategies.objects import sometimes
 
 __all__ = [
@@ -73,7 +73,7 @@ GA_KEY = {BETA_ZONE: v.ZONE, BETA_REGION: v.REGION, v.ZONE: v.ZONE, v.REGION: v.
 MULTI_ZONE_DELIMITER = "__"
 
 
-@st.composite
+@composite
 def inline_disk(draw: st.DrawFn, read_only_one_in: int = 3) -> Doc:
     """One in-tree disk as a pod's volume source, ``{kind: source}``: a GCE PD, an AWS EBS
     volume, an iSCSI LUN or an RBD image, or (about once in five) a Cinder volume, a managed
@@ -102,7 +102,7 @@ def inline_disk(draw: st.DrawFn, read_only_one_in: int = 3) -> Doc:
     return {kind: src}
 
 
-@st.composite
+@composite
 def pv_topology_labels(draw: st.DrawFn, node: Doc | None = None, share: tuple[int, int] = (1, 3),
                        nodes: Sequence[Doc] = ()) -> dict[str, str]:
     """The zone / region labels of a PV, ``share`` = (k, n): about k times in n (shrinking to
@@ -161,7 +161,7 @@ def nodes_in(topology: dict[str, str], nodes: Sequence[Doc]) -> list[str]:
     return [n["metadata"]["name"] for n in nodes if fits(n)]
 
 
-@st.composite
+@composite
 def volume_attachment(draw: st.DrawFn, volume: Doc, node: str) -> Doc:
     """The VolumeAttachment of a CSI PV to a node, as the attach/detach controller creates it:
     the driver as attacher, the PV as source; attached, or still attaching (or detaching)."""

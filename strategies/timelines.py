@@ -19,7 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 import strategies.vocabulary as v
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import (
     PodContext,
@@ -94,7 +94,7 @@ def _possible(world: _World, action: str) -> bool:
     return True
 
 
-@st.composite
+@composite
 def _event(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
            f: frozenset[str]) -> Doc | None:
     actions = [a for a in ACTIONS if _possible(world, a)]
@@ -160,7 +160,7 @@ def _event(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
     return e
 
 
-@st.composite
+@composite
 def _triggered(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
                f: frozenset[str], pending: list[Doc], room: int) -> list[Doc]:
     """Up to ``room`` ``createPod`` events triggered by the binding of a pod that starts
@@ -184,7 +184,7 @@ def _triggered(draw: st.DrawFn, world: _World, ctx: PodContext, sizes: Sizes,
     return out
 
 
-@st.composite
+@composite
 def timelines(draw: st.DrawFn, cluster: GeneratedCluster, pending: Iterable[Doc] = (),
               sizes: Sizes = SMALL, features: Iterable[str] | None = None,
               scheduler_names: tuple[str, ...] = (v.DEFAULT_SCHEDULER,)) -> Doc:

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from reference_impl.model.workloads import expand_workloads
-from strategies._cache import booleans, integers, sampled
+from strategies._cache import booleans, composite, integers, sampled
 from strategies.clusters import GeneratedCluster
 from strategies.objects import pod_templates, sometimes
 from strategies.sizes import Sizes
@@ -35,7 +35,7 @@ MAX_WORKLOAD_REPLICAS = 4
 _SOURCE = "<generated>"
 
 
-@st.composite
+@composite
 def _selector(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, str]:
     """``matchLabels``: the workload label, sometimes with template labels (sorted keys, so a
     draw shrinks to the workload label alone). A selector over shared labels only may adopt
@@ -48,7 +48,7 @@ def _selector(draw: st.DrawFn, labels: Mapping[str, str]) -> dict[str, str]:
     return {k: labels[k] for k in keys}
 
 
-@st.composite
+@composite
 def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Sizes,
               features: frozenset[str], scheduler_names: tuple[str, ...],
               budget: int, classes: StorageClasses | None = None) -> list[Doc]:
@@ -98,7 +98,7 @@ def _workload(draw: st.DrawFn, index: int, cluster: GeneratedCluster, sizes: Siz
     return out
 
 
-@st.composite
+@composite
 def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
                        features: frozenset[str], scheduler_names: tuple[str, ...],
                        budget: int, classes: StorageClasses | None = None) -> list[Doc]:
@@ -118,7 +118,7 @@ def workload_documents(draw: st.DrawFn, cluster: GeneratedCluster, sizes: Sizes,
     return out
 
 
-@st.composite
+@composite
 def add_workloads(draw: st.DrawFn, cluster: GeneratedCluster, pending: list[Doc],
                   sizes: Sizes, features: frozenset[str], scheduler_names: tuple[str, ...],
                   classes: StorageClasses | None = None) -> tuple[list[Doc], list[Doc]]:

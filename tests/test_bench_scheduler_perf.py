@@ -69,3 +69,13 @@ def test_run_child_reports_the_childs_peak_rss_and_cpu(perf: ModuleType) -> None
     assert 200 * 2**20 <= rss < 1 * 2**30 and seconds > 0 and cpu > 0
     with pytest.raises(RuntimeError, match="failed"):
         perf.run_child([sys.executable, "-c", "raise SystemExit(1)"])
+
+
+def test_run_child_leaves_out_the_parents_peak_rss(perf: ModuleType) -> None:
+    """A child's ``ru_maxrss`` starts from its parent's peak at the spawn (Linux exec_mmap);
+    the bench's own peak (results it read) must not show in the next child's."""
+    big = bytearray(256 * 2**20)
+    big[::4096] = b"\1" * len(range(0, len(big), 4096))  # touched: resident
+    _, rss, _, _ = perf.run_child([sys.executable, "-c", "pass"])
+    del big
+    assert rss < 128 * 2**20

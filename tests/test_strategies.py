@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from random import Random
 from typing import Any
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import StopTest
+from hypothesis.internal.conjecture.data import ConjectureData
 
 from conformance.core.scenario import ScenarioInput
 from reference_impl.api.node_selectors import get_required_node_affinity
@@ -277,6 +280,22 @@ def test_quantities_are_exact(kind: str) -> None:
 @given(quantity_values("memory", 2**20, 2**30))
 def test_quantity_bounds_hold(q: Any) -> None:
     assert 2**20 <= q.value <= 2**30
+
+
+def test_byte_quantities_never_fail_a_filter() -> None:
+    """Every draw of a byte quantity gives one (issue 17): the "1.5Gi" form drew integers
+    and filtered them for oddness, and gave up on the whole example after three even ones."""
+    s = quantity_values("memory", 2**30, 64 * 2**30)
+    halves = given_up = 0
+    for i in range(1500):
+        data = ConjectureData(random=Random(i))
+        try:
+            q = data.draw(s)
+        except StopTest:
+            given_up += 1
+            continue
+        halves += ".5" in str(q.raw)
+    assert halves > 0 and given_up == 0
 
 
 def test_quantity_forms_cover_the_canonical_suffixes() -> None:

@@ -4,11 +4,13 @@ a newly built one would, so the same seed gives the same scenarios byte for byte
 from __future__ import annotations
 
 import json
+import random
 
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture.data import ConjectureData
 
 from conformance.engines.properties import Property, draw_scenarios
-from strategies._cache import cached, clear_caches, sampled
+from strategies._cache import cached, clear_caches, composite, integers, sampled
 from strategies.objects import PodContext
 
 
@@ -67,3 +69,27 @@ def test_options_equal_as_values_but_of_other_types_get_their_own_strategy() -> 
         return st.just(x)
 
     assert make(1) is not make(True)
+
+
+def _pairs(draw: st.DrawFn, items: list[int]) -> list[tuple[int, int]]:
+    return [(x, draw(integers(0, x))) for x in items if draw(st.booleans())]
+
+
+def test_composite_draws_what_st_composite_draws() -> None:
+    """``composite`` (a composite given new arguments at every draw, built without the lazy
+    wrapper) has ``st.composite``'s label and makes the same choices for the same values;
+    its draws from ``sampled``/``booleans``/``integers`` have no span of their own."""
+    light = composite(_pairs)([3, 1, 4, 1, 5])
+    heavy = st.composite(_pairs)([3, 1, 4, 1, 5])
+    assert not isinstance(light, type(st.composite(_pairs)([3])))
+    assert light.label == heavy.label
+    for seed in range(30):
+        data = ConjectureData(random=random.Random(seed))
+        value = data.draw(heavy)
+        replay = ConjectureData.for_choices(data.choices)
+        assert replay.draw(light) == value and replay.choices == data.choices
+        replay.freeze()
+        data.freeze()
+        if data.choices:
+            assert len(replay.spans) < len(data.spans)
+    assert st.tuples(light).label == st.tuples(st.composite(_pairs)([2])).label

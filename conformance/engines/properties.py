@@ -30,6 +30,10 @@ from strategies.families import FEATURE_FAMILIES, scenario_strategy
 
 T = TypeVar("T")
 
+#: The clock of budgets: property deadlines, shrink deadlines and the shares of a budget
+#: (``time.monotonic``; tests put in one that does not depend on the machine's speed).
+clock: Callable[[], float] = time.monotonic
+
 _COMMON: dict[str, Any] = {
     "deadline": None,  # scheduling a scenario has no fixed time bound
     # no "explain" phase: it re-runs the failing scenario many times to annotate a printout
@@ -179,7 +183,7 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
     or :class:`Terminated` is returned in ``state.interrupt`` for the caller to report what
     was done and raise it.
 
-    ``deadline``: the ``time.monotonic()`` value after which no new example is generated.
+    ``deadline``: the :data:`clock` value after which no new example is generated.
     ``shrink_time``: seconds shrinking may take after the first failure (it may always go on
     until ``deadline``); then it stops and the smallest failure seen so far is kept.
     ``also``: more oracles every example is judged with. ``strict_intent``: findings that
@@ -191,7 +195,7 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
 
     def body(scenario: ScenarioInput) -> None:
         raise_requested_stop()  # a Ctrl-C Python swallowed
-        now = time.monotonic()
+        now = clock()
         if state.failure is None:
             if deadline is not None and state.examples > 0 and now >= deadline:
                 state.stopped_by = "budget"
@@ -226,7 +230,7 @@ def run_property(prop: Property, subject: Subject, check: Oracle, *,
         findings = failures(findings, strict_intent)
         if findings:
             if state.failure is None and shrink_time is not None:
-                t = time.monotonic() + shrink_time
+                t = clock() + shrink_time
                 shrink_deadline.append(max(t, deadline) if deadline is not None else t)
             state.record(scenario, findings)
             raise PropertyViolation(str(findings[0]))

@@ -427,7 +427,7 @@ def _property_task(context: Opened[PropertyRunner],
     p, opts = context.extra.plan, context.extra.plan.opts
     deadline = shrink_time = None
     if share is not None:
-        deadline = time.monotonic() + share
+        deadline = properties.clock() + share
         # after a failure, shrinking may go on for half a share past the deadline (then
         # the smallest failure so far is kept); the next shares shrink accordingly
         shrink_time = max(share / 2, SHRINK_MIN_SECONDS)
@@ -458,7 +458,7 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session, workers: int
     if p.effective_config is not None:
         session.notice(f"configuration: {p.config_origin} in every case, the oracles judge "
                        "with it")
-    started = time.monotonic()
+    started = properties.clock()
 
     def shares() -> Iterator[tuple[properties.Property, float | None]]:
         """Each property with its share of what is left of the budget (taken when it is
@@ -467,7 +467,7 @@ def _run_properties(p: RunPlan, subject: Subject, session: Session, workers: int
             if opts.budget is None:
                 yield prop, None
                 continue
-            remaining = opts.budget - (time.monotonic() - started)
+            remaining = opts.budget - (properties.clock() - started)
             yield prop, max(remaining, 0.0) * workers / (len(p.props) - i)
 
     def case_started(item: tuple[properties.Property, float | None]) -> None:
