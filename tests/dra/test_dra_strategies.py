@@ -350,7 +350,7 @@ def test_generated_scenarios_carry_device_configuration() -> None:
     seen: Counter[str] = Counter()
 
     @stable_draws
-    @settings(max_examples=30, deadline=None, database=None, phases=[Phase.generate],
+    @settings(max_examples=80, deadline=None, database=None, phases=[Phase.generate],
               derandomize=True, suppress_health_check=list(HealthCheck))
     @given(scenario_strategy("dra"))
     def collect(scenario: ScenarioInput) -> None:
