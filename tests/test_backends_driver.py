@@ -40,7 +40,7 @@ from conformance.backends.plan import (
     profile_scheduler_names,
 )
 from conformance.backends.recorder import Recorder
-from conformance.backends.timeline import VirtualClock
+from conformance.backends.timeline import Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioTimedOut, SubjectError
 from reference_impl.testing.wrappers import (
@@ -873,6 +873,36 @@ def test_timeline_times_map_to_virtual_time_and_until_stops_the_run() -> None:
     assert not any(c[0] == "patch" and "false" in c[-1] for c in api.calls)
     assert doc["stoppedBy"] == "until" and doc["endTime"] == 30.0
     assert doc["attempts"][0]["time"] < 10.0
+
+
+def test_triggers_fire_in_the_order_of_the_bindings_seen_at_once() -> None:
+    """Two bindings observed in one pass fire their ``podBound`` events in the bindings' order
+    (the reference's: right after each binding attempt), not in document order: b's event is
+    listed first, a was bound first (small-0048..0052 of the process diff, seed 1)."""
+    def created(name: str) -> dict[str, Any]:
+        return {"metadata": {"name": name},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+
+    api = FakeApi()
+    d = Driver(api, opts())
+    plan = d.plan(scenario(node("n1"), pod("a"), pod("b"), timeline(
+        {"when": {"podBound": "b"}, "action": "createPod", "pod": created("after-b")},
+        {"when": {"podBound": "a"}, "action": "createPod", "pod": created("after-a")})))
+    rec = Recorder(d.naming, lambda k: True, lambda w: 0.0)
+    rec.pending_keys = {"default/a", "default/b"}
+    tl = Timeline(plan, api=api, naming=d.naming, planner=d.planner, objects=d.objects,
+                  recorder=rec, clock=d.clock, responsible={})
+    d.clock.start(0.0)
+    for name in ("a", "b"):
+        ns, api_name = d.naming.pod(f"default/{name}")
+        rec.on_pod("MODIFIED", {"metadata": {"namespace": ns, "name": api_name, "uid": name},
+                                "spec": {"nodeName": "n1"}, "status": {}}, 0.0)
+    triggered = tl.triggered()
+    applied: list[dict[str, Any]] = []
+    assert tl.fire_triggers(triggered, applied, 0.0)
+    assert [e["target"] for e in applied] == ["default/after-a", "default/after-b"]
+    assert triggered == {}
+    assert not tl.fire_triggers(triggered, applied, 0.0)
 
 
 def test_virtual_clock_is_piecewise_and_never_passes_the_next_event() -> None:

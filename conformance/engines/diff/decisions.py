@@ -17,6 +17,7 @@ from conformance.engines.diff.model import DECISIONS, Divergence, ScenarioDiff
 from conformance.engines.diff.normalize import has_timeline, without_timeline
 from conformance.engines.diff.ties import explained_preemption_ties, model_pods
 from oracles.judge import Finding, check_result, select_oracles
+from oracles.replay import triggered_events
 from reference_impl.config import load_config
 from reference_impl.model.loader import load_documents
 from reference_impl.plugins.registry import build_registry
@@ -30,6 +31,7 @@ from reference_impl.scheduler.select_host import RESERVOIR
 DECISION_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "nominations",
                    "pendingMessages", "timeline")
 FAILED_OUTCOMES = ("Unschedulable", "Error", "Nominated")
+BOUND = "Bound"
 #: ``podMaxInUnschedulablePodsDuration``: pods waiting longer are flushed back (5 minutes).
 UNSCHEDULABLE_FLUSH_SECONDS = 300.0
 #: How close (virtual seconds) a retry and a timeline event must be to race on a wall clock:
@@ -138,6 +140,9 @@ def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
     if signed:
         out.append(f"batching: pending pods {', '.join(signed[:2])} have the same scheduling "
                    f"signature in a profile whose plugins all sign")
+    order = _binding_order(scenario, attempts)
+    if order:
+        out.append(f"binding-order: {order}")
     shared = _shared_claim(scenario)
     if shared:
         out.append(f"claim-in-flight: {shared}")
@@ -164,7 +169,7 @@ def _random_host_tie(scenario: ScenarioInput, attempts: Sequence[Mapping[str, An
         return ""
     for a in attempts:
         tied = a.get("candidates") or []
-        if a.get("outcome") == "Bound" and len(tied) > 1:
+        if a.get("outcome") == BOUND and len(tied) > 1:
             return (f"{a.get('pod')} is bound among {len(tied)} nodes tied on the top score "
                     f"({', '.join(sorted(map(str, tied))[:3])}{', ...' if len(tied) > 3 else ''}"
                     f"): selectHost of {scenario.release} picks one at random")
@@ -249,6 +254,33 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
             if e != t and abs(e - t) <= TIMER_WINDOW_SECONDS:
                 return (f"{pod} retried at {t:g}s (after a backoff or an event), within "
                         f"{TIMER_WINDOW_SECONDS:g}s of the timeline event at {e:g}s")
+    return ""
+
+
+def _binding_order(scenario: ScenarioInput, attempts: Sequence[Mapping[str, Any]]) -> str:
+    """Two pods whose bindings trigger timeline events (``when: {podBound: ...}``) bound by
+    the reference at the same virtual time: upstream binds each in a goroutine of its own
+    (``go sched.runBindingCycle``, pkg/scheduler/schedule_one.go), so the second pod's binding
+    may reach the API, and a controller that watches it, before the first's: the events they
+    trigger (pods created) come in either order, and with them the pods' queue order. The
+    reference binds synchronously, in the order of its attempts."""
+    try:
+        loaded = load_documents(scenario.documents, source=scenario.name)
+        triggers = triggered_events(loaded.scenario, loaded.cluster)
+    except Exception:  # noqa: BLE001 - an invalid scenario: both sides reject it
+        return ""
+    if len(triggers) < 2:
+        return ""
+    first: dict[float, str] = {}
+    for a in attempts:
+        pod = str(a.get("pod"))
+        if a.get("outcome") != BOUND or pod not in triggers:
+            continue
+        t = float(a.get("time") or 0.0)
+        other = first.setdefault(t, pod)
+        if other != pod:
+            return (f"{other} and {pod}, bound at {t:g}s, trigger timeline events: their "
+                    f"asynchronous bindings may reach the API in either order")
     return ""
 
 
