@@ -17,9 +17,9 @@ from conformance.engines.diff.model import DECISIONS, Divergence, ScenarioDiff
 from conformance.engines.diff.normalize import has_timeline, without_timeline
 from conformance.engines.diff.ties import explained_preemption_ties, model_pods
 from oracles.judge import Finding, check_result, select_oracles
-from oracles.replay import triggered_events
 from reference_impl.config import load_config
 from reference_impl.model.loader import load_documents
+from reference_impl.model.scenario import parse_scenario
 from reference_impl.plugins.registry import build_registry
 from reference_impl.releases.behaviours import behaviour
 from reference_impl.scheduler.batch import sign_pod
@@ -259,28 +259,41 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
 
 def _binding_order(scenario: ScenarioInput, attempts: Sequence[Mapping[str, Any]]) -> str:
     """Two pods whose bindings trigger timeline events (``when: {podBound: ...}``) bound by
-    the reference at the same virtual time: upstream binds each in a goroutine of its own
-    (``go sched.runBindingCycle``, pkg/scheduler/schedule_one.go), so the second pod's binding
-    may reach the API, and a controller that watches it, before the first's: the events they
-    trigger (pods created) come in either order, and with them the pods' queue order. The
-    reference binds synchronously, in the order of its attempts."""
+    the reference at the same virtual time, neither created by the other's events (a
+    StatefulSet's next ordinal exists only once the previous one's binding is seen): upstream
+    binds each in a goroutine of its own (``go sched.runBindingCycle``,
+    pkg/scheduler/schedule_one.go), so the second binding may reach the API, and a controller
+    that watches it, before the first: the events they trigger come in either order, and with
+    them the created pods' queue order. The reference binds in the order of its attempts."""
     try:
         loaded = load_documents(scenario.documents, source=scenario.name)
-        triggers = triggered_events(loaded.scenario, loaded.cluster)
+        triggered = (parse_scenario(loaded.scenario, loaded.cluster).triggered
+                     if loaded.scenario else [])
     except Exception:  # noqa: BLE001 - an invalid scenario: both sides reject it
         return ""
-    if len(triggers) < 2:
-        return ""
-    first: dict[float, str] = {}
+    triggers = {te.after for te in triggered}
+    created_by = {te.target: te.after for te in triggered if te.action == "createPod"}
+
+    def descends(pod: str, ancestor: str) -> bool:
+        seen: set[str] = set()
+        while pod in created_by and pod not in seen:
+            seen.add(pod)
+            pod = created_by[pod]
+            if pod == ancestor:
+                return True
+        return False
+
+    bound_at: dict[float, list[str]] = {}
     for a in attempts:
         pod = str(a.get("pod"))
         if a.get("outcome") != BOUND or pod not in triggers:
             continue
         t = float(a.get("time") or 0.0)
-        other = first.setdefault(t, pod)
-        if other != pod:
-            return (f"{other} and {pod}, bound at {t:g}s, trigger timeline events: their "
-                    f"asynchronous bindings may reach the API in either order")
+        for other in bound_at.setdefault(t, []):
+            if not descends(pod, other):
+                return (f"{other} and {pod}, bound at {t:g}s, trigger timeline events: their "
+                        f"asynchronous bindings may reach the API in either order")
+        bound_at[t].append(pod)
     return ""
 
 
