@@ -42,7 +42,7 @@ from conformance.backends.plan import (
 from conformance.backends.recorder import Recorder
 from conformance.backends.timeline import Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioTimedOut, SubjectError
+from conformance.core.subject import ScenarioTimedOut, ScenarioUnsupported, SubjectError
 from reference_impl.testing.wrappers import (
     make_container,
     make_node,
@@ -548,6 +548,25 @@ def test_plan_rejects_invalid_scenarios_as_subject_errors() -> None:
     d = Driver(FakeApi(), opts())
     with pytest.raises(SubjectError, match="not valid input"):
         d.plan(scenario(node("n1"), pod("p", priorityClassName="nope")))
+
+
+def test_plan_refuses_a_cluster_left_without_a_node_while_pods_wait() -> None:
+    """small-0045 of the process diff (seed 1): the timeline deletes the only node, then a pod
+    is created; kube-scheduler retries it after every backoff ("no nodes available to
+    schedule pods") and the run never settles. A node created again, a deletion beyond
+    ``until``, or nothing to schedule is run."""
+    late = {"at": "20s", "action": "createPod", "pod": {
+        "metadata": {"name": "late"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}
+    gone = {"at": "10s", "action": "deleteNode", "node": "n1"}
+    d = Driver(FakeApi(), opts())
+    with pytest.raises(ScenarioUnsupported, match="without a node while pod default/late"):
+        d.plan(scenario(node("n1"), timeline(gone, late)))
+    with pytest.raises(ScenarioUnsupported, match="pod default/p is to be scheduled"):
+        d.plan(scenario(pod("p")))
+    back = {"at": "30s", "action": "createNode", "node": {"metadata": {"name": "n2"}}}
+    d.plan(scenario(node("n1"), timeline(gone, late, back)))
+    d.plan(scenario(node("n1"), timeline(gone, late, until="5s")))
+    d.plan(scenario(node("n1"), pod("r", nodeName="n1"), timeline(gone)))
 
 
 # --- runs ----------------------------------------------------------------------------------------
