@@ -40,9 +40,9 @@ from conformance.backends.plan import (
     profile_scheduler_names,
 )
 from conformance.backends.recorder import Recorder
-from conformance.backends.timeline import VirtualClock
+from conformance.backends.timeline import Timeline, VirtualClock
 from conformance.core.scenario import ScenarioInput
-from conformance.core.subject import ScenarioTimedOut, SubjectError
+from conformance.core.subject import ScenarioTimedOut, ScenarioUnsupported, SubjectError
 from reference_impl.testing.wrappers import (
     make_container,
     make_node,
@@ -550,6 +550,25 @@ def test_plan_rejects_invalid_scenarios_as_subject_errors() -> None:
         d.plan(scenario(node("n1"), pod("p", priorityClassName="nope")))
 
 
+def test_plan_refuses_a_cluster_left_without_a_node_while_pods_wait() -> None:
+    """small-0045 of the process diff (seed 1): the timeline deletes the only node, then a pod
+    is created; kube-scheduler retries it after every backoff ("no nodes available to
+    schedule pods") and the run never settles. A node created again, a deletion beyond
+    ``until``, or nothing to schedule is run."""
+    late = {"at": "20s", "action": "createPod", "pod": {
+        "metadata": {"name": "late"}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}
+    gone = {"at": "10s", "action": "deleteNode", "node": "n1"}
+    d = Driver(FakeApi(), opts())
+    with pytest.raises(ScenarioUnsupported, match="without a node while pod default/late"):
+        d.plan(scenario(node("n1"), timeline(gone, late)))
+    with pytest.raises(ScenarioUnsupported, match="pod default/p is to be scheduled"):
+        d.plan(scenario(pod("p")))
+    back = {"at": "30s", "action": "createNode", "node": {"metadata": {"name": "n2"}}}
+    d.plan(scenario(node("n1"), timeline(gone, late, back)))
+    d.plan(scenario(node("n1"), timeline(gone, late, until="5s")))
+    d.plan(scenario(node("n1"), pod("r", nodeName="n1"), timeline(gone)))
+
+
 # --- runs ----------------------------------------------------------------------------------------
 
 def test_run_creates_objects_before_the_scheduler_and_reconstructs_attempts() -> None:
@@ -873,6 +892,36 @@ def test_timeline_times_map_to_virtual_time_and_until_stops_the_run() -> None:
     assert not any(c[0] == "patch" and "false" in c[-1] for c in api.calls)
     assert doc["stoppedBy"] == "until" and doc["endTime"] == 30.0
     assert doc["attempts"][0]["time"] < 10.0
+
+
+def test_triggers_fire_in_the_order_of_the_bindings_seen_at_once() -> None:
+    """Two bindings observed in one pass fire their ``podBound`` events in the bindings' order
+    (the reference's: right after each binding attempt), not in document order: b's event is
+    listed first, a was bound first (small-0048..0052 of the process diff, seed 1)."""
+    def created(name: str) -> dict[str, Any]:
+        return {"metadata": {"name": name},
+                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+
+    api = FakeApi()
+    d = Driver(api, opts())
+    plan = d.plan(scenario(node("n1"), pod("a"), pod("b"), timeline(
+        {"when": {"podBound": "b"}, "action": "createPod", "pod": created("after-b")},
+        {"when": {"podBound": "a"}, "action": "createPod", "pod": created("after-a")})))
+    rec = Recorder(d.naming, lambda k: True, lambda w: 0.0)
+    rec.pending_keys = {"default/a", "default/b"}
+    tl = Timeline(plan, api=api, naming=d.naming, planner=d.planner, objects=d.objects,
+                  recorder=rec, clock=d.clock, responsible={})
+    d.clock.start(0.0)
+    for name in ("a", "b"):
+        ns, api_name = d.naming.pod(f"default/{name}")
+        rec.on_pod("MODIFIED", {"metadata": {"namespace": ns, "name": api_name, "uid": name},
+                                "spec": {"nodeName": "n1"}, "status": {}}, 0.0)
+    triggered = tl.triggered()
+    applied: list[dict[str, Any]] = []
+    assert tl.fire_triggers(triggered, applied, 0.0)
+    assert [e["target"] for e in applied] == ["default/after-a", "default/after-b"]
+    assert triggered == {}
+    assert not tl.fire_triggers(triggered, applied, 0.0)
 
 
 def test_virtual_clock_is_piecewise_and_never_passes_the_next_event() -> None:

@@ -178,6 +178,38 @@ def test_a_claim_two_pending_pods_share_is_a_hazard() -> None:
             if h.startswith("claim-in-flight")] == []
 
 
+def test_bindings_that_trigger_events_at_the_same_time_are_a_hazard() -> None:
+    """Two pods whose bindings trigger pods (``when: {podBound}``), bound at one virtual
+    time: upstream's asynchronous bindings may reach the API in either order, and the pods
+    they trigger are created in that order (small-0048..0052 of the process diff, seed 1).
+    One trigger pod, two bound at different times, or a pod created by the other's event, is
+    no hazard."""
+    def created(name: str) -> dict[str, Any]:
+        return {"metadata": {"name": name}, "spec": {"containers": [{"name": "c",
+                                                                     "image": "x"}]}}
+
+    def scenario(*events: dict[str, Any]) -> ScenarioInput:
+        return ScenarioInput([node("n1"), pod("a"), pod("b"), {
+            "apiVersion": "kschedconf/v1", "kind": "Scenario", "metadata": {"name": "t"},
+            "spec": {"events": list(events)}}], None, 0, "t")
+
+    after_b = {"when": {"podBound": "b"}, "action": "createPod", "pod": created("after-b")}
+    after_a = {"when": {"podBound": "a"}, "action": "createPod", "pod": created("after-a")}
+    both = scenario(after_b, after_a)
+    (h,) = decisions.timing_hazards(both, reference_doc(both))
+    assert h == ("binding-order: default/a and default/b, bound at 0s, trigger timeline "
+                 "events: their asynchronous bindings may reach the API in either order")
+    one = scenario(after_b)
+    assert decisions.timing_hazards(one, reference_doc(one)) == []
+    doc = reference_doc(both)
+    doc["attempts"][1]["time"] = 1.0
+    assert decisions.timing_hazards(both, doc) == []
+    # a chain (StatefulSet OrderedReady): each pod exists only once the previous is bound
+    chain = golden("queue/statefulset-ordered-ready")
+    assert [h for h in decisions.timing_hazards(chain, reference_doc(chain))
+            if h.startswith("binding-order")] == []
+
+
 def test_batching_is_a_hazard_only_where_every_plugin_signs() -> None:
     no_pts = {"apiVersion": "kubescheduler.config.k8s.io/v1",
               "kind": "KubeSchedulerConfiguration",

@@ -21,6 +21,7 @@ from conformance.backends.dra import (
 )
 from conformance.backends.refusals import (
     refuse_claim_listed_twice,
+    refuse_nodeless_end,
     refuse_timeline_claim_deletes,
 )
 from conformance.core.scenario import ScenarioInput
@@ -247,6 +248,7 @@ class Planner:
         refuse_storage(cluster, scenario.name)
         refuse_claim_listed_twice(cluster, timeline, scenario.name, plan.responsible_names)
         refuse_timeline_claim_deletes(cluster, timeline, scenario.name)
+        refuse_nodeless_end(cluster, timeline, scenario.name, plan.responsible_names)
         if cluster.dra.taint_rules and not self.taint_rules:
             names = ", ".join(r.name for r in cluster.dra.taint_rules[:3])
             self.warnings.append(

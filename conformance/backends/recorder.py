@@ -46,6 +46,7 @@ class PodState:
     uid: str = ""
     node: str = ""  # api node it is bound to
     force_deleted: bool = False
+    bound_seq: int = 0  # the order the watch showed its binding in (1, 2, ...; 0: not bound)
 
 
 class Recorder:
@@ -78,6 +79,7 @@ class Recorder:
         self.errors: list[str] = []
         self.pending_keys: set[str] = set()  # pods that were pending when created
         self.bindings = 0  # Bound records
+        self.bindings_seen = 0  # bindings the watch showed, pods created bound included
 
     def state(self, key: str) -> PodState:
         st = self.states.get(key)
@@ -172,6 +174,8 @@ class Recorder:
     def _bound(self, key: str, st: PodState, node: str, wall: float) -> None:
         st.bound = node
         st.node = node
+        self.bindings_seen += 1
+        st.bound_seq = self.bindings_seen
         if key in self.pending_keys:
             self._record(key, BOUND, wall, node=self.naming.node_back(node))
         self.changed(wall)

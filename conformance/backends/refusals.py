@@ -4,7 +4,8 @@ such a scenario and say why), as ``plan.refuse_storage`` refuses storage: a pod 
 ResourceClaim in two entries of ``spec.resourceClaims``, which kube-scheduler never binds on a
 real API server (docs/upstream-deviations.md#upstream-dra-claim-listed-twice; the Go lines in
 :func:`refuse_claim_listed_twice`); and a timeline ``deleteObject`` of a ResourceClaim that
-may carry the delete-protection finalizer (:func:`refuse_timeline_claim_deletes`). Claims
+may carry the delete-protection finalizer (:func:`refuse_timeline_claim_deletes`); a cluster
+left without a node while pods wait (:func:`refuse_nodeless_end`). Claims
 from templates and their release when a pod goes are the resourceclaim controller's, which
 the backends run (docs/backends.md)."""
 
@@ -120,3 +121,34 @@ def refuse_timeline_claim_deletes(cluster: Cluster, timeline: Scenario | None,
                 "the API server a claim with the delete-protection finalizer stays until no "
                 "pod uses it (the reference and the upstream subject remove it at once): not "
                 "supported by this subject")
+
+
+def refuse_nodeless_end(cluster: Cluster, timeline: Scenario | None, name: str,
+                        scheduler_names: Set[str]) -> None:
+    """Raise :class:`ScenarioUnsupported` when the cluster ends without a node (none in the
+    input, or the timeline deletes the last one and creates none after) while the scenario has
+    pods for kube-scheduler to place. A pod attempted with no node fails with
+    ``ErrNoNodesAvailable`` (``pkg/scheduler/schedule_one.go`` ``schedulePod``), a status no
+    plugin rejected, so the queue retries it after every backoff
+    (``determineSchedulingHintForInFlightPod``, ``backend/queue/scheduling_queue.go``: no
+    failed plugins, ``queueAfterBackoff``) and the run never settles; the reference's
+    quiescence rule stops it (docs/backends.md, "Not solved"). Conservative: a pod bound
+    before the last node goes would not be retried."""
+    pods = [p for p in _scheduled_pods(cluster, timeline) if p.scheduler_name in scheduler_names]
+    if not pods:
+        return
+    nodes = {n.name for n in cluster.nodes}
+    until = timeline.until if timeline is not None else None
+    for ev in timeline.events if timeline is not None else ():
+        if until is not None and ev.at > until:
+            break
+        if ev.action == "createNode":
+            nodes.add(ev.target)
+        elif ev.action == "deleteNode":
+            nodes.discard(ev.target)
+    if not nodes:
+        raise ScenarioUnsupported(
+            f"scenario {name}: the cluster ends without a node while pod "
+            f"{pods[0].namespace}/{pods[0].name} is to be scheduled; kube-scheduler retries a "
+            "pod attempted with no node after every backoff (\"no nodes available to schedule "
+            "pods\") and the scenario would never settle")

@@ -139,19 +139,19 @@ class Timeline:
     def fire_triggers(self, triggered: dict[str, list[PlannedEvent]],
                       applied: list[dict[str, Any]], wall: float) -> bool:
         """Apply the events whose trigger pod the watch has seen bound (once each; removed
-        from ``triggered``), at the virtual time of ``wall``, in document order. True when
-        some were applied. The reference applies them right after the binding attempt
-        (``Simulation._fire_triggers``); here, as soon as the binding is observed."""
-        fired = False
-        for key in list(triggered):
-            st = self.recorder.states.get(key)
-            if st is None or not st.bound:
-                continue
-            at = round(self.clock.virtual(wall) * 1e9)
+        from ``triggered``), at the virtual time of ``wall``: pod by pod in the order the
+        watch showed their bindings (the API's order, which a controller sees), each pod's in
+        document order. True when some were applied. The reference applies them right after
+        the binding attempt (``Simulation._fire_triggers``), so in the order of the bindings;
+        here, as soon as the binding is observed (two may be observed at once)."""
+        states = self.recorder.states
+        bound = sorted((k for k in triggered if (st := states.get(k)) is not None and st.bound),
+                       key=lambda k: states[k].bound_seq)
+        at = round(self.clock.virtual(wall) * 1e9)
+        for key in bound:
             for e in triggered.pop(key):
                 applied.append(self.apply(e, at))
-                fired = True
-        return fired
+        return bool(bound)
 
     def apply(self, e: PlannedEvent, at: int) -> dict[str, Any]:
         """Apply one event at virtual time ``at``: its entry of the result's timeline."""

@@ -63,7 +63,8 @@ def register(sub: Any) -> None:
               judged by every invariant oracle, and its decisions (bindings, pending pods,
               victims, nominations, pending pods' messages, timeline) must equal the
               reference's unless the scenario has a timing hazard (retries racing
-              asynchronous bindings, namespace order of equal-priority pods, batching,
+              asynchronous bindings, the order of bindings that trigger timeline events,
+              namespace order of equal-priority pods, batching,
               wall-clock timers, random preemption ties; docs/backends.md), reported apart.
 
             A binding that differs only within the tie set is a tie-break difference,

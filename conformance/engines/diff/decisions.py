@@ -19,6 +19,7 @@ from conformance.engines.diff.ties import explained_preemption_ties, model_pods
 from oracles.judge import Finding, check_result, select_oracles
 from reference_impl.config import load_config
 from reference_impl.model.loader import load_documents
+from reference_impl.model.scenario import parse_scenario
 from reference_impl.plugins.registry import build_registry
 from reference_impl.releases.behaviours import behaviour
 from reference_impl.scheduler.batch import sign_pod
@@ -30,6 +31,7 @@ from reference_impl.scheduler.select_host import RESERVOIR
 DECISION_FIELDS = ("bindings", "pending", "deleted", "removed", "finished", "nominations",
                    "pendingMessages", "timeline")
 FAILED_OUTCOMES = ("Unschedulable", "Error", "Nominated")
+BOUND = "Bound"
 #: ``podMaxInUnschedulablePodsDuration``: pods waiting longer are flushed back (5 minutes).
 UNSCHEDULABLE_FLUSH_SECONDS = 300.0
 #: How close (virtual seconds) a retry and a timeline event must be to race on a wall clock:
@@ -138,6 +140,9 @@ def timing_hazards(scenario: ScenarioInput, ref_doc: Mapping[str, Any],
     if signed:
         out.append(f"batching: pending pods {', '.join(signed[:2])} have the same scheduling "
                    f"signature in a profile whose plugins all sign")
+    order = _binding_order(scenario, attempts)
+    if order:
+        out.append(f"binding-order: {order}")
     shared = _shared_claim(scenario)
     if shared:
         out.append(f"claim-in-flight: {shared}")
@@ -164,7 +169,7 @@ def _random_host_tie(scenario: ScenarioInput, attempts: Sequence[Mapping[str, An
         return ""
     for a in attempts:
         tied = a.get("candidates") or []
-        if a.get("outcome") == "Bound" and len(tied) > 1:
+        if a.get("outcome") == BOUND and len(tied) > 1:
             return (f"{a.get('pod')} is bound among {len(tied)} nodes tied on the top score "
                     f"({', '.join(sorted(map(str, tied))[:3])}{', ...' if len(tied) > 3 else ''}"
                     f"): selectHost of {scenario.release} picks one at random")
@@ -249,6 +254,46 @@ def _timer_hazard(ref_doc: Mapping[str, Any], attempts: Sequence[Mapping[str, An
             if e != t and abs(e - t) <= TIMER_WINDOW_SECONDS:
                 return (f"{pod} retried at {t:g}s (after a backoff or an event), within "
                         f"{TIMER_WINDOW_SECONDS:g}s of the timeline event at {e:g}s")
+    return ""
+
+
+def _binding_order(scenario: ScenarioInput, attempts: Sequence[Mapping[str, Any]]) -> str:
+    """Two pods whose bindings trigger timeline events (``when: {podBound: ...}``) bound by
+    the reference at the same virtual time, neither created by the other's events (a
+    StatefulSet's next ordinal exists only once the previous one's binding is seen): upstream
+    binds each in a goroutine of its own (``go sched.runBindingCycle``,
+    pkg/scheduler/schedule_one.go), so the second binding may reach the API, and a controller
+    that watches it, before the first: the events they trigger come in either order, and with
+    them the created pods' queue order. The reference binds in the order of its attempts."""
+    try:
+        loaded = load_documents(scenario.documents, source=scenario.name)
+        triggered = (parse_scenario(loaded.scenario, loaded.cluster).triggered
+                     if loaded.scenario else [])
+    except Exception:  # noqa: BLE001 - an invalid scenario: both sides reject it
+        return ""
+    triggers = {te.after for te in triggered}
+    created_by = {te.target: te.after for te in triggered if te.action == "createPod"}
+
+    def descends(pod: str, ancestor: str) -> bool:
+        seen: set[str] = set()
+        while pod in created_by and pod not in seen:
+            seen.add(pod)
+            pod = created_by[pod]
+            if pod == ancestor:
+                return True
+        return False
+
+    bound_at: dict[float, list[str]] = {}
+    for a in attempts:
+        pod = str(a.get("pod"))
+        if a.get("outcome") != BOUND or pod not in triggers:
+            continue
+        t = float(a.get("time") or 0.0)
+        for other in bound_at.setdefault(t, []):
+            if not descends(pod, other):
+                return (f"{other} and {pod}, bound at {t:g}s, trigger timeline events: their "
+                        f"asynchronous bindings may reach the API in either order")
+        bound_at[t].append(pod)
     return ""
 
 
