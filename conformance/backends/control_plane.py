@@ -6,9 +6,11 @@ the scheduler's metrics page.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import os
 import re
-from collections.abc import Mapping, Sequence
+import ssl
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,3 +243,29 @@ def write_kubeconfig(path: Path, server: str, certs: CertBundle) -> None:
                          client_cert=str(certs.client_cert), client_key=str(certs.client_key))
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     os.chmod(path, 0o600)
+
+
+#: ``GET url`` of a component's metrics: (status, body); OSError or SSLError when unreachable
+MetricsGet = Callable[[str], tuple[int, str]]
+
+
+def read_metrics(get: MetricsGet, url: str, parse: Callable[[str], Any]) -> Any | None:
+    """``parse`` of the metrics at ``url``; None when they cannot be read."""
+    try:
+        status, body = get(url)
+    except (OSError, ssl.SSLError):
+        return None
+    return parse(body) if status == 200 else None
+
+
+def read_scheduler_state(get: MetricsGet, scheduler_url: str,
+                         controller_url: str | None) -> SchedulerState | None:
+    """The running kube-scheduler's :class:`SchedulerState` with the work left in the
+    resourceclaim controller's queue (0 without a controller, ``controller_url`` None); None
+    when either cannot be read."""
+    state = read_metrics(get, scheduler_url, parse_scheduler_state)
+    work = 0.0 if controller_url is None else read_metrics(get, controller_url,
+                                                           claim_queue_work)
+    if state is None or work is None:
+        return None
+    return dataclasses.replace(state, claim_controller_work=work)

@@ -8,7 +8,6 @@ every exit path (:func:`sweep_stale` removes a dead runner's). Images, flags and
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import io
 import os
 import socket
@@ -35,7 +34,8 @@ from conformance.backends.control_plane import (
     controller_synced,
     disabled_admission,
     kubeconfig_doc,
-    parse_scheduler_state,
+    read_metrics,
+    read_scheduler_state,
     scheduler_config,
     write_kubeconfig,
 )
@@ -474,26 +474,22 @@ class DockerControlPlane:
     def scheduler_state(self) -> SchedulerState | None:
         if self.scheduler is None:
             return None
-        try:
-            status, body = self.http_get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics")
-        except (OSError, ssl.SSLError):
+        return read_scheduler_state(self.http_get,
+                                    f"https://{LOOPBACK}:{self.scheduler_port}/metrics",
+                                    self._controller_metrics_url())
+
+    def _controller_metrics_url(self) -> str | None:
+        if self.controller is None:
             return None
-        state = parse_scheduler_state(body) if status == 200 else None
-        work = self.controller_work()
-        if state is None or work is None:
-            return None
-        return dataclasses.replace(state, claim_controller_work=work)
+        return f"https://{LOOPBACK}:{self.controller_port}/metrics"
 
     def controller_work(self) -> float | None:
         """``control_plane.claim_queue_work`` of the running kube-controller-manager (0
         without one); None when its metrics cannot be read."""
-        if self.controller is None:
+        url = self._controller_metrics_url()
+        if url is None:
             return 0.0
-        try:
-            status, body = self.http_get(f"https://{LOOPBACK}:{self.controller_port}/metrics")
-        except (OSError, ssl.SSLError):
-            return None
-        return claim_queue_work(body) if status == 200 else None
+        return read_metrics(self.http_get, url, claim_queue_work)
 
     def check_alive(self) -> None:
         """A :class:`SubjectError` with its log tail when a container has stopped."""

@@ -8,7 +8,6 @@ directory with fresh certificates (``certs.py``), released on every exit path
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import ssl
@@ -34,7 +33,8 @@ from conformance.backends.control_plane import (
     controller_args,
     controller_synced,
     disabled_admission,
-    parse_scheduler_state,
+    read_metrics,
+    read_scheduler_state,
     scheduler_config,
     write_kubeconfig,
 )
@@ -372,16 +372,18 @@ class ProcessControlPlane:
             self.cleanup.pop_and_run("process kube-controller-manager")
         self.ports.release(self.controller_port)
 
+    def _controller_metrics_url(self) -> str | None:
+        if self.controller is None:
+            return None
+        return f"https://{LOOPBACK}:{self.controller_port}/metrics"
+
     def controller_work(self) -> float | None:
         """:func:`control_plane.claim_queue_work` of the running kube-controller-manager (0
         without one); None when its metrics cannot be read."""
-        if self.controller is None:
+        url = self._controller_metrics_url()
+        if url is None:
             return 0.0
-        try:
-            status, body = self._get(f"https://{LOOPBACK}:{self.controller_port}/metrics", 2.0)
-        except (OSError, ssl.SSLError):
-            return None
-        return claim_queue_work(body) if status == 200 else None
+        return read_metrics(lambda u: self._get(u, 2.0), url, claim_queue_work)
 
     def stop_scheduler(self) -> None:
         """Stop the scenario's kube-scheduler and kube-controller-manager."""
@@ -403,15 +405,9 @@ class ProcessControlPlane:
     def scheduler_state(self) -> SchedulerState | None:
         if self.scheduler is None or self.scheduler.proc.poll() is not None:
             return None
-        try:
-            status, body = self._get(f"https://{LOOPBACK}:{self.scheduler_port}/metrics", 2.0)
-        except (OSError, ssl.SSLError):
-            return None
-        state = parse_scheduler_state(body) if status == 200 else None
-        work = self.controller_work()
-        if state is None or work is None:
-            return None
-        return dataclasses.replace(state, claim_controller_work=work)
+        return read_scheduler_state(lambda url: self._get(url, 2.0),
+                                    f"https://{LOOPBACK}:{self.scheduler_port}/metrics",
+                                    self._controller_metrics_url())
 
     def scheduler_log(self) -> str | None:
         """The running scheduler's log so far."""
