@@ -38,6 +38,7 @@ from reference_impl.model.dra import (
     ResourceSlice,
 )
 from reference_impl.model.objects import Node
+from reference_impl.model.scenario import parse_scenario
 
 NAME = "dra_allocations"
 
@@ -188,6 +189,41 @@ def _writes_objects(timeline: dict[str, Any] | None) -> bool:
                for e in events)
 
 
+def _bound_at(ctx: OracleContext) -> dict[str, float]:
+    """Each bound pod's binding time (its first Bound attempt)."""
+    out: dict[str, float] = {}
+    for a in ctx.attempts:
+        if a.get("outcome") == "Bound":
+            out.setdefault(str(a.get("pod")), float(a.get("time") or 0))
+    return out
+
+
+def _untracked(ctx: OracleContext, bound_at: dict[str, float]) -> dict[DeviceID, float]:
+    """Device -> when a timeline write first dropped it from the scheduler's
+    ``allocatedDevices``: a claim the timeline allocated, then replaced without the allocation
+    or deleted. The tracker is a set fed by the claims' events (allocateddevices.go
+    ``removeDevices``): when another claim held the device too, upstream takes it for free
+    from then on (docs/dra.md#dra-objects-on-the-timeline)."""
+    if ctx.timeline is None or not _writes_objects(ctx.timeline):
+        return {}
+    held: dict[str, set[DeviceID]] = {}
+    out: dict[DeviceID, float] = {}
+    parsed = parse_scenario(ctx.timeline, ctx.cluster)
+    for te in [*parsed.events, *parsed.triggered]:
+        if te.action not in ("applyObject", "deleteObject") or te.kind != "ResourceClaim":
+            continue
+        claim = te.obj if isinstance(te.obj, ResourceClaim) else None
+        new = ({(r.driver, r.pool, r.device) for r in claim.allocation.results}
+               if claim is not None and claim.allocation is not None else None)
+        old = held.pop(te.name, None)
+        at = bound_at.get(te.after, 0.0) if te.after else te.at / 1e9
+        for did in old if old is not None and new is None else ():
+            out[did] = min(out.get(did, at), at)
+        if new is not None:  # removeDevices takes the devices of the newest object
+            held[te.name] = new
+    return out
+
+
 def _dra_at_binding(ctx: OracleContext) -> tuple[dict[str, DRAObjects], DRAObjects]:
     """The DRA objects each pod was bound with (the replay's state at its Bound attempt:
     the timeline may publish, replace or delete slices, classes and taint rules) and those at
@@ -225,12 +261,15 @@ def check(ctx: OracleContext) -> list[Violation]:
     if not dra_at:
         _external_users(dra.claims.values(), None, users, consumed, external)
     judged: set[str] = set()
+    bound_at = _bound_at(ctx)
+    claim_bound_at: dict[str, float] = {}
     taints_honoured = ctx.release.feature_enabled("DRADeviceTaints")
     for pod_key, node_name, claim, results in _allocated(ctx):
         ckey = f"{claim.namespace}/{claim.name}"
         if ckey in judged:  # a claim two pods share: judged with the first
             continue
         judged.add(ckey)
+        claim_bound_at[ckey] = bound_at.get(pod_key, 0.0)
         node = nodes.get(node_name)
         then = dra_at.get(pod_key, final if dra_at else dra)
         if id(then) not in devices_of:
@@ -288,7 +327,7 @@ def check(ctx: OracleContext) -> list[Violation]:
                                          "which the request does not tolerate"))
         out += _counts(pod_key, node_name, claim, requests, per_request)
         out += _constraints(pod_key, node_name, claim, per_request)
-    out += _shared(devices, users)
+    out += _shared(devices, users, _untracked(ctx, bound_at), claim_bound_at)
     out += _over_capacity(devices, consumed)
     return out
 
@@ -408,13 +447,18 @@ def _constraints(pod_key: str, node: str, claim: ResourceClaim,
     return out
 
 
-def _shared(devices: dict[DeviceID, _Located],
-            users: dict[DeviceID, list[tuple[str, bool]]]) -> list[Violation]:
+def _shared(devices: dict[DeviceID, _Located], users: dict[DeviceID, list[tuple[str, bool]]],
+            untracked: dict[DeviceID, float], bound_at: dict[str, float]) -> list[Violation]:
     """A device is allocated to one claim at a time, unless every other use is admin access
-    or the device allows multiple allocations (``allocateDevice``)."""
+    or the device allows multiple allocations (``allocateDevice``); once a timeline write took
+    it out of the scheduler's allocated devices (``_untracked``), one claim bound since may
+    hold it besides the earlier ones."""
     out: list[Violation] = []
     for did, uses in sorted(users.items()):
         claims = sorted({c for c, admin in uses if not admin})
+        if did in untracked and len([c for c in claims
+                                     if bound_at.get(c, -1.0) >= untracked[did]]) == 1:
+            continue
         loc = devices.get(did)
         if len(claims) > 1 and not (loc and loc.device.allow_multiple_allocations):
             out.append(Violation(NAME, None, None,

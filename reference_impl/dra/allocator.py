@@ -18,8 +18,6 @@ from reference_impl.dra.capacity import (
     CapacityError,
     Consumed,
     consumed_from_request,
-    insert,
-    remove,
     request_fits,
 )
 from reference_impl.dra.cel import (
@@ -51,6 +49,8 @@ from reference_impl.model.dra import (
     OpaqueDeviceConfiguration,
     ResourceClaim,
     ResourceSlice,
+    insert,
+    remove,
 )
 from reference_impl.model.objects import (
     Node,

@@ -14,7 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from reference_impl.model.dra import CapacityRequirements, DeviceCapacity
+from reference_impl.model.dra import (
+    CapacityRequirements,
+    Consumed,
+    DeviceCapacity,
+)
 from reference_impl.model.quantity import (
     DECIMAL_SI,
     MAX_INT64,
@@ -30,10 +34,6 @@ NOT_REPRESENTABLE = ("capacity request cannot be represented in the device's ran
                      "arithmetic")
 #: ``errNegativeCapacity``
 NEGATIVE = "capacity value is negative"
-
-#: ``ConsumedCapacity``: capacity name -> quantity
-Consumed = dict[str, Fraction]
-
 
 class CapacityError(Exception):
     """A fatal capacity error (upstream aborts the allocation instead of skipping the
@@ -238,26 +238,3 @@ def request_fits(current: Mapping[str, Fraction], requests: CapacityRequirements
         if total > cap.value:
             return False
     return True
-
-
-def insert(collection: dict[tuple[str, str, str], Consumed], device: tuple[str, str, str],
-           consumed: Mapping[str, Fraction]) -> None:
-    """``ConsumedCapacityCollection.Insert``: add to the device's entry (created, possibly
-    empty, if missing)."""
-    entry = collection.setdefault(device, {})
-    for name, q in consumed.items():
-        entry[name] = entry.get(name, Fraction(0)) + q
-
-
-def remove(collection: dict[tuple[str, str, str], Consumed], device: tuple[str, str, str],
-           consumed: Mapping[str, Fraction]) -> None:
-    """``ConsumedCapacityCollection.Remove``: subtract the names the entry has; an entry left
-    all zero (``Empty``) is dropped."""
-    entry = collection.get(device)
-    if entry is None:
-        return
-    for name, q in consumed.items():
-        if name in entry:
-            entry[name] -= q
-    if all(q == 0 for q in entry.values()):
-        del collection[device]

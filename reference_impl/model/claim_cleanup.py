@@ -156,8 +156,5 @@ def _sync(key: str, gone_uid: str, done: bool, dra: DRAObjects,
 
 def _apply(key: str, old: ResourceClaim, new: ResourceClaim | None, dra: DRAObjects,
            changes: list[ClaimChange]) -> None:
-    if new is None:
-        dra.claims.pop(key, None)
-    else:
-        dra.claims[key] = new
+    dra.write_claim(key, new)
     changes.append((old, new))

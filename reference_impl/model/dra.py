@@ -10,6 +10,7 @@ allocates and reserves claims there (docs/dra.md).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -333,6 +334,113 @@ class DeviceClass:
     config: tuple[OpaqueDeviceConfiguration, ...] = ()
 
 
+#: ``ConsumedCapacity`` (structured/schedulerapi): capacity name -> quantity
+Consumed = dict[str, Fraction]
+
+
+def insert(collection: dict[tuple[str, str, str], Consumed], device: tuple[str, str, str],
+           consumed: Mapping[str, Fraction]) -> None:
+    """``ConsumedCapacityCollection.Insert``: add to the device's entry (created, possibly
+    empty, if missing)."""
+    entry = collection.setdefault(device, {})
+    for name, q in consumed.items():
+        entry[name] = entry.get(name, Fraction(0)) + q
+
+
+def remove(collection: dict[tuple[str, str, str], Consumed], device: tuple[str, str, str],
+           consumed: Mapping[str, Fraction]) -> None:
+    """``ConsumedCapacityCollection.Remove``: subtract the names the entry has; an entry left
+    all zero (``Empty``) is dropped."""
+    entry = collection.get(device)
+    if entry is None:
+        return
+    for name, q in consumed.items():
+        if name in entry:
+            entry[name] -= q
+    if all(q == 0 for q in entry.values()):
+        del collection[device]
+
+
+@dataclass(slots=True)
+class AllocatedState:
+    """``structured.AllocatedState``: dedicated devices, the devices of shared allocations
+    (``AllocatedSharedDeviceIDs`` without the share IDs, which only the allocator's "in use"
+    questions read) and the capacity the shares consume (``AggregatedCapacity``)."""
+
+    allocated: set[tuple[str, str, str]] = field(default_factory=set)
+    shared: set[tuple[str, str, str]] = field(default_factory=set)
+    aggregated_capacity: dict[tuple[str, str, str], Consumed] = field(default_factory=dict)
+
+    def add_claim(self, claim: ResourceClaim, consumable_capacity: bool) -> None:
+        """``foreachAllocatedDevice`` with the three callbacks (``addDevices``): with
+        DRAConsumableCapacity a result with a share ID is a share (its consumed capacity
+        aggregated), else the device is dedicated; admin access results do not count."""
+        self._foreach(claim, consumable_capacity, add=True)
+
+    def remove_claim(self, claim: ResourceClaim, consumable_capacity: bool) -> None:
+        """``removeDevices``: the same devices taken out of the sets (whichever claim else
+        holds them) and their consumed capacity subtracted."""
+        self._foreach(claim, consumable_capacity, add=False)
+
+    def _foreach(self, claim: ResourceClaim, consumable_capacity: bool, add: bool) -> None:
+        if claim.allocation is None:
+            return
+        for r in claim.allocation.results:
+            if r.admin_access:
+                continue
+            device_id = (r.driver, r.pool, r.device)
+            if consumable_capacity and r.share_id is not None:
+                (self.shared.add if add else self.shared.discard)(device_id)
+                if r.consumed_capacity:
+                    (insert if add else remove)(self.aggregated_capacity, device_id,
+                                                {n: Fraction(q) for n, q in r.consumed_capacity})
+                continue
+            (self.allocated.add if add else self.allocated.discard)(device_id)
+
+    def copy(self) -> AllocatedState:
+        return AllocatedState(set(self.allocated), set(self.shared),
+                              {d: dict(c) for d, c in self.aggregated_capacity.items()})
+
+
+@dataclass(slots=True)
+class AllocatedDevices:
+    """``allocatedDevices`` (pkg/scheduler/framework/plugins/dynamicresources/
+    allocateddevices.go of v1.37.2): sets kept by the claims' Add, Update and Delete events,
+    not a view of the claims. A claim whose allocation is dropped or that is deleted takes its
+    devices out even when another claim holds them too (``removeDevices``), and an Update
+    from one allocation to another changes nothing (``onUpdate``: "both non-nil"). Kept for
+    both settings of DRAConsumableCapacity (read when the tracker is made upstream)."""
+
+    dedicated: AllocatedState = field(default_factory=AllocatedState)
+    consumable: AllocatedState = field(default_factory=AllocatedState)
+
+    @classmethod
+    def of(cls, claims: Iterable[ResourceClaim]) -> AllocatedDevices:
+        """The informer's initial list: an Add of each claim."""
+        out = cls()
+        for claim in claims:
+            out.on_add(claim)
+        return out
+
+    def on_add(self, claim: ResourceClaim) -> None:
+        self.dedicated.add_claim(claim, False)
+        self.consumable.add_claim(claim, True)
+
+    def on_delete(self, claim: ResourceClaim) -> None:
+        self.dedicated.remove_claim(claim, False)
+        self.consumable.remove_claim(claim, True)
+
+    def on_update(self, old: ResourceClaim, new: ResourceClaim) -> None:
+        if old.allocation is None and new.allocation is not None:
+            self.on_add(new)
+        elif old.allocation is not None and new.allocation is None:
+            self.on_delete(old)
+
+    def state(self, consumable_capacity: bool) -> AllocatedState:
+        """A copy (``Get``, ``GetSharedDeviceIDs``, ``Capacities``)."""
+        return (self.consumable if consumable_capacity else self.dedicated).copy()
+
+
 @dataclass(slots=True)
 class DRAObjects:
     """The DRA objects of a cluster, by key: classes by name, claims and templates by
@@ -352,6 +460,30 @@ class DRAObjects:
     #: (patchPodExtendedResourceClaimStatus), by pod uid: ``resourceClaimName`` and
     #: ``requestMappings`` (``containerName``, ``resourceName``, ``requestName``)
     extended_resource_claim_status: dict[str, dict[str, object]] = field(default_factory=dict)
+    #: the DRA manager's ``allocatedDevices``, fed by ``write_claim``; None until the first
+    #: claim written after loading (the initial list: the claims then)
+    allocated_devices: AllocatedDevices | None = None
+
+    def write_claim(self, key: str, claim: ResourceClaim | None) -> ResourceClaim | None:
+        """Create or replace (``claim``) or delete (None) the claim ``key``, with its Add,
+        Update or Delete event to ``allocated_devices``; the claim it replaced."""
+        if self.allocated_devices is None:
+            self.allocated_devices = AllocatedDevices.of(self.claims.values())
+        old = self.claims.pop(key, None) if claim is None else self.claims.get(key)
+        if claim is not None:
+            self.claims[key] = claim
+            if old is None:
+                self.allocated_devices.on_add(claim)
+            else:
+                self.allocated_devices.on_update(old, claim)
+        elif old is not None:
+            self.allocated_devices.on_delete(old)
+        return old
+
+    def allocated_state(self, consumable_capacity: bool) -> AllocatedState:
+        """What ``allocated_devices`` holds (the claims' devices before any write)."""
+        tracker = self.allocated_devices or AllocatedDevices.of(self.claims.values())
+        return tracker.state(consumable_capacity)
 
     def __bool__(self) -> bool:
         return bool(self.device_classes or self.claims or self.claim_templates or self.slices

@@ -86,12 +86,16 @@ def write_object(dra: DRAObjects, kind: str, name: str, obj: TimelineObject | No
         # isSchedulableAfterClaimChange (an allocation dropped, an allocated claim deleted)
         store: dict[str, Any] = dra.claims if kind == "ResourceClaim" else dra.device_classes
         old = store.get(name)
-        if obj is None:
-            if old is None:
-                return None
+        if obj is None and old is None:
+            return None
+        if kind == "ResourceClaim":
+            # the assume cache's event to allocatedDevices too (allocateddevices.go)
+            assert obj is None or isinstance(obj, ResourceClaim)
+            dra.write_claim(name, obj)
+        elif obj is None:
             del store[name]
         else:
-            assert isinstance(obj, ResourceClaim if kind == "ResourceClaim" else DeviceClass)
+            assert isinstance(obj, DeviceClass)
             store[name] = obj
         resource = ev.RESOURCE_CLAIM if kind == "ResourceClaim" else ev.DEVICE_CLASS
         return [_event(resource, old, obj)]

@@ -7,7 +7,9 @@ tests/regressions/dra_slice_published_later.yaml: a driver publishes node-0's sl
 (pod-a pending until then), replaces it at 60 s with a second device (pod-b), deletes it at
 90 s. tests/regressions/dra_class_and_taint_rule_timeline.yaml: a DeviceClass created at 20 s
 and a DeviceTaintRule deleted at 40 s. dra_claim_allocated_elsewhere_timeline.yaml (there too):
-a claim allocated by someone else at 5 s, deallocated at 20 s, deleted at 40 s."""
+a claim allocated by someone else at 5 s, deallocated at 20 s, deleted at 40 s.
+dra_claim_sharing_a_device_deallocated_timeline.yaml: a claim allocated at 1 s to the device
+pod-a holds, deallocated at 5 s: upstream's allocatedDevices (a set) frees it, pod-b gets it."""
 
 from __future__ import annotations
 
@@ -29,12 +31,14 @@ from reference_impl.model.errors import InputError
 from reference_impl.model.scenario import parse_scenario
 from reference_impl.scheduler.object_writes import write_object
 from reference_impl.scheduler.queue import events as ev
+from reference_impl.testing.resources import make_resource_claim
 from tests.backend_scenarios import plan_on_backends
 
 REGRESSIONS = Path(__file__).parent.parent / "regressions"
 SLICE_LATER = REGRESSIONS / "dra_slice_published_later.yaml"
 CLASS_AND_RULE = REGRESSIONS / "dra_class_and_taint_rule_timeline.yaml"
 CLAIM_ELSEWHERE = REGRESSIONS / "dra_claim_allocated_elsewhere_timeline.yaml"
+SHARED_DEVICE = REGRESSIONS / "dra_claim_sharing_a_device_deallocated_timeline.yaml"
 
 SLICE: dict[str, Any] = {
     "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
@@ -225,6 +229,41 @@ def test_claim_deleted_elsewhere_moves_the_pod_too() -> None:
     assert res["timeline"][-1]["result"] == "skipped: ResourceClaim default/claim-ext not found"
 
 
+def test_reference_frees_a_device_two_claims_held_when_one_drops_it() -> None:
+    """allocatedDevices is a set kept by the claims' events (allocateddevices.go): claim-ext's
+    deallocation at 5 s takes gpu-0 out although claim-a still holds it; pod-b, queued by the
+    ResourceClaim/Update, is bound on gpu-0 as upstream binds it (found by `kschedconf diff`,
+    dra-0009: the reference left pod-b unschedulable)."""
+    res = ReferenceSubject().run(ScenarioInput.read(SHARED_DEVICE)).result
+    assert attempts(res) == [
+        ("default/pod-a", "Bound", 0.0, "activeQ"),
+        ("default/pod-b", "Unschedulable", 0.0, "activeQ"),
+        ("default/pod-b", "Bound", 5.0, "activeQ")]
+    assert res["attempts"][2]["event"] == "resource.k8s.io/ResourceClaimUpdate"
+    assert devices_of(res) == {"default/pod-a": ["gpu-0"], "default/pod-b": ["gpu-0"]}
+
+
+def test_allocated_devices_follow_the_claims_events() -> None:
+    """``onUpdate`` between two allocations changes nothing ("both non-nil"); ``removeDevices``
+    takes the devices out whichever claim else holds them; until a write, the claims'."""
+    def claim(name: str, *devices: str) -> ResourceClaim:
+        wrapper = make_resource_claim(name).request("c")
+        return (wrapper.allocation([("r", "d", "p", d) for d in devices]) if devices
+                else wrapper).obj()
+
+    dra = DRAObjects(claims={"default/a": claim("a", "g0")})
+    assert dra.allocated_state(False).allocated == {("d", "p", "g0")}
+    dra.write_claim("default/x", claim("x", "g0"))
+    dra.write_claim("default/x", claim("x", "g1"))
+    assert dra.allocated_state(False).allocated == {("d", "p", "g0")}
+    dra.write_claim("default/x", claim("x"))
+    assert dra.allocated_state(True).allocated == {("d", "p", "g0")}  # g1 was never in
+    dra.write_claim("default/y", claim("y", "g0"))
+    dra.write_claim("default/y", None)
+    assert dra.allocated_state(False).allocated == set()
+    assert set(dra.claims) == {"default/a", "default/x"}
+
+
 def test_delete_of_an_absent_object_is_skipped() -> None:
     sc = ScenarioInput.read(SLICE_LATER)
     docs = copy.deepcopy(sc.documents)
@@ -237,7 +276,7 @@ def test_delete_of_an_absent_object_is_skipped() -> None:
 
 # ----- the upstream subject -----
 
-@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE],
+@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE, SHARED_DEVICE],
                          ids=lambda p: p.stem)
 def test_upstream_applies_the_writes_as_the_reference(upstream: UpstreamSubject,
                                                       path: Path) -> None:
@@ -252,7 +291,7 @@ def test_upstream_applies_the_writes_as_the_reference(upstream: UpstreamSubject,
 
 
 @pytest.mark.parametrize("release", ["v1.34.4", "v1.35.4", "v1.36.3"])
-@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE],
+@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE, SHARED_DEVICE],
                          ids=lambda p: p.stem)
 def test_older_releases_apply_the_writes_as_the_reference(release: str, path: Path) -> None:
     """Before v1.37 (DRADeviceTaintRules off, no v1 DeviceTaintRule served) the rule is not
@@ -328,12 +367,21 @@ def test_oracles_see_the_claims_allocated_elsewhere_at_the_binding() -> None:
         "default/claim-b, default/claim-ext"]
 
 
+def test_oracles_allow_one_claim_on_a_device_the_tracker_dropped() -> None:
+    """gpu-0 leaves upstream's allocatedDevices at 5 s (claim-ext deallocated): pod-b bound on
+    it then is upstream's decision (no violation: bound_earlier's first run); bound at 0 s,
+    while the tracker still had it, it is a device allocated twice."""
+    assert [v.message for v in bound_earlier(SHARED_DEVICE, 1)] == [
+        "device gpu.example.com/node-0/gpu-0 is allocated to 2 claims at once: "
+        "default/claim-a, default/claim-b"]
+
+
 # ----- the backends -----
 
 def test_backends_plan_object_writes() -> None:
     """The backends' timeline writes the objects through the API server (the runs:
     tests/dra/test_process_backend_claim_controller.py)."""
-    for path in (SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE):
+    for path in (SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE, SHARED_DEVICE):
         plan_on_backends(ScenarioInput.read(path).documents, "writes")
 
 

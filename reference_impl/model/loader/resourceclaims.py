@@ -73,7 +73,7 @@ def create_pod_template_claims(pod: Pod, dra: DRAObjects
             continue
         claim = _new_claim(dra, pod, pc.name, template.spec, template.labels,
                            template.annotations)
-        dra.claims[f"{claim.namespace}/{claim.name}"] = claim
+        dra.write_claim(f"{claim.namespace}/{claim.name}", claim)
         created.append(claim)
         added.append((pc.name, claim.name))
     if added:

@@ -1,6 +1,6 @@
 """The DRA objects the plugin reads and the claims it assumes: ``DefaultDRAManager`` and its
-``claimTracker`` (``dra_manager.go``), with the allocated-device bookkeeping of
-``allocateddevices.go``.
+``claimTracker`` (``dra_manager.go``); the allocated-device sets of ``allocateddevices.go``
+are ``DRAObjects.allocated_devices`` (model/dra.py), kept by every write of a claim.
 
 Upstream: ``pkg/scheduler/framework/plugins/dynamicresources/dra_manager.go`` and
 ``allocateddevices.go`` of v1.37.2. The claims live in the cluster state (``Cluster.dra``), so
@@ -11,14 +11,12 @@ not yet written are "in flight" here until PreBind or Unreserve.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from fractions import Fraction
 
 from reference_impl.dra.allocator import DeviceID
-from reference_impl.dra.capacity import Consumed, insert
 from reference_impl.dra.extendedresourcecache import ExtendedResourceCache
 from reference_impl.dra.taintrules import list_patched_slices
 from reference_impl.model.dra import (
+    AllocatedState,
     AllocationResult,
     DeviceClass,
     DRAObjects,
@@ -39,35 +37,6 @@ def foreach_allocated_device(claim: ResourceClaim) -> list[DeviceID]:
         return []
     return [(r.driver, r.pool, r.device) for r in claim.allocation.results
             if not r.admin_access]
-
-
-@dataclass(slots=True)
-class AllocatedState:
-    """``structured.AllocatedState``: dedicated devices, the devices of shared allocations
-    (``AllocatedSharedDeviceIDs`` without the share IDs, which only the allocator's "in use"
-    questions read) and the capacity the shares consume (``AggregatedCapacity``)."""
-
-    allocated: set[DeviceID] = field(default_factory=set)
-    shared: set[DeviceID] = field(default_factory=set)
-    aggregated_capacity: dict[DeviceID, Consumed] = field(default_factory=dict)
-
-    def add_claim(self, claim: ResourceClaim, consumable_capacity: bool) -> None:
-        """``foreachAllocatedDevice`` with the three callbacks: with DRAConsumableCapacity a
-        result with a share ID is a share (its consumed capacity aggregated), else the
-        device is dedicated; admin access results do not count."""
-        if claim.allocation is None:
-            return
-        for r in claim.allocation.results:
-            if r.admin_access:
-                continue
-            device_id = (r.driver, r.pool, r.device)
-            if consumable_capacity and r.share_id is not None:
-                self.shared.add(device_id)
-                if r.consumed_capacity:
-                    insert(self.aggregated_capacity, device_id,
-                           {n: Fraction(q) for n, q in r.consumed_capacity})
-                continue
-            self.allocated.add(device_id)
 
 
 class DRAManager:
@@ -107,15 +76,14 @@ class DRAManager:
         return self.in_flight.pop(uid, None) is not None
 
     def assume_claim_after_api_call(self, claim: ResourceClaim) -> None:
-        """``AssumeClaimAfterAPICall``: the status update of PreBind, here the cluster's."""
-        self.objects.claims[f"{claim.namespace}/{claim.name}"] = claim
+        """``AssumeClaimAfterAPICall``: the status update of PreBind, here the cluster's (the
+        assume cache's Update event to ``allocatedDevices``)."""
+        self.objects.write_claim(f"{claim.namespace}/{claim.name}", claim)
 
     def list_all_allocated_devices(self) -> set[DeviceID]:
-        """``ListAllAllocatedDevices``: the devices of every allocated claim
-        (``allocatedDevices``) and of the allocations in flight."""
-        allocated: set[DeviceID] = set()
-        for claim in self.objects.claims.values():
-            allocated.update(foreach_allocated_device(claim))
+        """``ListAllAllocatedDevices``: the devices of ``allocatedDevices`` (the claims'
+        events: ``DRAObjects.allocated_devices``) and of the allocations in flight."""
+        allocated = self.objects.allocated_state(False).allocated
         for claim in self.in_flight.values():
             allocated.update(foreach_allocated_device(claim))
         return allocated
@@ -124,9 +92,7 @@ class DRAManager:
         """``GatherAllocatedState`` (with DRAConsumableCapacity; without it PreFilter uses
         ``ListAllAllocatedDevices``, every device dedicated): the allocated claims and those
         in flight."""
-        state = AllocatedState()
-        for claim in self.objects.claims.values():
-            state.add_claim(claim, consumable_capacity)
+        state = self.objects.allocated_state(consumable_capacity)
         for claim in self.in_flight.values():
             state.add_claim(claim, consumable_capacity)
         return state
@@ -161,9 +127,9 @@ class DRAManager:
             name = generate_name(generate_name_base, f"ResourceClaim/{ns}/{n}")
         created = dataclasses.replace(claim, name=name, uid=generated_uid(ns, name),
                                       allocation=None)
-        self.objects.claims[f"{ns}/{name}"] = created
+        self.objects.write_claim(f"{ns}/{name}", created)
         return created
 
     def delete_claim(self, claim: ResourceClaim) -> None:
         """``deleteClaim`` (extendeddynamicresources.go): drop the finalizer and delete."""
-        self.objects.claims.pop(f"{claim.namespace}/{claim.name}", None)
+        self.objects.write_claim(f"{claim.namespace}/{claim.name}", None)
