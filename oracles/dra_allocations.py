@@ -41,6 +41,9 @@ from reference_impl.model.objects import Node
 from reference_impl.model.scenario import parse_scenario
 
 NAME = "dra_allocations"
+#: upstream deviation (oracles/upstream_deviations.yaml): allocatedDevices is a set, so a
+#: claim update that drops an allocation frees its devices although another claim holds them
+DROPPED_SHARED_DEVICE = "upstream-dra-allocated-devices-drops-a-shared-device"
 
 DeviceID = tuple[str, str, str]  # driver, pool, device
 
@@ -327,7 +330,8 @@ def check(ctx: OracleContext) -> list[Violation]:
                                          "which the request does not tolerate"))
         out += _counts(pod_key, node_name, claim, requests, per_request)
         out += _constraints(pod_key, node_name, claim, per_request)
-    out += _shared(devices, users, _untracked(ctx, bound_at), claim_bound_at)
+    untracked = _untracked(ctx, bound_at) if DROPPED_SHARED_DEVICE in ctx.follow else {}
+    out += _shared(devices, users, untracked, claim_bound_at, ctx.met)
     out += _over_capacity(devices, consumed)
     return out
 
@@ -448,16 +452,19 @@ def _constraints(pod_key: str, node: str, claim: ResourceClaim,
 
 
 def _shared(devices: dict[DeviceID, _Located], users: dict[DeviceID, list[tuple[str, bool]]],
-            untracked: dict[DeviceID, float], bound_at: dict[str, float]) -> list[Violation]:
+            untracked: dict[DeviceID, float], bound_at: dict[str, float],
+            met: set[str]) -> list[Violation]:
     """A device is allocated to one claim at a time, unless every other use is admin access
-    or the device allows multiple allocations (``allocateDevice``); once a timeline write took
-    it out of the scheduler's allocated devices (``_untracked``), one claim bound since may
-    hold it besides the earlier ones."""
+    or the device allows multiple allocations (``allocateDevice``). Following the upstream
+    deviation :data:`DROPPED_SHARED_DEVICE`: once a timeline write took it out of the
+    scheduler's allocated devices (``_untracked``), one claim bound since may hold it besides
+    the earlier ones (added to ``met`` when that changes the verdict)."""
     out: list[Violation] = []
     for did, uses in sorted(users.items()):
         claims = sorted({c for c, admin in uses if not admin})
         if did in untracked and len([c for c in claims
                                      if bound_at.get(c, -1.0) >= untracked[did]]) == 1:
+            met.add(DROPPED_SHARED_DEVICE)
             continue
         loc = devices.get(did)
         if len(claims) > 1 and not (loc and loc.device.allow_multiple_allocations):

@@ -23,8 +23,16 @@ from conformance.engines.run import RunOptions, reproduce, reproduce_command, re
 from conformance.reporters.junit import junit_string
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
-from oracles import ALL_ORACLES, Oracle, filters_honoured, no_false_unschedulable, preemption
+from oracles import (
+    ALL_ORACLES,
+    Oracle,
+    dra_allocations,
+    filters_honoured,
+    no_false_unschedulable,
+    preemption,
+)
 from oracles.base import OracleContext, Violation
+from oracles.dra_allocations import DROPPED_SHARED_DEVICE
 from oracles.judge import check_result, failures, matching_upstream
 from oracles.rules import IPA_SKIP
 from oracles.upstream_deviations import catalogue, followed
@@ -178,6 +186,22 @@ def test_check_result_reports_the_intent_apart() -> None:
                             {filters_honoured.NAME: filters_honoured.check})
     assert failures(findings) == [] and matching_upstream(findings) == [IPA_SKIP]
     assert len(failures(findings, strict_intent=True)) == 1
+
+
+def test_a_device_the_tracker_dropped_matches_upstream_and_fails_only_the_intent() -> None:
+    """The deviation's scenario: pod-b gets gpu-0 while claim-a still holds it, as upstream's
+    allocatedDevices decides; dra_allocations says so as "matches upstream", and only
+    --strict-intent fails it."""
+    path = catalogue()[DROPPED_SHARED_DEVICE].scenario
+    scenario = ScenarioInput.read(path)
+    run = ReferenceSubject().run(scenario)
+    assert run.result["bindings"]["default/pod-b"] == "node-0"
+    findings = check_result(scenario, run, ReferenceSubject(),
+                            {dra_allocations.NAME: dra_allocations.check})
+    assert failures(findings) == []
+    assert matching_upstream(findings) == [DROPPED_SHARED_DEVICE]
+    [strict] = failures(findings, strict_intent=True)
+    assert "gpu-0 is allocated to 2 claims at once" in strict.text
 
 
 @needs_upstream

@@ -389,7 +389,7 @@ def test_backends_plan_object_writes() -> None:
 
 def test_the_dra_family_writes_objects_while_pods_wait() -> None:
     """strategies/dra_timeline.py ``dra_object_writes``: ``diff --sizes dra=40`` with
-    ``--seed 1`` and ``2`` draws each kind of write, and in some scenarios a pod the write
+    ``--seed`` 1 to 6 draws each kind of write, and in some scenarios a pod the write
     helps (first rejected) is attempted again because of the write's event."""
     kinds: set[str] = set()
     moved: list[str] = []
@@ -409,7 +409,7 @@ def test_the_dra_family_writes_objects_while_pods_wait() -> None:
                                        "resource.k8s.io/ResourceSliceUpdate",
                                        "resource.k8s.io/DeviceClassAdd"))
 
-    for seed in (1, 2):
+    for seed in range(1, 7):
         hypothesis_test("dra", 40, seed, body, False)()
     assert kinds == {"applyObject ResourceSlice", "deleteObject ResourceSlice",
                      "applyObject DeviceClass", "applyObject DeviceTaintRule",
