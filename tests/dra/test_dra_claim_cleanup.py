@@ -29,6 +29,7 @@ from reference_impl.model.dra import (
 from reference_impl.model.loader.resourceclaims import add_template_claims
 from reference_impl.model.objects import Pod, PodResourceClaim
 from reference_impl.testing.wrappers import (
+    make_node,
     make_resource_claim,
     make_resource_claim_template,
 )
@@ -149,6 +150,10 @@ def test_backends_plan_a_timeline_that_takes_a_pod_using_dra() -> None:
     plan_on_backends(template_docs(), "dra-cleanup")
     plan_on_backends(named_docs(), "dra-cleanup")
     docs = template_docs()
+    # a node left (node-2, no GPU): a cluster that ends without a node is refused anyway
+    # (refusals.py refuse_nodeless_end: such a run never settles)
+    docs.insert(1, make_node("node-2").allocatable(cpu="8", memory="32Gi",
+                                                  pods="110").manifest())
     docs[-1]["spec"]["events"] = [{"at": "2s", "action": "deleteNode", "node": "node-1"}]
     plan_on_backends(docs, "dra-cleanup")
 
