@@ -122,6 +122,26 @@ def test_a_different_binding_is_a_root_and_what_follows_is_a_consequence() -> No
     assert all(d.mode == decisions.DECISIONS for d in found)
 
 
+def test_a_nomination_again_of_the_same_node_without_victims_is_not_visible() -> None:
+    """The API shows a pod's nomination by the status the scheduler writes: nominated again to
+    the node its previous attempt nominated, with no victim to delete, the status does not
+    change, and a real control plane's result has one nomination where the reference's has two
+    (the docker backend's diff, seed 1, small-0010). Another node, or victims, are seen."""
+    def attempt(node: str, victims: list[str] | None = None,
+                outcome: str = "Nominated") -> dict[str, Any]:
+        return {"pod": "default/web", "outcome": outcome, "nominatedNode": node,
+                "victims": victims or []}
+
+    ref = {"attempts": [attempt("node-0"), attempt("node-0")], "pending": ["default/web"]}
+    real = {"attempts": [attempt("node-0")], "pending": ["default/web"]}
+    assert decisions.compare_decisions(ref, real) == []
+    seen = {"attempts": [attempt("node-0"), attempt("node-1"), attempt("node-1", ["default/v"]),
+                         attempt("node-1", outcome="Unschedulable"), attempt("node-1")]}
+    assert decisions.decisions_of(seen)["nominations"]["default/web"] == [
+        {"node": "node-0", "victims": []}, {"node": "node-1", "victims": []},
+        {"node": "node-1", "victims": ["default/v"]}, {"node": "node-1", "victims": []}]
+
+
 # --- timing hazards ----------------------------------------------------------------------------
 
 def test_no_hazard_when_a_failed_pod_is_never_retried() -> None:

@@ -44,16 +44,26 @@ DEFAULT_MAX_BACKOFF_SECONDS = 10.0
 def decisions_of(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What a real control plane's API shows of a SimulationResult, normalized for comparison:
     bindings, pending, deleted, removed and finished pods, each pod's nominations (node and
-    victims), each pending pod's last failure message, the timeline events applied."""
+    victims; a nomination again of the node the pod's previous attempt nominated, with no
+    victim, is not visible and left out), each pending pod's last failure message, the
+    timeline events applied."""
     attempts = [a for a in doc.get("attempts") or [] if a.get("outcome") != "Gated"]
     nominations: dict[str, list[dict[str, Any]]] = {}
     last: dict[str, Mapping[str, Any]] = {}
     for a in attempts:
         pod = str(a.get("pod"))
+        before = last.get(pod)
         last[pod] = a
         if a.get("outcome") == "Nominated":
+            victims = sorted(a.get("victims") or [])
+            if not victims and before is not None and before.get("outcome") == "Nominated" \
+                    and before.get("nominatedNode") == a.get("nominatedNode"):
+                # the pod's previous attempt nominated the same node: with no victim to
+                # delete, the API shows no change (the same status is written again), so a
+                # real control plane's nomination again is not seen (recorder.py)
+                continue
             nominations.setdefault(pod, []).append(
-                {"node": a.get("nominatedNode"), "victims": sorted(a.get("victims") or [])})
+                {"node": a.get("nominatedNode"), "victims": victims})
     pending = sorted(doc.get("pending") or [])
     messages = {p: str(last[p].get("message") or "") for p in pending
                 if p in last and last[p].get("outcome") in FAILED_OUTCOMES}
