@@ -8,8 +8,9 @@ tests/regressions/dra_slice_published_later.yaml: a driver publishes node-0's sl
 90 s. tests/regressions/dra_class_and_taint_rule_timeline.yaml: a DeviceClass created at 20 s
 and a DeviceTaintRule deleted at 40 s. dra_claim_allocated_elsewhere_timeline.yaml (there too):
 a claim allocated by someone else at 5 s, deallocated at 20 s, deleted at 40 s.
-dra_claim_sharing_a_device_deallocated_timeline.yaml: a claim allocated at 1 s to the device
-pod-a holds, deallocated at 5 s: upstream's allocatedDevices (a set) frees it, pod-b gets it."""
+oracles/deviations/dra-allocated-devices-drops-a-shared-device.yaml: a claim allocated at 1 s
+to the device pod-a holds, deallocated at 5 s: upstream's allocatedDevices (a set) frees it,
+pod-b gets it."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available, default_binary
 from oracles import run_oracles
 from oracles.base import OracleContext, Violation
+from oracles.dra_allocations import DROPPED_SHARED_DEVICE
+from oracles.upstream_deviations import catalogue
 from reference_impl.model.dra import DRAObjects, ResourceClaim, ResourceSlice
 from reference_impl.model.errors import InputError
 from reference_impl.model.scenario import parse_scenario
@@ -38,7 +41,7 @@ REGRESSIONS = Path(__file__).parent.parent / "regressions"
 SLICE_LATER = REGRESSIONS / "dra_slice_published_later.yaml"
 CLASS_AND_RULE = REGRESSIONS / "dra_class_and_taint_rule_timeline.yaml"
 CLAIM_ELSEWHERE = REGRESSIONS / "dra_claim_allocated_elsewhere_timeline.yaml"
-SHARED_DEVICE = REGRESSIONS / "dra_claim_sharing_a_device_deallocated_timeline.yaml"
+SHARED_DEVICE = catalogue()[DROPPED_SHARED_DEVICE].scenario  # the upstream deviation's
 
 SLICE: dict[str, Any] = {
     "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
