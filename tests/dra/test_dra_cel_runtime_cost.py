@@ -20,6 +20,9 @@ from typing import Any
 
 import pytest
 
+from conformance.core.scenario import ScenarioInput
+from conformance.subjects.reference import ReferenceSubject
+from conformance.subjects.upstream import UpstreamSubject, binary_available
 from reference_impl.dra import cel
 from reference_impl.dra.cel_checker import parse
 from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
@@ -32,7 +35,8 @@ from reference_impl.dra.cel_runtime_cost import (
 )
 from reference_impl.model.dra import DeviceCapacity, Version
 from reference_impl.model.quantity import parse_quantity_string
-from tests.dra.test_dra_cel_cost import OVER_LIMIT
+from tests.dra.test_dra_cel_cost import AT_LIMIT, COSTS, MEASURED, OVER_LIMIT, TABLES
+from tests.dra.test_dra_cel_tables_upstream import REFUSED
 
 RECORDED = Path(__file__).with_name("cel_actual_costs.txt")
 D = "dra.example.com"
@@ -100,8 +104,6 @@ TWO_VARIABLE = [
 
 
 def _corpus() -> list[str]:
-    from tests.dra.test_dra_cel_cost import AT_LIMIT, COSTS, MEASURED, OVER_LIMIT, TABLES
-    from tests.dra.test_dra_cel_tables_upstream import REFUSED
 
     listed = Path(__file__).with_name("cel_cost_expressions.txt").read_text().splitlines()
     out = [e for e, _ in COSTS.values()] + sorted(MEASURED) + [AT_LIMIT, OVER_LIMIT]
@@ -255,10 +257,6 @@ def test_against_upstream_celcost() -> None:
     assert [a for (_, _, a) in recorded] == answers
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
-    _record()
-
-
 def _limit_scenario() -> list[dict[str, Any]]:
     """A node whose slice lists WIDE first and a device of four capacities, and a pod whose
     claim selects with docs/dra.md's example (the API server accepts it: MaxCost 262404)."""
@@ -319,7 +317,6 @@ def _limit_scenario() -> list[dict[str, Any]]:
 
 
 def _attempts(subject: Any) -> list[tuple[str, str, str]]:
-    from conformance.core.scenario import ScenarioInput
 
     result = subject.run(ScenarioInput(_limit_scenario(), name="dra-cel-cost-limit")).result
     return [(a["pod"], a["outcome"], a.get("message", "")) for a in result["attempts"]]
@@ -329,8 +326,6 @@ def test_the_limit_fails_the_allocation_as_upstream() -> None:
     """On WIDE the selector stops at the limit: selectorsMatch's error ends the allocation
     (the pod is not scheduled: "CEL runtime error: operation cancelled: actual cost limit
     exceeded"), though the small device matches; the upstream subject agrees."""
-    from conformance.subjects.reference import ReferenceSubject
-    from conformance.subjects.upstream import UpstreamSubject, binary_available
 
     ref = _attempts(ReferenceSubject())
     assert ref[0][1] == "Error"
@@ -349,3 +344,7 @@ def test_a_concatenation_takes_member_functions() -> None:
     such overload"); the corpus's ``(d + "/" + k).contains(...)`` relies on it."""
     sel = cel.compile_selector('("a" + device.driver).contains("ad") && ([1] + [2]).size() == 2')
     assert sel.device_matches(cel.DeviceView("d"))
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
+    _record()
