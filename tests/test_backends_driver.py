@@ -32,6 +32,7 @@ from conformance.backends.control_plane import (
     scheduler_config,
 )
 from conformance.backends.driver import MAX_WATCH_FAILURES, Driver, DriverOptions
+from conformance.backends.kubeconfig import CLUSTER_DEFAULT_CONFIG, KubeconfigSubject
 from conformance.backends.plan import (
     HOLD_GATE,
     RUN_LABEL,
@@ -1403,7 +1404,6 @@ def test_a_stalled_api_server_leaves_no_pod_unattempted() -> None:
 # --- the kubeconfig backend (shared mode on someone's cluster) ---------------------------------
 
 def test_kubeconfig_backend_refuses_without_the_ownership_flag() -> None:
-    from conformance.backends.kubeconfig import KubeconfigSubject
     from conformance.core.errors import UsageError
     from conformance.subjects.factory import make_subject
 
@@ -1424,8 +1424,6 @@ def test_kubeconfig_backend_assumes_the_default_configuration_unless_told(
     """The cluster's scheduler keeps its own configuration: without ``--config`` it is taken
     to be the default one (kubeadm and kind start kube-scheduler without a file), so the
     reference and the oracles use that, not each scenario's own."""
-    from conformance.backends.kubeconfig import CLUSTER_DEFAULT_CONFIG, KubeconfigSubject
-
     s = KubeconfigSubject("kind-ks", i_own_this_cluster="kind-ks")
     assert s.fixed_config == CLUSTER_DEFAULT_CONFIG
     assert s.fixed_config["kind"] == "KubeSchedulerConfiguration"
@@ -1437,8 +1435,6 @@ def test_kubeconfig_backend_assumes_the_default_configuration_unless_told(
 
 
 def test_kubeconfig_backend_refuses_clusters_with_schedulable_foreign_nodes() -> None:
-    from conformance.backends.kubeconfig import KubeconfigSubject
-
     api = FakeApi()
     api.create("Node", {"metadata": {"name": "kind-worker"}})
     api.create("Node", {"metadata": {"name": "kind-control-plane"},
@@ -1455,8 +1451,6 @@ def test_kubeconfig_backend_refuses_foreign_dra_objects_the_pods_would_see() -> 
     the same name, or a slice whose devices can reach any node (a DRA driver installed there),
     would change what the pods get, so the run is refused before anything is created; a slice
     of one of the cluster's own nodes cannot reach the run's nodes and is no obstacle."""
-    from conformance.backends.kubeconfig import KubeconfigSubject
-
     gpu_class = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                  "metadata": {"name": "gpu.example.com"}, "spec": {}}
     api = FakeApi()
@@ -1478,8 +1472,6 @@ def test_kubeconfig_backend_refuses_foreign_dra_objects_the_pods_would_see() -> 
 
 
 def test_kubeconfig_backend_runs_in_its_own_namespaces_and_cleans_up() -> None:
-    from conformance.backends.kubeconfig import KubeconfigSubject
-
     api = FakeApi()
     api.create("Node", {"metadata": {"name": "kind-control-plane"},
                         "spec": {"unschedulable": True}})
@@ -1513,8 +1505,6 @@ def test_kubeconfig_backend_runs_in_its_own_namespaces_and_cleans_up() -> None:
 
 
 def test_kubeconfig_backend_reports_what_it_could_not_delete() -> None:
-    from conformance.backends.kubeconfig import KubeconfigSubject
-
     api = FakeApi()
     orig = api.delete
 

@@ -18,6 +18,9 @@ import jsonschema
 import pytest
 import yaml
 
+from conformance.core.scenario import ScenarioInput
+from conformance.core.subject import ScenarioRejected
+from conformance.subjects.upstream import UpstreamSubject
 from reference_impl.testing.wrappers import (
     make_container,
     make_node,
@@ -340,9 +343,6 @@ def test_serve_explains_several_pods_as_one_by_one(tmp_path: Path) -> None:
 
 
 def test_subject_explains_several_pods_in_one_request() -> None:
-    from conformance.core.scenario import ScenarioInput
-    from conformance.core.subject import ScenarioRejected
-    from conformance.subjects.upstream import UpstreamSubject
 
     sc = ScenarioInput([*TAINT_AND_AFFINITY, ONLY_B], None, 0, "several")
     pods = ["default/onlyb", "default/zoneb", "default/nope"]
