@@ -256,3 +256,34 @@ def test_the_batch_ages_on_the_virtual_clock(
         ("default/a", "Bound", "n3", 3, 3),
         ("default/b", "Bound", "n2", *((1, 1) if hint else (3, 2))),
     ]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_terminating_victim_is_deleted_before_v1_35_only(release: str) -> None:
+    """The only pod in the preemptor's way is terminating. v1.34 deletes it as a victim
+    (preemption.go of v1.34 has no DeletionTimestamp check); since v1.35 it gets no API call.
+    The subject waits for v1.34's delete, so every run lists it as the attempt's victim; it
+    did not (a race) and the soundness campaign of v1.34.4 failed its consistency oracle."""
+    _binary(release)
+    node = make_node("n").allocatable(cpu="1", memory="1Gi", pods="110").manifest()
+    holder = make_pod("old").namespace("default").node("n").terminating()
+    holder.container(make_container("c").image("registry.k8s.io/pause").requests(memory="1Gi"))
+    preemptor = make_pod("new").namespace("default").priority(1000)
+    preemptor.container(make_container("c").image("registry.k8s.io/pause")
+                        .requests(memory="1Gi"))
+    # pods that wait behind the preemptor: their cycles start while its goroutine deletes
+    others = [make_pod(f"small-{i}").namespace("default")
+              .container(make_container("c").image("registry.k8s.io/pause").requests(cpu="10m"))
+              .manifest() for i in range(4)]
+    scenario = ScenarioInput([node, holder.manifest(), preemptor.manifest(), *others],
+                             release=release)
+    victims = [] if release != "v1.34.4" else ["default/old"]
+
+    def nominations(subject: str) -> list[list[str]]:
+        with make_subject(subject, release=release) as s:
+            res = s.run(scenario).result
+        return [a["victims"] for a in res["attempts"] if a["outcome"] == "Nominated"][:1]
+
+    assert nominations("reference") == [victims]
+    for _ in range(8):
+        assert nominations(f"upstream@{release}") == [victims]

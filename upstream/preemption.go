@@ -131,13 +131,16 @@ func (pn *preemptionNotes) before(ctx context.Context, fw framework.Framework, s
 	return d
 }
 
+// needsAPICall: whether the preemption that nominated node deletes a victim through the API
+// server (a terminating victim gets none since v1.35: skipsTerminatingVictims), so that settle
+// waits for its goroutine and the deletes are the attempt's victims.
 func (d *dryRun) needsAPICall(node string) bool {
 	v, ok := d.candidates[node]
 	if !ok {
 		return true
 	}
 	for _, p := range v.Pods {
-		if p.DeletionTimestamp == nil {
+		if p.DeletionTimestamp == nil || !skipsTerminatingVictims {
 			return true
 		}
 	}

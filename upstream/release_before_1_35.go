@@ -36,6 +36,10 @@ const modeOverride = framework.ModeOverride
 // has nothing to do.
 const hasOpportunisticBatching = false
 
+// v1.34 deletes every victim, a terminating one too (prepareCandidate and prepareCandidateAsync
+// in pkg/scheduler/framework/preemption/preemption.go of v1.34 have no DeletionTimestamp check).
+const skipsTerminatingVictims = false
+
 // csiFrameworkOptions: none before v1.35.
 func csiFrameworkOptions(framework.Framework) []frameworkruntime.Option { return nil }
 

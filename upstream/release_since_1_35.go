@@ -34,6 +34,10 @@ const modeOverride = fwk.ModeOverride
 // (kubernetes/kubernetes#135231): batchage.go keeps its age on the virtual clock.
 const hasOpportunisticBatching = true
 
+// Since v1.35 a victim whose graceful deletion has started gets no API call (prepareCandidate
+// and prepareCandidateAsync in pkg/scheduler/framework/preemption/preemption.go).
+const skipsTerminatingVictims = true
+
 // csiFrameworkOptions shares the scheduler's CSI manager with explain's framework.
 func csiFrameworkOptions(h framework.Framework) []frameworkruntime.Option {
 	return []frameworkruntime.Option{frameworkruntime.WithSharedCSIManager(h.SharedCSIManager())}
