@@ -29,18 +29,25 @@ from reference_impl.model.dra import (
     DEVICE_TAINT_NO_EXECUTE,
     DEVICE_TAINT_NO_SCHEDULE,
     Device,
+    DeviceRequest,
     DeviceSelector,
     DeviceTaint,
     DeviceToleration,
     DRAObjects,
     ExactDeviceRequest,
     ResourceClaim,
+    ResourceClaimSpec,
     ResourceSlice,
 )
 from reference_impl.model.objects import Node
 from reference_impl.model.scenario import parse_scenario
 
 NAME = "dra_allocations"
+#: the result's name of the claim made for a pod's DRA-backed extended resources
+#: (``specialClaimInMemName``, extendeddynamicresources.go)
+EXTENDED_CLAIM = "<extended-resources>"
+#: ``deviceclass.resource.kubernetes.io/<class>``: the extended resource every class maps
+DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
 #: upstream deviation (oracles/upstream_deviations.yaml): allocatedDevices is a set, so a
 #: claim update that drops an allocation frees its devices although another claim holds them
 DROPPED_SHARED_DEVICE = "upstream-dra-allocated-devices-drops-a-shared-device"
@@ -169,11 +176,14 @@ def _allocated(ctx: OracleContext) -> Iterator[tuple[str, str, ResourceClaim, li
     bindings = ctx.result.get("bindings") or {}
     dra = ctx.cluster.dra
     templates = _timeline_templates(ctx) if ctx.timeline else {}
+    extended = ctx.result.get("extendedResourceClaimStatus") or {}
     for pod_key, entries in sorted((ctx.result.get("resourceClaims") or {}).items()):
         node = bindings.get(pod_key)
         ns = pod_key.partition("/")[0]
         for e in entries or ():
             claim = dra.claims.get(f"{ns}/{e.get('claim')}")
+            if claim is None and e.get("name") == EXTENDED_CLAIM and e.get("claim"):
+                claim = _extended_claim(ctx, pod_key, str(e["claim"]), extended.get(pod_key))
             tname = templates.get((pod_key, str(e.get("name"))))
             template = dra.claim_templates.get(f"{ns}/{tname}") if tname else None
             if claim is None and template is not None and e.get("claim"):
@@ -183,6 +193,39 @@ def _allocated(ctx: OracleContext) -> Iterator[tuple[str, str, ResourceClaim, li
             if node is None or claim is None or not alloc or claim.allocation is not None:
                 continue
             yield pod_key, node, claim, list(alloc.get("devices") or ())
+
+
+def _extended_claim(ctx: OracleContext, pod_key: str, name: str,
+                    status: dict[str, Any] | None) -> ResourceClaim | None:
+    """The claim PreBind made for a pod's DRA-backed extended resources
+    (extendeddynamicresources.go ``createRequestsAndMappings``), rebuilt from the pod's
+    ``extendedResourceClaimStatus``: one ExactCount request per mapping, of the class that
+    maps the resource (``deviceclass.resource.kubernetes.io/<class>``, else the one class whose
+    ``extendedResourceName`` it is; no class when several are, so only the class's selectors
+    go unchecked) and as many devices as the container requests. None when the pod or its
+    status is unknown."""
+    pod = ctx.pods_by_key.get(pod_key)
+    mappings = (status or {}).get("requestMappings") or []
+    if pod is None or not mappings:
+        return None
+    containers = {c.name: c for c in (*pod.init_containers, *pod.containers)}
+    classes = ctx.cluster.dra.device_classes
+    requests = []
+    for m in mappings:
+        resource = str(m.get("resourceName"))
+        container = containers.get(str(m.get("containerName")))
+        count = dict(container.requests).get(resource) if container else None
+        if count is None:
+            return None
+        if resource.startswith(DEVICE_CLASS_RESOURCE_PREFIX):
+            cls = resource[len(DEVICE_CLASS_RESOURCE_PREFIX):]
+        else:
+            named = [c.name for c in classes.values() if c.extended_resource_name == resource]
+            cls = named[0] if len(named) == 1 else ""
+        requests.append(DeviceRequest(name=str(m.get("requestName")), exactly=ExactDeviceRequest(
+            device_class_name=cls, count=int(count))))
+    return ResourceClaim(namespace=pod.namespace, name=name, uid="",
+                         spec=ResourceClaimSpec(requests=tuple(requests)))
 
 
 def _writes_objects(timeline: dict[str, Any] | None) -> bool:

@@ -24,6 +24,8 @@ from reference_impl.testing.wrappers import (
     make_resource_slice,
 )
 from tests.dra.gpu_scenarios import GPU, allocated, gpu_cluster, pod
+from tests.dra.test_dra_extended_resources import cluster as ext_cluster
+from tests.dra.test_dra_extended_resources import pod as ext_pod
 from tests.dra.test_dra_shared_capacity import scenario as shared_scenario
 
 
@@ -159,3 +161,36 @@ def test_shared_capacity_within_the_device_passes_and_over_it_is_caught() -> Non
     _devices(unknown, "default/p3")[0]["consumedCapacity"] = {"cores": "1"}
     (v,) = dra_allocations.check(unknown)
     assert "capacity cores, which the device does not have" in v.message
+
+
+# ----- the claim of DRA-backed extended resources ---------------------------------------------
+
+def _extended() -> OracleContext:
+    """node-1 with 3 GPUs: p-claim holds one through the claim ``held``, p-ext asks for
+    two GPUs through the extended resource example.com/gpu (the class maps it)."""
+    claim_pod = pod("p-claim", claim="held")
+    held = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": "held", "namespace": "default"},
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                "deviceClassName": "gpu"}}]}}}
+    ctx = _run([*ext_cluster(3), held, claim_pod, ext_pod("p-ext", count=2)])
+    assert ctx.result["bindings"] == {"default/p-claim": "node-1", "default/p-ext": "node-1"}
+    ctx.result = copy.deepcopy(ctx.result)
+    return ctx
+
+
+def test_an_extended_resource_claim_is_judged() -> None:
+    """The claim PreBind makes for a pod's extended resources (``<extended-resources>``) is
+    judged like any other, rebuilt from the pod's extendedResourceClaimStatus: a device the
+    pod's claim shares with another claim, and a count that is not the container's."""
+    ctx = _extended()
+    assert dra_allocations.check(ctx) == []
+    ext = ctx.result["resourceClaims"]["default/p-ext"][0]["allocation"]["devices"]
+    held = ctx.result["resourceClaims"]["default/p-claim"][0]["allocation"]["devices"][0]
+    ext[0]["device"] = held["device"]
+    msgs = [v.message for v in dra_allocations.check(ctx)]
+    assert any(f"{GPU}/node-1/{held['device']} is allocated to 2 claims at once" in m
+               and "p-ext-extended-resources-" in m for m in msgs), msgs
+    del ext[0]
+    (v,) = dra_allocations.check(ctx)
+    assert "asks for exactly 2 device(s) and got 1" in v.message and v.pod == "default/p-ext"
