@@ -235,6 +235,18 @@ def _writes_objects(timeline: dict[str, Any] | None) -> bool:
                for e in events)
 
 
+def _releases_claims(ctx: OracleContext) -> bool:
+    """Whether a pod holding an input claim may go during the run (a timeline deletePod,
+    finishPod or deleteNode, or a preemption's victim), so that the resourceclaim controller
+    may release an allocation of the input before a later pod is bound."""
+    if not any(c.allocation is not None for c in ctx.cluster.dra.claims.values()):
+        return False
+    events = ((ctx.timeline or {}).get("spec") or {}).get("events") or ()
+    return any(isinstance(e, dict) and e.get("action") in ("deletePod", "finishPod",
+                                                           "deleteNode") for e in events
+               ) or any(a.get("victims") for a in ctx.attempts)
+
+
 def _bound_at(ctx: OracleContext) -> dict[str, float]:
     """Each bound pod's binding time (its first Bound attempt)."""
     out: dict[str, float] = {}
@@ -272,9 +284,10 @@ def _untracked(ctx: OracleContext, bound_at: dict[str, float]) -> dict[DeviceID,
 
 def _dra_at_binding(ctx: OracleContext) -> tuple[dict[str, DRAObjects], DRAObjects]:
     """The DRA objects each pod was bound with (the replay's state at its Bound attempt:
-    the timeline may publish, replace or delete slices, classes and taint rules) and those at
-    the end; without such events, the cluster's for every pod."""
-    if not _writes_objects(ctx.timeline):
+    the timeline may publish, replace or delete slices, classes and taint rules, and the
+    claims of the pods that went are released) and those at the end; without such events,
+    the cluster's for every pod."""
+    if not _writes_objects(ctx.timeline) and not _releases_claims(ctx):
         return {}, ctx.cluster.dra
     at: dict[str, DRAObjects] = {}
     replay = Replay.of(ctx)

@@ -17,6 +17,7 @@ from typing import Any
 
 from oracles.profiles import ProfileView
 from oracles.rules import World
+from reference_impl.model.claim_cleanup import release_pod_claims
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Cluster, Node, Pod
 from reference_impl.model.scenario import parse_scenario
@@ -203,6 +204,19 @@ class ClusterState:
             self.deleted.append(key)
         return spec
 
+    def release_claims(self, pod: Pod) -> None:
+        """The resourceclaim controller's cleanup after ``pod`` was deleted (a timeline event,
+        its node's deletion, or a preemption): its reservations dropped, a claim left without
+        consumers deallocated, the claims it owns deleted (``release_pod_claims``: ``syncClaim``
+        of pkg/controller/resourceclaim/controller.go, and the garbage collector). Only the
+        claims of ``dra`` change: those the scheduler allocated are in the result."""
+        if not self.dra.claims:
+            return
+        dra = dataclasses.replace(self.dra, claims=dict(self.dra.claims),
+                                  allocated_devices=None)
+        if release_pod_claims(pod, dra):
+            self.dra = dra
+
     def add_pod(self, pod: Pod) -> None:
         if pod.node_name:
             self.pods_on.setdefault(pod.node_name, []).append(pod)
@@ -376,8 +390,10 @@ class Replay:
             if gone is None:
                 state.anomalies.append((i, v, f"victim of {preemptor} is not a pod of the "
                                               "cluster at that time"))
-            elif where is not None:
-                removed.append((where, gone))
+            else:
+                state.release_claims(gone)
+                if where is not None:
+                    removed.append((where, gone))
             state.victims_of.setdefault(preemptor, []).append(v)
         return removed
 
@@ -503,10 +519,14 @@ def _applier(te: Any) -> Callable[[ClusterState], None]:
                     not te.pod.node_name or te.pod.node_name in state.nodes):
                 state.add_pod(te.pod)
         elif action == "deletePod":
-            state.delete_pod(target, record=False)
+            gone = state.delete_pod(target, record=False)
+            if gone is not None:
+                state.release_claims(gone)
         elif action == "finishPod":
             if target in state.location:
-                state.delete_pod(target, record=False)
+                gone = state.delete_pod(target, record=False)
+                if gone is not None:  # a finished pod is deleted too (Simulation.finishPod)
+                    state.release_claims(gone)
         elif action == "createNode":
             if target not in state.nodes:
                 state.add_node(te.node)
@@ -514,6 +534,7 @@ def _applier(te: Any) -> Callable[[ClusterState], None]:
             if target in state.nodes:
                 for p in list(state.pods_on.get(target, ())):
                     state.delete_pod(p.key, record=False)
+                    state.release_claims(p)
                 state.remove_node(target)
         elif action == "removeSchedulingGates":
             pod = state.pending.get(target)

@@ -17,13 +17,17 @@ from conformance.subjects.reference import ReferenceSubject
 from oracles import dra_allocations
 from oracles.base import OracleContext
 from reference_impl.testing.wrappers import (
+    make_container,
     make_device,
     make_device_class,
     make_node,
+    make_pod,
     make_resource_claim,
     make_resource_slice,
 )
+from strategies.dra_holders import ER_HOLDER, ER_WAITER
 from tests.dra.gpu_scenarios import GPU, allocated, gpu_cluster, pod
+from tests.dra.test_dra_extended_holders import released
 from tests.dra.test_dra_extended_resources import cluster as ext_cluster
 from tests.dra.test_dra_extended_resources import pod as ext_pod
 from tests.dra.test_dra_shared_capacity import scenario as shared_scenario
@@ -194,3 +198,33 @@ def test_an_extended_resource_claim_is_judged() -> None:
     del ext[0]
     (v,) = dra_allocations.check(ctx)
     assert "asks for exactly 2 device(s) and got 1" in v.message and v.pod == "default/p-ext"
+
+
+@pytest.mark.parametrize("action", ["deletePod", "finishPod", "preemption"])
+@pytest.mark.parametrize("subject", ["reference", "upstream"])
+def test_the_claim_of_a_pod_that_went_is_released(
+        subject: str, action: str, request: pytest.FixtureRequest) -> None:
+    """The holder's input claim holds two of the GPUs the waiter's extended claim gets once
+    the holder goes: the timeline deletes or finishes it, or a pod that wants its host port
+    preempts it. The resourceclaim controller deallocated the holder's claim by then; the
+    replay restates that release, else the two claims were reported as sharing the GPUs."""
+    docs = released()
+    bound = {f"default/{ER_WAITER}": "node-1"}
+    if action == "preemption":
+        docs.pop()  # no timeline
+        holder = next(d for d in docs if d.get("metadata", {}).get("name") == ER_HOLDER)
+        port = [{"containerPort": 8080, "hostPort": 8080}]
+        holder["spec"]["containers"][0]["ports"] = port
+        preemptor = make_pod("preemptor").namespace("default").priority(1000)
+        preemptor.container(make_container("c").image("registry.k8s.io/pause").ports(port))
+        docs.append(preemptor.manifest())
+        bound["default/preemptor"] = "node-1"
+    else:
+        docs[-1]["spec"]["events"][0]["action"] = action
+    s = ReferenceSubject() if subject == "reference" else request.getfixturevalue("upstream")
+    sc = ScenarioInput(docs, None, 0, "reference")
+    ctx = OracleContext.build(sc, s.run(sc))
+    assert ctx.result["bindings"] == bound
+    assert ctx.result["resourceClaims"][f"default/{ER_WAITER}"][0]["name"] == \
+        dra_allocations.EXTENDED_CLAIM
+    assert dra_allocations.check(ctx) == []
