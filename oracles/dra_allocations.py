@@ -307,6 +307,9 @@ def check(ctx: OracleContext) -> list[Violation]:
         return []
     rules = ctx.release.feature_enabled("DRADeviceTaintRules")
     devices = _newest_devices(final, rules)
+    # each device as the last binding that used it saw it (a timeline may delete or replace
+    # its slice later), else as it is at the end: what sharing and capacity are judged by
+    located = dict(devices)
     devices_of: dict[int, dict[DeviceID, _Located]] = {id(final): devices}
     nodes = {n.name: n for n in ctx.cluster.nodes}
     out: list[Violation] = []
@@ -346,6 +349,8 @@ def check(ctx: OracleContext) -> list[Violation]:
             rname = str(r.get("request"))
             where = f"claim {ckey} request {rname}: device {'/'.join(did)}"
             loc = devices_then.get(did)
+            if loc is not None:
+                located[did] = loc
             req = requests.get(rname)
             per_request.setdefault(rname, []).append((did, loc.device if loc else None))
             if loc is None:
@@ -387,8 +392,8 @@ def check(ctx: OracleContext) -> list[Violation]:
         out += _counts(pod_key, node_name, claim, requests, per_request)
         out += _constraints(pod_key, node_name, claim, per_request)
     untracked = _untracked(ctx, bound_at) if DROPPED_SHARED_DEVICE in ctx.follow else {}
-    out += _shared(devices, users, untracked, claim_bound_at, ctx.met)
-    out += _over_capacity(devices, consumed)
+    out += _shared(located, users, untracked, claim_bound_at, ctx.met)
+    out += _over_capacity(located, consumed)
     return out
 
 

@@ -228,3 +228,20 @@ def test_the_claim_of_a_pod_that_went_is_released(
     assert ctx.result["resourceClaims"][f"default/{ER_WAITER}"][0]["name"] == \
         dra_allocations.EXTENDED_CLAIM
     assert dra_allocations.check(ctx) == []
+
+
+def test_a_shared_device_whose_slice_the_timeline_deletes_later() -> None:
+    """Three pods share the allowMultipleAllocations GPU; at 5s, after their bindings, the
+    timeline deletes its slice. The sharing and the capacity are judged by the device as the
+    bindings saw it: judged by the slices at the end, the device was unknown and its shares
+    read as one device allocated to three claims at once (``dra`` family, seed 1, upstream
+    and reference alike). Over its capacity is still caught."""
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": [
+        {"at": "5s", "action": "deleteObject", "kind": "ResourceSlice", "name": "node-1-gpu"}]}}
+    ctx = _run([*shared_scenario(), timeline])
+    assert set(ctx.result["bindings"]) == {"default/p0", "default/p1", "default/p3"}
+    assert dra_allocations.check(ctx) == []
+    over = _planted(ctx)
+    _devices(over, "default/p3")[0]["consumedCapacity"]["memory"] = str(30 << 30)
+    (v,) = dra_allocations.check(over)
+    assert "more than the device's 85899345920" in v.message
