@@ -214,7 +214,8 @@ def extended_resource_holders(
     timeline is allowed and upstream's PreBind never waits in wall-clock time), three in four:
     ``default/er-waiter``, held to the node, asks for all the GPUs it may get there, and
     the timeline deletes (``deletePod``, or one in three ``finishPod``) the holder at 1, 2
-    or 5 s; the resourceclaim controller's cleanup then frees the GPUs (docs/dra.md).
+    or 5 s, unless it deletes the holder's node; the resourceclaim controller's cleanup then
+    frees the GPUs (docs/dra.md).
     Drawn last, so that the rest of the scenario is what it was without it."""
     taken = {
         (d["metadata"].get("namespace", "default"), d["metadata"].get("name"))
@@ -242,7 +243,10 @@ def extended_resource_holders(
     mapped = any(c["spec"].get("extendedResourceName") == EXTENDED_RESOURCE for c in classes)
     resource = EXTENDED_RESOURCE if mapped and draw(booleans()) else IMPLICIT_PREFIX + GPU_DRIVER
     documents = [*documents, *_holder(node, resource, pool, held)]
-    if not events or draw(integers(0, 3)) == 0:
+    # a timeline that deletes the node takes the holder with it: no event may target it then
+    deleted = {e.get("node") for e in ((timeline or {}).get("spec") or {}).get("events") or ()
+               if e.get("action") == "deleteNode"}
+    if not events or node in deleted or draw(integers(0, 3)) == 0:
         return documents, timeline
     waiter = _release_pod(ER_WAITER, node, claim=False)
     want = str(eligible)

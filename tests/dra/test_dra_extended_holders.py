@@ -5,9 +5,12 @@ bindClaim), on both subjects; the ``dra`` family draws them and releases them.""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conformance.core.scenario import ScenarioInput
 from conformance.engines.diff.search import hypothesis_test
@@ -15,7 +18,7 @@ from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject
 from reference_impl.testing.wrappers import make_gpu_slice, make_node
 from strategies.dra import EXTENDED_RESOURCE, GPU_DRIVER, IMPLICIT_PREFIX, device_class
-from strategies.dra_holders import ER_HOLDER, ER_WAITER, _holder
+from strategies.dra_holders import ER_HOLDER, ER_WAITER, _holder, extended_resource_holders
 
 Doc = dict[str, Any]
 IMPLICIT = IMPLICIT_PREFIX + GPU_DRIVER
@@ -111,8 +114,9 @@ def test_the_waiter_gets_the_gpus_when_the_holder_goes(
 
 
 def test_the_dra_family_draws_holders_and_releases_them() -> None:
-    """With ``diff --sizes dra=40 --seed 1`` some scenarios have ``er-holder``; in one the
-    timeline releases its GPUs and ``er-waiter``, first rejected, is bound."""
+    """``diff --sizes dra=40`` draws ``er-holder`` in some scenarios; in one the timeline
+    releases its GPUs and ``er-waiter``, first rejected, is bound. Searched over a few seeds
+    (not one fixed seed: any change to the generators moves what a seed draws)."""
     outcomes: list[list[str]] = []
 
     def body(scenario: ScenarioInput) -> None:
@@ -124,6 +128,42 @@ def test_the_dra_family_draws_holders_and_releases_them() -> None:
         outcomes.append([a["outcome"] for a in result["attempts"]
                          if a["pod"] == f"default/{ER_WAITER}"])
 
-    hypothesis_test("dra", 40, 1, body, False)()
+    def waiter_bound() -> bool:
+        return any(o[:1] == ["Unschedulable"] and o[-1] == "Bound" for o in outcomes)
+
+    for seed in range(1, 7):
+        hypothesis_test("dra", 40, seed, body, False)()
+        if len(outcomes) >= 3 and waiter_bound():
+            break
     assert len(outcomes) >= 3, outcomes
-    assert any(o[:1] == ["Unschedulable"] and o[-1] == "Bound" for o in outcomes), outcomes
+    assert waiter_bound(), outcomes
+
+
+def _holder_events(timeline: Doc | None) -> list[Doc]:
+    return [e for e in ((timeline or {}).get("spec") or {}).get("events") or ()
+            if e.get("pod") == f"default/{ER_HOLDER}"]
+
+
+@pytest.mark.parametrize("deletes_node", [False, True])
+def test_no_event_targets_a_holder_whose_node_the_timeline_deletes(deletes_node: bool) -> None:
+    """The holder is bound to its node: a timeline that deletes the node takes it, and an
+    event on it afterwards is refused by the loader (the reference rejected such a scenario
+    and the oracles raised on the upstream subject's run: soundness campaign, dra seed 1).
+    Without the node's deletion the holder's release is drawn."""
+    nodes = [{"action": "deleteNode", "at": 0, "node": "node-1"}] if deletes_node else []
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": nodes}}
+    docs = cluster()
+    docs[-1]["metadata"]["name"] = "node-1-gpu"  # the generator's name of a node's GPU slice
+    seen: list[int] = []
+
+    @settings(max_examples=60, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def body(data: st.DataObject) -> None:
+        out, tl = data.draw(extended_resource_holders(docs, copy.deepcopy(timeline), True))
+        if any(d["metadata"]["name"] == ER_HOLDER for d in out if d.get("kind") == "Pod"):
+            seen.append(len(_holder_events(tl)))
+
+    body()
+    assert seen
+    assert (max(seen) == 0) == deletes_node, seen
