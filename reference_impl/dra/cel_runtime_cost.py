@@ -48,8 +48,10 @@ _STRING_PASS = frozenset("url lowerAscii upperAscii substring trim cidr isIP isC
 _PARSE = frozenset("quantity isQuantity semver isSemver".split())
 _OPT_QUALIFIERS = ("_?._", "_[?_]")  # optional select and index (cel/library.go)
 #: the type names an identifier may be (checker/standard.go), as celpy's values
-_TYPE_VALUES = {n: base_functions[n] for n in "bool bytes double int uint string list map".split()}
-_TYPE_VALUES |= {"null_type": type(None), "type": ct.TypeType}
+_TYPE_VALUES: dict[str, Any] = {
+    n: base_functions[n] for n in "bool bytes double int uint string list map".split()
+}
+_TYPE_VALUES |= {"null_type": type(None), "type": ct.TypeType, "optional_type": OptionalValue}
 _OR = {"or": "optional_or_optional", "orValue": "optional_orValue_value"}
 _SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
 
@@ -149,15 +151,46 @@ def _tracked_cost(fn: str, args: list[Any], result: Any) -> int | None:
     return None
 
 
-def call_cost(fn: str, args: list[Any], result: Any, single: bool = True) -> int:
+_MIN_SIZE = frozenset(
+    f"{op}_{t}"
+    for op in ("less", "greater", "less_equals", "greater_equals")
+    for t in ("string", "bytes")
+) | {"equals", "not_equals"}
+_FIRST_SIZE = frozenset(("string_to_bytes", "bytes_to_string", "strings_quote", "string_format"))
+
+
+def _infer_overload(fn: str, args: list[Any]) -> str:
+    """The overload id of a call the checker did not resolve, from its arguments' runtime
+    types (only those interpreter/runtimecost.go's switch names)."""
+    a0, a1 = (args + [None, None])[:2]
+    same = isinstance(a0, str | bytes) and type(a0) is type(a1)
+    kind = "string" if isinstance(a0, str) else "bytes"
+    by_function = {"strings.quote": "strings_quote", "format": "string_format"}
+    by_function |= {"matches": "matches", "_==_": "equals", "_!=_": "not_equals"}
+    if fn in by_function:
+        return by_function[fn]
+    if fn in ("startsWith", "endsWith", "contains") and isinstance(a0, str):
+        return "starts_with_string" if fn != "contains" else "contains_string"
+    if (fn == "bytes" and isinstance(a0, str)) or (fn == "string" and isinstance(a0, bytes)):
+        return "string_to_bytes"
+    if fn == "@in" and isinstance(a1, list | tuple):
+        return "in_list"
+    if fn in ("_<_", "_<=_", "_>_", "_>=_") and same:
+        return f"less_{kind}"
+    return f"add_{kind}" if fn == "_+_" and same else ""
+
+
+def call_cost(fn: str, args: list[Any], result: Any, overload: str | None = None) -> int:
     """``CostTracker.costCall``: the overload trackers, apiserver ``CallCost`` by function,
-    then cel-go's defaults by overload (interpreter/runtimecost.go), the overload told by the
-    arguments' runtime types. ``single``: the checker resolved one overload; else the call
-    has no overload id (planner.go ``resolveFunction``): no tracker nor overload rule, 1."""
+    then interpreter/runtimecost.go's defaults by overload id. ``overload``: the checker's
+    (``""`` where it left several: planner.go ``resolveFunction`` gives the call no id, so no
+    tracker nor overload rule applies), None to tell it from the arguments' runtime types."""
     a0 = args[0] if args else None
-    tracked = _tracked_cost(fn, args, result) if single else None
+    tracked = _tracked_cost(fn, args, result) if overload != "" else None
     if tracked is not None:
         return tracked
+    if overload is None:
+        overload = _infer_overload(fn, args)
     if fn in _TRAVERSE:
         return _traversal(a0) if args else 0
     if fn in _STRING_PASS or fn in _PARSE:
@@ -177,32 +210,24 @@ def call_cost(fn: str, args: list[Any], result: Any, single: bool = True) -> int
         cost = _ceil((c + c) * _STRING_FACTOR)
         if fn == "containsCIDR":
             cost += _ceil(c * _STRING_FACTOR) + 1
-        string = single and isinstance(args[1], str)  # cidr_contains_*_string
+        string = overload.endswith("_string") or (not overload and isinstance(args[1], str))
         return cost + (_ceil(o * _STRING_FACTOR) if string else 0)
     if fn == "_==_" and isinstance(a0, cel.Quantity | cel.Semver | Addr | Prefix | URL):
         return 1
-    if not single:
-        return 1
-    # interpreter/runtimecost.go's switch on the overload id
-    if fn in ("strings.quote", "format"):  # ExtQuoteString, ExtFormatString
-        return _ceil(_size(a0) * _STRING_FACTOR)
-    if (fn == "bytes" and isinstance(a0, str)) or (fn == "string" and isinstance(a0, bytes)):
-        return _ceil(_size(a0) * _STRING_FACTOR)  # StringToBytes, BytesToString
-    if fn in ("startsWith", "endsWith") and isinstance(a0, str):
+    # interpreter/runtimecost.go's switch on the overload id (an error argument sized 1)
+    if overload in ("starts_with_string", "ends_with_string"):
         return _ceil(_size(args[1]) * _STRING_FACTOR)
-    if fn == "@in" and isinstance(args[1], list | tuple):
+    if overload in _FIRST_SIZE:
+        return _ceil(_size(a0) * _STRING_FACTOR)
+    if overload == "in_list":
         return _size(args[1])
-    if fn in ("_==_", "_!=_") or (
-        fn in ("_<_", "_<=_", "_>_", "_>=_")
-        and isinstance(a0, str | bytes)
-        and type(a0) is type(args[1])
-    ):
+    if overload in _MIN_SIZE:
         return _ceil(min(_size(a0), _size(args[1])) * _STRING_FACTOR)
-    if fn == "_+_" and isinstance(a0, str | bytes) and type(a0) is type(args[1]):
+    if overload in ("add_string", "add_bytes"):
         return _ceil((_size(a0) + _size(args[1])) * _STRING_FACTOR)
-    if fn == "matches":
+    if overload in ("matches", "matches_string"):
         return _regex_cost(a0, args[1])
-    if fn == "contains" and isinstance(a0, str):
+    if overload == "contains_string":
         return _ceil(_size(a0) * _STRING_FACTOR) * _ceil(_size(args[1]) * _STRING_FACTOR)
     return 1
 
@@ -476,7 +501,9 @@ class Tracker:
             return ct.BoolType(bool(v)) if _is_bool(v) else ct.BoolType(True)
         if self.const(e):
             return self.folded(e)
-        single = len(e.overloads) <= 1
+        # the checker's overload id, "" where several remain (none: unchecked, told at runtime)
+        overload = (e.overloads[0][0] if len(e.overloads) == 1 else "") if e.overloads else None
+        single = overload != ""
         if e.name in _OR and e.target is not None and len(e.args) == 1:
             if [o for o, _ in e.overloads] in ([], [_OR[e.name]]):
                 return self.optional_or(e, frame, root)
@@ -503,7 +530,7 @@ class Tracker:
                 return v
         errs = [v for v in vals if isinstance(v, _Err)]
         out = errs[0] if errs else self.apply(e.name, vals)
-        self.add(call_cost(e.name, vals, out, single))
+        self.add(call_cost(e.name, vals, out, overload))
         return out
 
     def folded(self, e: Expr) -> Any:
@@ -549,30 +576,48 @@ class Tracker:
     def attribute(self, e: Expr, frame: _Frame | None, root: dict[str, Any], watched: bool) -> Any:
         """An attribute's resolution: its operand (a variable, or a relative attribute's
         expression), each qualifier observed (``evalWatchConstQual``/``evalWatchAttrQual``, 1
-        each), the attribute itself (``evalWatchAttr``, 1) unless it is a conditional's branch or
-        an index qualifier (``conditionalAttribute`` takes ``Attr()``, the unwatched one). From
+        each), the attribute itself (``evalWatchAttr``, 1) unless it is a conditional (its own
+        qualifiers' or not: runtimecost.go drops it), a conditional's branch or an index
+        qualifier (``conditionalAttribute`` takes ``Attr()``, the unwatched one). From
         an optional qualifier or operand on (attributes.go ``applyQualifiers``), a qualifier is
         ``QualifyIfPresent``, observed only where present: an absent one ends the chain with
         none; the value is then optional."""
-        if e.kind == "call" and e.name == "_?_:_":
-            cond = self.eval(e.args[0], frame, root)
+        base, quals = self.chain(e)
+        obj = self.resolve(base, quals, frame, root)
+        if watched and not (base.kind == "call" and base.name == "_?_:_"):
+            self.add(1)
+        return obj
+
+    def resolve(
+        self, base: Expr, quals: list[Expr], frame: _Frame | None, root: dict[str, Any]
+    ) -> Any:
+        """``Resolve``: the operand, then the qualifiers. A conditional
+        (``conditionalAttribute``, of no cost itself) resolves the branch its condition picks
+        with the qualifiers added to it (``AddQualifier`` adds them to both branches)."""
+        if base.kind == "call" and base.name == "_?_:_":
+            cond = self.eval(base.args[0], frame, root)
             if isinstance(cond, _Err):
                 return cond
             if not _is_bool(cond):
                 return _Err("no such overload")
-            branch = e.args[1] if cond else e.args[2]
+            branch = base.args[1] if cond else base.args[2]
             if _attr_like(branch):
-                return self.attribute(branch, frame, root, watched=False)
+                inner, more = self.chain(branch)
+                return self.resolve(inner, more + quals, frame, root)
             if branch.kind == "select":
                 raise Unsupported("has() as a conditional's branch")
-            return self.eval(branch, frame, root)
-        base, quals = self.chain(e)
-        if base.kind == "ident":
+            obj = self.eval(branch, frame, root)
+        elif base.kind == "ident":
             obj = self.lookup(base.name, frame, root)
-        elif base.kind == "call" and base.name == "_?_:_":
-            raise Unsupported("a select or index of a conditional")
         else:
             obj = self.eval(base, frame, root)
+        return self.qualified(obj, quals, frame, root)
+
+    def qualified(
+        self, obj: Any, quals: list[Expr], frame: _Frame | None, root: dict[str, Any]
+    ) -> Any:
+        """attributes.go ``applyQualifiers``: each qualifier observed (1); from an optional
+        qualifier or operand on, ``QualifyIfPresent``, observed only where present."""
         opt = isinstance(obj, OptionalValue)
         if opt and not obj.present:
             quals = []
@@ -604,17 +649,18 @@ class Tracker:
             self.add(1)
         if opt and not isinstance(obj, _Err | OptionalValue):
             obj = OptionalValue(obj, True)
-        if watched:
-            self.add(1)
         return obj
 
     def qualify_if_present(self, obj: Any, key: Any) -> Any:
-        """``QualifyIfPresent``: the value, NONE where absent (a device's attribute or capacity
-        domain is always there: an empty map), or an error."""
+        """``QualifyIfPresent`` (attributes.go ``refQualify`` as a presence test): the value,
+        NONE where absent or not a container (a device's attribute or capacity domain is always
+        there: an empty map), or an error (a list's index that is not a number)."""
         if isinstance(obj, cel.AttributeMap) and isinstance(key, str):
             return obj[key]
         if isinstance(obj, dict):
             return obj[key] if key in obj else NONE
+        if not isinstance(obj, list | tuple):
+            return NONE
         value = self.qualify(obj, key)
         if isinstance(value, _Err) and value.message.startswith("index out of bounds"):
             return NONE
@@ -637,17 +683,38 @@ class Tracker:
 
     def presence(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
         """``has(x.f)``: the operand's qualifiers, then the presence qualifier (1); the
-        attribute's own 1 is taken back (``PresenceTestHasCost(false)``)."""
+        attribute's own 1 is taken back (``PresenceTestHasCost(false)``), also from a
+        conditional's, which has none (runtimecost.go: 1 less). After an optional
+        (``evalTestOnly`` of an optional chain) the qualifier is observed only where present,
+        and an absent one is false."""
         assert e.target is not None
+        conditional = False
         if _attr_like(e.target):
+            base, _ = self.chain(e.target)
+            conditional = base.kind == "call" and base.name == "_?_:_"
             obj = self.attribute(e.target, frame, root, watched=False)
         else:
             obj = self.eval(e.target, frame, root)
+        out = self.test(obj, ct.StringType(e.name))
+        if conditional:
+            self.cost -= 1
+        return out
+
+    def test(self, obj: Any, name: Any) -> Any:
+        """The presence qualifier on the operand's value (its cost, the result)."""
         if isinstance(obj, _Err):
             return obj
+        if isinstance(obj, OptionalValue):
+            found = obj.present and self.qualify_if_present(obj.value, name)
+            if isinstance(found, _Err):
+                return found
+            if found is False or found is NONE:
+                return ct.BoolType(False)
+            self.add(1)
+            return ct.BoolType(True)
         self.add(1)
         if isinstance(obj, dict):
-            return ct.BoolType(ct.StringType(e.name) in obj)
+            return ct.BoolType(name in obj)
         return _Err("no such overload")
 
     def fold(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
@@ -720,16 +787,33 @@ def _nodes(e: Expr | None) -> Iterator[Expr]:
 #: other forms but for ``lists.range`` of a negative count (an error, sized 1 where the
 #: estimate has 0: 12 for 11), so an actual cost is at most 12/11 of the estimate
 GATE_ESTIMATE = CEL_SELECTOR_EXPRESSION_MAX_COST * 9 // 10
+#: with a relative attribute (a select or index of a call: ``f(x)[0]``,
+#: ``optional.of(m).?k``), which costs its qualifiers and 1 more where the estimate has the
+#: call's cost and 1 per qualifier, an operand costing at least 1: at most 3/2 of it
+RELATIVE_GATE_ESTIMATE = CEL_SELECTOR_EXPRESSION_MAX_COST * 2 // 3
+
+
+def has_relative_attribute(root: Expr) -> bool:
+    """Whether a select or index (optional ones too) applies to a call or comprehension."""
+    for n in _nodes(root):
+        if _attr_like(n) and n.kind != "ident" and not (n.kind == "call" and n.name == "_?_:_"):
+            operand = n.target if n.kind == "select" else n.args[0]
+            if operand is not None and operand.kind in ("call", "comp"):
+                if not _attr_like(operand) and not _is_const(operand):
+                    return True
+    return False
 
 
 def needs_runtime_cost(root: Expr) -> bool:
     """The gate: count the actual cost only where the estimate may not bound it under the
     limit: a two-variable comprehension (its key is not sized: docs/dra.md "The cost limit"),
-    or an estimated worst case over :data:`GATE_ESTIMATE` (a selector the API server did not
-    validate, or one near the limit)."""
+    or an estimated worst case over :data:`GATE_ESTIMATE` (:data:`RELATIVE_GATE_ESTIMATE`
+    with a relative attribute; a selector the API server did not validate, or one near the
+    limit)."""
     if any(n.kind == "comp" and n.iter_var2 for n in _nodes(root)):
         return True
-    return estimate_tree(root).max > GATE_ESTIMATE
+    gate = RELATIVE_GATE_ESTIMATE if has_relative_attribute(root) else GATE_ESTIMATE
+    return estimate_tree(root).max > gate
 
 
 @lru_cache(maxsize=1024)
