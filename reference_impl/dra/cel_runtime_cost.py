@@ -32,7 +32,7 @@ from reference_impl.dra.cel_url import URL
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 _REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
-_LIST_CREATE, _MAP_CREATE = 10, 30  # common.ListCreateBaseCost, MapCreateBaseCost
+_LIST_CREATE, _MAP_CREATE, _STRUCT_CREATE = 10, 30, 40  # common.ListCreateBaseCost...
 _CONVERSIONS = frozenset(
     ("bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint")
 )
@@ -281,10 +281,6 @@ def _map_insert(args: list[Any]) -> Any:
     return out
 
 
-def _has_value(v: Any) -> Any:
-    return ct.BoolType(v.present) if isinstance(v, OptionalValue) else _Err("no such overload")
-
-
 def _value(v: Any) -> Any:
     if not isinstance(v, OptionalValue):
         return _Err("no such overload")
@@ -307,12 +303,30 @@ def _sort_by_keys(xs: Any, keys: Any) -> Any:
     return ct.ListType([xs[i] for i in sorted(range(len(keys)), key=lambda i: keys[i])])
 
 
-#: functions the reference's CEL evaluates in its evaluator (cel_macros.py), as functions here
-_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "hasValue": _has_value,
-    "value": _value,
-    "@sortByAssociatedKeys": _sort_by_keys,
-}
+def _end(xs: Any, i: int) -> Any:
+    """ext/lists.go ``first``/``last``: the element as an optional, none for an empty list."""
+    if not isinstance(xs, list):
+        return _Err("no such overload")
+    return OptionalValue(xs[i], True) if xs else NONE
+
+
+def _unwrap(xs: Any) -> Any:
+    """cel/library.go ``optUnwrap``: the values of a list of optionals."""
+    if not isinstance(xs, list):
+        return _Err("no such overload")
+    if not all(isinstance(x, OptionalValue) for x in xs):
+        return _Err("value is not optional")
+    return ct.ListType([x.value for x in xs if x.present])
+
+
+#: functions the reference's CEL evaluates in its evaluator (cel_macros.py) or lacks (first,
+#: last, unwrap), as functions here (their cost is the default, 1)
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"first": lambda xs: _end(xs, 0)}
+_FUNCTIONS |= {"last": lambda xs: _end(xs, -1), "optional.unwrap": _unwrap, "unwrapOpt": _unwrap}
+_FUNCTIONS |= {"value": _value, "@sortByAssociatedKeys": _sort_by_keys}
+_FUNCTIONS["hasValue"] = lambda v: (
+    ct.BoolType(v.present) if isinstance(v, OptionalValue) else _Err("no such overload")
+)
 
 
 class Tracker:
@@ -427,6 +441,14 @@ class Tracker:
             made = self.make_map(e, frame, root)
             self.add(_MAP_CREATE)
             return made
+        if e.kind == "struct":  # evalObj: the provider makes no DRA object (unknown type)
+            v: Any = None
+            for x in e.args:
+                v = self.eval(x, frame, root)
+                if isinstance(v, _Err):
+                    break
+            self.add(_STRUCT_CREATE)
+            return v if isinstance(v, _Err) else _Err(f"unknown type '{e.name}'")
         if e.kind == "comp":
             return self.fold(e, frame, root)
         if e.kind == "call":
@@ -604,9 +626,10 @@ class Tracker:
             if _attr_like(branch):
                 inner, more = self.chain(branch)
                 return self.resolve(inner, more + quals, frame, root)
-            if branch.kind == "select":
-                raise Unsupported("has() as a conditional's branch")
-            obj = self.eval(branch, frame, root)
+            if branch.kind == "select":  # has(): the branch is its attribute, unobserved
+                obj = self.presence(branch, frame, root, observed=False)
+            else:
+                obj = self.eval(branch, frame, root)
         elif base.kind == "ident":
             obj = self.lookup(base.name, frame, root)
         else:
@@ -681,7 +704,9 @@ class Tracker:
             return _Err("unsupported index type")
         return _Err("no such overload")
 
-    def presence(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+    def presence(
+        self, e: Expr, frame: _Frame | None, root: dict[str, Any], observed: bool = True
+    ) -> Any:
         """``has(x.f)``: the operand's qualifiers, then the presence qualifier (1); the
         attribute's own 1 is taken back (``PresenceTestHasCost(false)``), also from a
         conditional's, which has none (runtimecost.go: 1 less). After an optional
@@ -696,7 +721,7 @@ class Tracker:
         else:
             obj = self.eval(e.target, frame, root)
         out = self.test(obj, ct.StringType(e.name))
-        if conditional:
+        if conditional and observed:
             self.cost -= 1
         return out
 
