@@ -47,6 +47,7 @@ class Expr:
     lit_int: int | None = None  # an int's or uint's value; a bool's, 1 or 0
     lit_float: float | None = None
     lit_str: str | None = None
+    lit_bytes: bytes | None = None  # a bytes literal's value (dra/cel_runtime_cost.py)
     target: Expr | None = None  # select operand, member call target
     test_only: bool = False
     opt_field: str = ""  # the field of an optional select, _?._
@@ -270,7 +271,10 @@ def _literal(token: lark.Token) -> Expr:
         e.lit_str = text
         return e
     if kind == "BYTES_LIT":
-        return _lit(BYTES, len(bytes(celbytes(token))), at=at)
+        value = bytes(celbytes(token))
+        e = _lit(BYTES, len(value), at=at)
+        e.lit_bytes = value
+        return e
     if kind == "INT_LIT":
         return _lit(INT, 1, _go_int(str(token)), at=at)
     if kind == "UINT_LIT":

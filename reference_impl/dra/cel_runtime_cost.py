@@ -23,7 +23,8 @@ from reference_impl.dra import cel
 from reference_impl.dra.cel_checker import parse
 from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
 from reference_impl.dra.cel_netip import Addr, Prefix
-from reference_impl.dra.cel_overloads import BOOL, DOUBLE, INT, NULL, STRING, UINT
+from reference_impl.dra.cel_optional import NONE, OptionalValue
+from reference_impl.dra.cel_overloads import BOOL, BYTES, DOUBLE, INT, NULL, STRING, UINT
 from reference_impl.dra.cel_parse import Expr
 from reference_impl.dra.cel_url import URL
 
@@ -31,7 +32,7 @@ from reference_impl.dra.cel_url import URL
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
 _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 _REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
-_LIST_CREATE, _MAP_CREATE = 10, 30  # common.ListCreateBaseCost, MapCreateBaseCost
+_LIST_CREATE, _MAP_CREATE, _STRUCT_CREATE = 10, 30, 40  # common.ListCreateBaseCost...
 _CONVERSIONS = frozenset(
     ("bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint")
 )
@@ -45,16 +46,23 @@ _NOMINAL = frozenset(
 _TRAVERSE = frozenset("isSorted sum max min indexOf lastIndexOf includes".split())
 _STRING_PASS = frozenset("url lowerAscii upperAscii substring trim cidr isIP isCIDR".split())
 _PARSE = frozenset("quantity isQuantity semver isSemver".split())
-#: functions whose value or cost is not restated (optionals, ext/lists.go's sortBy)
-_UNSUPPORTED = frozenset(
-    "@sortByAssociatedKeys _?._ _[?_] optional.of optional.ofNonZeroValue optional.none "
-    "hasValue value or orValue format".split()
-)
+_OPT_QUALIFIERS = ("_?._", "_[?_]")  # optional select and index (cel/library.go)
+#: the type names an identifier may be (checker/standard.go), as celpy's values
+_TYPE_VALUES: dict[str, Any] = {
+    n: base_functions[n] for n in "bool bytes double int uint string list map".split()
+}
+_TYPE_VALUES |= {"null_type": type(None), "type": ct.TypeType, "optional_type": OptionalValue}
+_OR = {"or": "optional_or_optional", "orValue": "optional_orValue_value"}
 _SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
 
 
 class Unsupported(Exception):
     """A node or function whose runtime cost is not restated."""
+
+
+class Panicked(Exception):
+    """cel-go's evaluation panicked (a list tracker's error argument: "internal error:
+    interface conversion"); the actual cost is the cost before the call."""
 
 
 class CostLimitExceeded(Exception):
@@ -86,9 +94,12 @@ class _Frame:
 
 
 def _size(v: Any) -> int:
-    """``actualSize``: strings in runes, bytes, lists and maps by length, else 1."""
+    """``actualSize``: strings in runes, bytes, lists and maps by length, an optional's value's
+    size, else 1."""
     if isinstance(v, str | bytes | list | dict | tuple):
         return len(v)
+    if isinstance(v, OptionalValue) and v.present:
+        return _size(v.value)
     return 1
 
 
@@ -114,17 +125,18 @@ def _regex_cost(s: Any, r: Any) -> int:
 
 
 def _self_compare(v: Any) -> int:
-    """ext/lists.go ``trackListSelfCompare``: 2 (2.1 for strings or bytes) per pair, 11."""
+    """ext/lists.go ``trackListSelfCompare``: 2 (2.1 for strings or bytes) per pair, 11; an
+    error argument panics (``args[0].(traits.Lister)``)."""
     if not isinstance(v, list | tuple):
-        raise Unsupported("a list tracker's error argument (cel-go panics)")
+        raise Panicked("internal error: interface conversion")
     factor = 2.1 if v and isinstance(v[0], str | bytes) else 2.0
     return int(len(v) * len(v) * factor) + 11
 
 
-def call_cost(fn: str, args: list[Any], result: Any) -> int:
-    """``CostTracker.costCall``: the ext libraries' overload trackers (lists version 3, sets),
-    apiserver ``CallCost`` by function, then cel-go's defaults by overload (the overload chosen
-    from the arguments' runtime types)."""
+def _tracked_cost(fn: str, args: list[Any], result: Any) -> int | None:
+    """The ext libraries' overload trackers (``OverloadCostTracker``, found by the call's
+    overload id): ext/lists.go version 3 (``@sortByAssociatedKeys`` of ``sortBy`` sized by
+    its keys), ext/sets.go ``trackSetsCost``."""
     a0 = args[0] if args else None
     if fn in ("slice", "lists.range", "reverse"):
         return _size(result) + 11  # trackListOutputSize
@@ -132,10 +144,53 @@ def call_cost(fn: str, args: list[Any], result: Any) -> int:
         return int(_size(a0) * (float(args[1]) if len(args) == 2 else 1.0)) + 11
     if fn in ("distinct", "sort"):
         return _self_compare(a0)
-    if fn in _SETS:  # trackSetsCost
+    if fn == "@sortByAssociatedKeys":  # trackListSortBy
+        return _self_compare(args[1])
+    if fn in _SETS:
         return 1 + int(_size(a0) * _size(args[1]) * _SETS[fn])
-    if fn == "strings.quote":  # ExtQuoteString
-        return _ceil(_size(a0) * _STRING_FACTOR)
+    return None
+
+
+_MIN_SIZE = frozenset(
+    f"{op}_{t}"
+    for op in ("less", "greater", "less_equals", "greater_equals")
+    for t in ("string", "bytes")
+) | {"equals", "not_equals"}
+_FIRST_SIZE = frozenset(("string_to_bytes", "bytes_to_string", "strings_quote", "string_format"))
+
+
+def _infer_overload(fn: str, args: list[Any]) -> str:
+    """The overload id of a call the checker did not resolve, from its arguments' runtime
+    types (only those interpreter/runtimecost.go's switch names)."""
+    a0, a1 = (args + [None, None])[:2]
+    same = isinstance(a0, str | bytes) and type(a0) is type(a1)
+    kind = "string" if isinstance(a0, str) else "bytes"
+    by_function = {"strings.quote": "strings_quote", "format": "string_format"}
+    by_function |= {"matches": "matches", "_==_": "equals", "_!=_": "not_equals"}
+    if fn in by_function:
+        return by_function[fn]
+    if fn in ("startsWith", "endsWith", "contains") and isinstance(a0, str):
+        return "starts_with_string" if fn != "contains" else "contains_string"
+    if (fn == "bytes" and isinstance(a0, str)) or (fn == "string" and isinstance(a0, bytes)):
+        return "string_to_bytes"
+    if fn == "@in" and isinstance(a1, list | tuple):
+        return "in_list"
+    if fn in ("_<_", "_<=_", "_>_", "_>=_") and same:
+        return f"less_{kind}"
+    return f"add_{kind}" if fn == "_+_" and same else ""
+
+
+def call_cost(fn: str, args: list[Any], result: Any, overload: str | None = None) -> int:
+    """``CostTracker.costCall``: the overload trackers, apiserver ``CallCost`` by function,
+    then interpreter/runtimecost.go's defaults by overload id. ``overload``: the checker's
+    (``""`` where it left several: planner.go ``resolveFunction`` gives the call no id, so no
+    tracker nor overload rule applies), None to tell it from the arguments' runtime types."""
+    a0 = args[0] if args else None
+    tracked = _tracked_cost(fn, args, result) if overload != "" else None
+    if tracked is not None:
+        return tracked
+    if overload is None:
+        overload = _infer_overload(fn, args)
     if fn in _TRAVERSE:
         return _traversal(a0) if args else 0
     if fn in _STRING_PASS or fn in _PARSE:
@@ -150,39 +205,36 @@ def call_cost(fn: str, args: list[Any], result: Any) -> int:
         return _regex_cost(a0, args[1])
     if fn in _NOMINAL:
         return 1
-    if (fn == "bytes" and isinstance(a0, str)) or (fn == "string" and isinstance(a0, bytes)):
-        return _ceil(_size(a0) * _STRING_FACTOR)  # StringToBytes, BytesToString
     if fn in ("containsIP", "containsCIDR"):
         c, o = _size(a0), _size(args[1])
         cost = _ceil((c + c) * _STRING_FACTOR)
         if fn == "containsCIDR":
             cost += _ceil(c * _STRING_FACTOR) + 1
-        return cost + (_ceil(o * _STRING_FACTOR) if isinstance(args[1], str) else 0)
+        string = overload.endswith("_string") or (not overload and isinstance(args[1], str))
+        return cost + (_ceil(o * _STRING_FACTOR) if string else 0)
     if fn == "_==_" and isinstance(a0, cel.Quantity | cel.Semver | Addr | Prefix | URL):
         return 1
-    # interpreter/runtimecost.go's switch on the overload id
-    if fn in ("startsWith", "endsWith") and isinstance(a0, str):
+    # interpreter/runtimecost.go's switch on the overload id (an error argument sized 1)
+    if overload in ("starts_with_string", "ends_with_string"):
         return _ceil(_size(args[1]) * _STRING_FACTOR)
-    if fn == "@in" and isinstance(args[1], list | tuple):
+    if overload in _FIRST_SIZE:
+        return _ceil(_size(a0) * _STRING_FACTOR)
+    if overload == "in_list":
         return _size(args[1])
-    if fn in ("_==_", "_!=_") or (
-        fn in ("_<_", "_<=_", "_>_", "_>=_")
-        and isinstance(a0, str | bytes)
-        and type(a0) is type(args[1])
-    ):
+    if overload in _MIN_SIZE:
         return _ceil(min(_size(a0), _size(args[1])) * _STRING_FACTOR)
-    if fn == "_+_" and isinstance(a0, str | bytes) and type(a0) is type(args[1]):
+    if overload in ("add_string", "add_bytes"):
         return _ceil((_size(a0) + _size(args[1])) * _STRING_FACTOR)
-    if fn == "matches":
+    if overload in ("matches", "matches_string"):
         return _regex_cost(a0, args[1])
-    if fn == "contains" and isinstance(a0, str):
+    if overload == "contains_string":
         return _ceil(_size(a0) * _STRING_FACTOR) * _ceil(_size(args[1]) * _STRING_FACTOR)
     return 1
 
 
 def _is_const(e: Expr) -> bool:
     """What ``cel.OptOptimize`` folds to an ``InterpretableConst`` (observed at no cost)."""
-    if e.kind == "lit":
+    if e.kind == "lit" or _is_type_name(e):
         return True
     if e.kind == "list":
         return all(_is_const(x) for x in e.args)
@@ -192,6 +244,11 @@ def _is_const(e: Expr) -> bool:
         if e.name in _CONVERSIONS:
             return _is_const(e.args[0])
     return _is_empty_membership(e)
+
+
+def _is_type_name(e: Expr) -> bool:
+    """A type name as a value (``int``): planner.go ``planCheckedIdent``'s constant."""
+    return e.kind == "ident" and e.type.kind == "type" and e.name in _TYPE_VALUES
 
 
 def _is_empty_membership(e: Expr) -> bool:
@@ -204,11 +261,12 @@ def _is_bool(v: Any) -> bool:
 
 
 def _attr_like(e: Expr) -> bool:
-    """An ``InterpretableAttribute``: an identifier, a select, an index or a conditional."""
+    """An ``InterpretableAttribute``: an identifier, a select, an index (optional ones too) or
+    a conditional."""
     return (
-        e.kind == "ident"
+        (e.kind == "ident" and not _is_type_name(e))
         or (e.kind == "select" and not e.test_only)
-        or (e.kind == "call" and e.name in ("_[_]", "_?_:_"))
+        or (e.kind == "call" and e.name in ("_[_]", "_?_:_", *_OPT_QUALIFIERS))
     )
 
 
@@ -223,6 +281,54 @@ def _map_insert(args: list[Any]) -> Any:
     return out
 
 
+def _value(v: Any) -> Any:
+    if not isinstance(v, OptionalValue):
+        return _Err("no such overload")
+    return v.value if v.present else _Err("optional.none() dereference")
+
+
+def _sort_by_keys(xs: Any, keys: Any) -> Any:
+    """ext/lists.go ``sortListByAssociatedKeys``: ``xs`` ordered by ``keys``, comparable
+    values of one type (a stable sort)."""
+    if not isinstance(xs, list) or not isinstance(keys, list):
+        return _Err("no such overload")
+    if len(xs) != len(keys):
+        return _Err("@sortByAssociatedKeys() expected a list of the same size")
+    if not keys:
+        return xs
+    if keys[0] is None or isinstance(keys[0], list | dict | OptionalValue):
+        return _Err("list elements must be comparable")
+    if any(type(k) is not type(keys[0]) for k in keys):
+        return _Err("list elements must have the same type")
+    return ct.ListType([xs[i] for i in sorted(range(len(keys)), key=lambda i: keys[i])])
+
+
+def _end(xs: Any, i: int) -> Any:
+    """ext/lists.go ``first``/``last``: the element as an optional, none for an empty list."""
+    if not isinstance(xs, list):
+        return _Err("no such overload")
+    return OptionalValue(xs[i], True) if xs else NONE
+
+
+def _unwrap(xs: Any) -> Any:
+    """cel/library.go ``optUnwrap``: the values of a list of optionals."""
+    if not isinstance(xs, list):
+        return _Err("no such overload")
+    if not all(isinstance(x, OptionalValue) for x in xs):
+        return _Err("value is not optional")
+    return ct.ListType([x.value for x in xs if x.present])
+
+
+#: functions the reference's CEL evaluates in its evaluator (cel_macros.py) or lacks (first,
+#: last, unwrap), as functions here (their cost is the default, 1)
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"first": lambda xs: _end(xs, 0)}
+_FUNCTIONS |= {"last": lambda xs: _end(xs, -1), "optional.unwrap": _unwrap, "unwrapOpt": _unwrap}
+_FUNCTIONS |= {"value": _value, "@sortByAssociatedKeys": _sort_by_keys}
+_FUNCTIONS["hasValue"] = lambda v: (
+    ct.BoolType(v.present) if isinstance(v, OptionalValue) else _Err("no such overload")
+)
+
+
 class Tracker:
     """One evaluation's ``CostTracker`` (``limit``: ``CostTrackerLimit``)."""
 
@@ -233,7 +339,11 @@ class Tracker:
         self.limit = limit
         #: a map's iteration order (Go's is random): 0 as built, 1 reversed, 2 rotated by one
         self.order = order
-        self.functions: dict[str, Callable[..., Any]] = {**base_functions, **cel.FUNCTIONS}
+        self.functions: dict[str, Callable[..., Any]] = {
+            **base_functions,
+            **cel.FUNCTIONS,
+            **_FUNCTIONS,
+        }
         #: per node (by identity, the tree outlives the tracker): literal values, constness
         self._literals: dict[int, Any] = {}
         self._consts: dict[int, bool] = {}
@@ -285,6 +395,8 @@ class Tracker:
             return ct.DoubleType(e.lit_float)
         if t == NULL:
             return None
+        if t == BYTES and e.lit_bytes is not None:
+            return ct.BytesType(e.lit_bytes)
         raise Unsupported(f"literal of {t}")
 
     def apply(self, fn: str, args: list[Any]) -> Any:
@@ -293,7 +405,7 @@ class Tracker:
         if fn == "cel.@mapInsert":
             return _map_insert(args)
         impl = self.functions.get("_in_" if fn == "@in" else fn)
-        if impl is None or fn in _UNSUPPORTED:
+        if impl is None:
             raise Unsupported(f"function {fn}")
         try:
             out = impl(*args)
@@ -313,6 +425,8 @@ class Tracker:
     def eval(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
         if e.kind == "lit":
             return self.literal(e)
+        if _is_type_name(e):
+            return _TYPE_VALUES[e.name]
         if _attr_like(e):
             return self.attribute(e, frame, root, watched=True)
         if e.kind == "select":  # has(): evalTestOnly
@@ -320,33 +434,77 @@ class Tracker:
         if e.kind in ("list", "map") and self.const(e):
             return self.folded(e)
         if e.kind == "list":
-            vals = []
+            made = self.make_list(e, frame, root)
+            self.add(_LIST_CREATE)
+            return made
+        if e.kind == "map":
+            made = self.make_map(e, frame, root)
+            self.add(_MAP_CREATE)
+            return made
+        if e.kind == "struct":  # evalObj: the provider makes no DRA object (unknown type)
+            v: Any = None
             for x in e.args:
                 v = self.eval(x, frame, root)
                 if isinstance(v, _Err):
                     break
-                vals.append(v)
-            if not self.const(e):
-                self.add(_LIST_CREATE)
-            return v if e.args and isinstance(v, _Err) else ct.ListType(vals)
-        if e.kind == "map":
-            out: dict[Any, Any] = {}
-            for k, x in e.entries:
-                kv = self.eval(k, frame, root)
-                vv = self.eval(x, frame, root) if not isinstance(kv, _Err) else kv
-                if isinstance(vv, _Err):
-                    if not self.const(e):
-                        self.add(_MAP_CREATE)
-                    return vv
-                out[kv] = vv
-            if not self.const(e):
-                self.add(_MAP_CREATE)
-            return ct.MapType(out)
+            self.add(_STRUCT_CREATE)
+            return v if isinstance(v, _Err) else _Err(f"unknown type '{e.name}'")
         if e.kind == "comp":
             return self.fold(e, frame, root)
         if e.kind == "call":
             return self.call(e, frame, root)
         raise Unsupported(e.kind)
+
+    def make_list(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        """interpretable.go ``evalList``: the first error stops; an optional entry's none is
+        left out."""
+        vals = []
+        for i, x in enumerate(e.args):
+            v = self.eval(x, frame, root)
+            if isinstance(v, _Err):
+                return v
+            if i in e.opt_indices:
+                if not isinstance(v, OptionalValue):
+                    return _Err("cannot initialize optional list element from non-optional value")
+                if not v.present:
+                    continue
+                v = v.value
+            vals.append(v)
+        return ct.ListType(vals)
+
+    def make_map(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        """interpretable.go ``evalMap``: the first error stops; an optional entry's none
+        removes its key."""
+        out: dict[Any, Any] = {}
+        for i, (k, x) in enumerate(e.entries):
+            kv = self.eval(k, frame, root)
+            if isinstance(kv, _Err):
+                return kv
+            vv = self.eval(x, frame, root)
+            if isinstance(vv, _Err):
+                return vv
+            if i in e.opt_indices:
+                if not isinstance(vv, OptionalValue):
+                    return _Err("cannot initialize optional entry from non-optional value")
+                if not vv.present:
+                    out.pop(kv, None)
+                    continue
+                vv = vv.value
+            out[kv] = vv
+        return ct.MapType(out)
+
+    def optional_or(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+        """cel/library.go ``evalOptionalOr``, ``evalOptionalOrValue`` (``decorateOptionalOr``):
+        no call cost; the alternative evaluated only for a none."""
+        assert e.target is not None
+        lhs = self.eval(e.target, frame, root)
+        if isinstance(lhs, _Err):
+            return lhs
+        if not isinstance(lhs, OptionalValue):
+            return _Err("no such overload")
+        if lhs.present:
+            return lhs if e.name == "or" else lhs.value
+        return self.eval(e.args[0], frame, root)
 
     def call(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
         if e.name in ("_&&_", "_||_"):
@@ -365,7 +523,13 @@ class Tracker:
             return ct.BoolType(bool(v)) if _is_bool(v) else ct.BoolType(True)
         if self.const(e):
             return self.folded(e)
-        if e.name == "@in" and e.args[1].kind == "list" and self.const(e.args[1]):
+        # the checker's overload id, "" where several remain (none: unchecked, told at runtime)
+        overload = (e.overloads[0][0] if len(e.overloads) == 1 else "") if e.overloads else None
+        single = overload != ""
+        if e.name in _OR and e.target is not None and len(e.args) == 1:
+            if [o for o, _ in e.overloads] in ([], [_OR[e.name]]):
+                return self.optional_or(e, frame, root)
+        if single and e.name == "@in" and e.args[1].kind == "list" and self.const(e.args[1]):
             values = [self.literal_tree(a) for a in e.args[1].args]
             if all(isinstance(x, bool | int | float | str) for x in values):
                 v = self.eval(e.args[0], frame, root)  # evalSetMembership: no call cost
@@ -388,7 +552,7 @@ class Tracker:
                 return v
         errs = [v for v in vals if isinstance(v, _Err)]
         out = errs[0] if errs else self.apply(e.name, vals)
-        self.add(call_cost(e.name, vals, out))
+        self.add(call_cost(e.name, vals, out, overload))
         return out
 
     def folded(self, e: Expr) -> Any:
@@ -411,6 +575,8 @@ class Tracker:
             return ct.MapType({self.literal_tree(k): self.literal_tree(v) for k, v in e.entries})
         if _is_empty_membership(e):
             return ct.BoolType(False)
+        if _is_type_name(e):
+            return _TYPE_VALUES[e.name]
         return self.apply(e.name, [self.literal_tree(a) for a in e.args])
 
     def chain(self, e: Expr) -> tuple[Expr, list[Expr]]:
@@ -421,7 +587,7 @@ class Tracker:
                 quals.append(e)
                 assert e.target is not None
                 e = e.target
-            elif e.kind == "call" and e.name == "_[_]":
+            elif e.kind == "call" and e.name in ("_[_]", *_OPT_QUALIFIERS):
                 quals.append(e)
                 e = e.args[0]
             else:
@@ -432,32 +598,61 @@ class Tracker:
     def attribute(self, e: Expr, frame: _Frame | None, root: dict[str, Any], watched: bool) -> Any:
         """An attribute's resolution: its operand (a variable, or a relative attribute's
         expression), each qualifier observed (``evalWatchConstQual``/``evalWatchAttrQual``, 1
-        each), the attribute itself (``evalWatchAttr``, 1) unless it is a conditional's branch or
-        an index qualifier (``conditionalAttribute`` takes ``Attr()``, the unwatched one)."""
-        if e.kind == "call" and e.name == "_?_:_":
-            cond = self.eval(e.args[0], frame, root)
+        each), the attribute itself (``evalWatchAttr``, 1) unless it is a conditional (its own
+        qualifiers' or not: runtimecost.go drops it), a conditional's branch or an index
+        qualifier (``conditionalAttribute`` takes ``Attr()``, the unwatched one). From
+        an optional qualifier or operand on (attributes.go ``applyQualifiers``), a qualifier is
+        ``QualifyIfPresent``, observed only where present: an absent one ends the chain with
+        none; the value is then optional."""
+        base, quals = self.chain(e)
+        obj = self.resolve(base, quals, frame, root)
+        if watched and not (base.kind == "call" and base.name == "_?_:_"):
+            self.add(1)
+        return obj
+
+    def resolve(
+        self, base: Expr, quals: list[Expr], frame: _Frame | None, root: dict[str, Any]
+    ) -> Any:
+        """``Resolve``: the operand, then the qualifiers. A conditional
+        (``conditionalAttribute``, of no cost itself) resolves the branch its condition picks
+        with the qualifiers added to it (``AddQualifier`` adds them to both branches)."""
+        if base.kind == "call" and base.name == "_?_:_":
+            cond = self.eval(base.args[0], frame, root)
             if isinstance(cond, _Err):
                 return cond
             if not _is_bool(cond):
                 return _Err("no such overload")
-            branch = e.args[1] if cond else e.args[2]
+            branch = base.args[1] if cond else base.args[2]
             if _attr_like(branch):
-                return self.attribute(branch, frame, root, watched=False)
-            if branch.kind == "select":
-                raise Unsupported("has() as a conditional's branch")
-            return self.eval(branch, frame, root)
-        base, quals = self.chain(e)
-        if base.kind == "ident":
+                inner, more = self.chain(branch)
+                return self.resolve(inner, more + quals, frame, root)
+            if branch.kind == "select":  # has(): the branch is its attribute, unobserved
+                obj = self.presence(branch, frame, root, observed=False)
+            else:
+                obj = self.eval(branch, frame, root)
+        elif base.kind == "ident":
             obj = self.lookup(base.name, frame, root)
-        elif base.kind == "call" and base.name == "_?_:_":
-            raise Unsupported("a select or index of a conditional")
         else:
             obj = self.eval(base, frame, root)
+        return self.qualified(obj, quals, frame, root)
+
+    def qualified(
+        self, obj: Any, quals: list[Expr], frame: _Frame | None, root: dict[str, Any]
+    ) -> Any:
+        """attributes.go ``applyQualifiers``: each qualifier observed (1); from an optional
+        qualifier or operand on, ``QualifyIfPresent``, observed only where present."""
+        opt = isinstance(obj, OptionalValue)
+        if opt and not obj.present:
+            quals = []
+        elif opt:
+            obj = obj.value
         for q in quals:
             if isinstance(obj, _Err):
                 break
             if q.kind == "select":
                 key: Any = ct.StringType(q.name)
+            elif q.name == "_?._":
+                key = ct.StringType(q.opt_field)
             else:
                 arg = q.args[1]
                 if self.const(arg):
@@ -466,11 +661,33 @@ class Tracker:
                     key = self.attribute(arg, frame, root, watched=False)
                 else:
                     key = self.eval(arg, frame, root)
+            if opt or q.name in _OPT_QUALIFIERS:
+                opt = True
+                obj = key if isinstance(key, _Err) else self.qualify_if_present(obj, key)
+                if obj is NONE or isinstance(obj, _Err):
+                    break
+                self.add(1)
+                continue
             obj = key if isinstance(key, _Err) else self.qualify(obj, key)
             self.add(1)
-        if watched:
-            self.add(1)
+        if opt and not isinstance(obj, _Err | OptionalValue):
+            obj = OptionalValue(obj, True)
         return obj
+
+    def qualify_if_present(self, obj: Any, key: Any) -> Any:
+        """``QualifyIfPresent`` (attributes.go ``refQualify`` as a presence test): the value,
+        NONE where absent or not a container (a device's attribute or capacity domain is always
+        there: an empty map), or an error (a list's index that is not a number)."""
+        if isinstance(obj, cel.AttributeMap) and isinstance(key, str):
+            return obj[key]
+        if isinstance(obj, dict):
+            return obj[key] if key in obj else NONE
+        if not isinstance(obj, list | tuple):
+            return NONE
+        value = self.qualify(obj, key)
+        if isinstance(value, _Err) and value.message.startswith("index out of bounds"):
+            return NONE
+        return value
 
     def qualify(self, obj: Any, key: Any) -> Any:
         if isinstance(obj, dict):
@@ -487,19 +704,42 @@ class Tracker:
             return _Err("unsupported index type")
         return _Err("no such overload")
 
-    def presence(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
+    def presence(
+        self, e: Expr, frame: _Frame | None, root: dict[str, Any], observed: bool = True
+    ) -> Any:
         """``has(x.f)``: the operand's qualifiers, then the presence qualifier (1); the
-        attribute's own 1 is taken back (``PresenceTestHasCost(false)``)."""
+        attribute's own 1 is taken back (``PresenceTestHasCost(false)``), also from a
+        conditional's, which has none (runtimecost.go: 1 less). After an optional
+        (``evalTestOnly`` of an optional chain) the qualifier is observed only where present,
+        and an absent one is false."""
         assert e.target is not None
+        conditional = False
         if _attr_like(e.target):
+            base, _ = self.chain(e.target)
+            conditional = base.kind == "call" and base.name == "_?_:_"
             obj = self.attribute(e.target, frame, root, watched=False)
         else:
             obj = self.eval(e.target, frame, root)
+        out = self.test(obj, ct.StringType(e.name))
+        if conditional and observed:
+            self.cost -= 1
+        return out
+
+    def test(self, obj: Any, name: Any) -> Any:
+        """The presence qualifier on the operand's value (its cost, the result)."""
         if isinstance(obj, _Err):
             return obj
+        if isinstance(obj, OptionalValue):
+            found = obj.present and self.qualify_if_present(obj.value, name)
+            if isinstance(found, _Err):
+                return found
+            if found is False or found is NONE:
+                return ct.BoolType(False)
+            self.add(1)
+            return ct.BoolType(True)
         self.add(1)
         if isinstance(obj, dict):
-            return ct.BoolType(ct.StringType(e.name) in obj)
+            return ct.BoolType(name in obj)
         return _Err("no such overload")
 
     def fold(self, e: Expr, frame: _Frame | None, root: dict[str, Any]) -> Any:
@@ -546,9 +786,12 @@ def actual_cost(
     """The actual cost of evaluating ``root`` (``dra/cel_checker.py``'s tree) with ``device``
     (celpy's value of the ``device`` variable); raises :class:`CostLimitExceeded` once it
     passes ``limit``, :class:`Unsupported` for what is not restated; ``order``: see
-    :class:`Tracker`."""
+    :class:`Tracker`. Where cel-go panics (:class:`Panicked`), the cost it reached."""
     tracker = Tracker(limit, order)
-    tracker.eval(root, None, {"device": device})
+    try:
+        tracker.eval(root, None, {"device": device})
+    except Panicked:
+        pass
     return tracker.cost
 
 
@@ -569,16 +812,33 @@ def _nodes(e: Expr | None) -> Iterator[Expr]:
 #: other forms but for ``lists.range`` of a negative count (an error, sized 1 where the
 #: estimate has 0: 12 for 11), so an actual cost is at most 12/11 of the estimate
 GATE_ESTIMATE = CEL_SELECTOR_EXPRESSION_MAX_COST * 9 // 10
+#: with a relative attribute (a select or index of a call: ``f(x)[0]``,
+#: ``optional.of(m).?k``), which costs its qualifiers and 1 more where the estimate has the
+#: call's cost and 1 per qualifier, an operand costing at least 1: at most 3/2 of it
+RELATIVE_GATE_ESTIMATE = CEL_SELECTOR_EXPRESSION_MAX_COST * 2 // 3
+
+
+def has_relative_attribute(root: Expr) -> bool:
+    """Whether a select or index (optional ones too) applies to a call or comprehension."""
+    for n in _nodes(root):
+        if _attr_like(n) and n.kind != "ident" and not (n.kind == "call" and n.name == "_?_:_"):
+            operand = n.target if n.kind == "select" else n.args[0]
+            if operand is not None and operand.kind in ("call", "comp"):
+                if not _attr_like(operand) and not _is_const(operand):
+                    return True
+    return False
 
 
 def needs_runtime_cost(root: Expr) -> bool:
     """The gate: count the actual cost only where the estimate may not bound it under the
     limit: a two-variable comprehension (its key is not sized: docs/dra.md "The cost limit"),
-    or an estimated worst case over :data:`GATE_ESTIMATE` (a selector the API server did not
-    validate, or one near the limit)."""
+    or an estimated worst case over :data:`GATE_ESTIMATE` (:data:`RELATIVE_GATE_ESTIMATE`
+    with a relative attribute; a selector the API server did not validate, or one near the
+    limit)."""
     if any(n.kind == "comp" and n.iter_var2 for n in _nodes(root)):
         return True
-    return estimate_tree(root).max > GATE_ESTIMATE
+    gate = RELATIVE_GATE_ESTIMATE if has_relative_attribute(root) else GATE_ESTIMATE
+    return estimate_tree(root).max > gate
 
 
 @lru_cache(maxsize=1024)
