@@ -155,6 +155,27 @@ class ReferenceSubject(Subject):
     def explain(self, scenario: ScenarioInput, pod: str) -> Document:
         """Every plugin's verdict and score for pending pod ``pod`` (``ns/name``)."""
         loaded, config = self._load(scenario)
+        return self._explain(scenario, loaded, config, pod)
+
+    def explain_many(self, scenario: ScenarioInput, pods: Sequence[str]
+                     ) -> list[Document | ScenarioRejected]:
+        """:meth:`explain` of each pod, the scenario loaded once for all: an explanation
+        builds its own scheduler and leaves the loaded cluster as it was (``explain``'s
+        docstring), so each is the one a load of its own gives."""
+        try:
+            loaded, config = self._load(scenario)
+        except ScenarioRejected as e:
+            return [e for _ in pods]
+        out: list[Document | ScenarioRejected] = []
+        for pod in pods:
+            try:
+                out.append(self._explain(scenario, loaded, config, pod))
+            except ScenarioRejected as e:
+                out.append(e)
+        return out
+
+    def _explain(self, scenario: ScenarioInput, loaded: LoadResult,
+                 config: SchedulerConfiguration | None, pod: str) -> Document:
         matches = [p for p in loaded.cluster.pods if p.key == pod]
         if not matches:
             raise ScenarioRejected(f"no pod {pod!r} in the cluster")
