@@ -24,10 +24,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/google/uuid"
 	yaml "go.yaml.in/yaml/v3"
@@ -237,62 +235,10 @@ func decodeTyped(o rawObject, into runtime.Object) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.where, err)
 	}
-	dst := reflect.ValueOf(into)
-	cacheable := dst.Kind() == reflect.Pointer && !dst.IsNil() && dst.Elem().IsZero()
-	key := decodedKey{dst.Type(), string(data)}
-	if cacheable {
-		if obj, ok := decoded.get(key); ok {
-			dst.Elem().Set(reflect.ValueOf(obj.DeepCopyObject()).Elem())
-			return nil
-		}
-	}
-	obj, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(data, nil, into)
-	if err != nil {
+	if _, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(data, nil, into); err != nil {
 		return fmt.Errorf("%s: %v", o.where, err)
 	}
-	if cacheable && obj == into {
-		decoded.put(key, into.DeepCopyObject(), len(data))
-	}
 	return nil
-}
-
-// decodedKey is a document's JSON (json.Marshal of its map: sorted keys) and the type decoded
-// into.
-type decodedKey struct {
-	into reflect.Type
-	data string
-}
-
-// decodedCache keeps the objects decoded from documents (serve's requests repeat most of their
-// documents: a differential's lockstep asks a state per attempt, states a pod or two apart): a
-// decode into an empty object of the same type from the same JSON gives the same object, so a
-// hit is a deep copy of the pristine one kept (the caller may change its copy). Emptied when
-// it holds decodedCacheBytes of JSON.
-type decodedCache struct {
-	mu    sync.Mutex
-	m     map[decodedKey]runtime.Object
-	bytes int
-}
-
-const decodedCacheBytes = 8 << 20
-
-var decoded decodedCache
-
-func (c *decodedCache) get(k decodedKey) (runtime.Object, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	obj, ok := c.m[k]
-	return obj, ok
-}
-
-func (c *decodedCache) put(k decodedKey, obj runtime.Object, size int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || c.bytes+size > decodedCacheBytes {
-		c.m, c.bytes = map[decodedKey]runtime.Object{}, 0
-	}
-	c.m[k] = obj
-	c.bytes += size
 }
 
 // buildCluster converts the raw objects, applying the API server's create-time behaviour.
