@@ -140,6 +140,44 @@ scenarios) about 1.8 s, the comparer threads 1.06 s (the reference's 267 lockste
 explanations 0.57 s, its 60 runs 0.27 s, the upstream protocol's JSON 0.12 s, comparing the
 explanations 0.11 s); the Go side replayed serially (171 requests): 2.3 s wall, 1.7 s CPU.
 What is left is generation, then the Go simulate and explain worlds (one per request).
+
+Fifth pass (issue 17). Where the CPU goes now (``--seed 1``, small 60, unprofiled: thread CPU
+per thread, the Go children's by ``getrusage``, load average 3.5 to 5): the Python run 1.9 to
+2.0 s (the run's thread, Hypothesis drawing, about 1.0 s; the comparer threads 0.82 to 0.88 s:
+the reference's lockstep explanations 0.41 s, of which loading the states 0.18 s, its 60 runs
+0.21 s, comparing 0.1 s; the upstream protocol's JSON 0.1 s), the Go processes 2.0 s (149
+requests: 71 simulate, 78 explain; about 10 ms of CPU each, 3.5 ms for an empty cluster's
+world), imports 0.8 to 1.1 s. On 2 cores both halves bound the run, so only less CPU raises the
+rate: a wait that overlaps other threads' work does not (Hypothesis' ``seed_all`` waited 0.25 s
+of the run's thread in numpy's ``get_state``, 7 ms of CPU; leaving numpy's random state out
+of it changed nothing: 15.9, 15.2, 15.2, 15.7 scenarios/s with, 16.4, 14.9, 15.2, 17.8
+without). Changed: the reference explains the pods of one lockstep state on one load
+(``ReferenceSubject.explain_many``; ``calls.explain_pods`` asks each pod alone after a crash of
+the reference, so that the crash stays its pod's answer): 310 -> 138 loads, the comparer
+threads' CPU 0.82, 0.83, 0.88, 0.84 s -> 0.71, 0.69, 0.73, 0.74 s and the Python run's 1.94,
+1.99, 2.01, 2.02 s -> 1.84, 1.86, 1.90, 1.83 s (four alternate runs of main's code and of
+this one). The same ScenarioDiffs (``--seed 1 --sizes small=60,medium=15,dra=20,
+storage=10``, with and without 7 planted bugs: 840 byte-identical but medium-0006, where
+upstream breaks a preemption tie at random and two runs of main's code differ as well), and the
+same RunReport and JUnit of ``diff --sizes small=60 --seed 1`` but for the timings. The rate
+(``--no-profile``, five alternate runs in one session, load average 3.7 to 4.7): before 16.0,
+16.0, 15.1, 18.1, 16.3 scenarios/s (mean 16.3), after 16.6, 18.8, 16.1, 16.2, 16.4 (mean 16.8:
+1.03 times; run by run 1.04, 1.18, 1.07, 0.90, 1.01); user + system CPU of the whole process
+(imports and Go included) 5.0 to 5.5 s on both sides: the 0.1 s saved is under the noise. The
+profile (top own time, both threads) before: lock ``acquire`` 3.07 s, ``_draw`` 0.66 s,
+``seed_all`` 0.40 s, ``same`` 0.30 s, ``draw`` 0.28 s; phases generation 39.5 %, reference
+30.8 %, waits 20.8 %, comparison 7.9 %; after: ``acquire`` 3.34 s, ``_draw`` 0.50 s, ``draw``
+0.39 s, ``seed_all`` 0.39 s, ``same`` 0.22 s; generation 40.5 %, reference 30.4 %, waits
+21.4 %, comparison 6.3 % (an earlier pair, load average 4 to 6: the reference 7.31 -> 5.43 s).
+Tried and left out, no difference measured: a cache of the objects serve decoded (keyed on
+the document's JSON; decodeTyped 0.32 -> 0.20 s in a pprof of the 149 requests replayed
+serially, the Go processes' CPU in the run 2.04, 1.99, 2.05, 2.05 s with main's binary, 2.00,
+1.99, 2.05, 2.04 s with it), ``sys.setswitchinterval`` 1 and 0.5 ms, higher ``gc`` thresholds,
+``--upstream-workers 2``; GOMAXPROCS 1 made the replay 2.5 times slower (serve's nanosleep
+pauses holding the only P, likely). 20 scenarios per second is reached on a quiet machine
+(20.5 to 24 at load average 0.3 to 2.9, main's code too) and not under load, where the CPU
+share sets the rate; what is left is CPU: Hypothesis (1 s per 60), upstream's world per request
+and framework per explained pod, the reference's own explanations and runs.
 """
 #: (phase, path fragments of the modules whose time is the phase's), first match wins
 PHASES = (

@@ -29,7 +29,7 @@ from conformance.core.subject import (
     SubjectResult,
 )
 from conformance.engines import diff
-from conformance.engines.diff import lockstep
+from conformance.engines.diff import calls, lockstep
 from conformance.engines.diff.normalize import pod_key
 from conformance.engines.golden import golden_files, read_scenario_file
 from conformance.reporters.console import ConsoleReporter
@@ -326,6 +326,49 @@ def test_lockstep_asks_the_pods_of_one_state_together() -> None:
     cmp = lockstep.lockstep(sc, ReferenceSubject(), up)
     assert up.together == [["default/a"], ["default/b", "default/c"]]
     assert cmp.steps == 3 and cmp.divergences == []
+
+
+def _answers(answers: Sequence[Any]) -> list[Any]:
+    return [f"{type(a).__name__}: {a}" if isinstance(a, Exception) else a for a in answers]
+
+
+def test_the_reference_explains_the_pods_of_one_state_on_one_load(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the lockstep asks the reference the pods of a state together: one load for all, each
+    # explanation (or refusal: a bound pod, an unknown one) the one explain gives alone
+    sc = ScenarioInput([node("n1", "2"), node("n2", "1"), pod("a", nodeName="n1"), pod("b"),
+                        pod("c", "2"), pod("d", "3")])
+    pods = ["default/b", "default/a", "default/c", "default/nope", "default/d"]
+    ref = ReferenceSubject()
+    loads: list[str] = []
+    load = ref._load
+    monkeypatch.setattr(ref, "_load", lambda s: loads.append(s.name) or load(s))
+    many = ref.explain_many(sc, pods)
+    assert len(loads) == 1
+    alone = [calls.explain_pod(ReferenceSubject(), sc, p) for p in pods]
+    assert _answers(many) == _answers(alone)
+    assert isinstance(many[1], ScenarioRejected) and isinstance(many[3], ScenarioRejected)
+
+
+class CrashesOnOnePod(ReferenceSubject):
+    """The reference, crashing on pod ``default/b`` (a bug of the reference); its own
+    ``explain``, which ``explain_many`` asks pod by pod."""
+
+    def explain(self, scenario: ScenarioInput, pod: str) -> dict[str, Any]:
+        if pod == "default/b":
+            raise ZeroDivisionError("planted crash")
+        return super().explain(scenario, pod)
+
+
+def test_a_crash_of_the_reference_is_the_answer_of_its_pod_only() -> None:
+    sc = ScenarioInput([node("n1", "1"), pod("a", "2"), pod("b", "2"), pod("c", "2")])
+    answers = calls.explain_pods(CrashesOnOnePod(), sc, ["default/a", "default/b",
+                                                          "default/c"], reference=True)
+    assert _answers(answers) == _answers(
+        [ReferenceSubject().explain(sc, "default/a"), ZeroDivisionError("planted crash"),
+         ReferenceSubject().explain(sc, "default/c")])
+    with pytest.raises(ZeroDivisionError):
+        calls.explain_pods(CrashesOnOnePod(), sc, ["default/a", "default/b"])
 
 
 def test_known_divergences_file_and_matchers(tmp_path: Path) -> None:

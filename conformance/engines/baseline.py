@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,6 +176,10 @@ class BaselineReference(ReferenceSubject):
 
     def explain(self, scenario: ScenarioInput, pod: str) -> Document:
         return super().explain(self._configured(scenario), pod)
+
+    def explain_many(self, scenario: ScenarioInput, pods: Sequence[str]
+                     ) -> list[Document | ScenarioRejected]:
+        return self.explain_loaded(self._configured(scenario), pods)
 
     @property
     def fixed_config(self) -> Document | None:

@@ -155,6 +155,36 @@ class ReferenceSubject(Subject):
     def explain(self, scenario: ScenarioInput, pod: str) -> Document:
         """Every plugin's verdict and score for pending pod ``pod`` (``ns/name``)."""
         loaded, config = self._load(scenario)
+        return self._explain(scenario, loaded, config, pod)
+
+    def explain_many(self, scenario: ScenarioInput, pods: Sequence[str]
+                     ) -> list[Document | ScenarioRejected]:
+        """:meth:`explain` of each pod, the scenario loaded once for all (:meth:`explain_loaded`);
+        pod by pod when a subclass has an :meth:`explain` of its own (it may change the scenario
+        or the answer first, and then gives its ``explain_many`` too, as ``BaselineReference``)."""
+        if type(self).explain is not ReferenceSubject.explain:
+            return super().explain_many(scenario, pods)
+        return self.explain_loaded(scenario, pods)
+
+    def explain_loaded(self, scenario: ScenarioInput, pods: Sequence[str]
+                       ) -> list[Document | ScenarioRejected]:
+        """The explanation of each pod on one load of the scenario: an explanation builds its
+        own scheduler and leaves the loaded cluster as it was (``explain``'s docstring), so each
+        is the one a load of its own gives; a refusal is that pod's answer."""
+        try:
+            loaded, config = self._load(scenario)
+        except ScenarioRejected as e:
+            return [e for _ in pods]
+        out: list[Document | ScenarioRejected] = []
+        for pod in pods:
+            try:
+                out.append(self._explain(scenario, loaded, config, pod))
+            except ScenarioRejected as e:
+                out.append(e)
+        return out
+
+    def _explain(self, scenario: ScenarioInput, loaded: LoadResult,
+                 config: SchedulerConfiguration | None, pod: str) -> Document:
         matches = [p for p in loaded.cluster.pods if p.key == pod]
         if not matches:
             raise ScenarioRejected(f"no pod {pod!r} in the cluster")

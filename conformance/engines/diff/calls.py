@@ -72,11 +72,20 @@ def explain_pod(subject: Subject, scenario: ScenarioInput, pod: str,
         return e
 
 
-def explain_pods(subject: Subject, scenario: ScenarioInput, pods: Sequence[str]
-                 ) -> list[dict[str, Any] | Exception]:
+def explain_pods(subject: Subject, scenario: ScenarioInput, pods: Sequence[str],
+                 reference: bool = False) -> list[dict[str, Any] | Exception]:
     """``subject.explain_many(scenario, pods)``: :func:`explain_pod` of each pod (a refusal
-    is that pod's answer), asked together (the upstream subject explains them in one world)."""
-    return list(subject.explain_many(scenario, pods))
+    is that pod's answer), asked together (the upstream subject explains them in one world,
+    the reference loads the cluster once). ``reference``: after a crash, each pod is asked
+    alone, so that the crash is the answer of its pod only, as :func:`explain_pod` gives."""
+    try:
+        return list(subject.explain_many(scenario, pods))
+    except SubjectError:
+        raise
+    except Exception:  # noqa: BLE001 - a crash of the in-process reference
+        if not reference:
+            raise
+        return [explain_pod(subject, scenario, pod, reference=True) for pod in pods]
 
 
 def is_rejection(text: str) -> bool:

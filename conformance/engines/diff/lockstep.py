@@ -12,7 +12,7 @@ from typing import Any
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected, Subject
-from conformance.engines.diff.calls import error_text, explain_pod, explain_pods
+from conformance.engines.diff.calls import error_text, explain_pods
 from conformance.engines.diff.model import (
     LOCKSTEP,
     Divergence,
@@ -152,7 +152,7 @@ def lockstep(scenario: ScenarioInput, ref: Subject, up: Subject,
         futures = [executor.submit(explain_pods, up, g[0].scenario, [st.pod for st in g])
                    if executor else None for g in chunk]
         for g, fut in zip(chunk, futures, strict=True):
-            rs = [explain_pod(ref, st.scenario, st.pod, reference=True) for st in g]
+            rs = explain_pods(ref, g[0].scenario, [st.pod for st in g], reference=True)
             us = fut.result() if fut is not None else \
                 explain_pods(up, g[0].scenario, [st.pod for st in g])
             for st, r, u in zip(g, rs, us, strict=True):
