@@ -10,7 +10,7 @@ matching). The invariant and its exceptions: docs/oracles.md#dra_allocations."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -39,7 +39,7 @@ from reference_impl.model.dra import (
     ResourceClaimSpec,
     ResourceSlice,
 )
-from reference_impl.model.objects import Node
+from reference_impl.model.objects import Container, Node, Pod
 from reference_impl.model.scenario import parse_scenario
 
 NAME = "dra_allocations"
@@ -197,35 +197,69 @@ def _allocated(ctx: OracleContext) -> Iterator[tuple[str, str, ResourceClaim, li
 
 def _extended_claim(ctx: OracleContext, pod_key: str, name: str,
                     status: dict[str, Any] | None) -> ResourceClaim | None:
-    """The claim PreBind made for a pod's DRA-backed extended resources
-    (extendeddynamicresources.go ``createRequestsAndMappings``), rebuilt from the pod's
-    ``extendedResourceClaimStatus``: one ExactCount request per mapping, of the class that
-    maps the resource (``deviceclass.resource.kubernetes.io/<class>``, else the one class whose
+    """The claim PreBind made for a pod's DRA-backed extended resources, rebuilt: for each
+    resource the pod's ``extendedResourceClaimStatus`` maps, the requests
+    ``createRequestsAndMappings`` makes (:func:`_extended_requests`), of the class that maps
+    the resource (``deviceclass.resource.kubernetes.io/<class>``, else the one class whose
     ``extendedResourceName`` it is; no class when several are, so only the class's selectors
-    go unchecked) and as many devices as the container requests. None when the pod or its
-    status is unknown."""
+    go unchecked). None when the pod or its status is unknown."""
     pod = ctx.pods_by_key.get(pod_key)
     mappings = (status or {}).get("requestMappings") or []
     if pod is None or not mappings:
         return None
-    containers = {c.name: c for c in (*pod.init_containers, *pod.containers)}
     classes = ctx.cluster.dra.device_classes
     requests = []
-    for m in mappings:
-        resource = str(m.get("resourceName"))
-        container = containers.get(str(m.get("containerName")))
-        count = dict(container.requests).get(resource) if container else None
-        if count is None:
-            return None
+    for resource in sorted({str(m.get("resourceName")) for m in mappings}):
         if resource.startswith(DEVICE_CLASS_RESOURCE_PREFIX):
             cls = resource[len(DEVICE_CLASS_RESOURCE_PREFIX):]
         else:
             named = [c.name for c in classes.values() if c.extended_resource_name == resource]
             cls = named[0] if len(named) == 1 else ""
-        requests.append(DeviceRequest(name=str(m.get("requestName")), exactly=ExactDeviceRequest(
-            device_class_name=cls, count=int(count))))
+        requests += [DeviceRequest(name=rname, exactly=ExactDeviceRequest(
+            device_class_name=cls, count=count))
+            for rname, count in _extended_requests(pod, resource)]
+    requests.sort(key=lambda r: r.name)
     return ResourceClaim(namespace=pod.namespace, name=name, uid="",
                          spec=ResourceClaimSpec(requests=tuple(requests)))
+
+
+def _extended_requests(pod: Pod, resource: str) -> list[tuple[str, int]]:
+    """(request name, device count) of ``createRequestsAndMappings`` for one resource
+    (pkg/scheduler/framework/plugins/dynamicresources/extendeddynamicresources.go): a request
+    per long-lived container (a regular container or a sidecar), and of the short-lived init
+    containers, which first reuse the long-lived requests of the containers from their own
+    index on, only the largest extra request."""
+    containers = (*pod.init_containers, *pod.containers)
+    short = [i for i, c in enumerate(containers)
+             if i < len(pod.init_containers) and c.restart_policy != "Always"]
+    own: list[tuple[str, int] | None] = [
+        None if i in short else _container_request(i, c, resource, ())
+        for i, c in enumerate(containers)]
+    largest: tuple[str, int] | None = None
+    for i in short:
+        r = _container_request(i, containers[i], resource, own[i:])
+        if r is not None and (largest is None or largest[1] < r[1]):
+            largest = r
+    return [r for r in (largest, *own) if r is not None]
+
+
+def _container_request(index: int, container: Container, resource: str,
+                       reusable: Sequence[tuple[str, int] | None]) -> tuple[str, int] | None:
+    """``createResourceRequestAndMappings``: none for a request that is absent, zero or not
+    an integer, or that the ``reusable`` requests cover; else ``container-<index>-request-<i>``
+    (``i``: the resource's place among the container's sorted request names) for what they
+    leave."""
+    requests = dict(container.requests)
+    quantity = requests.get(resource)
+    if quantity is None or quantity == 0 or quantity.denominator != 1:
+        return None
+    need, have = int(quantity), 0
+    for r in reusable:
+        if r is not None:
+            have += r[1]
+            if have >= need:
+                return None
+    return f"container-{index}-request-{sorted(requests).index(resource)}", need - have
 
 
 def _writes_objects(timeline: dict[str, Any] | None) -> bool:

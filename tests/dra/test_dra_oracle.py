@@ -245,3 +245,32 @@ def test_a_shared_device_whose_slice_the_timeline_deletes_later() -> None:
     _devices(over, "default/p3")[0]["consumedCapacity"]["memory"] = str(30 << 30)
     (v,) = dra_allocations.check(over)
     assert "more than the device's 85899345920" in v.message
+
+
+@pytest.mark.parametrize("subject", ["reference", "upstream"])
+def test_an_init_container_reuses_the_requests_of_later_containers(
+        subject: str, request: pytest.FixtureRequest) -> None:
+    """An init container asks for 2 GPUs, a regular container after it for 1: upstream's
+    claim has ``container-1-request-0`` for 1 GPU and the init container's extra request
+    ``container-0-request-0`` for 1 more (it reuses the later container's), not two requests
+    of the containers' own counts (a false alarm the soundness campaign found: dra seed 1).
+    A request that gets fewer devices than it asks for is still caught."""
+    p = make_pod("p-ext").namespace("default")
+    p.init_container(make_container("init").image("registry.k8s.io/pause")
+                     .requests(**{"example.com/gpu": "2"}).limits(**{"example.com/gpu": "2"}))
+    p.container(make_container("c").image("registry.k8s.io/pause")
+                .requests(**{"example.com/gpu": "1"}).limits(**{"example.com/gpu": "1"}))
+    s = ReferenceSubject() if subject == "reference" else request.getfixturevalue("upstream")
+    sc = ScenarioInput([*ext_cluster(3), p.manifest()], None, 0, "reference")
+    ctx = OracleContext.build(sc, s.run(sc))
+    assert ctx.result["bindings"] == {"default/p-ext": "node-1"}
+    got = _devices(ctx, "default/p-ext")
+    assert sorted(d["request"] for d in got) == [
+        "container-0-request-0", "container-1-request-0"]
+    assert dra_allocations.check(ctx) == []
+    ctx.result = copy.deepcopy(ctx.result)
+    _devices(ctx, "default/p-ext")[0]["request"] = "container-1-request-0"
+    msgs = sorted(v.message for v in dra_allocations.check(ctx))
+    assert len(msgs) == 2, msgs
+    assert "request container-0-request-0 got no device" in msgs[0]
+    assert "request container-1-request-0 asks for exactly 1 device(s) and got 2" in msgs[1]
