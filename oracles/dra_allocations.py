@@ -316,25 +316,31 @@ def _untracked(ctx: OracleContext, bound_at: dict[str, float]) -> dict[DeviceID,
     return out
 
 
-def _dra_at_binding(ctx: OracleContext) -> tuple[dict[str, DRAObjects], DRAObjects]:
-    """The DRA objects each pod was bound with (the replay's state at its Bound attempt:
-    the timeline may publish, replace or delete slices, classes and taint rules, and the
-    claims of the pods that went are released) and those at the end; without such events,
+def _dra_at_binding(ctx: OracleContext
+                    ) -> tuple[dict[str, list[DRAObjects]] | None, DRAObjects]:
+    """The DRA objects each pod's allocations may have been made with and those at the end:
+    the replay's states at the pod's attempts that may have run PreBind, its Error attempts
+    (PreBind may write a claim's allocation and then fail on the next claim) and its Bound
+    one, in order (the timeline may publish, replace or delete slices, classes and taint
+    rules, and the claims of the pods that went are released). Without such events, None:
     the cluster's for every pod."""
     if not _writes_objects(ctx.timeline) and not _releases_claims(ctx):
-        return {}, ctx.cluster.dra
-    at: dict[str, DRAObjects] = {}
+        return None, ctx.cluster.dra
+    at: dict[str, list[DRAObjects]] = {}
     replay = Replay.of(ctx)
     for step in replay:
-        if step.outcome == "Bound":
-            at[step.key] = step.state.dra
+        if step.outcome in ("Bound", "Error"):
+            states = at.setdefault(step.key, [])
+            if not states or states[-1] is not step.state.dra:
+                states.append(step.state.dra)
     final = replay.final.dra if replay.final is not None else ctx.cluster.dra
     return at, final
 
 
 def check(ctx: OracleContext) -> list[Violation]:
     """docs/oracles.md#dra_allocations. Each allocation is judged against the DRA objects of
-    the time its pod was bound (``_dra_at_binding``)."""
+    the times it may have been made (``_dra_at_binding``): a device rule is broken when it is
+    broken at each of them."""
     dra_at, final = _dra_at_binding(ctx)
     dra = ctx.cluster.dra
     if not dra and not dra_at:
@@ -354,7 +360,7 @@ def check(ctx: OracleContext) -> list[Violation]:
     # the allocations the scheduler did not make: the input's; with timeline writes, those of
     # the claims allocated when a pod using one of their devices was bound
     external: set[tuple[str, DeviceID]] = set()
-    if not dra_at:
+    if dra_at is None:
         _external_users(dra.claims.values(), None, users, consumed, external)
     judged: set[str] = set()
     bound_at = _bound_at(ctx)
@@ -367,13 +373,14 @@ def check(ctx: OracleContext) -> list[Violation]:
         judged.add(ckey)
         claim_bound_at[ckey] = bound_at.get(pod_key, 0.0)
         node = nodes.get(node_name)
-        then = dra_at.get(pod_key, final if dra_at else dra)
-        if id(then) not in devices_of:
-            devices_of[id(then)] = _newest_devices(then, rules)
-        devices_then = devices_of[id(then)]
+        thens = (dra_at.get(pod_key) or [final]) if dra_at is not None else [dra]
+        for t in thens:
+            if id(t) not in devices_of:
+                devices_of[id(t)] = _newest_devices(t, rules)
+        then = thens[-1]
         requests = dict(_requests(claim))
         per_request: dict[str, list[tuple[DeviceID, Device | None]]] = {}
-        if dra_at:
+        if dra_at is not None:
             mine = {(str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
                     for r in results}
             _external_users((c for k, c in then.claims.items() if k != ckey), mine, users,
@@ -382,21 +389,22 @@ def check(ctx: OracleContext) -> list[Violation]:
             did: DeviceID = (str(r.get("driver")), str(r.get("pool")), str(r.get("device")))
             rname = str(r.get("request"))
             where = f"claim {ckey} request {rname}: device {'/'.join(did)}"
-            loc = devices_then.get(did)
-            if loc is not None:
-                located[did] = loc
+            found = [(t, loc) for t in thens
+                     if (loc := devices_of[id(t)].get(did)) is not None]
             req = requests.get(rname)
-            per_request.setdefault(rname, []).append((did, loc.device if loc else None))
-            if loc is None:
+            per_request.setdefault(rname, []).append(
+                (did, found[-1][1].device if found else None))
+            if not found:
                 out.append(Violation(NAME, pod_key, node_name,
                                      f"{where} is in no ResourceSlice of its pool's newest "
                                      "generation"))
                 continue
+            located[did] = found[-1][1]
             users.setdefault(did, []).append((ckey, bool(req and req.admin_access)))
             if not (req and req.admin_access):
                 _consume(consumed, did, ((n, Fraction(str(q))) for n, q in
                                          (r.get("consumedCapacity") or {}).items()))
-            if node is not None and not _reaches(loc, node):
+            if node is not None and not any(_reaches(loc, node) for _, loc in found):
                 out.append(Violation(NAME, pod_key, node_name,
                                      f"{where} is not reachable from node {node_name} (its "
                                      "slice's node selection does not match the node)"))
@@ -404,30 +412,38 @@ def check(ctx: OracleContext) -> list[Violation]:
                 out.append(Violation(NAME, pod_key, node_name,
                                      f"{where}: the claim has no request {rname}"))
                 continue
-            cls = then.device_classes.get(req.device_class_name)
-            for owner, sels in ((f"device class {req.device_class_name}",
-                                 cls.selectors if cls else ()), ("the request", req.selectors)):
-                failed = _selector_failure(sels, did[0], loc.device)
-                if failed is not None:
-                    out.append(Violation(NAME, pod_key, node_name,
-                                         f"{where} does not satisfy the selector of {owner}: "
-                                         f"{failed}"))
-            # honoured only where the release's DRADeviceTaints is on (alpha and off in v1.34:
-            # the API server drops the taints, dropDisabledDRADeviceTaintsFields in
-            # pkg/registry/resource/resourceslice/strategy.go, and DynamicResources'
-            # enableDeviceTaints is off, pkg/scheduler/framework/plugins/dynamicresources/
-            # dynamicresources.go)
-            for t in loc.device.taints if taints_honoured else ():
-                if t.effect in (DEVICE_TAINT_NO_SCHEDULE, DEVICE_TAINT_NO_EXECUTE) and not any(
-                        _tolerated(tol, t) for tol in req.tolerations):
-                    out.append(Violation(NAME, pod_key, node_name,
-                                         f"{where} has the taint {t.key}={t.value}:{t.effect}, "
-                                         "which the request does not tolerate"))
+            broken = [_device_rules_broken(where, t, loc, req, taints_honoured)
+                      for t, loc in found]
+            if all(broken):
+                out += [Violation(NAME, pod_key, node_name, m) for m in broken[-1]]
         out += _counts(pod_key, node_name, claim, requests, per_request)
         out += _constraints(pod_key, node_name, claim, per_request)
     untracked = _untracked(ctx, bound_at) if DROPPED_SHARED_DEVICE in ctx.follow else {}
     out += _shared(located, users, untracked, claim_bound_at, ctx.met)
     out += _over_capacity(located, consumed)
+    return out
+
+
+def _device_rules_broken(where: str, then: DRAObjects, loc: _Located,
+                         req: ExactDeviceRequest, taints_honoured: bool) -> list[str]:
+    """What a device breaks of its request's rules in the DRA objects ``then``: the selectors
+    of the request's device class and of the request, and the taints it does not tolerate.
+    Taints are honoured only where the release's DRADeviceTaints is on (alpha and off in
+    v1.34: the API server drops the taints, dropDisabledDRADeviceTaintsFields in
+    pkg/registry/resource/resourceslice/strategy.go, and DynamicResources' enableDeviceTaints
+    is off, pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go)."""
+    out: list[str] = []
+    cls = then.device_classes.get(req.device_class_name)
+    for owner, sels in ((f"device class {req.device_class_name}",
+                         cls.selectors if cls else ()), ("the request", req.selectors)):
+        failed = _selector_failure(sels, loc.slice.driver, loc.device)
+        if failed is not None:
+            out.append(f"{where} does not satisfy the selector of {owner}: {failed}")
+    for t in loc.device.taints if taints_honoured else ():
+        if t.effect in (DEVICE_TAINT_NO_SCHEDULE, DEVICE_TAINT_NO_EXECUTE) and not any(
+                _tolerated(tol, t) for tol in req.tolerations):
+            out.append(f"{where} has the taint {t.key}={t.value}:{t.effect}, which the "
+                       "request does not tolerate")
     return out
 
 

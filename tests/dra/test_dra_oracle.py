@@ -26,7 +26,7 @@ from reference_impl.testing.wrappers import (
     make_resource_slice,
 )
 from strategies.dra_holders import ER_HOLDER, ER_WAITER
-from tests.dra.gpu_scenarios import GPU, allocated, gpu_cluster, pod
+from tests.dra.gpu_scenarios import GPU, allocated, device, gpu_cluster, pod
 from tests.dra.test_dra_extended_holders import released
 from tests.dra.test_dra_extended_resources import cluster as ext_cluster
 from tests.dra.test_dra_extended_resources import pod as ext_pod
@@ -274,3 +274,46 @@ def test_an_init_container_reuses_the_requests_of_later_containers(
     assert len(msgs) == 2, msgs
     assert "request container-0-request-0 got no device" in msgs[0]
     assert "request container-1-request-0 asks for exactly 1 device(s) and got 2" in msgs[1]
+
+
+def _claim_listed_twice(taint_at: str) -> list[dict[str, Any]]:
+    """p lists the claim ``c`` twice: its first attempt's PreBind allocates ``c`` (gpu-0)
+    and then fails on the second entry ("got allocated elsewhere in the meantime"); the next
+    attempt binds p with the allocation made then. At ``taint_at`` a DeviceTaintRule taints
+    every GPU NoSchedule."""
+    p = make_pod("p").namespace("default").container("registry.k8s.io/pause")
+    p.resource_claim("a", claim="c").resource_claim("b", claim="c")
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+            "metadata": {"name": "unhealthy"},
+            "spec": {"deviceSelector": {"driver": GPU},
+                     "taint": {"key": "example.com/unhealthy", "value": "true",
+                               "effect": "NoSchedule"}}}
+    timeline = {"apiVersion": "kschedconf/v1", "kind": "Scenario", "spec": {"events": [
+        {"at": taint_at, "action": "applyObject", "object": rule}]}}
+    return [*gpu_cluster(["a100", "a100"]), make_resource_claim("c").request_with_name("gpu", GPU)
+            .manifest(), p.manifest(), timeline]
+
+
+@pytest.mark.parametrize("subject", ["reference", "upstream"])
+def test_an_allocation_made_by_an_earlier_attempt_is_judged_then(
+        subject: str, request: pytest.FixtureRequest) -> None:
+    """The taint comes after the attempt that allocated the claim and before the one that
+    bound the pod: the allocation broke no rule when it was made (judged at the binding, it
+    read as an untolerated taint: soundness campaign, dra seed 4, both subjects). A taint
+    there before the first attempt is still caught."""
+    s = ReferenceSubject() if subject == "reference" else request.getfixturevalue("upstream")
+    sc = ScenarioInput(_claim_listed_twice("500ms"), None, 0, "reference")
+    ctx = OracleContext.build(sc, s.run(sc))
+    assert [a["outcome"] for a in ctx.result["attempts"]] == ["Error", "Bound"]
+    assert ctx.result["attempts"][1]["time"] >= 1
+    assert dra_allocations.check(ctx) == []
+    early = ScenarioInput(_claim_listed_twice("0s"), None, 0, "reference")
+    ctx = OracleContext.build(early, s.run(early))
+    assert [a["outcome"] for a in ctx.result["attempts"]][:1] == ["Unschedulable"]
+    ctx.result = copy.deepcopy(ctx.result)
+    ctx.result["bindings"] = {"default/p": "node-1"}
+    ctx.result["resourceClaims"] = {"default/p": [
+        {"name": "a", "claim": "c", "allocation": {"devices": [device("gpu", "gpu-0")]}}]}
+    ctx.result["attempts"][-1].update(outcome="Bound", node="node-1")
+    msgs = [v.message for v in dra_allocations.check(ctx)]
+    assert any("has the taint example.com/unhealthy=true:NoSchedule" in m for m in msgs), msgs
