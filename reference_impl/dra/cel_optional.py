@@ -173,8 +173,30 @@ def _of_non_zero(value: Any) -> Any:
     return NONE if zero else OptionalValue(value, True)
 
 
+def _end(xs: Any, i: int) -> Any:
+    """ext/lists.go ``first``/``last``: the element as an optional, none for an empty list."""
+    if not isinstance(xs, ct.ListType | list):
+        return no_overload("first" if i == 0 else "last", xs)
+    return OptionalValue(xs[i], True) if xs else NONE
+
+
+def _unwrap(xs: Any) -> Any:
+    """cel/library.go ``optUnwrap`` (``optional.unwrap(l)``, ``l.unwrapOpt()``): the values
+    of a list of optionals, the nones left out."""
+    if not isinstance(xs, ct.ListType | list):
+        return no_overload("unwrapOpt", xs)
+    values: list[OptionalValue] = [x for x in xs if isinstance(x, OptionalValue)]
+    if len(values) != len(xs):
+        return err("value is not optional")
+    return ct.ListType([x.value for x in values if x.present])
+
+
 FUNCTIONS: dict[str, Any] = {
     "optional.of": _of,
     "optional.ofNonZeroValue": _of_non_zero,
     "optional.none": lambda: NONE,
+    "optional.unwrap": _unwrap,
+    "unwrapOpt": _unwrap,
+    "first": lambda xs: _end(xs, 0),
+    "last": lambda xs: _end(xs, -1),
 }

@@ -303,27 +303,10 @@ def _sort_by_keys(xs: Any, keys: Any) -> Any:
     return ct.ListType([xs[i] for i in sorted(range(len(keys)), key=lambda i: keys[i])])
 
 
-def _end(xs: Any, i: int) -> Any:
-    """ext/lists.go ``first``/``last``: the element as an optional, none for an empty list."""
-    if not isinstance(xs, list):
-        return _Err("no such overload")
-    return OptionalValue(xs[i], True) if xs else NONE
-
-
-def _unwrap(xs: Any) -> Any:
-    """cel/library.go ``optUnwrap``: the values of a list of optionals."""
-    if not isinstance(xs, list):
-        return _Err("no such overload")
-    if not all(isinstance(x, OptionalValue) for x in xs):
-        return _Err("value is not optional")
-    return ct.ListType([x.value for x in xs if x.present])
-
-
-#: functions the reference's CEL evaluates in its evaluator (cel_macros.py) or lacks (first,
-#: last, unwrap), as functions here (their cost is the default, 1)
-_FUNCTIONS: dict[str, Callable[..., Any]] = {"first": lambda xs: _end(xs, 0)}
-_FUNCTIONS |= {"last": lambda xs: _end(xs, -1), "optional.unwrap": _unwrap, "unwrapOpt": _unwrap}
-_FUNCTIONS |= {"value": _value, "@sortByAssociatedKeys": _sort_by_keys}
+#: functions the reference's CEL evaluates in its evaluator (cel_macros.py), as functions here
+#: (their cost is the default, 1)
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"value": _value}
+_FUNCTIONS["@sortByAssociatedKeys"] = _sort_by_keys
 _FUNCTIONS["hasValue"] = lambda v: (
     ct.BoolType(v.present) if isinstance(v, OptionalValue) else _Err("no such overload")
 )
