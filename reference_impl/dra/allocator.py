@@ -21,8 +21,10 @@ from reference_impl.dra.capacity import (
     request_fits,
 )
 from reference_impl.dra.cel import (
+    DEFAULT_OPTIONS,
     CELCompileError,
     CELMatchError,
+    CELOptions,
     CompiledSelector,
     DeviceView,
 )
@@ -157,7 +159,7 @@ class Allocator:
         binding_pools_last: bool = True,
         capacity_gate_check: str = "subrequest",
         cel_no_such_key_hint: bool = True,
-        cel_includes: bool = True,
+        cel_options: CELOptions = DEFAULT_OPTIONS,
         config_result: str = "once-cleared",
         shared: Set[DeviceID] = frozenset(),
         aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None,
@@ -181,8 +183,8 @@ class Allocator:
         #: switch dra-cel-no-such-key-hint: whether a CEL runtime error for a missing key gets
         #: ``cel.EnhanceRuntimeError``'s hint
         self.cel_no_such_key_hint = cel_no_such_key_hint
-        #: switch dra-cel-includes: whether selectors may call the list library's ``includes``
-        self.cel_includes = cel_includes
+        #: switches dra-cel-includes and dra-cel-go: the selectors' CEL (dra/cel.py)
+        self.cel_options = cel_options
         #: switch dra-config-result (releases/behaviours.py): "once-cleared" (v0.37.2) or
         #: "per-matching-request" (v0.34.4 to v0.36.3)
         if config_result not in ("once-cleared", "per-matching-request"):
@@ -210,7 +212,7 @@ class Allocator:
         got = self._cel.get(expression)
         if got is None:
             try:
-                got = compile_selector(expression, includes=self.cel_includes)
+                got = compile_selector(expression, options=self.cel_options)
             except CELCompileError as e:
                 got = e
             self._cel[expression] = got

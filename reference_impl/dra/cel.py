@@ -28,9 +28,22 @@ import lark
 from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError
 
-from reference_impl.dra import cel_format, cel_library, cel_netip, cel_optional, cel_url
+from reference_impl.dra import (
+    cel_format,
+    cel_generations,
+    cel_library,
+    cel_netip,
+    cel_optional,
+    cel_url,
+)
 from reference_impl.dra.cel_errors import err, no_overload
-from reference_impl.dra.cel_macros import NAMESPACES, LibraryRunner, macro_variables
+from reference_impl.dra.cel_macros import (
+    NAMESPACES,
+    OPERATORS,
+    LibraryRunner,
+    dotted_name,
+    macro_variables,
+)
 from reference_impl.dra.cel_syntax import MAX_ERRORS_TO_REPORT, syntax_errors
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
 from reference_impl.model.quantity import QuantityError, parse_quantity_string
@@ -156,13 +169,56 @@ class Quantity:
         return hash(self.value)
 
 
-class AttributeMap(ct.MapType):
-    """``newStringInterfaceMapWithDefault``: a lookup of a missing key gives an empty map."""
+#: cel-go's generations the releases link (k8s.io/kubernetes go.mod: v0.26.0 up to v1.36.3,
+#: v0.29.2 in v1.37.2); switch dra-cel-go (releases/behaviours.py)
+CEL_GO_V0_26 = "v0.26.0"
+CEL_GO_V0_29 = "v0.29.2"
+
+
+@dataclass(frozen=True, slots=True)
+class CELOptions:
+    """What of the selectors' CEL a release decides: ``includes`` (switch dra-cel-includes,
+    the list library's ``includes``) and ``cel_go`` (switch dra-cel-go, the cel-go generation:
+    its rules that differ are in ``cel_generations.py``)."""
+
+    includes: bool = True
+    cel_go: str = CEL_GO_V0_29
+
+    def __post_init__(self) -> None:
+        if self.cel_go not in (CEL_GO_V0_26, CEL_GO_V0_29):
+            raise ValueError(f"unknown cel-go generation {self.cel_go!r}")
+
+    @property
+    def v0_26(self) -> bool:
+        return self.cel_go == CEL_GO_V0_26
+
+
+DEFAULT_OPTIONS = CELOptions()
+
+
+def release_options(switch: Callable[[str], str]) -> CELOptions:
+    """The options of a release: ``switch(name)`` gives its variant of a switch
+    (releases/behaviours.py: dra-cel-includes, dra-cel-go)."""
+    return CELOptions(switch("dra-cel-includes") == "lists-v1", switch("dra-cel-go"))
+
+
+class AttributeMap(cel_optional.DefaultMap):
+    """``newStringInterfaceMapWithDefault``: a lookup of a missing key gives an empty map
+    (its ``Find`` finds every key: an optional select of a missing domain is present, the empty
+    map). ``v0_26``: cel-go v0.26.0 unwraps an optional operand of a select with
+    ``GetValue().Value()`` (interpreter/attributes.go ``applyQualifiers``; v0.29.2:
+    ``GetValue()``), the native map without the default: there a missing domain is absent."""
 
     def __getitem__(self, key: Any) -> Any:
         if dict.__contains__(self, key):
             return dict.__getitem__(self, key)
         return ct.MapType({})
+
+
+class AttributeMapV026(AttributeMap):
+    """:class:`AttributeMap` under cel-go v0.26.0."""
+
+    v0_26 = True
 
 
 def _semver(s: Any, normalize: Any = False) -> Any:
@@ -276,6 +332,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **cel_url.FUNCTIONS,
     **cel_optional.FUNCTIONS,
     **cel_format.FUNCTIONS,
+    **OPERATORS,
 }
 
 
@@ -337,9 +394,12 @@ def _literal_type(tree: Any) -> str | None:
     return _LITERAL_TYPES.get(kind) if isinstance(kind, str) else None
 
 
+#: the message type the environment declares (compile.go's ``device`` variable's type); a
+#: literal of it compiles, and fails at runtime (no type provider makes it)
+DEVICE_TYPE = "kubernetes.DRADevice"
 #: the variable, and the standard type names (``int``...: checker/standard.go's type idents)
 _DECLARED: tuple[str, ...] = ("device", "bool", "bytes", "double", "int", "uint", "string")
-_DECLARED += ("list", "map", "null_type", "type")
+_DECLARED += ("list", "map", "null_type", "type", "optional_type")
 
 
 def _undeclared(tree: Any) -> Any | None:
@@ -349,6 +409,12 @@ def _undeclared(tree: Any) -> Any | None:
     bound: set[str] = set()
     namespaces: set[int] = set()
     for node in tree.iter_subtrees():
+        if node.data == "member_object":  # a message type's name: the device's type only
+            name = dotted_name(node.children[0]).lstrip(".")
+            if name != DEVICE_TYPE:
+                at = node.children[0].meta
+                return lark.Token("IDENT", name, line=at.end_line, column=at.end_column)
+            namespaces.update(id(n) for n in node.children[0].iter_subtrees())
         if node.data == "member_dot_arg":
             bound.update(macro_variables(node))
             receiver = node.children[0]
@@ -428,12 +494,16 @@ class CompiledSelector:
     """A compiled selector (``CompilationResult``): ``device_matches`` evaluates it."""
 
     def __init__(
-        self, expression: str, consumable_capacity: bool = True, includes: bool = True
+        self,
+        expression: str,
+        consumable_capacity: bool = True,
+        options: CELOptions = DEFAULT_OPTIONS,
     ) -> None:
         self.expression = expression
         self.consumable_capacity = consumable_capacity
+        self.options = options
         ast = parse_tree(expression)
-        token = _undeclared(ast) or (None if includes else _call_of(ast, "includes"))
+        token = _undeclared(ast) or (None if options.includes else _call_of(ast, "includes"))
         if token is not None:
             raise CELCompileError(
                 "compilation failed: "
@@ -447,30 +517,37 @@ class CompiledSelector:
         out = _literal_type(ast)
         if out is not None:
             raise CELCompileError(f"must evaluate to bool or the unknown type, not {out}")
+        functions = cel_generations.functions(FUNCTIONS, options.v0_26)
         with _COMPILE_LOCK:
-            self._program = _env().program(ast, functions=FUNCTIONS)
+            self._program = _env().program(ast, functions=functions)
 
     def device_matches(self, device: DeviceView) -> bool:
-        return self.value_matches(device_value(device, self.consumable_capacity))
+        return self.value_matches(device_value(device, self.consumable_capacity, self.options))
 
     def value_matches(self, dev: Any) -> bool:
         """``device_matches`` of the ``device`` variable's value (:func:`device_value`)."""
         try:
-            result = self._program.evaluate({"device": dev})
+            # the type name optional_type as a value: what type() gives of an optional
+            names: Any = {"device": dev, "optional_type": cel_optional.OptionalValue}
+            result = self._program.evaluate(names)
         except CELEvalError as e:
             raise CELMatchError(_eval_message(e)) from None
         if isinstance(result, CELEvalError):
             raise CELMatchError(_eval_message(result))
+        if isinstance(result, cel_optional.OptionalValue) and result.present:
+            if isinstance(result.value, ct.BoolType | bool):
+                return bool(result.value)  # Optional.ConvertToNative: the value's
         if not isinstance(result, ct.BoolType | bool):
-            raise CELMatchError(
-                f"CEL result of type {_type_name(result)} could not be converted to bool"
-            )
+            raise CELMatchError(not_bool_message(result))
         return bool(result)
 
 
-def device_value(device: DeviceView, consumable_capacity: bool = True) -> Any:
+def device_value(
+    device: DeviceView, consumable_capacity: bool = True, options: CELOptions = DEFAULT_OPTIONS
+) -> Any:
     """The ``device`` variable DeviceMatches builds (an attribute or capacity domain that is
-    not there reads as an empty map)."""
+    not there reads as an empty map; ``options``: the cel-go generation's map)."""
+    mapping = AttributeMapV026 if options.v0_26 else AttributeMap
     attributes: dict[str, dict[str, Any]] = {}
     for name, value in device.attributes:
         domain, ident = parse_qualified_name(name, device.driver)
@@ -481,13 +558,13 @@ def device_value(device: DeviceView, consumable_capacity: bool = True) -> Any:
         capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
     dev: dict[Any, Any] = {
         ct.StringType("driver"): ct.StringType(device.driver),
-        ct.StringType("attributes"): AttributeMap(
+        ct.StringType("attributes"): mapping(
             {
                 ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
                 for d, m in attributes.items()
             }
         ),
-        ct.StringType("capacity"): AttributeMap(
+        ct.StringType("capacity"): mapping(
             {
                 ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
                 for d, m in capacity.items()
@@ -515,18 +592,38 @@ def _attribute(value: AttributeValue) -> Any:
     return ct.StringType(value)
 
 
-def _type_name(v: Any) -> str:
-    if isinstance(v, ct.ListType):
-        return "list"
-    if isinstance(v, ct.MapType):
-        return "map"
-    if isinstance(v, ct.IntType):
-        return "int"
-    if isinstance(v, ct.StringType):
-        return "string"
-    if isinstance(v, ct.DoubleType):
-        return "double"
-    return type(v).__name__
+def _conversion(v: Any) -> tuple[str, str]:
+    """The CEL type name of a result and its ``ConvertToNative(bool)`` error."""
+    if isinstance(v, cel_optional.OptionalValue):
+        if not v.present:
+            return "optional_type", "optional.none() dereference"
+        return "optional_type", _conversion(v.value)[1]
+    if isinstance(v, str):
+        return "string", "unsupported native conversion from string to 'bool'"
+    if isinstance(v, ct.UintType):
+        return "uint", "unsupported type conversion from 'uint' to bool"
+    if isinstance(v, int) and not isinstance(v, bool):
+        return "int", "unsupported type conversion from 'int' to bool"
+    if isinstance(v, ct.DoubleType | float):
+        return "double", "type conversion error from Double to 'bool'"
+    if isinstance(v, Semver):
+        return "kubernetes.Semver", "type conversion error from 'Semver' to 'bool'"
+    if isinstance(v, Quantity):
+        return "kubernetes.Quantity", "type conversion error from 'Quantity' to 'bool'"
+    if isinstance(v, dict):
+        return "map", "type conversion error from map to 'bool'"
+    if isinstance(v, list | tuple):
+        return "list", "type conversion error from list to 'bool'"
+    return type(v).__name__, ""
+
+
+def not_bool_message(result: Any) -> str:
+    """``DeviceMatches``' error for a result that is not a bool (compile.go): "CEL result of
+    type T could not be converted to bool: E", E the value's ``ConvertToNative`` error
+    (common/types of cel-go; an optional's value's, or ``optional.none() dereference``)."""
+    kind, why = _conversion(result)
+    message = f"CEL result of type {kind} could not be converted to bool"
+    return f"{message}: {why}" if why else message
 
 
 _NO_MEMBER = re.compile(r"no such member in mapping: '(.*)'")
@@ -545,8 +642,8 @@ def _eval_message(e: CELEvalError) -> str:
 
 
 def compile_selector(
-    expression: str, consumable_capacity: bool = True, includes: bool = True
+    expression: str, consumable_capacity: bool = True, options: CELOptions = DEFAULT_OPTIONS
 ) -> CompiledSelector:
-    """``CompileCELExpression`` (the StoredExpressions environment; ``includes``: switch
-    dra-cel-includes, the list library's ``includes``); raises :class:`CELCompileError`."""
-    return CompiledSelector(expression, consumable_capacity, includes)
+    """``CompileCELExpression`` (the StoredExpressions environment; ``options``: what the
+    release decides, :class:`CELOptions`); raises :class:`CELCompileError`."""
+    return CompiledSelector(expression, consumable_capacity, options)

@@ -14,6 +14,7 @@ expr)``, a comprehension whose accumulator is ``var``; compile.go adds it from 1
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from functools import reduce
 from typing import Any, cast
@@ -52,9 +53,46 @@ TWO_VAR_MACROS = {
     "transformMap": (3, 4),
     "transformMapEntry": (3, 4),
 }
-#: CEL's ``&&``/``||`` (an error absorbed by the other side's decisive value), for ``reduce``
-_AND: Callable[[Any, Any], Any] = celpy.celtypes.logical_and
-_OR: Callable[[Any, Any], Any] = celpy.celtypes.logical_or
+
+
+def _logical(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """CEL's ``&&``/``||`` (an error absorbed by the other side's decisive value; of two
+    errors the left, interpretable.go ``evalOr``/``evalAnd``), for ``reduce``."""
+
+    def f(x: Any, y: Any) -> Any:
+        if isinstance(x, CELEvalError) and isinstance(y, CELEvalError):
+            return x
+        return op(x, y)
+
+    return f
+
+
+_AND = _logical(celpy.celtypes.logical_and)
+_OR = _logical(celpy.celtypes.logical_or)
+
+
+def _condition(cond: Any, left: Any, right: Any) -> Any:
+    """``_?_:_``: an error condition is the result (interpretable.go ``evalConditional``)."""
+    if isinstance(cond, CELEvalError):
+        return cond
+    return celpy.celtypes.logical_condition(cond, left, right)
+
+
+def _index(target: Any, key: Any) -> Any:
+    """``_[_]``: an error operand is the result, the target's first."""
+    if isinstance(target, CELEvalError) or isinstance(key, CELEvalError):
+        return target if isinstance(target, CELEvalError) else key
+    return operator.getitem(target, key)
+
+
+#: celpy's operators where it would raise on an error operand ("found no matching overload
+#: for _&&_ ..."): cel-go's results
+OPERATORS: dict[str, Callable[..., Any]] = {
+    "_&&_": _AND,
+    "_||_": _OR,
+    "_?_:_": _condition,
+    "_[_]": _index,
+}
 #: the methods of an optional value
 _OPTIONAL_METHODS = ("hasValue", "value", "or", "orValue", "optMap", "optFlatMap")
 #: methods that celpy's evaluator would treat as its own macros
@@ -68,6 +106,67 @@ def simple_ident(tree: Any) -> str | None:
         node = node.children[0]
     if isinstance(node, lark.Tree) and node.data == "ident" and node.children:
         return str(node.children[0])
+    return None
+
+
+_CHAIN = ("member_dot", "member_dot_opt", "member_index", "member_index_opt")
+
+
+def relative(tree: Any) -> bool:
+    """Whether a select's operand is no attribute (cel-go's planner: a relative attribute of
+    a call's value, ``optional.of(m).?k``), not a chain of selects and indexes down to a
+    variable (parentheses make no node)."""
+    node = tree
+    while isinstance(node, lark.Tree):
+        if node.data in _CHAIN:
+            node = node.children[0]
+        elif node.data == "ident":
+            return False
+        elif len(node.children) == 1:
+            node = node.children[0]
+        else:
+            return True
+    return True
+
+
+def may_be_optional(tree: Any) -> bool:
+    """Whether ``tree``'s value may be optional: it holds an optional select or index, or
+    (a relative attribute) a call of the optional library."""
+    if has_optional(tree):
+        return True
+    if not relative(tree) or not isinstance(tree, lark.Tree):
+        return False
+    return any(
+        (t.data in ("ident", "dot_ident") and str(t.children[0]) == "optional")
+        or (t.data == "member_dot_arg" and str(t.children[1]) in _OPTIONAL_METHODS)
+        for t in tree.iter_subtrees()
+    )
+
+
+def dotted_name(tree: Any) -> str:
+    """The name a message literal's type is written as (``kubernetes.DRADevice``)."""
+    node = tree
+    while isinstance(node, lark.Tree) and len(node.children) == 1 and node.data != "ident":
+        node = node.children[0]
+    if isinstance(node, lark.Tree) and node.data == "member_dot":
+        return f"{dotted_name(node.children[0])}.{node.children[1]}"
+    if isinstance(node, lark.Tree) and node.children:
+        return str(node.children[0])
+    return str(node)
+
+
+def _optional_has(tree: Any) -> Any | None:
+    """The operand of ``tree`` if it is ``has(x.f)`` of an optional chain, else None."""
+    node = tree
+    while isinstance(node, lark.Tree) and len(node.children) == 1:
+        node = node.children[0]
+    if not (isinstance(node, lark.Tree) and node.data == "ident_arg"):
+        return None
+    if str(node.children[0]) != "has" or len(node.children) < 2:
+        return None
+    args = node.children[1]
+    if isinstance(args, lark.Tree) and len(args.children) == 1 and has_optional(args):
+        return args.children[0]
     return None
 
 
@@ -105,11 +204,54 @@ class LibraryEvaluator(Evaluator):
 
     def member_dot_opt(self, tree: lark.Tree) -> Any:
         """``a.?b`` (cel_optional.py)."""
-        return select(self.visit(tree.children[0]), ct.StringType(str(tree.children[1])), True)
+        target = self.visit(tree.children[0])
+        key = ct.StringType(str(tree.children[1]))
+        return select(target, key, True, relative(tree.children[0]))
 
     def member_index_opt(self, tree: lark.Tree) -> Any:
         """``a[?b]``."""
-        return select(self.visit(tree.children[0]), self.visit(tree.children[1]), True)
+        target = self.visit(tree.children[0])
+        return select(target, self.visit(tree.children[1]), True, relative(tree.children[0]))
+
+    def macro_has_eval(self, exprlist: lark.Tree) -> Any:
+        """``has(x.f)`` (``evalTestOnly``): an error of ``x`` is the result; after an optional
+        (an optional chain) whether the chain's value is present."""
+        node = exprlist.children[0]
+        while isinstance(node, lark.Tree) and len(node.children) == 1:
+            node = node.children[0]
+        if isinstance(node, lark.Tree) and node.data == "member_dot":
+            operand = self.visit(node.children[0])
+            if isinstance(operand, CELEvalError):
+                return operand
+        value = self.visit(exprlist.children[0])
+        if isinstance(value, OptionalValue):
+            return ct.BoolType(value.present)
+        return ct.BoolType(not isinstance(value, CELEvalError))
+
+    def expr(self, tree: lark.Tree) -> Any:
+        """A conditional: a branch that is ``has(x.f)`` after an optional is the optional
+        chain's value, not a bool (cel-go v0.26.0 and v0.29.2 planner.go: the conditional of
+        attributes, ``conditionalAttribute``, resolves the branch's attribute, whose presence
+        test qualifier of an optional chain gives the optional; DeviceMatches then fails:
+        "CEL result of type optional_type could not be converted to bool: ...")."""
+        if len(tree.children) == 3 and any(_optional_has(b) for b in tree.children[1:]):
+            cond = self.visit(tree.children[0])
+            if isinstance(cond, ct.BoolType):
+                branch = tree.children[1] if cond else tree.children[2]
+                chain = _optional_has(branch)
+                return self.visit(branch if chain is None else chain)
+        return super().expr(tree)
+
+    def member_object(self, tree: lark.Tree) -> Any:
+        """A message literal (``kubernetes.DRADevice{...}``, the type the checker knows):
+        ``evalObj`` evaluates the fields (the first error ends it), then the type provider
+        makes no such object: "unknown type 'T'"."""
+        if len(tree.children) > 1 and isinstance(tree.children[1], lark.Tree):
+            for value_tree in tree.children[1].children[1::2]:
+                value = self.visit(value_tree)
+                if isinstance(value, CELEvalError):
+                    return value
+        return err(f"unknown type '{dotted_name(tree.children[0]).lstrip('.')}'")
 
     def exprlist(self, tree: lark.Tree) -> Any:
         """A list literal with optional elements (``evalList``): a none is left out."""
@@ -160,18 +302,20 @@ class LibraryEvaluator(Evaluator):
 
     def member_dot(self, tree: lark.Tree) -> Any:
         """A select after an optional one stays optional (``applyQualifiers``)."""
-        if has_optional(tree.children[0]):
+        if may_be_optional(tree.children[0]):
             target = self.visit(tree.children[0])
             if isinstance(target, OptionalValue):
-                return select(target, ct.StringType(str(tree.children[1])), True)
+                key = ct.StringType(str(tree.children[1]))
+                return select(target, key, True, relative(tree.children[0]))
         return super().member_dot(tree)
 
     def member_index(self, tree: lark.Tree) -> Any:
         """An index after an optional select stays optional."""
-        if has_optional(tree.children[0]):
+        if may_be_optional(tree.children[0]):
             target = self.visit(tree.children[0])
             if isinstance(target, OptionalValue):
-                return select(target, self.visit(tree.children[1]), True)
+                key = self.visit(tree.children[1])
+                return select(target, key, True, relative(tree.children[0]))
         return super().member_index(tree)
 
     def _optional_method(self, target: OptionalValue, name: str, args: list[Any]) -> Any:
@@ -217,6 +361,8 @@ class LibraryEvaluator(Evaluator):
             target = self.visit(member_tree)
             if isinstance(target, OptionalValue):
                 return self._optional_method(target, name, args)
+            if isinstance(target, CELEvalError):
+                return target
         if receiver == "cel" and name == "bind" and len(args) == 3:
             return self._bind(args)
         function = self._namespaced(receiver, name)

@@ -107,15 +107,34 @@ def has_optional(tree: Any) -> bool:
     )
 
 
-def select(target: Any, key: Any, optional: bool) -> Any:
+class DefaultMap(ct.MapType):
+    """A map whose ``Find`` finds every key (``cel.AttributeMap``): an optional select of a
+    missing key is present; ``v0_26``: cel-go v0.26.0 drops the default where the map is the
+    value of an optional operand (``plain``)."""
+
+    v0_26 = False
+
+    def plain(self) -> ct.MapType:
+        """The map without its default (v0.26.0's ``GetValue().Value()``: the native map)."""
+        return ct.MapType(dict(self))
+
+
+def select(target: Any, key: Any, optional: bool, relative: bool = False) -> Any:
     """A select or index of ``key`` on ``target`` (``applyQualifiers``): on an optional, or
-    as ``.?``/``[?``, a presence test whose result is optional; else a plain lookup."""
+    as ``.?``/``[?``, a presence test whose result is optional (on a value that is no
+    container: none, attributes.go ``refQualify`` without ``errorOnBadPresenceTest``); else a
+    plain lookup. ``relative``: ``target`` is the value of an operand that is no attribute (a
+    call: ``optional.of(device.attributes).?foo``), which v0.26.0 unwraps natively."""
     if isinstance(target, CELEvalError) or isinstance(key, CELEvalError):
         return target if isinstance(target, CELEvalError) else key
     if isinstance(target, OptionalValue):
         if not target.present:
             return target
         target, optional = target.value, True
+        if relative and isinstance(target, DefaultMap) and target.v0_26:
+            target = target.plain()
+    if optional and isinstance(target, DefaultMap) and isinstance(key, str):
+        return OptionalValue(target[key], True)
     if isinstance(target, ct.MapType | dict):
         found = next((k for k in target if _same_key(k, key)), None)
         if found is None:
@@ -129,6 +148,8 @@ def select(target: Any, key: Any, optional: bool) -> Any:
         if 0 <= key < len(target):
             return OptionalValue(target[key], True) if optional else target[key]
         return NONE if optional else err(f"index out of bounds: {key}")
+    if optional and not isinstance(target, ct.ListType | list):
+        return NONE
     return no_overload("_[_]", target, key)
 
 
@@ -152,8 +173,30 @@ def _of_non_zero(value: Any) -> Any:
     return NONE if zero else OptionalValue(value, True)
 
 
+def _end(xs: Any, i: int) -> Any:
+    """ext/lists.go ``first``/``last``: the element as an optional, none for an empty list."""
+    if not isinstance(xs, ct.ListType | list):
+        return no_overload("first" if i == 0 else "last", xs)
+    return OptionalValue(xs[i], True) if xs else NONE
+
+
+def _unwrap(xs: Any) -> Any:
+    """cel/library.go ``optUnwrap`` (``optional.unwrap(l)``, ``l.unwrapOpt()``): the values
+    of a list of optionals, the nones left out."""
+    if not isinstance(xs, ct.ListType | list):
+        return no_overload("unwrapOpt", xs)
+    values: list[OptionalValue] = [x for x in xs if isinstance(x, OptionalValue)]
+    if len(values) != len(xs):
+        return err("value is not optional")
+    return ct.ListType([x.value for x in values if x.present])
+
+
 FUNCTIONS: dict[str, Any] = {
     "optional.of": _of,
     "optional.ofNonZeroValue": _of_non_zero,
     "optional.none": lambda: NONE,
+    "optional.unwrap": _unwrap,
+    "unwrapOpt": _unwrap,
+    "first": lambda xs: _end(xs, 0),
+    "last": lambda xs: _end(xs, -1),
 }

@@ -19,11 +19,11 @@ from typing import Any
 import celpy.celtypes as ct
 from celpy.evaluation import CELEvalError, base_functions
 
-from reference_impl.dra import cel
+from reference_impl.dra import cel, cel_generations
 from reference_impl.dra.cel_checker import parse
 from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
 from reference_impl.dra.cel_netip import Addr, Prefix
-from reference_impl.dra.cel_optional import NONE, OptionalValue
+from reference_impl.dra.cel_optional import NONE, DefaultMap, OptionalValue
 from reference_impl.dra.cel_overloads import BOOL, BYTES, DOUBLE, INT, NULL, STRING, UINT
 from reference_impl.dra.cel_parse import Expr
 from reference_impl.dra.cel_url import URL
@@ -303,27 +303,10 @@ def _sort_by_keys(xs: Any, keys: Any) -> Any:
     return ct.ListType([xs[i] for i in sorted(range(len(keys)), key=lambda i: keys[i])])
 
 
-def _end(xs: Any, i: int) -> Any:
-    """ext/lists.go ``first``/``last``: the element as an optional, none for an empty list."""
-    if not isinstance(xs, list):
-        return _Err("no such overload")
-    return OptionalValue(xs[i], True) if xs else NONE
-
-
-def _unwrap(xs: Any) -> Any:
-    """cel/library.go ``optUnwrap``: the values of a list of optionals."""
-    if not isinstance(xs, list):
-        return _Err("no such overload")
-    if not all(isinstance(x, OptionalValue) for x in xs):
-        return _Err("value is not optional")
-    return ct.ListType([x.value for x in xs if x.present])
-
-
-#: functions the reference's CEL evaluates in its evaluator (cel_macros.py) or lacks (first,
-#: last, unwrap), as functions here (their cost is the default, 1)
-_FUNCTIONS: dict[str, Callable[..., Any]] = {"first": lambda xs: _end(xs, 0)}
-_FUNCTIONS |= {"last": lambda xs: _end(xs, -1), "optional.unwrap": _unwrap, "unwrapOpt": _unwrap}
-_FUNCTIONS |= {"value": _value, "@sortByAssociatedKeys": _sort_by_keys}
+#: functions the reference's CEL evaluates in its evaluator (cel_macros.py), as functions here
+#: (their cost is the default, 1)
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"value": _value}
+_FUNCTIONS["@sortByAssociatedKeys"] = _sort_by_keys
 _FUNCTIONS["hasValue"] = lambda v: (
     ct.BoolType(v.present) if isinstance(v, OptionalValue) else _Err("no such overload")
 )
@@ -333,17 +316,18 @@ class Tracker:
     """One evaluation's ``CostTracker`` (``limit``: ``CostTrackerLimit``)."""
 
     def __init__(
-        self, limit: int | None = CEL_SELECTOR_EXPRESSION_MAX_COST, order: int = 0
+        self,
+        limit: int | None = CEL_SELECTOR_EXPRESSION_MAX_COST,
+        order: int = 0,
+        v0_26: bool = False,
     ) -> None:
         self.cost = 0
         self.limit = limit
         #: a map's iteration order (Go's is random): 0 as built, 1 reversed, 2 rotated by one
         self.order = order
-        self.functions: dict[str, Callable[..., Any]] = {
-            **base_functions,
-            **cel.FUNCTIONS,
-            **_FUNCTIONS,
-        }
+        self.v0_26 = v0_26  # cel-go v0.26.0's rules (dra/cel_generations.py)
+        library = cel_generations.tracker_functions(cel.FUNCTIONS, v0_26)
+        self.functions: dict[str, Callable[..., Any]] = {**library, **_FUNCTIONS}
         #: per node (by identity, the tree outlives the tracker): literal values, constness
         self._literals: dict[int, Any] = {}
         self._consts: dict[int, bool] = {}
@@ -552,7 +536,8 @@ class Tracker:
                 return v
         errs = [v for v in vals if isinstance(v, _Err)]
         out = errs[0] if errs else self.apply(e.name, vals)
-        self.add(call_cost(e.name, vals, out, overload))
+        v026 = self.v0_26 and cel_generations.call_cost_v0_26(e.name, vals, overload, e.target)
+        self.add(call_cost(e.name, vals, out, overload) if v026 is None or v026 is False else v026)
         return out
 
     def folded(self, e: Expr) -> Any:
@@ -646,6 +631,7 @@ class Tracker:
             quals = []
         elif opt:
             obj = obj.value
+            obj = obj.plain() if isinstance(obj, DefaultMap) and obj.v0_26 else obj
         for q in quals:
             if isinstance(obj, _Err):
                 break
@@ -781,13 +767,17 @@ class Tracker:
 
 
 def actual_cost(
-    root: Expr, device: Any, limit: int | None = CEL_SELECTOR_EXPRESSION_MAX_COST, order: int = 0
+    root: Expr,
+    device: Any,
+    limit: int | None = CEL_SELECTOR_EXPRESSION_MAX_COST,
+    order: int = 0,
+    options: Any = None,
 ) -> int:
     """The actual cost of evaluating ``root`` (``dra/cel_checker.py``'s tree) with ``device``
-    (celpy's value of the ``device`` variable); raises :class:`CostLimitExceeded` once it
-    passes ``limit``, :class:`Unsupported` for what is not restated; ``order``: see
+    (``cel.device_value`` with ``options``, a ``cel.CELOptions``); raises :class:`CostLimitExceeded`
+    once it passes ``limit``, :class:`Unsupported` for what is not restated; ``order``: see
     :class:`Tracker`. Where cel-go panics (:class:`Panicked`), the cost it reached."""
-    tracker = Tracker(limit, order)
+    tracker = Tracker(limit, order, (options or cel.DEFAULT_OPTIONS).v0_26)
     try:
         tracker.eval(root, None, {"device": device})
     except Panicked:
@@ -853,11 +843,11 @@ def counted_tree(expression: str) -> Expr | None:
     return root if needs_runtime_cost(root) else None
 
 
-def exceeds_limit(root: Expr, device: Any) -> bool:
+def exceeds_limit(root: Expr, device: Any, options: Any = None) -> bool:
     """Whether cel-go's evaluation of ``root`` on ``device`` stops at the cost limit (False for
     what is not restated, :class:`Unsupported`: then it is evaluated uncounted)."""
     try:
-        actual_cost(root, device)
+        actual_cost(root, device, options=options)
     except CostLimitExceeded:
         return True
     except Unsupported:
@@ -870,23 +860,24 @@ class LimitedSelector(cel.CompiledSelector):
     an evaluation whose actual cost passes the limit fails with cel-go's error."""
 
     def __init__(
-        self, expression: str, consumable_capacity: bool = True, includes: bool = True
+        self, expression: str, consumable_capacity: bool = True, options: Any = None
     ) -> None:
-        super().__init__(expression, consumable_capacity, includes)
+        super().__init__(expression, consumable_capacity, options or cel.DEFAULT_OPTIONS)
         self._counted: Expr | None | bool = None  # not decided yet; False: not counted
 
     def device_matches(self, device: cel.DeviceView) -> bool:
-        dev = cel.device_value(device, self.consumable_capacity)
+        dev = cel.device_value(device, self.consumable_capacity, self.options)
         if self._counted is None:
             self._counted = counted_tree(self.expression) or False
-        if isinstance(self._counted, Expr) and exceeds_limit(self._counted, dev):
+        if isinstance(self._counted, Expr) and exceeds_limit(self._counted, dev, self.options):
             raise cel.CELMatchError(COST_LIMIT_MESSAGE)
         return self.value_matches(dev)
 
 
 def compile_selector(
-    expression: str, consumable_capacity: bool = True, includes: bool = True
+    expression: str, consumable_capacity: bool = True, options: Any = None
 ) -> LimitedSelector:
     """``CompileCELExpression`` with the runtime cost limit (``dra/cel.py``'s
-    ``compile_selector`` evaluates without it); raises ``CELCompileError``."""
-    return LimitedSelector(expression, consumable_capacity, includes)
+    ``compile_selector`` evaluates without it; ``options``: ``cel.CELOptions``); raises
+    ``CELCompileError``."""
+    return LimitedSelector(expression, consumable_capacity, options)

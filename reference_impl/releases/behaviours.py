@@ -162,6 +162,16 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "to 'includes'\" (absent; v1.36 declares it only with DRAListTypeAttributes, off "
             "by default). reference_impl/dra/cel.py",
             v1_34_4="absent", v1_35_4="absent", v1_36_3="absent", v1_37_2="lists-v1"),
+    _switch("dra-cel-go", "github.com/google/cel-go v0.26.0 (k8s.io/kubernetes v1.34.4 to "
+            "v1.36.3 go.mod) and v0.29.2 (v1.37.2): interpreter/runtimecost.go, "
+            "interpreter/attributes.go, ext/lists.go, ext/strings.go",
+            "the cel-go generation the selectors are evaluated with: v0.26.0 costs startsWith "
+            "and endsWith by the receiver and the global matches(s, re) at 1, unwraps an "
+            "optional operand natively (optional.of(device.attributes).?d of a missing domain "
+            "is none, not the empty map), lists.range(-1) is [] and indexOf/lastIndexOf of \"\" "
+            "give the offset unchecked; v0.29.2 the other way. reference_impl/dra/"
+            "cel_generations.py",
+            v1_34_4="v0.26.0", v1_35_4="v0.26.0", v1_36_3="v0.26.0", v1_37_2="v0.29.2"),
     _switch("dra-config-result", "unverified (allocator_*.go of v0.37.2, all variants)",
             "Allocate's \"Populate configs\": a claim config naming requests is added once per "
             "request or selected subrequest it names, and keeps its requests "

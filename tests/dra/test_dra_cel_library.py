@@ -28,7 +28,13 @@ from pathlib import Path
 
 import pytest
 
-from reference_impl.dra.cel import CELCompileError, CELMatchError, DeviceView, compile_selector
+from reference_impl.dra.cel import (
+    CELCompileError,
+    CELMatchError,
+    CELOptions,
+    DeviceView,
+    compile_selector,
+)
 from reference_impl.dra.cel_netip import AddrError, parse_addr, parse_prefix
 from reference_impl.releases.behaviours import BEHAVIOURS
 
@@ -332,7 +338,7 @@ def test_includes_is_in_the_environment_of_1_37_only() -> None:
     device = DeviceView(D, (("attr", "fish"),))
     assert compile_selector(expression).device_matches(device)
     with pytest.raises(CELCompileError) as e:
-        compile_selector(expression, includes=False)
+        compile_selector(expression, options=CELOptions(includes=False))
     assert str(e.value) == (
         "compilation failed: ERROR: <input>:1:51: undeclared reference to 'includes' (in "
         f"container '')\n | {expression}\n | {'.' * 50}^")

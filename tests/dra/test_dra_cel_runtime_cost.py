@@ -1,17 +1,19 @@
-"""cel-go's actual cost of DRA selectors (reference_impl/dra/cel_runtime_cost.py) against the
-real one, and the scheduler's runtime cost limit (``cel.CostLimit`` in compile.go).
+"""cel-go's actual cost and outcome of DRA selectors (dra/cel_runtime_cost.py, dra/cel.py) per
+release against the real ones, and the scheduler's runtime cost limit (``cel.CostLimit``).
 
-The corpus: the cost corpora's expressions (test_dra_cel_cost.py, cel_cost_expressions.txt,
-the libraries' tables), two-variable comprehensions and the forms of cel_runtime_forms.txt
-(optionals, sortBy, bytes, type names, format, dyn operands), on the devices below.
-``cel_actual_costs.txt`` records ``upstream/celcost -actual`` (cel-go v0.29.2, dra cel v0.37.2)
-where five runs agreed and the reference's cost is the same in three map orders (a comprehension
-that stops early over a map of several entries depends on Go's random map order). Re-record:
-``python3 -m tests.dra.test_dra_cel_runtime_cost --record``.
+The corpus: the cost corpora's expressions, two-variable comprehensions and cel_runtime_forms.txt
+on the devices below. ``cel_actual_costs.txt`` records ``upstream/celcost -actual`` (v1.37.2:
+cel-go v0.29.2), ``cel_actual_costs_v1.36.3.txt`` one built for v1.36.3 (cel-go v0.26.0, as
+v1.34.4 and v1.35.4 link, theirs giving the same answers), where five runs agreed and the
+reference's cost is the same in three map orders. Re-record: ``python3 -m
+tests.dra.test_dra_cel_runtime_cost --record [--release R]`` (R's celcost: KSCHEDCONF_CELCOST,
+``go build -modfile=releases/R/go.mod ./celcost`` in upstream/). cel_outcome_divergences.txt:
+the outcomes the reference does not restate.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -24,7 +26,9 @@ import pytest
 from conformance.core.scenario import ScenarioInput
 from conformance.subjects.reference import ReferenceSubject
 from conformance.subjects.upstream import UpstreamSubject, binary_available
+from reference_impl.config.args import NodeResourcesFitArgs
 from reference_impl.dra import cel
+from reference_impl.dra.allocator import Allocator
 from reference_impl.dra.cel_checker import parse
 from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
 from reference_impl.dra.cel_runtime_cost import (
@@ -33,15 +37,28 @@ from reference_impl.dra.cel_runtime_cost import (
     CostLimitExceeded,
     Unsupported,
     actual_cost,
+    compile_selector,
     has_relative_attribute,
     needs_runtime_cost,
 )
+from reference_impl.framework.testing import FakeHandle
 from reference_impl.model.dra import DeviceCapacity, Version
 from reference_impl.model.quantity import parse_quantity_string
+from reference_impl.plugins.dynamicresources.dynamicresources import DynamicResources
+from reference_impl.plugins.noderesources.fit import Fit
+from reference_impl.releases import load
+from reference_impl.releases.behaviours import BEHAVIOURS
+from reference_impl.releases.pinned import UPSTREAM_RELEASE as PINNED
 from tests.dra.test_dra_cel_cost import AT_LIMIT, COSTS, MEASURED, OVER_LIMIT, TABLES
 from tests.dra.test_dra_cel_tables_upstream import REFUSED
 
 RECORDED = Path(__file__).with_name("cel_actual_costs.txt")
+#: each release's recorded corpus: v1.34.4's and v1.35.4's celcost (main.go without the
+#: DRAListTypeAttributes field their dra library lacks) gave v1.36.3's 2369 answers
+V0_26 = RECORDED.with_name("cel_actual_costs_v1.36.3.txt")
+CORPORA = {PINNED: RECORDED, "v1.36.3": V0_26, "v1.35.4": V0_26, "v1.34.4": V0_26}
+#: the expressions whose outcome the reference does not restate (the cost it does)
+KNOWN_OUTCOMES = RECORDED.with_name("cel_outcome_divergences.txt")
 D = "dra.example.com"
 CAP = f'device.capacity["{D}"]'
 ATTR = f'device.attributes["{D}"]'
@@ -138,7 +155,14 @@ def device_view(d: dict[str, Any]) -> cel.DeviceView:
     )
 
 
-def _ours(expression: str, device: int, order: int = 0) -> str:
+def options(release: str) -> cel.CELOptions:
+    """The release's CEL options, from its switches."""
+    return cel.release_options(lambda name: BEHAVIOURS[name].variants[release])
+
+
+def _ours(
+    expression: str, device: int, order: int = 0, opts: cel.CELOptions = cel.DEFAULT_OPTIONS
+) -> str:
     """The reference's actual cost (the cost at which it stops, over the limit), "UNSUPPORTED",
     or "-" for a selector the checker refuses (upstream's scheduler does not compile it);
     ``order``: the maps' iteration order (``Tracker``)."""
@@ -147,8 +171,8 @@ def _ours(expression: str, device: int, order: int = 0) -> str:
     except cel.CELCompileError:
         return "-"
     try:
-        value = cel.device_value(device_view(DEVICES[device]))
-        return str(actual_cost(root, value, order=order))
+        value = cel.device_value(device_view(DEVICES[device]), options=opts)
+        return str(actual_cost(root, value, order=order, options=opts))
     except CostLimitExceeded as e:
         return str(e.cost)
     except Unsupported:
@@ -157,8 +181,32 @@ def _ours(expression: str, device: int, order: int = 0) -> str:
         return "-"
 
 
-def _celcost() -> str | None:
+@functools.lru_cache(maxsize=4096)
+def _compiled(expression: str, opts: cel.CELOptions) -> Any:
+    try:
+        return compile_selector(expression, True, opts)
+    except cel.CELCompileError as e:
+        return e
+
+
+def _outcome(expression: str, device: int, opts: cel.CELOptions) -> str:
+    """The reference's outcome as celcost prints it: true, false, or ERR and the error
+    (Go's ``%q``); "COMPILE" for a selector it does not compile."""
+    selector = _compiled(expression, opts)
+    if isinstance(selector, cel.CELCompileError):
+        return "COMPILE"
+    try:
+        return "true" if selector.device_matches(device_view(DEVICES[device])) else "false"
+    except cel.CELMatchError as e:
+        return "ERR " + json.dumps(str(e), ensure_ascii=False)
+
+
+def _celcost(release: str = PINNED) -> str | None:
+    """The release's celcost with -actual: KSCHEDCONF_CELCOST, else upstream/bin's for the
+    pinned release, KSCHEDCONF_CELCOST_<release with _ for .> for another."""
     built = Path(__file__).parents[2] / "upstream" / "bin" / "kschedconf-celcost"
+    if release != PINNED:
+        built = Path(os.environ.get(f"KSCHEDCONF_CELCOST_{release.replace('.', '_')}", "-"))
     binary = os.environ.get("KSCHEDCONF_CELCOST") or (str(built) if built.exists() else "")
     if not binary:
         return None
@@ -174,58 +222,98 @@ def _upstream(pairs: list[tuple[str, int]], binary: str) -> list[str]:
     return run.stdout.splitlines()
 
 
-def _recorded() -> list[tuple[int, str, str]]:
+def _recorded(release: str = PINNED) -> list[tuple[int, str, str]]:
     out = []
-    for line in RECORDED.read_text().splitlines():
+    for line in CORPORA[release].read_text().splitlines():
         if line and not line.startswith("#"):
             device, expression, answer = line.split("\t")
             out.append((int(device), json.loads(expression), answer))
     return out
 
 
-def _order_dependent(expression: str, device: int) -> bool:
+def _order_dependent(expression: str, device: int, opts: cel.CELOptions) -> bool:
     """Whether the cost depends on the maps' order (as built, reversed, rotated)."""
-    return len({_ours(expression, device, order) for order in range(3)}) > 1
+    return len({_ours(expression, device, order, opts) for order in range(3)}) > 1
 
 
-def _record() -> None:
-    binary = _celcost()
-    assert binary, "build upstream/celcost (upstream/build.sh) or set KSCHEDCONF_CELCOST"
+def _record(release: str) -> None:
+    binary = _celcost(release)
+    assert binary, f"build {release}'s upstream/celcost and set KSCHEDCONF_CELCOST"
+    opts = options(release)
     pairs = [(e, d) for e in _corpus() for d in range(len(DEVICES))]
     runs = [_upstream(pairs, binary) for _ in range(5)]
     kept = [
         f"{d}\t{json.dumps(e)}\t{a}"
         for (e, d), a, *more in zip(pairs, *runs, strict=True)
-        if all(b == a for b in more) and not a.startswith("- ERR") and not _order_dependent(e, d)
+        if all(b == a for b in more)
+        and not a.startswith("- ERR")
+        and not _order_dependent(e, d, opts)
     ]
-    head = "# device\texpression\tupstream/celcost -actual: actual cost and outcome\n"
-    RECORDED.write_text(head + "\n".join(kept) + "\n")
+    head = f"# device\texpression\tupstream/celcost -actual ({release}): actual cost and outcome\n"
+    CORPORA[release].write_text(head + "\n".join(kept) + "\n")
 
 
-def _compare(recorded: list[tuple[int, str, str]]) -> tuple[list[Any], int]:
-    """The recorded evaluations that differ (the reference's cost, "UNSUPPORTED" for one not
-    restated), and how many are compared; an expression that does not read the device is
-    compared on the first device only (compile_test.go's "expensive" takes the reference some
-    15 s to count to the limit)."""
-    differ, compared, seen = [], 0, set()
-    for device, expression, answer in recorded:
+def _known_outcomes() -> set[str]:
+    lines = KNOWN_OUTCOMES.read_text().splitlines()
+    return {json.loads(e) for e in lines if e and not e.startswith("#")}
+
+
+def _compare(release: str) -> tuple[list[Any], set[str], int]:
+    """:func:`_compare_corpus` of the release's corpus and options (releases sharing both
+    are compared once)."""
+    return _compare_corpus(CORPORA[release], options(release))
+
+
+@functools.cache
+def _compare_corpus(corpus: Path, opts: cel.CELOptions) -> tuple[list[Any], set[str], int]:
+    """The recorded evaluations of ``corpus`` whose cost differs (the reference's,
+    "UNSUPPORTED" for one not restated) or whose outcome differs but for the expressions of
+    KNOWN_OUTCOMES, the expressions whose outcome differs, and how many are compared; an
+    expression that does not read the device is compared on the first device only
+    (compile_test.go's "expensive" takes the reference some 15 s to count to the limit)."""
+    differ, diverging, compared, seen = [], set(), 0, set()
+    known = _known_outcomes()
+    release = next(r for r, c in CORPORA.items() if c == corpus)
+    for device, expression, answer in _recorded(release):
         if "device" not in expression and expression in seen:
             continue
         seen.add(expression)
         compared += 1
-        ours = _ours(expression, device)
-        if ours != answer.split(" ", 1)[0]:
-            differ.append((device, expression[:120], answer, ours))
-    return differ, compared
+        cost, outcome = answer.split(" ", 1)
+        ours, ours_outcome = _ours(expression, device, 0, opts), _outcome(expression, device, opts)
+        if ours_outcome != outcome:
+            diverging.add(expression)
+        if ours != cost or (ours_outcome != outcome and expression not in known):
+            differ.append((device, expression[:120], answer, ours, ours_outcome[:120]))
+    return differ, diverging, compared
 
 
-def test_the_recorded_actual_costs() -> None:
+@pytest.mark.parametrize("release", sorted(CORPORA))
+def test_the_recorded_actual_costs_and_outcomes(release: str) -> None:
     """Every recorded evaluation compared has upstream's actual cost (every form is
-    restated), the ones stopped at the limit included (the cost at which cel-go stopped)."""
-    recorded = _recorded()
-    differ, compared = _compare(recorded)
+    restated), the ones stopped at the limit included (the cost at which cel-go stopped), and
+    its outcome (the error's text included) but for the known divergences, which all still
+    differ (the list is kept true)."""
+    differ, diverging, compared = _compare(release)
     assert differ == []
-    assert compared >= 1300 and len(recorded) >= 2200
+    assert diverging == _known_outcomes()
+    assert compared >= 1300 and len(_recorded(release)) >= 2200
+
+
+def test_the_releases_differ_as_their_cel_go() -> None:
+    """The two corpora differ where cel-go v0.26.0 and v0.29.2 do (dra/cel_generations.py):
+    string functions' costs, the global matches, a relative optional select of a missing
+    domain, lists.range(-1), indexOf/lastIndexOf of ""; the reference follows each."""
+    older = {(d, e): a for d, e, a in _recorded("v1.36.3")}
+    differ = {(d, e) for d, e, a in _recorded(PINNED) if older.get((d, e), a) != a}
+    forms = {e for _, e in differ}
+    assert "lists.range(-1).size() == 0" in forms
+    assert "optional.of(device.attributes).?foo.hasValue()" in forms
+    assert 'matches(device.driver, "a+b")' in forms
+    assert "'tacocat'.indexOf('', -1) == 0" in forms
+    assert len(differ) >= 35
+    assert options("v1.36.3") == cel.CELOptions(False, cel.CEL_GO_V0_26)
+    assert options(PINNED) == cel.DEFAULT_OPTIONS
 
 
 def test_the_docs_example_stops_at_the_limit() -> None:
@@ -262,13 +350,15 @@ def test_the_gate_skips_only_what_the_estimate_bounds() -> None:
     assert not has_relative_attribute(parse('device.capacity["a"].?memory.hasValue()'))
 
 
-def test_against_upstream_celcost() -> None:
-    """The corpus on upstream/bin/kschedconf-celcost (built with -actual), where order does not
-    matter: the same actual costs as recorded."""
-    binary = _celcost()
+@pytest.mark.parametrize("release", sorted(CORPORA))
+def test_against_upstream_celcost(release: str) -> None:
+    """The corpus on the release's celcost (the pinned one's upstream/bin/kschedconf-celcost,
+    another's KSCHEDCONF_CELCOST_v1_36_3...), where order does not matter: the same actual
+    costs and outcomes as recorded."""
+    binary = _celcost(release)
     if binary is None:
-        pytest.skip("upstream/bin/kschedconf-celcost with -actual is not built")
-    recorded = _recorded()
+        pytest.skip(f"no celcost with -actual for {release}")
+    recorded = _recorded(release)
     answers = _upstream([(e, d) for d, e, _ in recorded], binary)
     assert [a for (_, _, a) in recorded] == answers
 
@@ -355,6 +445,28 @@ def test_the_limit_fails_the_allocation_as_upstream() -> None:
         assert _attempts(upstream) == ref
 
 
+@pytest.mark.parametrize("release", ["v1.34.4", "v1.35.4", "v1.36.3", "v1.37.2"])
+def test_the_plugins_and_the_allocator_take_the_release_options(release: str) -> None:
+    """Switches dra-cel-includes and dra-cel-go reach the allocator (through the
+    DynamicResources plugin) and NodeResourcesFit's DRA scorer as one ``CELOptions``: on
+    v0.26.0 ``lists.range(-1)`` is ``[]``, on v0.29.2 an error."""
+    data = load(release)
+    handle = FakeHandle(release=data, features={"DRAExtendedResource": True})
+    plugin = DynamicResources(None, handle)
+    fit = Fit(NodeResourcesFitArgs(), handle)
+    opts = options(release)
+    assert plugin.cel_options == opts == fit.scorer.dra_matcher.options
+    assert opts.cel_go == (cel.CEL_GO_V0_26 if release != "v1.37.2" else cel.CEL_GO_V0_29)
+    allocator = Allocator(set(), {}, [], cel_options=plugin.cel_options)
+    selector = allocator.compiled("lists.range(-1).size() == 0")
+    assert isinstance(selector, cel.CompiledSelector)
+    if opts.v0_26:
+        assert selector.device_matches(cel.DeviceView(D))
+    else:
+        with pytest.raises(cel.CELMatchError, match="size must be non-negative, got -1"):
+            selector.device_matches(cel.DeviceView(D))
+
+
 def test_a_concatenation_takes_member_functions() -> None:
     """``_+_`` of two strings gave celpy's plain ``str``, on which ``contains`` failed ("no
     such overload"); the corpus's ``(d + "/" + k).contains(...)`` relies on it."""
@@ -362,5 +474,5 @@ def test_a_concatenation_takes_member_functions() -> None:
     assert sel.device_matches(cel.DeviceView("d"))
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
-    _record()
+if __name__ == "__main__" and sys.argv[1:2] == ["--record"]:
+    _record(sys.argv[3] if sys.argv[2:3] == ["--release"] else PINNED)

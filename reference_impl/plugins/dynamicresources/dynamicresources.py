@@ -23,6 +23,7 @@ from reference_impl.api.node_selectors import (
     new_node_selector,
 )
 from reference_impl.dra.allocator import Allocator, AllocatorError
+from reference_impl.dra.cel import release_options
 from reference_impl.dra.variants import binding_pools_last, capacity_gate_check
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -197,8 +198,8 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
         #: switch dra-cel-no-such-key-hint (the allocator's CEL runtime errors)
         self.cel_no_such_key_hint = behaviour(handle, "dra-cel-no-such-key-hint") == "hint"
-        #: switch dra-cel-includes (the CEL environment's list library)
-        self.cel_includes = behaviour(handle, "dra-cel-includes") == "lists-v1"
+        #: switches dra-cel-includes (the CEL environment's list library) and dra-cel-go
+        self.cel_options = release_options(lambda name: behaviour(handle, name))
         #: switch dra-config-result: how the allocation result's claim configs are built
         self.config_result = behaviour(handle, "dra-config-result")
         self.binding_timeout = float(getattr(args, "binding_timeout_seconds", 600.0))
@@ -338,7 +339,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 binding_pools_last=self.binding_pools_last,
                 capacity_gate_check=self.capacity_gate_check,
                 cel_no_such_key_hint=self.cel_no_such_key_hint,
-                cel_includes=self.cel_includes,
+                cel_options=self.cel_options,
                 config_result=self.config_result,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from reference_impl.config.args import ResourceSpec
 from reference_impl.dra.allocator import DeviceID
 from reference_impl.dra.cel import (
+    DEFAULT_OPTIONS,
     CELCompileError,
     CELMatchError,
+    CELOptions,
     CompiledSelector,
     DeviceView,
 )
@@ -71,20 +73,21 @@ def get_dra_pre_scored_params(
 class DeviceClassMatcher:
     """``deviceMatchesClass`` with the scorer's CEL cache (compiled expressions, kept for the
     plugin's lifetime like upstream's ``celCache``; ``consumable_capacity`` is the
-    DRAConsumableCapacity feature of that cache; ``includes``: switch dra-cel-includes)."""
+    DRAConsumableCapacity feature of that cache; ``options``: the release's CEL, switches
+    dra-cel-includes and dra-cel-go)."""
 
-    __slots__ = ("consumable_capacity", "includes", "_compiled")
+    __slots__ = ("consumable_capacity", "options", "_compiled")
 
-    def __init__(self, consumable_capacity: bool, includes: bool = True) -> None:
+    def __init__(self, consumable_capacity: bool, options: CELOptions = DEFAULT_OPTIONS) -> None:
         self.consumable_capacity = consumable_capacity
-        self.includes = includes
+        self.options = options
         self._compiled: dict[str, CompiledSelector | CELCompileError] = {}
 
     def _compile(self, expression: str) -> CompiledSelector | CELCompileError:
         got = self._compiled.get(expression)
         if got is None:
             try:
-                got = compile_selector(expression, self.consumable_capacity, self.includes)
+                got = compile_selector(expression, self.consumable_capacity, self.options)
             except CELCompileError as e:
                 got = e
             self._compiled[expression] = got

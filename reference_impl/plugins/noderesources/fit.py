@@ -23,6 +23,7 @@ from reference_impl.config.args import (
     ResourceSpec,
     ScoringStrategy,
 )
+from reference_impl.dra.cel import release_options
 from reference_impl.dra.extendedresourcecache import (
     RESOURCE_DEVICE_CLASS_PREFIX,
     ExtendedResourceCache,
@@ -484,7 +485,7 @@ class Fit(PreFilterPlugin, FilterPlugin, EnqueueExtensions, PreScorePlugin, Scor
             # EnableConsumableCapacity from DRAConsumableCapacity)
             self.scorer.dra_matcher = DeviceClassMatcher(
                 feature_enabled(handle, "DRAConsumableCapacity"),
-                behaviour(handle, "dra-cel-includes") == "lists-v1")
+                release_options(lambda name: behaviour(handle, name)))
 
     def _dra_pre_score_state(self) -> DRAPreScoreState | None:
         """``getDRAPreScoredParams`` when DRAExtendedResource is on, else None."""
