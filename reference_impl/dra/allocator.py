@@ -1,9 +1,7 @@
 """The structured allocator, "incubating" variant of v0.37.2 (the one ``structured.NewAllocator``
 picks for v1.37.2's default features): depth-first search with backtracking over pools,
 slices and devices, ``firstAvailable`` subrequests, consumable capacity and binding
-conditions.
-
-Upstream: k8s.io/dynamic-resource-allocation/structured/internal/incubating/
+conditions. Upstream: k8s.io/dynamic-resource-allocation/structured/internal/incubating/
 allocator_incubating.go and constraint.go (v0.37.2). The search order and what is not
 modelled: docs/dra.md#module-notes."""
 
@@ -140,8 +138,7 @@ def taint_prevents_allocation(device: Device, request: ExactDeviceRequest) -> bo
 
 
 class Allocator:
-    """``incubating.Allocator``: ``allocated`` holds the devices already in use
-    (``AllocatedState.AllocatedDevices``)."""
+    """``incubating.Allocator``: ``allocated``: ``AllocatedState.AllocatedDevices``."""
 
     def __init__(
         self,
@@ -161,6 +158,7 @@ class Allocator:
         cel_no_such_key_hint: bool = True,
         cel_options: CELOptions = DEFAULT_OPTIONS,
         config_result: str = "once-cleared",
+        counter_slices_always: bool = False,
         shared: Set[DeviceID] = frozenset(),
         aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None,
     ) -> None:
@@ -190,6 +188,7 @@ class Allocator:
         if config_result not in ("once-cleared", "per-matching-request"):
             raise ValueError(f"unknown dra-config-result variant {config_result!r}")
         self.config_result = config_result
+        self.counter_slices_always = counter_slices_always  # switch dra-counter-slices-relevant
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -206,6 +205,15 @@ class Allocator:
         self._cel: dict[str, CompiledSelector | CELCompileError] = {}
         #: ``Stats.NumAllocateOneInvocations``, over all ``allocate`` calls
         self.num_allocate_one_invocations = 0
+
+    def slices_for(self, node: Node) -> list[ResourceSlice]:
+        """``GatherPools``' slices for ``node``: its own, those of no node, and with
+        ``counter_slices_always`` the other nodes' slices with shared counters."""
+        out = self.slices_on_node.get(node.name, []) + self.slices_shared
+        if self.counter_slices_always:
+            out += [s for n, ss in self.slices_on_node.items() if n != node.name
+                    for s in ss if s.shared_counters]
+        return out
 
     def compiled(self, expression: str) -> CompiledSelector | CELCompileError:
         """``cel.Cache.GetOrCompile``."""
@@ -248,14 +256,9 @@ class _Allocation:
 
     def run(self) -> list[AllocationResult] | None:
         a = self.a
-        slices = a.slices_on_node.get(self.node.name, []) + a.slices_shared
-        self.pools = gather_pools(
-            slices,
-            self.node,
-            a.all_slices,
-            partitionable=a.partitionable,
-            binding_last=a.binding_pools_last,
-        )
+        self.pools = gather_pools(a.slices_for(self.node), self.node, a.all_slices,
+                                  partitionable=a.partitionable, binding_last=a.binding_pools_last,
+                                  counter_slices_always=a.counter_slices_always)
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):

@@ -172,6 +172,15 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "give the offset unchecked; v0.29.2 the other way. reference_impl/dra/"
             "cel_generations.py",
             v1_34_4="v0.26.0", v1_35_4="v0.26.0", v1_36_3="v0.26.0", v1_37_2="v0.29.2"),
+    _switch("dra-counter-slices-relevant", "k8s.io/dynamic-resource-allocation "
+            "structured/internal/*/pools_*.go GatherPools (v0.35.4, v0.36.3: \"Always include "
+            "slices with SharedCounters\"; v0.37.2 and v0.34.4: node selection only)",
+            "whether a ResourceSlice with sharedCounters is relevant to every node (always: a "
+            "pool of another node whose device slices are missing is then incomplete for "
+            "this node too, and a request for all devices fails \"currently being "
+            "updated\") or, like any slice, by its node selection. reference_impl/dra/pools.py",
+            v1_34_4="node-selection", v1_35_4="always", v1_36_3="always",
+            v1_37_2="node-selection"),
     _switch("dra-config-result", "unverified (allocator_*.go of v0.37.2, all variants)",
             "Allocate's \"Populate configs\": a claim config naming requests is added once per "
             "request or selected subrequest it names, and keeps its requests "

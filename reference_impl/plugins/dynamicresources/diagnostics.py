@@ -49,9 +49,9 @@ def _request_detail(a: Allocator, node: Node, claim: ResourceClaim, name: str,
     cls = a.classes.get(r.device_class_name)
     if cls is None:
         return f"{where}: device class {r.device_class_name} does not exist", False
-    slices = a.slices_on_node.get(node.name, []) + a.slices_shared
-    pools = gather_pools(slices, node, a.all_slices, partitionable=a.partitionable,
-                         binding_last=a.binding_pools_last)
+    pools = gather_pools(a.slices_for(node), node, a.all_slices, partitionable=a.partitionable,
+                         binding_last=a.binding_pools_last,
+                         counter_slices_always=a.counter_slices_always)
     total = in_class = selected = free = 0
     errors: list[str] = []
     unusable = [f"{p.driver}/{p.pool}" for p in pools if p.is_incomplete or p.is_invalid]
