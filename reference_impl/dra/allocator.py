@@ -158,7 +158,7 @@ class Allocator:
         cel_no_such_key_hint: bool = True,
         cel_options: CELOptions = DEFAULT_OPTIONS,
         config_result: str = "once-cleared",
-        counter_slices_always: bool = False,
+        counter_slices: str = "node-selection",
         shared: Set[DeviceID] = frozenset(),
         aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] | None = None,
     ) -> None:
@@ -188,7 +188,7 @@ class Allocator:
         if config_result not in ("once-cleared", "per-matching-request"):
             raise ValueError(f"unknown dra-config-result variant {config_result!r}")
         self.config_result = config_result
-        self.counter_slices_always = counter_slices_always  # switch dra-counter-slices-relevant
+        self.counter_slices = counter_slices  # switch dra-counter-slices-relevant
         self.classes = classes
         self.all_slices = list(slices)
         self.slices_on_node: dict[str, list[ResourceSlice]] = {}
@@ -208,9 +208,9 @@ class Allocator:
 
     def slices_for(self, node: Node) -> list[ResourceSlice]:
         """``GatherPools``' slices for ``node``: its own, those of no node, and with
-        ``counter_slices_always`` the other nodes' slices with shared counters."""
+        ``counter_slices`` "always" the other nodes' slices with shared counters."""
         out = self.slices_on_node.get(node.name, []) + self.slices_shared
-        if self.counter_slices_always:
+        if self.counter_slices == "always":
             out += [s for n, ss in self.slices_on_node.items() if n != node.name
                     for s in ss if s.shared_counters]
         return out
@@ -258,7 +258,7 @@ class _Allocation:
         a = self.a
         self.pools = gather_pools(a.slices_for(self.node), self.node, a.all_slices,
                                   partitionable=a.partitionable, binding_last=a.binding_pools_last,
-                                  counter_slices_always=a.counter_slices_always)
+                                  counter_slices=a.counter_slices)
         for ci, claim in enumerate(self.claims):
             min_per_claim = 0
             for ri, request in enumerate(claim.spec.requests):

@@ -134,19 +134,22 @@ def _has_binding_conditions(pool: Pool) -> bool:
 
 def gather_pools(slices_for_node: Sequence[ResourceSlice], node: Node | None,
                  all_slices: Sequence[ResourceSlice], *, partitionable: bool = True,
-                 binding_last: bool = True, counter_slices_always: bool = False) -> list[Pool]:
+                 binding_last: bool = True, counter_slices: str = "node-selection"
+                 ) -> list[Pool]:
     """``GatherPools``: the pools of the slices relevant to ``node``. ``binding_last``: the
     pools with binding conditions after the others (poolHasBindingConditions), as the
     variant the enabled features select does or not (reference_impl/dra/variants.py).
-    ``counter_slices_always`` (switch dra-counter-slices-relevant): a slice with shared
-    counters is relevant whatever its node selection ("Always include slices with
-    SharedCounters", pools_incubating.go of v0.35.4 and v0.36.3)."""
+    ``counter_slices`` (switch dra-counter-slices-relevant): a slice with shared counters is
+    relevant by its node selection (``node-selection``), whatever it (``always``: "Always
+    include slices with SharedCounters", pools_incubating.go of v0.35.4 and v0.36.3), or by
+    its node selection and kept while partitionable devices are off (``kept-when-off``:
+    v0.34.4 skips only per-device node selection then)."""
     pools: dict[PoolID, list[ResourceSlice]] = {}
     for s in slices_for_node:
-        if not partitionable and (s.per_device_node_selection is not None
-                                  or s.shared_counters):
+        if not partitionable and (s.per_device_node_selection is not None or (
+                s.shared_counters and counter_slices != "kept-when-off")):
             continue
-        if counter_slices_always and s.shared_counters:
+        if counter_slices == "always" and s.shared_counters:
             relevant = True
         elif s.node_name or s.all_nodes or s.node_selector is not None:
             relevant = node_matches(node, s.node_name or "", bool(s.all_nodes), s.node_selector)

@@ -174,12 +174,15 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             v1_34_4="v0.26.0", v1_35_4="v0.26.0", v1_36_3="v0.26.0", v1_37_2="v0.29.2"),
     _switch("dra-counter-slices-relevant", "k8s.io/dynamic-resource-allocation "
             "structured/internal/*/pools_*.go GatherPools (v0.35.4, v0.36.3: \"Always include "
-            "slices with SharedCounters\"; v0.37.2 and v0.34.4: node selection only)",
+            "slices with SharedCounters\"; v0.37.2 and v0.34.4: node selection only; v0.34.4 "
+            "skips only per-device node selection while DRAPartitionableDevices is off)",
             "whether a ResourceSlice with sharedCounters is relevant to every node (always: a "
             "pool of another node whose device slices are missing is then incomplete for "
             "this node too, and a request for all devices fails \"currently being "
-            "updated\") or, like any slice, by its node selection. reference_impl/dra/pools.py",
-            v1_34_4="node-selection", v1_35_4="always", v1_36_3="always",
+            "updated\") or, like any slice, by its node selection, and whether it is kept "
+            "while partitionable devices are off (kept-when-off), where it still counts "
+            "towards its pool's slices. reference_impl/dra/pools.py",
+            v1_34_4="kept-when-off", v1_35_4="always", v1_36_3="always",
             v1_37_2="node-selection"),
     _switch("dra-config-result", "unverified (allocator_*.go of v0.37.2, all variants)",
             "Allocate's \"Populate configs\": a claim config naming requests is added once per "

@@ -51,7 +51,7 @@ def _request_detail(a: Allocator, node: Node, claim: ResourceClaim, name: str,
         return f"{where}: device class {r.device_class_name} does not exist", False
     pools = gather_pools(a.slices_for(node), node, a.all_slices, partitionable=a.partitionable,
                          binding_last=a.binding_pools_last,
-                         counter_slices_always=a.counter_slices_always)
+                         counter_slices=a.counter_slices)
     total = in_class = selected = free = 0
     errors: list[str] = []
     unusable = [f"{p.driver}/{p.pool}" for p in pools if p.is_incomplete or p.is_invalid]

@@ -197,8 +197,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             behaviour(handle, "dra-binding-pools-last"),
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
         #: switch dra-counter-slices-relevant (the allocator's GatherPools)
-        self.counter_slices_always = behaviour(
-            handle, "dra-counter-slices-relevant") == "always"
+        self.counter_slices = behaviour(handle, "dra-counter-slices-relevant")
         #: switch dra-cel-no-such-key-hint (the allocator's CEL runtime errors)
         self.cel_no_such_key_hint = behaviour(handle, "dra-cel-no-such-key-hint") == "hint"
         #: switches dra-cel-includes (the CEL environment's list library) and dra-cel-go
@@ -344,7 +343,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 cel_no_such_key_hint=self.cel_no_such_key_hint,
                 cel_options=self.cel_options,
                 config_result=self.config_result,
-                counter_slices_always=self.counter_slices_always,
+                counter_slices=self.counter_slices,
                 shared=allocated.shared,
                 aggregated_capacity=allocated.aggregated_capacity)
         s.claims = claims
