@@ -17,7 +17,7 @@ from typing import Any
 
 from oracles.profiles import ProfileView
 from oracles.rules import World
-from reference_impl.model.claim_cleanup import release_pod_claims
+from reference_impl.model.claim_cleanup import pod_claim_names, release_pod_claims
 from reference_impl.model.dra import DRAObjects
 from reference_impl.model.objects import Cluster, Node, Pod
 from reference_impl.model.scenario import parse_scenario
@@ -210,7 +210,7 @@ class ClusterState:
         consumers deallocated, the claims it owns deleted (``release_pod_claims``: ``syncClaim``
         of pkg/controller/resourceclaim/controller.go, and the garbage collector). Only the
         claims of ``dra`` change: those the scheduler allocated are in the result."""
-        if not self.dra.claims:
+        if not self.dra.claims or not pod_claim_names(pod, self.dra):
             return
         dra = dataclasses.replace(self.dra, claims=dict(self.dra.claims),
                                   allocated_devices=None)

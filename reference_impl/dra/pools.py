@@ -132,6 +132,10 @@ def _has_binding_conditions(pool: Pool) -> bool:
                for d in s.devices)
 
 
+#: the variants of switch dra-counter-slices-relevant (``gather_pools``' ``counter_slices``)
+COUNTER_SLICE_RULES = ("node-selection", "always", "kept-when-off")
+
+
 def gather_pools(slices_for_node: Sequence[ResourceSlice], node: Node | None,
                  all_slices: Sequence[ResourceSlice], *, partitionable: bool = True,
                  binding_last: bool = True, counter_slices: str = "node-selection"

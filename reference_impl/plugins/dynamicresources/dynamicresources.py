@@ -24,6 +24,7 @@ from reference_impl.api.node_selectors import (
 )
 from reference_impl.dra.allocator import Allocator, AllocatorError
 from reference_impl.dra.cel import release_options
+from reference_impl.dra.pools import COUNTER_SLICE_RULES
 from reference_impl.dra.variants import binding_pools_last, capacity_gate_check
 from reference_impl.framework.interfaces import (
     MAX_NODE_SCORE,
@@ -198,6 +199,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             behaviour(handle, "dra-capacity-gate-message"), lambda g: bool(feature(g)))
         #: switch dra-counter-slices-relevant (the allocator's GatherPools)
         self.counter_slices = behaviour(handle, "dra-counter-slices-relevant")
+        if self.counter_slices not in COUNTER_SLICE_RULES:
+            raise ValueError(f"unknown dra-counter-slices-relevant variant "
+                             f"{self.counter_slices!r}")
         #: switch dra-cel-no-such-key-hint (the allocator's CEL runtime errors)
         self.cel_no_such_key_hint = behaviour(handle, "dra-cel-no-such-key-hint") == "hint"
         #: switches dra-cel-includes (the CEL environment's list library) and dra-cel-go
