@@ -10,7 +10,7 @@ matching). The invariant and its exceptions: docs/oracles.md#dra_allocations."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -24,6 +24,7 @@ from reference_impl.dra.cel import (
     DeviceView,
     compile_selector,
 )
+from reference_impl.model.claim_cleanup import pod_claim_names
 from reference_impl.model.dra import (
     ALLOCATION_MODE_EXACT_COUNT,
     DEVICE_TAINT_NO_EXECUTE,
@@ -291,15 +292,16 @@ def _bound_at(ctx: OracleContext) -> dict[str, float]:
 
 
 def _untracked(ctx: OracleContext, bound_at: dict[str, float]) -> dict[DeviceID, float]:
-    """Device -> when a timeline write first dropped it from the scheduler's
-    ``allocatedDevices``: a claim the timeline allocated, then replaced without the allocation
-    or deleted. The tracker is a set fed by the claims' events (allocateddevices.go
+    """Device -> when a claim holding it first lost its allocation, which drops it from the
+    scheduler's ``allocatedDevices``: a claim the timeline allocated, then replaced without the
+    allocation or deleted, or a claim the resourceclaim controller released
+    (:func:`_released`). The tracker is a set fed by the claims' events (allocateddevices.go
     ``removeDevices``): when another claim held the device too, upstream takes it for free
     from then on (docs/dra.md#dra-objects-on-the-timeline)."""
+    out = _released(ctx)
     if ctx.timeline is None or not _writes_objects(ctx.timeline):
-        return {}
+        return out
     held: dict[str, set[DeviceID]] = {}
-    out: dict[DeviceID, float] = {}
     parsed = parse_scenario(ctx.timeline, ctx.cluster)
     for te in [*parsed.events, *parsed.triggered]:
         if te.action not in ("applyObject", "deleteObject") or te.kind != "ResourceClaim":
@@ -313,6 +315,45 @@ def _untracked(ctx: OracleContext, bound_at: dict[str, float]) -> dict[DeviceID,
             out[did] = min(out.get(did, at), at)
         if new is not None:  # removeDevices takes the devices of the newest object
             held[te.name] = new
+    return out
+
+
+def _released(ctx: OracleContext) -> dict[DeviceID, float]:
+    """Device -> when the resourceclaim controller first deallocated a claim that may have held
+    it, as a pod went (a preemption's victim, a timeline deletePod, finishPod or deleteNode;
+    the replay's ``ClusterState.released``; ``syncClaim`` deallocates a claim left without
+    consumers, pkg/controller/resourceclaim/controller.go). A claim of the input or the
+    timeline: its devices. A claim the scheduler allocated (the result does not say which
+    devices a pod that went had): every device another claim then held that the pod's node
+    reaches."""
+    out: dict[DeviceID, float] = {}
+    if not ctx.cluster.dra.claims and not (ctx.timeline and _writes_objects(ctx.timeline)):
+        return out
+    nodes = {n.name: n for n in ctx.cluster.nodes}
+
+    def drop(did: DeviceID, at: float) -> None:
+        out[did] = min(out.get(did, at), at)
+
+    rules = ctx.release.feature_enabled("DRADeviceTaintRules")
+    for t, pod, before, after in Replay.of(ctx).run().released:
+        at = t or 0.0
+        for key, c in before.claims.items():
+            now = after.claims.get(key)
+            if c.allocation is not None and (now is None or now.allocation is None):
+                for r in c.allocation.results:
+                    drop((r.driver, r.pool, r.device), at)
+        names = pod_claim_names(pod, before)
+        ns = pod.namespace
+        node = nodes.get(pod.node_name or "")
+        if node is None or all((held := before.claims.get(f"{ns}/{n}")) is not None
+                               and held.allocation is not None for n in names):
+            continue
+        located = _newest_devices(after, rules)
+        for c in after.claims.values():
+            for r in c.allocation.results if c.allocation is not None else ():
+                did = (r.driver, r.pool, r.device)
+                if (loc := located.get(did)) is not None and _reaches(loc, node):
+                    drop(did, at)
     return out
 
 
@@ -418,8 +459,9 @@ def check(ctx: OracleContext) -> list[Violation]:
                 out += [Violation(NAME, pod_key, node_name, m) for m in broken[-1]]
         out += _counts(pod_key, node_name, claim, requests, per_request)
         out += _constraints(pod_key, node_name, claim, per_request)
-    untracked = _untracked(ctx, bound_at) if DROPPED_SHARED_DEVICE in ctx.follow else {}
-    out += _shared(located, users, untracked, claim_bound_at, ctx.met)
+    follow = DROPPED_SHARED_DEVICE in ctx.follow
+    out += _shared(located, users, lambda: _untracked(ctx, bound_at) if follow else {},
+                   claim_bound_at, ctx.met)
     out += _over_capacity(located, consumed)
     return out
 
@@ -563,17 +605,21 @@ def _constraints(pod_key: str, node: str, claim: ResourceClaim,
 
 
 def _shared(devices: dict[DeviceID, _Located], users: dict[DeviceID, list[tuple[str, bool]]],
-            untracked: dict[DeviceID, float], bound_at: dict[str, float],
+            untracked_of: Callable[[], dict[DeviceID, float]], bound_at: dict[str, float],
             met: set[str]) -> list[Violation]:
     """A device is allocated to one claim at a time, unless every other use is admin access
     or the device allows multiple allocations (``allocateDevice``). Following the upstream
     deviation :data:`DROPPED_SHARED_DEVICE`: once a timeline write took it out of the
     scheduler's allocated devices (``_untracked``), one claim bound since may hold it besides
-    the earlier ones (added to ``met`` when that changes the verdict)."""
+    the earlier ones (added to ``met`` when that changes the verdict). ``untracked_of`` is
+    called only for a device two claims hold."""
     out: list[Violation] = []
+    untracked: dict[DeviceID, float] | None = None
     for did, uses in sorted(users.items()):
         claims = sorted({c for c, admin in uses if not admin})
-        if did in untracked and len([c for c in claims
+        if len(claims) > 1 and untracked is None:
+            untracked = untracked_of()
+        if untracked and did in untracked and len([c for c in claims
                                      if bound_at.get(c, -1.0) >= untracked[did]]) == 1:
             met.add(DROPPED_SHARED_DEVICE)
             continue

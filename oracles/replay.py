@@ -64,6 +64,10 @@ class ClusterState:
     #: deleteObject events leave them (each write makes a new DRAObjects, so a reference kept
     #: at a step stays as it was then)
     dra: DRAObjects = field(default_factory=DRAObjects)
+    #: each pod whose claims the resourceclaim controller released, in order: (time, the pod,
+    #: the DRA objects before and after)
+    released: list[tuple[float | None, Pod, DRAObjects, DRAObjects]] = field(
+        default_factory=list)
 
     @classmethod
     def initial(cls, cluster: Cluster, served: AbstractSet[str] | None = None,
@@ -212,10 +216,12 @@ class ClusterState:
         claims of ``dra`` change: those the scheduler allocated are in the result."""
         if not self.dra.claims or not pod_claim_names(pod, self.dra):
             return
+        before = self.dra
         dra = dataclasses.replace(self.dra, claims=dict(self.dra.claims),
                                   allocated_devices=None)
         if release_pod_claims(pod, dra):
             self.dra = dra
+        self.released.append((self.time, pod, before, self.dra))
 
     def add_pod(self, pod: Pod) -> None:
         if pod.node_name:
@@ -252,6 +258,7 @@ class TimelineEvent:
     time: float
     description: str
     apply: Callable[[ClusterState], None]
+    creates: str | None = None  # the pod key a createPod event adds
 
 
 @dataclass(slots=True)
@@ -340,8 +347,14 @@ class Replay:
                 if gated_time != t:
                     gated_time, gated = t, _gated_keys(state)
                 while not initial_add and pending_events and pending_events[0].time <= t:
-                    pending_events.pop(0).apply(state)
+                    ev = pending_events.pop(0)
+                    state.time = ev.time
+                    ev.apply(state)
                     gated |= _gated_keys(state)
+                    if outcome == GATED and ev.creates == key:
+                        # PreEnqueue at the pod's add: before the later events of that
+                        # instant (a deletePod of it among them)
+                        break
                 state.time = float(t)
             # The preemptor is retried once its preemption's API calls are done, but the
             # scheduler's cache may still hold the victims at that retry (upstream then says
@@ -491,7 +504,8 @@ def timeline_events(scenario_doc: Mapping[str, Any] | None, cluster: Cluster
     if not scenario_doc:
         return []
     parsed = parse_scenario(scenario_doc, cluster)
-    return [TimelineEvent(te.at / 1e9, f"{te.action} {te.target}", _applier(te))
+    return [TimelineEvent(te.at / 1e9, f"{te.action} {te.target}", _applier(te),
+                          te.target if te.action == "createPod" else None)
             for te in parsed.events if parsed.until is None or te.at <= parsed.until]
 
 

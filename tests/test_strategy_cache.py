@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.internal.conjecture.data import ConjectureData
 
 from conformance.engines.properties import Property, draw_scenarios
-from strategies._cache import cached, clear_caches, composite, integers, sampled
+from strategies._cache import booleans, cached, clear_caches, composite, integers, sampled
 from strategies.objects import PodContext
 
 
@@ -72,7 +72,9 @@ def test_options_equal_as_values_but_of_other_types_get_their_own_strategy() -> 
 
 
 def _pairs(draw: st.DrawFn, items: list[int]) -> list[tuple[int, int]]:
-    return [(x, draw(integers(0, x))) for x in items if draw(st.booleans())]
+    # booleans(): the leaf built at import; st.booleans() is that object only while
+    # Hypothesis' cache of strategies keeps it (another test may have evicted it)
+    return [(x, draw(integers(0, x))) for x in items if draw(booleans())]
 
 
 def test_composite_draws_what_st_composite_draws() -> None:

@@ -41,6 +41,8 @@ REGRESSIONS = Path(__file__).parent.parent / "regressions"
 SLICE_LATER = REGRESSIONS / "dra_slice_published_later.yaml"
 CLASS_AND_RULE = REGRESSIONS / "dra_class_and_taint_rule_timeline.yaml"
 CLAIM_ELSEWHERE = REGRESSIONS / "dra_claim_allocated_elsewhere_timeline.yaml"
+#: the deviation reached through the resourceclaim controller: a pod that went
+HOLDER_RELEASED = REGRESSIONS / "dra_holder_released_under_external_claim.yaml"
 SHARED_DEVICE = catalogue()[DROPPED_SHARED_DEVICE].scenario  # the upstream deviation's
 
 SLICE: dict[str, Any] = {
@@ -279,8 +281,8 @@ def test_delete_of_an_absent_object_is_skipped() -> None:
 
 # ----- the upstream subject -----
 
-@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE, SHARED_DEVICE],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [SLICE_LATER, CLASS_AND_RULE, CLAIM_ELSEWHERE, SHARED_DEVICE,
+                                  HOLDER_RELEASED], ids=lambda p: p.stem)
 def test_upstream_applies_the_writes_as_the_reference(upstream: UpstreamSubject,
                                                       path: Path) -> None:
     sc = ScenarioInput.read(path)
@@ -377,6 +379,29 @@ def test_oracles_allow_one_claim_on_a_device_the_tracker_dropped() -> None:
     assert [v.message for v in bound_earlier(SHARED_DEVICE, 1)] == [
         "device gpu.example.com/node-0/gpu-0 is allocated to 2 claims at once: "
         "default/claim-a, default/claim-b"]
+
+
+def test_oracles_allow_one_claim_on_a_device_a_released_claim_dropped(
+        upstream: UpstreamSubject) -> None:
+    """holder's claim, deallocated by the resourceclaim controller at 2 s when holder finishes,
+    drops gpu-0 from upstream's allocatedDevices while claim-ext holds it: waiter bound on it
+    then is upstream's decision, on both subjects (matches upstream, no violation; the
+    soundness campaign reported it as a device allocated twice); bound at 1.5 s, while the
+    tracker still had it, it is a violation."""
+    sc = ScenarioInput.read(HOLDER_RELEASED)
+    for subject in (ReferenceSubject(), upstream):
+        run = subject.run(sc)
+        assert run.result["bindings"] == {"default/waiter": "node-0"}
+        ctx = OracleContext.build(sc, run)
+        assert run_oracles(ctx, ["dra_allocations"]) == []
+        assert DROPPED_SHARED_DEVICE in ctx.met
+    doctored = copy.deepcopy(ReferenceSubject().run(sc).result)
+    assert doctored["attempts"][2]["pod"] == "default/waiter"
+    doctored["attempts"][2]["time"] = 1.5
+    assert [v.message for v in run_oracles(OracleContext.build(sc, doctored),
+                                           ["dra_allocations"])] == [
+        "device gpu.example.com/node-0/gpu-0 is allocated to 2 claims at once: "
+        "default/claim-ext, default/waiter-gpu-hk47d"]
 
 
 # ----- the backends -----
