@@ -342,6 +342,49 @@ def test_serve_explains_several_pods_as_one_by_one(tmp_path: Path) -> None:
     assert "not both" in lines[-1]["error"]
 
 
+MOST_ALLOCATED = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{
+        "name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "MostAllocated",
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}]}]}
+# PREEMPTION with "high" below "low": the same boss document, admitted with priority 5, cannot
+# preempt (serve memoizes decoded objects and configurations: admission must not leak).
+PREEMPTION_LOW_HIGH = [priority_class("high", 5), *PREEMPTION[1:]]
+ISOLATION_REQUESTS = [
+    {"mode": "simulate", "documents": PREEMPTION, "seed": 3},
+    {"mode": "simulate", "documents": PREEMPTION_LOW_HIGH, "seed": 3},
+    {"mode": "explain", "documents": PREEMPTION, "pod": "default/boss"},
+    {"mode": "explain", "documents": PREEMPTION_LOW_HIGH, "pods": ["default/boss"]},
+    {"mode": "simulate", "documents": RESOURCES, "config": MOST_ALLOCATED},
+    {"mode": "simulate", "documents": RESOURCES, "config": None, "notes": True},
+    {"mode": "simulate", "documents": [*RESOURCES, NODE_AT_10S], "config": MOST_ALLOCATED},
+    {"mode": "explain", "documents": [*TAINT_AND_AFFINITY, ONLY_B], "config": MOST_ALLOCATED,
+     "pods": ["default/onlyb", "default/zoneb", "default/any"]},
+    {"mode": "simulate", "documents": GATED, "singlePass": True},
+]
+
+
+def serve_lines(requests: list[dict[str, Any]]) -> list[str]:
+    r = upstream("serve", stdin="".join(json.dumps(q) + "\n" for q in requests))
+    assert r.returncode == 0, r.stderr
+    return r.stdout.splitlines()
+
+
+def test_serve_answers_do_not_depend_on_the_requests_before() -> None:
+    """Each answer of one serve process is the one a fresh process gives, whatever was asked
+    before it: in order, reversed, each twice; nothing a request leaves behind (serve's memos
+    of decoded objects and configurations, upstream's global state) changes another's."""
+    fresh = [serve_lines([q])[0] for q in ISOLATION_REQUESTS]
+    boss = [json.loads(line) for line in fresh[:2]]
+    assert boss[0]["bindings"]["default/boss"] == "y" and boss[1]["pending"] == ["default/boss"]
+    n = len(ISOLATION_REQUESTS)
+    assert serve_lines(ISOLATION_REQUESTS) == fresh
+    assert serve_lines(ISOLATION_REQUESTS[::-1]) == fresh[::-1]
+    twice = [i for i in range(n) for _ in range(2)]
+    assert serve_lines([ISOLATION_REQUESTS[i] for i in twice]) == [fresh[i] for i in twice]
+
+
 def test_subject_explains_several_pods_in_one_request() -> None:
 
     sc = ScenarioInput([*TAINT_AND_AFFINITY, ONLY_B], None, 0, "several")
