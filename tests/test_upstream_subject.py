@@ -365,10 +365,24 @@ ISOLATION_REQUESTS = [
 ]
 
 
+def unordered_candidates(doc: Any) -> Any:
+    """``doc`` with every list of preemption ``candidates`` sorted: upstream lists them in Go
+    map order (random from run to run of the same request)."""
+    if isinstance(doc, list):
+        return [unordered_candidates(x) for x in doc]
+    if not isinstance(doc, dict):
+        return doc
+    out = {k: unordered_candidates(v) for k, v in doc.items()}
+    if isinstance(out.get("candidates"), list):
+        out["candidates"] = sorted(out["candidates"], key=lambda c: json.dumps(c, sort_keys=True))
+    return out
+
+
 def serve_lines(requests: list[dict[str, Any]]) -> list[str]:
+    """serve's answers to ``requests`` in one process, as JSON (candidates sorted)."""
     r = upstream("serve", stdin="".join(json.dumps(q) + "\n" for q in requests))
     assert r.returncode == 0, r.stderr
-    return r.stdout.splitlines()
+    return [json.dumps(unordered_candidates(json.loads(line))) for line in r.stdout.splitlines()]
 
 
 def test_serve_answers_do_not_depend_on_the_requests_before() -> None:
