@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from dra import gpu_scenarios
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected
@@ -362,6 +363,10 @@ ISOLATION_REQUESTS = [
     {"mode": "explain", "documents": [*TAINT_AND_AFFINITY, ONLY_B], "config": MOST_ALLOCATED,
      "pods": ["default/onlyb", "default/zoneb", "default/any"]},
     {"mode": "simulate", "documents": GATED, "singlePass": True},
+    {"mode": "simulate", "documents": gpu_scenarios.allocated()},
+    {"mode": "explain", "documents": gpu_scenarios.allocated(),
+     "pods": ["default/p-share-b", "default/p-h100"]},
+    {"mode": "simulate", "documents": gpu_scenarios.from_template()},
 ]
 
 
