@@ -18,6 +18,7 @@ import cProfile
 import os
 import platform
 import pstats
+import resource
 import sys
 import tempfile
 import threading
@@ -178,13 +179,57 @@ pauses holding the only P, likely). 20 scenarios per second is reached on a quie
 (20.5 to 24 at load average 0.3 to 2.9, main's code too) and not under load, where the CPU
 share sets the rate; what is left is CPU: Hypothesis (1 s per 60), upstream's world per request
 and framework per explained pod, the reference's own explanations and runs.
+
+Sixth pass (issue 17): the Go side. pprof (``KSCHEDCONF_UPSTREAM_CPUPROFILE``, the 149 requests
+of ``--seed 1`` small 60 captured by a wrapper of the binary and replayed serially three times
+over): frameworks (``NewFramework``: scheduler.New's profiles and explain's framework per pod,
+``expandMultiPointPlugins`` alone 3 to 5 %) 11 %, the informers (lists, watches, listeners) 15
+%, decoding (``decodeTyped``) 6 %, ``loadConfig`` 2 %, settle's metrics (``collect``) 8 %,
+goroutine stack growth 6 %, the fake watchers' buffers 2 to 5 %; an empty world (a one-node
+simulate) costs 4.0 ms of CPU, of which scheduler.New 19 to 28 %, the informers' start 12 %,
+stack growth 10 %, the watch buffers (1024 events of slack each, a score of watches) 6 to 9 %.
+Changed (upstream/): the watch buffer's slack 128 (``watchChanSlack``; four per object kept);
+settle's ``quiet`` collects the event-handling histogram once per check for the pod/node, DRA
+and storage counts (three collections before in DRA and storage worlds) and only after the cheap
+checks; decoded objects and scheduler configurations memoized by their JSON (a deep copy per
+use). Allocation (``runtime.MemStats``, deterministic) for the 149 requests: 578 -> 473 MB, 4.42
+-> 4.18 M objects (the slack -99 MB, the memo -0.2 M objects); for the 323 requests of ``--sizes
+small=60,medium=15,dra=20,storage=10``: 2330 -> 1810 MB, 29.5 -> 21.9 M objects (the single
+collection -7.5 M objects, the slack -210 MB). CPU of the serial replay (alternate runs, load
+average 3 to 6, noisy): 149 requests 1.61 -> 1.47 s (5 runs each), the 323 5.71 -> 5.08 s (3
+runs each); an empty world 4.0 -> 3.55 ms. Every upstream answer of the 323 requests
+byte-identical but medium-0006's random preemption tie (two runs of main's binary differ there
+too), the same RunReport of that diff but medium-0006's tie details. ``--no-profile --scenarios
+60 --seed 1``, five alternate runs (load average 3.2 to 4.7): the serve processes' CPU 2.30,
+2.17, 2.01, 2.13, 2.19 s before (mean 2.16), 1.96, 2.03, 1.97, 2.04, 2.04 after (mean 2.01: 7 %
+less); the rate 14.8, 15.2, 17.7, 14.6, 16.4 scenarios/s before (mean 15.7), 16.0, 14.7, 16.9,
+15.4, 15.2 after (mean 15.6); a second set, four each (load average 6.4 to 7.5): CPU 2.31, 2.44,
+2.78, 2.82 s (mean 2.59) -> 2.29, 2.48, 2.60, 2.40 (mean 2.44), rate 13.2, 13.5, 11.9, 10.4
+(mean 12.3) -> 13.6, 11.5, 11.6, 13.0 (mean 12.4): 0.15 s of CPU in about 5.3 does not show
+under that noise. Tried, no difference measured: skipping the preemption counter's collection
+when no preemption started; GODEBUG adaptivestackstart (already Go 1.26's default). Not done: a
+world kept per serve process. What could be kept without sharing a scheduler's state (the fake
+API server and the informers, a new scheduler per request) is at most 0.7 ms of a request's 9 to
+10 ms (the informers' start and lists, their goroutines' stacks), less the reset (deleting the
+previous request's objects through the informers, removing the handlers of the previous
+scheduler's plugins, which only a wrapped factory would see): about 5 % of the Go CPU for a
+world that gets its first objects by watch instead of the initial list. Keeping the scheduler
+too (scheduler.New about 0.8 ms) needs its state reset to a fresh one's, which upstream's API
+does not offer: the queue's cycle counters, unschedulable and backoff pods, nominations, the
+cache's assumed pods and node tree, ``nextStartNodeIndex``, plugin state (DynamicResources'
+in-flight claims, the assume caches, OpportunisticBatching). Explaining every lockstep state of
+a scenario in one world advanced by deltas needs the lockstep engine to send them, and a state
+reached so differs from a fresh one in node-tree order and the order of a node's pods. What is
+left on the Go side: the world and scheduler per request, a framework per explained pod.
 """
 #: (phase, path fragments of the modules whose time is the phase's), first match wins
 PHASES = (
     ("generation", ("/strategies/", "/conformance/generation", "/hypothesis/")),
     ("reference", ("/reference_impl/",)),
-    ("upstream subject", ("/conformance/subjects/", "/subprocess.py", "/selectors.py",
-                          "/threading.py", "/queue.py")),
+    (
+        "upstream subject",
+        ("/conformance/subjects/", "/subprocess.py", "/selectors.py", "/threading.py", "/queue.py"),
+    ),
     ("comparison", ("/conformance/engines/diff/",)),
     ("serialization", ("/yaml/", "/json/", "_yaml")),
 )
@@ -247,17 +292,28 @@ def profile_comparers(profs: dict[int, cProfile.Profile]) -> None:
     diff_run.compare_task = profiled  # type: ignore[assignment]
 
 
+def cpu_seconds(who: int) -> float:
+    """User + system CPU of this process (``RUSAGE_SELF``) or of its ended children
+    (``RUSAGE_CHILDREN``: the serve processes, stopped when the run ends)."""
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--scenarios", type=int, default=100)
     ap.add_argument("--sizes", default="small", help="comma-separated sizes (diff --sizes)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--upstream-workers", type=int, default=4)
     ap.add_argument("--no-profile", action="store_true", help="time only, no cProfile")
     ap.add_argument("--top", type=int, default=12, help="functions listed by own time")
-    ap.add_argument("--notes", action="store_true",
-                    help="print the phases and the notes of the measurements, and exit")
+    ap.add_argument(
+        "--notes",
+        action="store_true",
+        help="print the phases and the notes of the measurements, and exit",
+    )
     args = ap.parse_args()
     if args.notes:
         print(NOTES)
@@ -267,9 +323,14 @@ def main() -> int:
     if prof is not None:
         profile_comparers(comparers)
     with tempfile.TemporaryDirectory() as out:
-        opts = DiffOptions(scenarios=args.scenarios, sizes=args.sizes.split(","),
-                           seed=args.seed, out=out, shrink=False,
-                           upstream_workers=args.upstream_workers)
+        opts = DiffOptions(
+            scenarios=args.scenarios,
+            sizes=args.sizes.split(","),
+            seed=args.seed,
+            out=out,
+            shrink=False,
+            upstream_workers=args.upstream_workers,
+        )
         other = SubjectSpec("upstream", upstream_workers=args.upstream_workers)
         t0 = time.perf_counter()
         if prof is not None:
@@ -279,14 +340,23 @@ def main() -> int:
             prof.disable()
         wall = time.perf_counter() - t0
     compared = len(report.results)
-    print(f"kschedconf diff vs the upstream subject ({UPSTREAM_RELEASE}); {platform.machine()} "
-          f"{os.cpu_count()} cpus, Python {platform.python_version()}; seed {args.seed}, sizes "
-          f"{args.sizes}, --upstream-workers {args.upstream_workers}"
-          f"{'' if prof else ', no profile'}")
+    print(
+        f"kschedconf diff vs the upstream subject ({UPSTREAM_RELEASE}); {platform.machine()} "
+        f"{os.cpu_count()} cpus, Python {platform.python_version()}; seed {args.seed}, sizes "
+        f"{args.sizes}, --upstream-workers {args.upstream_workers}"
+        f"{'' if prof else ', no profile'}"
+    )
     if report.error:
         print(f"error: {report.error}")
-    print(f"scenarios compared: {compared} in {wall:.1f}s: {compared / wall:.1f} scenarios/s "
-          f"(divergences unexplained: {report.unexplained})")
+    print(
+        f"scenarios compared: {compared} in {wall:.1f}s: {compared / wall:.1f} scenarios/s "
+        f"(divergences unexplained: {report.unexplained})"
+    )
+    own, children = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
+    print(
+        f"CPU (user + system): this process {own:.2f}s (imports included), the upstream "
+        f"serve processes {children:.2f}s"
+    )
     if prof is None:
         return 0 if not report.error else 1
     stats = pstats.Stats(prof)
@@ -304,11 +374,13 @@ def main() -> int:
     for phase, t in sorted(phases.items(), key=lambda kv: -kv[1]):
         print(f"  {phase:18} {t:8.2f}s {100 * t / total:5.1f}%")
     print(f"\ntop {args.top} functions by own time:")
-    top = sorted(rows.items(), key=lambda kv: -kv[1][2])[:args.top]
+    top = sorted(rows.items(), key=lambda kv: -kv[1][2])[: args.top]
     for (filename, line, func), (_cc, nc, tt, _ct, _callers) in top:
         where = filename.replace(REPO + "/", "") if filename != "~" else "built-in"
-        print(f"  {tt:8.2f}s {nc:9d} calls  {func} ({where}:{line}) "
-              f"[{phase_by_func[(filename, line, func)]}]")
+        print(
+            f"  {tt:8.2f}s {nc:9d} calls  {func} ({where}:{line}) "
+            f"[{phase_by_func[(filename, line, func)]}]"
+        )
     return 0 if not report.error else 1
 
 

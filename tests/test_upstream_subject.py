@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from dra import gpu_scenarios
 
 from conformance.core.scenario import ScenarioInput
 from conformance.core.subject import ScenarioRejected
@@ -340,6 +341,67 @@ def test_serve_explains_several_pods_as_one_by_one(tmp_path: Path) -> None:
     assert "no profile" in lines[0]["items"][4]["error"]
     assert lines[0]["items"][1]["selected"] == "b"
     assert "not both" in lines[-1]["error"]
+
+
+MOST_ALLOCATED = {
+    "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+    "profiles": [{"schedulerName": "default-scheduler", "pluginConfig": [{
+        "name": "NodeResourcesFit", "args": {"scoringStrategy": {
+            "type": "MostAllocated",
+            "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}}]}]}
+# PREEMPTION with "high" below "low": the same boss document, admitted with priority 5, cannot
+# preempt (serve memoizes decoded objects and configurations: admission must not leak).
+PREEMPTION_LOW_HIGH = [priority_class("high", 5), *PREEMPTION[1:]]
+ISOLATION_REQUESTS = [
+    {"mode": "simulate", "documents": PREEMPTION, "seed": 3},
+    {"mode": "simulate", "documents": PREEMPTION_LOW_HIGH, "seed": 3},
+    {"mode": "explain", "documents": PREEMPTION, "pod": "default/boss"},
+    {"mode": "explain", "documents": PREEMPTION_LOW_HIGH, "pods": ["default/boss"]},
+    {"mode": "simulate", "documents": RESOURCES, "config": MOST_ALLOCATED},
+    {"mode": "simulate", "documents": RESOURCES, "config": None, "notes": True},
+    {"mode": "simulate", "documents": [*RESOURCES, NODE_AT_10S], "config": MOST_ALLOCATED},
+    {"mode": "explain", "documents": [*TAINT_AND_AFFINITY, ONLY_B], "config": MOST_ALLOCATED,
+     "pods": ["default/onlyb", "default/zoneb", "default/any"]},
+    {"mode": "simulate", "documents": GATED, "singlePass": True},
+    {"mode": "simulate", "documents": gpu_scenarios.allocated()},
+    {"mode": "explain", "documents": gpu_scenarios.allocated(),
+     "pods": ["default/p-share-b", "default/p-h100"]},
+    {"mode": "simulate", "documents": gpu_scenarios.from_template()},
+]
+
+
+def unordered_candidates(doc: Any) -> Any:
+    """``doc`` with every list of preemption ``candidates`` sorted: upstream lists them in Go
+    map order (random from run to run of the same request)."""
+    if isinstance(doc, list):
+        return [unordered_candidates(x) for x in doc]
+    if not isinstance(doc, dict):
+        return doc
+    out = {k: unordered_candidates(v) for k, v in doc.items()}
+    if isinstance(out.get("candidates"), list):
+        out["candidates"] = sorted(out["candidates"], key=lambda c: json.dumps(c, sort_keys=True))
+    return out
+
+
+def serve_lines(requests: list[dict[str, Any]]) -> list[str]:
+    """serve's answers to ``requests`` in one process, as JSON (candidates sorted)."""
+    r = upstream("serve", stdin="".join(json.dumps(q) + "\n" for q in requests))
+    assert r.returncode == 0, r.stderr
+    return [json.dumps(unordered_candidates(json.loads(line))) for line in r.stdout.splitlines()]
+
+
+def test_serve_answers_do_not_depend_on_the_requests_before() -> None:
+    """Each answer of one serve process is the one a fresh process gives, whatever was asked
+    before it: in order, reversed, each twice; nothing a request leaves behind (serve's memos
+    of decoded objects and configurations, upstream's global state) changes another's."""
+    fresh = [serve_lines([q])[0] for q in ISOLATION_REQUESTS]
+    boss = [json.loads(line) for line in fresh[:2]]
+    assert boss[0]["bindings"]["default/boss"] == "y" and boss[1]["pending"] == ["default/boss"]
+    n = len(ISOLATION_REQUESTS)
+    assert serve_lines(ISOLATION_REQUESTS) == fresh
+    assert serve_lines(ISOLATION_REQUESTS[::-1]) == fresh[::-1]
+    twice = [i for i in range(n) for _ in range(2)]
+    assert serve_lines([ISOLATION_REQUESTS[i] for i in twice]) == [fresh[i] for i in twice]
 
 
 def test_subject_explains_several_pods_in_one_request() -> None:

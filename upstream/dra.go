@@ -176,20 +176,6 @@ func isDRAGVR(gvr schema.GroupVersionResource) bool {
 	return gvr == claimsGVR || gvr == slicesGVR || gvr == deviceClassesGVR
 }
 
-// draObservations is the number of DRA event-handler completions so far.
-func draObservations() uint64 {
-	return eventObservations(isDRAEventLabel)
-}
-
-// draObservationsSinceStart is the number of DRA event-handler completions since the world
-// started; 0 without DRA objects (nothing to collect: settle stays as cheap as before).
-func (w *world) draObservationsSinceStart() int64 {
-	if !w.hasDRA {
-		return 0
-	}
-	return int64(draObservations() - w.baseDRAObs)
-}
-
 // watchDRA adds our own handlers to the DRA informers (which the DynamicResources plugin
 // created through the factory): they count the events delivered.
 func (w *world) watchDRA() error {

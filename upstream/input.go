@@ -24,8 +24,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	yaml "go.yaml.in/yaml/v3"
@@ -235,9 +237,57 @@ func decodeTyped(o rawObject, into runtime.Object) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", o.where, err)
 	}
-	if _, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(data, nil, into); err != nil {
-		return fmt.Errorf("%s: %v", o.where, err)
+	return decoded.decode(data, into, o.where)
+}
+
+// decoded is serve's memo of decodeTyped: the differential asks the same objects again and
+// again (a scenario's simulate, then every lockstep state of it), and decoding was about a tenth
+// of serve's CPU.
+var decoded = &decodeMemo{objs: map[decodeKey]runtime.Object{}}
+
+// decodeMemoSize bounds decodeMemo: it is emptied when full.
+const decodeMemoSize = 4096
+
+type decodeKey struct {
+	typ  reflect.Type
+	data string
+}
+
+// decodeMemo maps the JSON of an object and the type it is decoded into to the decoded object
+// (a pure function of the two: the scheme's deserializer into a new object); each use gets a
+// deep copy of it, which the caller may change (admission, defaulting).
+type decodeMemo struct {
+	mu   sync.Mutex
+	objs map[decodeKey]runtime.Object
+}
+
+// decode decodes data into into, a new (zero) object, as UniversalDeserializer does.
+func (m *decodeMemo) decode(data []byte, into runtime.Object, where string) error {
+	v := reflect.ValueOf(into)
+	if v.Kind() != reflect.Pointer || v.IsNil() || !v.Elem().IsZero() {
+		// not a new object: the decoder merges into what is there; not memoized
+		if _, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(data, nil, into); err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		return nil
 	}
+	key := decodeKey{typ: v.Type(), data: string(data)}
+	m.mu.Lock()
+	obj, ok := m.objs[key]
+	m.mu.Unlock()
+	if !ok {
+		if _, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(data, nil, into); err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		m.mu.Lock()
+		if len(m.objs) >= decodeMemoSize {
+			clear(m.objs)
+		}
+		m.objs[key] = into.DeepCopyObject()
+		m.mu.Unlock()
+		return nil
+	}
+	v.Elem().Set(reflect.ValueOf(obj.DeepCopyObject()).Elem())
 	return nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -374,9 +375,23 @@ type serveRequest struct {
 // the differential's small requests; at 400, 30 % less CPU for about 30 MB more at peak.
 const serveGCPercent = 400
 
+// cpuProfileEnv names a file for a CPU profile of the whole serve process (runtime/pprof;
+// `go tool pprof` reads it): bench/diff_throughput.py's notes replay a run's requests so.
+const cpuProfileEnv = "KSCHEDCONF_UPSTREAM_CPUPROFILE"
+
 func serve(in io.Reader, out io.Writer) int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serveGCPercent)
+	}
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fail(2, "serve: %s: %v", cpuProfileEnv, err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(2, "serve: %s: %v", cpuProfileEnv, err)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)

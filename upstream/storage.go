@@ -219,15 +219,6 @@ func isStorageGVR(gvr schema.GroupVersionResource) bool {
 	return gvr == pvGVR || gvr == pvcGVR
 }
 
-// storageObservationsSinceStart is the number of storage event-handler completions since the
-// world started; 0 without storage objects.
-func (w *world) storageObservationsSinceStart() int64 {
-	if !w.hasStorage {
-		return 0
-	}
-	return int64(eventObservations(isStorageEventLabel) - w.baseStorageObs)
-}
-
 // watchStorage adds our own handlers to the PV and PVC informers (which VolumeBinding created
 // through the factory): they count the events delivered, and each is a cluster change for the
 // quiescence rule (the reference's Simulation._storage_changed).
