@@ -12,25 +12,26 @@ reference or of Hypothesis' draws): ``python3 -m tests.dra.test_dra_cel_generate
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import re
-import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from random import Random
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import find, settings
 from hypothesis.internal.conjecture.data import ConjectureData
 
+import tests.dra.test_dra_cel_runtime_cost as recorded
 from reference_impl.dra import cel
-from reference_impl.dra.cel_checker import parse
-from reference_impl.dra.cel_runtime_cost import CostLimitExceeded, Unsupported, actual_cost
 from strategies.cel_selectors import DRIVER, OTHER, cel_devices, cel_selectors
 from strategies.draws import seed_only_draws
-from tests.dra.test_dra_cel_runtime_cost import _celcost, _compiled, device_view
+from tests.dra.test_dra_cel_runtime_cost import _celcost
 from tests.dra.test_dra_cel_typecheck import ours as ours_compiled
 from tests.dra.test_dra_cel_typecheck import upstream as upstream_compiled
 
@@ -61,44 +62,29 @@ def cases() -> tuple[list[str], list[Doc]]:
     return list(dict.fromkeys(expressions)), devices
 
 
-def ours_cost(expression: str, device: Doc, order: int = 0) -> str:
-    """``_ours`` of test_dra_cel_runtime_cost.py on a device given as JSON."""
+@contextlib.contextmanager
+def on_devices(devices: list[Doc]) -> Iterator[None]:
+    """While it lasts, test_dra_cel_runtime_cost.py's helpers (``_ours``, ``_outcome``,
+    ``_upstream``), which name a device by its index in that module's DEVICES, read
+    ``devices``."""
+    with mock.patch.object(recorded, "DEVICES", devices):
+        yield
+
+
+def _guarded(answer: Callable[..., str], *args: Any) -> str:
+    """``answer(*args)``, or "CRASH" and the exception the reference should not raise."""
     try:
-        root = parse(expression)
-    except cel.CELCompileError:
-        return "-"
-    try:
-        value = cel.device_value(device_view(device), options=OPTIONS)
-        return str(actual_cost(root, value, order=order, options=OPTIONS))
-    except CostLimitExceeded as e:
-        return str(e.cost)
-    except Unsupported:
-        return "UNSUPPORTED"
-    except cel.CELMatchError:
-        return "-"
+        return answer(*args)
     except Exception as e:  # a bug of the reference: pinned as such
         return f"CRASH {type(e).__name__}: {e}"
 
 
-def ours_outcome(expression: str, device: Doc) -> str:
-    """``_outcome`` of test_dra_cel_runtime_cost.py on a device given as JSON."""
-    selector = _compiled(expression, OPTIONS)
-    if isinstance(selector, cel.CELCompileError):
-        return "COMPILE"
-    try:
-        return "true" if selector.device_matches(device_view(device)) else "false"
-    except cel.CELMatchError as e:
-        return "ERR " + json.dumps(str(e), ensure_ascii=False)
-    except Exception as e:  # a bug of the reference: pinned as such
-        return f"CRASH {type(e).__name__}: {e}"
+def ours_cost(expression: str, device: int, order: int = 0) -> str:
+    return _guarded(recorded._ours, expression, device, order, OPTIONS)
 
 
-def _actual(binary: str, pairs: list[tuple[str, Doc]]) -> list[str]:
-    lines = "".join(json.dumps({"expression": e, "device": d}) + "\n" for e, d in pairs)
-    run = subprocess.run(
-        [binary, "-actual"], input=lines, capture_output=True, text=True, check=True
-    )
-    return run.stdout.splitlines()
+def ours_outcome(expression: str, device: int) -> str:
+    return _guarded(recorded._outcome, expression, device, OPTIONS)
 
 
 def divergences(binary: str) -> tuple[list[str], dict[str, int]]:
@@ -124,25 +110,34 @@ def divergences(binary: str) -> tuple[list[str], dict[str, int]]:
         if o != u:
             out.append(f"compile\t-\t{json.dumps(e)}\t{json.dumps(u)}\t{json.dumps(o)}")
     pairs = [(e, d) for e in expressions if e in checked for d in range(len(devices))]
-    runs = [_actual(binary, [(e, devices[d]) for e, d in pairs]) for _ in range(RUNS)]
+    with on_devices(devices):
+        runs = [recorded._upstream(pairs, binary) for _ in range(RUNS)]
+        out += _evaluations(pairs, runs, stats)
+    return out, stats
+
+
+def _evaluations(
+    pairs: list[tuple[str, int]], runs: list[list[str]], stats: dict[str, int]
+) -> list[str]:
+    """The evaluations that differ, on the devices of ``on_devices``."""
+    out = []
     for (e, d), answer, *more in zip(pairs, *runs, strict=True):
         cost, outcome = answer.split(" ", 1)
         if outcome.startswith('ERR "compile: '):
             outcome = "COMPILE"
-        ours = ours_cost(e, devices[d])
+        ours = ours_cost(e, d)
         if any(m != answer for m in more) or (
-            COMPREHENSIONS.search(e)
-            and any(ours_cost(e, devices[d], order) != ours for order in (1, 2))
+            COMPREHENSIONS.search(e) and any(ours_cost(e, d, order) != ours for order in (1, 2))
         ):
             stats["order-dependent"] += 1
             continue
         stats[outcome if outcome in ("true", "false") else "error"] += 1
-        mine = ours_outcome(e, devices[d])
+        mine = ours_outcome(e, d)
         if mine != outcome:
             out.append(f"outcome\t{d}\t{json.dumps(e)}\t{json.dumps(outcome)}\t{json.dumps(mine)}")
         if ours != cost:
             out.append(f"cost\t{d}\t{json.dumps(e)}\t{cost}\t{ours}")
-    return out, stats
+    return out
 
 
 def _pinned() -> list[str]:
