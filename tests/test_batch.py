@@ -47,6 +47,7 @@ from reference_impl.scheduler.nominator import Nominator
 from reference_impl.scheduler.schedule_one import SchedulingCore
 from reference_impl.scheduler.scheduler import QueuedPodInfo, Scheduler
 from reference_impl.scheduler.select_host import SortedScoredNodes
+from reference_impl.scheduler.simulation import run_simulation
 
 S = Code.SUCCESS
 E = Code.ERROR
@@ -695,6 +696,19 @@ def test_a_skipped_terminating_pod_consumes_a_scheduling_cycle():
     terminating.deletion_timestamp = 5.0
     pods = [mkpod(blocking("a"), ts=0.0), terminating, mkpod(blocking("b"), ts=2.0)]
     result = scheduler_with_batching(pods).run()
+    assert [(a.pod, a.evaluated_nodes) for a in result.attempts] == [
+        ("/b-a", 4), ("/b-b", 4)]
+
+
+def test_a_skipped_terminating_pod_consumes_a_scheduling_cycle_on_the_timeline():
+    """The same on the virtual clock (``run_simulation``: what every command runs). Found by
+    ``kschedconf diff`` (large-0009 of the soundness campaign, seed 47): the pop of a
+    terminating pending pod did not count, the next pod got the hint (EvaluatedNodes 1, upstream
+    128 with "pod_skipped")."""
+    terminating = mkpod(blocking("t"), ts=1.0)
+    terminating.deletion_timestamp = 5.0
+    pods = [mkpod(blocking("a"), ts=0.0), terminating, mkpod(blocking("b"), ts=2.0)]
+    result = run_simulation(scheduler_with_batching(pods))
     assert [(a.pod, a.evaluated_nodes) for a in result.attempts] == [
         ("/b-a", 4), ("/b-b", 4)]
 

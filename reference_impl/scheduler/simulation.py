@@ -269,7 +269,10 @@ class Simulation:
         uid = pod.uid
         self.seen[uid] = self.version
         if pod.is_terminating or s.snapshot.is_assumed_or_bound(pod):
-            # skipPodSchedule: not requeued
+            # skipPodSchedule: not requeued. The pop used up a scheduling cycle, which the
+            # batch's cycleCount (the queue's SchedulingCycle, schedule_one.go) sees: the next
+            # pod's batch state is "pod_skipped" (framework/runtime/batch.go)
+            s.core.scheduling_cycle += 1
             self.queue.done(uid)
             s.nominator.left_the_queue(pod)
             self._record("skip", pod=pod.key)
