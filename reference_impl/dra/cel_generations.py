@@ -14,8 +14,6 @@ from typing import Any
 import celpy.celtypes as ct
 from celpy.evaluation import base_functions
 
-from reference_impl.dra.cel_optional import DefaultMap
-
 _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 
 
@@ -61,16 +59,10 @@ def functions(base: Mapping[str, Callable[..., Any]], v0_26: bool) -> dict[str, 
     return out
 
 
-def _type_of(v: Any) -> Any:
-    """``type(v)``, a device's attribute or capacity map being a ``map``."""
-    return ct.MapType if isinstance(v, DefaultMap) else ct.TypeType(v)
-
-
 def tracker_functions(library: Mapping[str, Any], v0_26: bool) -> dict[str, Any]:
     """The functions ``dra/cel_runtime_cost.py``'s evaluation calls: celpy's, the
-    environment's (``library``: ``cel.FUNCTIONS``) for the generation, ``type`` knowing the
-    device's maps (there the type names are values apart, no identifier is ``type``)."""
-    return {**base_functions, **functions(library, v0_26), "type": _type_of}
+    environment's (``library``: ``cel.FUNCTIONS``) for the generation."""
+    return {**base_functions, **functions(library, v0_26)}
 
 
 def call_cost_v0_26(fn: str, args: list[Any], overload: str | None, target: Any) -> int | None:

@@ -25,7 +25,36 @@ import lark
 from celpy.evaluation import CELEvalError, Evaluator
 
 from reference_impl.dra.cel_errors import err
+from reference_impl.dra.cel_netip import Addr, Prefix
+from reference_impl.dra.cel_operators import set_membership
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
+from reference_impl.dra.cel_values import go_type
+
+
+def _primitive_list(tree: Any) -> bool:
+    """Whether ``tree`` is a non-empty list literal of literals other than bytes and null
+    (``maybeOptimizeSetMembership``'s constant list of primitive values)."""
+    node = _single(tree)
+    if not (isinstance(node, lark.Tree) and node.data == "list_lit" and node.children):
+        return False
+    items = node.children[0].children if isinstance(node.children[0], lark.Tree) else []
+    for item in items:
+        leaf = _single(item)
+        if not isinstance(leaf, lark.Tree) or leaf.data != "literal":
+            return False
+        token = leaf.children[0]
+        if getattr(token, "type", "") in ("BYTES_LIT", "NULL_LIT"):
+            return False
+    return bool(items)
+
+
+def _single(tree: Any) -> Any:
+    node = tree
+    while isinstance(node, lark.Tree) and len(node.children) == 1 and node.data != "literal":
+        if node.data == "list_lit":
+            return node
+        node = node.children[0]
+    return node
 
 
 def _is_opt_entry(tree: Any) -> bool:
@@ -41,6 +70,14 @@ def go_value(v: Any) -> str:
     return str(v)
 
 
+#: the qualified type names as values (the well-known types of checker/standard.go,
+#: k8s.io/apiserver pkg/cel/library ip.go's and cidr.go's)
+QUALIFIED_TYPES: dict[str, type] = {
+    "google.protobuf.Duration": ct.DurationType,
+    "google.protobuf.Timestamp": ct.TimestampType,
+    "net.IP": Addr,
+    "net.CIDR": Prefix,
+}
 #: receivers that name a function namespace, not a variable
 NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional", "format")
 #: the two-variable comprehension macros (ext/comprehensions.go) by their argument count
@@ -184,7 +221,7 @@ def macro_variables(tree: lark.Tree) -> tuple[str, ...]:
     if (
         name in ("all", "exists", "exists_one", "map", "filter", "sortBy", "optMap", "optFlatMap")
         and len(args) == 2
-    ):
+    ) or (name == "map" and len(args) == 3):
         return tuple(v for v in (simple_ident(args[0]),) if v)
     return ()
 
@@ -300,8 +337,20 @@ class LibraryEvaluator(Evaluator):
             result[key] = value
         return result
 
+    def relation(self, tree: lark.Tree) -> Any:
+        """``x in [constants]``: the set lookup of ``cel_operators.set_membership``."""
+        if len(tree.children) == 2 and tree.children[0].data == "relation_in":
+            if _primitive_list(tree.children[1]):
+                item = self.visit(tree.children[0].children[0])
+                return set_membership(item, self.visit(tree.children[1]))
+        return super().relation(tree)
+
     def member_dot(self, tree: lark.Tree) -> Any:
-        """A select after an optional one stays optional (``applyQualifiers``)."""
+        """A select after an optional one stays optional (``applyQualifiers``); a qualified
+        type name (``google.protobuf.Duration``, ``net.IP``) is the type."""
+        qualified = QUALIFIED_TYPES.get(dotted_name(tree))
+        if qualified is not None:
+            return qualified
         if may_be_optional(tree.children[0]):
             target = self.visit(tree.children[0])
             if isinstance(target, OptionalValue):
@@ -376,6 +425,8 @@ class LibraryEvaluator(Evaluator):
             return self._two_var(name, member_tree, args)
         if name == "sortBy" and len(args) == 2:
             return self._sort_by(member_tree, args)
+        if name == "map" and len(args) == 3:
+            return self._map_filter(member_tree, args)
         if name in _NOT_MACROS:
             target = self.visit(member_tree)
             values = [self.visit(a) for a in args]
@@ -423,6 +474,31 @@ class LibraryEvaluator(Evaluator):
             return err("list elements must have the same type")
         order = sorted(range(len(keys)), key=lambda i: keys[i])
         return ct.ListType([target[i] for i in order])
+
+    def _map_filter(self, member_tree: Any, args: list[Any]) -> Any:
+        """``map(x, filter, transform)`` (cel-go parser/macro.go ``MakeMap``): a comprehension
+        whose step is ``filter ? accu + [transform] : accu`` (an error of either ends it)."""
+        var = simple_ident(args[0])
+        if var is None:
+            return err("argument is not an identifier")
+        target = self.visit(member_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list | dict):
+            return err(f"got '{go_type(target)}', expected iterable type")
+        out: list[Any] = []
+        for x in target:
+            keep = self._with(args[1], {var: x})
+            if isinstance(keep, CELEvalError):
+                return keep
+            if not isinstance(keep, ct.BoolType):
+                return err("no such overload")
+            if keep:
+                value = self._with(args[2], {var: x})
+                if isinstance(value, CELEvalError):
+                    return value
+                out.append(value)
+        return ct.ListType(out)
 
     def _two_var(self, name: str, member_tree: Any, args: list[Any]) -> Any:
         """The two-variable comprehensions over a list (index, value) or a map (key, value)."""

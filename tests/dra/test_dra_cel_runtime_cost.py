@@ -166,10 +166,10 @@ def _ours(
     """The reference's actual cost (the cost at which it stops, over the limit), "UNSUPPORTED",
     or "-" for a selector the checker refuses (upstream's scheduler does not compile it);
     ``order``: the maps' iteration order (``Tracker``)."""
-    try:
-        root = parse(expression)
-    except cel.CELCompileError:
+    selector = _compiled(expression, opts)
+    if isinstance(selector, cel.CELCompileError):
         return "-"
+    root = selector.root
     try:
         value = cel.device_value(device_view(DEVICES[device]), options=opts)
         return str(actual_cost(root, value, order=order, options=opts))
@@ -191,10 +191,10 @@ def _compiled(expression: str, opts: cel.CELOptions) -> Any:
 
 def _outcome(expression: str, device: int, opts: cel.CELOptions) -> str:
     """The reference's outcome as celcost prints it: true, false, or ERR and the error
-    (Go's ``%q``); "COMPILE" for a selector it does not compile."""
+    (Go's ``%q``), a compile error's prefixed "compile: "."""
     selector = _compiled(expression, opts)
     if isinstance(selector, cel.CELCompileError):
-        return "COMPILE"
+        return "ERR " + json.dumps(f"compile: {selector}", ensure_ascii=False)
     try:
         return "true" if selector.device_matches(device_view(DEVICES[device])) else "false"
     except cel.CELMatchError as e:

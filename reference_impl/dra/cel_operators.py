@@ -1,0 +1,137 @@
+"""cel-go's dispatch of the operators of DRA selectors over celpy's implementations (celpy
+would raise "found no matching overload for Token('RULE', 'relation_gt') ..." or compare a
+bool with an int). cel-go v0.29.2 ``interpreter/interpretable.go`` ``evalBinary`` and
+``evalUnary``: an error operand is the result (the left one first); the standard library's
+singleton bindings (``common/stdlib/standard.go``) call the operand's trait (``Adder``,
+``Comparer``...), whose method gives "no such overload" for an operand of another type; an
+operand without the trait is a ``Receiver`` (string, duration, timestamp: "no such overload")
+or not ("no such overload: _+_"). ``==``/``!=`` are ``evalEq``/``evalNe`` over
+``types.Equal`` (``cel_values.py``); ``in`` of a constant list is planned as a set lookup
+(``interpreter/decorators.go`` ``maybeOptimizeSetMembership``), whose Go map panics on a key
+of an unhashable type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import celpy.celtypes as ct
+from celpy.evaluation import CELEvalError
+
+from reference_impl.dra.cel_errors import GoPanic, err
+from reference_impl.dra.cel_values import equals, find_key, go_type, is_true, type_name
+
+_DUR, _TS = "google.protobuf.Duration", "google.protobuf.Timestamp"
+_NUMBERS = ("int", "uint", "double")
+#: the operand types with each operator's trait (standard.go's ``OperandTrait``)
+_TRAITS: dict[str, tuple[str, ...]] = {
+    "_+_": ("bytes", "double", _DUR, "int", "string", _TS, "uint", "list"),
+    "_-_": ("double", _DUR, "int", _TS, "uint"),
+    "_*_": _NUMBERS,
+    "_/_": _NUMBERS,
+    "_%_": ("int", "uint"),
+    "-_": ("bool", "double", _DUR, "int"),
+}
+for _op in ("_<_", "_<=_", "_>_", "_>=_"):
+    _TRAITS[_op] = ("bool", "bytes", "double", _DUR, "int", "string", _TS, "uint")
+_RECEIVERS = ("string", _DUR, _TS)
+#: the operand type pairs each trait's method takes
+_PAIRS: dict[str, set[tuple[str, str]]] = {
+    "_+_": {(t, t) for t in _TRAITS["_+_"] if t != _TS} | {(_TS, _DUR), (_DUR, _TS)},
+    "_-_": {(t, t) for t in _TRAITS["_-_"]} | {(_TS, _DUR)},
+    "_*_": {(t, t) for t in _NUMBERS},
+    "_/_": {(t, t) for t in _NUMBERS},
+    "_%_": {("int", "int"), ("uint", "uint")},
+}
+_COMPARABLE = {(t, t) for t in _TRAITS["_<_"]} | {(a, b) for a in _NUMBERS for b in _NUMBERS}
+for _op in ("_<_", "_<=_", "_>_", "_>=_"):
+    _PAIRS[_op] = _COMPARABLE
+_BY_ZERO = {"_/_": "division by zero", "_%_": "modulus by zero"}
+
+
+def _missing_trait(fn: str, operand: Any) -> CELEvalError:
+    if type_name(operand) in _RECEIVERS:
+        return err("no such overload")
+    return err(f"no such overload: {fn}")
+
+
+def binary(fn: str, impl: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """The operator ``fn`` (``_+_``, ``_<_``...) over ``impl``, celpy's or the library's."""
+
+    def f(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        ta, tb = type_name(a), type_name(b)
+        if ta not in _TRAITS[fn]:
+            return _missing_trait(fn, a)
+        if (ta, tb) not in _PAIRS[fn]:
+            return err("no such overload")
+        try:
+            return impl(a, b)
+        except ZeroDivisionError:
+            return err(_BY_ZERO.get(fn, "division by zero"))
+
+    return f
+
+
+def negate(impl: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``-_`` (a bool has the trait, its overload refuses it)."""
+
+    def f(a: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if type_name(a) not in _TRAITS["-_"]:
+            return _missing_trait("-_", a)
+        if type_name(a) == "bool":
+            return err("no such overload")
+        return impl(a)
+
+    return f
+
+
+def logical_not(a: Any) -> Any:
+    """``!_``: of a bool only."""
+    if isinstance(a, CELEvalError):
+        return a
+    if type_name(a) != "bool":
+        return err("no such overload")
+    return ct.BoolType(not a)
+
+
+def equal(negated: bool) -> Callable[[Any, Any], Any]:
+    """``==`` (``types.Equal``, possibly an error) and ``!=`` (true unless ``Equal`` is true)."""
+
+    def f(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError):
+            return a
+        if isinstance(b, CELEvalError):
+            return b
+        result = equals(a, b)
+        return ct.BoolType(not is_true(result)) if negated else result
+
+    return f
+
+
+def contains(item: Any, container: Any) -> Any:
+    """``@in``: a list's ``Contains`` (an element ``Equal`` true to the item, errors aside), a
+    map's key (``Find``)."""
+    if isinstance(item, CELEvalError):
+        return item
+    if isinstance(container, CELEvalError):
+        return container
+    if isinstance(container, list | tuple):
+        return ct.BoolType(any(is_true(equals(item, x)) for x in container))
+    if isinstance(container, dict):
+        return ct.BoolType(find_key(container, item)[0])
+    return err("no such overload")  # standard.go inAggregate: ValOrErr(rhs, ...)
+
+
+def set_membership(item: Any, container: Any) -> Any:
+    """``@in`` of a constant list of primitive values (``evalSetMembership``): a Go map of
+    the values; an item of an unhashable Go type (a semver's struct of slices, bytes) panics:
+    "runtime error: hash of unhashable type cel.Semver"."""
+    if not isinstance(item, CELEvalError) and type_name(item) in ("kubernetes.Semver", "bytes"):
+        raise GoPanic(f"internal error: runtime error: hash of unhashable type {go_type(item)}")
+    return contains(item, container)
