@@ -227,17 +227,21 @@ class AttributeMapV026(AttributeMap):
     v0_26 = True
 
 
-def _semver(s: Any, normalize: Any = False) -> Any:
-    if not isinstance(s, str) or not isinstance(normalize, bool | ct.BoolType):
-        return no_overload("semver", s, normalize)
+def _semver(s: Any, *normalize: Any, name: str = "semver") -> Any:
+    if (
+        not isinstance(s, str)
+        or len(normalize) > 1
+        or any(not isinstance(n, bool | ct.BoolType) for n in normalize)
+    ):
+        return no_overload(name, s, *normalize)
     try:
-        return normalize_and_parse(s) if bool(normalize) else parse_semver(s)
+        return normalize_and_parse(s) if normalize and normalize[0] else parse_semver(s)
     except SemverError as e:
         return err(str(e))
 
 
-def _is_semver(s: Any, normalize: Any = False) -> Any:
-    result = _semver(s, normalize)
+def _is_semver(s: Any, *normalize: Any) -> Any:
+    result = _semver(s, *normalize, name="isSemver")
     if isinstance(result, CELEvalError) and not isinstance(s, str):
         return result
     return ct.BoolType(isinstance(result, Semver))
@@ -343,8 +347,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "-_": cel_operators.negate(base_functions["-_"]),
     "!_": cel_operators.logical_not,
     "_in_": cel_operators.contains,
+    "size": cel_operators.size,
+    **{n: cel_operators.accessor(n, base_functions[n]) for n in cel_operators.ACCESSORS},
 }
-for _name in ("int", "uint", "double", "bool", "bytes", "string"):
+for _name in ("int", "uint", "double", "bool", "bytes", "string", "duration", "timestamp"):
     FUNCTIONS[_name] = cel_conversions.conversion(_name, FUNCTIONS.get(_name))
 for _op in ("_+_", "_-_", "_*_", "_/_", "_%_", "_<_", "_<=_", "_>_", "_>=_"):
     FUNCTIONS[_op] = cel_operators.binary(_op, FUNCTIONS.get(_op, base_functions[_op]))

@@ -20,11 +20,13 @@ from reference_impl.dra.cel_format import validate as validate_format
 from reference_impl.dra.cel_overloads import (
     ANY,
     BOOL,
+    CIDR,
     DEVICE,
     DEVICE_FIELDS,
     DYN,
     ERROR,
     INT,
+    IP,
     NULL,
     SIGS,
     STRING,
@@ -71,6 +73,8 @@ _TYPE_IDENTS = {
         ("google.protobuf.Duration", CelType("duration")),
         ("google.protobuf.Timestamp", CelType("timestamp")),
         ("optional_type", optional_of(CelType("param", name="T"))),
+        ("net.IP", IP),  # library/ip.go and cidr.go declare their types (cel.Types)
+        ("net.CIDR", CIDR),
     )
 }
 

@@ -33,8 +33,12 @@ _OVERLOADS = {
     "bool": ("bool", "string"),
     "bytes": ("bytes", "string"),
     "string": ("string", "bool", "bytes", "double", _DUR, "int", _TS, "uint", "net.IP", "net.CIDR"),
+    "duration": (_DUR, "string"),
+    "timestamp": (_TS, "string", "int"),
 }
 _INT64 = 1 << 63
+_NAMES = {"duration": _DUR, "timestamp": _TS}
+_MIN_UNIX, _MAX_UNIX = -62135596800, 253402300799  # common/types/timestamp.go
 _GO_INT = re.compile(r"[+-]?[0-9]+")
 _GO_FLOAT = re.compile(
     r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
@@ -95,12 +99,23 @@ def conversion(target: str, impl: Callable[..., Any] | None = None) -> Callable[
             if out is None:
                 return err(f"type conversion error from 'string' to '{target}'")
             return out
+        if kind == "string" and target in ("duration", "timestamp"):
+            try:
+                return fallback(v)
+            except ValueError:  # time.ParseDuration, time.Parse(time.RFC3339)
+                return err(f"type conversion error from 'string' to '{_NAMES[target]}'")
+        if kind == "int" and target == "timestamp":  # Unix seconds, years 1 to 9999
+            if not _MIN_UNIX <= v <= _MAX_UNIX:
+                return err("timestamp overflow")
+            return ct.TimestampType(datetime.datetime.fromtimestamp(int(v), datetime.UTC))
         if kind in ("int", "uint", "double") and target in ("int", "uint", "double"):
             return _number(target, v)
         if kind == _DUR and target == "int":  # nanoseconds (celpy keeps microseconds)
             return ct.IntType(v // datetime.timedelta(microseconds=1) * 1000)
         if kind == _TS and target == "int":  # Unix seconds
             return ct.IntType(math.floor(v.timestamp()))
+        if kind == "bool" and target == "string":
+            return ct.StringType("true" if v else "false")
         if kind == "double" and target == "string":
             return ct.StringType(go_float(float(v)))
         return fallback(v)

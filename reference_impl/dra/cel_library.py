@@ -21,7 +21,7 @@ from celpy.evaluation import CELEvalError, base_functions
 
 from reference_impl.dra import cel_regex
 from reference_impl.dra.cel_errors import err, no_overload
-from reference_impl.dra.cel_operators import equal
+from reference_impl.dra.cel_operators import equal, unbound
 from reference_impl.dra.cel_values import equals, is_true, type_name
 
 # --- ext.Strings v2 (cel-go ext/strings.go) ---
@@ -171,14 +171,14 @@ def _overloads(name: str, *overloads: tuple[Callable[..., Any], str]) -> Callabl
     return f
 
 
-def _join(items: Any, sep: Any = "") -> Any:
+def _join(items: Any, *sep: Any) -> Any:
     """``joinValSeparator``: every element must be a string."""
-    if not isinstance(items, list) or not isinstance(sep, str):
-        return no_overload("join", items, sep)
-    for x in items:
-        if not isinstance(x, str):
-            return err(f"join: invalid input: {_go_value(x)}")
-    return ct.StringType(str(sep).join(str(x) for x in items))
+    if not isinstance(items, list) or any(not isinstance(s, str) for s in sep) or len(sep) > 1:
+        return no_overload("join", items, *sep)
+    separator = sep[0] if sep else ""
+    if any(not isinstance(x, str) for x in items):  # the list(string) overload's type guard
+        return no_overload("join", items, *sep)
+    return ct.StringType(str(separator).join(str(x) for x in items))
 
 
 def _go_value(x: Any) -> str:
@@ -363,7 +363,7 @@ def _flatten(xs: Any, *depth: Any) -> Any:
 def _sort(xs: Any) -> Any:
     """``sortList``: elements of one comparable type."""
     if not isinstance(xs, list):
-        return no_overload("sort", xs)
+        return unbound("sort", xs)
     if not xs:
         return xs
     if isinstance(xs[0], list | dict):
@@ -430,9 +430,14 @@ def _compile(pattern: str, illegal: str = "Illegal regex: ") -> Any:
 
 def _matches(s: Any, pattern: Any) -> Any:
     """cel-go's ``matches`` (common/types/string.go ``Match``: ``regexp.MatchString``, its
-    error unwrapped)."""
-    if not isinstance(s, str) or not isinstance(pattern, str):
-        return no_overload("matches", s, pattern)
+    error unwrapped; standard.go binds it to the ``Matcher`` trait: another pattern is "no such
+    overload", another receiver ``cel_operators.unbound``'s)."""
+    if isinstance(s, CELEvalError) or isinstance(pattern, CELEvalError):
+        return s if isinstance(s, CELEvalError) else pattern
+    if not isinstance(s, str):
+        return unbound("matches", s)
+    if not isinstance(pattern, str):
+        return err("no such overload")
     rx = _compile(pattern, "")
     if isinstance(rx, CELEvalError):
         return rx

@@ -26,7 +26,7 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from reference_impl.dra.cel_errors import err
 from reference_impl.dra.cel_netip import Addr, Prefix
-from reference_impl.dra.cel_operators import set_membership
+from reference_impl.dra.cel_operators import set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
 from reference_impl.dra.cel_values import go_type
 
@@ -55,6 +55,24 @@ def _single(tree: Any) -> Any:
             return node
         node = node.children[0]
     return node
+
+
+def constant_string(tree: Any) -> bool:
+    """A string literal, or one in ``dyn()`` (which the planner drops): the constant pattern
+    of the regex optimizations (interpreter ``MatchesRegexOptimization``, apiserver
+    library/regex.go ``FindRegexOptimization``)."""
+    node = _single(tree)
+    while (
+        isinstance(node, lark.Tree)
+        and node.data == "ident_arg"
+        and str(node.children[0]) == "dyn"
+        and len(node.children) == 2
+        and len(node.children[1].children) == 1
+    ):
+        node = _single(node.children[1].children[0])
+    if not (isinstance(node, lark.Tree) and node.data == "literal"):
+        return False
+    return getattr(node.children[0], "type", "") in ("STRING_LIT", "MLSTRING_LIT")
 
 
 def _is_opt_entry(tree: Any) -> bool:
@@ -130,6 +148,16 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_?_:_": _condition,
     "_[_]": _index,
 }
+_REGEX_FUNCTIONS = ("matches", "find", "findAll")
+#: celpy's one-variable comprehension macros (parser/macro.go: a fold over the target)
+_RANGE_MACROS = ("all", "exists", "exists_one", "existsOne", "map", "filter")
+
+
+def not_iterable(target: Any) -> CELEvalError:
+    """``evalFold``'s error for a range that is neither a list nor a map."""
+    return err(f"got '{go_type(target)}', expected iterable type")
+
+
 #: the methods of an optional value
 _OPTIONAL_METHODS = ("hasValue", "value", "or", "orValue", "optMap", "optFlatMap")
 #: methods that celpy's evaluator would treat as its own macros
@@ -421,8 +449,16 @@ class LibraryEvaluator(Evaluator):
                 if isinstance(v, CELEvalError):
                     return v
             return function(*values)
+        if name in _RANGE_MACROS and len(args) == 2 and receiver not in NAMESPACES:
+            target = self.visit(member_tree)
+            if not isinstance(target, CELEvalError | list | dict):
+                return not_iterable(target)
         if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
             return self._two_var(name, member_tree, args)
+        if name in _REGEX_FUNCTIONS and len(args) == 1 and receiver not in NAMESPACES:
+            found = self._regex(name, self.visit(member_tree), args[0])
+            if found is not None:
+                return found
         if name == "sortBy" and len(args) == 2:
             return self._sort_by(member_tree, args)
         if name == "map" and len(args) == 3:
@@ -460,6 +496,8 @@ class LibraryEvaluator(Evaluator):
         target = self.visit(member_tree)
         if isinstance(target, CELEvalError):
             return target
+        if not isinstance(target, list | dict):
+            return not_iterable(target)
         if not isinstance(target, ct.ListType):
             return err("no such overload")
         keys = [self._with(args[1], {var: x}) for x in target]
@@ -475,6 +513,30 @@ class LibraryEvaluator(Evaluator):
         order = sorted(range(len(keys)), key=lambda i: keys[i])
         return ct.ListType([target[i] for i in order])
 
+    def primary(self, tree: lark.Tree) -> Any:
+        """The global ``matches(s, re)`` (:meth:`_regex`)."""
+        call = tree.children[0] if len(tree.children) == 1 else None
+        if isinstance(call, lark.Tree) and call.data == "ident_arg" and len(call.children) == 2:
+            args = call.children[1].children
+            if str(call.children[0]) == "matches" and len(args) == 2:
+                found = self._regex("matches", self.visit(args[0]), args[1])
+                if found is not None:
+                    return found
+        return super().primary(tree)
+
+    def _regex(self, name: str, target: Any, pattern_tree: Any) -> Any | None:
+        """A regex function on no string: with a constant pattern, the optimized call's "no
+        such overload"; else ``matches`` is the ``Matcher`` trait's operator
+        (``cel_operators.unbound``); None where the function decides."""
+        if isinstance(target, CELEvalError | str):
+            return target if isinstance(target, CELEvalError) else None
+        pattern = self.visit(pattern_tree)
+        if isinstance(pattern, CELEvalError):
+            return pattern
+        if constant_string(pattern_tree):
+            return err("no such overload")
+        return unbound(name, target) if name == "matches" else None
+
     def _map_filter(self, member_tree: Any, args: list[Any]) -> Any:
         """``map(x, filter, transform)`` (cel-go parser/macro.go ``MakeMap``): a comprehension
         whose step is ``filter ? accu + [transform] : accu`` (an error of either ends it)."""
@@ -485,7 +547,7 @@ class LibraryEvaluator(Evaluator):
         if isinstance(target, CELEvalError):
             return target
         if not isinstance(target, list | dict):
-            return err(f"got '{go_type(target)}', expected iterable type")
+            return not_iterable(target)
         out: list[Any] = []
         for x in target:
             keep = self._with(args[1], {var: x})
@@ -515,7 +577,7 @@ class LibraryEvaluator(Evaluator):
         elif isinstance(target, ct.ListType):
             pairs = [(ct.IntType(i), v) for i, v in enumerate(target)]
         else:
-            return err(f"unsupported comprehension range type: {type(target).__name__}")
+            return err(f"unsupported comprehension range type: {go_type(target)}")
 
         def each(tree: Any) -> list[Any]:
             return [self._with(tree, {first: a, second: b}) for a, b in pairs]

@@ -18,7 +18,7 @@ from typing import Any
 import celpy.celtypes as ct
 from celpy.evaluation import CELEvalError
 
-from reference_impl.dra.cel_errors import GoPanic, err
+from reference_impl.dra.cel_errors import GoPanic, err, no_overload
 from reference_impl.dra.cel_values import equals, find_key, go_type, is_true, type_name
 
 _DUR, _TS = "google.protobuf.Duration", "google.protobuf.Timestamp"
@@ -135,3 +135,40 @@ def set_membership(item: Any, container: Any) -> Any:
     if not isinstance(item, CELEvalError) and type_name(item) in ("kubernetes.Semver", "bytes"):
         raise GoPanic(f"internal error: runtime error: hash of unhashable type {go_type(item)}")
     return contains(item, container)
+
+
+def unbound(fn: str, operand: Any) -> Any:
+    """A call of one or two arguments whose function has several overloads and so no bound
+    implementation under a ``dyn`` argument (planner.go ``planCallUnary``/``planCallBinary``
+    without ``impl``): a receiver's ``Receive`` (string, duration, timestamp: "no such
+    overload"), else "no such overload: sort"."""
+    if isinstance(operand, CELEvalError):
+        return operand
+    return _missing_trait(fn, operand)
+
+
+def size(v: Any) -> Any:
+    """``size``: of a string (in code points), bytes, a list or a map."""
+    if type_name(v) in ("string", "bytes", "list", "map"):
+        return ct.IntType(len(v))
+    return unbound("size", v)
+
+
+#: the timestamp and duration accessors: the types of their receiver (standard.go)
+ACCESSORS = {
+    **{n: (_TS,) for n in "getDate getDayOfMonth getDayOfWeek getDayOfYear".split()},
+    **{n: (_TS,) for n in ("getFullYear", "getMonth")},
+    **{n: (_TS, _DUR) for n in "getHours getMilliseconds getMinutes getSeconds".split()},
+}
+
+
+def accessor(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """A timestamp or duration accessor (celpy's), "no such overload: getHours(string)" for
+    another receiver."""
+
+    def f(v: Any, *args: Any) -> Any:
+        if isinstance(v, CELEvalError) or type_name(v) not in ACCESSORS[name]:
+            return no_overload(name, v, *args)
+        return impl(v, *args)
+
+    return f

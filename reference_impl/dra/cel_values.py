@@ -57,7 +57,13 @@ _CANONICAL: dict[str, type] = {
     "type": ct.TypeType,
 }
 #: Go types with an ``Add`` method (the first method of ``traits.Lister`` a panic names)
-_ADDERS = ("types.Bytes", "types.Double", "types.Duration", "types.Int", "types.String")
+_ADDERS: tuple[str, ...] = (
+    "types.Bytes",
+    "types.Double",
+    "types.Duration",
+    "types.Int",
+    "types.String",
+)
 _ADDERS += ("types.Timestamp", "types.Uint")
 
 
@@ -134,7 +140,7 @@ def _is_false(v: Any) -> bool:
     return isinstance(v, bool | ct.BoolType) and not v
 
 
-_NO_OVERLOAD_TYPES = ("kubernetes.Semver", "kubernetes.Quantity", "kubernetes.URL")
+_NO_OVERLOAD_TYPES: tuple[str, ...] = ("kubernetes.Semver", "kubernetes.Quantity", "kubernetes.URL")
 _NO_OVERLOAD_TYPES += ("net.IP", "net.CIDR")
 
 
