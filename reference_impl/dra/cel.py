@@ -208,7 +208,7 @@ def release_options(switch: Callable[[str], str]) -> CELOptions:
     return CELOptions(switch("dra-cel-includes") == "lists-v1", switch("dra-cel-go"))
 
 
-class AttributeMap(cel_optional.DefaultMap):
+class AttributeMap(cel_optional.DefaultMap, cel_values.NativeMap):
     """``newStringInterfaceMapWithDefault``: a lookup of a missing key gives an empty map
     (its ``Find`` finds every key: an optional select of a missing domain is present, the empty
     map). ``v0_26``: cel-go v0.26.0 unwraps an optional operand of a select with
@@ -218,7 +218,7 @@ class AttributeMap(cel_optional.DefaultMap):
     def __getitem__(self, key: Any) -> Any:
         if dict.__contains__(self, key):
             return dict.__getitem__(self, key)
-        return ct.MapType({})
+        return cel_values.NativeMap({})
 
 
 class AttributeMapV026(AttributeMap):
@@ -599,13 +599,13 @@ def device_value(
         ct.StringType("driver"): ct.StringType(device.driver),
         ct.StringType("attributes"): mapping(
             {
-                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                ct.StringType(d): cel_values.NativeMap({ct.StringType(k): v for k, v in m.items()})
                 for d, m in attributes.items()
             }
         ),
         ct.StringType("capacity"): mapping(
             {
-                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                ct.StringType(d): cel_values.NativeMap({ct.StringType(k): v for k, v in m.items()})
                 for d, m in capacity.items()
             }
         ),

@@ -40,8 +40,11 @@ _INT64 = 1 << 63
 _NAMES = {"duration": _DUR, "timestamp": _TS}
 _MIN_UNIX, _MAX_UNIX = -62135596800, 253402300799  # common/types/timestamp.go
 _GO_INT = re.compile(r"[+-]?[0-9]+")
+#: strconv.ParseFloat's decimal syntax (an underscore only between digits: underscoreOK)
+_DIGITS = r"[0-9]+(?:_[0-9]+)*"
 _GO_FLOAT = re.compile(
-    r"[+-]?(([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
+    rf"[+-]?(({_DIGITS}\.?(?:{_DIGITS})?|\.{_DIGITS})([eE][+-]?{_DIGITS})?|inf|infinity|nan)",
+    re.IGNORECASE,
 )
 _GO_BOOL = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True}
 _GO_BOOL |= {"0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}

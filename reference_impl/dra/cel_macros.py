@@ -28,7 +28,7 @@ from reference_impl.dra.cel_errors import err
 from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_operators import set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
-from reference_impl.dra.cel_values import go_type
+from reference_impl.dra.cel_values import bad_qualifier, find_key, go_type
 
 
 def _primitive_list(tree: Any) -> bool:
@@ -137,6 +137,11 @@ def _index(target: Any, key: Any) -> Any:
     """``_[_]``: an error operand is the result, the target's first."""
     if isinstance(target, CELEvalError) or isinstance(key, CELEvalError):
         return target if isinstance(target, CELEvalError) else key
+    if (bad := bad_qualifier(key)) is not None:
+        return err(bad)
+    if isinstance(target, dict) and isinstance(key, float):  # a double qualifier's lookup
+        found, value = find_key(target, key)
+        return value if found else err(f"no such key: {go_value(key)}")
     return operator.getitem(target, key)
 
 
@@ -276,7 +281,10 @@ class LibraryEvaluator(Evaluator):
     def member_index_opt(self, tree: lark.Tree) -> Any:
         """``a[?b]``."""
         target = self.visit(tree.children[0])
-        return select(target, self.visit(tree.children[1]), True, relative(tree.children[0]))
+        key = self.visit(tree.children[1])
+        if not isinstance(target, CELEvalError) and (bad := bad_qualifier(key)) is not None:
+            return err(bad)
+        return select(target, key, True, relative(tree.children[0]))
 
     def macro_has_eval(self, exprlist: lark.Tree) -> Any:
         """``has(x.f)`` (``evalTestOnly``): an error of ``x`` is the result; after an optional
@@ -392,6 +400,8 @@ class LibraryEvaluator(Evaluator):
             target = self.visit(tree.children[0])
             if isinstance(target, OptionalValue):
                 key = self.visit(tree.children[1])
+                if (bad := bad_qualifier(key)) is not None:
+                    return err(bad)
                 return select(target, key, True, relative(tree.children[0]))
         return super().member_index(tree)
 

@@ -12,6 +12,7 @@ of an unhashable type."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,14 @@ import celpy.celtypes as ct
 from celpy.evaluation import CELEvalError
 
 from reference_impl.dra.cel_errors import GoPanic, err, no_overload
-from reference_impl.dra.cel_values import equals, find_key, go_type, is_true, type_name
+from reference_impl.dra.cel_values import (
+    equals,
+    find_key,
+    go_type,
+    is_true,
+    type_name,
+    unhashable_lookup,
+)
 
 _DUR, _TS = "google.protobuf.Duration", "google.protobuf.Timestamp"
 _NUMBERS = ("int", "uint", "double")
@@ -47,6 +55,8 @@ _COMPARABLE = {(t, t) for t in _TRAITS["_<_"]} | {(a, b) for a in _NUMBERS for b
 for _op in ("_<_", "_<=_", "_>_", "_>=_"):
     _PAIRS[_op] = _COMPARABLE
 _BY_ZERO = {"_/_": "division by zero", "_%_": "modulus by zero"}
+_OVERFLOW = {"int": "integer overflow", "uint": "unsigned integer overflow"}  # types/err.go
+_INT64 = 1 << 63
 
 
 def _missing_trait(fn: str, operand: Any) -> CELEvalError:
@@ -68,12 +78,23 @@ def binary(fn: str, impl: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any
             return _missing_trait(fn, a)
         if (ta, tb) not in _PAIRS[fn]:
             return err("no such overload")
+        if fn == "_%_" and ta == "int" and b == -1 and a == -_INT64:
+            return err("integer overflow")  # int.go Modulo
         try:
-            return impl(a, b)
+            return _time_value(impl(a, b))
         except ZeroDivisionError:
             return err(_BY_ZERO.get(fn, "division by zero"))
+        except (ValueError, OverflowError):  # celpy's range checks of int64 and uint64
+            return err(_OVERFLOW.get(ta, "return error for overflow"))
 
     return f
+
+
+def _time_value(v: Any) -> Any:
+    """celpy's arithmetic of durations gives a plain ``timedelta``: a duration again."""
+    if isinstance(v, datetime.timedelta) and not isinstance(v, ct.DurationType):
+        return ct.DurationType(v)
+    return v
 
 
 def negate(impl: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -86,7 +107,10 @@ def negate(impl: Callable[[Any], Any]) -> Callable[[Any], Any]:
             return _missing_trait("-_", a)
         if type_name(a) == "bool":
             return err("no such overload")
-        return impl(a)
+        try:
+            return _time_value(impl(a))
+        except (ValueError, OverflowError):
+            return err("integer overflow")
 
     return f
 
@@ -124,6 +148,8 @@ def contains(item: Any, container: Any) -> Any:
     if isinstance(container, list | tuple):
         return ct.BoolType(any(is_true(equals(item, x)) for x in container))
     if isinstance(container, dict):
+        if unhashable_lookup(container, item):
+            raise GoPanic(f"internal error: runtime error: hash of unhashable type {go_type(item)}")
         return ct.BoolType(find_key(container, item)[0])
     return err("no such overload")  # standard.go inAggregate: ValOrErr(rhs, ...)
 

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from reference_impl.dra import cel
+from reference_impl.dra.cel_errors import GoPanic
 from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_optional import OptionalValue
 from reference_impl.dra.cel_url import URL
@@ -31,9 +32,9 @@ SELF_COMPARED = ("distinct", "sort", "@sortByAssociatedKeys")
 _SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
 
 
-class Panicked(Exception):
-    """cel-go's evaluation panicked (a list tracker's error argument: "internal error:
-    interface conversion"); the actual cost is the cost before the call."""
+#: cel-go's evaluation panicked (a list tracker's argument that is no list, a lookup of an
+#: unhashable key): ``cel_errors.GoPanic``; the actual cost is the cost before the call
+Panicked = GoPanic
 
 
 def _size(v: Any) -> int:

@@ -25,6 +25,7 @@ from reference_impl.dra.cel_optional import NONE, DefaultMap, OptionalValue
 from reference_impl.dra.cel_overloads import BOOL, BYTES, DOUBLE, INT, NULL, STRING, UINT
 from reference_impl.dra.cel_parse import Expr
 from reference_impl.dra.cel_runtime_calls import SELF_COMPARED, Panicked, call_cost
+from reference_impl.dra.cel_values import bad_qualifier
 
 #: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
@@ -510,6 +511,8 @@ class Tracker:
         """``QualifyIfPresent`` (attributes.go ``refQualify`` as a presence test): the value,
         NONE where absent or not a container (a device's attribute or capacity domain is always
         there: an empty map), or an error (a list's index that is not a number)."""
+        if (bad := bad_qualifier(key)) is not None:
+            return _Err(bad)
         if isinstance(obj, cel.AttributeMap) and isinstance(key, str):
             return obj[key]
         if isinstance(obj, dict):
@@ -522,6 +525,8 @@ class Tracker:
         return value
 
     def qualify(self, obj: Any, key: Any) -> Any:
+        if (bad := bad_qualifier(key)) is not None:
+            return _Err(bad)
         if isinstance(obj, dict):
             try:
                 return obj[key]
@@ -711,7 +716,8 @@ def stop(root: Expr, device: Any, options: Any = None) -> str | None:
 def instantiation_error(root: Expr) -> str | None:
     """interpreter/decorators.go ``maybeOptimizeConstUnary``: a type conversion of a constant
     is evaluated as the program is planned (children first); its error fails ``env.Program``
-    ("program instantiation failed: integer overflow")."""
+    ("program instantiation failed: integer overflow"), as does an index by a constant of a
+    type no qualifier takes (planner.go ``planCallIndex``, attributes.go ``newQualifier``)."""
     tracker = Tracker(None)
     for n in reversed(list(_nodes(root))):
         if n.kind == "call" and n.name in _CONVERSIONS and n.target is None and len(n.args) == 1:
@@ -719,6 +725,10 @@ def instantiation_error(root: Expr) -> str | None:
                 value = tracker.folded(n)
                 if isinstance(value, _Err):
                     return f"program instantiation failed: {value.message}"
+        if n.kind == "call" and n.name in ("_[_]", "_[?_]") and _is_const(n.args[1]):
+            bad = bad_qualifier(tracker.folded(n.args[1]))  # planner.go NewQualifier
+            if bad is not None:
+                return f"program instantiation failed: {bad}"
     return None
 
 

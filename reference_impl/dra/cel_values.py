@@ -200,3 +200,31 @@ def find_key(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
         if type_name(k) == name and k == key:
             return True, v
     return False, None
+
+
+#: the runtime types a dynamic index may have (interpreter/attributes.go ``newQualifier``)
+_QUALIFIER_TYPES = ("string", "int", "uint", "bool", "double")
+
+
+def bad_qualifier(key: Any) -> str | None:
+    """The error of indexing with ``key`` when no qualifier takes its type ("invalid qualifier
+    type: cel.Semver"), else None."""
+    if isinstance(key, CELEvalError) or type_name(key) in _QUALIFIER_TYPES:
+        return None
+    return f"invalid qualifier type: {go_type(key)}"
+
+
+class NativeMap(ct.MapType):
+    """A map of the device (a Go ``map[string]any``: a lookup of another key type hashes
+    nothing), unlike a map CEL builds, whose Go map of ``ref.Val`` keys cannot hash a semver
+    or bytes key (``hashable`` false)."""
+
+
+def unhashable_lookup(container: Any, key: Any) -> bool:
+    """Whether looking ``key`` up in ``container`` panics in cel-go (a map CEL built, a key of
+    a Go type with slices: "runtime error: hash of unhashable type cel.Semver")."""
+    return (
+        isinstance(container, dict)
+        and not isinstance(container, NativeMap)
+        and type_name(key) in ("kubernetes.Semver", "bytes")
+    )
