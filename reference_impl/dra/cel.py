@@ -320,6 +320,7 @@ def _quantity_unary(name: str) -> Callable[[Any], Any]:
     return f
 
 
+_STRING_PREDICATES = ("contains", "startsWith", "endsWith")
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "semver": _semver,
     "isSemver": _is_semver,
@@ -348,6 +349,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "!_": cel_operators.logical_not,
     "_in_": cel_operators.contains,
     "size": cel_operators.size,
+    **{n: cel_operators.string_predicate(base_functions[n]) for n in _STRING_PREDICATES},
     **{n: cel_operators.accessor(n, base_functions[n]) for n in cel_operators.ACCESSORS},
 }
 for _name in ("int", "uint", "double", "bool", "bytes", "string", "duration", "timestamp"):

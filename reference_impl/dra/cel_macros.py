@@ -24,7 +24,7 @@ import celpy.celtypes as ct
 import lark
 from celpy.evaluation import CELEvalError, Evaluator
 
-from reference_impl.dra.cel_errors import err
+from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_operators import set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
@@ -415,10 +415,7 @@ class LibraryEvaluator(Evaluator):
         if name in ("or", "orValue") and len(args) == 1:
             if target.present:
                 return target if name == "or" else target.value
-            other = self.visit(args[0])
-            if name == "or" and not isinstance(other, OptionalValue | CELEvalError):
-                return err("no such overload")
-            return other
+            return self.visit(args[0])  # evalOptionalOr: the alternative as it is
         if name in ("optMap", "optFlatMap") and len(args) == 2:
             var = simple_ident(args[0])
             if var is None:
@@ -450,6 +447,12 @@ class LibraryEvaluator(Evaluator):
                 return self._optional_method(target, name, args)
             if isinstance(target, CELEvalError):
                 return target
+            if name in ("hasValue", "value") and not args:  # one overload, type-guarded
+                return no_overload(name, target)
+            if name in ("optMap", "optFlatMap") and len(args) == 2:  # x.hasValue() ? ...
+                return no_overload("hasValue", target)
+            if name in ("or", "orValue") and len(args) == 1:  # evalOptionalOr's non-optional
+                return err("no such overload")
         if receiver == "cel" and name == "bind" and len(args) == 3:
             return self._bind(args)
         function = self._namespaced(receiver, name)

@@ -198,3 +198,17 @@ def accessor(name: str, impl: Callable[..., Any]) -> Callable[..., Any]:
         return impl(v, *args)
 
     return f
+
+
+def string_predicate(impl: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``contains``, ``startsWith``, ``endsWith`` of strings only (standard.go binds each to
+    ``types.String``'s methods: "no such overload" for another operand)."""
+
+    def f(a: Any, b: Any) -> Any:
+        if isinstance(a, CELEvalError) or isinstance(b, CELEvalError):
+            return a if isinstance(a, CELEvalError) else b
+        if type_name(a) != "string" or type_name(b) != "string":
+            return err("no such overload")
+        return impl(a, b)
+
+    return f

@@ -11,6 +11,7 @@ from typing import Any
 
 from reference_impl.dra import cel
 from reference_impl.dra.cel_errors import GoPanic
+from reference_impl.dra.cel_format import NamedFormat
 from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_optional import OptionalValue
 from reference_impl.dra.cel_url import URL
@@ -28,6 +29,12 @@ _NOMINAL = frozenset(
 _TRAVERSE = frozenset("isSorted sum max min indexOf lastIndexOf includes".split())
 _STRING_PASS = frozenset("url lowerAscii upperAscii substring trim cidr isIP isCIDR".split())
 _PARSE = frozenset("quantity isQuantity semver isSemver".split())
+#: apiserver pkg/cel/library/format.go: each named format's ``MaxRegexSize`` (the URI's
+#: urlLength, byte's base64Length, len(strfmt.UUIDPattern), len(strfmt.DateTimePattern))
+_MAX_REGEX_SIZE = {"DNS1123Label": 30, "DNS1123Subdomain": 60, "DNS1035Label": 30}
+_MAX_REGEX_SIZE |= {"QualifiedName": 60, "DNS1123LabelPrefix": 30, "DNS1123SubdomainPrefix": 60}
+_MAX_REGEX_SIZE |= {"DNS1035LabelPrefix": 30, "LabelValue": 40, "URI": 1103, "uuid": 70}
+_MAX_REGEX_SIZE |= {"byte": 84, "date": 71, "datetime": 71}
 SELF_COMPARED = ("distinct", "sort", "@sortByAssociatedKeys")
 _SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
 
@@ -147,8 +154,11 @@ def call_cost(fn: str, args: list[Any], result: Any, overload: str | None = None
         return _ceil(_size(result) * 2 * _STRING_FACTOR)
     if fn in ("find", "findAll") and len(args) >= 2:
         return _regex_cost(a0, args[1])
-    if fn in _NOMINAL:
+    if fn in _NOMINAL or fn == "format.named":
         return 1
+    if fn == "validate" and len(args) >= 2 and isinstance(a0, NamedFormat):
+        regex = _ceil(_MAX_REGEX_SIZE.get(a0.name, 0) * _REGEX_FACTOR)
+        return _ceil((1.0 + _size(args[1])) * _STRING_FACTOR) * regex
     if fn in ("containsIP", "containsCIDR"):
         c, o = _size(a0), _size(args[1])
         cost = _ceil((c + c) * _STRING_FACTOR)

@@ -23,6 +23,7 @@ _NAMED = {
     "Addr": ("net.IP", "cel.IP"),
     "Prefix": ("net.CIDR", "cel.CIDR"),
     "OptionalValue": ("optional_type", "*types.Optional"),
+    "NamedFormat": ("kubernetes.NamedFormat", "library.NamedFormat"),
     "_Err": ("*types.Err", "*types.Err"),  # dra/cel_runtime_cost.py's error values
 }
 #: celpy's classes (the first match: bool before int, uint before int): TypeName, Go type
