@@ -26,9 +26,9 @@ from celpy.evaluation import CELEvalError, Evaluator
 
 from reference_impl.dra.cel_errors import err, no_overload
 from reference_impl.dra.cel_netip import Addr, Prefix
-from reference_impl.dra.cel_operators import set_membership, unbound
+from reference_impl.dra.cel_operators import hash_panic, set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
-from reference_impl.dra.cel_values import bad_qualifier, find_key, go_type
+from reference_impl.dra.cel_values import bad_qualifier, find_key, go_type, unhashable_lookup
 
 
 def _primitive_list(tree: Any) -> bool:
@@ -348,9 +348,8 @@ class LibraryEvaluator(Evaluator):
         return ct.ListType(values)
 
     def mapinits(self, tree: lark.Tree) -> Any:
-        """A map literal with optional entries (``evalMap``): a none removes the key."""
-        if not any(_is_opt_entry(c) for c in tree.children[0::2]):
-            return super().mapinits(tree)
+        """A map literal (``evalMap``): the first error, key or value, is the result; a later
+        entry of a key replaces the earlier (a Go map); an optional entry's none removes it."""
         result = ct.MapType()
         for key_tree, value_tree in zip(tree.children[0::2], tree.children[1::2], strict=True):
             optional = _is_opt_entry(key_tree)
@@ -370,6 +369,8 @@ class LibraryEvaluator(Evaluator):
                     result.pop(key, None)
                     continue
                 value = value.value
+            if unhashable_lookup(result, key):
+                raise hash_panic(key)
             result[key] = value
         return result
 

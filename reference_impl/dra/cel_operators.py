@@ -149,9 +149,14 @@ def contains(item: Any, container: Any) -> Any:
         return ct.BoolType(any(is_true(equals(item, x)) for x in container))
     if isinstance(container, dict):
         if unhashable_lookup(container, item):
-            raise GoPanic(f"internal error: runtime error: hash of unhashable type {go_type(item)}")
+            raise hash_panic(item)
         return ct.BoolType(find_key(container, item)[0])
     return err("no such overload")  # standard.go inAggregate: ValOrErr(rhs, ...)
+
+
+def hash_panic(key: Any) -> GoPanic:
+    """Go's panic hashing a key of an unhashable type into a map of ``ref.Val``."""
+    return GoPanic(f"internal error: runtime error: hash of unhashable type {go_type(key)}")
 
 
 def set_membership(item: Any, container: Any) -> Any:
@@ -159,7 +164,7 @@ def set_membership(item: Any, container: Any) -> Any:
     the values; an item of an unhashable Go type (a semver's struct of slices, bytes) panics:
     "runtime error: hash of unhashable type cel.Semver"."""
     if not isinstance(item, CELEvalError) and type_name(item) in ("kubernetes.Semver", "bytes"):
-        raise GoPanic(f"internal error: runtime error: hash of unhashable type {go_type(item)}")
+        raise hash_panic(item)
     return contains(item, container)
 
 

@@ -25,7 +25,7 @@ from reference_impl.dra.cel_optional import NONE, DefaultMap, OptionalValue
 from reference_impl.dra.cel_overloads import BOOL, BYTES, DOUBLE, INT, NULL, STRING, UINT
 from reference_impl.dra.cel_parse import Expr
 from reference_impl.dra.cel_runtime_calls import SELF_COMPARED, Panicked, call_cost
-from reference_impl.dra.cel_values import bad_qualifier
+from reference_impl.dra.cel_values import bad_qualifier, find_key
 
 #: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
@@ -366,20 +366,27 @@ class Tracker:
                 v = self.eval(e.args[0], frame, root)  # evalSetMembership: no call cost
                 return v if isinstance(v, _Err) else self.apply("@in", [v, ct.ListType(values)])
         operands = ([e.target] if e.target is not None else []) + e.args
-        # evalVarArgs (three operands, or a regex function of a constant pattern, which
-        # CompileRegexConstants makes a NewCall) stops at an error: its arguments are not all
-        # on the stack, the call costs nothing
-        varargs = len(operands) > 2 or (
-            e.name in ("matches", "find", "findAll")
-            and len(operands) == 2
-            and self.const(operands[1])
-            and operands[1].lit_type == STRING
+        # evalVarArgs (three operands; two of a library function the checker leaves several
+        # overloads of, whose dispatcher has only a FunctionOp: common/decls ``Bindings``,
+        # planner.go ``planCall``, or of ext/formatting.go's ``format``; a regex function of a
+        # constant pattern, which CompileRegexConstants makes a NewCall) stops at an error
+        # before the last operand: its arguments are not all on the stack, the call costs
+        # nothing (measured on celcost -actual)
+        varargs = (
+            len(operands) > 2
+            or (len(operands) == 2 and (not single or e.name == "format") and e.name[0] not in "_@")
+            or (
+                e.name in ("matches", "find", "findAll")
+                and len(operands) == 2
+                and self.const(operands[1])
+                and operands[1].lit_type == STRING
+            )
         )
         vals = []
         for a in operands:
             v = self.eval(a, frame, root)
             vals.append(v)
-            if varargs and isinstance(v, _Err):
+            if varargs and isinstance(v, _Err) and len(vals) < len(operands):
                 return v
         errs = [v for v in vals if isinstance(v, _Err)]
         out = errs[0] if errs else self.apply(e.name, vals)
@@ -527,6 +534,9 @@ class Tracker:
     def qualify(self, obj: Any, key: Any) -> Any:
         if (bad := bad_qualifier(key)) is not None:
             return _Err(bad)
+        if isinstance(obj, dict) and isinstance(key, float):
+            found, value = find_key(obj, key)
+            return value if found else _Err(f"no such key: {key}")
         if isinstance(obj, dict):
             try:
                 return obj[key]
