@@ -49,10 +49,17 @@ def _index_of_v0_26(base: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+#: a function name CEL cannot spell: present in v0.26.0's functions (see :func:`functions`)
+OPTIONAL_OR_KEEPS_RECEIVER = "@v0.26 optional or"
+
+
 def functions(base: Mapping[str, Callable[..., Any]], v0_26: bool) -> dict[str, Any]:
     """The environment's functions (``base``: v0.29.2's) for the generation."""
     out = dict(base)
     if v0_26:
+        # cel/library.go evalOptionalOr(Value): v0.26.0 gives a non-optional receiver back as
+        # it is (v0.29.2: "no such overload"); dra/cel_macros.py asks for this marker
+        out[OPTIONAL_OR_KEEPS_RECEIVER] = lambda v: v
         out["lists.range"] = _range_v0_26(base["lists.range"])
         out["indexOf"] = _index_of_v0_26(base["indexOf"])
         out["lastIndexOf"] = _index_of_v0_26(base["lastIndexOf"])

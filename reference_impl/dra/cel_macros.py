@@ -25,6 +25,7 @@ import lark
 from celpy.evaluation import CELEvalError, Evaluator
 
 from reference_impl.dra.cel_errors import err, no_overload
+from reference_impl.dra.cel_generations import OPTIONAL_OR_KEEPS_RECEIVER
 from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_operators import hash_panic, set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
@@ -453,7 +454,10 @@ class LibraryEvaluator(Evaluator):
             if name in ("optMap", "optFlatMap") and len(args) == 2:  # x.hasValue() ? ...
                 return no_overload("hasValue", target)
             if name in ("or", "orValue") and len(args) == 1:  # evalOptionalOr's non-optional
-                return err("no such overload")
+                try:  # cel-go v0.26.0 (dra/cel_generations.py)
+                    return self.activation.resolve_function(OPTIONAL_OR_KEEPS_RECEIVER)(target)
+                except KeyError:
+                    return err("no such overload")
         if receiver == "cel" and name == "bind" and len(args) == 3:
             return self._bind(args)
         function = self._namespaced(receiver, name)
