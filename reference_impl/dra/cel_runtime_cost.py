@@ -769,9 +769,9 @@ class LimitedSelector(cel.CompiledSelector):
 
     def device_matches(self, device: cel.DeviceView) -> bool:
         dev = cel.device_value(device, self.consumable_capacity, self.options)
-        if self._counted is None:
-            counted = counted_tree(self.expression)
-            self._counted = counted or (self.root if may_panic(self.root) else False)
+        if self._counted is None:  # the scheduler's tree (StoredExpressions)
+            counted = needs_runtime_cost(self.root) or may_panic(self.root)
+            self._counted = self.root if counted else False
         if isinstance(self._counted, Expr):
             message = stop(self._counted, dev, self.options)
             if message is not None:

@@ -332,7 +332,10 @@ def test_the_gate_skips_only_what_the_estimate_bounds() -> None:
     costs 1 more than its estimate: ``optional.of(m).?k.hasValue()`` 7 for 6)."""
     estimates: dict[str, tuple[int, bool]] = {}
     for _device, expression, answer in _recorded():
-        root = parse(expression)
+        try:
+            root = parse(expression)
+        except cel.CELCompileError:  # the API server refuses it (or the scheduler's checker)
+            continue
         if needs_runtime_cost(root):
             continue
         if expression not in estimates:
