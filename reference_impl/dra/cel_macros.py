@@ -111,27 +111,34 @@ TWO_VAR_MACROS = {
 }
 
 
-def _logical(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """CEL's ``&&``/``||`` (an error absorbed by the other side's decisive value; of two
-    errors the left, interpretable.go ``evalOr``/``evalAnd``), for ``reduce``."""
+def _logical(stop: bool) -> Callable[[Any, Any], Any]:
+    """CEL's ``&&`` (``stop`` false) and ``||`` (true), for ``reduce`` too: a decisive bool
+    wins; else the first operand that is no bool, an error as it is, another value "no such
+    overload" (interpretable.go ``evalAnd``/``evalOr``)."""
 
     def f(x: Any, y: Any) -> Any:
-        if isinstance(x, CELEvalError) and isinstance(y, CELEvalError):
-            return x
-        return op(x, y)
+        for v in (x, y):
+            if isinstance(v, bool | ct.BoolType) and bool(v) == stop:
+                return ct.BoolType(stop)
+        for v in (x, y):
+            if not isinstance(v, bool | ct.BoolType):
+                return v if isinstance(v, CELEvalError) else err("no such overload")
+        return ct.BoolType(not stop)
 
     return f
 
 
-_AND = _logical(celpy.celtypes.logical_and)
-_OR = _logical(celpy.celtypes.logical_or)
+_AND = _logical(False)
+_OR = _logical(True)
 
 
 def _condition(cond: Any, left: Any, right: Any) -> Any:
     """``_?_:_``: an error condition is the result (interpretable.go ``evalConditional``)."""
     if isinstance(cond, CELEvalError):
         return cond
-    return celpy.celtypes.logical_condition(cond, left, right)
+    if not isinstance(cond, bool | ct.BoolType):
+        return err("no such overload")
+    return left if cond else right
 
 
 def _index(target: Any, key: Any) -> Any:
@@ -471,6 +478,8 @@ class LibraryEvaluator(Evaluator):
             target = self.visit(member_tree)
             if not isinstance(target, CELEvalError | list | dict):
                 return not_iterable(target)
+            if name in ("filter", "exists_one", "existsOne"):
+                return self._counted_macro(name, target, args)
         if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
             return self._two_var(name, member_tree, args)
         if name in _REGEX_FUNCTIONS and len(args) == 1 and receiver not in NAMESPACES:
@@ -554,6 +563,26 @@ class LibraryEvaluator(Evaluator):
         if constant_string(pattern_tree):
             return err("no such overload")
         return unbound(name, target) if name == "matches" else None
+
+    def _counted_macro(self, name: str, target: Any, args: list[Any]) -> Any:
+        """``filter`` and ``exists_one`` (parser/macro.go: a fold whose step is the
+        conditional ``p ? ... : accu``, so a predicate that is no bool is "no such overload",
+        and an error ends it)."""
+        if isinstance(target, CELEvalError):
+            return target
+        var = simple_ident(args[0])
+        if var is None:
+            return err("argument is not an identifier")
+        kept: list[Any] = []
+        for x in target:
+            keep = _condition(self._with(args[1], {var: x}), True, False)
+            if isinstance(keep, CELEvalError):
+                return keep
+            if keep:
+                kept.append(x)
+        if name == "filter":
+            return ct.ListType(kept)
+        return ct.BoolType(len(kept) == 1)
 
     def _map_filter(self, member_tree: Any, args: list[Any]) -> Any:
         """``map(x, filter, transform)`` (cel-go parser/macro.go ``MakeMap``): a comprehension
