@@ -86,6 +86,11 @@ def _outcome(expression: str, device: int = 0) -> str:
             "compile: program instantiation failed: invalid qualifier type: types.Null",
         ),
         (f'{{"a": 1}}[{V}] == 1', "ERR invalid qualifier type: cel.Semver"),
+        # evalAnd, evalConditional and the macros' folds: an operand that is no bool
+        ("true && dyn(1)", "ERR no such overload"),
+        ("dyn(1) || true", "true"),
+        ('dyn("a") ? true : false', "ERR no such overload"),
+        ("[1, 2, 3].filter(x, dyn(x)).size() == 0", "ERR no such overload"),
         # macros: the three-argument map; a range that is no list or map
         ("[1, 2].map(x, x > 1, x * 2) == [4]", "true"),
         (f"{X}.exists(i, true)", "ERR got 'types.String', expected iterable type"),
