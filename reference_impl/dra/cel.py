@@ -26,24 +26,29 @@ import celpy
 import celpy.celtypes as ct
 import lark
 from celpy.celparser import CELParseError
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, base_functions
 
 from reference_impl.dra import (
+    cel_conversions,
     cel_format,
     cel_generations,
     cel_library,
     cel_netip,
+    cel_operators,
     cel_optional,
     cel_url,
+    cel_values,
 )
-from reference_impl.dra.cel_errors import err, no_overload
+from reference_impl.dra.cel_errors import GoPanic, err, no_overload
 from reference_impl.dra.cel_macros import (
     NAMESPACES,
     OPERATORS,
+    QUALIFIED_TYPES,
     LibraryRunner,
     dotted_name,
     macro_variables,
 )
+from reference_impl.dra.cel_netip import go_quote
 from reference_impl.dra.cel_syntax import MAX_ERRORS_TO_REPORT, syntax_errors
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
 from reference_impl.model.quantity import QuantityError, parse_quantity_string
@@ -97,7 +102,8 @@ class Semver:
 
 
 def parse_semver(s: str) -> Semver:
-    """``semver.Parse`` (strict: MAJOR.MINOR.PATCH[-pre][+build], no leading zeros)."""
+    """``semver.Parse`` (strict: MAJOR.MINOR.PATCH[-pre][+build], no leading zeros; the
+    messages of github.com/blang/semver/v4 semver.go, Go's ``%q``)."""
     if not s:
         raise SemverError("Version string empty")
     parts = s.split(".", 2)
@@ -110,16 +116,16 @@ def parse_semver(s: str) -> Semver:
         rest, b = rest.split("+", 1)
         build = b.split(".")
         if any(not _IDENT.match(x) for x in build):
-            raise SemverError(f"Invalid character(s) found in build meta data {b!r}")
+            raise SemverError(f"Invalid character(s) found in build meta data {go_quote(b)}")
     if "-" in rest:
         rest, p = rest.split("-", 1)
         for x in p.split("."):
             if not _IDENT.match(x):
-                raise SemverError(f"Invalid character(s) found in prerelease {x!r}")
+                raise SemverError(f"Invalid character(s) found in prerelease {go_quote(x)}")
             if x.isdigit():
                 if len(x) > 1 and x[0] == "0":
                     raise SemverError(
-                        f"Numeric PreRelease version must not contain leading zeroes {x!r}"
+                        f"Numeric PreRelease version must not contain leading zeroes {go_quote(x)}"
                     )
                 pre.append(int(x))
             else:
@@ -127,10 +133,10 @@ def parse_semver(s: str) -> Semver:
     nums = []
     for what, text in (("major", parts[0]), ("minor", parts[1]), ("patch", rest)):
         if not text.isdigit() or not text.isascii():
-            raise SemverError(f"Invalid character(s) found in {what} number {text!r}")
+            raise SemverError(f"Invalid character(s) found in {what} number {go_quote(text)}")
         if not _NUM.match(text):
             raise SemverError(
-                f"{what.capitalize()} number must not contain leading zeroes {text!r}"
+                f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}"
             )
         nums.append(int(text))
     return Semver(nums[0], nums[1], nums[2], tuple(pre), tuple(build))
@@ -202,7 +208,7 @@ def release_options(switch: Callable[[str], str]) -> CELOptions:
     return CELOptions(switch("dra-cel-includes") == "lists-v1", switch("dra-cel-go"))
 
 
-class AttributeMap(cel_optional.DefaultMap):
+class AttributeMap(cel_optional.DefaultMap, cel_values.NativeMap):
     """``newStringInterfaceMapWithDefault``: a lookup of a missing key gives an empty map
     (its ``Find`` finds every key: an optional select of a missing domain is present, the empty
     map). ``v0_26``: cel-go v0.26.0 unwraps an optional operand of a select with
@@ -212,7 +218,7 @@ class AttributeMap(cel_optional.DefaultMap):
     def __getitem__(self, key: Any) -> Any:
         if dict.__contains__(self, key):
             return dict.__getitem__(self, key)
-        return ct.MapType({})
+        return cel_values.NativeMap({})
 
 
 class AttributeMapV026(AttributeMap):
@@ -221,17 +227,21 @@ class AttributeMapV026(AttributeMap):
     v0_26 = True
 
 
-def _semver(s: Any, normalize: Any = False) -> Any:
-    if not isinstance(s, str) or not isinstance(normalize, bool | ct.BoolType):
-        return no_overload("semver", s, normalize)
+def _semver(s: Any, *normalize: Any, name: str = "semver") -> Any:
+    if (
+        not isinstance(s, str)
+        or len(normalize) > 1
+        or any(not isinstance(n, bool | ct.BoolType) for n in normalize)
+    ):
+        return no_overload(name, s, *normalize)
     try:
-        return normalize_and_parse(s) if bool(normalize) else parse_semver(s)
+        return normalize_and_parse(s) if normalize and normalize[0] else parse_semver(s)
     except SemverError as e:
         return err(str(e))
 
 
-def _is_semver(s: Any, normalize: Any = False) -> Any:
-    result = _semver(s, normalize)
+def _is_semver(s: Any, *normalize: Any) -> Any:
+    result = _semver(s, *normalize, name="isSemver")
     if isinstance(result, CELEvalError) and not isinstance(s, str):
         return result
     return ct.BoolType(isinstance(result, Semver))
@@ -310,6 +320,7 @@ def _quantity_unary(name: str) -> Callable[[Any], Any]:
     return f
 
 
+_STRING_PREDICATES = ("contains", "startsWith", "endsWith")
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "semver": _semver,
     "isSemver": _is_semver,
@@ -333,7 +344,18 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     **cel_optional.FUNCTIONS,
     **cel_format.FUNCTIONS,
     **OPERATORS,
+    "type": cel_values.type_of,
+    "-_": cel_operators.negate(base_functions["-_"]),
+    "!_": cel_operators.logical_not,
+    "_in_": cel_operators.contains,
+    "size": cel_operators.size,
+    **{n: cel_operators.string_predicate(base_functions[n]) for n in _STRING_PREDICATES},
+    **{n: cel_operators.accessor(n, base_functions[n]) for n in cel_operators.ACCESSORS},
 }
+for _name in ("int", "uint", "double", "bool", "bytes", "string", "duration", "timestamp"):
+    FUNCTIONS[_name] = cel_conversions.conversion(_name, FUNCTIONS.get(_name))
+for _op in ("_+_", "_-_", "_*_", "_/_", "_%_", "_<_", "_<=_", "_>_", "_>=_"):
+    FUNCTIONS[_op] = cel_operators.binary(_op, FUNCTIONS.get(_op, base_functions[_op]))
 
 
 class CELCompileError(ValueError):
@@ -397,9 +419,25 @@ def _literal_type(tree: Any) -> str | None:
 #: the message type the environment declares (compile.go's ``device`` variable's type); a
 #: literal of it compiles, and fails at runtime (no type provider makes it)
 DEVICE_TYPE = "kubernetes.DRADevice"
-#: the variable, and the standard type names (``int``...: checker/standard.go's type idents)
-_DECLARED: tuple[str, ...] = ("device", "bool", "bytes", "double", "int", "uint", "string")
-_DECLARED += ("list", "map", "null_type", "type", "optional_type")
+#: the type identifiers as values (checker/standard.go's, cel/library.go's ``optional_type``,
+#: the well-known types and library/ip.go's and cidr.go's ``net.IP`` and ``net.CIDR``; the
+#: types ``kubernetes.Semver``, ``kubernetes.Quantity``, ``kubernetes.URL`` have no name)
+TYPE_IDENTS: dict[str, type] = {
+    "bool": ct.BoolType,
+    "bytes": ct.BytesType,
+    "double": ct.DoubleType,
+    "int": ct.IntType,
+    "uint": ct.UintType,
+    "string": ct.StringType,
+    "list": ct.ListType,
+    "map": ct.MapType,
+    "null_type": type(None),
+    "type": ct.TypeType,
+    "optional_type": cel_optional.OptionalValue,
+    **QUALIFIED_TYPES,
+}
+#: the variable, and the type names
+_DECLARED: tuple[str, ...] = ("device", *TYPE_IDENTS)
 
 
 def _undeclared(tree: Any) -> Any | None:
@@ -415,6 +453,8 @@ def _undeclared(tree: Any) -> Any | None:
                 at = node.children[0].meta
                 return lark.Token("IDENT", name, line=at.end_line, column=at.end_column)
             namespaces.update(id(n) for n in node.children[0].iter_subtrees())
+        if node.data == "member_dot" and dotted_name(node) in TYPE_IDENTS:
+            namespaces.update(id(n) for n in node.iter_subtrees())
         if node.data == "member_dot_arg":
             bound.update(macro_variables(node))
             receiver = node.children[0]
@@ -527,11 +567,12 @@ class CompiledSelector:
     def value_matches(self, dev: Any) -> bool:
         """``device_matches`` of the ``device`` variable's value (:func:`device_value`)."""
         try:
-            # the type name optional_type as a value: what type() gives of an optional
-            names: Any = {"device": dev, "optional_type": cel_optional.OptionalValue}
+            names: Any = {"device": dev, **TYPE_IDENTS}
             result = self._program.evaluate(names)
         except CELEvalError as e:
             raise CELMatchError(_eval_message(e)) from None
+        except GoPanic as e:
+            raise CELMatchError(str(e)) from None
         if isinstance(result, CELEvalError):
             raise CELMatchError(_eval_message(result))
         if isinstance(result, cel_optional.OptionalValue) and result.present:
@@ -560,13 +601,13 @@ def device_value(
         ct.StringType("driver"): ct.StringType(device.driver),
         ct.StringType("attributes"): mapping(
             {
-                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                ct.StringType(d): cel_values.NativeMap({ct.StringType(k): v for k, v in m.items()})
                 for d, m in attributes.items()
             }
         ),
         ct.StringType("capacity"): mapping(
             {
-                ct.StringType(d): ct.MapType({ct.StringType(k): v for k, v in m.items()})
+                ct.StringType(d): cel_values.NativeMap({ct.StringType(k): v for k, v in m.items()})
                 for d, m in capacity.items()
             }
         ),

@@ -20,11 +20,13 @@ from reference_impl.dra.cel_format import validate as validate_format
 from reference_impl.dra.cel_overloads import (
     ANY,
     BOOL,
+    CIDR,
     DEVICE,
     DEVICE_FIELDS,
     DYN,
     ERROR,
     INT,
+    IP,
     NULL,
     SIGS,
     STRING,
@@ -71,6 +73,8 @@ _TYPE_IDENTS = {
         ("google.protobuf.Duration", CelType("duration")),
         ("google.protobuf.Timestamp", CelType("timestamp")),
         ("optional_type", optional_of(CelType("param", name="T"))),
+        ("net.IP", IP),  # library/ip.go and cidr.go declare their types (cel.Types)
+        ("net.CIDR", CIDR),
     )
 }
 
@@ -83,8 +87,9 @@ class _Checker:
     """``checker``: the type substitutions, the free type variables and the errors (offset,
     message) of one expression."""
 
-    def __init__(self, list_type_attributes: bool = False) -> None:
+    def __init__(self, list_type_attributes: bool = False, includes: bool = False) -> None:
         self.list_type = list_type_attributes
+        self.includes = includes or list_type_attributes
         self.m: Mapping = {}
         self.free = 0
         self.errors: list[tuple[int, str]] = []
@@ -224,7 +229,7 @@ class _Checker:
         if e.target is not None:
             self.check(e.target)
         sigs = SIGS.get(e.name)
-        if self.list_type and e.name == "includes":
+        if self.includes and e.name == "includes":
             sigs = [_INCLUDES]
         if sigs is None:
             self.error(e.offset, f"undeclared reference to '{e.name}' (in container '')")
@@ -475,14 +480,16 @@ def _issues(expression: str, errors: list[tuple[int, str]]) -> str:
 # --- the entry point ---
 
 
-def parse(expression: str, list_type_attributes: bool = False) -> Expr:
+def parse(expression: str, list_type_attributes: bool = False, includes: bool = False) -> Expr:
     """The checked expression (``env.Compile`` and compile.go's output type check); raises
     :class:`CELCompileError` with upstream's ``Error.Detail``. ``list_type_attributes``:
-    DRAListTypeAttributes (attributes of type ``dyn``, ``includes`` declared)."""
+    DRAListTypeAttributes (attributes of type ``dyn``, ``includes`` declared); ``includes``:
+    the StoredExpressions environment of a release whose list library has ``includes``
+    (the scheduler's)."""
     root, macro_errors = convert(expression, parse_tree(expression))
     if macro_errors:
         raise CELCompileError("compilation failed: " + _issues(expression, macro_errors))
-    checker = _Checker(list_type_attributes)
+    checker = _Checker(list_type_attributes, includes)
     checker.check(root)
     nodes = _nodes(root)
     for n in nodes:

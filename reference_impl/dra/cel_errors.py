@@ -7,6 +7,8 @@ from typing import Any
 
 from celpy.evaluation import CELEvalError
 
+from reference_impl.dra.cel_values import type_name
+
 
 def err(message: str) -> CELEvalError:
     """An evaluation error with cel-go's message (``types.NewErr``)."""
@@ -15,6 +17,16 @@ def err(message: str) -> CELEvalError:
 
 def no_overload(name: str, *args: Any) -> CELEvalError:
     """A call with arguments of types no overload takes (the type checker refuses most of these
-    at compile time upstream; celpy has none)."""
-    types = ", ".join(type(a).__name__ for a in args)
+    at compile time upstream; celpy has none): cel-go v0.29.2 common/decls/decls.go
+    ``MaybeNoSuchOverload``, an error argument is the result, else the arguments' type names
+    ("no such overload: isGreaterThan(string, kubernetes.Semver)")."""
+    for a in args:
+        if isinstance(a, CELEvalError):
+            return a
+    types = ", ".join(type_name(a) for a in args)
     return err(f"no such overload: {name}({types})")
+
+
+class GoPanic(Exception):
+    """cel-go's evaluation panicked: ``Program.Eval`` recovers it as an error ("internal
+    error: ..."), whatever the expression around it would have made of an error value."""

@@ -14,8 +14,6 @@ from typing import Any
 import celpy.celtypes as ct
 from celpy.evaluation import base_functions
 
-from reference_impl.dra.cel_optional import DefaultMap
-
 _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 
 
@@ -51,26 +49,27 @@ def _index_of_v0_26(base: Callable[..., Any]) -> Callable[..., Any]:
     return f
 
 
+#: a function name CEL cannot spell: present in v0.26.0's functions (see :func:`functions`)
+OPTIONAL_OR_KEEPS_RECEIVER = "@v0.26 optional or"
+
+
 def functions(base: Mapping[str, Callable[..., Any]], v0_26: bool) -> dict[str, Any]:
     """The environment's functions (``base``: v0.29.2's) for the generation."""
     out = dict(base)
     if v0_26:
+        # cel/library.go evalOptionalOr(Value): v0.26.0 gives a non-optional receiver back as
+        # it is (v0.29.2: "no such overload"); dra/cel_macros.py asks for this marker
+        out[OPTIONAL_OR_KEEPS_RECEIVER] = lambda v: v
         out["lists.range"] = _range_v0_26(base["lists.range"])
         out["indexOf"] = _index_of_v0_26(base["indexOf"])
         out["lastIndexOf"] = _index_of_v0_26(base["lastIndexOf"])
     return out
 
 
-def _type_of(v: Any) -> Any:
-    """``type(v)``, a device's attribute or capacity map being a ``map``."""
-    return ct.MapType if isinstance(v, DefaultMap) else ct.TypeType(v)
-
-
 def tracker_functions(library: Mapping[str, Any], v0_26: bool) -> dict[str, Any]:
     """The functions ``dra/cel_runtime_cost.py``'s evaluation calls: celpy's, the
-    environment's (``library``: ``cel.FUNCTIONS``) for the generation, ``type`` knowing the
-    device's maps (there the type names are values apart, no identifier is ``type``)."""
-    return {**base_functions, **functions(library, v0_26), "type": _type_of}
+    environment's (``library``: ``cel.FUNCTIONS``) for the generation."""
+    return {**base_functions, **functions(library, v0_26)}
 
 
 def call_cost_v0_26(fn: str, args: list[Any], overload: str | None, target: Any) -> int | None:

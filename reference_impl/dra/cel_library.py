@@ -13,7 +13,6 @@ regex.go ``find``/``findAll`` and the standard ``matches`` on Go's regexp (``cel
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +21,8 @@ from celpy.evaluation import CELEvalError, base_functions
 
 from reference_impl.dra import cel_regex
 from reference_impl.dra.cel_errors import err, no_overload
+from reference_impl.dra.cel_operators import equal, unbound
+from reference_impl.dra.cel_values import equals, is_true, type_name
 
 # --- ext.Strings v2 (cel-go ext/strings.go) ---
 
@@ -170,14 +171,14 @@ def _overloads(name: str, *overloads: tuple[Callable[..., Any], str]) -> Callabl
     return f
 
 
-def _join(items: Any, sep: Any = "") -> Any:
+def _join(items: Any, *sep: Any) -> Any:
     """``joinValSeparator``: every element must be a string."""
-    if not isinstance(items, list) or not isinstance(sep, str):
-        return no_overload("join", items, sep)
-    for x in items:
-        if not isinstance(x, str):
-            return err(f"join: invalid input: {_go_value(x)}")
-    return ct.StringType(str(sep).join(str(x) for x in items))
+    if not isinstance(items, list) or any(not isinstance(s, str) for s in sep) or len(sep) > 1:
+        return no_overload("join", items, *sep)
+    separator = sep[0] if sep else ""
+    if any(not isinstance(x, str) for x in items):  # the list(string) overload's type guard
+        return no_overload("join", items, *sep)
+    return ct.StringType(str(separator).join(str(x) for x in items))
 
 
 def _go_value(x: Any) -> str:
@@ -286,19 +287,9 @@ def _list_index_of(last: bool) -> Callable[..., Any]:
 
 
 def _equal(a: Any, b: Any) -> bool:
-    """CEL's heterogeneous equality (numbers across types, lists and maps element by element,
-    else the same type and value)."""
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return len(a) == len(b) and all(
-            any(_equal(k, kb) and _equal(v, vb) for kb, vb in b.items()) for k, v in a.items()
-        )
-    if _number(a) and _number(b):  # cel-go compares int and uint exactly, else as doubles
-        return _compare(a, b) == 0 if not (math.isnan(a) or math.isnan(b)) else False
-    if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
-        return False
-    return bool(a == b)
+    """Whether ``Equal`` of the values is true (cel_values.py: heterogeneous equality, an
+    error not)."""
+    return is_true(equals(a, b))
 
 
 def _includes(target: Any, arg: Any) -> Any:
@@ -324,20 +315,6 @@ def _relation(name: str, test: Callable[[int], bool]) -> Callable[[Any, Any], An
         if _number(a) and _number(b) and type(a) is not type(b):
             return ct.BoolType(test(_compare(a, b)))
         return fallback(a, b)
-
-    return f
-
-
-def _equality(negate: bool) -> Callable[[Any, Any], Any]:
-    """``==``/``!=``: CEL's heterogeneous equality (``1 == 1.0``; values of different types
-    are not equal, no error)."""
-
-    def f(a: Any, b: Any) -> Any:
-        if isinstance(a, CELEvalError):
-            return a
-        if isinstance(b, CELEvalError):
-            return b
-        return ct.BoolType(_equal(a, b) != negate)
 
     return f
 
@@ -370,8 +347,13 @@ def _flat(xs: list[Any], depth: int) -> list[Any]:
 
 
 def _flatten(xs: Any, *depth: Any) -> Any:
+    """``flatten``: ext/lists.go's "no such overload: string.flatten()" for another value."""
     if not isinstance(xs, list) or (depth and (len(depth) > 1 or not _is_int(depth[0]))):
-        return no_overload("flatten", xs, *depth)
+        for a in (xs, *depth):
+            if isinstance(a, CELEvalError):
+                return a
+        types = [type_name(a) for a in (xs, *depth)]
+        return err(f"no such overload: {types[0]}.flatten({', '.join(types[1:])})")
     level = int(depth[0]) if depth else 1
     if level < 0:
         return err("level must be non-negative")
@@ -381,7 +363,7 @@ def _flatten(xs: Any, *depth: Any) -> Any:
 def _sort(xs: Any) -> Any:
     """``sortList``: elements of one comparable type."""
     if not isinstance(xs, list):
-        return no_overload("sort", xs)
+        return unbound("sort", xs)
     if not xs:
         return xs
     if isinstance(xs[0], list | dict):
@@ -448,9 +430,14 @@ def _compile(pattern: str, illegal: str = "Illegal regex: ") -> Any:
 
 def _matches(s: Any, pattern: Any) -> Any:
     """cel-go's ``matches`` (common/types/string.go ``Match``: ``regexp.MatchString``, its
-    error unwrapped)."""
-    if not isinstance(s, str) or not isinstance(pattern, str):
-        return no_overload("matches", s, pattern)
+    error unwrapped; standard.go binds it to the ``Matcher`` trait: another pattern is "no such
+    overload", another receiver ``cel_operators.unbound``'s)."""
+    if isinstance(s, CELEvalError) or isinstance(pattern, CELEvalError):
+        return s if isinstance(s, CELEvalError) else pattern
+    if not isinstance(s, str):
+        return unbound("matches", s)
+    if not isinstance(pattern, str):
+        return err("no such overload")
     rx = _compile(pattern, "")
     if isinstance(rx, CELEvalError):
         return rx
@@ -535,6 +522,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "_<=_": _relation("_<=_", lambda c: c <= 0),
     "_>_": _relation("_>_", lambda c: c > 0),
     "_>=_": _relation("_>=_", lambda c: c >= 0),
-    "_==_": _equality(False),
-    "_!=_": _equality(True),
+    "_==_": equal(False),
+    "_!=_": equal(True),
 }

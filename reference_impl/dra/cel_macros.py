@@ -24,8 +24,56 @@ import celpy.celtypes as ct
 import lark
 from celpy.evaluation import CELEvalError, Evaluator
 
-from reference_impl.dra.cel_errors import err
+from reference_impl.dra.cel_errors import err, no_overload
+from reference_impl.dra.cel_generations import OPTIONAL_OR_KEEPS_RECEIVER
+from reference_impl.dra.cel_netip import Addr, Prefix
+from reference_impl.dra.cel_operators import hash_panic, set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
+from reference_impl.dra.cel_values import bad_qualifier, find_key, go_type, unhashable_lookup
+
+
+def _primitive_list(tree: Any) -> bool:
+    """Whether ``tree`` is a non-empty list literal of literals other than bytes and null
+    (``maybeOptimizeSetMembership``'s constant list of primitive values)."""
+    node = _single(tree)
+    if not (isinstance(node, lark.Tree) and node.data == "list_lit" and node.children):
+        return False
+    items = node.children[0].children if isinstance(node.children[0], lark.Tree) else []
+    for item in items:
+        leaf = _single(item)
+        if not isinstance(leaf, lark.Tree) or leaf.data != "literal":
+            return False
+        token = leaf.children[0]
+        if getattr(token, "type", "") in ("BYTES_LIT", "NULL_LIT"):
+            return False
+    return bool(items)
+
+
+def _single(tree: Any) -> Any:
+    node = tree
+    while isinstance(node, lark.Tree) and len(node.children) == 1 and node.data != "literal":
+        if node.data == "list_lit":
+            return node
+        node = node.children[0]
+    return node
+
+
+def constant_string(tree: Any) -> bool:
+    """A string literal, or one in ``dyn()`` (which the planner drops): the constant pattern
+    of the regex optimizations (interpreter ``MatchesRegexOptimization``, apiserver
+    library/regex.go ``FindRegexOptimization``)."""
+    node = _single(tree)
+    while (
+        isinstance(node, lark.Tree)
+        and node.data == "ident_arg"
+        and str(node.children[0]) == "dyn"
+        and len(node.children) == 2
+        and len(node.children[1].children) == 1
+    ):
+        node = _single(node.children[1].children[0])
+    if not (isinstance(node, lark.Tree) and node.data == "literal"):
+        return False
+    return getattr(node.children[0], "type", "") in ("STRING_LIT", "MLSTRING_LIT")
 
 
 def _is_opt_entry(tree: Any) -> bool:
@@ -41,6 +89,14 @@ def go_value(v: Any) -> str:
     return str(v)
 
 
+#: the qualified type names as values (the well-known types of checker/standard.go,
+#: k8s.io/apiserver pkg/cel/library ip.go's and cidr.go's)
+QUALIFIED_TYPES: dict[str, type] = {
+    "google.protobuf.Duration": ct.DurationType,
+    "google.protobuf.Timestamp": ct.TimestampType,
+    "net.IP": Addr,
+    "net.CIDR": Prefix,
+}
 #: receivers that name a function namespace, not a variable
 NAMESPACES = ("cel", "sets", "lists", "strings", "ip", "optional", "format")
 #: the two-variable comprehension macros (ext/comprehensions.go) by their argument count
@@ -55,33 +111,45 @@ TWO_VAR_MACROS = {
 }
 
 
-def _logical(op: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    """CEL's ``&&``/``||`` (an error absorbed by the other side's decisive value; of two
-    errors the left, interpretable.go ``evalOr``/``evalAnd``), for ``reduce``."""
+def _logical(stop: bool) -> Callable[[Any, Any], Any]:
+    """CEL's ``&&`` (``stop`` false) and ``||`` (true), for ``reduce`` too: a decisive bool
+    wins; else the first operand that is no bool, an error as it is, another value "no such
+    overload" (interpretable.go ``evalAnd``/``evalOr``)."""
 
     def f(x: Any, y: Any) -> Any:
-        if isinstance(x, CELEvalError) and isinstance(y, CELEvalError):
-            return x
-        return op(x, y)
+        for v in (x, y):
+            if isinstance(v, bool | ct.BoolType) and bool(v) == stop:
+                return ct.BoolType(stop)
+        for v in (x, y):
+            if not isinstance(v, bool | ct.BoolType):
+                return v if isinstance(v, CELEvalError) else err("no such overload")
+        return ct.BoolType(not stop)
 
     return f
 
 
-_AND = _logical(celpy.celtypes.logical_and)
-_OR = _logical(celpy.celtypes.logical_or)
+_AND = _logical(False)
+_OR = _logical(True)
 
 
 def _condition(cond: Any, left: Any, right: Any) -> Any:
     """``_?_:_``: an error condition is the result (interpretable.go ``evalConditional``)."""
     if isinstance(cond, CELEvalError):
         return cond
-    return celpy.celtypes.logical_condition(cond, left, right)
+    if not isinstance(cond, bool | ct.BoolType):
+        return err("no such overload")
+    return left if cond else right
 
 
 def _index(target: Any, key: Any) -> Any:
     """``_[_]``: an error operand is the result, the target's first."""
     if isinstance(target, CELEvalError) or isinstance(key, CELEvalError):
         return target if isinstance(target, CELEvalError) else key
+    if (bad := bad_qualifier(key)) is not None:
+        return err(bad)
+    if isinstance(target, dict) and isinstance(key, float):  # a double qualifier's lookup
+        found, value = find_key(target, key)
+        return value if found else err(f"no such key: {go_value(key)}")
     return operator.getitem(target, key)
 
 
@@ -93,6 +161,16 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "_?_:_": _condition,
     "_[_]": _index,
 }
+_REGEX_FUNCTIONS = ("matches", "find", "findAll")
+#: celpy's one-variable comprehension macros (parser/macro.go: a fold over the target)
+_RANGE_MACROS = ("all", "exists", "exists_one", "existsOne", "map", "filter")
+
+
+def not_iterable(target: Any) -> CELEvalError:
+    """``evalFold``'s error for a range that is neither a list nor a map."""
+    return err(f"got '{go_type(target)}', expected iterable type")
+
+
 #: the methods of an optional value
 _OPTIONAL_METHODS = ("hasValue", "value", "or", "orValue", "optMap", "optFlatMap")
 #: methods that celpy's evaluator would treat as its own macros
@@ -184,7 +262,7 @@ def macro_variables(tree: lark.Tree) -> tuple[str, ...]:
     if (
         name in ("all", "exists", "exists_one", "map", "filter", "sortBy", "optMap", "optFlatMap")
         and len(args) == 2
-    ):
+    ) or (name == "map" and len(args) == 3):
         return tuple(v for v in (simple_ident(args[0]),) if v)
     return ()
 
@@ -211,7 +289,10 @@ class LibraryEvaluator(Evaluator):
     def member_index_opt(self, tree: lark.Tree) -> Any:
         """``a[?b]``."""
         target = self.visit(tree.children[0])
-        return select(target, self.visit(tree.children[1]), True, relative(tree.children[0]))
+        key = self.visit(tree.children[1])
+        if not isinstance(target, CELEvalError) and (bad := bad_qualifier(key)) is not None:
+            return err(bad)
+        return select(target, key, True, relative(tree.children[0]))
 
     def macro_has_eval(self, exprlist: lark.Tree) -> Any:
         """``has(x.f)`` (``evalTestOnly``): an error of ``x`` is the result; after an optional
@@ -275,9 +356,8 @@ class LibraryEvaluator(Evaluator):
         return ct.ListType(values)
 
     def mapinits(self, tree: lark.Tree) -> Any:
-        """A map literal with optional entries (``evalMap``): a none removes the key."""
-        if not any(_is_opt_entry(c) for c in tree.children[0::2]):
-            return super().mapinits(tree)
+        """A map literal (``evalMap``): the first error, key or value, is the result; a later
+        entry of a key replaces the earlier (a Go map); an optional entry's none removes it."""
         result = ct.MapType()
         for key_tree, value_tree in zip(tree.children[0::2], tree.children[1::2], strict=True):
             optional = _is_opt_entry(key_tree)
@@ -297,11 +377,25 @@ class LibraryEvaluator(Evaluator):
                     result.pop(key, None)
                     continue
                 value = value.value
+            if unhashable_lookup(result, key):
+                raise hash_panic(key)
             result[key] = value
         return result
 
+    def relation(self, tree: lark.Tree) -> Any:
+        """``x in [constants]``: the set lookup of ``cel_operators.set_membership``."""
+        if len(tree.children) == 2 and tree.children[0].data == "relation_in":
+            if _primitive_list(tree.children[1]):
+                item = self.visit(tree.children[0].children[0])
+                return set_membership(item, self.visit(tree.children[1]))
+        return super().relation(tree)
+
     def member_dot(self, tree: lark.Tree) -> Any:
-        """A select after an optional one stays optional (``applyQualifiers``)."""
+        """A select after an optional one stays optional (``applyQualifiers``); a qualified
+        type name (``google.protobuf.Duration``, ``net.IP``) is the type."""
+        qualified = QUALIFIED_TYPES.get(dotted_name(tree))
+        if qualified is not None:
+            return qualified
         if may_be_optional(tree.children[0]):
             target = self.visit(tree.children[0])
             if isinstance(target, OptionalValue):
@@ -315,6 +409,8 @@ class LibraryEvaluator(Evaluator):
             target = self.visit(tree.children[0])
             if isinstance(target, OptionalValue):
                 key = self.visit(tree.children[1])
+                if (bad := bad_qualifier(key)) is not None:
+                    return err(bad)
                 return select(target, key, True, relative(tree.children[0]))
         return super().member_index(tree)
 
@@ -328,10 +424,7 @@ class LibraryEvaluator(Evaluator):
         if name in ("or", "orValue") and len(args) == 1:
             if target.present:
                 return target if name == "or" else target.value
-            other = self.visit(args[0])
-            if name == "or" and not isinstance(other, OptionalValue | CELEvalError):
-                return err("no such overload")
-            return other
+            return self.visit(args[0])  # evalOptionalOr: the alternative as it is
         if name in ("optMap", "optFlatMap") and len(args) == 2:
             var = simple_ident(args[0])
             if var is None:
@@ -363,6 +456,15 @@ class LibraryEvaluator(Evaluator):
                 return self._optional_method(target, name, args)
             if isinstance(target, CELEvalError):
                 return target
+            if name in ("hasValue", "value") and not args:  # one overload, type-guarded
+                return no_overload(name, target)
+            if name in ("optMap", "optFlatMap") and len(args) == 2:  # x.hasValue() ? ...
+                return no_overload("hasValue", target)
+            if name in ("or", "orValue") and len(args) == 1:  # evalOptionalOr's non-optional
+                try:  # cel-go v0.26.0 (dra/cel_generations.py)
+                    return self.activation.resolve_function(OPTIONAL_OR_KEEPS_RECEIVER)(target)
+                except KeyError:
+                    return err("no such overload")
         if receiver == "cel" and name == "bind" and len(args) == 3:
             return self._bind(args)
         function = self._namespaced(receiver, name)
@@ -372,10 +474,22 @@ class LibraryEvaluator(Evaluator):
                 if isinstance(v, CELEvalError):
                     return v
             return function(*values)
+        if name in _RANGE_MACROS and len(args) == 2 and receiver not in NAMESPACES:
+            target = self.visit(member_tree)
+            if not isinstance(target, CELEvalError | list | dict):
+                return not_iterable(target)
+            if name in ("filter", "exists_one", "existsOne"):
+                return self._counted_macro(name, target, args)
         if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
             return self._two_var(name, member_tree, args)
+        if name in _REGEX_FUNCTIONS and len(args) == 1 and receiver not in NAMESPACES:
+            found = self._regex(name, self.visit(member_tree), args[0])
+            if found is not None:
+                return found
         if name == "sortBy" and len(args) == 2:
             return self._sort_by(member_tree, args)
+        if name == "map" and len(args) == 3:
+            return self._map_filter(member_tree, args)
         if name in _NOT_MACROS:
             target = self.visit(member_tree)
             values = [self.visit(a) for a in args]
@@ -409,6 +523,8 @@ class LibraryEvaluator(Evaluator):
         target = self.visit(member_tree)
         if isinstance(target, CELEvalError):
             return target
+        if not isinstance(target, list | dict):
+            return not_iterable(target)
         if not isinstance(target, ct.ListType):
             return err("no such overload")
         keys = [self._with(args[1], {var: x}) for x in target]
@@ -423,6 +539,75 @@ class LibraryEvaluator(Evaluator):
             return err("list elements must have the same type")
         order = sorted(range(len(keys)), key=lambda i: keys[i])
         return ct.ListType([target[i] for i in order])
+
+    def primary(self, tree: lark.Tree) -> Any:
+        """The global ``matches(s, re)`` (:meth:`_regex`)."""
+        call = tree.children[0] if len(tree.children) == 1 else None
+        if isinstance(call, lark.Tree) and call.data == "ident_arg" and len(call.children) == 2:
+            args = call.children[1].children
+            if str(call.children[0]) == "matches" and len(args) == 2:
+                found = self._regex("matches", self.visit(args[0]), args[1])
+                if found is not None:
+                    return found
+        return super().primary(tree)
+
+    def _regex(self, name: str, target: Any, pattern_tree: Any) -> Any | None:
+        """A regex function on no string: with a constant pattern, the optimized call's "no
+        such overload"; else ``matches`` is the ``Matcher`` trait's operator
+        (``cel_operators.unbound``); None where the function decides."""
+        if isinstance(target, CELEvalError | str):
+            return target if isinstance(target, CELEvalError) else None
+        pattern = self.visit(pattern_tree)
+        if isinstance(pattern, CELEvalError):
+            return pattern
+        if constant_string(pattern_tree):
+            return err("no such overload")
+        return unbound(name, target) if name == "matches" else None
+
+    def _counted_macro(self, name: str, target: Any, args: list[Any]) -> Any:
+        """``filter`` and ``exists_one`` (parser/macro.go: a fold whose step is the
+        conditional ``p ? ... : accu``, so a predicate that is no bool is "no such overload",
+        and an error ends it)."""
+        if isinstance(target, CELEvalError):
+            return target
+        var = simple_ident(args[0])
+        if var is None:
+            return err("argument is not an identifier")
+        kept: list[Any] = []
+        for x in target:
+            keep = _condition(self._with(args[1], {var: x}), True, False)
+            if isinstance(keep, CELEvalError):
+                return keep
+            if keep:
+                kept.append(x)
+        if name == "filter":
+            return ct.ListType(kept)
+        return ct.BoolType(len(kept) == 1)
+
+    def _map_filter(self, member_tree: Any, args: list[Any]) -> Any:
+        """``map(x, filter, transform)`` (cel-go parser/macro.go ``MakeMap``): a comprehension
+        whose step is ``filter ? accu + [transform] : accu`` (an error of either ends it)."""
+        var = simple_ident(args[0])
+        if var is None:
+            return err("argument is not an identifier")
+        target = self.visit(member_tree)
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, list | dict):
+            return not_iterable(target)
+        out: list[Any] = []
+        for x in target:
+            keep = self._with(args[1], {var: x})
+            if isinstance(keep, CELEvalError):
+                return keep
+            if not isinstance(keep, ct.BoolType):
+                return err("no such overload")
+            if keep:
+                value = self._with(args[2], {var: x})
+                if isinstance(value, CELEvalError):
+                    return value
+                out.append(value)
+        return ct.ListType(out)
 
     def _two_var(self, name: str, member_tree: Any, args: list[Any]) -> Any:
         """The two-variable comprehensions over a list (index, value) or a map (key, value)."""
@@ -439,7 +624,7 @@ class LibraryEvaluator(Evaluator):
         elif isinstance(target, ct.ListType):
             pairs = [(ct.IntType(i), v) for i, v in enumerate(target)]
         else:
-            return err(f"unsupported comprehension range type: {type(target).__name__}")
+            return err(f"unsupported comprehension range type: {go_type(target)}")
 
         def each(tree: Any) -> list[Any]:
             return [self._with(tree, {first: a, second: b}) for a, b in pairs]

@@ -10,59 +10,37 @@ tree with celpy's values and the reference's functions; what it does not restate
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import celpy.celtypes as ct
-from celpy.evaluation import CELEvalError, base_functions
+from celpy.evaluation import CELEvalError
 
 from reference_impl.dra import cel, cel_generations
 from reference_impl.dra.cel_checker import parse
 from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
-from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_optional import NONE, DefaultMap, OptionalValue
 from reference_impl.dra.cel_overloads import BOOL, BYTES, DOUBLE, INT, NULL, STRING, UINT
 from reference_impl.dra.cel_parse import Expr
-from reference_impl.dra.cel_url import URL
+from reference_impl.dra.cel_runtime_calls import SELF_COMPARED, Panicked, call_cost
+from reference_impl.dra.cel_values import bad_qualifier, find_key
 
 #: interpreter/runtimecost.go: the error of an evaluation whose actual cost passes the limit
 COST_LIMIT_MESSAGE = "operation cancelled: actual cost limit exceeded"
-_STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
-_REGEX_FACTOR = 0.25  # common.RegexStringLengthCostFactor
 _LIST_CREATE, _MAP_CREATE, _STRUCT_CREATE = 10, 30, 40  # common.ListCreateBaseCost...
 _CONVERSIONS = frozenset(
     ("bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint")
 )
-#: apiserver library/cost.go CallCost: functions of a nominal cost (1)
-_NOMINAL = frozenset(
-    "masked prefixLength family isUnspecified isLoopback isLinkLocalMulticast isLinkLocalUnicast "
-    "isGlobalUnicast sign asInteger isInteger asApproximateFloat isGreaterThan isLessThan "
-    "compareTo add sub major minor patch getScheme getHostname getHost getPort getEscapedPath "
-    "getQuery".split()
-)
-_TRAVERSE = frozenset("isSorted sum max min indexOf lastIndexOf includes".split())
-_STRING_PASS = frozenset("url lowerAscii upperAscii substring trim cidr isIP isCIDR".split())
-_PARSE = frozenset("quantity isQuantity semver isSemver".split())
 _OPT_QUALIFIERS = ("_?._", "_[?_]")  # optional select and index (cel/library.go)
-#: the type names an identifier may be (checker/standard.go), as celpy's values
-_TYPE_VALUES: dict[str, Any] = {
-    n: base_functions[n] for n in "bool bytes double int uint string list map".split()
-}
-_TYPE_VALUES |= {"null_type": type(None), "type": ct.TypeType, "optional_type": OptionalValue}
+#: the type names an identifier or a qualified name may be (checker/standard.go), as values
+_TYPE_VALUES: dict[str, Any] = cel.TYPE_IDENTS
 _OR = {"or": "optional_or_optional", "orValue": "optional_orValue_value"}
-_SETS = {"sets.contains": 1, "sets.intersects": 1, "sets.equivalent": 2}
 
 
 class Unsupported(Exception):
     """A node or function whose runtime cost is not restated."""
-
-
-class Panicked(Exception):
-    """cel-go's evaluation panicked (a list tracker's error argument: "internal error:
-    interface conversion"); the actual cost is the cost before the call."""
 
 
 class CostLimitExceeded(Exception):
@@ -93,145 +71,6 @@ class _Frame:
     initialized: bool = False
 
 
-def _size(v: Any) -> int:
-    """``actualSize``: strings in runes, bytes, lists and maps by length, an optional's value's
-    size, else 1."""
-    if isinstance(v, str | bytes | list | dict | tuple):
-        return len(v)
-    if isinstance(v, OptionalValue) and v.present:
-        return _size(v.value)
-    return 1
-
-
-def _ceil(x: float) -> int:
-    return math.ceil(x)
-
-
-def _traversal(v: Any) -> int:
-    """apiserver ``traversalCost``."""
-    if isinstance(v, str):
-        return int(len(v.encode()) * _STRING_FACTOR)
-    if isinstance(v, bytes):
-        return int(len(v) * _STRING_FACTOR)
-    if isinstance(v, list | tuple):
-        return sum(_traversal(x) for x in v)
-    if isinstance(v, dict):
-        return sum(_traversal(k) + _traversal(x) for k, x in v.items())
-    return 1
-
-
-def _regex_cost(s: Any, r: Any) -> int:
-    return _ceil((1.0 + _size(s)) * _STRING_FACTOR) * _ceil(_size(r) * _REGEX_FACTOR)
-
-
-def _self_compare(v: Any) -> int:
-    """ext/lists.go ``trackListSelfCompare``: 2 (2.1 for strings or bytes) per pair, 11; an
-    error argument panics (``args[0].(traits.Lister)``)."""
-    if not isinstance(v, list | tuple):
-        raise Panicked("internal error: interface conversion")
-    factor = 2.1 if v and isinstance(v[0], str | bytes) else 2.0
-    return int(len(v) * len(v) * factor) + 11
-
-
-def _tracked_cost(fn: str, args: list[Any], result: Any) -> int | None:
-    """The ext libraries' overload trackers (``OverloadCostTracker``, found by the call's
-    overload id): ext/lists.go version 3 (``@sortByAssociatedKeys`` of ``sortBy`` sized by
-    its keys), ext/sets.go ``trackSetsCost``."""
-    a0 = args[0] if args else None
-    if fn in ("slice", "lists.range", "reverse"):
-        return _size(result) + 11  # trackListOutputSize
-    if fn == "flatten":  # trackListFlatten
-        return int(_size(a0) * (float(args[1]) if len(args) == 2 else 1.0)) + 11
-    if fn in ("distinct", "sort"):
-        return _self_compare(a0)
-    if fn == "@sortByAssociatedKeys":  # trackListSortBy
-        return _self_compare(args[1])
-    if fn in _SETS:
-        return 1 + int(_size(a0) * _size(args[1]) * _SETS[fn])
-    return None
-
-
-_MIN_SIZE = frozenset(
-    f"{op}_{t}"
-    for op in ("less", "greater", "less_equals", "greater_equals")
-    for t in ("string", "bytes")
-) | {"equals", "not_equals"}
-_FIRST_SIZE = frozenset(("string_to_bytes", "bytes_to_string", "strings_quote", "string_format"))
-
-
-def _infer_overload(fn: str, args: list[Any]) -> str:
-    """The overload id of a call the checker did not resolve, from its arguments' runtime
-    types (only those interpreter/runtimecost.go's switch names)."""
-    a0, a1 = (args + [None, None])[:2]
-    same = isinstance(a0, str | bytes) and type(a0) is type(a1)
-    kind = "string" if isinstance(a0, str) else "bytes"
-    by_function = {"strings.quote": "strings_quote", "format": "string_format"}
-    by_function |= {"matches": "matches", "_==_": "equals", "_!=_": "not_equals"}
-    if fn in by_function:
-        return by_function[fn]
-    if fn in ("startsWith", "endsWith", "contains") and isinstance(a0, str):
-        return "starts_with_string" if fn != "contains" else "contains_string"
-    if (fn == "bytes" and isinstance(a0, str)) or (fn == "string" and isinstance(a0, bytes)):
-        return "string_to_bytes"
-    if fn == "@in" and isinstance(a1, list | tuple):
-        return "in_list"
-    if fn in ("_<_", "_<=_", "_>_", "_>=_") and same:
-        return f"less_{kind}"
-    return f"add_{kind}" if fn == "_+_" and same else ""
-
-
-def call_cost(fn: str, args: list[Any], result: Any, overload: str | None = None) -> int:
-    """``CostTracker.costCall``: the overload trackers, apiserver ``CallCost`` by function,
-    then interpreter/runtimecost.go's defaults by overload id. ``overload``: the checker's
-    (``""`` where it left several: planner.go ``resolveFunction`` gives the call no id, so no
-    tracker nor overload rule applies), None to tell it from the arguments' runtime types."""
-    a0 = args[0] if args else None
-    tracked = _tracked_cost(fn, args, result) if overload != "" else None
-    if tracked is not None:
-        return tracked
-    if overload is None:
-        overload = _infer_overload(fn, args)
-    if fn in _TRAVERSE:
-        return _traversal(a0) if args else 0
-    if fn in _STRING_PASS or fn in _PARSE:
-        return _ceil(_size(a0) * _STRING_FACTOR)
-    if fn == "ip":
-        return 1 if isinstance(a0, Prefix) else _ceil(_size(a0) * _STRING_FACTOR)
-    if fn in ("replace", "split", "ip.isCanonical"):
-        return _ceil(_size(a0) * 2 * _STRING_FACTOR)
-    if fn == "join":
-        return _ceil(_size(result) * 2 * _STRING_FACTOR)
-    if fn in ("find", "findAll") and len(args) >= 2:
-        return _regex_cost(a0, args[1])
-    if fn in _NOMINAL:
-        return 1
-    if fn in ("containsIP", "containsCIDR"):
-        c, o = _size(a0), _size(args[1])
-        cost = _ceil((c + c) * _STRING_FACTOR)
-        if fn == "containsCIDR":
-            cost += _ceil(c * _STRING_FACTOR) + 1
-        string = overload.endswith("_string") or (not overload and isinstance(args[1], str))
-        return cost + (_ceil(o * _STRING_FACTOR) if string else 0)
-    if fn == "_==_" and isinstance(a0, cel.Quantity | cel.Semver | Addr | Prefix | URL):
-        return 1
-    # interpreter/runtimecost.go's switch on the overload id (an error argument sized 1)
-    if overload in ("starts_with_string", "ends_with_string"):
-        return _ceil(_size(args[1]) * _STRING_FACTOR)
-    if overload in _FIRST_SIZE:
-        return _ceil(_size(a0) * _STRING_FACTOR)
-    if overload == "in_list":
-        return _size(args[1])
-    if overload in _MIN_SIZE:
-        return _ceil(min(_size(a0), _size(args[1])) * _STRING_FACTOR)
-    if overload in ("add_string", "add_bytes"):
-        return _ceil((_size(a0) + _size(args[1])) * _STRING_FACTOR)
-    if overload in ("matches", "matches_string"):
-        return _regex_cost(a0, args[1])
-    if overload == "contains_string":
-        return _ceil(_size(a0) * _STRING_FACTOR) * _ceil(_size(args[1]) * _STRING_FACTOR)
-    return 1
-
-
 def _is_const(e: Expr) -> bool:
     """What ``cel.OptOptimize`` folds to an ``InterpretableConst`` (observed at no cost)."""
     if e.kind == "lit" or _is_type_name(e):
@@ -246,9 +85,17 @@ def _is_const(e: Expr) -> bool:
     return _is_empty_membership(e)
 
 
+def _type_name(e: Expr) -> str:
+    """The name an identifier or a select chain of one spells (``google.protobuf.Duration``)."""
+    if e.kind == "select" and e.target is not None and not e.test_only:
+        return f"{_type_name(e.target)}.{e.name}"
+    return e.name if e.kind == "ident" else ""
+
+
 def _is_type_name(e: Expr) -> bool:
-    """A type name as a value (``int``): planner.go ``planCheckedIdent``'s constant."""
-    return e.kind == "ident" and e.type.kind == "type" and e.name in _TYPE_VALUES
+    """A type name as a value (``int``, ``net.IP``): planner.go ``planCheckedIdent``'s
+    constant."""
+    return e.kind in ("ident", "select") and e.type.kind == "type" and _type_name(e) in _TYPE_VALUES
 
 
 def _is_empty_membership(e: Expr) -> bool:
@@ -265,7 +112,7 @@ def _attr_like(e: Expr) -> bool:
     a conditional."""
     return (
         (e.kind == "ident" and not _is_type_name(e))
-        or (e.kind == "select" and not e.test_only)
+        or (e.kind == "select" and not e.test_only and not _is_type_name(e))
         or (e.kind == "call" and e.name in ("_[_]", "_?_:_", *_OPT_QUALIFIERS))
     )
 
@@ -402,7 +249,7 @@ class Tracker:
             AttributeError,
         ) as exc:
             return _Err(str(exc))
-        return _Err(str(out)) if isinstance(out, CELEvalError) else out
+        return _Err(str(out.args[0])) if isinstance(out, CELEvalError) else out
 
     # -- evaluation: each node's value, its cost observed as runtimecost.go's Observe --
 
@@ -410,7 +257,7 @@ class Tracker:
         if e.kind == "lit":
             return self.literal(e)
         if _is_type_name(e):
-            return _TYPE_VALUES[e.name]
+            return _TYPE_VALUES[_type_name(e)]
         if _attr_like(e):
             return self.attribute(e, frame, root, watched=True)
         if e.kind == "select":  # has(): evalTestOnly
@@ -519,20 +366,27 @@ class Tracker:
                 v = self.eval(e.args[0], frame, root)  # evalSetMembership: no call cost
                 return v if isinstance(v, _Err) else self.apply("@in", [v, ct.ListType(values)])
         operands = ([e.target] if e.target is not None else []) + e.args
-        # evalVarArgs (three operands, or a regex function of a constant pattern, which
-        # CompileRegexConstants makes a NewCall) stops at an error: its arguments are not all
-        # on the stack, the call costs nothing
-        varargs = len(operands) > 2 or (
-            e.name in ("matches", "find", "findAll")
-            and len(operands) == 2
-            and self.const(operands[1])
-            and operands[1].lit_type == STRING
+        # evalVarArgs (three operands; two of a library function the checker leaves several
+        # overloads of, whose dispatcher has only a FunctionOp: common/decls ``Bindings``,
+        # planner.go ``planCall``, or of ext/formatting.go's ``format``; a regex function of a
+        # constant pattern, which CompileRegexConstants makes a NewCall) stops at an error
+        # before the last operand: its arguments are not all on the stack, the call costs
+        # nothing (measured on celcost -actual)
+        varargs = (
+            len(operands) > 2
+            or (len(operands) == 2 and (not single or e.name == "format") and e.name[0] not in "_@")
+            or (
+                e.name in ("matches", "find", "findAll")
+                and len(operands) == 2
+                and self.const(operands[1])
+                and operands[1].lit_type == STRING
+            )
         )
         vals = []
         for a in operands:
             v = self.eval(a, frame, root)
             vals.append(v)
-            if varargs and isinstance(v, _Err):
+            if varargs and isinstance(v, _Err) and len(vals) < len(operands):
                 return v
         errs = [v for v in vals if isinstance(v, _Err)]
         out = errs[0] if errs else self.apply(e.name, vals)
@@ -561,7 +415,7 @@ class Tracker:
         if _is_empty_membership(e):
             return ct.BoolType(False)
         if _is_type_name(e):
-            return _TYPE_VALUES[e.name]
+            return _TYPE_VALUES[_type_name(e)]
         return self.apply(e.name, [self.literal_tree(a) for a in e.args])
 
     def chain(self, e: Expr) -> tuple[Expr, list[Expr]]:
@@ -664,6 +518,8 @@ class Tracker:
         """``QualifyIfPresent`` (attributes.go ``refQualify`` as a presence test): the value,
         NONE where absent or not a container (a device's attribute or capacity domain is always
         there: an empty map), or an error (a list's index that is not a number)."""
+        if (bad := bad_qualifier(key)) is not None:
+            return _Err(bad)
         if isinstance(obj, cel.AttributeMap) and isinstance(key, str):
             return obj[key]
         if isinstance(obj, dict):
@@ -676,6 +532,11 @@ class Tracker:
         return value
 
     def qualify(self, obj: Any, key: Any) -> Any:
+        if (bad := bad_qualifier(key)) is not None:
+            return _Err(bad)
+        if isinstance(obj, dict) and isinstance(key, float):
+            found, value = find_key(obj, key)
+            return value if found else _Err(f"no such key: {key}")
         if isinstance(obj, dict):
             try:
                 return obj[key]
@@ -846,13 +707,48 @@ def counted_tree(expression: str) -> Expr | None:
 def exceeds_limit(root: Expr, device: Any, options: Any = None) -> bool:
     """Whether cel-go's evaluation of ``root`` on ``device`` stops at the cost limit (False for
     what is not restated, :class:`Unsupported`: then it is evaluated uncounted)."""
+    return stop(root, device, options) == COST_LIMIT_MESSAGE
+
+
+def stop(root: Expr, device: Any, options: Any = None) -> str | None:
+    """The error of a counted evaluation that stops: at the cost limit, or where a list
+    tracker panics (``Panicked``); None if it does not, or for what is not restated."""
+    tracker = Tracker(CEL_SELECTOR_EXPRESSION_MAX_COST, 0, (options or cel.DEFAULT_OPTIONS).v0_26)
     try:
-        actual_cost(root, device, options=options)
-    except CostLimitExceeded:
-        return True
+        tracker.eval(root, None, {"device": device})
+    except (CostLimitExceeded, Panicked) as e:
+        return str(e)
     except Unsupported:
-        return False
-    return False
+        return None
+    return None
+
+
+def instantiation_error(root: Expr) -> str | None:
+    """interpreter/decorators.go ``maybeOptimizeConstUnary``: a type conversion of a constant
+    is evaluated as the program is planned (children first); its error fails ``env.Program``
+    ("program instantiation failed: integer overflow"), as does an index by a constant of a
+    type no qualifier takes (planner.go ``planCallIndex``, attributes.go ``newQualifier``)."""
+    tracker = Tracker(None)
+    for n in reversed(list(_nodes(root))):
+        if n.kind == "call" and n.name in _CONVERSIONS and n.target is None and len(n.args) == 1:
+            if _is_const(n.args[0]):
+                value = tracker.folded(n)
+                if isinstance(value, _Err):
+                    return f"program instantiation failed: {value.message}"
+        if n.kind == "call" and n.name in ("_[_]", "_[?_]") and _is_const(n.args[1]):
+            bad = bad_qualifier(tracker.folded(n.args[1]))  # planner.go NewQualifier
+            if bad is not None:
+                return f"program instantiation failed: {bad}"
+    return None
+
+
+def may_panic(root: Expr) -> bool:
+    """Whether a call has a list tracker that asserts its argument is a list (``distinct``,
+    ``sort``, ``sortBy``'s ``@sortByAssociatedKeys``, of one overload), which then panics
+    on an error or another value: counted wherever the gate is not."""
+    return any(
+        n.kind == "call" and n.name in SELF_COMPARED and len(n.overloads) == 1 for n in _nodes(root)
+    )
 
 
 class LimitedSelector(cel.CompiledSelector):
@@ -862,15 +758,24 @@ class LimitedSelector(cel.CompiledSelector):
     def __init__(
         self, expression: str, consumable_capacity: bool = True, options: Any = None
     ) -> None:
-        super().__init__(expression, consumable_capacity, options or cel.DEFAULT_OPTIONS)
+        options = options or cel.DEFAULT_OPTIONS
+        # the checker's errors; StoredExpressions ignores FeatureEnabled, so from 1.36 the last
+        # device declaration, compile.go's list-type attributes (dyn), is the scheduler's
+        self.root = parse(expression, not options.v0_26, options.includes)
+        if (failed := instantiation_error(self.root)) is not None:
+            raise cel.CELCompileError(failed)
+        super().__init__(expression, consumable_capacity, options)
         self._counted: Expr | None | bool = None  # not decided yet; False: not counted
 
     def device_matches(self, device: cel.DeviceView) -> bool:
         dev = cel.device_value(device, self.consumable_capacity, self.options)
-        if self._counted is None:
-            self._counted = counted_tree(self.expression) or False
-        if isinstance(self._counted, Expr) and exceeds_limit(self._counted, dev, self.options):
-            raise cel.CELMatchError(COST_LIMIT_MESSAGE)
+        if self._counted is None:  # the scheduler's tree (StoredExpressions)
+            counted = needs_runtime_cost(self.root) or may_panic(self.root)
+            self._counted = self.root if counted else False
+        if isinstance(self._counted, Expr):
+            message = stop(self._counted, dev, self.options)
+            if message is not None:
+                raise cel.CELMatchError(message)
         return self.value_matches(dev)
 
 
