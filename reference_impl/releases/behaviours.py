@@ -172,6 +172,18 @@ BEHAVIOURS: Mapping[str, Behaviour] = MappingProxyType({b.name: b for b in (
             "give the offset unchecked; v0.29.2 the other way. reference_impl/dra/"
             "cel_generations.py",
             v1_34_4="v0.26.0", v1_35_4="v0.26.0", v1_36_3="v0.26.0", v1_37_2="v0.29.2"),
+    _switch("dra-in-flight-allocations", "pkg/scheduler/framework/plugins/dynamicresources "
+            "dra_manager.go (SignalClaimPendingAllocation; sharers from v1.36) and "
+            "dynamicresources.go bindClaim / PreBind (prebindSuccessCleanup in v1.37.2)",
+            "the allocations in flight between Reserve and PreBind: a second signal for a "
+            "claim overwrites it (overwrite-*) or adds a sharer (shared-*); PreBind drops each "
+            "claim's in flight after writing it, whatever came of the write (*-per-claim; "
+            "v1.36.3 forces it only when the write reached the assume cache), or only once the "
+            "whole PreBind succeeded (shared-after-prebind), so that a PreBind failing after "
+            "a claim's write leaves it in flight and Unreserve's AssumedClaimRestore pushes a "
+            "deallocation event. reference_impl/plugins/dynamicresources/",
+            v1_34_4="overwrite-per-claim", v1_35_4="overwrite-per-claim",
+            v1_36_3="shared-per-claim", v1_37_2="shared-after-prebind"),
     _switch("dra-counter-slices-relevant", "k8s.io/dynamic-resource-allocation "
             "structured/internal/*/pools_*.go GatherPools (v0.35.4, v0.36.3: \"Always include "
             "slices with SharedCounters\"; v0.37.2 and v0.34.4: node selection only; v0.34.4 "

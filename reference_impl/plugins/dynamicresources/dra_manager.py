@@ -39,17 +39,28 @@ def foreach_allocated_device(claim: ResourceClaim) -> list[DeviceID]:
             if not r.admin_access]
 
 
+#: the variants of switch dra-in-flight-allocations (DynamicResources' PreBind and the
+#: in-flight allocations' sharers)
+IN_FLIGHT_RULES = ("overwrite-per-claim", "shared-per-claim", "shared-after-prebind")
+
+
 class DRAManager:
     """``DefaultDRAManager``: claims (the assume cache plus in-flight allocations), slices
     and classes of one cluster."""
 
-    def __init__(self, objects: DRAObjects, device_taint_rules: bool = False) -> None:
+    def __init__(self, objects: DRAObjects, device_taint_rules: bool = False,
+                 shared_in_flight: bool = True) -> None:
         self.objects = objects
+        #: switch dra-in-flight-allocations: sharers (v1.36+), else a signal overwrites
+        self.shared_in_flight = shared_in_flight
         #: the tracker's ``EnableDeviceTaintRules`` (the DRADeviceTaintRules gate,
         #: pkg/scheduler/scheduler.go)
         self.device_taint_rules = device_taint_rules
         #: ``inFlightAllocations``: claim uid -> the claim with its pending allocation
         self.in_flight: dict[str, ResourceClaim] = {}
+        #: ``inFlightAllocation.sharers``: claim uid -> the Reserves sharing it (a claim a pod
+        #: lists twice is signalled twice)
+        self.sharers: dict[str, int] = {}
 
     # ResourceClaims()
 
@@ -67,18 +78,47 @@ class DRAManager:
         return None if claim is None else claim.allocation
 
     def signal_claim_pending_allocation(self, uid: str, claim: ResourceClaim) -> None:
-        """``SignalClaimPendingAllocation``: ``claim`` carries the allocation."""
+        """``SignalClaimPendingAllocation`` (dra_manager.go): ``claim`` carries the
+        allocation; a claim already in flight gets one more sharer (before v1.36: the
+        claim is stored over it, and any remove deletes it)."""
+        if uid in self.in_flight and self.shared_in_flight:
+            self.sharers[uid] += 1
+            return
         self.in_flight[uid] = claim
+        self.sharers[uid] = 1
 
-    def maybe_remove_claim_pending_allocation(self, uid: str) -> bool:
-        """``MaybeRemoveClaimPendingAllocation`` (one pod per pending allocation: pod groups
-        are not modelled): True when there was one."""
-        return self.in_flight.pop(uid, None) is not None
+    def maybe_remove_claim_pending_allocation(self, uid: str, force: bool = False) -> bool:
+        """``MaybeRemoveClaimPendingAllocation`` (dra_manager.go): the allocation leaves the
+        in-flight set with its last sharer, or at once with ``force`` (PreBind's success);
+        True when it left."""
+        if uid not in self.in_flight:
+            return False
+        if force or not self.shared_in_flight or self.sharers[uid] == 1:
+            del self.in_flight[uid]
+            del self.sharers[uid]
+            return True
+        self.sharers[uid] -= 1
+        return False
 
     def assume_claim_after_api_call(self, claim: ResourceClaim) -> None:
         """``AssumeClaimAfterAPICall``: the status update of PreBind, here the cluster's (the
         assume cache's Update event to ``allocatedDevices``)."""
         self.objects.write_claim(f"{claim.namespace}/{claim.name}", claim)
+
+    def assumed_claim_restore(self, key: str, api_obj: ResourceClaim | None
+                              ) -> tuple[ResourceClaim, ResourceClaim] | None:
+        """``AssumedClaimRestore`` (Unreserve, once the allocation left the in-flight set):
+        the assume cache's latestObj goes back to its apiObj, with an Update event when they
+        differ (assume_cache.go ``Restore``), returned as (old, new). ``api_obj``: the claim
+        before the write PreBind assumed (the informer's delivery of that version is not
+        newer, assume_cache.go 255-260); None when PreBind wrote nothing (no difference).
+        From the allocated claim to the one before, it reads as a deallocation to the
+        queueing hints and to allocatedDevices."""
+        current = self.objects.claims.get(key)
+        if api_obj is None or current is None or current is api_obj:
+            return None
+        self.objects.write_claim(key, api_obj)
+        return current, api_obj
 
     def list_all_allocated_devices(self) -> set[DeviceID]:
         """``ListAllAllocatedDevices``: the devices of ``allocatedDevices`` (the claims'

@@ -72,7 +72,11 @@ from reference_impl.plugins.dynamicresources.claims import (
     pod_binding,
 )
 from reference_impl.plugins.dynamicresources.diagnostics import why_no_device_fits
-from reference_impl.plugins.dynamicresources.dra_manager import ClaimNotFound, DRAManager
+from reference_impl.plugins.dynamicresources.dra_manager import (
+    IN_FLIGHT_RULES,
+    ClaimNotFound,
+    DRAManager,
+)
 from reference_impl.plugins.dynamicresources.explanation import (
     extended_resource_claim_status,
     selected_node_claims,
@@ -147,8 +151,9 @@ class _StateData:
     """``stateData``: ``claims`` empty for a pod with no work for the plugin. Clone shares
     the pointer."""
 
-    __slots__ = ("allocator", "claims", "extended_resources", "informations_for_claim",
-                 "node_allocations", "pod_scalar_resources", "unavailable_claims")
+    __slots__ = ("allocator", "api_objs", "claims", "extended_resources",
+                 "informations_for_claim", "node_allocations", "pod_scalar_resources",
+                 "unavailable_claims", "written")
 
     def __init__(self) -> None:
         self.claims: ClaimStore = ClaimStore([], [])
@@ -160,6 +165,10 @@ class _StateData:
         self.informations_for_claim: list[InformationForClaim] = []
         self.node_allocations: dict[str, NodeAllocation] = {}
         self.unavailable_claims: set[int] = set()
+        #: claim key -> the assume cache's ``apiObj`` of a claim PreBind wrote (the claim
+        #: before), and the API server's claim after this cycle's writes
+        self.api_objs: dict[str, ResourceClaim] = {}
+        self.written: dict[str, ResourceClaim] = {}
 
     def clone(self) -> _StateData:
         return self
@@ -212,8 +221,14 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         #: the plugin's time.Now (bindingconditions.py); the simulation sets its virtual time
         self.binding_clock = BindingClock()
         dra = getattr(handle, "dra_objects", None)
+        #: switch dra-in-flight-allocations
+        self.in_flight_rule = behaviour(handle, "dra-in-flight-allocations")
+        if self.in_flight_rule not in IN_FLIGHT_RULES:
+            raise ValueError(f"unknown dra-in-flight-allocations variant "
+                             f"{self.in_flight_rule!r}")
         self.dra_manager = DRAManager(dra() if dra is not None else DRAObjects(),
-                                      device_taint_rules=bool(feature("DRADeviceTaintRules")))
+                                      device_taint_rules=bool(feature("DRADeviceTaintRules")),
+                                      shared_in_flight=self.in_flight_rule.startswith("shared"))
         #: switch dra-postfilter-messages: whether PostFilter words its plain Unschedulable
         self.postfilter_messages = behaviour(handle, "dra-postfilter-messages") == "messages"
 
@@ -620,15 +635,24 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
             if not is_special_claim_name(ext.name):
                 self.dra_manager.delete_claim(ext)
                 self._claim_written(ext, None)
+        patched: list[ResourceClaim] = []
         for _index, claim in s.claims.all_user_claims():
-            self.dra_manager.maybe_remove_claim_pending_allocation(claim.uid)
+            key = _key(claim)
+            if self.dra_manager.maybe_remove_claim_pending_allocation(claim.uid):
+                restored = self.dra_manager.assumed_claim_restore(key, s.api_objs.pop(key, None))
+                if restored is not None:
+                    self._claim_written(*restored)
             if claim.allocation is not None and is_reserved_for_pod(pod, claim):
-                current = self.dra_manager.objects.claims.get(_key(claim), claim)
+                api = s.written.get(key) or self.dra_manager.objects.claims.get(key, claim)
                 unreserved = dataclasses.replace(
-                    current, reserved_for=tuple(r for r in current.reserved_for
-                                                if r.uid != pod.uid))
-                self.dra_manager.assume_claim_after_api_call(unreserved)
-                self._claim_written(current, unreserved)
+                    api, reserved_for=tuple(r for r in api.reserved_for if r.uid != pod.uid))
+                s.written[key] = unreserved
+                patched.append(unreserved)
+        # the patches reach the assume cache through the informer, after the restores
+        for unreserved in patched:
+            current = self.dra_manager.objects.claims.get(_key(unreserved), unreserved)
+            self.dra_manager.assume_claim_after_api_call(unreserved)
+            self._claim_written(current, unreserved)
         return None
 
     def _claim_written(self, old: ResourceClaim | None, new: ResourceClaim | None) -> None:
@@ -654,27 +678,18 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         return None
 
     def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        """``PreBind`` (``bindClaim`` for each claim not reserved for the pod yet): write the
-        allocation made in Reserve and add the pod to ``reservedFor``, in the cluster's
-        claims, creating the special claim first; then the in-flight allocations are done.
-        The pod's ``status.extendedResourceClaimStatus`` (the special claim's name and the
-        node's container request mappings) is recorded in
-        ``DRAObjects.extended_resource_claim_status`` (``extended_claim_status`` reports it).
+        """``PreBind`` (``bindClaim``, :meth:`_bind_claim`, for each claim not reserved for
+        the pod yet), then the in-flight allocations are done (switch
+        dra-in-flight-allocations: per claim, or after the whole PreBind in v1.37).
 
-        A special claim with an allocation but no container request mappings (a node whose
-        device plugin serves the extended resources, kept in play by a user claim: Filter's
-        node variant has no requests) is created and reserved, then the attempt fails with an
-        Error (``patchPodExtendedResourceClaimStatus``, extendeddynamicresources.go 569-575,
-        called from ``bindClaim``, dynamicresources.go 1965-1972); Unreserve deletes it and the
-        pod goes to the backoff queue, on every retry (upstream-dra-extended-resource-empty-
-        mappings, docs/upstream-deviations.md).
-
-        With DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, bindClaim stamps the
-        allocation's ``allocationTimestamp`` (dynamicresources.go 1936-1945) and, when a claim's
-        results have binding conditions, PreBind waits for them (1714-1779): nobody sets them
-        in the simulation, so the wait ends in an Error (``wait_for_binding``) and the claim
-        stays allocated, its reservation dropped by Unreserve; the next attempt's Filter finds
-        it timed out and PostFilter deallocates it."""
+        A special claim with an allocation but no container request mappings (the node's
+        device plugin serves the extended resources) is created and reserved, then the
+        attempt fails (``patchPodExtendedResourceClaimStatus``, extendeddynamicresources.go
+        569-575): upstream-dra-extended-resource-empty-mappings, docs/upstream-deviations.md.
+        With DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, bindClaim stamps
+        ``allocationTimestamp`` (dynamicresources.go 1936-1945) and PreBind waits for binding
+        conditions (1714-1779): nobody sets them, so the wait ends in an Error
+        (``wait_for_binding``); the next attempt's Filter finds it timed out."""
         if not self.enabled:
             return None
         s: _StateData | None = state.get(STATE_KEY)
@@ -692,53 +707,17 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 continue  # served by the node's device plugins
             if allocation is not None:
                 done.append(claim.uid)
-            if is_extended and is_special_claim_name(claim.name):
-                st = self._create_extended_resource_claim(s, pod, node_name, index)
-                if st is not None:
-                    return st
-                claim = s.claims.get(index)
-            current = self.dra_manager.objects.claims.get(_key(claim))
-            if current is None or current.deleting:
-                return Status.as_error(f"claim {_key(claim)} got deleted in the meantime")
-            stored = current
-            if allocation is not None:
-                if current.allocation is not None:
-                    return Status.as_error(
-                        f"claim {_key(claim)} got allocated elsewhere in the meantime")
-                # bindClaim adds the finalizer (its own update) before the allocation
-                finalizers = current.finalizers
-                if CLAIM_FINALIZER not in finalizers:
-                    finalizers = (*finalizers, CLAIM_FINALIZER)
-                current = dataclasses.replace(current, allocation=allocation,
-                                              finalizers=finalizers)
-            updated = dataclasses.replace(
-                current, reserved_for=(*current.reserved_for, pod_binding(pod)))
-            if self.enable_binding_conditions:
-                if updated.allocation is None:
-                    return Status.as_error(
-                        f"claim {_key(claim)} got deallocated elsewhere in the meantime")
-                if updated.allocation.allocation_timestamp is None:
-                    stamped = dataclasses.replace(updated.allocation,
-                                                  allocation_timestamp=self.binding_clock.now())
-                    updated = dataclasses.replace(updated, allocation=stamped)
-                    if allocation is not None:
-                        self._stamp_pending_allocation(s, index, done[-1], stamped)
-            self.dra_manager.assume_claim_after_api_call(updated)
-            self._claim_written(stored, updated)
-            s.claims.set(index, updated)
-            if is_extended:
-                na = s.node_allocations.get(node_name)
-                if na is None or not na.container_resource_request_mappings:
-                    # patchPodExtendedResourceClaimStatus
-                    return Status.as_error(
-                        f"nil or empty request mappings, no update of pod {pod.namespace}/"
-                        f"{pod.name} ExtendedResourceClaimStatus")
-                self.dra_manager.objects.extended_resource_claim_status[pod.uid] = {
-                    "resourceClaimName": updated.name,
-                    "requestMappings": [
-                        {"containerName": m.container_name, "resourceName": m.resource_name,
-                         "requestName": m.request_name}
-                        for m in na.container_resource_request_mappings]}
+            written = [False]
+            try:
+                st = self._bind_claim(s, pod, node_name, index, claim, allocation, written)
+            finally:
+                if allocation is not None and self.in_flight_rule != "shared-after-prebind":
+                    # bindClaim's deferred cleanup (before v1.37)
+                    self.dra_manager.maybe_remove_claim_pending_allocation(
+                        done[-1], force=self.in_flight_rule == "overwrite-per-claim"
+                        or written[0])
+            if st is not None:
+                return st
         if self.enable_binding_conditions:
             claims = [self.dra_manager.objects.claims.get(_key(c), c) for _, c in s.claims.all()]
             if has_binding_conditions(claims):
@@ -747,8 +726,71 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
                 err = wait_for_binding(claims, self.binding_timeout, self.binding_clock)
                 if err is not None:
                     return Status.as_error(err)
-        for uid in done:  # prebindSuccessCleanup
-            self.dra_manager.maybe_remove_claim_pending_allocation(uid)
+        if self.in_flight_rule == "shared-after-prebind":
+            for uid in done:  # prebindSuccessCleanup
+                self.dra_manager.maybe_remove_claim_pending_allocation(uid, force=True)
+        return None
+
+    def _bind_claim(self, s: _StateData, pod: Pod, node_name: str, index: int,
+                    claim: ResourceClaim, allocation: AllocationResult | None,
+                    written: list[bool]) -> Status | None:
+        """``bindClaim``: write the allocation made in Reserve and add the pod to
+        ``reservedFor`` (the special claim created first); ``written[0]`` once the write
+        reached the assume cache. The pod's ``status.extendedResourceClaimStatus`` (the
+        special claim's name, the node's container request mappings) is recorded in
+        ``DRAObjects.extended_resource_claim_status``."""
+        is_extended = s.claims.is_extended(index)
+        uid = claim.uid  # in flight: the in-memory special claim's for extended resources
+        if is_extended and is_special_claim_name(claim.name):
+            st = self._create_extended_resource_claim(s, pod, node_name, index)
+            if st is not None:
+                return st
+            claim = s.claims.get(index)
+        current = self.dra_manager.objects.claims.get(_key(claim))
+        if current is None or current.deleting:
+            return Status.as_error(f"claim {_key(claim)} got deleted in the meantime")
+        stored = current
+        if allocation is not None:
+            if current.allocation is not None:
+                return Status.as_error(
+                    f"claim {_key(claim)} got allocated elsewhere in the meantime")
+            # bindClaim adds the finalizer (its own update) before the allocation
+            finalizers = current.finalizers
+            if CLAIM_FINALIZER not in finalizers:
+                finalizers = (*finalizers, CLAIM_FINALIZER)
+            current = dataclasses.replace(current, allocation=allocation,
+                                          finalizers=finalizers)
+        updated = dataclasses.replace(
+            current, reserved_for=(*current.reserved_for, pod_binding(pod)))
+        if self.enable_binding_conditions:
+            if updated.allocation is None:
+                return Status.as_error(
+                    f"claim {_key(claim)} got deallocated elsewhere in the meantime")
+            if updated.allocation.allocation_timestamp is None:
+                stamped = dataclasses.replace(updated.allocation,
+                                              allocation_timestamp=self.binding_clock.now())
+                updated = dataclasses.replace(updated, allocation=stamped)
+                if allocation is not None:
+                    self._stamp_pending_allocation(s, index, uid, stamped)
+        s.api_objs.setdefault(_key(claim), stored)
+        s.written[_key(claim)] = updated
+        self.dra_manager.assume_claim_after_api_call(updated)
+        written[0] = True
+        self._claim_written(stored, updated)
+        s.claims.set(index, updated)
+        if is_extended:
+            na = s.node_allocations.get(node_name)
+            if na is None or not na.container_resource_request_mappings:
+                # patchPodExtendedResourceClaimStatus
+                return Status.as_error(
+                    f"nil or empty request mappings, no update of pod {pod.namespace}/"
+                    f"{pod.name} ExtendedResourceClaimStatus")
+            self.dra_manager.objects.extended_resource_claim_status[pod.uid] = {
+                "resourceClaimName": updated.name,
+                "requestMappings": [
+                    {"containerName": m.container_name, "resourceName": m.resource_name,
+                     "requestName": m.request_name}
+                    for m in na.container_resource_request_mappings]}
         return None
 
     def _stamp_pending_allocation(self, s: _StateData, index: int, uid: str,
@@ -761,8 +803,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, FilterPlugin, PostFilt
         s.informations_for_claim[index].allocation = stamped
         pending = self.dra_manager.in_flight.get(uid)
         if pending is not None:
-            self.dra_manager.signal_claim_pending_allocation(
-                uid, dataclasses.replace(pending, allocation=stamped))
+            self.dra_manager.in_flight[uid] = dataclasses.replace(pending, allocation=stamped)
 
     def _create_extended_resource_claim(self, s: _StateData, pod: Pod, node_name: str,
                                         index: int) -> Status | None:
