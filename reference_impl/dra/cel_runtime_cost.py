@@ -544,12 +544,12 @@ class Tracker:
             except KeyError:
                 return _Err(f"no such key: {key}")
         if isinstance(obj, list | tuple):
-            if isinstance(key, int | float) and not _is_bool(key) and key == int(key):
+            if isinstance(key, int | float) and not _is_bool(key) and float(key).is_integer():
                 i = int(key)
                 if 0 <= i < len(obj):
                     return obj[i]
                 return _Err(f"index out of bounds: {i}")
-            return _Err("unsupported index type")
+            return _Err("unsupported index type")  # (its wording: dra/cel_macros.py _index)
         return _Err("no such overload")
 
     def presence(
