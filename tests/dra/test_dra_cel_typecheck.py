@@ -182,6 +182,12 @@ def _mismatches(expressions: list[str], list_type: bool = False) -> dict[str, tu
             "program instantiation failed: type conversion error from 'string' to 'int'",
         ),
         ("int(18446744073709551615u) > 0", "program instantiation failed: integer overflow"),
+        # parser.go VisitNegate: ANTLR's ('-')+ takes a literal's sign, an even count is none
+        (
+            "--9223372036854775808 > 0",
+            "compilation failed: ERROR: <input>:1:3: invalid int literal\n"
+            " | --9223372036854775808 > 0\n | ..^",
+        ),
     ],
 )
 def test_the_checker_reports_upstreams_error(expression: str, detail: str) -> None:
@@ -193,6 +199,11 @@ def test_the_checker_reports_upstreams_error(expression: str, detail: str) -> No
 @pytest.mark.parametrize("expression", WELL_TYPED)
 def test_well_typed_neighbours_compile(expression: str) -> None:
     assert compile_cost(expression).max >= 0
+
+
+def test_an_even_count_of_minus_signs_is_no_call() -> None:
+    """``--1`` is the literal 1 (celcost: MaxCost 1), ``---1`` one negation of it (2)."""
+    assert (compile_cost("--1 > 0").max, compile_cost("---1 < 0").max) == (1, 2)
 
 
 def test_the_corpus_is_refused() -> None:
