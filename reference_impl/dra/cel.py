@@ -55,8 +55,7 @@ from reference_impl.model.quantity import QuantityError, int64_amount, parse_qua
 
 # --- semver (k8s.io/apiserver/pkg/cel/library/semverlib.go; github.com/blang/semver/v4) ---
 
-_NUM = re.compile(r"^(0|[1-9][0-9]*)$")
-_IDENT = re.compile(r"^[0-9A-Za-z-]+$")
+_IDENT = re.compile(r"[0-9A-Za-z-]+")
 
 
 class SemverError(ValueError):
@@ -101,45 +100,61 @@ class Semver:
         return hash((self.major, self.minor, self.patch, self.pre))
 
 
+def _semver_number(what: str, text: str) -> int:
+    """A number of ``semver.Parse``: only digits (none is no error), no leading zero, then
+    ``strconv.ParseUint``'s error ("strconv.ParseUint: parsing \"\": invalid syntax")."""
+    if any(c not in "0123456789" for c in text):
+        raise SemverError(f"Invalid character(s) found in {what} number {go_quote(text)}")
+    if len(text) > 1 and text[0] == "0":
+        raise SemverError(
+            f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}"
+        )
+    if not text:
+        raise SemverError(f"strconv.ParseUint: parsing {go_quote(text)}: invalid syntax")
+    if int(text) >= 1 << 64:
+        raise SemverError(f"strconv.ParseUint: parsing {go_quote(text)}: value out of range")
+    return int(text)
+
+
 def parse_semver(s: str) -> Semver:
     """``semver.Parse`` (strict: MAJOR.MINOR.PATCH[-pre][+build], no leading zeros; the
-    messages of github.com/blang/semver/v4 semver.go, Go's ``%q``)."""
+    messages and their order of github.com/blang/semver/v4 semver.go, Go's ``%q``: major,
+    minor, patch, then each pre-release and build identifier)."""
     if not s:
         raise SemverError("Version string empty")
     parts = s.split(".", 2)
     if len(parts) != 3:
         raise SemverError("No Major.Minor.Patch elements found")
-    rest = parts[2]
-    build: list[str] = []
-    pre: list[int | str] = []
+    major = _semver_number("major", parts[0])
+    minor = _semver_number("minor", parts[1])
+    rest, build, pres = parts[2], [], []
     if "+" in rest:
         rest, b = rest.split("+", 1)
         build = b.split(".")
-        if any(not _IDENT.match(x) for x in build):
-            raise SemverError(f"Invalid character(s) found in build meta data {go_quote(b)}")
     if "-" in rest:
         rest, p = rest.split("-", 1)
-        for x in p.split("."):
-            if not _IDENT.match(x):
-                raise SemverError(f"Invalid character(s) found in prerelease {go_quote(x)}")
-            if x.isdigit():
-                if len(x) > 1 and x[0] == "0":
-                    raise SemverError(
-                        f"Numeric PreRelease version must not contain leading zeroes {go_quote(x)}"
-                    )
-                pre.append(int(x))
-            else:
-                pre.append(x)
-    nums = []
-    for what, text in (("major", parts[0]), ("minor", parts[1]), ("patch", rest)):
-        if not text.isdigit() or not text.isascii():
-            raise SemverError(f"Invalid character(s) found in {what} number {go_quote(text)}")
-        if not _NUM.match(text):
-            raise SemverError(
-                f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}"
-            )
-        nums.append(int(text))
-    return Semver(nums[0], nums[1], nums[2], tuple(pre), tuple(build))
+        pres = p.split(".")
+    patch = _semver_number("patch", rest)
+    pre: list[int | str] = []
+    for x in pres:  # NewPRVersion
+        if not x:
+            raise SemverError("Prerelease is empty")
+        if all(c in "0123456789" for c in x):
+            if len(x) > 1 and x[0] == "0":
+                raise SemverError(
+                    f"Numeric PreRelease version must not contain leading zeroes {go_quote(x)}"
+                )
+            pre.append(int(x))
+        elif _IDENT.fullmatch(x):
+            pre.append(x)
+        else:
+            raise SemverError(f"Invalid character(s) found in prerelease {go_quote(x)}")
+    for x in build:
+        if not x:
+            raise SemverError("Build meta data is empty")
+        if not _IDENT.fullmatch(x):
+            raise SemverError(f"Invalid character(s) found in build meta data {go_quote(x)}")
+    return Semver(major, minor, patch, tuple(pre), tuple(build))
 
 
 def normalize_and_parse(s: str) -> Semver:

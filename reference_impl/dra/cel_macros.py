@@ -677,8 +677,8 @@ class LibraryEvaluator(Evaluator):
             return reduce(_AND, each(args[2]), ct.BoolType(True))
         if name == "exists":
             return reduce(_OR, each(args[2]), ct.BoolType(False))
-        if name in ("existsOne", "exists_one"):
-            results = each(args[2])
+        if name in ("existsOne", "exists_one"):  # a step of p ? @result + 1 : @result
+            results = [_condition(r, True, False) for r in each(args[2])]
             for r in results:
                 if isinstance(r, CELEvalError):
                     return r

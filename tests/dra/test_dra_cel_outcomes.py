@@ -116,6 +116,7 @@ def _outcome(expression: str, device: int = 0) -> str:
             "ERR No Major.Minor.Patch elements found",
         ),
         ("[1, 2].all(x, 1 / 0 == 1)", "ERR division by zero"),
+        (f"[{X}].existsOne(i, x, x)", "ERR no such overload"),
         ("1 / 0 == 1 || [1].map(x, [][x]).size() == 1", "ERR division by zero"),
         # maybeOptimizeSetMembership: "in" an empty constant list is the constant false
         ("!(1 / 0 in [])", "true"),
@@ -123,6 +124,10 @@ def _outcome(expression: str, device: int = 0) -> str:
         ('quantity("1") == quantity("40Gi").add(-1)', "ERR no such overload"),
         ('quantity("40Gi").add(-1) == quantity("1")', "false"),
         ('quantity("40Gi").sub(-9223372036854775808).isLessThan(quantity("1"))', "true"),
+        # blang/semver Parse: major, minor and patch first, then strconv.ParseUint's error
+        ('semver("", true).major() == 0', 'ERR strconv.ParseUint: parsing "": invalid syntax'),
+        ('semver("1.2.3-a$+b$").major() == 1', 'ERR Invalid character(s) found in prerelease "a$"'),
+        ('semver("1.2.x+b$").major() == 1', 'ERR Invalid character(s) found in patch number "x"'),
         # Go's time.ParseDuration (units µs and μs, ".5s", "0")
         ('duration("1\u00b5s") < duration(".5s") && duration("0") == duration("0s")', "true"),
         # a resource.Quantity backed by an inf.Dec (ParseQuantity: no int64 fast path) or an
