@@ -51,12 +51,11 @@ from reference_impl.dra.cel_macros import (
 from reference_impl.dra.cel_netip import go_quote
 from reference_impl.dra.cel_syntax import MAX_ERRORS_TO_REPORT, syntax_errors
 from reference_impl.model.dra import AttributeValue, DeviceCapacity, Version
-from reference_impl.model.quantity import QuantityError, parse_quantity_string
+from reference_impl.model.quantity import QuantityError, int64_amount, parse_quantity_string
 
 # --- semver (k8s.io/apiserver/pkg/cel/library/semverlib.go; github.com/blang/semver/v4) ---
 
-_NUM = re.compile(r"^(0|[1-9][0-9]*)$")
-_IDENT = re.compile(r"^[0-9A-Za-z-]+$")
+_IDENT = re.compile(r"[0-9A-Za-z-]+")
 
 
 class SemverError(ValueError):
@@ -101,45 +100,61 @@ class Semver:
         return hash((self.major, self.minor, self.patch, self.pre))
 
 
+def _semver_number(what: str, text: str) -> int:
+    """A number of ``semver.Parse``: only digits (none is no error), no leading zero, then
+    ``strconv.ParseUint``'s error ("strconv.ParseUint: parsing \"\": invalid syntax")."""
+    if any(c not in "0123456789" for c in text):
+        raise SemverError(f"Invalid character(s) found in {what} number {go_quote(text)}")
+    if len(text) > 1 and text[0] == "0":
+        raise SemverError(
+            f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}"
+        )
+    if not text:
+        raise SemverError(f"strconv.ParseUint: parsing {go_quote(text)}: invalid syntax")
+    if int(text) >= 1 << 64:
+        raise SemverError(f"strconv.ParseUint: parsing {go_quote(text)}: value out of range")
+    return int(text)
+
+
 def parse_semver(s: str) -> Semver:
     """``semver.Parse`` (strict: MAJOR.MINOR.PATCH[-pre][+build], no leading zeros; the
-    messages of github.com/blang/semver/v4 semver.go, Go's ``%q``)."""
+    messages and their order of github.com/blang/semver/v4 semver.go, Go's ``%q``: major,
+    minor, patch, then each pre-release and build identifier)."""
     if not s:
         raise SemverError("Version string empty")
     parts = s.split(".", 2)
     if len(parts) != 3:
         raise SemverError("No Major.Minor.Patch elements found")
-    rest = parts[2]
-    build: list[str] = []
-    pre: list[int | str] = []
+    major = _semver_number("major", parts[0])
+    minor = _semver_number("minor", parts[1])
+    rest, build, pres = parts[2], [], []
     if "+" in rest:
         rest, b = rest.split("+", 1)
         build = b.split(".")
-        if any(not _IDENT.match(x) for x in build):
-            raise SemverError(f"Invalid character(s) found in build meta data {go_quote(b)}")
     if "-" in rest:
         rest, p = rest.split("-", 1)
-        for x in p.split("."):
-            if not _IDENT.match(x):
-                raise SemverError(f"Invalid character(s) found in prerelease {go_quote(x)}")
-            if x.isdigit():
-                if len(x) > 1 and x[0] == "0":
-                    raise SemverError(
-                        f"Numeric PreRelease version must not contain leading zeroes {go_quote(x)}"
-                    )
-                pre.append(int(x))
-            else:
-                pre.append(x)
-    nums = []
-    for what, text in (("major", parts[0]), ("minor", parts[1]), ("patch", rest)):
-        if not text.isdigit() or not text.isascii():
-            raise SemverError(f"Invalid character(s) found in {what} number {go_quote(text)}")
-        if not _NUM.match(text):
-            raise SemverError(
-                f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}"
-            )
-        nums.append(int(text))
-    return Semver(nums[0], nums[1], nums[2], tuple(pre), tuple(build))
+        pres = p.split(".")
+    patch = _semver_number("patch", rest)
+    pre: list[int | str] = []
+    for x in pres:  # NewPRVersion
+        if not x:
+            raise SemverError("Prerelease is empty")
+        if all(c in "0123456789" for c in x):
+            if len(x) > 1 and x[0] == "0":
+                raise SemverError(
+                    f"Numeric PreRelease version must not contain leading zeroes {go_quote(x)}"
+                )
+            pre.append(int(x))
+        elif _IDENT.fullmatch(x):
+            pre.append(x)
+        else:
+            raise SemverError(f"Invalid character(s) found in prerelease {go_quote(x)}")
+    for x in build:
+        if not x:
+            raise SemverError("Build meta data is empty")
+        if not _IDENT.fullmatch(x):
+            raise SemverError(f"Invalid character(s) found in build meta data {go_quote(x)}")
+    return Semver(major, minor, patch, tuple(pre), tuple(build))
 
 
 def normalize_and_parse(s: str) -> Semver:
@@ -164,9 +179,15 @@ def normalize_and_parse(s: str) -> Semver:
 
 @dataclass(frozen=True, slots=True)
 class Quantity:
-    """A resource.Quantity in CEL: exact, compared by value (``Quantity.Cmp``)."""
+    """A resource.Quantity in CEL: exact, compared by value (``Quantity.Cmp``); ``amount``:
+    its ``int64Amount`` (value, scale), None for an ``inf.Dec`` (apimachinery
+    pkg/api/resource quantity.go ``ParseQuantity``, ``Add``, ``Sub``; amount.go)."""
 
     value: Fraction
+    amount: tuple[int, int] | None
+    #: a result of ``add``/``sub`` (library/quantity.go returns a ``*Quantity``, which
+    #: ``Quantity.Equal``'s type assertion refuses: "no such overload" as ``==``'s right side)
+    pointer: bool = False
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Quantity) and self.value == other.value
@@ -251,7 +272,7 @@ def _quantity(s: Any) -> Any:
     if not isinstance(s, str):
         return no_overload("quantity", s)
     try:
-        return Quantity(parse_quantity_string(s))
+        return Quantity(parse_quantity_string(s), int64_amount(s))
     except QuantityError as e:
         return err(str(e))
 
@@ -296,10 +317,53 @@ def _quantity_arith(name: str) -> Callable[[Any, Any], Any]:
             or not isinstance(b, Quantity | int)
         ):
             return no_overload(name, a, b)
-        other = b.value if isinstance(b, Quantity) else Fraction(int(b))
-        return Quantity(a.value + other if name == "add" else a.value - other)
+        other = b if isinstance(b, Quantity) else Quantity(Fraction(int(b)), (int(b), 0))
+        if name == "add":
+            total, amount = a.value + other.value, _amount_add(a.amount, other.amount)
+        else:
+            negated = other.amount and (_wrap64(-other.amount[0]), other.amount[1])
+            total, amount = a.value - other.value, _amount_add(a.amount, negated)
+        if amount is not None:  # (Go's int64 sum: -math.MinInt64 wraps)
+            total = Fraction(amount[0]) * Fraction(10) ** amount[1]
+        return Quantity(total, amount, pointer=True)
 
     return f
+
+
+def _int64(n: int) -> int | None:
+    return n if -(1 << 63) <= n < 1 << 63 else None
+
+
+def _wrap64(n: int) -> int:
+    """Go's int64 arithmetic wraps (``-math.MinInt64`` is itself)."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _scaled(value: int, scale: int) -> int | None:
+    """math.go ``positiveScaleInt64``: value * 10**scale, None on overflow."""
+    return _int64(value * 10**scale)
+
+
+def _as_int64(amount: tuple[int, int] | None) -> int | None:
+    """``Quantity.AsInt64``: none of an inf.Dec, nor of a negative scale (amount.go)."""
+    if amount is None or amount[1] < 0:
+        return None
+    return _scaled(*amount)
+
+
+def _amount_add(a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[int, int] | None:
+    """``int64Amount.Add`` (amount.go) at the smaller scale; None (the sum an inf.Dec, as
+    ``Quantity.Add`` promotes it) for an inf.Dec operand or on overflow."""
+    if a is None or b is None:
+        return None
+    if b[0] == 0:
+        return a
+    if a[0] == 0:
+        return b
+    low = min(a[1], b[1])
+    x, y = _scaled(a[0], a[1] - low), _scaled(b[0], b[1] - low)
+    total = None if x is None or y is None else _int64(x + y)
+    return None if total is None else (total, low)
 
 
 def _quantity_unary(name: str) -> Callable[[Any], Any]:
@@ -310,11 +374,12 @@ def _quantity_unary(name: str) -> Callable[[Any], Any]:
         if name == "sign":
             return ct.IntType((v > 0) - (v < 0))
         if name == "isInteger":
-            return ct.BoolType(v.denominator == 1 and -(1 << 63) <= v < (1 << 63))
+            return ct.BoolType(_as_int64(q.amount) is not None)
         if name == "asInteger":
-            if v.denominator != 1 or not -(1 << 63) <= v < (1 << 63):
+            n = _as_int64(q.amount)
+            if n is None:
                 return err("cannot convert value to integer")
-            return ct.IntType(int(v))
+            return ct.IntType(n)
         return ct.DoubleType(float(v))
 
     return f
@@ -596,7 +661,11 @@ def device_value(
     capacity: dict[str, dict[str, Any]] = {}
     for name, cap in device.capacity:
         domain, ident = parse_qualified_name(name, device.driver)
-        capacity.setdefault(domain, {})[ident] = Quantity(cap.value)
+        # (the model keeps the value only: an integer as int64-backed, the rest an inf.Dec)
+        whole = cap.value.denominator == 1 and _int64(int(cap.value)) is not None
+        capacity.setdefault(domain, {})[ident] = Quantity(
+            cap.value, (int(cap.value), 0) if whole else None
+        )
     dev: dict[Any, Any] = {
         ct.StringType("driver"): ct.StringType(device.driver),
         ct.StringType("attributes"): mapping(

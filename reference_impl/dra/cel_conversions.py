@@ -67,6 +67,38 @@ def _from_string(target: str, s: str) -> Any:
     return None
 
 
+_UNIT_NS = {"ns": 1, "us": 10**3, "\u00b5s": 10**3, "\u03bcs": 10**3, "ms": 10**6, "s": 10**9}
+_UNIT_NS |= {"m": 60 * 10**9, "h": 3600 * 10**9}
+_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?(ns|us|\u00b5s|\u03bcs|ms|s|m|h)")
+
+
+def go_parse_duration(s: str) -> int | None:
+    """Go's ``time.ParseDuration`` (time/format.go): the nanoseconds, None where it fails
+    ("1\u00b5s", ".5s", "1.s" and "0" parse; a number needs digits before or after its point;
+    each fraction adds ``int64(float64(f) * (float64(unit) / scale))``; at most 1<<63-1,
+    1<<63 when negative)."""
+    body = s[1:] if s[:1] in "+-" else s
+    if body == "0":
+        return 0
+    if not body:
+        return None
+    total, pos = 0, 0
+    while pos < len(body):
+        m = _DURATION_PART.match(body, pos)
+        if m is None or not (m.group(1) or m.group(2)):
+            return None
+        unit = _UNIT_NS[m.group(3)]
+        total += int(m.group(1) or "0") * unit
+        if m.group(2):
+            total += int(float(int(m.group(2))) * (float(unit) / 10 ** len(m.group(2))))
+        if total > _INT64:
+            return None
+        pos = m.end()
+    if s[:1] == "-":
+        return -total
+    return total if total < _INT64 else None
+
+
 def _number(target: str, v: Any) -> Any:
     """int.go, uint.go and double.go ``ConvertToType`` between numbers (checked)."""
     if target == "double":
@@ -102,10 +134,17 @@ def conversion(target: str, impl: Callable[..., Any] | None = None) -> Callable[
             if out is None:
                 return err(f"type conversion error from 'string' to '{target}'")
             return out
-        if kind == "string" and target in ("duration", "timestamp"):
+        if kind == "string" and target == "duration":
+            ns = go_parse_duration(str(v))
+            if ns is None:
+                return err(f"type conversion error from 'string' to '{_DUR}'")
+            seconds, nanos = divmod(abs(ns), 10**9)  # (celpy keeps microseconds)
+            sign = -1 if ns < 0 else 1
+            return ct.DurationType(sign * seconds, sign * nanos)
+        if kind == "string" and target == "timestamp":
             try:
                 return fallback(v)
-            except ValueError:  # time.ParseDuration, time.Parse(time.RFC3339)
+            except ValueError:  # time.Parse(time.RFC3339)
                 return err(f"type conversion error from 'string' to '{_NAMES[target]}'")
         if kind == "int" and target == "timestamp":  # Unix seconds, years 1 to 9999
             if not _MIN_UNIX <= v <= _MAX_UNIX:

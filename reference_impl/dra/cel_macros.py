@@ -29,7 +29,13 @@ from reference_impl.dra.cel_generations import OPTIONAL_OR_KEEPS_RECEIVER
 from reference_impl.dra.cel_netip import Addr, Prefix
 from reference_impl.dra.cel_operators import hash_panic, set_membership, unbound
 from reference_impl.dra.cel_optional import OptionalValue, has_optional, select
-from reference_impl.dra.cel_values import bad_qualifier, find_key, go_type, unhashable_lookup
+from reference_impl.dra.cel_values import (
+    bad_qualifier,
+    find_key,
+    go_type,
+    type_name,
+    unhashable_lookup,
+)
 
 
 def _primitive_list(tree: Any) -> bool:
@@ -142,7 +148,9 @@ def _condition(cond: Any, left: Any, right: Any) -> Any:
 
 
 def _index(target: Any, key: Any) -> Any:
-    """``_[_]``: an error operand is the result, the target's first."""
+    """``_[_]``: an error operand is the result, the target's first. A list's index is a
+    number of an integral value (common/types/list.go ``Get``, ``IndexOrError``: "index out
+    of bounds: -1", "unsupported index value 1.5 in list")."""
     if isinstance(target, CELEvalError) or isinstance(key, CELEvalError):
         return target if isinstance(target, CELEvalError) else key
     if (bad := bad_qualifier(key)) is not None:
@@ -150,6 +158,18 @@ def _index(target: Any, key: Any) -> Any:
     if isinstance(target, dict) and isinstance(key, float):  # a double qualifier's lookup
         found, value = find_key(target, key)
         return value if found else err(f"no such key: {go_value(key)}")
+    if (
+        isinstance(target, list)
+        and isinstance(key, int | float)
+        and not isinstance(key, bool | ct.BoolType)
+    ):
+        if isinstance(key, float) and not key.is_integer():
+            return err(f"unsupported index value {go_value(key)} in list")
+        if not 0 <= int(key) < len(target):
+            return err(f"index out of bounds: {int(key)}")
+        return target[int(key)]
+    if isinstance(target, list):
+        return err(f"unsupported index type '{type_name(key)}' in list")
     return operator.getitem(target, key)
 
 
@@ -383,8 +403,12 @@ class LibraryEvaluator(Evaluator):
         return result
 
     def relation(self, tree: lark.Tree) -> Any:
-        """``x in [constants]``: the set lookup of ``cel_operators.set_membership``."""
+        """``x in [constants]``: the set lookup of ``cel_operators.set_membership``; ``x in []``
+        the constant false, ``x`` unread (decorators.go ``maybeOptimizeSetMembership``)."""
         if len(tree.children) == 2 and tree.children[0].data == "relation_in":
+            empty = _single(tree.children[1])
+            if isinstance(empty, lark.Tree) and empty.data == "list_lit" and not empty.children:
+                return ct.BoolType(False)
             if _primitive_list(tree.children[1]):
                 item = self.visit(tree.children[0].children[0])
                 return set_membership(item, self.visit(tree.children[1]))
@@ -480,6 +504,8 @@ class LibraryEvaluator(Evaluator):
                 return not_iterable(target)
             if name in ("filter", "exists_one", "existsOne"):
                 return self._counted_macro(name, target, args)
+            if name in ("all", "exists", "map"):
+                return self._quantifier(name, target, args)
         if name in TWO_VAR_MACROS and len(args) in TWO_VAR_MACROS[name]:
             return self._two_var(name, member_tree, args)
         if name in _REGEX_FUNCTIONS and len(args) == 1 and receiver not in NAMESPACES:
@@ -495,6 +521,24 @@ class LibraryEvaluator(Evaluator):
             values = [self.visit(a) for a in args]
             return self.method_eval(target, cast(lark.Token, name_token), values)
         return super().member_dot_arg(tree)
+
+    def _quantifier(self, name: str, target: Any, args: list[Any]) -> Any:
+        """``all``/``exists``/``map`` (parser/macro.go): a fold of ``@result && p`` / ``@result
+        || p`` / ``@result + [f]`` whose accumulator keeps the first error (interpretable.go
+        ``evalAnd``/``evalOr``, ``evalBinary``; celpy's own fold reports "no such overload" for
+        two errors, and its map raises an error of ``f``)."""
+        var = simple_ident(args[0])
+        if var is None:
+            return err(f"{name}() variable name must be a simple identifier")
+        if isinstance(target, CELEvalError):
+            return target
+        results = [self._with(args[1], {var: x}) for x in target]
+        if name == "map":
+            failed = next((r for r in results if isinstance(r, CELEvalError)), None)
+            return failed if failed is not None else ct.ListType(results)
+        if name == "all":
+            return reduce(_AND, results, ct.BoolType(True))
+        return reduce(_OR, results, ct.BoolType(False))
 
     def _namespaced(self, receiver: str | None, name: str) -> Callable[..., Any] | None:
         """The function ``receiver.name`` when ``receiver`` is a namespace (``sets``...)."""
@@ -633,8 +677,8 @@ class LibraryEvaluator(Evaluator):
             return reduce(_AND, each(args[2]), ct.BoolType(True))
         if name == "exists":
             return reduce(_OR, each(args[2]), ct.BoolType(False))
-        if name in ("existsOne", "exists_one"):
-            results = each(args[2])
+        if name in ("existsOne", "exists_one"):  # a step of p ? @result + 1 : @result
+            results = [_condition(r, True, False) for r in each(args[2])]
             for r in results:
                 if isinstance(r, CELEvalError):
                     return r

@@ -185,7 +185,13 @@ def _convert(tree: lark.Tree | lark.Token) -> Expr:
         ):
             count += 1
             node = _kids(node)[1]
-        inner = _convert(node)
+        signed = _signed_number(node) if op == "unary_neg" else None
+        if signed is not None:  # ANTLR's greedy ('-')+ takes the literal's sign too
+            count += 1
+            unsigned = lark.Token(signed.type, signed[1:], start_pos=_start(signed) + 1)
+            inner = _literal(unsigned)
+        else:
+            inner = _convert(node)
         if count % 2 == 0:
             return inner
         return _call("!_" if op == "unary_not" else "-_", inner, at=tree.meta.start_pos)
@@ -263,6 +269,32 @@ def _go_int(text: str) -> int:
     return int(text, 16 if "0x" in text else 10)
 
 
+def _signed_number(tree: lark.Tree | lark.Token) -> lark.Token | None:
+    """The number literal with a minus sign ``tree`` is (celpy's token keeps the sign), if
+    any."""
+    node = tree
+    while isinstance(node, lark.Tree) and node.data in ("unary", "member", "primary", "literal"):
+        if len(_kids(node)) != 1:
+            return None
+        node = _kids(node)[0]
+    numbers = ("INT_LIT", "UINT_LIT", "FLOAT_LIT")
+    if isinstance(node, lark.Token) and node.type in numbers and node.startswith("-"):
+        return node
+    return None
+
+
+def _int_literal(text: str, at: int, unsigned: bool) -> int:
+    """``VisitInt``/``VisitUint``: a literal out of int64 (uint64) range is the parser's
+    error "invalid int literal" ("invalid uint literal")."""
+    value = _go_int(text)
+    low, high = (0, 1 << 64) if unsigned else (-(1 << 63), 1 << 63)
+    if not low <= value < high:
+        errors = _MACRO_ERRORS.get()
+        if errors is not None:
+            errors.append((at, f"invalid {'uint' if unsigned else 'int'} literal"))
+    return value
+
+
 def _literal(token: lark.Token) -> Expr:
     kind, at = token.type, _start(token)
     if kind in ("STRING_LIT", "MLSTRING_LIT"):
@@ -276,12 +308,13 @@ def _literal(token: lark.Token) -> Expr:
         e.lit_bytes = value
         return e
     if kind == "INT_LIT":
-        return _lit(INT, 1, _go_int(str(token)), at=at)
+        return _lit(INT, 1, _int_literal(str(token), at, False), at=at)
     if kind == "UINT_LIT":
         text = str(token)
         if text.startswith("-"):  # cel-go's literals of uint have no sign: -(1u)
-            return _call("-_", _lit(UINT, 1, _go_int(text[1:-1]), at=at + 1), at=at)
-        return _lit(UINT, 1, _go_int(text[:-1]), at=at)
+            n = _int_literal(text[1:-1], at + 1, True)
+            return _call("-_", _lit(UINT, 1, n, at=at + 1), at=at)
+        return _lit(UINT, 1, _int_literal(text[:-1], at, True), at=at)
     if kind == "FLOAT_LIT":
         e = _lit(DOUBLE, 1, at=at)
         e.lit_float = float(str(token))

@@ -21,6 +21,7 @@ from celpy.evaluation import CELEvalError
 from reference_impl.dra import cel, cel_generations
 from reference_impl.dra.cel_checker import parse
 from reference_impl.dra.cel_cost import CEL_SELECTOR_EXPRESSION_MAX_COST, estimate_tree
+from reference_impl.dra.cel_estimate import Estimate
 from reference_impl.dra.cel_optional import NONE, DefaultMap, OptionalValue
 from reference_impl.dra.cel_overloads import BOOL, BYTES, DOUBLE, INT, NULL, STRING, UINT
 from reference_impl.dra.cel_parse import Expr
@@ -543,12 +544,12 @@ class Tracker:
             except KeyError:
                 return _Err(f"no such key: {key}")
         if isinstance(obj, list | tuple):
-            if isinstance(key, int | float) and not _is_bool(key) and key == int(key):
+            if isinstance(key, int | float) and not _is_bool(key) and float(key).is_integer():
                 i = int(key)
                 if 0 <= i < len(obj):
                     return obj[i]
                 return _Err(f"index out of bounds: {i}")
-            return _Err("unsupported index type")
+            return _Err("unsupported index type")  # (its wording: dra/cel_macros.py _index)
         return _Err("no such overload")
 
     def presence(
@@ -740,6 +741,17 @@ def instantiation_error(root: Expr) -> str | None:
             if bad is not None:
                 return f"program instantiation failed: {bad}"
     return None
+
+
+def compile_cost(expression: str, list_type_attributes: bool = False) -> Estimate:
+    """compile.go ``CompileCELExpression`` in the NewExpressions environment (the API server's
+    verdict): the checker (``dra/cel_checker.py`` ``parse``), ``env.Program`` (a failing
+    folded constant: :func:`instantiation_error`) and ``env.EstimateCost``; raises
+    ``CELCompileError``."""
+    root = parse(expression, list_type_attributes)
+    if (failed := instantiation_error(root)) is not None:
+        raise cel.CELCompileError(failed)
+    return estimate_tree(root)
 
 
 def may_panic(root: Expr) -> bool:

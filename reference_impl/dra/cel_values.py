@@ -159,7 +159,7 @@ def equals(a: Any, b: Any) -> Any:
     if name in _NO_OVERLOAD_TYPES:
         if isinstance(b, CELEvalError):
             return b
-        if type_name(b) != name:
+        if type_name(b) != name or getattr(b, "pointer", False):  # (dra/cel.py Quantity)
             return CELEvalError("no such overload", TypeError, None)
         return ct.BoolType(a == b)
     if isinstance(a, list | tuple):

@@ -224,6 +224,23 @@ def parse_quantity_string(s: str) -> Fraction:
     return -magnitude if amount < 0 else magnitude
 
 
+def int64_amount(s: str) -> tuple[int, int] | None:
+    """The ``int64Amount`` (value, scale: value * 10**scale) ``resource.ParseQuantity`` keeps
+    for a valid quantity string when it takes its int64 fast path (quantity.go), else None: an
+    ``inf.Dec`` ("1Pi", "1.5Gi", a value of more than 18 digits; ``AsInt64`` fails)."""
+    if s == "0":
+        return (0, 0)
+    positive, _value, num, denom, suf = _split(s)
+    _base, exponent, fmt = _interpret_suffix(suf)
+    if not _takes_fast_path(fmt, exponent, num, denom):
+        return None
+    result = int(num + denom) * (1 << exponent if fmt == BINARY_SI else 1)
+    if result > MAX_INT64:  # int64Multiply overflows
+        return None
+    scale = (0 if fmt == BINARY_SI else exponent) - len(denom)
+    return (result if positive else -result, scale)
+
+
 def parse_quantity(raw: object) -> Fraction:
     """A quantity as it appears in a manifest: ``Quantity.UnmarshalJSON`` (quantity.go).
 

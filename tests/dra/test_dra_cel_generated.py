@@ -133,6 +133,8 @@ def _evaluations(
             continue
         stats[outcome if outcome in ("true", "false") else "error"] += 1
         mine = ours_outcome(e, d)
+        if mine.startswith('ERR "compile: '):  # the scheduler's compile refused it, as above
+            mine = "COMPILE"
         if mine != outcome:
             out.append(f"outcome\t{d}\t{json.dumps(e)}\t{json.dumps(outcome)}\t{json.dumps(mine)}")
         if ours != cost:

@@ -104,6 +104,42 @@ def _outcome(expression: str, device: int = 0) -> str:
             " | ........................................^",
         ),
         ("dyn(true)", "true"),
+        # a list's index (common/types/list.go Get, IndexOrError)
+        ("[1, 2][-1] == 1", "ERR index out of bounds: -1"),
+        ('"a,b".split(",")[16] == "a"', "ERR index out of bounds: 16"),
+        ("[1, 2][dyn(1.5)] == 2", "ERR unsupported index value 1.5 in list"),
+        ("[1, 2][dyn(true)] == 2", "ERR unsupported index type 'bool' in list"),
+        ("[1, 2][dyn(1.0)] == 2", "true"),
+        # all/exists fold with the first error kept (evalAnd/evalOr; celpy: "no such overload")
+        (
+            '[1, 2].exists(x, semver("x").isGreaterThan(semver("1.0.0")))',
+            "ERR No Major.Minor.Patch elements found",
+        ),
+        ("[1, 2].all(x, 1 / 0 == 1)", "ERR division by zero"),
+        (f"[{X}].existsOne(i, x, x)", "ERR no such overload"),
+        ("1 / 0 == 1 || [1].map(x, [][x]).size() == 1", "ERR division by zero"),
+        # maybeOptimizeSetMembership: "in" an empty constant list is the constant false
+        ("!(1 / 0 in [])", "true"),
+        # add/sub return a *Quantity, which Quantity.Equal's type assertion refuses
+        ('quantity("1") == quantity("40Gi").add(-1)', "ERR no such overload"),
+        ('quantity("40Gi").add(-1) == quantity("1")', "false"),
+        ('quantity("40Gi").sub(-9223372036854775808).isLessThan(quantity("1"))', "true"),
+        # blang/semver Parse: major, minor and patch first, then strconv.ParseUint's error
+        ('semver("", true).major() == 0', 'ERR strconv.ParseUint: parsing "": invalid syntax'),
+        ('semver("1.2.3-a$+b$").major() == 1', 'ERR Invalid character(s) found in prerelease "a$"'),
+        ('semver("1.2.x+b$").major() == 1', 'ERR Invalid character(s) found in patch number "x"'),
+        # Go's time.ParseDuration (units µs and μs, ".5s", "0")
+        ('duration("1\u00b5s") < duration(".5s") && duration("0") == duration("0s")', "true"),
+        # a resource.Quantity backed by an inf.Dec (ParseQuantity: no int64 fast path) or an
+        # int64Amount of a negative scale is no integer; a sum at the smaller scale
+        ('quantity("1Ei").isInteger() || quantity("1.5Gi").isInteger()', "false"),
+        ('quantity("1Pi").asInteger() > 0', "ERR cannot convert value to integer"),
+        (
+            'quantity("1000m").isInteger() || quantity("1").add(quantity("1000m")).isInteger()',
+            "false",
+        ),
+        ('quantity("9223372036854775807").add(1).isInteger()', "false"),
+        ('quantity("1E").isInteger() && quantity("1Ti").sub(1).asInteger() > 0', "true"),
     ],
 )
 def test_cel_go_outcomes(expression: str, outcome: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from reference_impl.dra.cel import CELCompileError
-from reference_impl.dra.cel_cost import estimate_cost
+from reference_impl.dra.cel_runtime_cost import compile_cost
 from reference_impl.model.errors import InputError
 from reference_impl.testing.resources import (
     make_device_class,
@@ -90,7 +90,7 @@ KNOWN: dict[str, str] = {}
 def ours(expression: str, list_type: bool = False) -> str:
     """Our verdict in the upstream program's output format."""
     try:
-        return str(estimate_cost(expression, list_type).max)
+        return str(compile_cost(expression, list_type).max)
     except CELCompileError as e:
         return f"ERR {e}"
 
@@ -171,17 +171,39 @@ def _mismatches(expressions: list[str], list_type: bool = False) -> dict[str, tu
             "compilation failed: ERROR: <input>:1:6: found no matching overload for '_==_' "
             "applied to '(string, int)'\n | \"日本\" == 1\n | .．．..^",
         ),
+        # env.Program folds a conversion of a constant (interpreter/decorators.go
+        # maybeOptimizeConstUnary): the API server's compile fails on its error (celcost)
+        (
+            'bool("a100") || true',
+            "program instantiation failed: type conversion error from 'string' to 'bool'",
+        ),
+        (
+            'int(dyn("x")) == 1',
+            "program instantiation failed: type conversion error from 'string' to 'int'",
+        ),
+        ("int(18446744073709551615u) > 0", "program instantiation failed: integer overflow"),
+        # parser.go VisitNegate: ANTLR's ('-')+ takes a literal's sign, an even count is none
+        (
+            "--9223372036854775808 > 0",
+            "compilation failed: ERROR: <input>:1:3: invalid int literal\n"
+            " | --9223372036854775808 > 0\n | ..^",
+        ),
     ],
 )
 def test_the_checker_reports_upstreams_error(expression: str, detail: str) -> None:
     with pytest.raises(CELCompileError) as e:
-        estimate_cost(expression)
+        compile_cost(expression)
     assert str(e.value) == detail
 
 
 @pytest.mark.parametrize("expression", WELL_TYPED)
 def test_well_typed_neighbours_compile(expression: str) -> None:
-    assert estimate_cost(expression).max >= 0
+    assert compile_cost(expression).max >= 0
+
+
+def test_an_even_count_of_minus_signs_is_no_call() -> None:
+    """``--1`` is the literal 1 (celcost: MaxCost 1), ``---1`` one negation of it (2)."""
+    assert (compile_cost("--1 > 0").max, compile_cost("---1 < 0").max) == (1, 2)
 
 
 def test_the_corpus_is_refused() -> None:
@@ -339,6 +361,8 @@ def test_loader_refuses_an_ill_typed_selector(doc: dict[str, Any], where: str) -
         ("[0, 1].includes(1)", "undeclared reference to 'includes'"),
         # the output type check (compile.go validateOutputType)
         ('device.driver + "x"', "must evaluate to bool or the unknown type, not string"),
+        # env.Program's folding of a constant conversion (compile.go calls it next)
+        ('uint("") == 1u', "program instantiation failed: type conversion error"),
     ],
 )
 def test_loader_refuses_what_does_not_compile(expression: str, detail: str) -> None:

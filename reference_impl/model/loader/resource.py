@@ -13,9 +13,9 @@ from reference_impl.dra.cel import CELCompileError
 from reference_impl.dra.cel_cost import (
     CEL_SELECTOR_EXPRESSION_MAX_COST,
     CEL_SELECTOR_EXPRESSION_MAX_LENGTH,
-    estimate_cost,
 )
 from reference_impl.dra.cel_netip import go_quote
+from reference_impl.dra.cel_runtime_cost import compile_cost
 from reference_impl.model.decoding import (
     INT64,
     InputLocation,
@@ -286,14 +286,15 @@ def _check_cel_cost(ctx: InputLocation, expression: str, path: str) -> None:
     expression longer than ``CELSelectorExpressionMaxLength`` is refused unread; one that does
     not compile in the NewExpressions environment (a syntax or type error, a result that is
     not a bool: ``CompileCELExpression`` of k8s.io/dynamic-resource-allocation/cel, the type
-    checker of ``dra/cel_checker.py``) is an invalid value with the compiler's error as detail
-    (``convertCELErrorToValidationError``); one whose estimated worst-case cost exceeds
-    ``CELSelectorExpressionMaxCost`` is "too complex" (``dra/cel_cost.py``)."""
+    checker of ``dra/cel_checker.py``, ``env.Program``'s folding of constant conversions:
+    ``dra/cel_runtime_cost.py`` ``compile_cost``) is an invalid value with the compiler's
+    error as detail (``convertCELErrorToValidationError``); one whose estimated worst-case
+    cost exceeds ``CELSelectorExpressionMaxCost`` is "too complex" (``dra/cel_cost.py``)."""
     if len(expression.encode()) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
         raise ctx.error(path, f"Too long: may not be more than "
                               f"{CEL_SELECTOR_EXPRESSION_MAX_LENGTH} bytes")
     try:
-        cost = estimate_cost(expression).max
+        cost = compile_cost(expression).max
     except CELCompileError as e:
         raise ctx.error(path, f"Invalid value: {go_quote(expression)}: {e}") from None
     if cost > CEL_SELECTOR_EXPRESSION_MAX_COST:
