@@ -19,11 +19,14 @@ _STRING_FACTOR = 0.1  # common.StringTraversalCostFactor
 
 def _range_v0_26(base: Callable[..., Any]) -> Callable[..., Any]:
     """``lists.range`` of v0.26.0 ``genRange``: a negative count gives ``[]`` (v0.29.2: the
-    error "lists.range: size must be non-negative, got N")."""
+    error "lists.range: size must be non-negative, got N"), and no size is too large
+    (v0.29.2: over defaultMaxRangeSize, an error)."""
 
     def f(n: Any = None, *more: Any) -> Any:
-        if isinstance(n, int) and not isinstance(n, bool) and n < 0 and not more:
-            return ct.ListType([])
+        if isinstance(n, int) and not isinstance(n, bool) and not more:
+            if n < 0:
+                return ct.ListType([])
+            return ct.ListType([ct.IntType(i) for i in range(n)])
         return base(n, *more)
 
     return f

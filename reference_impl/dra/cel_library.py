@@ -373,11 +373,18 @@ def _sort(xs: Any) -> Any:
     return ct.ListType(sorted(xs))
 
 
+#: ext/lists.go ``defaultMaxRangeSize`` (v0.29.2; v0.26.0's genRange has no cap)
+MAX_RANGE_SIZE = 1_000_000
+
+
 def _range(n: Any) -> Any:
+    """``genRange`` (ext/lists.go): a negative or too large size is an error."""
     if not _is_int(n):
         return no_overload("lists.range", n)
     if n < 0:
         return err(f"lists.range: size must be non-negative, got {n}")
+    if n > MAX_RANGE_SIZE:
+        return err(f"lists.range: size {n} exceeds maximum allowed ({MAX_RANGE_SIZE})")
     return ct.ListType([ct.IntType(i) for i in range(n)])
 
 
