@@ -31,8 +31,9 @@ SCENARIOS = Path(__file__).parent / "scenarios"
 CACHE_9_RETRIED = ("team-b/cache-9", "Unschedulable", None, 0.0)
 
 
-def _attempts(subject: str, release: str) -> list[tuple[object, ...]]:
-    doc = ScenarioInput.read(SCENARIOS / "claim_listed_twice_restore_event.yaml")
+def _attempts(subject: str, release: str, name: str = "claim_listed_twice_restore_event"
+              ) -> list[tuple[object, ...]]:
+    doc = ScenarioInput.read(SCENARIOS / f"{name}.yaml")
     with make_subject(subject, release=release) as s:
         result = s.run(ScenarioInput(doc.documents, release=release)).result
     return [(a["pod"], a["outcome"], a.get("node"), float(a.get("time") or 0))
@@ -55,3 +56,18 @@ def test_unreserve_of_a_claim_written_by_a_failed_prebind(release: str) -> None:
     if not binary_available(default_binary(release)):
         pytest.skip(f"no upstream subject binary of {release}: {build_hint(release)}")
     assert _attempts(f"upstream@{release}", release) == ours
+
+
+@pytest.mark.parametrize("release", supported_releases())
+def test_a_device_waiter_is_retried_after_the_restore_in_v1_37_only(release: str) -> None:
+    """scenarios/claim_listed_twice_waiter.yaml: waiter is retried at 0 s after twice's Error
+    in v1.37.2 only (fails with any other release's rule, v1.36.3's included); each release's
+    upstream subject makes the same attempts."""
+    ours = _attempts("reference", release, "claim_listed_twice_waiter")
+    assert ours[:2] == [("default/waiter", "Unschedulable", None, 0.0),
+                        ("default/twice", "Error", None, 0.0)]
+    assert (ours[2:3] == [("default/waiter", "Unschedulable", None, 0.0)]) == (
+        release == "v1.37.2")
+    if not binary_available(default_binary(release)):
+        pytest.skip(f"no upstream subject binary of {release}: {build_hint(release)}")
+    assert _attempts(f"upstream@{release}", release, "claim_listed_twice_waiter") == ours
